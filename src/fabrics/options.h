@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Setup options JSON of targets and initiators (mxl-fabrics-wire.md §7.3 and
+ * our extensions). One parser for both roles; unknown keys are ignored.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#include <mxl/mxl.h>
+#include "fabrics/targetinfo.h"
+
+typedef struct MxlSetupOptions {
+  uint32_t cq_depth;            /* "cqDepth": integer >= 1; default MXL_DEFAULT_CQ_DEPTH */
+  uint64_t max_message_size;    /* "maxMessageSize": bytes >= 1; 0 = provider's max_msg_size */
+  uint32_t iov_limit;           /* "iovLimit": >= 1; 0 = provider's tx iov_limit */
+  gboolean protocol_set;        /* "protocol" given */
+  MxlProtocolKind protocol;     /* "protocol": "write" | "send" | "tagged" */
+  gboolean progress_thread;     /* "progressThread": boolean, default FALSE */
+  uint32_t post_ring_capacity;  /* "postRingCapacity": power of two >= 2; default MXL_DEFAULT_POST_RING_CAPACITY */
+} MxlSetupOptions;
+
+/**
+ * MXL_DEFAULT_CQ_DEPTH:
+ * Default completion queue depth of a target. Sizing rule (two-phase drain):
+ * depth >= completions that can arrive between two drains. A 1080p60
+ * receiver drained every 10 ms with transfers sliced into 8 ranges per
+ * grain sees 60 * 8 / 100 ≈ 5 completions per drain per initiator; 64 leaves
+ * headroom for 8 initiators or bursts after a stall.
+ */
+#define MXL_DEFAULT_CQ_DEPTH 64u
+#define MXL_DEFAULT_POST_RING_CAPACITY 1024u
+
+/**
+ * mxl_setup_options_parse:
+ * @json: (nullable): NULL or "" mean all defaults; otherwise a JSON object.
+ * @out: (out): parsed options with defaults filled in.
+ * @error: (out): reason naming the offending key.
+ *
+ * Returns: MXL_STATUS_OK, or MXL_ERR_INVALID_ARG for malformed JSON, a
+ * non-object root, or a key with a wrong type or out-of-range value
+ * (non-integer, zero, negative).
+ */
+mxlStatus mxl_setup_options_parse (const char *json, MxlSetupOptions *out,
+    GError **error);

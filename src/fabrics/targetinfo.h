@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * TargetInfo: what a target publishes so that an initiator can write into it
+ * (mxl-fabrics-wire.md §1). Internal representation; the public handle
+ * mxlFabricsTargetInfo points at this struct.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#include <mxl/fabrics.h>
+
+/** One remote memory region: RMA address (VA or 0-based offset), length, key. */
+typedef struct MxlRemoteRegion {
+  uint64_t addr;   /* advertised address: VA when the target's mr_mode has FI_MR_VIRT_ADDR, else 0 */
+  uint64_t len;    /* bytes */
+  uint64_t rkey;   /* fi_mr_key() of the target's region */
+} MxlRemoteRegion;
+
+/** Transfer protocol a target expects (our extension key, §"ext" below). */
+typedef enum MxlProtocolKind {
+  MXL_PROTOCOL_WRITE = 0,   /* remote write + immediate data (the reference's only protocol) */
+  MXL_PROTOCOL_SEND = 1,    /* untagged send with remote CQ data into a bounce ring */
+  MXL_PROTOCOL_TAGGED = 2,  /* tagged send, tag = grain slot */
+} MxlProtocolKind;
+
+struct mxlFabricsTargetInfo_t {
+  uint32_t address_format;       /* libfabric addr_format enum value (1,2,3,4,9,12,17) */
+  uint8_t *fabric_address;       /* raw fi_getname() bytes, owned */
+  size_t fabric_address_len;     /* >= 1 */
+  uint64_t id;                   /* random target id, local identification only */
+  char *provider;                /* "tcp", "verbs", "efa", "shm" (informational), owned */
+  MxlRemoteRegion *regions;      /* slot/entry order, owned */
+  guint n_regions;               /* >= 1 */
+  gboolean has_bounce_buffer;    /* bounceBufferInfo present (continuous flows) */
+  uint64_t bounce_entry_count;
+  uint64_t bounce_entry_size;    /* bytes including the 16-byte entry header */
+  /* Our extensions, serialised under the key "ext" (ignored by the reference):
+   * {"ext":{"protocol":"write|send|tagged","flowDef":"<NMOS flow JSON>"}} */
+  MxlProtocolKind protocol;
+  char *flow_def;                /* nullable, owned */
+};
+
+/**
+ * mxl_target_info_new:
+ * Returns: (transfer full): a zeroed TargetInfo; free with mxl_target_info_free().
+ */
+struct mxlFabricsTargetInfo_t *mxl_target_info_new (void);
+
+/** Frees @info and everything it owns; NULL is ignored. */
+void mxl_target_info_free (struct mxlFabricsTargetInfo_t *info);
+
+/** Returns: (transfer full): a deep copy of @info. */
+struct mxlFabricsTargetInfo_t *mxl_target_info_copy (const struct mxlFabricsTargetInfo_t *info);
+
+/**
+ * mxl_target_info_to_json:
+ * Returns: (transfer full): compact JSON exactly as §1.2 (keys sorted,
+ * 64-bit values as decimal strings, padded base64 address), g_free().
+ */
+char *mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info);
+
+/**
+ * mxl_target_info_from_json:
+ * @text: NUL-terminated JSON (also accepts the whole document base64-encoded
+ *   is NOT done here; see mxl_target_info_from_user_string()).
+ * @error: (out): reason on failure.
+ *
+ * Returns: (transfer full) (nullable): the parsed info, or NULL with @out_status
+ * set to MXL_ERR_INVALID_ARG (malformed document, with a reason in @error).
+ */
+struct mxlFabricsTargetInfo_t *mxl_target_info_from_json (const char *text,
+    mxlStatus *out_status, GError **error);
+
+/**
+ * mxl_target_info_equal:
+ * Equality as the reference tests use it (§1.4): address bytes and format,
+ * region list element-wise, and id.
+ */
+gboolean mxl_target_info_equal (const struct mxlFabricsTargetInfo_t *a,
+    const struct mxlFabricsTargetInfo_t *b);

@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * MXL Fabrics API: targets (receivers) and initiators (senders) of MXL flows
+ * over libfabric remote write with immediate data. Names, types, constants
+ * and status codes follow the MXL Fabrics design (mxl/fabrics.h of the MXL
+ * SDK, API version 0) so code written against it compiles here; the wire
+ * format is mxl-fabrics-wire.md.
+ *
+ * Threading: a target or an initiator is driven by one thread at a time
+ * unless its setup options enable the progress thread.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mxl/flow.h>
+#include <mxl/mxl.h>
+#include <mxl/platform.h>
+
+#define MXL_FABRICS_API_VERSION 0
+#define MXL_FABRICS_FLAG(n) (1 << (n))
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mxlFabricsInstance_t *mxlFabricsInstance;
+typedef struct mxlFabricsTarget_t *mxlFabricsTarget;
+typedef struct mxlFabricsTargetInfo_t *mxlFabricsTargetInfo;
+typedef struct mxlFabricsInitiator_t *mxlFabricsInitiator;
+
+/** Fabric provider (wire spec §5.1). */
+typedef enum mxlFabricsProvider_t {
+  MXL_FABRICS_PROVIDER_ANY = 0,    /* only meaningful as a query filter */
+  MXL_FABRICS_PROVIDER_TCP = 1,    /* FI_EP_MSG over kernel TCP sockets */
+  MXL_FABRICS_PROVIDER_VERBS = 2,  /* FI_EP_MSG over ibverbs + rdma_cm */
+  MXL_FABRICS_PROVIDER_EFA = 3,    /* FI_EP_RDM over AWS Elastic Fabric Adapter */
+  MXL_FABRICS_PROVIDER_SHM = 4,    /* FI_EP_RDM between processes of one host */
+} mxlFabricsProvider;
+
+/** Endpoint address: numeric IP literal and port for tcp/verbs, GID for efa, names for shm. */
+typedef struct mxlFabricsEndpointAddress_t {
+  char const *node;
+  char const *service;
+} mxlFabricsEndpointAddress;
+
+typedef enum mxlFabricsInterfaceCapFlags_t {
+  MXL_FABRICS_IFACE_CAP_BLOCKING_OPERATIONS = MXL_FABRICS_FLAG (0),
+  MXL_FABRICS_IFACE_CAP_REMOTE_WRITE = MXL_FABRICS_FLAG (1),
+  MXL_FABRICS_IFACE_CAP_SEND_RECEIVE = MXL_FABRICS_FLAG (2),
+} mxlFabricsInterfaceCapFlags;
+
+typedef struct mxlFabricsInterfaceCaps_t {
+  int version;               /* MXL_FABRICS_API_VERSION */
+  uint64_t flags;            /* mxlFabricsInterfaceCapFlags */
+  uint64_t maxMessageSize;   /* bytes; reported by mxlFabricsGetInterfaces() */
+} mxlFabricsInterfaceCaps;
+
+typedef struct mxlFabricsInterfaceConfig_t {
+  int version;                          /* MXL_FABRICS_API_VERSION */
+  mxlFabricsProvider provider;
+  mxlFabricsInterfaceCaps caps;
+  mxlFabricsEndpointAddress address;
+  char const *attr;                     /* JSON object of extra attributes, or NULL */
+} mxlFabricsInterfaceConfig;
+
+typedef struct mxlFabricsInterfaceList_t mxlFabricsInterfaceList;
+struct mxlFabricsInterfaceList_t {
+  mxlFabricsInterfaceList *next;        /* NULL at the last entry */
+  mxlFabricsInterfaceConfig interface;
+};
+
+typedef struct mxlFabricsTargetConfig_t {
+  int version;                          /* MXL_FABRICS_API_VERSION */
+  mxlFabricsInterfaceConfig interface;  /* provider and bind address */
+  mxlFlowWriter writer;                 /* the flow remote initiators write into */
+} mxlFabricsTargetConfig;
+
+typedef struct mxlFabricsInitiatorConfig_t {
+  int version;                          /* MXL_FABRICS_API_VERSION */
+  mxlFabricsInterfaceConfig interface;  /* provider and bind address */
+  mxlFlowReader reader;                 /* the flow transferred to targets */
+} mxlFabricsInitiatorConfig;
+
+/**
+ * mxlFabricsCreateInstance:
+ * @in_instance: the MXL instance whose flows are transferred (not owned).
+ * @options: (nullable): ignored JSON text.
+ * @out_fabricsInstance: (out) (transfer full): free with mxlFabricsDestroyInstance().
+ *
+ * Sets FI_MR_CACHE_MONITOR=disabled in the environment before any libfabric
+ * call (wire spec §3.1).
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL arguments.
+ */
+MXL_EXPORT mxlStatus mxlFabricsCreateInstance (mxlInstance in_instance,
+    char const *options, mxlFabricsInstance *out_fabricsInstance);
+
+/** Destroys the instance and every target and initiator it still owns.
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL. */
+MXL_EXPORT mxlStatus mxlFabricsDestroyInstance (mxlFabricsInstance in_instance);
+
+/**
+ * mxlFabricsGetInterfaces:
+ * @in_query: (nullable): filter by provider and address.node; caps ignored.
+ * @out_list: (out) (transfer full): list in fi_getinfo order, or NULL when
+ *   nothing matches; free with mxlFabricsFreeInterfaceList().
+ *
+ * Lists this host's fabric interfaces (wire spec §5.4). Providers whose
+ * cq_data_size is below 4 bytes are left out (no immediate data).
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL arguments.
+ */
+MXL_EXPORT mxlStatus mxlFabricsGetInterfaces (mxlFabricsInstance in_instance,
+    mxlFabricsInterfaceConfig const *in_query, mxlFabricsInterfaceList **out_list);
+
+/** Frees a list from mxlFabricsGetInterfaces(). Returns: MXL_STATUS_OK. */
+MXL_EXPORT mxlStatus mxlFabricsFreeInterfaceList (mxlFabricsInterfaceList *interfaceList);
+
+/** Creates an unconfigured target. Returns: MXL_STATUS_OK, MXL_ERR_INVALID_ARG. */
+MXL_EXPORT mxlStatus mxlFabricsCreateTarget (mxlFabricsInstance in_fabricsInstance,
+    mxlFabricsTarget *out_target);
+
+/** Closes the target's endpoints and regions and frees it.
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL or a target of another instance. */
+MXL_EXPORT mxlStatus mxlFabricsDestroyTarget (mxlFabricsInstance in_fabricsInstance,
+    mxlFabricsTarget in_target);
+
+/**
+ * mxlFabricsTargetSetup:
+ * @in_config: provider, bind address and the flow writer to receive into.
+ * @in_options: (nullable): JSON object: cqDepth (completion queue depth,
+ *   integer >= 1), protocol ("write", "send", "tagged"), maxMessageSize,
+ *   iovLimit, progressThread, postRingCapacity.
+ * @out_info: (out) (transfer full): the TargetInfo to hand to initiators;
+ *   free with mxlFabricsFreeTargetInfo().
+ *
+ * Opens fabric, domain and endpoint (a listening passive endpoint for
+ * FI_EP_MSG providers), registers every grain slot (discrete flows) or an
+ * audio bounce ring (continuous flows). Never waits for an initiator.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG (bad config or options);
+ * MXL_ERR_INVALID_STATE (provider ANY, already set up); MXL_ERR_NO_FABRIC
+ * (no provider matches); MXL_ERR_UNKNOWN (other libfabric failure).
+ */
+MXL_EXPORT mxlStatus mxlFabricsTargetSetup (mxlFabricsTarget in_target,
+    mxlFabricsTargetConfig const *in_config, char const *in_options,
+    mxlFabricsTargetInfo *out_info);
+
+/**
+ * mxlFabricsTargetReadGrainNonBlocking:
+ * @out_grainIndex: (out): absolute grain index of the grain that completed.
+ *
+ * Drives connection state and drains one completion. On success the grain's
+ * validSlices in the local ring slot are set from the immediate data; the
+ * caller publishes it with mxlFlowWriterOpenGrain() + mxlFlowWriterCommitGrain().
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_NOT_READY (nothing completed);
+ * MXL_ERR_INVALID_ARG (immediate data or grain header out of range: counted,
+ * nothing written); MXL_ERR_INVALID_STATE (not set up, or a sample target).
+ */
+MXL_EXPORT mxlStatus mxlFabricsTargetReadGrainNonBlocking (mxlFabricsTarget in_target,
+    uint64_t *out_grainIndex);
+
+/** Blocking variant: waits at most @in_timeoutMs milliseconds.
+ * Returns as the non-blocking variant; MXL_ERR_NOT_READY on timeout. */
+MXL_EXPORT mxlStatus mxlFabricsTargetReadGrain (mxlFabricsTarget in_target,
+    uint16_t in_timeoutMs, uint64_t *out_grainIndex);
+
+/**
+ * mxlFabricsTargetReadSamplesNonBlocking:
+ * @out_headIndex: (out): head index of the batch (one past its newest sample).
+ * @out_count: (out): samples per channel in the batch.
+ *
+ * Returns: MXL_STATUS_OK (samples unpacked into the flow's channel rings);
+ * MXL_ERR_NOT_READY; MXL_ERR_INVALID_ARG (bad entry from the network: counted,
+ * not unpacked); MXL_ERR_INVALID_STATE (not set up, or a grain target).
+ */
+MXL_EXPORT mxlStatus mxlFabricsTargetReadSamplesNonBlocking (mxlFabricsTarget in_target,
+    uint64_t *out_headIndex, size_t *out_count);
+
+/** Blocking variant: waits at most @in_timeoutMs milliseconds. */
+MXL_EXPORT mxlStatus mxlFabricsTargetReadSamples (mxlFabricsTarget in_target,
+    uint16_t in_timeoutMs, uint64_t *out_headIndex, size_t *out_count);
+
+/** Creates an unconfigured initiator. Returns: MXL_STATUS_OK, MXL_ERR_INVALID_ARG. */
+MXL_EXPORT mxlStatus mxlFabricsCreateInitiator (mxlFabricsInstance in_fabricsInstance,
+    mxlFabricsInitiator *out_initiator);
+
+/** Closes every connection and frees the initiator.
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG. */
+MXL_EXPORT mxlStatus mxlFabricsDestroyInitiator (mxlFabricsInstance in_fabricsInstance,
+    mxlFabricsInitiator in_initiator);
+
+/**
+ * mxlFabricsInitiatorSetup:
+ * @in_options: (nullable): JSON object, same keys as mxlFabricsTargetSetup().
+ *
+ * Opens fabric and domain and registers the reader's grain slots or channel
+ * rings for FI_WRITE.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG; MXL_ERR_INVALID_STATE;
+ * MXL_ERR_NO_FABRIC; MXL_ERR_UNKNOWN.
+ */
+MXL_EXPORT mxlStatus mxlFabricsInitiatorSetup (mxlFabricsInitiator in_initiator,
+    mxlFabricsInitiatorConfig const *in_config, char const *in_options);
+
+/**
+ * mxlFabricsInitiatorAddTarget:
+ * @in_targetInfo: (transfer none): copied.
+ *
+ * Adds a target; the connection is made by later MakeProgress calls (never
+ * blocks).
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_EXISTS (same target id already added);
+ * MXL_ERR_INVALID_ARG (info unusable: no regions, continuous flow without
+ * bounceBufferInfo, geometry that does not match the local flow, a protocol
+ * this initiator cannot speak).
+ */
+MXL_EXPORT mxlStatus mxlFabricsInitiatorAddTarget (mxlFabricsInitiator in_initiator,
+    mxlFabricsTargetInfo in_targetInfo);
+
+/** Removes a target (matched by TargetInfo id); its connection is closed by
+ * later MakeProgress calls. Returns: MXL_STATUS_OK; MXL_ERR_NOT_FOUND. */
+MXL_EXPORT mxlStatus mxlFabricsInitiatorRemoveTarget (mxlFabricsInitiator in_initiator,
+    mxlFabricsTargetInfo in_targetInfo);
+
+/**
+ * mxlFabricsInitiatorTransferGrain:
+ * @in_grainIndex: absolute grain index (slot = index mod the target's grain count).
+ * @in_startSlice: first slice (0 includes the 8192-byte grain header).
+ * @in_endSlice: one past the last slice (<= totalSlices).
+ *
+ * Posts the remote writes of slices [start, end) of every plane to every
+ * connected target (wire spec §3.3); the last write carries immediate data
+ * `slot | (end << 16)`.
+ *
+ * Returns: MXL_STATUS_OK (posted or queued); MXL_ERR_INVALID_ARG (start >
+ * end, end > totalSlices, a write beyond a region); MXL_ERR_NOT_READY (the
+ * provider's queue stayed full past the retry deadline).
+ */
+MXL_EXPORT mxlStatus mxlFabricsInitiatorTransferGrain (mxlFabricsInitiator in_initiator,
+    uint64_t in_grainIndex, uint16_t in_startSlice, uint16_t in_endSlice);
+
+/**
+ * mxlFabricsInitiatorTransferSamples:
+ * @in_headIndex: one past the newest sample of the batch.
+ * @in_count: samples per channel (>= 1, fits the target's bounce entry).
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG; MXL_ERR_NOT_READY.
+ */
+MXL_EXPORT mxlStatus mxlFabricsInitiatorTransferSamples (mxlFabricsInitiator in_initiator,
+    uint64_t in_headIndex, size_t in_count);
+
+/**
+ * mxlFabricsInitiatorMakeProgressNonBlocking:
+ * Moves connection states, reads completions and event queue entries.
+ *
+ * Returns: MXL_STATUS_OK (every target connected, nothing in flight);
+ * MXL_ERR_NOT_READY (work pending); MXL_ERR_INTERRUPTED (no targets left).
+ */
+MXL_EXPORT mxlStatus mxlFabricsInitiatorMakeProgressNonBlocking (mxlFabricsInitiator in_initiator);
+
+/** Blocking variant: returns at the latest after @in_timeoutMs milliseconds. */
+MXL_EXPORT mxlStatus mxlFabricsInitiatorMakeProgressBlocking (mxlFabricsInitiator in_initiator,
+    uint16_t in_timeoutMs);
+
+/** Exact, case-sensitive "any", "tcp", "verbs", "efa", "shm".
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG otherwise. */
+MXL_EXPORT mxlStatus mxlFabricsProviderFromString (char const *in_string,
+    mxlFabricsProvider *out_provider);
+
+/** Writes the provider name. NULL @out_string: *@in_stringSize = length + 1.
+ * Returns: MXL_STATUS_OK; MXL_ERR_STRLEN (buffer too small);
+ * MXL_ERR_INVALID_ARG (unknown provider, NULL size). */
+MXL_EXPORT mxlStatus mxlFabricsProviderToString (mxlFabricsProvider in_provider,
+    char *out_string, size_t *in_stringSize);
+
+/**
+ * mxlFabricsTargetInfoToString:
+ * Serialises as compact JSON (wire spec §1.2). With @out_string NULL,
+ * *@in_stringSize receives the required size (length + 1 for the NUL).
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_STRLEN (buffer too small);
+ * MXL_ERR_INVALID_ARG (NULL info or size).
+ */
+MXL_EXPORT mxlStatus mxlFabricsTargetInfoToString (mxlFabricsTargetInfo in_targetInfo,
+    char *out_string, size_t *in_stringSize);
+
+/**
+ * mxlFabricsTargetInfoFromString:
+ * Parses a TargetInfo JSON document; unknown keys are ignored.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for a malformed document
+ * (the reason is logged at warning level).
+ */
+MXL_EXPORT mxlStatus mxlFabricsTargetInfoFromString (char const *in_string,
+    mxlFabricsTargetInfo *out_targetInfo);
+
+/** Frees a TargetInfo. Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL. */
+MXL_EXPORT mxlStatus mxlFabricsFreeTargetInfo (mxlFabricsTargetInfo in_info);
+
+#ifdef __cplusplus
+}
+#endif
