@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Extensions of this library beyond the MXL SDK API (not in the reference).
+ *
+ * Private domains: a flow that nobody else needs to find by domain path (for
+ * example a GStreamer element given no domain) lives in a fresh domain
+ * directory `<parent>/mxl-private-<pid>-<random>` that is removed when it is
+ * destroyed. The owning process holds a flock on `<dir>/.mxl-private-owner`
+ * for the domain's lifetime; a later mxlPrivateDomainCreate() (or
+ * mxlPrivateDomainCleanStale()) removes private domains of the same user
+ * whose owner lock is free (owner exited or crashed), so a crash leaks at
+ * most until the next start.
+ */
+#pragma once
+
+#include <stddef.h>
+
+#include <mxl/mxl.h>
+#include <mxl/platform.h>
+
+/** Default parent directory of private domains (tmpfs on Linux). */
+#define MXL_PRIVATE_DOMAIN_PARENT "/dev/shm"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Opaque private domain handle. */
+typedef struct mxlPrivateDomain_t *mxlPrivateDomain;
+
+/**
+ * mxlPrivateDomainCreate:
+ * @in_parent: (nullable): existing directory to create the domain in; NULL
+ *   means MXL_PRIVATE_DOMAIN_PARENT.
+ * @out_domain: (out) (transfer full): destroy with mxlPrivateDomainDestroy().
+ *
+ * Removes stale private domains under @in_parent first (see
+ * mxlPrivateDomainCleanStale()), then creates a new empty domain directory
+ * (mode 0700) and takes its owner lock. Pass mxlPrivateDomainGetPath() to
+ * mxlCreateInstance().
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG (NULL @out_domain, parent not a
+ * directory); MXL_ERR_PERMISSION_DENIED (parent not writable);
+ * MXL_ERR_UNKNOWN (other file system errors).
+ */
+MXL_EXPORT mxlStatus mxlPrivateDomainCreate (char const *in_parent,
+    mxlPrivateDomain *out_domain);
+
+/**
+ * mxlPrivateDomainGetPath:
+ * Returns: (transfer none) (nullable): absolute path of the domain
+ * directory, valid until mxlPrivateDomainDestroy(); NULL for NULL.
+ */
+MXL_EXPORT char const *mxlPrivateDomainGetPath (mxlPrivateDomain in_domain);
+
+/**
+ * mxlPrivateDomainDestroy:
+ * Deletes the domain directory recursively (flows in it included; readers'
+ * existing mappings stay valid) and frees the handle. Destroy instances that
+ * use the domain first.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL; MXL_ERR_UNKNOWN when
+ * the directory could not be removed completely (the handle is freed anyway).
+ */
+MXL_EXPORT mxlStatus mxlPrivateDomainDestroy (mxlPrivateDomain in_domain);
+
+/**
+ * mxlPrivateDomainCleanStale:
+ * @in_parent: (nullable): as for mxlPrivateDomainCreate().
+ * @out_removed: (out) (optional): number of domains removed.
+ *
+ * Removes every `mxl-private-*` directory under @in_parent owned by the
+ * calling user whose owner lock can be taken (its process is gone). Domains
+ * of live processes and of other users are left alone.
+ *
+ * Returns: MXL_STATUS_OK (best effort); MXL_ERR_INVALID_ARG when @in_parent
+ * cannot be listed.
+ */
+MXL_EXPORT mxlStatus mxlPrivateDomainCleanStale (char const *in_parent,
+    unsigned int *out_removed);
+
+#ifdef __cplusplus
+}
+#endif
