@@ -31,15 +31,28 @@ status=0
 
 run_suite() {
   dir=$1; shift
-  if [ ! -f "$dir/build.ninja" ]; then
+  if [ -f "$dir/build.ninja" ]; then
+    # A tree made by another command (scripts/run.sh) may lack -Dwerror.
+    meson configure "$dir" -Dwerror=true -Dtests=enabled "$@" >"$top/$dir.setup.log" 2>&1 || {
+      cat "$top/$dir.setup.log"; build_failed "$dir"; return; }
+  else
     meson setup "$dir" -Dwerror=true -Dtests=enabled "$@" >"$top/$dir.setup.log" 2>&1 || {
-      cat "$top/$dir.setup.log"; exit 1; }
+      cat "$top/$dir.setup.log"; build_failed "$dir"; return; }
   fi
   meson compile -C "$dir" >"$top/$dir.compile.log" 2>&1 || {
-    tail -n 60 "$top/$dir.compile.log"; exit 1; }
+    tail -n 60 "$top/$dir.compile.log"; build_failed "$dir"; return; }
   rm -f "$dir/meson-logs/testlog.json"
   meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
   logs="$logs $dir/meson-logs/testlog.json"
+}
+
+# A tree that does not configure or build counts as one failed test, so the
+# closing line is printed in every case.
+build_failed() {
+  status=1
+  mkdir -p "$1"
+  printf '{"name": "build (%s)", "result": "FAIL"}\n' "$1" >"$1/build-failure.json"
+  logs="$logs $1/build-failure.json"
 }
 
 if [ "$plain" = 1 ]; then
