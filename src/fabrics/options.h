@@ -19,6 +19,9 @@ typedef struct MxlSetupOptions {
   MxlProtocolKind protocol;     /* "protocol": "write" | "send" | "tagged" */
   gboolean progress_thread;     /* "progressThread": boolean, default FALSE */
   uint32_t post_ring_capacity;  /* "postRingCapacity": power of two >= 2; default MXL_DEFAULT_POST_RING_CAPACITY */
+  char *provider_name;          /* "providerName": libfabric provider name for fi_getinfo hints
+                                   (e.g. "tcp;ofi_rxm"), owned, NULL = derived from the
+                                   mxlFabricsProvider; free with mxl_setup_options_clear() */
 } MxlSetupOptions;
 
 /**
@@ -31,6 +34,10 @@ typedef struct MxlSetupOptions {
  */
 #define MXL_DEFAULT_CQ_DEPTH 64u
 #define MXL_DEFAULT_POST_RING_CAPACITY 1024u
+/* Largest accepted values (bounded allocations from user-supplied JSON). */
+#define MXL_MAX_CQ_DEPTH (1u << 20)
+#define MXL_MAX_IOV_LIMIT 1024u
+#define MXL_MAX_POST_RING_CAPACITY (1u << 20)
 
 /**
  * mxl_setup_options_parse:
@@ -38,9 +45,25 @@ typedef struct MxlSetupOptions {
  * @out: (out): parsed options with defaults filled in.
  * @error: (out): reason naming the offending key.
  *
+ * Keys (unknown keys are ignored): "cqDepth" integer 1..MXL_MAX_CQ_DEPTH;
+ * "maxMessageSize" integer >= 1 (bytes); "iovLimit" integer
+ * 1..MXL_MAX_IOV_LIMIT; "protocol" "write"|"send"|"tagged"; "progressThread"
+ * boolean; "postRingCapacity" power of two 2..MXL_MAX_POST_RING_CAPACITY;
+ * "providerName" non-empty string. An integer may be written 64.0 but not 2.5.
+ *
+ * *@out is overwritten (call mxl_setup_options_clear() first if it owns a
+ * provider_name); on failure it holds the defaults and owns nothing.
+ *
  * Returns: MXL_STATUS_OK, or MXL_ERR_INVALID_ARG for malformed JSON, a
  * non-object root, or a key with a wrong type or out-of-range value
- * (non-integer, zero, negative).
+ * (non-integer, zero, negative); @error is then G_IO_ERROR_INVALID_DATA with
+ * a message naming the key.
  */
 mxlStatus mxl_setup_options_parse (const char *json, MxlSetupOptions *out,
     GError **error);
+
+/** Fills @out with the defaults (owning nothing). */
+void mxl_setup_options_defaults (MxlSetupOptions *out);
+
+/** Frees what @opts owns (provider_name) and resets it to the defaults. */
+void mxl_setup_options_clear (MxlSetupOptions *opts);

@@ -69,6 +69,18 @@ char *mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info);
  *
  * Returns: (transfer full) (nullable): the parsed info, or NULL with @out_status
  * set to MXL_ERR_INVALID_ARG (malformed document, with a reason in @error).
+ *
+ * Checks (wire spec §1.4, reported as MXL_ERR_INVALID_ARG, unlike the
+ * reference's MXL_ERR_UNKNOWN, §9.2): root object; "addressFormat" a number
+ * in {1,2,3,4,9,12,17}; "fabricAddress" strict base64 of >= 1 byte (unpadded
+ * accepted); "regions" a non-empty array of objects with "addr", "len",
+ * "rkey"; optional "bounceBufferInfo" object with "entryCount", "entrySize";
+ * "id"; "provider" a string (any name); optional "ext" object with optional
+ * "protocol" (write|send|tagged, default write) and "flowDef" strings. Every
+ * 64-bit value is a decimal string: optional leading blanks and '+', then
+ * digits (no '-', no overflow), then optional trailing blanks. Unknown keys
+ * are ignored at every level. The GError domain is G_IO_ERROR
+ * (G_IO_ERROR_INVALID_DATA).
  */
 struct mxlFabricsTargetInfo_t *mxl_target_info_from_json (const char *text,
     mxlStatus *out_status, GError **error);
@@ -80,3 +92,37 @@ struct mxlFabricsTargetInfo_t *mxl_target_info_from_json (const char *text,
  */
 gboolean mxl_target_info_equal (const struct mxlFabricsTargetInfo_t *a,
     const struct mxlFabricsTargetInfo_t *b);
+
+/**
+ * mxl_protocol_kind_to_string:
+ * Returns: (transfer none): "write", "send" or "tagged"; NULL for a value
+ * outside MxlProtocolKind.
+ */
+const char *mxl_protocol_kind_to_string (MxlProtocolKind kind);
+
+/**
+ * mxl_protocol_kind_from_string:
+ * Exact, case-sensitive "write", "send", "tagged" (TargetInfo "ext.protocol"
+ * and the "protocol" setup option).
+ * Returns: TRUE and *@out set, or FALSE (nothing written) for anything else.
+ */
+gboolean mxl_protocol_kind_from_string (const char *text, MxlProtocolKind *out);
+
+/** Largest document mxl_target_info_from_user_string() reads from a file. */
+#define MXL_TARGET_INFO_MAX_FILE_BYTES (4u << 20)
+
+/**
+ * mxl_target_info_from_user_string:
+ * @text: what a user pasted: the raw JSON document (first non-blank
+ *   character '{'), the document base64-encoded as the demo tool prints it
+ *   (wire spec §1.6; ASCII whitespace such as line wraps is ignored), or
+ *   "@PATH" naming a file (at most MXL_TARGET_INFO_MAX_FILE_BYTES) that
+ *   holds either of the two.
+ * @out_status: (out) (optional): MXL_STATUS_OK or MXL_ERR_INVALID_ARG.
+ * @error: (out): reason on failure (G_IO_ERROR_INVALID_DATA, or the
+ *   GFileError of an unreadable file).
+ *
+ * Returns: (transfer full) (nullable): as mxl_target_info_from_json().
+ */
+struct mxlFabricsTargetInfo_t *mxl_target_info_from_user_string (const char *text,
+    mxlStatus *out_status, GError **error);

@@ -293,7 +293,7 @@ MXL_EXPORT mxlStatus mxlFabricsTargetInfoToString (mxlFabricsTargetInfo in_targe
  * Parses a TargetInfo JSON document; unknown keys are ignored.
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for a malformed document
- * (the reason is logged at warning level).
+ * (the reason is logged with g_message(), log domain "mxlfabrics").
  */
 MXL_EXPORT mxlStatus mxlFabricsTargetInfoFromString (char const *in_string,
     mxlFabricsTargetInfo *out_targetInfo);

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Setup options of targets and initiators (see options.h): one table of keys,
+ * each with its reader, so adding an option is one row and one function.
+ */
+#include "fabrics/options.h"
+
+#include <gio/gio.h>
+#include <string.h>
+
+#include "fabrics/jsonutil.h"
+
+typedef gboolean (*OptionReader) (JsonNode *node, const char *key,
+    MxlSetupOptions *out, GError **error);
+
+static gboolean
+bad (GError **error, const char *key, const char *what)
+{
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+      "setup options: \"%s\" must be %s", key, what);
+  return FALSE;
+}
+
+/* An integer in [min, max], named in the error when it is not. */
+static gboolean
+read_ranged (JsonNode *node, const char *key, guint64 min, guint64 max,
+    guint64 *out, GError **error)
+{
+  g_autofree char *what = NULL;
+  guint64 v;
+
+  if (!mxl_json_node_to_uint64 (node, &v) || v < min || v > max) {
+    what = g_strdup_printf ("an integer from %" G_GUINT64_FORMAT " to %"
+        G_GUINT64_FORMAT, min, max);
+    return bad (error, key, what);
+  }
+  *out = v;
+  return TRUE;
+}
+
+/* A 32-bit field with an integer in [1, max]. */
+static gboolean
+read_u32_field (JsonNode *node, const char *key, guint32 max, uint32_t *field,
+    GError **error)
+{
+  guint64 v;
+
+  if (!read_ranged (node, key, 1, max, &v, error))
+    return FALSE;
+  *field = (uint32_t) v;
+  return TRUE;
+}
+
+static gboolean
+read_cq_depth (JsonNode *node, const char *key, MxlSetupOptions *out,
+    GError **error)
+{
+  return read_u32_field (node, key, MXL_MAX_CQ_DEPTH, &out->cq_depth, error);
+}
+
+static gboolean
+read_max_message_size (JsonNode *node, const char *key, MxlSetupOptions *out,
+    GError **error)
+{
+  return read_ranged (node, key, 1, G_MAXINT64, &out->max_message_size, error);
+}
+
+static gboolean
+read_iov_limit (JsonNode *node, const char *key, MxlSetupOptions *out,
+    GError **error)
+{
+  return read_u32_field (node, key, MXL_MAX_IOV_LIMIT, &out->iov_limit, error);
+}
+
+static gboolean
+read_post_ring_capacity (JsonNode *node, const char *key, MxlSetupOptions *out,
+    GError **error)
+{
+  guint64 v;
+
+  if (!mxl_json_node_to_uint64 (node, &v) || v < 2
+      || v > MXL_MAX_POST_RING_CAPACITY || (v & (v - 1)) != 0)
+    return bad (error, key, "a power of two from 2 to 1048576");
+  out->post_ring_capacity = (uint32_t) v;
+  return TRUE;
+}
+
+static gboolean
+read_protocol (JsonNode *node, const char *key, MxlSetupOptions *out,
+    GError **error)
+{
+  if (mxl_json_value_type (node) != G_TYPE_STRING
+      || !mxl_protocol_kind_from_string (json_node_get_string (node), &out->protocol))
+    return bad (error, key, "one of \"write\", \"send\", \"tagged\"");
+  out->protocol_set = TRUE;
+  return TRUE;
+}
+
+static gboolean
+read_progress_thread (JsonNode *node, const char *key, MxlSetupOptions *out,
+    GError **error)
+{
+  if (mxl_json_value_type (node) != G_TYPE_BOOLEAN)
+    return bad (error, key, "true or false");
+  out->progress_thread = json_node_get_boolean (node);
+  return TRUE;
+}
+
+static gboolean
+read_provider_name (JsonNode *node, const char *key, MxlSetupOptions *out,
+    GError **error)
+{
+  const char *name;
+
+  if (mxl_json_value_type (node) != G_TYPE_STRING)
+    return bad (error, key, "a string");
+  name = json_node_get_string (node);
+  if (name[0] == '\0')
+    return bad (error, key, "a non-empty string");
+  g_free (out->provider_name);
+  out->provider_name = g_strdup (name);
+  return TRUE;
+}
+
+static const struct {
+  const char *key;
+  OptionReader read;
+} option_table[] = {
+  { "cqDepth", read_cq_depth },
+  { "maxMessageSize", read_max_message_size },
+  { "iovLimit", read_iov_limit },
+  { "protocol", read_protocol },
+  { "progressThread", read_progress_thread },
+  { "postRingCapacity", read_post_ring_capacity },
+  { "providerName", read_provider_name },
+};
+
+void
+mxl_setup_options_defaults (MxlSetupOptions *out)
+{
+  memset (out, 0, sizeof *out);
+  out->cq_depth = MXL_DEFAULT_CQ_DEPTH;
+  out->protocol = MXL_PROTOCOL_WRITE;
+  out->post_ring_capacity = MXL_DEFAULT_POST_RING_CAPACITY;
+}
+
+void
+mxl_setup_options_clear (MxlSetupOptions *opts)
+{
+  if (opts == NULL)
+    return;
+  g_free (opts->provider_name);
+  mxl_setup_options_defaults (opts);
+}
+
+mxlStatus
+mxl_setup_options_parse (const char *json, MxlSetupOptions *out,
+    GError **error)
+{
+  g_autoptr (JsonObject) root = NULL;
+  MxlSetupOptions opts;
+  guint i;
+
+  g_return_val_if_fail (out != NULL, MXL_ERR_INVALID_ARG);
+
+  mxl_setup_options_defaults (out);
+  if (json == NULL || json[0] == '\0')
+    return MXL_STATUS_OK;
+
+  root = mxl_json_parse_object (json, "setup options", error);
+  if (root == NULL)
+    return MXL_ERR_INVALID_ARG;
+
+  mxl_setup_options_defaults (&opts);
+  for (i = 0; i < G_N_ELEMENTS (option_table); i++) {
+    JsonNode *node = json_object_get_member (root, option_table[i].key);
+    if (node != NULL && !option_table[i].read (node, option_table[i].key, &opts, error)) {
+      mxl_setup_options_clear (&opts);
+      return MXL_ERR_INVALID_ARG;
+    }
+  }
+  *out = opts;
+  return MXL_STATUS_OK;
+}

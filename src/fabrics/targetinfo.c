@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * TargetInfo <-> JSON (mxl-fabrics-wire.md §1). Writing follows §1.2 to the
+ * letter (compact, keys in lexicographic order, addressFormat a number,
+ * 64-bit values as decimal strings, padded base64) plus our "ext" object;
+ * reading follows §1.4 but reports every defect as MXL_ERR_INVALID_ARG with
+ * a reason, and rejects an empty region list.
+ */
+#include "fabrics/targetinfo.h"
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fabrics/address.h"
+#include "fabrics/base64.h"
+#include "fabrics/jsonutil.h"
+
+static const char *const protocol_names[] = {
+  [MXL_PROTOCOL_WRITE] = "write",
+  [MXL_PROTOCOL_SEND] = "send",
+  [MXL_PROTOCOL_TAGGED] = "tagged",
+};
+
+const char *
+mxl_protocol_kind_to_string (MxlProtocolKind kind)
+{
+  if ((guint) kind >= G_N_ELEMENTS (protocol_names))
+    return NULL;
+  return protocol_names[kind];
+}
+
+gboolean
+mxl_protocol_kind_from_string (const char *text, MxlProtocolKind *out)
+{
+  guint i;
+
+  if (text == NULL)
+    return FALSE;
+  for (i = 0; i < G_N_ELEMENTS (protocol_names); i++) {
+    if (strcmp (text, protocol_names[i]) == 0) {
+      *out = (MxlProtocolKind) i;
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+struct mxlFabricsTargetInfo_t *
+mxl_target_info_new (void)
+{
+  return g_new0 (struct mxlFabricsTargetInfo_t, 1);
+}
+
+void
+mxl_target_info_free (struct mxlFabricsTargetInfo_t *info)
+{
+  if (info == NULL)
+    return;
+  g_free (info->fabric_address);
+  g_free (info->provider);
+  g_free (info->regions);
+  g_free (info->flow_def);
+  g_free (info);
+}
+
+struct mxlFabricsTargetInfo_t *
+mxl_target_info_copy (const struct mxlFabricsTargetInfo_t *info)
+{
+  struct mxlFabricsTargetInfo_t *copy;
+
+  g_return_val_if_fail (info != NULL, NULL);
+
+  copy = g_memdup2 (info, sizeof *info);
+  copy->fabric_address = g_memdup2 (info->fabric_address, info->fabric_address_len);
+  copy->provider = g_strdup (info->provider);
+  copy->regions = g_memdup2 (info->regions,
+      (gsize) info->n_regions * sizeof (MxlRemoteRegion));
+  copy->flow_def = g_strdup (info->flow_def);
+  return copy;
+}
+
+gboolean
+mxl_target_info_equal (const struct mxlFabricsTargetInfo_t *a,
+    const struct mxlFabricsTargetInfo_t *b)
+{
+  guint i;
+
+  if (a == b)
+    return TRUE;
+  if (a == NULL || b == NULL)
+    return FALSE;
+  if (a->address_format != b->address_format || a->id != b->id
+      || a->fabric_address_len != b->fabric_address_len
+      || a->n_regions != b->n_regions)
+    return FALSE;
+  if (a->fabric_address_len > 0
+      && memcmp (a->fabric_address, b->fabric_address, a->fabric_address_len) != 0)
+    return FALSE;
+  for (i = 0; i < a->n_regions; i++) {
+    if (a->regions[i].addr != b->regions[i].addr
+        || a->regions[i].len != b->regions[i].len
+        || a->regions[i].rkey != b->regions[i].rkey)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                              */
+
+static void
+add_u64_string (JsonBuilder *b, const char *key, guint64 value)
+{
+  char text[24];
+
+  g_snprintf (text, sizeof text, "%" G_GUINT64_FORMAT, value);
+  json_builder_set_member_name (b, key);
+  json_builder_add_string_value (b, text);
+}
+
+char *
+mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new_immutable ();
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = NULL;
+  g_autofree char *address = NULL;
+  const char *protocol;
+  guint i;
+
+  g_return_val_if_fail (info != NULL, NULL);
+
+  address = mxl_base64_encode (info->fabric_address, info->fabric_address_len);
+  protocol = mxl_protocol_kind_to_string (info->protocol);
+
+  /* json-glib keeps members in insertion order: insert them sorted (§1.2). */
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "addressFormat");
+  json_builder_add_int_value (b, info->address_format);
+  if (info->has_bounce_buffer) {
+    json_builder_set_member_name (b, "bounceBufferInfo");
+    json_builder_begin_object (b);
+    add_u64_string (b, "entryCount", info->bounce_entry_count);
+    add_u64_string (b, "entrySize", info->bounce_entry_size);
+    json_builder_end_object (b);
+  }
+  json_builder_set_member_name (b, "ext");
+  json_builder_begin_object (b);
+  if (info->flow_def != NULL) {
+    json_builder_set_member_name (b, "flowDef");
+    json_builder_add_string_value (b, info->flow_def);
+  }
+  json_builder_set_member_name (b, "protocol");
+  json_builder_add_string_value (b, protocol != NULL ? protocol : "write");
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "fabricAddress");
+  json_builder_add_string_value (b, address);
+  add_u64_string (b, "id", info->id);
+  json_builder_set_member_name (b, "provider");
+  json_builder_add_string_value (b, info->provider != NULL ? info->provider : "unknown");
+  json_builder_set_member_name (b, "regions");
+  json_builder_begin_array (b);
+  for (i = 0; i < info->n_regions; i++) {
+    json_builder_begin_object (b);
+    add_u64_string (b, "addr", info->regions[i].addr);
+    add_u64_string (b, "len", info->regions[i].len);
+    add_u64_string (b, "rkey", info->regions[i].rkey);
+    json_builder_end_object (b);
+  }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  json_generator_set_pretty (gen, FALSE);
+  json_generator_set_root (gen, root);
+  return json_generator_to_data (gen, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                              */
+
+static gboolean
+fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static gboolean
+fail (GError **error, const char *format, ...)
+{
+  va_list args;
+  g_autofree char *msg = NULL;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "TargetInfo: %s", msg);
+  return FALSE;
+}
+
+/* Decimal text of an unsigned 64-bit value: blanks, optional '+', digits
+ * (required), blanks. Stricter than strtoull about '-', overflow and
+ * trailing garbage; no producer writes those. */
+static gboolean
+parse_u64_text (const char *text, guint64 *out)
+{
+  const char *p = text;
+  guint64 v = 0;
+
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p == '+')
+    p++;
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  for (; g_ascii_isdigit (*p); p++) {
+    guint digit = (guint) (*p - '0');
+    if (v > (G_MAXUINT64 - digit) / 10)
+      return FALSE;
+    v = v * 10 + digit;
+  }
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p != '\0')
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+static gboolean
+get_string (JsonObject *obj, const char *where, const char *key,
+    gboolean required, const char **out, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+
+  *out = NULL;
+  if (node == NULL) {
+    if (required)
+      return fail (error, "%s\"%s\" is missing", where, key);
+    return TRUE;
+  }
+  if (mxl_json_value_type (node) != G_TYPE_STRING)
+    return fail (error, "%s\"%s\" must be a string", where, key);
+  *out = json_node_get_string (node);
+  return TRUE;
+}
+
+static gboolean
+get_u64_string (JsonObject *obj, const char *where, const char *key,
+    guint64 *out, GError **error)
+{
+  const char *text;
+
+  if (!get_string (obj, where, key, TRUE, &text, error))
+    return FALSE;
+  if (!parse_u64_text (text, out))
+    return fail (error, "%s\"%s\" is not an unsigned 64-bit decimal: \"%.40s\"",
+        where, key, text);
+  return TRUE;
+}
+
+static gboolean
+get_object (JsonObject *obj, const char *key, gboolean required,
+    JsonObject **out, GError **error)
+{
+  JsonNode *node = json_object_get_member (obj, key);
+
+  *out = NULL;
+  if (node == NULL)
+    return required ? fail (error, "\"%s\" is missing", key) : TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return fail (error, "\"%s\" must be an object", key);
+  *out = json_node_get_object (node);
+  return TRUE;
+}
+
+static gboolean
+read_address (JsonObject *root, struct mxlFabricsTargetInfo_t *info,
+    GError **error)
+{
+  JsonNode *node = json_object_get_member (root, "addressFormat");
+  const char *text;
+  guint64 format;
+  gsize len;
+  g_autoptr (GError) b64_error = NULL;
+
+  if (node == NULL)
+    return fail (error, "\"addressFormat\" is missing");
+  if (!mxl_json_node_to_uint64 (node, &format))
+    return fail (error, "\"addressFormat\" must be a non-negative integer number");
+  if (format > G_MAXUINT32 || !mxl_address_format_is_supported ((guint32) format))
+    return fail (error, "\"addressFormat\" %" G_GUINT64_FORMAT
+        " is not one of 1, 2, 3, 4, 9, 12, 17", format);
+  info->address_format = (guint32) format;
+
+  if (!get_string (root, "", "fabricAddress", TRUE, &text, error))
+    return FALSE;
+  info->fabric_address = mxl_base64_decode (text, -1, &len, &b64_error);
+  if (info->fabric_address == NULL)
+    return fail (error, "\"fabricAddress\": %s", b64_error->message);
+  info->fabric_address_len = len;
+  return TRUE;
+}
+
+static gboolean
+read_regions (JsonObject *root, struct mxlFabricsTargetInfo_t *info,
+    GError **error)
+{
+  JsonNode *node = json_object_get_member (root, "regions");
+  JsonArray *array;
+  guint i, n;
+
+  if (node == NULL)
+    return fail (error, "\"regions\" is missing");
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return fail (error, "\"regions\" must be an array");
+  array = json_node_get_array (node);
+  n = json_array_get_length (array);
+  if (n == 0)
+    return fail (error, "\"regions\" is empty (a target has at least one region)");
+
+  info->regions = g_new0 (MxlRemoteRegion, n);
+  info->n_regions = n;
+  for (i = 0; i < n; i++) {
+    JsonNode *elem = json_array_get_element (array, i);
+    JsonObject *region;
+    char where[40];
+
+    g_snprintf (where, sizeof where, "regions[%u].", i);
+    if (!JSON_NODE_HOLDS_OBJECT (elem))
+      return fail (error, "regions[%u] must be an object", i);
+    region = json_node_get_object (elem);
+    if (!get_u64_string (region, where, "addr", &info->regions[i].addr, error)
+        || !get_u64_string (region, where, "len", &info->regions[i].len, error)
+        || !get_u64_string (region, where, "rkey", &info->regions[i].rkey, error))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+read_ext (JsonObject *root, struct mxlFabricsTargetInfo_t *info, GError **error)
+{
+  JsonObject *ext;
+  const char *protocol = NULL, *flow_def = NULL;
+
+  info->protocol = MXL_PROTOCOL_WRITE;
+  if (!get_object (root, "ext", FALSE, &ext, error))
+    return FALSE;
+  if (ext == NULL)
+    return TRUE;
+  if (!get_string (ext, "ext.", "protocol", FALSE, &protocol, error)
+      || !get_string (ext, "ext.", "flowDef", FALSE, &flow_def, error))
+    return FALSE;
+  if (protocol != NULL && !mxl_protocol_kind_from_string (protocol, &info->protocol))
+    return fail (error, "ext.\"protocol\" \"%.20s\" is not write, send or tagged",
+        protocol);
+  info->flow_def = g_strdup (flow_def);
+  return TRUE;
+}
+
+static gboolean
+read_document (JsonObject *root, struct mxlFabricsTargetInfo_t *info,
+    GError **error)
+{
+  JsonObject *bounce;
+  const char *provider;
+
+  if (!read_address (root, info, error) || !read_regions (root, info, error))
+    return FALSE;
+
+  if (!get_object (root, "bounceBufferInfo", FALSE, &bounce, error))
+    return FALSE;
+  if (bounce != NULL) {
+    info->has_bounce_buffer = TRUE;
+    if (!get_u64_string (bounce, "bounceBufferInfo.", "entryCount",
+            &info->bounce_entry_count, error)
+        || !get_u64_string (bounce, "bounceBufferInfo.", "entrySize",
+            &info->bounce_entry_size, error))
+      return FALSE;
+  }
+
+  if (!get_u64_string (root, "", "id", &info->id, error))
+    return FALSE;
+  /* Any provider name is accepted; it is informational (§1.4 step 8). */
+  if (!get_string (root, "", "provider", TRUE, &provider, error))
+    return FALSE;
+  info->provider = g_strdup (provider);
+
+  return read_ext (root, info, error);
+}
+
+struct mxlFabricsTargetInfo_t *
+mxl_target_info_from_json (const char *text, mxlStatus *out_status,
+    GError **error)
+{
+  g_autoptr (JsonObject) root = NULL;
+  struct mxlFabricsTargetInfo_t *info;
+
+  root = mxl_json_parse_object (text, "TargetInfo", error);
+  if (root == NULL) {
+    if (out_status != NULL)
+      *out_status = MXL_ERR_INVALID_ARG;
+    return NULL;
+  }
+  info = mxl_target_info_new ();
+  if (!read_document (root, info, error)) {
+    mxl_target_info_free (info);
+    if (out_status != NULL)
+      *out_status = MXL_ERR_INVALID_ARG;
+    return NULL;
+  }
+  if (out_status != NULL)
+    *out_status = MXL_STATUS_OK;
+  return info;
+}
+
+/* Raw JSON or base64-wrapped JSON (no '@' handling: files do not chain). */
+static struct mxlFabricsTargetInfo_t *
+from_json_or_base64 (const char *text, mxlStatus *out_status, GError **error)
+{
+  g_autoptr (GString) compact = NULL;
+  g_autoptr (GError) b64_error = NULL;
+  g_autofree guint8 *json = NULL;
+  const char *p = text;
+  gsize len;
+
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p == '{')
+    return mxl_target_info_from_json (p, out_status, error);
+
+  /* Base64 as printed by the demo tool, possibly wrapped over lines. */
+  compact = g_string_new (NULL);
+  for (; *p != '\0'; p++) {
+    if (!g_ascii_isspace (*p))
+      g_string_append_c (compact, *p);
+  }
+  json = mxl_base64_decode (compact->str, (gssize) compact->len, &len, &b64_error);
+  if (json == NULL) {
+    if (out_status != NULL)
+      *out_status = MXL_ERR_INVALID_ARG;
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+        "TargetInfo: neither a JSON document nor its base64 encoding (%s)",
+        b64_error->message);
+    return NULL;
+  }
+  /* The decoded bytes must be a NUL-free text: a NUL inside would cut it. */
+  if (memchr (json, '\0', len) != NULL || !g_utf8_validate ((char *) json, len, NULL)) {
+    if (out_status != NULL)
+      *out_status = MXL_ERR_INVALID_ARG;
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+        "TargetInfo: the base64 text does not decode to UTF-8 JSON text");
+    return NULL;
+  }
+  json = g_realloc (json, len + 1);
+  json[len] = '\0';
+  return mxl_target_info_from_json ((const char *) json, out_status, error);
+}
+
+/* Reads at most @limit bytes (a FIFO or /dev/zero cannot make us read
+ * forever); a longer file is an error. Returns NUL-terminated contents. */
+static char *
+read_bounded_file (const char *path, gsize limit, gsize *out_len, GError **error)
+{
+  g_autofree char *buf = g_malloc (limit + 2);
+  FILE *f = fopen (path, "rb");
+  gsize n;
+  int saved;
+
+  if (f == NULL) {
+    saved = errno;
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+        "TargetInfo: cannot open %s: %s", path, g_strerror (saved));
+    return NULL;
+  }
+  n = fread (buf, 1, limit + 1, f);
+  saved = ferror (f) ? errno : 0;
+  fclose (f);
+  if (saved != 0) {
+    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+        "TargetInfo: cannot read %s: %s", path, g_strerror (saved));
+    return NULL;
+  }
+  if (n > limit) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+        "TargetInfo: file %s is larger than %" G_GSIZE_FORMAT " bytes", path, limit);
+    return NULL;
+  }
+  buf[n] = '\0';
+  *out_len = n;
+  return g_steal_pointer (&buf);
+}
+
+struct mxlFabricsTargetInfo_t *
+mxl_target_info_from_user_string (const char *text, mxlStatus *out_status,
+    GError **error)
+{
+  g_autofree char *contents = NULL;
+  gsize len;
+  const char *p;
+
+  if (out_status != NULL)
+    *out_status = MXL_ERR_INVALID_ARG;
+  if (text == NULL) {
+    g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+        "TargetInfo: no text");
+    return NULL;
+  }
+  p = text;
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p != '@')
+    return from_json_or_base64 (p, out_status, error);
+
+  contents = read_bounded_file (p + 1, MXL_TARGET_INFO_MAX_FILE_BYTES, &len, error);
+  if (contents == NULL)
+    return NULL;
+  if (memchr (contents, '\0', len) != NULL) {
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+        "TargetInfo: file %s holds a NUL byte, not a text document", p + 1);
+    return NULL;
+  }
+  return from_json_or_base64 (contents, out_status, error);
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Setup options JSON (mxl-fabrics-wire.md §7.3, §8.1 B9, and our keys). */
+#include <gio/gio.h>
+#include <string.h>
+
+#include "fabrics/options.h"
+
+static void
+assert_defaults (const MxlSetupOptions *o)
+{
+  g_assert_cmpuint (o->cq_depth, ==, MXL_DEFAULT_CQ_DEPTH);
+  g_assert_cmpuint (o->max_message_size, ==, 0);
+  g_assert_cmpuint (o->iov_limit, ==, 0);
+  g_assert_false (o->protocol_set);
+  g_assert_cmpint (o->protocol, ==, MXL_PROTOCOL_WRITE);
+  g_assert_false (o->progress_thread);
+  g_assert_cmpuint (o->post_ring_capacity, ==, MXL_DEFAULT_POST_RING_CAPACITY);
+  g_assert_null (o->provider_name);
+}
+
+/* B9: the reference's cqDepth cases. */
+static void
+test_b9 (void)
+{
+  MxlSetupOptions o;
+  GError *error = NULL;
+
+  g_assert_cmpint (mxl_setup_options_parse ("{\"cqDepth\": 64}", &o, &error), ==,
+      MXL_STATUS_OK);
+  g_assert_no_error (error);
+  g_assert_cmpuint (o.cq_depth, ==, 64);
+  g_assert_cmpint (mxl_setup_options_parse ("{\"cqDepth\": 3}", &o, &error), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpuint (o.cq_depth, ==, 3);
+
+  g_assert_cmpint (mxl_setup_options_parse (NULL, &o, &error), ==, MXL_STATUS_OK);
+  assert_defaults (&o);
+  g_assert_cmpint (mxl_setup_options_parse ("", &o, &error), ==, MXL_STATUS_OK);
+  assert_defaults (&o);
+  g_assert_cmpint (mxl_setup_options_parse ("{}", &o, &error), ==, MXL_STATUS_OK);
+  assert_defaults (&o);
+  g_assert_no_error (error);
+
+  g_assert_cmpint (mxl_setup_options_parse ("{\"cqDepth\": 0}", &o, &error), ==,
+      MXL_ERR_INVALID_ARG);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "\"cqDepth\""));
+  g_clear_error (&error);
+  assert_defaults (&o);
+
+  g_assert_cmpint (mxl_setup_options_parse ("{\"cqDepth\": \"big\"}", &o, &error), ==,
+      MXL_ERR_INVALID_ARG);
+  g_assert_nonnull (strstr (error->message, "\"cqDepth\""));
+  g_clear_error (&error);
+
+  g_assert_cmpint (mxl_setup_options_parse ("{not json", &o, &error), ==,
+      MXL_ERR_INVALID_ARG);
+  g_assert_nonnull (strstr (error->message, "not valid JSON"));
+  g_clear_error (&error);
+}
+
+typedef struct {
+  const char *json;
+  const char *key;   /* named in the error */
+} Bad;
+
+static void
+test_rejects (void)
+{
+  static const Bad bad[] = {
+    { "[]", "root must be an object" },
+    { "42", "root must be an object" },
+    { "\"cqDepth\"", "root must be an object" },
+    { "{\"cqDepth\": -1}", "\"cqDepth\"" },
+    { "{\"cqDepth\": 2.5}", "\"cqDepth\"" },
+    { "{\"cqDepth\": true}", "\"cqDepth\"" },
+    { "{\"cqDepth\": null}", "\"cqDepth\"" },
+    { "{\"cqDepth\": [64]}", "\"cqDepth\"" },
+    { "{\"cqDepth\": 1048577}", "\"cqDepth\"" },
+    { "{\"cqDepth\": 1e300}", "\"cqDepth\"" },
+    { "{\"maxMessageSize\": 0}", "\"maxMessageSize\"" },
+    { "{\"maxMessageSize\": -4096}", "\"maxMessageSize\"" },
+    { "{\"maxMessageSize\": \"4096\"}", "\"maxMessageSize\"" },
+    { "{\"maxMessageSize\": 4096.5}", "\"maxMessageSize\"" },
+    { "{\"iovLimit\": 0}", "\"iovLimit\"" },
+    { "{\"iovLimit\": 1025}", "\"iovLimit\"" },
+    { "{\"iovLimit\": 1.5}", "\"iovLimit\"" },
+    { "{\"protocol\": \"rdma\"}", "\"protocol\"" },
+    { "{\"protocol\": \"Write\"}", "\"protocol\"" },
+    { "{\"protocol\": 0}", "\"protocol\"" },
+    { "{\"progressThread\": 1}", "\"progressThread\"" },
+    { "{\"progressThread\": \"true\"}", "\"progressThread\"" },
+    { "{\"postRingCapacity\": 0}", "\"postRingCapacity\"" },
+    { "{\"postRingCapacity\": 1}", "\"postRingCapacity\"" },
+    { "{\"postRingCapacity\": 3}", "\"postRingCapacity\"" },
+    { "{\"postRingCapacity\": 1000}", "\"postRingCapacity\"" },
+    { "{\"postRingCapacity\": 2097152}", "\"postRingCapacity\"" },
+    { "{\"postRingCapacity\": -2}", "\"postRingCapacity\"" },
+    { "{\"providerName\": \"\"}", "\"providerName\"" },
+    { "{\"providerName\": 5}", "\"providerName\"" },
+    /* A bad key after a good providerName: nothing leaks, defaults remain. */
+    { "{\"providerName\": \"tcp\", \"iovLimit\": 0}", "\"iovLimit\"" },
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    MxlSetupOptions o;
+    g_autoptr (GError) error = NULL;
+
+    if (mxl_setup_options_parse (bad[i].json, &o, &error) != MXL_ERR_INVALID_ARG)
+      g_error ("case %u accepted: %s", i, bad[i].json);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    if (strstr (error->message, bad[i].key) == NULL)
+      g_error ("case %u: \"%s\" does not name %s", i, error->message, bad[i].key);
+    assert_defaults (&o);
+  }
+}
+
+static void
+test_all_keys (void)
+{
+  MxlSetupOptions o;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (mxl_setup_options_parse (
+          "{\"cqDepth\":128,\"maxMessageSize\":9007199254740993,\"iovLimit\":4,"
+          "\"protocol\":\"tagged\",\"progressThread\":true,\"postRingCapacity\":2,"
+          "\"providerName\":\"tcp;ofi_rxm\",\"unknown\":{\"x\":[1,2]},\"cqdepth\":0}",
+          &o, &error), ==, MXL_STATUS_OK);
+  g_assert_no_error (error);
+  g_assert_cmpuint (o.cq_depth, ==, 128);
+  g_assert_cmpuint (o.max_message_size, ==, G_GUINT64_CONSTANT (9007199254740993));
+  g_assert_cmpuint (o.iov_limit, ==, 4);
+  g_assert_true (o.protocol_set);
+  g_assert_cmpint (o.protocol, ==, MXL_PROTOCOL_TAGGED);
+  g_assert_true (o.progress_thread);
+  g_assert_cmpuint (o.post_ring_capacity, ==, 2);
+  g_assert_cmpstr (o.provider_name, ==, "tcp;ofi_rxm");
+  mxl_setup_options_clear (&o);
+  assert_defaults (&o);
+
+  /* Limits are inclusive; 64.0 is the integer 64. */
+  g_assert_cmpint (mxl_setup_options_parse (
+          "{\"cqDepth\":1048576,\"iovLimit\":1024,\"postRingCapacity\":1048576,"
+          "\"protocol\":\"send\",\"progressThread\":false,\"maxMessageSize\":1}",
+          &o, &error), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (o.cq_depth, ==, 1048576);
+  g_assert_cmpuint (o.iov_limit, ==, 1024);
+  g_assert_cmpuint (o.post_ring_capacity, ==, 1048576);
+  g_assert_cmpint (o.protocol, ==, MXL_PROTOCOL_SEND);
+  g_assert_false (o.progress_thread);
+  g_assert_cmpuint (o.max_message_size, ==, 1);
+  g_assert_cmpint (mxl_setup_options_parse ("{\"cqDepth\":64.0,\"protocol\":\"write\"}",
+          &o, &error), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (o.cq_depth, ==, 64);
+  g_assert_true (o.protocol_set);
+  g_assert_cmpint (o.protocol, ==, MXL_PROTOCOL_WRITE);
+  mxl_setup_options_clear (&o);
+  mxl_setup_options_clear (NULL);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/fabrics/options/b9-cq-depth", test_b9);
+  g_test_add_func ("/fabrics/options/rejects", test_rejects);
+  g_test_add_func ("/fabrics/options/all-keys", test_all_keys);
+  return g_test_run ();
+}

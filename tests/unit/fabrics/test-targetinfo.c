@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* TargetInfo JSON (mxl-fabrics-wire.md §1.2-§1.6, §8.1 B8, §9.2). */
+#include <gio/gio.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "fabrics/targetinfo.h"
+
+/* §1.3(a), verbatim. */
+static const char spec_example_a[] =
+    "{\"addressFormat\":2,\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\","
+    "\"id\":\"13835058055282163712\",\"provider\":\"tcp\",\"regions\":["
+    "{\"addr\":\"0\",\"len\":\"5537792\",\"rkey\":\"1214795823910256147\"},"
+    "{\"addr\":\"0\",\"len\":\"5537792\",\"rkey\":\"7012345678901234567\"},"
+    "{\"addr\":\"0\",\"len\":\"5537792\",\"rkey\":\"15501234567890123457\"},"
+    "{\"addr\":\"0\",\"len\":\"5537792\",\"rkey\":\"311111111111111111\"},"
+    "{\"addr\":\"0\",\"len\":\"5537792\",\"rkey\":\"9876543210987654321\"}]}";
+
+static const guint8 sockaddr_127_35281[16] = {
+  0x02, 0x00, 0x89, 0xd1, 0x7f, 0x00, 0x00, 0x01,
+};
+
+/* A small valid document; rejection cases edit one piece of it. */
+static const char valid_doc[] =
+    "{\"addressFormat\":2,\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\","
+    "\"id\":\"7\",\"provider\":\"tcp\",\"regions\":[{\"addr\":\"0\",\"len\":\"64\","
+    "\"rkey\":\"5\"}]}";
+
+static struct mxlFabricsTargetInfo_t *
+make_info (void)
+{
+  struct mxlFabricsTargetInfo_t *info = mxl_target_info_new ();
+
+  info->address_format = 2;
+  info->fabric_address = g_memdup2 (sockaddr_127_35281, sizeof sockaddr_127_35281);
+  info->fabric_address_len = sizeof sockaddr_127_35281;
+  info->id = G_MAXUINT64;
+  info->provider = g_strdup ("tcp");
+  info->n_regions = 2;
+  info->regions = g_new0 (MxlRemoteRegion, 2);
+  info->regions[0] = (MxlRemoteRegion) { 0, 5537792, (G_GUINT64_CONSTANT (1) << 53) + 1 };
+  info->regions[1] = (MxlRemoteRegion) { G_MAXUINT64, 1, G_MAXUINT64 - 1 };
+  info->has_bounce_buffer = TRUE;
+  info->bounce_entry_count = 41;
+  info->bounce_entry_size = 3856;
+  info->protocol = MXL_PROTOCOL_SEND;
+  info->flow_def = g_strdup ("{\"id\":\"x/y\"}");
+  return info;
+}
+
+static const char make_info_json[] =
+    "{\"addressFormat\":2,\"bounceBufferInfo\":{\"entryCount\":\"41\",\"entrySize\":\"3856\"},"
+    "\"ext\":{\"flowDef\":\"{\\\"id\\\":\\\"x/y\\\"}\",\"protocol\":\"send\"},"
+    "\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\",\"id\":\"18446744073709551615\","
+    "\"provider\":\"tcp\",\"regions\":["
+    "{\"addr\":\"0\",\"len\":\"5537792\",\"rkey\":\"9007199254740993\"},"
+    "{\"addr\":\"18446744073709551615\",\"len\":\"1\",\"rkey\":\"18446744073709551614\"}]}";
+
+static char *
+replace_once (const char *doc, const char *from, const char *to)
+{
+  const char *at = strstr (doc, from);
+
+  g_assert_nonnull (at);
+  return g_strdup_printf ("%.*s%s%s", (int) (at - doc), doc, to, at + strlen (from));
+}
+
+static void
+test_to_json_exact (void)
+{
+  struct mxlFabricsTargetInfo_t *info = make_info ();
+  g_autofree char *json = mxl_target_info_to_json (info);
+
+  g_assert_cmpstr (json, ==, make_info_json);
+  mxl_target_info_free (info);
+}
+
+static void
+test_round_trip_64bit (void)
+{
+  struct mxlFabricsTargetInfo_t *info = make_info ();
+  g_autofree char *json = mxl_target_info_to_json (info);
+  g_autoptr (GError) error = NULL;
+  mxlStatus status = MXL_ERR_UNKNOWN;
+  struct mxlFabricsTargetInfo_t *back = mxl_target_info_from_json (json, &status, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, MXL_STATUS_OK);
+  g_assert_true (mxl_target_info_equal (info, back));
+  g_assert_cmpuint (back->id, ==, G_MAXUINT64);
+  g_assert_cmpuint (back->regions[0].rkey, ==, 9007199254740993u);
+  g_assert_cmpuint (back->regions[1].addr, ==, G_MAXUINT64);
+  g_assert_cmpuint (back->regions[1].rkey, ==, G_MAXUINT64 - 1);
+  g_assert_true (back->has_bounce_buffer);
+  g_assert_cmpuint (back->bounce_entry_count, ==, 41);
+  g_assert_cmpuint (back->bounce_entry_size, ==, 3856);
+  g_assert_cmpint (back->protocol, ==, MXL_PROTOCOL_SEND);
+  g_assert_cmpstr (back->flow_def, ==, "{\"id\":\"x/y\"}");
+  g_assert_cmpstr (back->provider, ==, "tcp");
+  mxl_target_info_free (info);
+  mxl_target_info_free (back);
+}
+
+static void
+test_spec_example (void)
+{
+  g_autoptr (GError) error = NULL;
+  mxlStatus status;
+  struct mxlFabricsTargetInfo_t *info = mxl_target_info_from_json (spec_example_a,
+      &status, &error);
+  g_autofree char *again = NULL;
+  g_autofree char *expected = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (info->address_format, ==, 2);
+  g_assert_cmpmem (info->fabric_address, info->fabric_address_len,
+      sockaddr_127_35281, sizeof sockaddr_127_35281);
+  g_assert_cmpuint (info->id, ==, G_GUINT64_CONSTANT (13835058055282163712));
+  g_assert_cmpuint (info->n_regions, ==, 5);
+  g_assert_cmpuint (info->regions[2].rkey, ==, G_GUINT64_CONSTANT (15501234567890123457));
+  g_assert_cmpuint (info->regions[4].len, ==, 5537792);
+  g_assert_false (info->has_bounce_buffer);
+  g_assert_cmpint (info->protocol, ==, MXL_PROTOCOL_WRITE);
+  g_assert_null (info->flow_def);
+
+  /* Written back: the same document plus our "ext" in its sorted place. */
+  again = mxl_target_info_to_json (info);
+  expected = replace_once (spec_example_a, "\"fabricAddress\"",
+      "\"ext\":{\"protocol\":\"write\"},\"fabricAddress\"");
+  g_assert_cmpstr (again, ==, expected);
+  mxl_target_info_free (info);
+}
+
+static void
+test_copy_equal (void)
+{
+  struct mxlFabricsTargetInfo_t *info = make_info ();
+  struct mxlFabricsTargetInfo_t *copy = mxl_target_info_copy (info);
+
+  g_assert_true (copy->fabric_address != info->fabric_address);
+  g_assert_true (mxl_target_info_equal (info, copy));
+  g_assert_cmpstr (copy->flow_def, ==, info->flow_def);
+  /* provider and bounce info are not part of equality (§1.4). */
+  g_free (copy->provider);
+  copy->provider = g_strdup ("verbs");
+  copy->bounce_entry_count = 1;
+  g_assert_true (mxl_target_info_equal (info, copy));
+  copy->regions[1].rkey ^= 1;
+  g_assert_false (mxl_target_info_equal (info, copy));
+  copy->regions[1].rkey ^= 1;
+  copy->fabric_address[3] ^= 1;
+  g_assert_false (mxl_target_info_equal (info, copy));
+  copy->fabric_address[3] ^= 1;
+  copy->id--;
+  g_assert_false (mxl_target_info_equal (info, copy));
+  copy->id++;
+  copy->address_format = 3;
+  g_assert_false (mxl_target_info_equal (info, copy));
+  g_assert_false (mxl_target_info_equal (info, NULL));
+  mxl_target_info_free (info);
+  mxl_target_info_free (copy);
+}
+
+typedef struct {
+  const char *accepted;
+  guint64 id;
+  guint32 format;
+  gsize address_len;
+  MxlProtocolKind protocol;
+} Lenient;
+
+static void
+test_lenient_reading (void)
+{
+  static const Lenient cases[] = {
+    /* Unknown keys at every level, reordered keys, blanks. */
+    { "{ \"zzz\": [1, {\"a\": null}], \"regions\" : [ {\"rkey\":\"5\",\"x\":1,"
+      "\"len\":\"64\",\"addr\":\"0\"} ], \"provider\":\"foo\", \"id\":\"7\","
+      "\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\", \"addressFormat\": 2,"
+      "\"bounceBufferInfo\":{\"entrySize\":\"8\",\"entryCount\":\"2\",\"y\":true},"
+      "\"ext\":{\"future\":3} }", 7, 2, 16, MXL_PROTOCOL_WRITE },
+    /* "\/" escapes (the reference's serializer writes them): //v/ = ff fb ff. */
+    { "{\"addressFormat\":9,\"fabricAddress\":\"\\/\\/v\\/\",\"id\":\"1\","
+      "\"provider\":\"shm\",\"regions\":[{\"addr\":\"1\",\"len\":\"2\",\"rkey\":\"3\"}]}",
+      1, 9, 3, MXL_PROTOCOL_WRITE },
+    /* Unpadded base64, format 17, integral double, blanks and '+' in numbers. */
+    { "{\"addressFormat\":17,\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA\",\"id\":\" +42 \","
+      "\"provider\":\"tcp\",\"regions\":[{\"addr\":\"0\",\"len\":\"1\",\"rkey\":\"0\"}],"
+      "\"ext\":{\"protocol\":\"tagged\"}}", 42, 17, 16, MXL_PROTOCOL_TAGGED },
+    { "{\"addressFormat\":3.0,\"fabricAddress\":\"AQ==\",\"id\":\"0\","
+      "\"provider\":\"verbs\",\"regions\":[{\"addr\":\"0\",\"len\":\"1\",\"rkey\":\"0\"}]}",
+      0, 3, 1, MXL_PROTOCOL_WRITE },
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GError) error = NULL;
+    mxlStatus status = MXL_ERR_UNKNOWN;
+    struct mxlFabricsTargetInfo_t *info = mxl_target_info_from_json (cases[i].accepted,
+        &status, &error);
+
+    g_test_message ("case %u", i);
+    g_assert_no_error (error);
+    g_assert_cmpint (status, ==, MXL_STATUS_OK);
+    g_assert_cmpuint (info->id, ==, cases[i].id);
+    g_assert_cmpuint (info->address_format, ==, cases[i].format);
+    g_assert_cmpuint (info->fabric_address_len, ==, cases[i].address_len);
+    g_assert_cmpint (info->protocol, ==, cases[i].protocol);
+    g_assert_cmpuint (info->n_regions, ==, 1);
+    if (i == 0) {
+      g_assert_true (info->has_bounce_buffer);
+      g_assert_cmpuint (info->bounce_entry_count, ==, 2);
+      g_assert_cmpuint (info->bounce_entry_size, ==, 8);
+      g_assert_cmpuint (info->regions[0].len, ==, 64);
+      g_assert_cmpuint (info->regions[0].rkey, ==, 5);
+      g_assert_cmpstr (info->provider, ==, "foo");
+    }
+    if (i == 1) {
+      static const guint8 ff[] = { 0xff, 0xfb, 0xff };
+      g_assert_cmpmem (info->fabric_address, info->fabric_address_len, ff, 3);
+    }
+    mxl_target_info_free (info);
+  }
+}
+
+typedef struct {
+  const char *from, *to;   /* edit of valid_doc; from NULL: @to is the document */
+  const char *reason;      /* substring of the error message */
+} Reject;
+
+static const Reject rejects[] = {
+  { NULL, "", "root must be an object" },
+  { NULL, "   ", "" },
+  { NULL, "[]", "root must be an object" },
+  { NULL, "42", "root must be an object" },
+  { NULL, "\"x\"", "root must be an object" },
+  { NULL, "{not json", "not valid JSON" },
+  { NULL, "{}", "\"addressFormat\" is missing" },
+  { "\"addressFormat\":2,", "", "\"addressFormat\" is missing" },
+  { "\"addressFormat\":2", "\"addressFormat\":\"2\"", "non-negative integer" },
+  { "\"addressFormat\":2", "\"addressFormat\":true", "non-negative integer" },
+  { "\"addressFormat\":2", "\"addressFormat\":null", "non-negative integer" },
+  { "\"addressFormat\":2", "\"addressFormat\":2.5", "non-negative integer" },
+  { "\"addressFormat\":2", "\"addressFormat\":-2", "non-negative integer" },
+  { "\"addressFormat\":2", "\"addressFormat\":0", "not one of" },
+  { "\"addressFormat\":2", "\"addressFormat\":5", "not one of" },
+  { "\"addressFormat\":2", "\"addressFormat\":4294967298", "not one of" },
+  { "\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\",", "", "\"fabricAddress\" is missing" },
+  { "\"AgCJ0X8AAAEAAAAAAAAAAA==\"", "16", "\"fabricAddress\" must be a string" },
+  { "AgCJ0X8AAAEAAAAAAAAAAA==", "", "zero bytes" },
+  { "AgCJ0X8AAAEAAAAAAAAAAA==", "==", "zero bytes" },
+  { "AgCJ0X8AAAEAAAAAAAAAAA==", "AgCJ0X8AAAEAAAAAAAAAA===", "padding" },
+  { "AgCJ0X8AAAEAAAAAAAAAAA==", "AgCJ0X8AAAEAAAAAAAAAA=A", "alphabet" },
+  { "AgCJ0X8AAAEAAAAAAAAAAA==", "AgCJ0X8AAAEAAAA*AAAAAA==", "alphabet" },
+  { "AgCJ0X8AAAEAAAAAAAAAAA==", "AgCJ0", "not a valid encoding" },
+  { "\"id\":\"7\",", "", "\"id\" is missing" },
+  { "\"id\":\"7\"", "\"id\":7", "\"id\" must be a string" },
+  { "\"id\":\"7\"", "\"id\":\"-7\"", "\"id\" is not an unsigned 64-bit decimal" },
+  { "\"id\":\"7\"", "\"id\":\"\"", "\"id\" is not an unsigned" },
+  { "\"id\":\"7\"", "\"id\":\"x7\"", "\"id\" is not an unsigned" },
+  { "\"id\":\"7\"", "\"id\":\"7x\"", "\"id\" is not an unsigned" },
+  { "\"id\":\"7\"", "\"id\":\"18446744073709551616\"", "\"id\" is not an unsigned" },
+  { "\"provider\":\"tcp\",", "", "\"provider\" is missing" },
+  { "\"provider\":\"tcp\"", "\"provider\":1", "\"provider\" must be a string" },
+  { "[{\"addr\":\"0\",\"len\":\"64\",\"rkey\":\"5\"}]", "[]", "\"regions\" is empty" },
+  { "[{\"addr\":\"0\",\"len\":\"64\",\"rkey\":\"5\"}]", "{}", "\"regions\" must be an array" },
+  { "[{\"addr\":\"0\",\"len\":\"64\",\"rkey\":\"5\"}]", "[1]", "regions[0] must be an object" },
+  { ",\"rkey\":\"5\"", "", "regions[0].\"rkey\" is missing" },
+  { "\"len\":\"64\"", "\"len\":64", "regions[0].\"len\" must be a string" },
+  { "\"rkey\":\"5\"}", "\"rkey\":\"5\"},{\"addr\":\"-1\",\"len\":\"1\",\"rkey\":\"1\"}",
+    "regions[1].\"addr\" is not an unsigned" },
+  { "\"id\"", "\"bounceBufferInfo\":{\"entryCount\":\"41\"},\"id\"",
+    "bounceBufferInfo.\"entrySize\" is missing" },
+  { "\"id\"", "\"bounceBufferInfo\":{\"entryCount\":41,\"entrySize\":\"8\"},\"id\"",
+    "bounceBufferInfo.\"entryCount\" must be a string" },
+  { "\"id\"", "\"bounceBufferInfo\":[],\"id\"", "\"bounceBufferInfo\" must be an object" },
+  { "\"id\"", "\"ext\":\"write\",\"id\"", "\"ext\" must be an object" },
+  { "\"id\"", "\"ext\":{\"protocol\":\"foo\"},\"id\"", "is not write, send or tagged" },
+  { "\"id\"", "\"ext\":{\"protocol\":1},\"id\"", "ext.\"protocol\" must be a string" },
+  { "\"id\"", "\"ext\":{\"flowDef\":{}},\"id\"", "ext.\"flowDef\" must be a string" },
+};
+
+static void
+test_rejects (void)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (rejects); i++) {
+    g_autofree char *doc = rejects[i].from == NULL ? g_strdup (rejects[i].to)
+        : replace_once (valid_doc, rejects[i].from, rejects[i].to);
+    g_autoptr (GError) error = NULL;
+    mxlStatus status = MXL_STATUS_OK;
+    struct mxlFabricsTargetInfo_t *info = mxl_target_info_from_json (doc, &status, &error);
+
+    if (info != NULL)
+      g_error ("case %u accepted: %s", i, doc);
+    g_assert_cmpint (status, ==, MXL_ERR_INVALID_ARG);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    if (strstr (error->message, rejects[i].reason) == NULL)
+      g_error ("case %u (%s): reason \"%s\" lacks \"%s\"", i, doc, error->message,
+          rejects[i].reason);
+  }
+}
+
+static void
+test_rejects_deep_nesting (void)
+{
+  g_autoptr (GString) doc = g_string_new ("{\"zzz\":");
+  g_autoptr (GError) error = NULL;
+  mxlStatus status;
+  guint i;
+
+  for (i = 0; i < 100000; i++)
+    g_string_append_c (doc, '[');
+  for (i = 0; i < 100000; i++)
+    g_string_append_c (doc, ']');
+  g_string_append_c (doc, '}');
+  g_assert_null (mxl_target_info_from_json (doc->str, &status, &error));
+  g_assert_cmpint (status, ==, MXL_ERR_INVALID_ARG);
+  g_assert_nonnull (strstr (error->message, "nested deeper"));
+}
+
+static void
+test_api_to_string (void)
+{
+  struct mxlFabricsTargetInfo_t *info = make_info ();
+  size_t size = 0, len = strlen (make_info_json);
+  char *buf;
+
+  g_assert_cmpint (mxlFabricsTargetInfoToString (info, NULL, &size), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (size, ==, len + 1);
+
+  buf = g_malloc (len + 1);
+  memset (buf, 'Z', len + 1);
+  size = len;
+  g_assert_cmpint (mxlFabricsTargetInfoToString (info, buf, &size), ==, MXL_ERR_STRLEN);
+  size = 0;
+  g_assert_cmpint (mxlFabricsTargetInfoToString (info, buf, &size), ==, MXL_ERR_STRLEN);
+  size = len + 1;
+  g_assert_cmpint (mxlFabricsTargetInfoToString (info, buf, &size), ==, MXL_STATUS_OK);
+  g_assert_cmpstr (buf, ==, make_info_json);
+
+  g_assert_cmpint (mxlFabricsTargetInfoToString (NULL, buf, &size), ==, MXL_ERR_INVALID_ARG);
+  g_assert_cmpint (mxlFabricsTargetInfoToString (info, buf, NULL), ==, MXL_ERR_INVALID_ARG);
+  g_free (buf);
+  g_assert_cmpint (mxlFabricsFreeTargetInfo (info), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsFreeTargetInfo (NULL), ==, MXL_ERR_INVALID_ARG);
+}
+
+/* B8: ToString(NULL) for the size, ToString, FromString, compare. */
+static void
+test_api_round_trip (void)
+{
+  struct mxlFabricsTargetInfo_t *info = make_info ();
+  mxlFabricsTargetInfo back = NULL;
+  size_t size = 0;
+  char *buf;
+
+  g_assert_cmpint (mxlFabricsTargetInfoToString (info, NULL, &size), ==, MXL_STATUS_OK);
+  buf = g_malloc (size);
+  g_assert_cmpint (mxlFabricsTargetInfoToString (info, buf, &size), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsTargetInfoFromString (buf, &back), ==, MXL_STATUS_OK);
+  g_assert_true (mxl_target_info_equal (info, back));
+  g_free (buf);
+  mxlFabricsFreeTargetInfo (back);
+  mxlFabricsFreeTargetInfo (info);
+}
+
+static void
+test_api_from_string_rejects (void)
+{
+  mxlFabricsTargetInfo out = NULL;
+
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_MESSAGE, "*\"regions\" is empty*");
+  g_assert_cmpint (mxlFabricsTargetInfoFromString (
+          "{\"addressFormat\":2,\"fabricAddress\":\"AQ==\",\"id\":\"1\","
+          "\"provider\":\"tcp\",\"regions\":[]}", &out), ==, MXL_ERR_INVALID_ARG);
+  g_test_assert_expected_messages ();
+  g_assert_null (out);
+
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_MESSAGE, "*not valid JSON*");
+  g_assert_cmpint (mxlFabricsTargetInfoFromString ("{not json", &out), ==,
+      MXL_ERR_INVALID_ARG);
+  g_test_assert_expected_messages ();
+  g_assert_null (out);
+
+  g_assert_cmpint (mxlFabricsTargetInfoFromString (NULL, &out), ==, MXL_ERR_INVALID_ARG);
+  g_assert_cmpint (mxlFabricsTargetInfoFromString (valid_doc, NULL), ==, MXL_ERR_INVALID_ARG);
+}
+
+static void
+assert_user_string_gives_example (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  mxlStatus status = MXL_ERR_UNKNOWN;
+  struct mxlFabricsTargetInfo_t *info = mxl_target_info_from_user_string (text,
+      &status, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, MXL_STATUS_OK);
+  g_assert_cmpuint (info->id, ==, G_GUINT64_CONSTANT (13835058055282163712));
+  g_assert_cmpuint (info->n_regions, ==, 5);
+  g_assert_cmpuint (info->regions[4].rkey, ==, G_GUINT64_CONSTANT (9876543210987654321));
+  mxl_target_info_free (info);
+}
+
+static void
+test_user_string (void)
+{
+  g_autofree char *b64 = g_base64_encode ((const guchar *) spec_example_a,
+      strlen (spec_example_a));
+  g_autoptr (GString) wrapped = g_string_new (NULL);
+  g_autofree char *padded_json = g_strconcat ("  \n", spec_example_a, "\n", NULL);
+  g_autofree char *dir = NULL;
+  g_autofree char *json_path = NULL, *b64_path = NULL, *at = NULL;
+  g_autoptr (GError) error = NULL;
+  gsize i;
+
+  /* The demo tool's wrapping: 548 characters, known prefix (§1.6). */
+  g_assert_cmpuint (strlen (b64), ==, 548);
+  g_assert_true (g_str_has_prefix (b64,
+          "eyJhZGRyZXNzRm9ybWF0IjoyLCJmYWJyaWNBZGRyZXNzIjoiQWdDSjBYOEFBQUVB"));
+
+  assert_user_string_gives_example (spec_example_a);
+  assert_user_string_gives_example (padded_json);
+  assert_user_string_gives_example (b64);
+  /* Line-wrapped base64 as copied from a terminal. */
+  for (i = 0; b64[i] != '\0'; i++) {
+    g_string_append_c (wrapped, b64[i]);
+    if (i % 76 == 75)
+      g_string_append (wrapped, "\r\n");
+  }
+  assert_user_string_gives_example (wrapped->str);
+
+  dir = g_dir_make_tmp ("test-targetinfo-XXXXXX", &error);
+  g_assert_no_error (error);
+  json_path = g_build_filename (dir, "info.json", NULL);
+  b64_path = g_build_filename (dir, "info.b64", NULL);
+  g_assert_true (g_file_set_contents (json_path, padded_json, -1, &error));
+  g_assert_true (g_file_set_contents (b64_path, wrapped->str, -1, &error));
+  at = g_strconcat ("@", json_path, NULL);
+  assert_user_string_gives_example (at);
+  g_clear_pointer (&at, g_free);
+  at = g_strconcat ("@", b64_path, NULL);
+  assert_user_string_gives_example (at);
+
+  /* Missing file: the GFileError comes back. */
+  {
+    g_autofree char *missing = g_strconcat ("@", dir, "/nope.json", NULL);
+    mxlStatus status = MXL_STATUS_OK;
+    g_assert_null (mxl_target_info_from_user_string (missing, &status, &error));
+    g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+    g_assert_cmpint (status, ==, MXL_ERR_INVALID_ARG);
+    g_clear_error (&error);
+  }
+  g_assert_cmpint (g_unlink (json_path), ==, 0);
+  g_assert_cmpint (g_unlink (b64_path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
+static void
+test_user_string_rejects (void)
+{
+  /* base64 of "hello" (not JSON), of "[1]" (not an object), of bytes with a
+   * NUL, and text that is neither JSON nor base64. */
+  static const struct { const char *text; const char *reason; } cases[] = {
+    { "aGVsbG8=", "not valid JSON" },
+    { "WzFd", "root must be an object" },
+    { "AAEC", "does not decode to UTF-8 JSON text" },
+    { "not base64!", "neither a JSON document nor its base64" },
+    { "", "neither a JSON document nor its base64" },
+    { "{\"addressFormat\":2}", "\"fabricAddress\" is missing" },
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GError) error = NULL;
+    mxlStatus status = MXL_STATUS_OK;
+
+    g_assert_null (mxl_target_info_from_user_string (cases[i].text, &status, &error));
+    g_assert_cmpint (status, ==, MXL_ERR_INVALID_ARG);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    if (strstr (error->message, cases[i].reason) == NULL)
+      g_error ("case %u: \"%s\" lacks \"%s\"", i, error->message, cases[i].reason);
+  }
+}
+
+static void
+test_protocol_names (void)
+{
+  MxlProtocolKind kind = MXL_PROTOCOL_WRITE;
+
+  g_assert_cmpstr (mxl_protocol_kind_to_string (MXL_PROTOCOL_WRITE), ==, "write");
+  g_assert_cmpstr (mxl_protocol_kind_to_string (MXL_PROTOCOL_SEND), ==, "send");
+  g_assert_cmpstr (mxl_protocol_kind_to_string (MXL_PROTOCOL_TAGGED), ==, "tagged");
+  g_assert_null (mxl_protocol_kind_to_string ((MxlProtocolKind) 3));
+  g_assert_true (mxl_protocol_kind_from_string ("tagged", &kind));
+  g_assert_cmpint (kind, ==, MXL_PROTOCOL_TAGGED);
+  g_assert_false (mxl_protocol_kind_from_string ("Write", &kind));
+  g_assert_false (mxl_protocol_kind_from_string ("", &kind));
+  g_assert_false (mxl_protocol_kind_from_string (NULL, &kind));
+  g_assert_cmpint (kind, ==, MXL_PROTOCOL_TAGGED);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/fabrics/targetinfo/to-json-exact", test_to_json_exact);
+  g_test_add_func ("/fabrics/targetinfo/round-trip-64bit", test_round_trip_64bit);
+  g_test_add_func ("/fabrics/targetinfo/spec-example", test_spec_example);
+  g_test_add_func ("/fabrics/targetinfo/copy-equal", test_copy_equal);
+  g_test_add_func ("/fabrics/targetinfo/lenient-reading", test_lenient_reading);
+  g_test_add_func ("/fabrics/targetinfo/rejects", test_rejects);
+  g_test_add_func ("/fabrics/targetinfo/rejects-deep-nesting", test_rejects_deep_nesting);
+  g_test_add_func ("/fabrics/targetinfo/api-to-string", test_api_to_string);
+  g_test_add_func ("/fabrics/targetinfo/api-round-trip", test_api_round_trip);
+  g_test_add_func ("/fabrics/targetinfo/api-from-string-rejects", test_api_from_string_rejects);
+  g_test_add_func ("/fabrics/targetinfo/user-string", test_user_string);
+  g_test_add_func ("/fabrics/targetinfo/user-string-rejects", test_user_string_rejects);
+  g_test_add_func ("/fabrics/targetinfo/protocol-names", test_protocol_names);
+  return g_test_run ();
+}
