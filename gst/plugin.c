@@ -9,10 +9,16 @@
 
 #include <gst/gst.h>
 
+#include "gstmxlfabricselements.h"
+
 static gboolean
 plugin_init (GstPlugin * plugin)
 {
-  return TRUE;
+  gboolean ret = FALSE;
+
+  ret |= GST_ELEMENT_REGISTER (mxlfabricssink, plugin);
+  ret |= GST_ELEMENT_REGISTER (mxlfabricssrc, plugin);
+  return ret;
 }
 
 GST_PLUGIN_DEFINE (GST_VERSION_MAJOR, GST_VERSION_MINOR, mxlfabrics,

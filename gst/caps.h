@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Caps <-> NMOS flow definition (mxl-flows.md §2) and the grain geometry the
+ * elements need to map buffers onto MXL grains and sample rings.
+ *
+ * Media handled, and how each one appears in caps:
+ *
+ * - `video/v210`, progressive:
+ *     video/x-raw, format=v210, width=W, height=H, framerate=N/D,
+ *     interlace-mode=progressive
+ *   One buffer = one grain = H lines of V(W) bytes (the default GStreamer
+ *   v210 stride is the MXL line length, so the bytes are identical).
+ *
+ * - `video/v210`, interlaced (flow interlace_mode interlaced_tff/_bff):
+ *     video/x-raw(format:Interlaced), format=v210, width=W, height=H,
+ *     framerate=N/D, interlace-mode=alternate,
+ *     field-order=top-field-first|bottom-field-first
+ *   Caps carry the frame height and the frame rate (flow grain_rate), as
+ *   GStreamer's alternate mode and NMOS both do. The MXL edit rate is the
+ *   field rate 2N/D, and each buffer/grain is one field of H/2 lines flagged
+ *   GST_VIDEO_BUFFER_FLAG_TOP_FIELD or _BOTTOM_FIELD. Rules of §2.3: the frame
+ *   rate must be 30000/1001 or 25/1 and H even. Field parity (left open by
+ *   MXL, §2.3 [AMB]) is our choice: an even grain index carries the first
+ *   field in time (top for tff, bottom for bff), so a frame at frame index j
+ *   is grains 2j and 2j+1 and starts at the same TAI instant.
+ *
+ * - `video/v210a` (v210 fill + 10-bit key): the caps are the v210 caps above
+ *   plus the boolean field `mxl-alpha=true`. The buffer holds the MXL grain
+ *   payload as it is in the ring: the fill plane (S lines of V(W) bytes)
+ *   FOLLOWED by the key plane (S lines of A(W) bytes, three 10-bit samples in
+ *   bits 0-9, 10-19, 20-29 of each little-endian 32-bit word), S = lines per
+ *   grain. Why this representation:
+ *     * every stock v210 element accepts the caps (an extra field intersects
+ *       with their templates) and reads the fill: gst_video_frame_map() only
+ *       requires the buffer to be at least as large as the v210 frame, and a
+ *       GstVideoMeta, when present, describes plane 0 = the fill;
+ *     * the key plane is reachable at a fixed, documented offset and is byte-
+ *       for-byte the GStreamer GRAY10_LE32 format (same packing and line
+ *       stride), so gst_mxl_fabrics_buffer_get_key() can hand it out as a
+ *       sub-buffer that videoconvert understands;
+ *     * buffers relayed src -> (queue, tee, identity, ...) -> sink keep both
+ *       planes bit-exact, with no extra copy and no custom meta that could be
+ *       dropped by a transform.
+ *   Where the fill is described by a GstVideoMeta (offset O, stride P), the
+ *   key plane starts at O + P * S and has a line stride of A(W). An element
+ *   that re-creates the buffer as plain v210 loses the key; our sink detects
+ *   the short buffer and fails with an error that says so.
+ *
+ * - `audio/float32`:
+ *     audio/x-raw, format=F32LE, layout=non-interleaved, rate=R, channels=C,
+ *     channel-mask=(bitmask)M
+ *   with M = 0x3 for stereo, 0 (unpositioned) above 2 channels, absent for
+ *   mono. Buffers carry GstAudioMeta. The sink also accepts layout=interleaved
+ *   and de-interleaves itself.
+ *
+ * - `video/smpte291` (ANC data, fixed 4096-byte grains):
+ *     meta/x-st-2038, alignment=frame, framerate=N/D
+ *
+ * Rates: `rate_n/rate_d` of #GstMxlFabricsFormat is always the normalised
+ * MXL edit rate (grain rate, FIELD rate, or sample rate), the one that index
+ * <-> time conversions use (timing.h).
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+G_BEGIN_DECLS
+
+/* Caps field that marks v210 buffers carrying the MXL key plane after the fill. */
+#define GST_MXL_FABRICS_CAPS_FIELD_ALPHA "mxl-alpha"
+
+/* Fixed payload size of a video/smpte291 grain (MXL_DATA_FORMAT_GRAIN_SIZE). */
+#define GST_MXL_FABRICS_DATA_GRAIN_SIZE 4096
+
+/* Pad template caps shared by both elements (src adds mxl-alpha when needed;
+ * the sink template also lists interleaved audio). */
+#define GST_MXL_FABRICS_VIDEO_CAPS \
+  "video/x-raw, format = (string) v210, " \
+  "width = (int) [ 2, 7680 ], height = (int) [ 1, 4320 ], " \
+  "framerate = (fraction) [ 1/2147483647, 2147483647/1 ], " \
+  "interlace-mode = (string) progressive; " \
+  "video/x-raw(format:Interlaced), format = (string) v210, " \
+  "width = (int) [ 2, 7680 ], height = (int) [ 2, 4320 ], " \
+  "framerate = (fraction) { 25/1, 30000/1001 }, " \
+  "interlace-mode = (string) alternate"
+#define GST_MXL_FABRICS_DATA_CAPS \
+  "meta/x-st-2038, alignment = (string) frame"
+#define GST_MXL_FABRICS_SRC_CAPS \
+  GST_MXL_FABRICS_VIDEO_CAPS "; " \
+  "audio/x-raw, format = (string) F32LE, layout = (string) non-interleaved, " \
+  "rate = (int) [ 1, 2147483647 ], channels = (int) [ 1, 2147483647 ]; " \
+  GST_MXL_FABRICS_DATA_CAPS
+#define GST_MXL_FABRICS_SINK_CAPS \
+  GST_MXL_FABRICS_VIDEO_CAPS "; " \
+  "audio/x-raw, format = (string) F32LE, " \
+  "layout = (string) { non-interleaved, interleaved }, " \
+  "rate = (int) [ 1, 2147483647 ], channels = (int) [ 1, 2147483647 ]; " \
+  GST_MXL_FABRICS_DATA_CAPS
+
+typedef enum {
+  GST_MXL_FABRICS_MEDIA_NONE = 0,
+  GST_MXL_FABRICS_MEDIA_V210,   /* video/v210 */
+  GST_MXL_FABRICS_MEDIA_V210A,  /* video/v210a: fill + key planes */
+  GST_MXL_FABRICS_MEDIA_AUDIO,  /* audio/float32, planar */
+  GST_MXL_FABRICS_MEDIA_DATA,   /* video/smpte291 */
+} GstMxlFabricsMedia;
+
+typedef enum {
+  GST_MXL_FABRICS_SCAN_PROGRESSIVE = 0,
+  GST_MXL_FABRICS_SCAN_INTERLACED_TFF,
+  GST_MXL_FABRICS_SCAN_INTERLACED_BFF,
+} GstMxlFabricsScan;
+
+/**
+ * GstMxlFabricsFormat:
+ * @media: the MXL media type.
+ * @rate_n, @rate_d: normalised MXL edit rate (grains, fields or samples per
+ *   second), both > 0 when valid.
+ * @width, @height: video frame size in pixels (height of the FRAME, also
+ *   for interlaced flows).
+ * @scan: video scanning (progressive, or one field per grain).
+ * @channels: audio channel count (>= 1).
+ * @interleaved: caps-side only: the sink received interleaved audio and must
+ *   de-interleave; never written into a flow definition.
+ * @colorspace: video colourspace name as in the flow definition ("BT709",
+ *   "BT2020", "BT601"); informative, not checked by matching.
+ *
+ * The geometry that caps and flow definitions have in common.
+ */
+typedef struct {
+  GstMxlFabricsMedia media;
+  gint rate_n;
+  gint rate_d;
+  guint width;
+  guint height;
+  GstMxlFabricsScan scan;
+  guint channels;
+  gboolean interleaved;
+  gchar colorspace[16];
+} GstMxlFabricsFormat;
+
+/* ---- geometry (mxl-flows.md §2.5, §3.10) ---- */
+
+/** V(w): v210 line length in bytes, ((w + 47) / 48) * 128. */
+guint gst_mxl_fabrics_v210_stride (guint width);
+
+/** A(w): key (alpha) line length in bytes, ((w + 2) / 3) * 4. */
+guint gst_mxl_fabrics_key_stride (guint width);
+
+/**
+ * gst_mxl_fabrics_format_lines_per_grain:
+ * Returns: S, the lines per grain: height, or height / 2 for interlaced
+ * formats; 0 for non-video formats.
+ */
+guint gst_mxl_fabrics_format_lines_per_grain (const GstMxlFabricsFormat * fmt);
+
+/**
+ * gst_mxl_fabrics_format_grain_size:
+ * Returns: payload bytes of one grain: V*S (v210), (V+A)*S (v210a), 4096
+ * (data); for audio, 4 bytes per sample per channel is the only fixed
+ * quantity and 0 is returned (grain size does not apply).
+ */
+gsize gst_mxl_fabrics_format_grain_size (const GstMxlFabricsFormat * fmt);
+
+/**
+ * gst_mxl_fabrics_format_video_info:
+ * @info: (out): filled for one GRAIN: v210 of the frame size; for
+ *   interlaced formats GST_VIDEO_INTERLACE_MODE_ALTERNATE, so that
+ *   GST_VIDEO_INFO_FIELD_HEIGHT() = S and the size is one field. Strides and
+ *   offsets are the MXL ones (plane 0 at 0, stride V(w)). For v210a @info
+ *   describes the fill plane only; the key follows at
+ *   GST_VIDEO_INFO_SIZE(@info).
+ *
+ * Returns: FALSE for a non-video format.
+ */
+gboolean gst_mxl_fabrics_format_video_info (const GstMxlFabricsFormat * fmt,
+    GstVideoInfo * info);
+
+/**
+ * gst_mxl_fabrics_format_key_video_info:
+ * @info: (out): the key plane of a v210a grain as GRAY10_LE32, width w,
+ *   height S, stride A(w), offset 0 (relative to the key plane). Note that
+ *   GStreamer rounds the GRAY10_LE32 size up to an even height, so a
+ *   sub-buffer of an odd-height key plane is one line short of
+ *   GST_VIDEO_INFO_SIZE(@info).
+ *
+ * Returns: FALSE unless @fmt is v210a.
+ */
+gboolean gst_mxl_fabrics_format_key_video_info (const GstMxlFabricsFormat * fmt,
+    GstVideoInfo * info);
+
+/**
+ * gst_mxl_fabrics_buffer_get_key:
+ * @buffer: a v210a buffer (layout described at the top of this file).
+ *
+ * Returns: (transfer full) (nullable): a sub-buffer (no copy) holding the key
+ * plane, S * A(w) bytes, or NULL when @buffer is too short or @fmt is not
+ * v210a.
+ */
+GstBuffer *gst_mxl_fabrics_buffer_get_key (const GstMxlFabricsFormat * fmt,
+    GstBuffer * buffer);
+
+/**
+ * gst_mxl_fabrics_field_flags_for_index:
+ * Returns: GST_VIDEO_BUFFER_FLAG_TOP_FIELD or _BOTTOM_FIELD for the field
+ * carried by grain @index of an interlaced format (even index = first field
+ * in time), 0 for progressive.
+ */
+GstVideoBufferFlags gst_mxl_fabrics_field_flags_for_index (const
+    GstMxlFabricsFormat * fmt, guint64 index);
+
+/* ---- caps ---- */
+
+/**
+ * gst_mxl_fabrics_format_from_caps:
+ * @caps: fixed caps, one structure, matching GST_MXL_FABRICS_SINK_CAPS.
+ * @fmt: (out): the format.
+ * @error: GST_STREAM_ERROR_FORMAT with a message naming the field to fix.
+ *
+ * Interlaced caps give the field rate as edit rate (2 * framerate). Audio
+ * channel-mask is not required (gst_audio_info_from_caps() rules do not
+ * apply: channel order is the flow's channel order).
+ *
+ * Returns: TRUE on success.
+ */
+gboolean gst_mxl_fabrics_format_from_caps (const GstCaps * caps,
+    GstMxlFabricsFormat * fmt, GError ** error);
+
+/**
+ * gst_mxl_fabrics_format_to_caps:
+ * Returns: (transfer full): fixed caps for @fmt as the src produces them
+ * (audio non-interleaved), or NULL for GST_MXL_FABRICS_MEDIA_NONE.
+ */
+GstCaps *gst_mxl_fabrics_format_to_caps (const GstMxlFabricsFormat * fmt);
+
+/* ---- flow definitions ---- */
+
+/**
+ * gst_mxl_fabrics_format_from_flow_def:
+ * @json: NMOS flow resource JSON text.
+ * @fmt: (out): the format.
+ * @flow_id: (out) (optional) (transfer full): the flow's "id", lowercase.
+ * @error: GST_RESOURCE_ERROR_SETTINGS saying which field is wrong.
+ *
+ * Validates every rule of mxl-flows.md §2.1-2.3 (id UUID, format, non-empty
+ * label, tags with a valid non-empty grouphint array, rates > 0 and
+ * normalised, video size limits and media_type, interlace rules, audio
+ * bit_depth 32 (64-bit samples are refused: not supported), integral
+ * channel_count >= 1, data media_type video/smpte291).
+ *
+ * Returns: TRUE on success.
+ */
+gboolean gst_mxl_fabrics_format_from_flow_def (const gchar * json,
+    GstMxlFabricsFormat * fmt, gchar ** flow_id, GError ** error);
+
+/**
+ * gst_mxl_fabrics_flow_def_new:
+ * @fmt: a valid format (rates as in #GstMxlFabricsFormat).
+ * @flow_id: (nullable): UUID text; NULL generates a random one.
+ * @label: (nullable): non-empty label; NULL gives "<media> flow".
+ * @group_hint: (nullable): "group:role" or "group:role:scope"; NULL gives
+ *   "gst-mxl-fabrics <pid>:<Video|Audio|Data>".
+ * @error: GST_RESOURCE_ERROR_SETTINGS for a bad id, label or group hint, or
+ *   a format that violates §2 (e.g. interlaced at 50/1 frames, odd height).
+ *
+ * Builds a flow definition that gst_mxl_fabrics_format_from_flow_def()
+ * accepts and that gives back @fmt (audio @interleaved is not part of a flow).
+ *
+ * Returns: (transfer full): compact JSON text, or NULL on error.
+ */
+gchar *gst_mxl_fabrics_flow_def_new (const GstMxlFabricsFormat * fmt,
+    const gchar * flow_id, const gchar * label, const gchar * group_hint,
+    GError ** error);
+
+/**
+ * gst_mxl_fabrics_format_check_match:
+ * @caps_fmt: format from caps (what the pipeline offers).
+ * @flow_fmt: format of an existing flow (from its definition).
+ * @error: GST_STREAM_ERROR_FORMAT naming the first differing quantity, with
+ *   both values, e.g. "caps width 1280 does not match the flow's
+ *   frame_width 1920".
+ *
+ * Compares media type, edit rate, size, scanning and channel count
+ * (colourspace and audio layout are not compared).
+ *
+ * Returns: TRUE when the caps can be written into / read from the flow.
+ */
+gboolean gst_mxl_fabrics_format_check_match (const GstMxlFabricsFormat *
+    caps_fmt, const GstMxlFabricsFormat * flow_fmt, GError ** error);
+
+/**
+ * gst_mxl_fabrics_caps_check_flow_def:
+ * Convenience: parses @caps and @flow_def and runs
+ * gst_mxl_fabrics_format_check_match(). Errors as those functions.
+ */
+gboolean gst_mxl_fabrics_caps_check_flow_def (const GstCaps * caps,
+    const gchar * flow_def, GError ** error);
+
+/** gst_mxl_fabrics_media_type_name: "video/v210", "audio/float32", ... */
+const gchar *gst_mxl_fabrics_media_type_name (GstMxlFabricsMedia media);
+
+G_END_DECLS

@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Common properties, connection state, messages and stats of the two
+ * mxlfabrics elements; see mxlfabricsobject.h.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mxlfabricsobject.h"
+
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+GST_DEBUG_CATEGORY_STATIC (mxl_fabrics_object_debug);
+#define GST_CAT_DEFAULT mxl_fabrics_object_debug
+
+GType
+gst_mxl_fabrics_provider_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_MXL_FABRICS_PROVIDER_AUTO,
+        "Best interface present: efa, verbs, tcp, shm in that order", "auto"},
+    {GST_MXL_FABRICS_PROVIDER_TCP, "Kernel TCP sockets (FI_EP_MSG)", "tcp"},
+    {GST_MXL_FABRICS_PROVIDER_VERBS, "InfiniBand/RoCE verbs (FI_EP_MSG)",
+        "verbs"},
+    {GST_MXL_FABRICS_PROVIDER_EFA, "AWS Elastic Fabric Adapter (FI_EP_RDM)",
+        "efa"},
+    {GST_MXL_FABRICS_PROVIDER_SHM, "Shared memory between processes of one "
+          "host (FI_EP_RDM)", "shm"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstMxlFabricsProvider", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_mxl_fabrics_connection_state_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_MXL_FABRICS_CONNECTION_DISCONNECTED, "Not connected",
+        "disconnected"},
+    {GST_MXL_FABRICS_CONNECTION_LISTENING, "Target ready, waiting for an "
+          "initiator", "listening"},
+    {GST_MXL_FABRICS_CONNECTION_CONNECTING, "Connecting to a target",
+        "connecting"},
+    {GST_MXL_FABRICS_CONNECTION_CONNECTED, "Connected", "connected"},
+    {GST_MXL_FABRICS_CONNECTION_STALLED, "Connected, but no data for "
+          "longer than the timeout", "stalled"},
+    {GST_MXL_FABRICS_CONNECTION_ERROR, "Fatal error", "error"},
+    {0, NULL, NULL}
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstMxlFabricsConnectionState", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GstMxlFabricsObject *
+gst_mxl_fabrics_object_new (GstElement * element)
+{
+  GstMxlFabricsObject *obj = g_new0 (GstMxlFabricsObject, 1);
+
+  GST_DEBUG_CATEGORY_INIT (mxl_fabrics_object_debug, "mxlfabricsobject", 0,
+      "MXL Fabrics element common part");
+  obj->element = element;
+  obj->provider = GST_MXL_FABRICS_DEFAULT_PROVIDER;
+  obj->node = g_strdup (GST_MXL_FABRICS_DEFAULT_NODE);
+  obj->service = g_strdup (GST_MXL_FABRICS_DEFAULT_SERVICE);
+  obj->domain = g_strdup (GST_MXL_FABRICS_DEFAULT_DOMAIN);
+  obj->flow_id = g_strdup (GST_MXL_FABRICS_DEFAULT_FLOW_ID);
+  obj->options = g_strdup (GST_MXL_FABRICS_DEFAULT_OPTIONS);
+  obj->state = GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
+  obj->target_stats =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) gst_structure_free);
+  return obj;
+}
+
+void
+gst_mxl_fabrics_object_free (GstMxlFabricsObject * obj)
+{
+  if (obj == NULL)
+    return;
+  g_free (obj->node);
+  g_free (obj->service);
+  g_free (obj->domain);
+  g_free (obj->flow_id);
+  g_free (obj->options);
+  g_ptr_array_unref (obj->target_stats);
+  g_free (obj);
+}
+
+#define SETTING_FLAGS \
+  (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
+#define READ_ONLY_FLAGS (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)
+
+void
+gst_mxl_fabrics_object_install_properties (GObjectClass * klass)
+{
+  g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_PROVIDER,
+      g_param_spec_enum ("provider", "Provider",
+          "libfabric provider: auto picks the best interface present (efa, "
+          "verbs, tcp, shm in that order). Default: auto",
+          GST_TYPE_MXL_FABRICS_PROVIDER, GST_MXL_FABRICS_DEFAULT_PROVIDER,
+          SETTING_FLAGS));
+  g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_NODE,
+      g_param_spec_string ("node", "Node",
+          "Local bind address: numeric IP for tcp and verbs, GID for efa, a "
+          "name for shm; empty means automatic. Default: \"\"",
+          GST_MXL_FABRICS_DEFAULT_NODE, SETTING_FLAGS));
+  g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_SERVICE,
+      g_param_spec_string ("service", "Service",
+          "Local bind port (tcp, verbs) or service name; empty means "
+          "automatic (an ephemeral port). Default: \"\"",
+          GST_MXL_FABRICS_DEFAULT_SERVICE, SETTING_FLAGS));
+  g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_DOMAIN,
+      g_param_spec_string ("domain", "Domain",
+          "MXL domain directory holding the flow (e.g. /dev/shm/mxl, on "
+          "tmpfs); empty means a private flow in a temporary domain removed "
+          "at stop. Default: \"\"", GST_MXL_FABRICS_DEFAULT_DOMAIN,
+          SETTING_FLAGS));
+  g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_FLOW_ID,
+      g_param_spec_string ("flow-id", "Flow id",
+          "MXL flow id, a UUID (8-4-4-4-12 hex digits); empty means random "
+          "(sink) or the id in flow-def (src). Default: \"\"",
+          GST_MXL_FABRICS_DEFAULT_FLOW_ID, SETTING_FLAGS));
+  g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_OPTIONS,
+      g_param_spec_string ("options", "Options",
+          "JSON object passed to the fabrics setup: cqDepth (completion "
+          "queue entries), protocol (\"write\", \"send\" or \"tagged\"), "
+          "progressThread (boolean), postRingCapacity (entries, power of "
+          "two), maxMessageSize (bytes), iovLimit (entries); empty means the "
+          "library defaults. Default: \"\"", GST_MXL_FABRICS_DEFAULT_OPTIONS,
+          SETTING_FLAGS));
+  g_object_class_install_property (klass,
+      GST_MXL_FABRICS_PROP_CONNECTION_STATE,
+      g_param_spec_enum ("connection-state", "Connection state",
+          "Connection state, read-only, notified on every change (also "
+          "posted as mxl-fabrics-connection). Default: disconnected",
+          GST_TYPE_MXL_FABRICS_CONNECTION_STATE,
+          GST_MXL_FABRICS_CONNECTION_DISCONNECTED, READ_ONLY_FLAGS));
+  /* Overrides GstBaseSink's "stats" on the sink (as srtsink does). */
+  g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_STATS,
+      g_param_spec_boxed ("stats", "Statistics",
+          "Transfer statistics, read-only: structure " GST_MXL_FABRICS_STATS_NAME
+          " with counters of buffers, grains (or sample batches) and bytes, "
+          "dropped, invalid, discont, reconnects, timeouts, and per-target "
+          "entries on the sink. Default: all counters 0",
+          GST_TYPE_STRUCTURE, READ_ONLY_FLAGS));
+
+  gst_type_mark_as_plugin_api (GST_TYPE_MXL_FABRICS_PROVIDER, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_MXL_FABRICS_CONNECTION_STATE, 0);
+}
+
+static void
+replace_string (gchar ** field, const GValue * value)
+{
+  const gchar *s = g_value_get_string (value);
+
+  g_free (*field);
+  *field = g_strdup (s ? s : "");
+}
+
+gboolean
+gst_mxl_fabrics_object_set_property (GstMxlFabricsObject * obj,
+    guint prop_id, const GValue * value)
+{
+  GST_OBJECT_LOCK (obj->element);
+  switch (prop_id) {
+    case GST_MXL_FABRICS_PROP_PROVIDER:
+      obj->provider = g_value_get_enum (value);
+      break;
+    case GST_MXL_FABRICS_PROP_NODE:
+      replace_string (&obj->node, value);
+      break;
+    case GST_MXL_FABRICS_PROP_SERVICE:
+      replace_string (&obj->service, value);
+      break;
+    case GST_MXL_FABRICS_PROP_DOMAIN:
+      replace_string (&obj->domain, value);
+      break;
+    case GST_MXL_FABRICS_PROP_FLOW_ID:
+      replace_string (&obj->flow_id, value);
+      break;
+    case GST_MXL_FABRICS_PROP_OPTIONS:
+      replace_string (&obj->options, value);
+      break;
+    default:
+      GST_OBJECT_UNLOCK (obj->element);
+      return FALSE;
+  }
+  GST_OBJECT_UNLOCK (obj->element);
+  return TRUE;
+}
+
+gboolean
+gst_mxl_fabrics_object_get_property (GstMxlFabricsObject * obj,
+    guint prop_id, GValue * value)
+{
+  if (prop_id == GST_MXL_FABRICS_PROP_STATS) {
+    g_value_take_boxed (value, gst_mxl_fabrics_object_build_stats (obj));
+    return TRUE;
+  }
+  GST_OBJECT_LOCK (obj->element);
+  switch (prop_id) {
+    case GST_MXL_FABRICS_PROP_PROVIDER:
+      g_value_set_enum (value, obj->provider);
+      break;
+    case GST_MXL_FABRICS_PROP_NODE:
+      g_value_set_string (value, obj->node);
+      break;
+    case GST_MXL_FABRICS_PROP_SERVICE:
+      g_value_set_string (value, obj->service);
+      break;
+    case GST_MXL_FABRICS_PROP_DOMAIN:
+      g_value_set_string (value, obj->domain);
+      break;
+    case GST_MXL_FABRICS_PROP_FLOW_ID:
+      g_value_set_string (value, obj->flow_id);
+      break;
+    case GST_MXL_FABRICS_PROP_OPTIONS:
+      g_value_set_string (value, obj->options);
+      break;
+    case GST_MXL_FABRICS_PROP_CONNECTION_STATE:
+      g_value_set_enum (value, obj->state);
+      break;
+    default:
+      GST_OBJECT_UNLOCK (obj->element);
+      return FALSE;
+  }
+  GST_OBJECT_UNLOCK (obj->element);
+  return TRUE;
+}
+
+static const gchar *const option_keys[] = {
+  "cqDepth", "protocol", "maxMessageSize", "iovLimit", "progressThread",
+  "postRingCapacity", NULL
+};
+
+static gboolean
+validate_options (const gchar * options, GError ** error)
+{
+  JsonParser *parser;
+  JsonNode *root;
+  GError *parse_error = NULL;
+  gboolean ok = FALSE;
+
+  if (options == NULL || options[0] == '\0')
+    return TRUE;
+  parser = json_parser_new ();
+  if (!json_parser_load_from_data (parser, options, -1, &parse_error)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "property options is not valid JSON: %s", parse_error->message);
+    g_error_free (parse_error);
+  } else if (!(root = json_parser_get_root (parser))
+      || !JSON_NODE_HOLDS_OBJECT (root)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "property options must be a JSON object, e.g. {\"cqDepth\": 64}");
+  } else {
+    GList *members = json_object_get_members (json_node_get_object (root));
+    GList *l;
+
+    ok = TRUE;
+    for (l = members; l && ok; l = l->next) {
+      if (!g_strv_contains (option_keys, l->data)) {
+        gchar *known = g_strjoinv (", ", (gchar **) option_keys);
+        g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+            "property options: unknown key \"%s\" (known: %s)",
+            (const gchar *) l->data, known);
+        g_free (known);
+        ok = FALSE;
+      }
+    }
+    g_list_free (members);
+  }
+  g_object_unref (parser);
+  return ok;
+}
+
+gboolean
+gst_mxl_fabrics_object_validate (GstMxlFabricsObject * obj, GError ** error)
+{
+  gchar *flow_id, *options;
+  gboolean ok = TRUE;
+
+  GST_OBJECT_LOCK (obj->element);
+  flow_id = g_strdup (obj->flow_id);
+  options = g_strdup (obj->options);
+  GST_OBJECT_UNLOCK (obj->element);
+
+  if (flow_id[0] != '\0' && !g_uuid_string_is_valid (flow_id)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "property flow-id \"%s\" is not a UUID (8-4-4-4-12 hex digits)",
+        flow_id);
+    ok = FALSE;
+  } else if (!validate_options (options, error)) {
+    ok = FALSE;
+  }
+  g_free (flow_id);
+  g_free (options);
+  return ok;
+}
+
+void
+gst_mxl_fabrics_object_set_state (GstMxlFabricsObject * obj,
+    GstMxlFabricsConnectionState state, const gchar * target_id,
+    const gchar * reason)
+{
+  GstStructure *s;
+  gboolean changed;
+
+  GST_OBJECT_LOCK (obj->element);
+  changed = obj->state != state;
+  obj->state = state;
+  GST_OBJECT_UNLOCK (obj->element);
+  if (!changed)
+    return;
+
+  GST_DEBUG_OBJECT (obj->element, "connection-state %d target '%s' (%s)",
+      state, target_id ? target_id : "", reason ? reason : "no reason");
+  g_object_notify (G_OBJECT (obj->element), "connection-state");
+  s = gst_structure_new (GST_MXL_FABRICS_MESSAGE_CONNECTION,
+      "state", GST_TYPE_MXL_FABRICS_CONNECTION_STATE, state,
+      "target-id", G_TYPE_STRING, target_id ? target_id : "", NULL);
+  if (reason)
+    gst_structure_set (s, "reason", G_TYPE_STRING, reason, NULL);
+  gst_element_post_message (obj->element,
+      gst_message_new_element (GST_OBJECT (obj->element), s));
+}
+
+GstMxlFabricsConnectionState
+gst_mxl_fabrics_object_get_state (GstMxlFabricsObject * obj)
+{
+  GstMxlFabricsConnectionState state;
+
+  GST_OBJECT_LOCK (obj->element);
+  state = obj->state;
+  GST_OBJECT_UNLOCK (obj->element);
+  return state;
+}
+
+void
+gst_mxl_fabrics_object_post_target_info (GstMxlFabricsObject * obj,
+    const gchar * target_info)
+{
+  GST_LOG_OBJECT (obj->element, "TargetInfo ready (%" G_GSIZE_FORMAT
+      " bytes)", strlen (target_info));
+  gst_element_post_message (obj->element,
+      gst_message_new_element (GST_OBJECT (obj->element),
+          gst_structure_new (GST_MXL_FABRICS_MESSAGE_TARGET_INFO,
+              "target-info", G_TYPE_STRING, target_info, NULL)));
+}
+
+void
+gst_mxl_fabrics_object_post_timeout (GstMxlFabricsObject * obj,
+    GstClockTime timeout, guint64 last_index)
+{
+  GST_OBJECT_LOCK (obj->element);
+  obj->counters.timeouts++;
+  GST_OBJECT_UNLOCK (obj->element);
+  gst_element_post_message (obj->element,
+      gst_message_new_element (GST_OBJECT (obj->element),
+          gst_structure_new (GST_MXL_FABRICS_MESSAGE_TIMEOUT,
+              "timeout", G_TYPE_UINT64, (guint64) timeout,
+              "last-index", G_TYPE_UINT64, last_index, NULL)));
+}
+
+void
+gst_mxl_fabrics_object_post_error (GstMxlFabricsObject * obj,
+    const GError * error, const gchar * debug)
+{
+  gst_element_message_full (obj->element, GST_MESSAGE_ERROR, error->domain,
+      error->code, g_strdup (error->message), g_strdup (debug), __FILE__,
+      GST_FUNCTION, __LINE__);
+  gst_mxl_fabrics_object_set_state (obj, GST_MXL_FABRICS_CONNECTION_ERROR,
+      NULL, error->message);
+}
+
+void
+gst_mxl_fabrics_object_set_target_stats (GstMxlFabricsObject * obj,
+    const gchar * target_id, GstStructure * stats)
+{
+  guint i;
+
+  GST_OBJECT_LOCK (obj->element);
+  for (i = 0; i < obj->target_stats->len; i++) {
+    GstStructure *s = g_ptr_array_index (obj->target_stats, i);
+    if (g_strcmp0 (gst_structure_get_string (s, "target-id"), target_id) == 0) {
+      g_ptr_array_remove_index (obj->target_stats, i);
+      break;
+    }
+  }
+  if (stats) {
+    gst_structure_set (stats, "target-id", G_TYPE_STRING, target_id, NULL);
+    g_ptr_array_add (obj->target_stats, stats);
+  }
+  GST_OBJECT_UNLOCK (obj->element);
+}
+
+GstStructure *
+gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj)
+{
+  GstStructure *s;
+  GValue targets = G_VALUE_INIT;
+  guint i;
+
+  gst_value_array_init (&targets, obj->target_stats->len);
+  GST_OBJECT_LOCK (obj->element);
+  s = gst_structure_new (GST_MXL_FABRICS_STATS_NAME,
+      "connection-state", GST_TYPE_MXL_FABRICS_CONNECTION_STATE, obj->state,
+      "buffers", G_TYPE_UINT64, obj->counters.buffers,
+      "grains", G_TYPE_UINT64, obj->counters.grains,
+      "bytes", G_TYPE_UINT64, obj->counters.bytes,
+      "dropped", G_TYPE_UINT64, obj->counters.dropped,
+      "invalid", G_TYPE_UINT64, obj->counters.invalid,
+      "discont", G_TYPE_UINT64, obj->counters.discont,
+      "reconnects", G_TYPE_UINT64, obj->counters.reconnects,
+      "timeouts", G_TYPE_UINT64, obj->counters.timeouts, NULL);
+  for (i = 0; i < obj->target_stats->len; i++) {
+    GValue v = G_VALUE_INIT;
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_set_boxed (&v, g_ptr_array_index (obj->target_stats, i));
+    gst_value_array_append_and_take_value (&targets, &v);
+  }
+  GST_OBJECT_UNLOCK (obj->element);
+  gst_structure_take_value (s, "targets", &targets);
+  return s;
+}
+
+gboolean
+gst_mxl_fabrics_load_value (const gchar * value, gchar ** contents,
+    GError ** error)
+{
+  GError *file_error = NULL;
+
+  *contents = NULL;
+  if (value == NULL)
+    value = "";
+  if (value[0] != '@') {
+    *contents = g_strdup (value);
+    return TRUE;
+  }
+  if (!g_file_get_contents (value + 1, contents, NULL, &file_error)) {
+    g_set_error (error, GST_RESOURCE_ERROR,
+        g_error_matches (file_error, G_FILE_ERROR, G_FILE_ERROR_NOENT) ?
+        GST_RESOURCE_ERROR_NOT_FOUND : GST_RESOURCE_ERROR_READ,
+        "cannot read \"%s\": %s", value + 1, file_error->message);
+    g_error_free (file_error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+is_json_object (const gchar * text, gsize len)
+{
+  JsonParser *parser = json_parser_new ();
+  gboolean ok = json_parser_load_from_data (parser, text, (gssize) len, NULL)
+      && json_parser_get_root (parser)
+      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser));
+
+  g_object_unref (parser);
+  return ok;
+}
+
+gboolean
+gst_mxl_fabrics_target_info_resolve (const gchar * value,
+    GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
+    GError ** error)
+{
+  const gchar *p;
+
+  *json = NULL;
+  if (path)
+    *path = NULL;
+  if (value == NULL || value[0] == '\0') {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "empty TargetInfo: give the JSON, its base64, or @path of the file "
+        "the src writes (target-info-file)");
+    return FALSE;
+  }
+  if (value[0] == '@') {
+    GError *file_error = NULL;
+
+    if (source)
+      *source = GST_MXL_FABRICS_TARGET_INFO_FILE;
+    if (path)
+      *path = g_strdup (value + 1);
+    if (!g_file_get_contents (value + 1, json, NULL, &file_error)) {
+      if (g_error_matches (file_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
+        g_error_free (file_error);
+        return TRUE;            /* not written yet: wait for it */
+      }
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+          "cannot read TargetInfo file \"%s\": %s", value + 1,
+          file_error->message);
+      g_error_free (file_error);
+      if (path)
+        g_clear_pointer (path, g_free);
+      return FALSE;
+    }
+    if (!is_json_object (*json, strlen (*json))) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "TargetInfo file \"%s\" does not hold a JSON object", value + 1);
+      g_clear_pointer (json, g_free);
+      if (path)
+        g_clear_pointer (path, g_free);
+      return FALSE;
+    }
+    return TRUE;
+  }
+
+  for (p = value; g_ascii_isspace (*p); p++);
+  if (*p == '{') {
+    if (!is_json_object (value, strlen (value))) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "TargetInfo looks like JSON but does not parse as a JSON object");
+      return FALSE;
+    }
+    if (source)
+      *source = GST_MXL_FABRICS_TARGET_INFO_JSON;
+    *json = g_strdup (value);
+    return TRUE;
+  }
+
+  /* base64: only the base64 alphabet and padding, decoding to an object. */
+  for (p = value; *p; p++) {
+    if (!g_ascii_isalnum (*p) && *p != '+' && *p != '/' && *p != '='
+        && !g_ascii_isspace (*p))
+      break;
+  }
+  if (*p == '\0') {
+    gsize len = 0;
+    guchar *raw = g_base64_decode (value, &len);
+
+    if (raw && len > 0 && is_json_object ((const gchar *) raw, len)) {
+      if (source)
+        *source = GST_MXL_FABRICS_TARGET_INFO_BASE64;
+      *json = g_strndup ((const gchar *) raw, len);
+      g_free (raw);
+      return TRUE;
+    }
+    g_free (raw);
+  }
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "TargetInfo is neither a JSON object, nor base64 of one, nor @path");
+  return FALSE;
+}

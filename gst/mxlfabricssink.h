@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* mxlfabricssink: writes buffers into a local MXL flow and transfers each
+ * grain (or sample batch) to one or more MXL Fabrics targets. */
+#pragma once
+
+#include <gst/base/gstbasesink.h>
+#include <gst/video/video.h>
+
+#include "caps.h"
+#include "mxlfabricsobject.h"
+#include "timing.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_MXL_FABRICS_SINK (gst_mxl_fabrics_sink_get_type ())
+G_DECLARE_FINAL_TYPE (GstMxlFabricsSink, gst_mxl_fabrics_sink, GST,
+    MXL_FABRICS_SINK, GstBaseSink)
+
+#define GST_MXL_FABRICS_SINK_DEFAULT_TARGET_INFO ""
+#define GST_MXL_FABRICS_SINK_DEFAULT_AUTO_RECONNECT TRUE
+#define GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION FALSE
+
+/* One target requested through target-info or add-target. */
+typedef struct {
+  gchar *value;                 /* as given (JSON, base64 or @path) */
+  gchar *json;                  /* resolved TargetInfo JSON; NULL while an
+                                 * @path file does not exist yet */
+  gchar *path;                  /* file of an @path value, else NULL */
+  gboolean from_property;       /* TRUE for the target-info property's one */
+} GstMxlFabricsSinkTarget;
+
+struct _GstMxlFabricsSink {
+  GstBaseSink parent;
+
+  GstMxlFabricsObject *obj;
+  GstMxlFabricsTiming timing;
+
+  /* settings, object lock */
+  gchar *target_info;
+  gboolean auto_reconnect;
+  gboolean wait_for_connection;
+  GPtrArray *targets;           /* of GstMxlFabricsSinkTarget */
+
+  /* negotiated (streaming thread) */
+  gboolean have_format;
+  GstMxlFabricsFormat format;
+  GstVideoInfo video_info;      /* one grain, MXL strides (video) */
+  gchar *flow_def;              /* the definition of the local flow */
+};
+
+G_END_DECLS

@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/**
+ * SECTION:element-mxlfabricssrc
+ * @title: mxlfabricssrc
+ * @see_also: mxlfabricssink
+ *
+ * mxlfabricssrc is an MXL Fabrics *target*. On READY to PAUSED it creates
+ * the local MXL flow described by `caps` (for example
+ * `video/x-raw,format=v210,width=1920,height=1080,framerate=50/1`) or by
+ * `flow-def` (an NMOS flow JSON, or `@path` of one), opens a libfabric
+ * endpoint on `provider`/`node`/`service`, registers the flow's memory, and
+ * publishes its TargetInfo: the read-only `target-info` property (notified),
+ * the file `target-info-file` (written atomically, rewritten if it changes),
+ * and the element message `mxl-fabrics-target-info` (field `target-info`).
+ * None of this waits for an initiator.
+ *
+ * It is a live source in TIME format. Every grain (or sample batch) that an
+ * initiator remotely writes is pushed as a buffer whose PTS is the grain's
+ * TAI origin time converted to running time with the offset shared by all
+ * mxlfabrics elements of the pipeline (timing.h), so flows of a pipeline
+ * stay aligned. Interlaced flows give one field per buffer
+ * (`interlace-mode=alternate`), audio comes non-interleaved with
+ * GstAudioMeta, v210a as v210 caps with `mxl-alpha=true` and the key plane
+ * after the fill (caps.h).
+ *
+ * When `timeout` nanoseconds pass without data, the element message
+ * `mxl-fabrics-timeout` (fields `timeout`, `last-index`) is posted and
+ * connection-state becomes `stalled`; no EOS is sent. Every connection-state
+ * change posts `mxl-fabrics-connection` (fields `state`, `target-id`,
+ * `reason`). The TargetInfo holds remote keys: it is never logged above
+ * LOG level, but `gst-launch-1.0 -v` prints readable properties.
+ *
+ * ## Examples (two hosts; start this element first)
+ *
+ * TCP:
+ * |[
+ * hostB$ gst-launch-1.0 mxlfabricssrc provider=tcp node=192.0.2.20 service=5000 \
+ *     caps="video/x-raw,format=v210,width=1920,height=1080,framerate=50/1" \
+ *     target-info-file=/tmp/target.json ! queue ! videoconvert ! autovideosink
+ * hostA$ scp hostB:/tmp/target.json /tmp/target.json
+ * hostA$ gst-launch-1.0 videotestsrc is-live=true ! \
+ *     video/x-raw,format=v210,width=1920,height=1080,framerate=50/1 ! \
+ *     mxlfabricssink provider=tcp node=192.0.2.10 target-info=@/tmp/target.json
+ * ]|
+ * Verbs (node = address of the RDMA interface), interlaced 1080i25:
+ * |[
+ * hostB$ gst-launch-1.0 mxlfabricssrc provider=verbs node=10.0.0.2 service=5000 \
+ *     flow-def=@/etc/mxl/1080i25.json target-info-file=/tmp/target.json ! \
+ *     deinterlace ! autovideosink
+ * hostA$ gst-launch-1.0 videotestsrc is-live=true ! \
+ *     "video/x-raw(format:Interlaced),format=v210,width=1920,height=1080,framerate=25/1,interlace-mode=alternate" ! \
+ *     mxlfabricssink provider=verbs node=10.0.0.1 target-info=@/tmp/target.json
+ * ]|
+ * EFA, audio, the TargetInfo passed as base64:
+ * |[
+ * hostB$ gst-launch-1.0 -m mxlfabricssrc provider=efa \
+ *     caps="audio/x-raw,format=F32LE,layout=non-interleaved,rate=48000,channels=8" \
+ *     target-info-file=/tmp/target.json ! audioconvert ! fakesink
+ * hostA$ gst-launch-1.0 audiotestsrc is-live=true ! \
+ *     audio/x-raw,format=F32LE,rate=48000,channels=8 ! \
+ *     mxlfabricssink provider=efa target-info="$(ssh hostB base64 -w0 /tmp/target.json)"
+ * ]|
+ * SHM (processes of one host), ST 2038 ancillary data:
+ * |[
+ * $ gst-launch-1.0 mxlfabricssrc provider=shm \
+ *     caps="meta/x-st-2038,alignment=frame,framerate=50/1" \
+ *     target-info-file=/tmp/target.json ! fakesink dump=true &
+ * $ gst-launch-1.0 appsrc is-live=true format=time \
+ *     caps="meta/x-st-2038,alignment=frame,framerate=50/1" ! \
+ *     mxlfabricssink provider=shm target-info=@/tmp/target.json
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mxlfabricssrc.h"
+#include "gstmxlfabricselements.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (gst_mxl_fabrics_src_debug);
+#define GST_CAT_DEFAULT gst_mxl_fabrics_src_debug
+
+enum {
+  PROP_CAPS = GST_MXL_FABRICS_PROP_LAST,
+  PROP_FLOW_DEF,
+  PROP_TARGET_INFO,
+  PROP_TARGET_INFO_FILE,
+  PROP_TIMEOUT,
+};
+
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_MXL_FABRICS_SRC_CAPS));
+
+G_DEFINE_TYPE (GstMxlFabricsSrc, gst_mxl_fabrics_src, GST_TYPE_PUSH_SRC);
+GST_ELEMENT_REGISTER_DEFINE (mxlfabricssrc, "mxlfabricssrc", GST_RANK_NONE,
+    GST_TYPE_MXL_FABRICS_SRC);
+
+static void
+gst_mxl_fabrics_src_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (object);
+
+  if (gst_mxl_fabrics_object_set_property (self->obj, prop_id, value))
+    return;
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_CAPS:
+      gst_caps_replace (&self->caps, (GstCaps *) gst_value_get_caps (value));
+      break;
+    case PROP_FLOW_DEF:
+      g_free (self->flow_def);
+      self->flow_def = g_strdup (g_value_get_string (value) ?
+          g_value_get_string (value) : "");
+      break;
+    case PROP_TARGET_INFO_FILE:
+      g_free (self->target_info_file);
+      self->target_info_file = g_strdup (g_value_get_string (value) ?
+          g_value_get_string (value) : "");
+      break;
+    case PROP_TIMEOUT:
+      self->timeout = g_value_get_uint64 (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_mxl_fabrics_src_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (object);
+
+  if (gst_mxl_fabrics_object_get_property (self->obj, prop_id, value))
+    return;
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_CAPS:
+      gst_value_set_caps (value, self->caps);
+      break;
+    case PROP_FLOW_DEF:
+      g_value_set_string (value, self->flow_def);
+      break;
+    case PROP_TARGET_INFO:
+      g_value_set_string (value, self->target_info);
+      break;
+    case PROP_TARGET_INFO_FILE:
+      g_value_set_string (value, self->target_info_file);
+      break;
+    case PROP_TIMEOUT:
+      g_value_set_uint64 (value, self->timeout);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+gboolean
+gst_mxl_fabrics_src_resolve_format (GstMxlFabricsSrc * self,
+    GstMxlFabricsFormat * fmt, gchar ** flow_def, GError ** error)
+{
+  GstCaps *caps;
+  gchar *flow_def_value, *flow_id, *json = NULL, *def_id = NULL;
+  GstMxlFabricsFormat caps_fmt;
+  gboolean ok = FALSE;
+
+  *flow_def = NULL;
+  GST_OBJECT_LOCK (self);
+  caps = self->caps ? gst_caps_ref (self->caps) : NULL;
+  flow_def_value = g_strdup (self->flow_def);
+  flow_id = g_strdup (self->obj->flow_id);
+  GST_OBJECT_UNLOCK (self);
+
+  if (flow_def_value[0] != '\0') {
+    if (!gst_mxl_fabrics_load_value (flow_def_value, &json, error)
+        || !gst_mxl_fabrics_format_from_flow_def (json, fmt, &def_id, error))
+      goto done;
+    if (flow_id[0] != '\0' && g_ascii_strcasecmp (flow_id, def_id) != 0) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "property flow-id %s differs from the id %s in flow-def; unset one",
+          flow_id, def_id);
+      goto done;
+    }
+    if (caps) {
+      GError *mismatch = NULL;
+      if (!gst_mxl_fabrics_format_from_caps (caps, &caps_fmt, error))
+        goto done;
+      if (!gst_mxl_fabrics_format_check_match (&caps_fmt, fmt, &mismatch)) {
+        g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+            "properties caps and flow-def disagree: %s", mismatch->message);
+        g_error_free (mismatch);
+        goto done;
+      }
+    }
+    *flow_def = g_steal_pointer (&json);
+    ok = TRUE;
+  } else if (caps) {
+    if (!gst_mxl_fabrics_format_from_caps (caps, fmt, error))
+      goto done;
+    fmt->interleaved = FALSE;   /* the src always outputs planar audio */
+    *flow_def = gst_mxl_fabrics_flow_def_new (fmt,
+        flow_id[0] ? flow_id : NULL, NULL, NULL, error);
+    ok = *flow_def != NULL;
+  } else {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "set the caps property (e.g. video/x-raw,format=v210,width=1920,"
+        "height=1080,framerate=50/1) or flow-def (NMOS flow JSON or @path)");
+  }
+
+done:
+  if (caps)
+    gst_caps_unref (caps);
+  g_free (flow_def_value);
+  g_free (flow_id);
+  g_free (json);
+  g_free (def_id);
+  return ok;
+}
+
+gboolean
+gst_mxl_fabrics_src_publish_target_info (GstMxlFabricsSrc * self,
+    const gchar * target_info, GError ** error)
+{
+  gchar *path;
+  gboolean changed, ok = TRUE;
+
+  GST_OBJECT_LOCK (self);
+  changed = g_strcmp0 (self->target_info, target_info) != 0;
+  if (changed) {
+    g_free (self->target_info);
+    self->target_info = g_strdup (target_info);
+  }
+  path = g_strdup (self->target_info_file);
+  GST_OBJECT_UNLOCK (self);
+
+  if (changed) {
+    GError *file_error = NULL;
+
+    /* g_file_set_contents writes a temporary file and renames it: readers
+     * (a sink waiting on @path) never see a partial TargetInfo. */
+    if (path && path[0] != '\0'
+        && !g_file_set_contents (path, target_info, -1, &file_error)) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
+          "cannot write target-info-file \"%s\": %s", path,
+          file_error->message);
+      g_error_free (file_error);
+      ok = FALSE;
+    }
+    g_object_notify (G_OBJECT (self), "target-info");
+    gst_mxl_fabrics_object_post_target_info (self->obj, target_info);
+  }
+  g_free (path);
+  return ok;
+}
+
+static void
+gst_mxl_fabrics_src_set_context (GstElement * element, GstContext * context)
+{
+  GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (element);
+
+  gst_mxl_fabrics_timing_set_context (&self->timing, context);
+  GST_ELEMENT_CLASS (gst_mxl_fabrics_src_parent_class)->set_context (element,
+      context);
+}
+
+/* The engine seam: creates the flow writer from flow_def_json in the domain,
+ * sets up the target, publishes the TargetInfo
+ * (gst_mxl_fabrics_src_publish_target_info) and moves to listening. Until
+ * the fabrics engine is wired in, it fails: nothing pretends to receive. */
+static gboolean
+engine_start (GstMxlFabricsSrc * self, GError ** error)
+{
+  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NOT_IMPLEMENTED,
+      "mxlfabricssrc: receiving is not implemented yet (the MXL Fabrics "
+      "target is not wired in)");
+  return FALSE;
+}
+
+static gboolean
+gst_mxl_fabrics_src_start (GstBaseSrc * src)
+{
+  GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (src);
+  GError *error = NULL;
+  gchar *flow_def = NULL;
+
+  if (!gst_mxl_fabrics_object_validate (self->obj, &error)
+      || !gst_mxl_fabrics_src_resolve_format (self, &self->format, &flow_def,
+          &error))
+    goto failed;
+  self->have_format = TRUE;
+  g_free (self->flow_def_json);
+  self->flow_def_json = flow_def;
+
+  gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, NULL);
+
+  if (!engine_start (self, &error))
+    goto failed;
+  return TRUE;
+
+failed:
+  self->have_format = FALSE;
+  gst_mxl_fabrics_object_post_error (self->obj, error, NULL);
+  g_error_free (error);
+  return FALSE;
+}
+
+static gboolean
+gst_mxl_fabrics_src_stop (GstBaseSrc * src)
+{
+  GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (src);
+
+  /* TODO(engine): destroy target, release the flow writer and domain. */
+  self->have_format = FALSE;
+  g_clear_pointer (&self->flow_def_json, g_free);
+  gst_mxl_fabrics_object_set_state (self->obj,
+      GST_MXL_FABRICS_CONNECTION_DISCONNECTED, NULL, NULL);
+  return TRUE;
+}
+
+static GstCaps *
+gst_mxl_fabrics_src_get_caps (GstBaseSrc * src, GstCaps * filter)
+{
+  GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (src);
+  GstCaps *caps;
+
+  if (self->have_format)
+    caps = gst_mxl_fabrics_format_to_caps (&self->format);
+  else
+    caps = gst_pad_get_pad_template_caps (GST_BASE_SRC_PAD (src));
+  if (filter) {
+    GstCaps *tmp = gst_caps_intersect_full (filter, caps,
+        GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (caps);
+    caps = tmp;
+  }
+  return caps;
+}
+
+static gboolean
+gst_mxl_fabrics_src_query (GstBaseSrc * src, GstQuery * query)
+{
+  GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (src);
+
+  if (gst_mxl_fabrics_timing_handle_query (&self->timing, query))
+    return TRUE;
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && self->have_format
+      && self->format.media != GST_MXL_FABRICS_MEDIA_AUDIO) {
+    /* A grain is complete one grain period after its origin time. */
+    gst_query_set_latency (query, TRUE,
+        gst_util_uint64_scale_int (GST_SECOND, self->format.rate_d,
+            self->format.rate_n), GST_CLOCK_TIME_NONE);
+    return TRUE;
+  }
+  return GST_BASE_SRC_CLASS (gst_mxl_fabrics_src_parent_class)->query (src,
+      query);
+}
+
+static gboolean
+gst_mxl_fabrics_src_unlock (GstBaseSrc * src)
+{
+  GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (src);
+
+  g_mutex_lock (&self->wait_lock);
+  self->flushing = TRUE;
+  g_cond_broadcast (&self->wait_cond);
+  g_mutex_unlock (&self->wait_lock);
+  return TRUE;
+}
+
+static gboolean
+gst_mxl_fabrics_src_unlock_stop (GstBaseSrc * src)
+{
+  GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (src);
+
+  g_mutex_lock (&self->wait_lock);
+  self->flushing = FALSE;
+  g_mutex_unlock (&self->wait_lock);
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_mxl_fabrics_src_create (GstPushSrc * src, GstBuffer ** buffer)
+{
+  /* TODO(engine): bounded wait for the next grain (interrupted by unlock),
+   * index -> PTS (timing.h), copy out, field flags, DISCONT, timeout. */
+  GST_ELEMENT_ERROR (src, CORE, NOT_IMPLEMENTED, (NULL),
+      ("mxlfabricssrc: receiving is not implemented yet"));
+  return GST_FLOW_ERROR;
+}
+
+static void
+gst_mxl_fabrics_src_finalize (GObject * object)
+{
+  GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (object);
+
+  gst_mxl_fabrics_object_free (self->obj);
+  gst_mxl_fabrics_timing_clear (&self->timing);
+  gst_clear_caps (&self->caps);
+  g_free (self->flow_def);
+  g_free (self->target_info);
+  g_free (self->target_info_file);
+  g_free (self->flow_def_json);
+  g_mutex_clear (&self->wait_lock);
+  g_cond_clear (&self->wait_cond);
+  G_OBJECT_CLASS (gst_mxl_fabrics_src_parent_class)->finalize (object);
+}
+
+static void
+gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseSrcClass *basesrc_class = GST_BASE_SRC_CLASS (klass);
+  GstPushSrcClass *pushsrc_class = GST_PUSH_SRC_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (gst_mxl_fabrics_src_debug, "mxlfabricssrc", 0,
+      "MXL Fabrics target source");
+
+  gobject_class->set_property = gst_mxl_fabrics_src_set_property;
+  gobject_class->get_property = gst_mxl_fabrics_src_get_property;
+  gobject_class->finalize = gst_mxl_fabrics_src_finalize;
+
+  gst_mxl_fabrics_object_install_properties (gobject_class);
+  g_object_class_install_property (gobject_class, PROP_CAPS,
+      g_param_spec_boxed ("caps", "Caps",
+          "The flow to receive, as caps, e.g. video/x-raw,format=v210,"
+          "width=1920,height=1080,framerate=50/1 (a flow definition is "
+          "generated from them); NULL means use flow-def. Default: NULL",
+          GST_TYPE_CAPS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_FLOW_DEF,
+      g_param_spec_string ("flow-def", "Flow definition",
+          "The flow to receive as an NMOS flow definition: the JSON, or @path "
+          "of a file holding it; empty means use caps. Default: \"\"",
+          GST_MXL_FABRICS_SRC_DEFAULT_FLOW_DEF,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_TARGET_INFO,
+      g_param_spec_string ("target-info", "TargetInfo",
+          "TargetInfo JSON to give to the sink, read-only, set after READY to "
+          "PAUSED and notified (holds remote keys: sensitive). Default: NULL",
+          NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_TARGET_INFO_FILE,
+      g_param_spec_string ("target-info-file", "TargetInfo file",
+          "Path written atomically with the TargetInfo JSON when the target "
+          "is ready, rewritten if it changes; empty means no file. "
+          "Default: \"\"", GST_MXL_FABRICS_SRC_DEFAULT_TARGET_INFO_FILE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_TIMEOUT,
+      g_param_spec_uint64 ("timeout", "Timeout",
+          "Nanoseconds without data before an mxl-fabrics-timeout element "
+          "message (connection-state becomes stalled; no EOS); 0 disables. "
+          "Default: 0", 0, G_MAXUINT64, GST_MXL_FABRICS_SRC_DEFAULT_TIMEOUT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "MXL Fabrics source (target)", "Source/Audio/Video/Network",
+      "Receives the grains or samples of an MXL flow remotely written by an "
+      "MXL Fabrics initiator and pushes them as buffers",
+      "gst-mxl-fabrics developers");
+
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_set_context);
+  basesrc_class->start = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_start);
+  basesrc_class->stop = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_stop);
+  basesrc_class->get_caps = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_get_caps);
+  basesrc_class->query = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_query);
+  basesrc_class->unlock = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_unlock);
+  basesrc_class->unlock_stop =
+      GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_unlock_stop);
+  pushsrc_class->create = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_create);
+}
+
+static void
+gst_mxl_fabrics_src_init (GstMxlFabricsSrc * self)
+{
+  self->obj = gst_mxl_fabrics_object_new (GST_ELEMENT (self));
+  gst_mxl_fabrics_timing_init (&self->timing);
+  self->flow_def = g_strdup (GST_MXL_FABRICS_SRC_DEFAULT_FLOW_DEF);
+  self->target_info_file =
+      g_strdup (GST_MXL_FABRICS_SRC_DEFAULT_TARGET_INFO_FILE);
+  self->timeout = GST_MXL_FABRICS_SRC_DEFAULT_TIMEOUT;
+  g_mutex_init (&self->wait_lock);
+  g_cond_init (&self->wait_cond);
+  gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
+  gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
+  gst_base_src_set_do_timestamp (GST_BASE_SRC (self), FALSE);
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* mxlfabricssrc: an MXL Fabrics target; receives grains or sample batches
+ * remotely written into a local MXL flow and pushes them as buffers. */
+#pragma once
+
+#include <gst/base/gstpushsrc.h>
+
+#include "caps.h"
+#include "mxlfabricsobject.h"
+#include "timing.h"
+
+G_BEGIN_DECLS
+
+#define GST_TYPE_MXL_FABRICS_SRC (gst_mxl_fabrics_src_get_type ())
+G_DECLARE_FINAL_TYPE (GstMxlFabricsSrc, gst_mxl_fabrics_src, GST,
+    MXL_FABRICS_SRC, GstPushSrc)
+
+#define GST_MXL_FABRICS_SRC_DEFAULT_FLOW_DEF ""
+#define GST_MXL_FABRICS_SRC_DEFAULT_TARGET_INFO_FILE ""
+#define GST_MXL_FABRICS_SRC_DEFAULT_TIMEOUT 0
+
+struct _GstMxlFabricsSrc {
+  GstPushSrc parent;
+
+  GstMxlFabricsObject *obj;
+  GstMxlFabricsTiming timing;
+
+  /* settings, object lock */
+  GstCaps *caps;
+  gchar *flow_def;
+  gchar *target_info;           /* read-only property: published TargetInfo */
+  gchar *target_info_file;
+  GstClockTime timeout;
+
+  /* resolved in start() */
+  gboolean have_format;
+  GstMxlFabricsFormat format;
+  gchar *flow_def_json;         /* definition of the local flow */
+
+  /* unlock: interrupts bounded waits of the streaming thread */
+  GMutex wait_lock;
+  GCond wait_cond;
+  gboolean flushing;
+};
+
+/**
+ * gst_mxl_fabrics_src_resolve_format:
+ * @fmt: (out): the flow's format.
+ * @flow_def: (out) (transfer full): the flow definition to create the local
+ *   flow with (the flow-def property, or one generated from caps).
+ * @error: GST_RESOURCE_ERROR_SETTINGS when neither caps nor flow-def is set,
+ *   flow-def is invalid or unreadable, the caps are unusable, or both are
+ *   set and disagree (the message names the differing quantity).
+ *
+ * Uses the settings; flow-id, when set, overrides the id of a generated
+ * definition and must equal the id inside flow-def.
+ */
+gboolean gst_mxl_fabrics_src_resolve_format (GstMxlFabricsSrc * src,
+    GstMxlFabricsFormat * fmt, gchar ** flow_def, GError ** error);
+
+/**
+ * gst_mxl_fabrics_src_publish_target_info:
+ * @target_info: TargetInfo JSON from the engine.
+ * @error: GST_RESOURCE_ERROR_WRITE when target-info-file cannot be written.
+ *
+ * Sets the read-only target-info property and notifies it, writes
+ * target-info-file atomically (temporary file + rename, g_file_set_contents)
+ * when set, and posts "mxl-fabrics-target-info". Nothing happens when the
+ * TargetInfo did not change. Call without the object lock.
+ */
+gboolean gst_mxl_fabrics_src_publish_target_info (GstMxlFabricsSrc * src,
+    const gchar * target_info, GError ** error);
+
+G_END_DECLS

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Grain/sample index <-> buffer PTS through TAI time.
+ *
+ * MXL names every grain (or sample) by its index i at the flow's edit rate
+ * r = num/den; its origin timestamp is ts(i) = round-half-up(i * 1e9 * den /
+ * num) TAI ns (mxl-flows.md §5.2), and indices keep their value from host to
+ * host. A buffer's PTS is a running time on the pipeline clock. Both are
+ * linked by one offset
+ *
+ *   D = TAI(now) - pipeline_clock(now)                      (ns, signed)
+ *
+ *   PTS(i)   = ts(i) - D - base_time                        (src)
+ *   index(b) = idx(PTS(b) + base_time + D)                  (sink)
+ *
+ * where idx(t) = round-half-up(t * num / (1e9 * den)) (§5.2) and base_time is
+ * the element's (= the pipeline's) base time.
+ *
+ * D is computed ONCE per pipeline and clock, and shared by every mxlfabrics
+ * element of the pipeline through a GstContext of type
+ * GST_MXL_FABRICS_TIMING_CONTEXT_TYPE, so that the same index gives the same
+ * PTS in every element (two flows of one rate stay aligned; an audio and a
+ * video src agree). Sampling D separately in each element would give each a
+ * few microseconds of different error, and an ST 2038 / video pair would
+ * mis-pair at grain boundaries (dmf-mxl/mxl#500).
+ *
+ * How D relates to the clocks (Linux):
+ *  - CLOCK_TAI = CLOCK_REALTIME + the kernel TAI offset (adjtimex `tai`, set
+ *    by ptp4l/phc2sys or chrony; 0 when nothing sets it) (mxl-flows §5.1).
+ *  - GstSystemClock clock-type=tai (GST_CLOCK_TYPE_TAI, 1.18+): its time IS
+ *    CLOCK_TAI, so D = 0 exactly (applications may select this clock with
+ *    gst_pipeline_use_clock(); the MXL tools do).
+ *  - clock-type=realtime: D = TAI offset * 1e9 exactly, read with adjtimex().
+ *  - clock-type=monotonic (GStreamer's default system clock) and any other
+ *    clock (audio sink clocks, network clocks): D is sampled as TAI(now) -
+ *    clock(now), bracketing the clock read between two CLOCK_TAI reads and
+ *    keeping the tightest of a few tries (error below a microsecond on an idle
+ *    host). The monotonic clock is slewed by NTP like CLOCK_TAI, so D stays
+ *    constant except across a step of the wall clock; a step is not followed
+ *    (pipelines keep a consistent running time; restart to re-align).
+ *  - Clocks whose calibration is not the identity use the sampled path.
+ * The elements provide no clock.
+ *
+ * Context protocol: gst_mxl_fabrics_timing_ensure() looks for a context
+ * whose clock is the element's current clock (the pipeline clock once
+ * PLAYING; before that, the system clock, which is what a pipeline of live
+ * sources without a clock provider selects): first the one set on the element
+ * (set_context), then a context query to peers, then a NEED_CONTEXT message
+ * (GstBin answers with the context posted earlier by a sibling, applications
+ * may answer too). If none fits, it samples D, stores it, and posts
+ * HAVE_CONTEXT so the bin hands it to the next element asking. A process-wide
+ * lock serialises the whole procedure, so two streaming threads reaching it at
+ * once agree on one context.
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* GstContext type holding the shared offset. Structure fields:
+ *  "tai-offset" (gint64): D in ns, TAI minus clock time.
+ *  "clock" (GstClock): the clock D refers to. */
+#define GST_MXL_FABRICS_TIMING_CONTEXT_TYPE "mxl-fabrics.timing"
+
+/* Reference timestamp caps of the GstReferenceTimestampMeta carrying a
+ * grain's origin TAI time (ns since 1970-01-01T00:00:00 TAI). */
+#define GST_MXL_FABRICS_TAI_REFERENCE_CAPS "timestamp/x-tai"
+
+/**
+ * gst_mxl_fabrics_index_to_tai:
+ * @index: grain/field/sample index.
+ * @num, @den: edit rate, both > 0.
+ *
+ * ts(i) = (i * den * 1e9 + num / 2) / num with 128-bit intermediates
+ * (mxl-flows.md §5.2; equal to mxlIndexToTimestamp for valid input).
+ *
+ * Returns: TAI ns, or GST_CLOCK_TIME_NONE for an invalid rate or a result
+ * that does not fit 63 bits.
+ */
+guint64 gst_mxl_fabrics_index_to_tai (guint64 index, gint num, gint den);
+
+/**
+ * gst_mxl_fabrics_tai_to_index:
+ * @tai: TAI ns.
+ *
+ * idx(t) = (t * num + 5e8 * den) / (1e9 * den), 128-bit (§5.2).
+ *
+ * Returns: the nearest index (ties up), or G_MAXUINT64 for an invalid rate.
+ */
+guint64 gst_mxl_fabrics_tai_to_index (guint64 tai, gint num, gint den);
+
+/** Returns: CLOCK_TAI now in ns, or 0 if the clock cannot be read. */
+guint64 gst_mxl_fabrics_tai_now (void);
+
+/**
+ * gst_mxl_fabrics_timing_compute_offset:
+ * @clock: the pipeline clock.
+ *
+ * Returns: D = TAI - @clock time in ns, by the rules at the top of this file.
+ */
+gint64 gst_mxl_fabrics_timing_compute_offset (GstClock * clock);
+
+/**
+ * gst_mxl_fabrics_timing_context_new:
+ * Returns: (transfer full): a non-persistent context of type
+ * GST_MXL_FABRICS_TIMING_CONTEXT_TYPE holding @offset for @clock.
+ */
+GstContext *gst_mxl_fabrics_timing_context_new (GstClock * clock,
+    gint64 offset);
+
+/**
+ * gst_mxl_fabrics_timing_context_parse:
+ * @clock: (out) (optional) (transfer full): the clock stored, may be NULL.
+ * @offset: (out): D in ns.
+ *
+ * Returns: FALSE if @context is not a timing context or lacks the offset.
+ */
+gboolean gst_mxl_fabrics_timing_context_parse (GstContext * context,
+    GstClock ** clock, gint64 * offset);
+
+/**
+ * GstMxlFabricsTiming:
+ *
+ * Per-element timing state. Embed it in the element, call _init in
+ * instance_init, _clear in finalize, _set_context from the element's
+ * set_context vfunc (before chaining up), and answer context queries with
+ * _handle_query. Fields are protected by an internal lock.
+ */
+typedef struct {
+  GMutex lock;
+  GstContext *context;          /* the timing context adopted, or NULL */
+  GstClock *clock;              /* the clock of @offset */
+  gint64 offset;                /* D, ns */
+  gboolean valid;
+} GstMxlFabricsTiming;
+
+void gst_mxl_fabrics_timing_init (GstMxlFabricsTiming * timing);
+void gst_mxl_fabrics_timing_clear (GstMxlFabricsTiming * timing);
+
+/** Adopts @context if it is a timing context; other contexts are ignored. */
+void gst_mxl_fabrics_timing_set_context (GstMxlFabricsTiming * timing,
+    GstContext * context);
+
+/** Answers a GST_QUERY_CONTEXT for our type. Returns: TRUE if answered. */
+gboolean gst_mxl_fabrics_timing_handle_query (GstMxlFabricsTiming * timing,
+    GstQuery * query);
+
+/**
+ * gst_mxl_fabrics_timing_ensure:
+ * @element: the element owning @timing (any GstElement).
+ * @timing: its timing state.
+ * @offset: (out) (optional): D in ns.
+ *
+ * Makes @timing hold the pipeline-wide offset for the element's current
+ * clock (see the protocol above); creates and posts it when nobody has one.
+ * Call it from READY->PAUSED (start) and again before converting times
+ * (create/render): it is cheap when the clock did not change. Must be
+ * called without holding the element's object lock.
+ *
+ * Returns: TRUE (always succeeds; FALSE only for a non-element).
+ */
+gboolean gst_mxl_fabrics_timing_ensure (GstElement * element,
+    GstMxlFabricsTiming * timing, gint64 * offset);
+
+/**
+ * gst_mxl_fabrics_timing_index_to_pts:
+ * @offset: D (ns), from gst_mxl_fabrics_timing_ensure().
+ * @base_time: the element's base time (ns of clock time).
+ * @pts: (out): ts(index) - offset - base_time.
+ *
+ * Returns: FALSE when the rate is invalid or the grain lies before running
+ * time 0 (such grains are skipped, not clamped).
+ */
+gboolean gst_mxl_fabrics_timing_index_to_pts (guint64 index, gint num,
+    gint den, gint64 offset, GstClockTime base_time, GstClockTime * pts);
+
+/**
+ * gst_mxl_fabrics_timing_pts_to_index:
+ * @running_time: buffer running time (ns).
+ *
+ * Returns: idx(running_time + base_time + offset), G_MAXUINT64 for an invalid
+ * rate or a time before the TAI epoch.
+ */
+guint64 gst_mxl_fabrics_timing_pts_to_index (GstClockTime running_time,
+    gint num, gint den, gint64 offset, GstClockTime base_time);
+
+/**
+ * gst_mxl_fabrics_timing_add_reference_meta:
+ * Adds a GstReferenceTimestampMeta with caps
+ * GST_MXL_FABRICS_TAI_REFERENCE_CAPS, timestamp @tai and @duration ns.
+ */
+void gst_mxl_fabrics_timing_add_reference_meta (GstBuffer * buffer,
+    guint64 tai, GstClockTime duration);
+
+G_END_DECLS
