@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 
 #include <json-glib/json-glib.h>
 
@@ -126,9 +127,15 @@ mxl_flow_writer_free (mxlFlowWriter writer)
 {
   if (writer->watch >= 0)
     mxl_instance_unwatch_access (writer->instance, writer);
-  /* §1.10: if no other writer anywhere holds LOCK_SH, the flow goes away */
+  /* §1.10: if no other writer anywhere holds LOCK_SH, the flow goes away;
+   * only if the directory still holds our `data` (not a flow recreated
+   * after a garbage collection) */
   if (writer->map.data_fd >= 0 && flock (writer->map.data_fd, LOCK_EX | LOCK_NB) == 0) {
-    if (!mxl_remove_tree (writer->map.dir))
+    struct stat mine, now;
+
+    if (fstat (writer->map.data_fd, &mine) == 0 && stat (writer->map.data_path, &now) == 0
+        && mine.st_ino == now.st_ino && mine.st_dev == now.st_dev
+        && !mxl_remove_tree (writer->map.dir))
       g_warning ("%s: could not delete the flow completely", writer->map.dir);
   }
   mxl_flow_map_close (&writer->map);
