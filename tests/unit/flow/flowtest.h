@@ -67,6 +67,16 @@ flowtest_audio_def (void)
   return flowtest_audio_def_full (FIXTURE_AUDIO_ID, 48000, 2);
 }
 
+/* The reader's current head index. */
+static inline uint64_t
+flowtest_head (mxlFlowReader reader)
+{
+  mxlFlowRuntimeInfo rt;
+
+  g_assert_cmpint (mxlFlowReaderGetRuntimeInfo (reader, &rt), ==, MXL_STATUS_OK);
+  return rt.headIndex;
+}
+
 /* A fresh domain directory under /dev/shm; free with flowtest_domain_free(). */
 static inline char *
 flowtest_domain_new (void)

@@ -59,15 +59,6 @@ teardown (Fixture *f, gconstpointer data)
   flowtest_domain_free (f->domain);
 }
 
-static uint64_t
-head (Fixture *f)
-{
-  mxlFlowRuntimeInfo rt;
-
-  g_assert_cmpint (mxlFlowReaderGetRuntimeInfo (f->r, &rt), ==, MXL_STATUS_OK);
-  return rt.headIndex;
-}
-
 static void
 commit (Fixture *f, uint64_t index, uint16_t valid, uint32_t flags, uint8_t fill)
 {
@@ -97,7 +88,7 @@ test_create_commit_read (Fixture *f, gconstpointer data)
   g_assert_cmpuint (f->cfg.discrete.sliceSizes[1], ==, 0);
   g_assert_cmpint (mxlIsFlowActive (f->ri, FIXTURE_VIDEO_ID, &active), ==, MXL_STATUS_OK);
   g_assert_true (active);
-  g_assert_cmpuint (head (f), ==, 0);
+  g_assert_cmpuint (flowtest_head (f->r), ==, 0);
   /* nothing committed: a current index is too early */
   g_assert_cmpint (mxlFlowReaderGetGrainNonBlocking (f->r, idx, &got, &rp), ==, MXL_ERR_OUT_OF_RANGE_TOO_EARLY);
 
@@ -120,7 +111,7 @@ test_create_commit_read (Fixture *f, gconstpointer data)
   g_assert_cmpuint (got.index, ==, idx);
   g_assert_cmphex (rp[0], ==, 0xCA);
   g_assert_cmphex (rp[5529599], ==, 0xFE);
-  g_assert_cmpuint (head (f), ==, idx);
+  g_assert_cmpuint (flowtest_head (f->r), ==, idx);
 
   /* lastWriteTime moved; lastReadTime moves via `access` and the watcher */
   for (int i = 0; i < 200; i++) {
@@ -225,7 +216,7 @@ test_windows_and_reuse (Fixture *f, gconstpointer data)
   for (uint64_t i = base; i < base + 12; i++)
     commit (f, i, 1080, 0, (uint8_t) i);
   /* H = base + 11: window [base + 7, base + 11] */
-  g_assert_cmpuint (head (f), ==, base + 11);
+  g_assert_cmpuint (flowtest_head (f->r), ==, base + 11);
   g_assert_cmpint (mxlFlowReaderGetGrainNonBlocking (f->r, base + 11 - 5, &got, &rp), ==, MXL_ERR_OUT_OF_RANGE_TOO_LATE);
   g_assert_cmpint (mxlFlowReaderGetGrainNonBlocking (f->r, base + 11 - 4, &got, &rp), ==, MXL_STATUS_OK);
   g_assert_cmpuint (got.index, ==, base + 7);
@@ -246,7 +237,7 @@ test_windows_and_reuse (Fixture *f, gconstpointer data)
     gi.validSlices = 1080;
     g_assert_cmpint (mxlFlowWriterCommitGrain (f->w, &gi), ==, MXL_STATUS_OK);
     /* H moves backwards on an out-of-order commit (§4.2, reproduced) */
-    g_assert_cmpuint (head (f), ==, 2);
+    g_assert_cmpuint (flowtest_head (f->r), ==, 2);
     g_assert_cmpint (mxlFlowReaderGetGrainNonBlocking (f->r, 0, &got, &rp), ==, MXL_STATUS_OK);
     g_assert_cmpint (mxlFlowReaderGetGrainNonBlocking (f->r, 3, &got, &rp), ==, MXL_ERR_OUT_OF_RANGE_TOO_EARLY);
   }
@@ -270,7 +261,7 @@ test_partial_grains (Fixture *f, gconstpointer data)
     memset (payload + (size_t) (valid - batch) * 5120, valid / batch, (size_t) batch * 5120);
     gi.validSlices = valid;
     g_assert_cmpint (mxlFlowWriterCommitGrain (f->w, &gi), ==, MXL_STATUS_OK);
-    g_assert_cmpuint (head (f), ==, idx);
+    g_assert_cmpuint (flowtest_head (f->r), ==, idx);
     g_assert_cmpint (mxlFlowReaderGetRuntimeInfo (f->r, &rt1), ==, MXL_STATUS_OK);
     g_assert_cmpuint (rt1.lastWriteTime, >, rt0.lastWriteTime);
     g_assert_cmpint (mxlFlowReaderGetGrainSlice (f->r, idx, valid, 8, &got, &rp), ==, MXL_STATUS_OK);
@@ -327,7 +318,7 @@ test_writer_errors (Fixture *f, gconstpointer data)
   g_assert_cmpint (mxlFlowWriterCancelGrain (f->w), ==, MXL_STATUS_OK);
   gi.validSlices = 1080;
   g_assert_cmpint (mxlFlowWriterCommitGrain (f->w, &gi), ==, MXL_ERR_INVALID_ARG);
-  g_assert_cmpuint (head (f), ==, 0);
+  g_assert_cmpuint (flowtest_head (f->r), ==, 0);
   /* the open stored the index in the slot (§4.2) */
   g_assert_cmpint (mxlFlowWriterGetGrainInfo (f->w, 50, &got), ==, MXL_STATUS_OK);
   g_assert_cmpuint (got.index, ==, 50);

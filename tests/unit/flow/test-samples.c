@@ -45,15 +45,6 @@ teardown (Fixture *f, gconstpointer data)
   flowtest_domain_free (f->domain);
 }
 
-static uint64_t
-head (Fixture *f)
-{
-  mxlFlowRuntimeInfo rt;
-
-  g_assert_cmpint (mxlFlowReaderGetRuntimeInfo (f->r, &rt), ==, MXL_STATUS_OK);
-  return rt.headIndex;
-}
-
 /* Writes samples [k0, k0 + n) of every channel: sample k of channel c holds
  * the uint32 label k * 4 + c (convention (A): open (k0 + n, n)). */
 static void
@@ -77,7 +68,7 @@ write_labels (Fixture *f, uint64_t k0, size_t n)
   }
   g_assert_cmpuint (k, ==, k0 + n);
   g_assert_cmpint (mxlFlowWriterCommitSamples (f->w), ==, MXL_STATUS_OK);
-  g_assert_cmpuint (head (f), ==, k0 + n);
+  g_assert_cmpuint (flowtest_head (f->r), ==, k0 + n);
 }
 
 /* Checks that a read of (index, n) returns samples index - n … index - 1. */
@@ -122,13 +113,13 @@ test_create_write_read (Fixture *f, gconstpointer data)
   g_assert_cmpint (mxlFlowWriterOpenSamples (f->w, idx, 64, &ws), ==, MXL_STATUS_OK);
   g_assert_cmpuint (ws.count, ==, 2);
   g_assert_cmpuint (ws.base.fragments[0].size + ws.base.fragments[1].size, ==, 256);
-  g_assert_cmpuint (head (f), ==, 0);
+  g_assert_cmpuint (flowtest_head (f->r), ==, 0);
   for (size_t c = 0; c < 2; c++)
     for (int k = 0; k < 2; k++)
       for (size_t b = 0; b < ws.base.fragments[k].size; b++)
         ((uint8_t *) ws.base.fragments[k].pointer)[c * ws.stride + b] = v++;
   g_assert_cmpint (mxlFlowWriterCommitSamples (f->w), ==, MXL_STATUS_OK);
-  g_assert_cmpuint (head (f), ==, idx);
+  g_assert_cmpuint (flowtest_head (f->r), ==, idx);
 
   g_assert_cmpint (mxlFlowReaderGetSamplesNonBlocking (f->r, idx, 64, &rs), ==, MXL_STATUS_OK);
   g_assert_cmpuint (rs.count, ==, 2);
@@ -166,7 +157,7 @@ test_wrap_two_fragments (Fixture *f, gconstpointer data)
   g_assert_cmpuint (ws.base.fragments[1].size, ==, 60 * 4);
   g_assert_cmpint (mxlFlowWriterCancelSamples (f->w), ==, MXL_STATUS_OK);
   g_assert_cmpint (mxlFlowWriterCommitSamples (f->w), ==, MXL_ERR_INVALID_ARG);   /* nothing open */
-  g_assert_cmpuint (head (f), ==, 0);
+  g_assert_cmpuint (flowtest_head (f->r), ==, 0);
 
   write_labels (f, k0, n);
   copy = g_memdup2 (f->base, (size_t) C * L * 4);
