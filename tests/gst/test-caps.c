@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* caps <-> NMOS flow definition, grain geometry and mismatch errors (gst/caps.h). */
+#include <string.h>
+
+#include <gst/gst.h>
+#include <gst/audio/audio.h>
+#include <json-glib/json-glib.h>
+
+#include "caps.h"
+
+#define UUID "5fbec3b1-1b0f-417d-9059-8b94a47197ed"
+
+/* Parses a definition with json-glib and returns its root object (owned by
+ * the parser, which the caller frees). */
+static JsonObject *
+parse_object (JsonParser * parser, const gchar * json)
+{
+  g_assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+static void
+assert_rate (JsonObject * o, const gchar * name, gint64 n, gint64 d)
+{
+  JsonObject *r = json_object_get_object_member (o, name);
+  g_assert_nonnull (r);
+  g_assert_cmpint (json_object_get_int_member (r, "numerator"), ==, n);
+  g_assert_cmpint (json_object_get_int_member (r, "denominator"), ==, d);
+}
+
+static void
+assert_same_format (const GstMxlFabricsFormat * a,
+    const GstMxlFabricsFormat * b)
+{
+  g_assert_cmpint (a->media, ==, b->media);
+  g_assert_cmpint (a->rate_n, ==, b->rate_n);
+  g_assert_cmpint (a->rate_d, ==, b->rate_d);
+  g_assert_cmpuint (a->width, ==, b->width);
+  g_assert_cmpuint (a->height, ==, b->height);
+  g_assert_cmpint (a->scan, ==, b->scan);
+  g_assert_cmpuint (a->channels, ==, b->channels);
+}
+
+/* caps -> format -> flow def -> format -> caps -> format: all equal. */
+static gchar *
+round_trip (const gchar * caps_str, GstMxlFabricsFormat * out)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str), *caps2;
+  GstMxlFabricsFormat fmt, fmt2, fmt3;
+  GError *error = NULL;
+  gchar *def, *id = NULL;
+
+  g_assert_nonnull (caps);
+  g_assert_true (gst_mxl_fabrics_format_from_caps (caps, &fmt, &error));
+  g_assert_no_error (error);
+  def = gst_mxl_fabrics_flow_def_new (&fmt, UUID, "test flow",
+      "test group:Video", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (def);
+  g_assert_true (gst_mxl_fabrics_format_from_flow_def (def, &fmt2, &id,
+          &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (id, ==, UUID);
+  assert_same_format (&fmt, &fmt2);
+  caps2 = gst_mxl_fabrics_format_to_caps (&fmt2);
+  g_assert_true (gst_caps_is_fixed (caps2));
+  g_assert_true (gst_mxl_fabrics_format_from_caps (caps2, &fmt3, &error));
+  g_assert_no_error (error);
+  assert_same_format (&fmt, &fmt3);
+  /* The caps the src produces are accepted by the sink template. */
+  {
+    GstCaps *tmpl = gst_caps_from_string (GST_MXL_FABRICS_SINK_CAPS);
+    g_assert_true (gst_caps_can_intersect (caps2, tmpl));
+    gst_caps_unref (tmpl);
+  }
+  g_assert_true (gst_mxl_fabrics_caps_check_flow_def (caps, def, &error));
+  g_assert_no_error (error);
+  gst_caps_unref (caps);
+  gst_caps_unref (caps2);
+  g_free (id);
+  *out = fmt;
+  return def;
+}
+
+static void
+test_v210_1080p50 (void)
+{
+  GstMxlFabricsFormat fmt;
+  JsonParser *parser = json_parser_new ();
+  gchar *def = round_trip ("video/x-raw,format=v210,width=1920,height=1080,"
+      "framerate=50/1,interlace-mode=progressive", &fmt);
+  JsonObject *o = parse_object (parser, def);
+  GstVideoInfo info;
+
+  g_assert_cmpstr (json_object_get_string_member (o, "format"), ==,
+      "urn:x-nmos:format:video");
+  g_assert_cmpstr (json_object_get_string_member (o, "media_type"), ==,
+      "video/v210");
+  g_assert_cmpstr (json_object_get_string_member (o, "id"), ==, UUID);
+  g_assert_cmpstr (json_object_get_string_member (o, "label"), ==,
+      "test flow");
+  g_assert_cmpstr (json_object_get_string_member (o, "interlace_mode"), ==,
+      "progressive");
+  g_assert_cmpint (json_object_get_int_member (o, "frame_width"), ==, 1920);
+  g_assert_cmpint (json_object_get_int_member (o, "frame_height"), ==, 1080);
+  assert_rate (o, "grain_rate", 50, 1);
+  {
+    JsonArray *hints = json_object_get_array_member
+        (json_object_get_object_member (o, "tags"),
+        "urn:x-nmos:tag:grouphint/v1.0");
+    g_assert_cmpuint (json_array_get_length (hints), ==, 1);
+    g_assert_cmpstr (json_array_get_string_element (hints, 0), ==,
+        "test group:Video");
+  }
+  g_assert_cmpint (fmt.rate_n, ==, 50);
+  g_assert_cmpint (fmt.rate_d, ==, 1);
+  g_assert_cmpuint (gst_mxl_fabrics_v210_stride (1920), ==, 5120);
+  g_assert_cmpuint (gst_mxl_fabrics_format_lines_per_grain (&fmt), ==, 1080);
+  g_assert_cmpuint (gst_mxl_fabrics_format_grain_size (&fmt), ==, 5529600);
+  g_assert_true (gst_mxl_fabrics_format_video_info (&fmt, &info));
+  g_assert_cmpint (GST_VIDEO_INFO_FORMAT (&info), ==, GST_VIDEO_FORMAT_v210);
+  g_assert_cmpint (GST_VIDEO_INFO_PLANE_STRIDE (&info, 0), ==, 5120);
+  g_assert_cmpuint (GST_VIDEO_INFO_SIZE (&info), ==, 5529600);
+  g_assert_cmpint (gst_mxl_fabrics_field_flags_for_index (&fmt, 7), ==, 0);
+  g_object_unref (parser);
+  g_free (def);
+}
+
+static void
+test_v210_720p5994 (void)
+{
+  GstMxlFabricsFormat fmt;
+  JsonParser *parser = json_parser_new ();
+  gchar *def = round_trip ("video/x-raw,format=v210,width=1280,height=720,"
+      "framerate=60000/1001", &fmt);
+  JsonObject *o = parse_object (parser, def);
+
+  assert_rate (o, "grain_rate", 60000, 1001);
+  g_assert_cmpint (fmt.rate_n, ==, 60000);
+  g_assert_cmpint (fmt.rate_d, ==, 1001);
+  g_assert_cmpuint (gst_mxl_fabrics_v210_stride (1280), ==, 3456);
+  g_assert_cmpuint (gst_mxl_fabrics_format_grain_size (&fmt), ==, 2488320);
+  g_object_unref (parser);
+  g_free (def);
+}
+
+static void
+test_v210_1080i25 (void)
+{
+  GstMxlFabricsFormat fmt;
+  JsonParser *parser = json_parser_new ();
+  gchar *def = round_trip ("video/x-raw(format:Interlaced),format=v210,"
+      "width=1920,height=1080,framerate=25/1,interlace-mode=alternate,"
+      "field-order=top-field-first", &fmt);
+  JsonObject *o = parse_object (parser, def);
+  GstCaps *caps;
+  GstStructure *s;
+  GstVideoInfo info;
+  gint n, d;
+
+  /* The flow carries the frame rate; the MXL edit rate is the field rate. */
+  assert_rate (o, "grain_rate", 25, 1);
+  g_assert_cmpstr (json_object_get_string_member (o, "interlace_mode"), ==,
+      "interlaced_tff");
+  g_assert_cmpint (fmt.rate_n, ==, 50);
+  g_assert_cmpint (fmt.rate_d, ==, 1);
+  g_assert_cmpint (fmt.scan, ==, GST_MXL_FABRICS_SCAN_INTERLACED_TFF);
+  g_assert_cmpuint (gst_mxl_fabrics_format_lines_per_grain (&fmt), ==, 540);
+  g_assert_cmpuint (gst_mxl_fabrics_format_grain_size (&fmt), ==, 2764800);
+  g_assert_cmpint (gst_mxl_fabrics_field_flags_for_index (&fmt, 100), ==,
+      GST_VIDEO_BUFFER_FLAG_TOP_FIELD);
+  g_assert_cmpint (gst_mxl_fabrics_field_flags_for_index (&fmt, 101), ==,
+      GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD);
+
+  g_assert_true (gst_mxl_fabrics_format_video_info (&fmt, &info));
+  g_assert_cmpint (GST_VIDEO_INFO_INTERLACE_MODE (&info), ==,
+      GST_VIDEO_INTERLACE_MODE_ALTERNATE);
+  g_assert_cmpint (GST_VIDEO_INFO_FIELD_HEIGHT (&info), ==, 540);
+  g_assert_cmpuint (GST_VIDEO_INFO_SIZE (&info), ==, 2764800);
+
+  caps = gst_mxl_fabrics_format_to_caps (&fmt);
+  s = gst_caps_get_structure (caps, 0);
+  g_assert_true (gst_caps_features_contains (gst_caps_get_features (caps, 0),
+          GST_CAPS_FEATURE_FORMAT_INTERLACED));
+  g_assert_cmpstr (gst_structure_get_string (s, "interlace-mode"), ==,
+      "alternate");
+  g_assert_true (gst_structure_get_fraction (s, "framerate", &n, &d));
+  g_assert_cmpint (n, ==, 25);
+  g_assert_cmpint (d, ==, 1);
+  g_assert_true (gst_video_info_from_caps (&info, caps));
+  g_assert_cmpint (GST_VIDEO_INFO_FIELD_RATE_N (&info), ==, 50);
+  gst_caps_unref (caps);
+  g_object_unref (parser);
+  g_free (def);
+}
+
+static void
+test_v210a (void)
+{
+  GstMxlFabricsFormat fmt;
+  JsonParser *parser = json_parser_new ();
+  gchar *def = round_trip ("video/x-raw,format=v210,width=1920,height=1080,"
+      "framerate=30000/1001,mxl-alpha=true", &fmt);
+  JsonObject *o = parse_object (parser, def);
+  GstVideoInfo key_info;
+  GstBuffer *buf, *key;
+  GstMapInfo map;
+  GstCaps *caps, *v210_only;
+  gsize i;
+
+  g_assert_cmpstr (json_object_get_string_member (o, "media_type"), ==,
+      "video/v210a");
+  g_assert_cmpint (fmt.media, ==, GST_MXL_FABRICS_MEDIA_V210A);
+  g_assert_cmpuint (gst_mxl_fabrics_key_stride (1920), ==, 2560);
+  g_assert_cmpuint (gst_mxl_fabrics_key_stride (1280), ==, 1708);
+  /* padding edges: 3 key samples per word, 48 pixels per 128 bytes */
+  g_assert_cmpuint (gst_mxl_fabrics_key_stride (3), ==, 4);
+  g_assert_cmpuint (gst_mxl_fabrics_key_stride (4), ==, 8);
+  g_assert_cmpuint (gst_mxl_fabrics_v210_stride (48), ==, 128);
+  g_assert_cmpuint (gst_mxl_fabrics_v210_stride (49), ==, 256);
+  g_assert_cmpuint (gst_mxl_fabrics_format_grain_size (&fmt), ==, 8294400);
+  g_assert_true (gst_mxl_fabrics_format_key_video_info (&fmt, &key_info));
+  g_assert_cmpint (GST_VIDEO_INFO_FORMAT (&key_info), ==,
+      GST_VIDEO_FORMAT_GRAY10_LE32);
+  g_assert_cmpint (GST_VIDEO_INFO_PLANE_STRIDE (&key_info, 0), ==, 2560);
+
+  /* The key plane of a grain-layout buffer is reachable at V*S, bit-exact. */
+  buf = gst_buffer_new_allocate (NULL, 8294400, NULL);
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (i = 0; i < map.size; i++)
+    map.data[i] = (guint8) (i * 7 + 3);
+  gst_buffer_unmap (buf, &map);
+  key = gst_mxl_fabrics_buffer_get_key (&fmt, buf);
+  g_assert_nonnull (key);
+  g_assert_cmpuint (gst_buffer_get_size (key), ==, 2764800);
+  gst_buffer_map (key, &map, GST_MAP_READ);
+  g_assert_cmpuint (map.data[0], ==, (guint8) (5529600 * 7 + 3));
+  g_assert_cmpuint (map.data[map.size - 1], ==, (guint8) (8294399 * 7 + 3));
+  gst_buffer_unmap (key, &map);
+  gst_buffer_unref (key);
+  /* A plain v210 buffer (key lost upstream) is detected. */
+  gst_buffer_resize (buf, 0, 5529600);
+  g_assert_null (gst_mxl_fabrics_buffer_get_key (&fmt, buf));
+  gst_buffer_unref (buf);
+
+  /* Stock v210 elements accept the caps: they intersect plain v210. */
+  caps = gst_mxl_fabrics_format_to_caps (&fmt);
+  v210_only = gst_caps_from_string ("video/x-raw,format=v210");
+  g_assert_true (gst_caps_can_intersect (caps, v210_only));
+  gst_caps_unref (v210_only);
+  gst_caps_unref (caps);
+  g_object_unref (parser);
+  g_free (def);
+}
+
+static void
+test_audio_8ch (void)
+{
+  GstMxlFabricsFormat fmt;
+  JsonParser *parser = json_parser_new ();
+  gchar *def = round_trip ("audio/x-raw,format=F32LE,layout=non-interleaved,"
+      "rate=48000,channels=8", &fmt);
+  JsonObject *o = parse_object (parser, def);
+  GstCaps *caps;
+  guint64 mask;
+  GstAudioInfo ainfo;
+
+  g_assert_cmpstr (json_object_get_string_member (o, "format"), ==,
+      "urn:x-nmos:format:audio");
+  g_assert_cmpstr (json_object_get_string_member (o, "media_type"), ==,
+      "audio/float32");
+  assert_rate (o, "sample_rate", 48000, 1);
+  g_assert_cmpint (json_object_get_int_member (o, "bit_depth"), ==, 32);
+  g_assert_cmpint (json_object_get_int_member (o, "channel_count"), ==, 8);
+  g_assert_false (fmt.interleaved);
+
+  caps = gst_mxl_fabrics_format_to_caps (&fmt);
+  g_assert_true (gst_structure_get (gst_caps_get_structure (caps, 0),
+          "channel-mask", GST_TYPE_BITMASK, &mask, NULL));
+  g_assert_cmpuint (mask, ==, 0);
+  g_assert_true (gst_audio_info_from_caps (&ainfo, caps));
+  g_assert_cmpint (GST_AUDIO_INFO_LAYOUT (&ainfo), ==,
+      GST_AUDIO_LAYOUT_NON_INTERLEAVED);
+  g_assert_cmpint (GST_AUDIO_INFO_CHANNELS (&ainfo), ==, 8);
+  gst_caps_unref (caps);
+  g_object_unref (parser);
+  g_free (def);
+}
+
+static void
+test_audio_interleaved_sink (void)
+{
+  GstCaps *caps = gst_caps_from_string ("audio/x-raw,format=F32LE,"
+      "layout=interleaved,rate=48000,channels=2,channel-mask=(bitmask)0x3");
+  GstCaps *tmpl = gst_caps_from_string (GST_MXL_FABRICS_SINK_CAPS);
+  GstCaps *src_tmpl = gst_caps_from_string (GST_MXL_FABRICS_SRC_CAPS);
+  GstMxlFabricsFormat fmt;
+  gchar *def;
+
+  g_assert_true (gst_caps_can_intersect (caps, tmpl));
+  g_assert_false (gst_caps_can_intersect (caps, src_tmpl));
+  g_assert_true (gst_mxl_fabrics_format_from_caps (caps, &fmt, NULL));
+  g_assert_true (fmt.interleaved);
+  g_assert_cmpuint (fmt.channels, ==, 2);
+  /* Interleaving is a buffer layout, not part of the flow. */
+  def = gst_mxl_fabrics_flow_def_new (&fmt, NULL, NULL, NULL, NULL);
+  g_assert_nonnull (def);
+  g_assert_true (gst_mxl_fabrics_caps_check_flow_def (caps, def, NULL));
+  g_free (def);
+  gst_caps_unref (caps);
+  gst_caps_unref (tmpl);
+  gst_caps_unref (src_tmpl);
+}
+
+static void
+test_st2038 (void)
+{
+  GstMxlFabricsFormat fmt;
+  JsonParser *parser = json_parser_new ();
+  gchar *def = round_trip ("meta/x-st-2038,alignment=frame,"
+      "framerate=30000/1001", &fmt);
+  JsonObject *o = parse_object (parser, def);
+
+  g_assert_cmpstr (json_object_get_string_member (o, "format"), ==,
+      "urn:x-nmos:format:data");
+  g_assert_cmpstr (json_object_get_string_member (o, "media_type"), ==,
+      "video/smpte291");
+  assert_rate (o, "grain_rate", 30000, 1001);
+  g_assert_cmpuint (gst_mxl_fabrics_format_grain_size (&fmt), ==, 4096);
+  g_object_unref (parser);
+  g_free (def);
+}
+
+static void
+test_generated_defaults_valid (void)
+{
+  GstMxlFabricsFormat fmt = { 0 }, back;
+  gchar *def, *id = NULL;
+  JsonParser *parser = json_parser_new ();
+  JsonObject *o;
+  const gchar *hint;
+
+  fmt.media = GST_MXL_FABRICS_MEDIA_DATA;
+  fmt.rate_n = 50;
+  fmt.rate_d = 1;
+  def = gst_mxl_fabrics_flow_def_new (&fmt, NULL, NULL, NULL, NULL);
+  g_assert_true (gst_mxl_fabrics_format_from_flow_def (def, &back, &id, NULL));
+  g_assert_true (g_uuid_string_is_valid (id));
+  o = parse_object (parser, def);
+  g_assert_cmpstr (json_object_get_string_member (o, "label"), !=, "");
+  hint = json_array_get_string_element (json_object_get_array_member
+      (json_object_get_object_member (o, "tags"),
+          "urn:x-nmos:tag:grouphint/v1.0"), 0);
+  g_assert_true (g_str_has_suffix (hint, ":Data"));
+  g_free (id);
+  g_free (def);
+  g_object_unref (parser);
+}
+
+/* A valid base definition, with one member replaced or removed. */
+static gchar *
+video_def (const gchar * drop, const gchar * extra)
+{
+  GString *s = g_string_new ("{");
+  const gchar *members[][2] = {
+    {"id", "\"" UUID "\""},
+    {"format", "\"urn:x-nmos:format:video\""},
+    {"label", "\"l\""},
+    {"tags", "{\"urn:x-nmos:tag:grouphint/v1.0\":[\"g:Video\"]}"},
+    {"grain_rate", "{\"numerator\":30000,\"denominator\":1001}"},
+    {"frame_width", "1920"},
+    {"frame_height", "1080"},
+    {"media_type", "\"video/v210\""},
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (members); i++) {
+    if (drop && strcmp (drop, members[i][0]) == 0)
+      continue;
+    g_string_append_printf (s, "\"%s\":%s,", members[i][0], members[i][1]);
+  }
+  if (extra)
+    g_string_append_printf (s, "%s,", extra);
+  s->str[s->len - 1] = '}';
+  return g_string_free (s, FALSE);
+}
+
+static void
+expect_bad_def (const gchar * def, const gchar * needle)
+{
+  GstMxlFabricsFormat fmt;
+  GError *error = NULL;
+
+  g_assert_false (gst_mxl_fabrics_format_from_flow_def (def, &fmt, NULL,
+          &error));
+  g_assert_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS);
+  if (strstr (error->message, needle) == NULL)
+    g_error ("\"%s\" not in \"%s\"", needle, error->message);
+  g_error_free (error);
+}
+
+static void
+test_invalid_defs (void)
+{
+  GstMxlFabricsFormat fmt;
+  gchar *d;
+
+  /* mxl-flows.md §8 case 5. The member added last wins in json-glib. */
+  expect_bad_def (d = video_def ("grain_rate", NULL), "grain_rate");
+  g_free (d);
+  expect_bad_def (d = video_def ("id", NULL), "\"id\" is missing");
+  g_free (d);
+  expect_bad_def (d = video_def ("media_type", NULL), "media_type");
+  g_free (d);
+  expect_bad_def (d = video_def ("label", NULL), "label");
+  g_free (d);
+  expect_bad_def (d = video_def ("label", "\"label\":\"\""), "empty");
+  g_free (d);
+  expect_bad_def (d = video_def ("tags",
+          "\"tags\":{\"urn:x-nmos:tag:grouphint/v1.0\":[\"a/b/c\"]}"),
+      "grouphint entry 0");
+  g_free (d);
+  expect_bad_def (d = video_def ("tags", NULL), "tags");
+  g_free (d);
+  expect_bad_def (d = video_def ("grain_rate",
+          "\"interlace_mode\":\"interlaced_tff\",\"grain_rate\":"
+          "{\"numerator\":60000,\"denominator\":1001}"), "60000/1001");
+  g_free (d);
+  expect_bad_def (d = video_def ("frame_height",
+          "\"interlace_mode\":\"interlaced_tff\",\"frame_height\":1081"),
+      "even");
+  g_free (d);
+  expect_bad_def ("{ this is not json", "malformed JSON");
+  expect_bad_def (d = video_def ("grain_rate",
+          "\"grain_rate\":{\"numerator\":0}"), "> 0");
+  g_free (d);
+  expect_bad_def (d = video_def ("id", "\"id\":\"not-a-uuid\""), "UUID");
+  g_free (d);
+  expect_bad_def (d = video_def ("frame_width", "\"frame_width\":7681"),
+      "frame_width");
+  g_free (d);
+  expect_bad_def (d = video_def ("media_type",
+          "\"media_type\":\"video/raw\""), "video/raw");
+  g_free (d);
+
+  /* 100000/2000 is accepted and normalised to 50/1. */
+  d = video_def ("grain_rate",
+      "\"grain_rate\":{\"numerator\":100000,\"denominator\":2000}");
+  g_assert_true (gst_mxl_fabrics_format_from_flow_def (d, &fmt, NULL, NULL));
+  g_assert_cmpint (fmt.rate_n, ==, 50);
+  g_assert_cmpint (fmt.rate_d, ==, 1);
+  g_free (d);
+  /* Absent denominator = 1; uppercase id is lowercased. */
+  d = video_def ("grain_rate", "\"grain_rate\":{\"numerator\":25}");
+  g_assert_true (gst_mxl_fabrics_format_from_flow_def (d, &fmt, NULL, NULL));
+  g_assert_cmpint (fmt.rate_n, ==, 25);
+  g_assert_cmpint (fmt.rate_d, ==, 1);
+  g_free (d);
+}
+
+static void
+expect_mismatch (const gchar * caps_str, const gchar * def,
+    const gchar * needle)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GError *error = NULL;
+
+  g_assert_false (gst_mxl_fabrics_caps_check_flow_def (caps, def, &error));
+  g_assert_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT);
+  if (strstr (error->message, needle) == NULL)
+    g_error ("\"%s\" not in \"%s\"", needle, error->message);
+  g_error_free (error);
+  gst_caps_unref (caps);
+}
+
+static void
+test_mismatch (void)
+{
+  gchar *d = video_def (NULL, NULL);     /* 1080p 30000/1001 v210 */
+  gchar *d_a = video_def ("media_type", "\"media_type\":\"video/v210a\"");
+  GstMxlFabricsFormat fmt = { 0 };
+  gchar *audio;
+
+  expect_mismatch ("video/x-raw,format=v210,width=1280,height=1080,"
+      "framerate=30000/1001", d, "caps width 1280 does not match the flow's "
+      "frame_width 1920");
+  expect_mismatch ("video/x-raw,format=v210,width=1920,height=720,"
+      "framerate=30000/1001", d, "frame_height 1080");
+  expect_mismatch ("video/x-raw,format=v210,width=1920,height=1080,"
+      "framerate=25/1", d, "caps edit rate 25/1 does not match the flow's "
+      "30000/1001");
+  expect_mismatch ("video/x-raw,format=v210,width=1920,height=1080,"
+      "framerate=30000/1001", d_a, "mxl-alpha=true");
+  expect_mismatch ("video/x-raw,format=v210,width=1920,height=1080,"
+      "framerate=30000/1001,mxl-alpha=true", d, "flow is video/v210");
+  expect_mismatch ("video/x-raw(format:Interlaced),format=v210,width=1920,"
+      "height=1080,framerate=30000/1001,interlace-mode=alternate", d,
+      "interlace_mode progressive");
+  expect_mismatch ("audio/x-raw,format=F32LE,rate=48000,channels=2", d,
+      "audio/float32 does not match the flow's media_type video/v210");
+
+  fmt.media = GST_MXL_FABRICS_MEDIA_AUDIO;
+  fmt.rate_n = 48000;
+  fmt.rate_d = 1;
+  fmt.channels = 8;
+  audio = gst_mxl_fabrics_flow_def_new (&fmt, UUID, NULL, NULL, NULL);
+  expect_mismatch ("audio/x-raw,format=F32LE,layout=non-interleaved,"
+      "rate=48000,channels=2", audio, "caps channels 2 do not match the "
+      "flow's channel_count 8");
+  expect_mismatch ("audio/x-raw,format=F32LE,layout=non-interleaved,"
+      "rate=44100,channels=8", audio, "sample_rate");
+  g_free (audio);
+  g_free (d);
+  g_free (d_a);
+}
+
+static void
+expect_bad_caps (const gchar * caps_str, const gchar * needle)
+{
+  GstCaps *caps = gst_caps_from_string (caps_str);
+  GstMxlFabricsFormat fmt;
+  GError *error = NULL;
+
+  g_assert_nonnull (caps);
+  g_assert_false (gst_mxl_fabrics_format_from_caps (caps, &fmt, &error));
+  g_assert_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT);
+  if (strstr (error->message, needle) == NULL)
+    g_error ("\"%s\" not in \"%s\"", needle, error->message);
+  g_error_free (error);
+  gst_caps_unref (caps);
+}
+
+static void
+test_bad_caps (void)
+{
+  expect_bad_caps ("video/x-raw,format=UYVY,width=1920,height=1080,"
+      "framerate=25/1", "format=v210");
+  expect_bad_caps ("video/x-raw(format:Interlaced),format=v210,width=1920,"
+      "height=1080,framerate=50/1,interlace-mode=alternate", "30000/1001");
+  expect_bad_caps ("video/x-raw(format:Interlaced),format=v210,width=1920,"
+      "height=1081,framerate=25/1,interlace-mode=alternate", "even");
+  expect_bad_caps ("video/x-raw,format=v210,width=1920,height=1080,"
+      "framerate=25/1,interlace-mode=interleaved", "alternate");
+  expect_bad_caps ("video/x-raw,format=v210,width=1920,height=1080,"
+      "framerate=0/1", "framerate");
+  expect_bad_caps ("video/x-raw,format=v210,width=7700,height=1080,"
+      "framerate=25/1", "outside");
+  expect_bad_caps ("audio/x-raw,format=S16LE,rate=48000,channels=2", "F32LE");
+  expect_bad_caps ("meta/x-st-2038,alignment=packet,framerate=25/1",
+      "alignment=frame");
+  expect_bad_caps ("meta/x-st-2038,alignment=frame", "framerate");
+  expect_bad_caps ("application/x-rtp", "cannot be carried");
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_init (&argc, &argv);
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/gst/caps/v210-1080p50", test_v210_1080p50);
+  g_test_add_func ("/gst/caps/v210-720p5994", test_v210_720p5994);
+  g_test_add_func ("/gst/caps/v210-1080i25", test_v210_1080i25);
+  g_test_add_func ("/gst/caps/v210a", test_v210a);
+  g_test_add_func ("/gst/caps/audio-8ch", test_audio_8ch);
+  g_test_add_func ("/gst/caps/audio-interleaved-sink",
+      test_audio_interleaved_sink);
+  g_test_add_func ("/gst/caps/st2038", test_st2038);
+  g_test_add_func ("/gst/caps/generated-defaults", test_generated_defaults_valid);
+  g_test_add_func ("/gst/caps/invalid-flow-defs", test_invalid_defs);
+  g_test_add_func ("/gst/caps/mismatch", test_mismatch);
+  g_test_add_func ("/gst/caps/bad-caps", test_bad_caps);
+  return g_test_run ();
+}

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* index <-> TAI <-> PTS (gst/timing.h) and the pipeline-wide offset shared
+ * through a GstContext by real mxlfabricssrc/mxlfabricssink instances. */
+#include <gst/gst.h>
+
+#include "mxlfabricssink.h"
+#include "mxlfabricssrc.h"
+#include "timing.h"
+
+static void
+test_index_to_tai (void)
+{
+  /* mxl-flows.md §5.3 */
+  g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (0, 30000, 1001), ==, 0);
+  g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (1, 30000, 1001), ==,
+      33366667);
+  g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (2, 30000, 1001), ==,
+      66733333);
+  g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (3, 30000, 1001), ==,
+      100100000);
+  g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (1, 60000, 1001), ==,
+      16683333);
+  g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (3, 60000, 1001), ==,
+      50050000);
+  g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (1, 48000, 1), ==, 20833);
+  g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (2, 48000, 1), ==, 41667);
+  g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (3, 48000, 1), ==, 62500);
+  g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (3, 50, 1), ==, 60000000);
+  /* present-day index (needs 128-bit intermediates) */
+  g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (53496503497, 30000, 1001),
+      ==, G_GUINT64_CONSTANT (1785000000016566667));
+  g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (1, 0, 1), ==,
+      GST_CLOCK_TIME_NONE);
+  g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (1, 30000, 0), ==,
+      GST_CLOCK_TIME_NONE);
+}
+
+static void
+test_tai_to_index (void)
+{
+  guint64 i;
+
+  g_assert_cmpuint (gst_mxl_fabrics_tai_to_index (9999999, 50, 1), ==, 0);
+  g_assert_cmpuint (gst_mxl_fabrics_tai_to_index (10000000, 50, 1), ==, 1);
+  g_assert_cmpuint (gst_mxl_fabrics_tai_to_index (29999999, 50, 1), ==, 1);
+  g_assert_cmpuint (gst_mxl_fabrics_tai_to_index (30000000, 50, 1), ==, 2);
+  g_assert_cmpuint (gst_mxl_fabrics_tai_to_index (33366667, 30000, 1001), ==,
+      1);
+  g_assert_cmpuint (gst_mxl_fabrics_tai_to_index (16683333, 30000, 1001), ==,
+      0);
+  g_assert_cmpuint (gst_mxl_fabrics_tai_to_index (16683334, 30000, 1001), ==,
+      1);
+  g_assert_cmpuint (gst_mxl_fabrics_tai_to_index
+      (G_GUINT64_CONSTANT (1785000000000000000), 30000, 1001), ==,
+      53496503497);
+  for (i = 30000000; i < 30200000; i++)
+    g_assert_cmpuint (gst_mxl_fabrics_tai_to_index
+        (gst_mxl_fabrics_index_to_tai (i, 30000, 1001), 30000, 1001), ==, i);
+  g_assert_cmpuint (gst_mxl_fabrics_tai_to_index (5, 0, 1), ==, G_MAXUINT64);
+}
+
+static void
+test_pts (void)
+{
+  const gint64 d = G_GINT64_CONSTANT (1739000000000000000);
+  const GstClockTime base = G_GUINT64_CONSTANT (1000000000000);
+  GstClockTime pts = 0;
+
+  g_assert_true (gst_mxl_fabrics_timing_index_to_pts (87000000123, 50, 1, d,
+          base, &pts));
+  g_assert_cmpuint (pts, ==, G_GUINT64_CONSTANT (999002460000000));
+  g_assert_cmpuint (gst_mxl_fabrics_timing_pts_to_index (pts, 50, 1, d, base),
+      ==, 87000000123);
+  g_assert_true (gst_mxl_fabrics_timing_index_to_pts (53496503497, 30000,
+          1001, d, base, &pts));
+  g_assert_cmpuint (pts, ==, G_GUINT64_CONSTANT (45999000016566667));
+  g_assert_cmpuint (gst_mxl_fabrics_timing_pts_to_index (pts, 30000, 1001, d,
+          base), ==, 53496503497);
+  /* A sink buffer 9 ms after a grain's origin still names that grain, 11 ms
+   * after it names the next one (nearest index, 50/1). */
+  g_assert_cmpuint (gst_mxl_fabrics_timing_pts_to_index (999002460000000 +
+          9000000, 50, 1, d, base), ==, 87000000123);
+  g_assert_cmpuint (gst_mxl_fabrics_timing_pts_to_index (999002460000000 +
+          11000000, 50, 1, d, base), ==, 87000000124);
+  /* Grains before running time 0 are refused, not clamped. */
+  g_assert_false (gst_mxl_fabrics_timing_index_to_pts (1, 50, 1, d, base,
+          &pts));
+  g_assert_false (gst_mxl_fabrics_timing_index_to_pts (1, 0, 1, 0, 0, &pts));
+}
+
+static void
+test_offset_tai_clock (void)
+{
+  GstClock *tai = g_object_new (GST_TYPE_SYSTEM_CLOCK, "clock-type",
+      GST_CLOCK_TYPE_TAI, NULL);
+  GstClock *mono = g_object_new (GST_TYPE_SYSTEM_CLOCK, "clock-type",
+      GST_CLOCK_TYPE_MONOTONIC, NULL);
+  gint64 d;
+
+  g_assert_cmpint (gst_mxl_fabrics_timing_compute_offset (tai), ==, 0);
+  /* Sampled offset: TAI(now) - monotonic(now), checked to 10 ms. */
+  d = gst_mxl_fabrics_timing_compute_offset (mono);
+  {
+    gint64 expected = (gint64) gst_mxl_fabrics_tai_now () -
+        (gint64) gst_clock_get_time (mono);
+    g_assert_cmpint (ABS (d - expected), <, 10000000);
+  }
+  gst_object_unref (tai);
+  gst_object_unref (mono);
+}
+
+static void
+test_context_roundtrip (void)
+{
+  GstClock *clock = gst_system_clock_obtain ();
+  GstContext *c = gst_mxl_fabrics_timing_context_new (clock, -12345);
+  GstClock *out = NULL;
+  gint64 d = 0;
+
+  g_assert_cmpstr (gst_context_get_context_type (c), ==,
+      "mxl-fabrics.timing");
+  g_assert_true (gst_mxl_fabrics_timing_context_parse (c, &out, &d));
+  g_assert_cmpint (d, ==, -12345);
+  g_assert_true (out == clock);
+  gst_object_unref (out);
+  gst_context_unref (c);
+  gst_object_unref (clock);
+}
+
+static guint have_context_messages;
+
+static GstBusSyncReply
+count_have_context (GstBus * bus, GstMessage * msg, gpointer data)
+{
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_HAVE_CONTEXT)
+    have_context_messages++;
+  return GST_BUS_PASS;
+}
+
+/* Two of our elements in one pipeline share one offset (same PTS for the
+ * same index); an element of another pipeline gets its own context; after a
+ * clock change both adopt the new one. */
+static void
+test_shared_context (void)
+{
+  GstElement *pipeline = gst_pipeline_new ("p1");
+  GstElement *pipeline2 = gst_pipeline_new ("p2");
+  GstMxlFabricsSrc *src = g_object_new (GST_TYPE_MXL_FABRICS_SRC, NULL);
+  GstMxlFabricsSink *sink = g_object_new (GST_TYPE_MXL_FABRICS_SINK, NULL);
+  GstMxlFabricsSrc *other = g_object_new (GST_TYPE_MXL_FABRICS_SRC, NULL);
+  GstBus *bus = gst_pipeline_get_bus (GST_PIPELINE (pipeline));
+  GstClock *tai;
+  gint64 d1 = 1, d2 = 2, d3 = 3;
+  GstClockTime pts1 = 0, pts2 = 1;
+  const GstClockTime base = 5 * GST_SECOND;
+
+  gst_bus_set_sync_handler (bus, count_have_context, NULL, NULL);
+  gst_bin_add_many (GST_BIN (pipeline), GST_ELEMENT (src), GST_ELEMENT (sink),
+      NULL);
+  gst_bin_add (GST_BIN (pipeline2), GST_ELEMENT (other));
+
+  g_assert_true (gst_mxl_fabrics_timing_ensure (GST_ELEMENT (src),
+          &src->timing, &d1));
+  g_assert_cmpuint (have_context_messages, ==, 1);
+  g_assert_true (gst_mxl_fabrics_timing_ensure (GST_ELEMENT (sink),
+          &sink->timing, &d2));
+  /* The second got the first's context through the bin: no new one. */
+  g_assert_cmpuint (have_context_messages, ==, 1);
+  g_assert_cmpint (d1, ==, d2);
+  g_assert_true (src->timing.context == sink->timing.context);
+
+  g_assert_true (gst_mxl_fabrics_timing_index_to_pts
+      (gst_mxl_fabrics_tai_to_index (gst_mxl_fabrics_tai_now (), 50, 1),
+          50, 1, d1, base, &pts1));
+  g_assert_true (gst_mxl_fabrics_timing_index_to_pts
+      (gst_mxl_fabrics_tai_to_index (gst_mxl_fabrics_tai_now (), 50, 1) - 0,
+          50, 1, d2, base, &pts2));
+  /* same index (unless the 20 ms grain boundary passed between the calls) */
+  g_assert_true (pts1 == pts2 || pts2 - pts1 == 20000000);
+
+  g_assert_true (gst_mxl_fabrics_timing_ensure (GST_ELEMENT (other),
+          &other->timing, &d3));
+  g_assert_true (other->timing.context != src->timing.context);
+
+  /* Calling again is stable. */
+  g_assert_true (gst_mxl_fabrics_timing_ensure (GST_ELEMENT (src),
+          &src->timing, &d3));
+  g_assert_cmpint (d3, ==, d1);
+  g_assert_cmpuint (have_context_messages, ==, 1);
+
+  /* The pipeline switches to a TAI clock: D becomes exactly 0 for both. */
+  tai = g_object_new (GST_TYPE_SYSTEM_CLOCK, "clock-type", GST_CLOCK_TYPE_TAI,
+      NULL);
+  g_assert_true (gst_element_set_clock (pipeline, tai));
+  g_assert_true (gst_mxl_fabrics_timing_ensure (GST_ELEMENT (sink),
+          &sink->timing, &d2));
+  g_assert_cmpint (d2, ==, 0);
+  g_assert_cmpuint (have_context_messages, ==, 2);
+  g_assert_true (gst_mxl_fabrics_timing_ensure (GST_ELEMENT (src),
+          &src->timing, &d1));
+  g_assert_cmpint (d1, ==, 0);
+  g_assert_true (src->timing.context == sink->timing.context);
+  g_assert_cmpuint (have_context_messages, ==, 2);
+
+  gst_element_set_clock (pipeline, NULL);
+  gst_object_unref (tai);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  gst_object_unref (pipeline2);
+}
+
+static void
+test_reference_meta (void)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstCaps *caps = gst_caps_from_string ("timestamp/x-tai");
+  GstReferenceTimestampMeta *meta;
+
+  gst_mxl_fabrics_timing_add_reference_meta (buf,
+      G_GUINT64_CONSTANT (1785000000016566667), 33366667);
+  meta = gst_buffer_get_reference_timestamp_meta (buf, caps);
+  g_assert_nonnull (meta);
+  g_assert_cmpuint (meta->timestamp, ==,
+      G_GUINT64_CONSTANT (1785000000016566667));
+  g_assert_cmpuint (meta->duration, ==, 33366667);
+  gst_caps_unref (caps);
+  gst_buffer_unref (buf);
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_init (&argc, &argv);
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/gst/timing/index-to-tai", test_index_to_tai);
+  g_test_add_func ("/gst/timing/tai-to-index", test_tai_to_index);
+  g_test_add_func ("/gst/timing/pts", test_pts);
+  g_test_add_func ("/gst/timing/offset-tai-clock", test_offset_tai_clock);
+  g_test_add_func ("/gst/timing/context-roundtrip", test_context_roundtrip);
+  g_test_add_func ("/gst/timing/shared-context", test_shared_context);
+  g_test_add_func ("/gst/timing/reference-meta", test_reference_meta);
+  return g_test_run ();
+}
