@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Public API glue of <mxl/fabrics.h> and <mxl/fabrics-ext.h>: argument
+ * checks, then the engine. (TargetInfo ToString/FromString/Free live in
+ * targetinfo.c.)
+ */
+#include <string.h>
+
+#include <mxl/fabrics.h>
+#include <mxl/fabrics-ext.h>
+
+#include "fabrics/instance.h"
+#include "fabrics/provider.h"
+
+MXL_EXPORT mxlStatus
+mxlFabricsCreateInstance (mxlInstance in_instance, char const *options,
+    mxlFabricsInstance *out_fabricsInstance)
+{
+  if (in_instance == NULL || out_fabricsInstance == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_instance_create (in_instance, out_fabricsInstance);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsDestroyInstance (mxlFabricsInstance in_instance)
+{
+  if (in_instance == NULL)
+    return MXL_ERR_INVALID_ARG;
+  mxl_instance_destroy (in_instance);
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsGetInterfaces (mxlFabricsInstance in_instance,
+    mxlFabricsInterfaceConfig const *in_query, mxlFabricsInterfaceList **out_list)
+{
+  g_autoptr (GError) error = NULL;
+  mxlStatus st;
+
+  if (in_instance == NULL || out_list == NULL)
+    return MXL_ERR_INVALID_ARG;
+  st = mxl_provider_list_interfaces (in_query, out_list, &error);
+  if (st != MXL_STATUS_OK)
+    g_warning ("mxlFabricsGetInterfaces: %s", error ? error->message : "failed");
+  return st;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsFreeInterfaceList (mxlFabricsInterfaceList *interfaceList)
+{
+  mxl_provider_free_interfaces (interfaceList);
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsCreateTarget (mxlFabricsInstance in_fabricsInstance, mxlFabricsTarget *out_target)
+{
+  if (in_fabricsInstance == NULL || out_target == NULL)
+    return MXL_ERR_INVALID_ARG;
+  *out_target = mxl_instance_new_target (in_fabricsInstance);
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsDestroyTarget (mxlFabricsInstance in_fabricsInstance, mxlFabricsTarget in_target)
+{
+  if (in_fabricsInstance == NULL || in_target == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_instance_destroy_target (in_fabricsInstance, in_target);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsTargetSetup (mxlFabricsTarget in_target, mxlFabricsTargetConfig const *in_config,
+    char const *in_options, mxlFabricsTargetInfo *out_info)
+{
+  if (in_target == NULL || in_config == NULL || out_info == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_target_setup (in_target, in_config, in_options, out_info);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsTargetReadGrainNonBlocking (mxlFabricsTarget in_target, uint64_t *out_grainIndex)
+{
+  if (in_target == NULL || out_grainIndex == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_target_read_grain (in_target, -1, out_grainIndex);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsTargetReadGrain (mxlFabricsTarget in_target, uint16_t in_timeoutMs,
+    uint64_t *out_grainIndex)
+{
+  if (in_target == NULL || out_grainIndex == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_target_read_grain (in_target, in_timeoutMs, out_grainIndex);
+}
+
+/* Continuous flows (audio) come with a later issue. */
+MXL_EXPORT mxlStatus
+mxlFabricsTargetReadSamplesNonBlocking (mxlFabricsTarget in_target,
+    uint64_t *out_headIndex, size_t *out_count)
+{
+  if (in_target == NULL || out_headIndex == NULL || out_count == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return MXL_ERR_UNSUPPORTED_OPERATION;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsTargetReadSamples (mxlFabricsTarget in_target, uint16_t in_timeoutMs,
+    uint64_t *out_headIndex, size_t *out_count)
+{
+  if (in_target == NULL || out_headIndex == NULL || out_count == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return MXL_ERR_UNSUPPORTED_OPERATION;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsCreateInitiator (mxlFabricsInstance in_fabricsInstance,
+    mxlFabricsInitiator *out_initiator)
+{
+  if (in_fabricsInstance == NULL || out_initiator == NULL)
+    return MXL_ERR_INVALID_ARG;
+  *out_initiator = mxl_instance_new_initiator (in_fabricsInstance);
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsDestroyInitiator (mxlFabricsInstance in_fabricsInstance,
+    mxlFabricsInitiator in_initiator)
+{
+  if (in_fabricsInstance == NULL || in_initiator == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_instance_destroy_initiator (in_fabricsInstance, in_initiator);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsInitiatorSetup (mxlFabricsInitiator in_initiator,
+    mxlFabricsInitiatorConfig const *in_config, char const *in_options)
+{
+  if (in_initiator == NULL || in_config == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_initiator_setup (in_initiator, in_config, in_options);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsInitiatorAddTarget (mxlFabricsInitiator in_initiator,
+    mxlFabricsTargetInfo in_targetInfo)
+{
+  if (in_initiator == NULL || in_targetInfo == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_initiator_add_target (in_initiator, in_targetInfo);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsInitiatorRemoveTarget (mxlFabricsInitiator in_initiator,
+    mxlFabricsTargetInfo in_targetInfo)
+{
+  if (in_initiator == NULL || in_targetInfo == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_initiator_remove_target (in_initiator, in_targetInfo);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsInitiatorTransferGrain (mxlFabricsInitiator in_initiator, uint64_t in_grainIndex,
+    uint16_t in_startSlice, uint16_t in_endSlice)
+{
+  if (in_initiator == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_initiator_transfer_grain (in_initiator, in_grainIndex, in_startSlice,
+      in_endSlice);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsInitiatorTransferSamples (mxlFabricsInitiator in_initiator, uint64_t in_headIndex,
+    size_t in_count)
+{
+  if (in_initiator == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return MXL_ERR_UNSUPPORTED_OPERATION;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsInitiatorMakeProgressNonBlocking (mxlFabricsInitiator in_initiator)
+{
+  if (in_initiator == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_initiator_make_progress (in_initiator, -1);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsInitiatorMakeProgressBlocking (mxlFabricsInitiator in_initiator,
+    uint16_t in_timeoutMs)
+{
+  if (in_initiator == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_initiator_make_progress (in_initiator, in_timeoutMs);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsProviderFromString (char const *in_string, mxlFabricsProvider *out_provider)
+{
+  return mxl_provider_from_string (in_string, FALSE, out_provider);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsProviderToString (mxlFabricsProvider in_provider, char *out_string,
+    size_t *in_stringSize)
+{
+  const char *name = mxl_provider_to_string (in_provider);
+  size_t need;
+
+  if (name == NULL || in_stringSize == NULL)
+    return MXL_ERR_INVALID_ARG;
+  need = strlen (name) + 1;
+  if (out_string == NULL) {
+    *in_stringSize = need;
+    return MXL_STATUS_OK;
+  }
+  if (*in_stringSize < need)
+    return MXL_ERR_STRLEN;
+  memcpy (out_string, name, need);
+  return MXL_STATUS_OK;
+}
+
+/* ------------------------------------------------------------ extensions */
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtProviderFromString (char const *in_string, mxlFabricsProvider *out_provider)
+{
+  return mxl_provider_from_string (in_string, TRUE, out_provider);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtGetLibfabricVersion (uint32_t *out_major, uint32_t *out_minor)
+{
+  uint32_t v;
+
+  if (out_major == NULL || out_minor == NULL)
+    return MXL_ERR_INVALID_ARG;
+  v = fi_version ();
+  *out_major = FI_MAJOR (v);
+  *out_minor = FI_MINOR (v);
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT char const *
+mxlFabricsExtConnectionStateName (mxlFabricsExtConnectionState in_state)
+{
+  switch (in_state) {
+    case MXL_FABRICS_EXT_STATE_IDLE:
+      return "idle";
+    case MXL_FABRICS_EXT_STATE_LISTENING:
+      return "listening";
+    case MXL_FABRICS_EXT_STATE_CONNECTING:
+      return "connecting";
+    case MXL_FABRICS_EXT_STATE_CONNECTED:
+      return "connected";
+    case MXL_FABRICS_EXT_STATE_LOST:
+      return "lost";
+    case MXL_FABRICS_EXT_STATE_REMOVED:
+      return "removed";
+  }
+  return "unknown";
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtInitiatorPollEvent (mxlFabricsInitiator in_initiator,
+    mxlFabricsExtConnectionEvent *out_event)
+{
+  if (in_initiator == NULL || out_event == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_initiator_poll_event (in_initiator, out_event);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtInitiatorGetTargetState (mxlFabricsInitiator in_initiator,
+    mxlFabricsTargetInfo in_targetInfo, mxlFabricsExtConnectionState *out_state)
+{
+  if (in_initiator == NULL || in_targetInfo == NULL || out_state == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_initiator_target_state (in_initiator, in_targetInfo->id, out_state);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtTargetPollEvent (mxlFabricsTarget in_target,
+    mxlFabricsExtConnectionEvent *out_event)
+{
+  if (in_target == NULL || out_event == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_target_poll_event (in_target, out_event);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtTargetGetStats (mxlFabricsTarget in_target, mxlFabricsExtTargetStats *out_stats)
+{
+  if (in_target == NULL || out_stats == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (!in_target->setup_done)
+    return MXL_ERR_INVALID_STATE;
+  mxl_target_get_stats (in_target, out_stats);
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtInitiatorGetStats (mxlFabricsInitiator in_initiator,
+    mxlFabricsExtInitiatorStats *out_stats)
+{
+  if (in_initiator == NULL || out_stats == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (!in_initiator->setup_done)
+    return MXL_ERR_INVALID_STATE;
+  mxl_initiator_get_stats (in_initiator, out_stats);
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtTargetInfoGetId (mxlFabricsTargetInfo in_targetInfo, uint64_t *out_id)
+{
+  if (in_targetInfo == NULL || out_id == NULL)
+    return MXL_ERR_INVALID_ARG;
+  *out_id = in_targetInfo->id;
+  return MXL_STATUS_OK;
+}

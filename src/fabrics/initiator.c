@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Initiator: setup, targets, fan-out of grain transfers, progress, and the
+ * connection state machine (wire spec §6.4, §6.5, §7.4, with the
+ * improvements of our design: queued retries within a deadline instead of
+ * failing on -FI_EAGAIN, lost connections reported instead of silently
+ * evicted, reconnection on re-add).
+ */
+#include "fabrics/initiator.h"
+
+#include <string.h>
+
+#include <mxl/flow.h>
+
+#include "fabrics/setup.h"
+
+#define CTX_POOL_SIZE 1024u
+#define ORPHAN_RECLAIM_US (2 * G_USEC_PER_SEC)
+/* How long TransferGrain drives progress to make room in a full queue. */
+#define QUEUE_WAIT_MS 200
+#define CQ_BATCH 64
+
+/* ------------------------------------------------------------ contexts */
+
+MxlWriteCtx *
+mxl_initiator_ctx_get (MxlInitiator *init)
+{
+  MxlWriteCtx *ctx;
+
+  if (init->ctx_free >= init->ctx_count)
+    return NULL;
+  ctx = &init->ctx_pool[init->ctx_free];
+  init->ctx_free = ctx->next_free;
+  ctx->in_use = TRUE;
+  ctx->orphaned_at = 0;
+  init->ctx_used++;
+  return ctx;
+}
+
+void
+mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx)
+{
+  if (!ctx->in_use)
+    return;
+  ctx->in_use = FALSE;
+  ctx->orphaned_at = 0;
+  ctx->next_free = init->ctx_free;
+  init->ctx_free = (guint) (ctx - init->ctx_pool);
+  init->ctx_used--;
+}
+
+/* Contexts of a connection generation that is gone: their completions, if
+ * any still come, are ignored; they return to the pool after a while. */
+static void
+orphan_contexts (MxlInitiator *init, uint64_t conn_id)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  for (guint i = 0; i < init->ctx_count; i++) {
+    MxlWriteCtx *ctx = &init->ctx_pool[i];
+    if (ctx->in_use && ctx->conn_id == conn_id && ctx->orphaned_at == 0)
+      ctx->orphaned_at = now;
+  }
+}
+
+static void
+reclaim_orphans (MxlInitiator *init)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  for (guint i = 0; i < init->ctx_count; i++) {
+    MxlWriteCtx *ctx = &init->ctx_pool[i];
+    if (ctx->in_use && ctx->orphaned_at > 0 && now - ctx->orphaned_at > ORPHAN_RECLAIM_US)
+      mxl_initiator_ctx_put (init, ctx);
+  }
+}
+
+/* --------------------------------------------------------- connections */
+
+static mxlFabricsExtConnectionState
+public_state (MxlConnKind kind)
+{
+  switch (kind) {
+    case MXL_CONN_IDLE:
+      return MXL_FABRICS_EXT_STATE_IDLE;
+    case MXL_CONN_CONNECTING:
+      return MXL_FABRICS_EXT_STATE_CONNECTING;
+    case MXL_CONN_CONNECTED:
+      return MXL_FABRICS_EXT_STATE_CONNECTED;
+    case MXL_CONN_LOST:
+      return MXL_FABRICS_EXT_STATE_LOST;
+    case MXL_CONN_REMOVED:
+      return MXL_FABRICS_EXT_STATE_REMOVED;
+  }
+  return MXL_FABRICS_EXT_STATE_IDLE;
+}
+
+static void
+idle_state (MxlConnState *s, guint attempts)
+{
+  gint64 delay_ms = attempts == 0 ? 0
+      : MIN ((gint64) MXL_RETRY_FIRST_MS << MIN (attempts - 1, 8u), MXL_RETRY_MAX_MS);
+
+  memset (s, 0, sizeof (*s));
+  s->kind = MXL_CONN_IDLE;
+  s->u.idle.retry_at = g_get_monotonic_time () + delay_ms * 1000;
+  s->u.idle.attempts = attempts;
+}
+
+/* Leaves a state that holds transport resources. */
+static void
+leave (MxlConn *conn, const MxlConnState *cur)
+{
+  MxlInitiator *init = conn->init;
+
+  if (cur->kind != MXL_CONN_CONNECTING && cur->kind != MXL_CONN_CONNECTED)
+    return;
+  if (conn->egress != NULL)
+    conn->egress->reset (conn);
+  conn->egress = NULL;
+  conn->outstanding = 0;
+  g_hash_table_remove (init->by_conn_id, &conn->conn_id);
+  orphan_contexts (init, conn->conn_id);
+  init->type_ops->close (conn, cur);
+}
+
+void
+mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
+{
+  MxlInitiator *init = conn->init;
+  MxlConnState cur = conn->state;
+  MxlConnState next = cur;
+  gint64 now = g_get_monotonic_time ();
+
+  switch (input) {
+    case MXL_CONN_IN_TICK:
+      if (cur.kind == MXL_CONN_IDLE && now >= cur.u.idle.retry_at) {
+        conn->conn_id = ++init->next_conn_id;
+        if (init->type_ops->open (conn, &next) != MXL_STATUS_OK)
+          idle_state (&next, cur.u.idle.attempts + 1);
+        else
+          g_hash_table_insert (init->by_conn_id, &conn->conn_id, conn);
+      } else if (cur.kind == MXL_CONN_CONNECTING
+          && now - cur.u.connecting.since > MXL_CONNECT_TIMEOUT_MS * 1000) {
+        leave (conn, &cur);
+        idle_state (&next, cur.u.connecting.attempts + 1);
+        reason = MXL_ERR_NOT_READY;
+      } else if (cur.kind == MXL_CONN_CONNECTED && conn->outstanding > 0
+          && now - conn->last_progress > MXL_CONN_STALL_MS * 1000) {
+        leave (conn, &cur);
+        memset (&next, 0, sizeof (next));
+        next.kind = MXL_CONN_LOST;
+        next.u.lost.reason = reason = MXL_ERR_NOT_READY;
+      }
+      break;
+    case MXL_CONN_IN_CONNECTED:
+      if (cur.kind == MXL_CONN_CONNECTING) {
+        struct fid_ep *ep = cur.u.connecting.ep;
+        memset (&next, 0, sizeof (next));
+        next.kind = MXL_CONN_CONNECTED;
+        next.u.connected.ep = ep;
+        next.u.connected.addr = FI_ADDR_UNSPEC;
+      }
+      break;
+    case MXL_CONN_IN_SHUTDOWN:
+    case MXL_CONN_IN_ERROR:
+      if (cur.kind == MXL_CONN_CONNECTING) {
+        /* Refused or unreachable: the target may not listen yet. */
+        leave (conn, &cur);
+        idle_state (&next, cur.u.connecting.attempts + 1);
+      } else if (cur.kind == MXL_CONN_CONNECTED) {
+        leave (conn, &cur);
+        memset (&next, 0, sizeof (next));
+        next.kind = MXL_CONN_LOST;
+        next.u.lost.reason = reason;
+      }
+      break;
+    case MXL_CONN_IN_REMOVE:
+      if (cur.kind != MXL_CONN_REMOVED) {
+        leave (conn, &cur);
+        memset (&next, 0, sizeof (next));
+        next.kind = MXL_CONN_REMOVED;
+      }
+      break;
+    case MXL_CONN_IN_READD:
+      if (cur.kind == MXL_CONN_LOST || cur.kind == MXL_CONN_IDLE)
+        idle_state (&next, 0);
+      break;
+  }
+
+  if (next.kind == MXL_CONN_CONNECTED && cur.kind != MXL_CONN_CONNECTED) {
+    /* The protocol is chosen once, when the connection becomes usable. */
+    conn->egress = &mxl_rma_egress_ops;
+    conn->last_progress = now;
+    conn->q_head = conn->q_len = 0;
+    init->stats.targetsConnected++;
+  }
+  if (cur.kind == MXL_CONN_CONNECTED && next.kind != MXL_CONN_CONNECTED) {
+    init->stats.targetsConnected--;
+    if (next.kind == MXL_CONN_LOST)
+      init->stats.connectionsLost++;
+  }
+  conn->state = next;
+  if (public_state (next.kind) != public_state (cur.kind)) {
+    g_debug ("initiator: target %" G_GUINT64_FORMAT " %s -> %s", conn->target_id,
+        mxlFabricsExtConnectionStateName (public_state (cur.kind)),
+        mxlFabricsExtConnectionStateName (public_state (next.kind)));
+    mxl_event_queue_push (&init->events, conn->target_id, public_state (cur.kind),
+        public_state (next.kind), reason);
+  }
+}
+
+MxlConn *
+mxl_initiator_conn_by_fid (MxlInitiator *init, struct fid *fid)
+{
+  return fid ? g_hash_table_lookup (init->by_fid, fid) : NULL;
+}
+
+static MxlConn *
+find_conn (MxlInitiator *init, uint64_t target_id)
+{
+  for (guint i = 0; i < init->conns->len; i++) {
+    MxlConn *c = g_ptr_array_index (init->conns, i);
+    if (c->target_id == target_id && c->state.kind != MXL_CONN_REMOVED)
+      return c;
+  }
+  return NULL;
+}
+
+static void
+conn_free (MxlConn *conn)
+{
+  mxl_target_info_free (conn->info);
+  g_free (conn);
+}
+
+/* --------------------------------------------------------------- setup */
+
+static void
+teardown (MxlInitiator *init)
+{
+  if (init->conns) {
+    for (guint i = 0; i < init->conns->len; i++)
+      mxl_conn_transition (g_ptr_array_index (init->conns, i), MXL_CONN_IN_REMOVE,
+          MXL_STATUS_OK);
+    g_ptr_array_free (init->conns, TRUE);
+    init->conns = NULL;
+  }
+  if (init->type_ops)
+    init->type_ops->teardown (init);
+  if (init->dom) {
+    for (guint i = 0; init->regions && i < init->grain_count; i++)
+      mxl_ofi_region_close (init->dom, &init->regions[i]);
+  }
+  mxl_ofi_close (init->cq ? &init->cq->fid : NULL, "cq");
+  init->cq = NULL;
+  mxl_ofi_domain_close (init->dom);
+  init->dom = NULL;
+  g_clear_pointer (&init->regions, g_free);
+  g_clear_pointer (&init->ctx_pool, g_free);
+  g_clear_pointer (&init->by_conn_id, g_hash_table_destroy);
+  g_clear_pointer (&init->by_fid, g_hash_table_destroy);
+  init->type_ops = NULL;
+  init->setup_done = FALSE;
+}
+
+mxlStatus
+mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config,
+    const char *options)
+{
+  g_autoptr (GError) error = NULL;
+  struct fi_info *fi = NULL;
+  MxlFlowLayout flow;
+  mxlStatus st;
+
+  if (init->setup_done)
+    return MXL_ERR_INVALID_STATE;
+  if (config->reader == NULL) {
+    st = MXL_ERR_INVALID_ARG;
+    goto fail;
+  }
+  st = mxl_flow_reader_get_layout (config->reader, &flow);
+  if (st == MXL_STATUS_OK)
+    st = mxl_setup_begin (options, &flow, &config->interface, MXL_ROLE_INITIATOR,
+        &init->options, &fi, &error);
+  if (st != MXL_STATUS_OK)
+    goto fail;
+  init->desc = mxl_provider_lookup (config->interface.provider);
+  init->type_ops = fi->ep_attr->type == FI_EP_MSG ? &mxl_initiator_rc_ops
+      : &mxl_initiator_rdm_ops;
+  init->reader = config->reader;
+  init->grain_count = flow.grain_count;
+  mxl_grain_layout_init (&init->layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
+  init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) conn_free);
+  init->by_conn_id = g_hash_table_new (g_int64_hash, g_int64_equal);
+  init->by_fid = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  /* Writes are cut to the provider's limits, or lower ones from options. */
+  init->max_msg = fi->ep_attr->max_msg_size ? fi->ep_attr->max_msg_size : UINT64_MAX;
+  if (init->options.max_message_size)
+    init->max_msg = MIN (init->max_msg, init->options.max_message_size);
+  init->iov_limit = (uint32_t) MAX (fi->tx_attr->iov_limit, 1);
+  if (init->options.iov_limit)
+    init->iov_limit = MIN (init->iov_limit, init->options.iov_limit);
+  init->iov_limit = MIN (init->iov_limit, MXL_LAYOUT_MAX_IOV);
+  init->ordered_writes = (fi->tx_attr->msg_order & FI_ORDER_WAW) != 0;
+  init->window = (guint) MIN ((size_t) MXL_CONN_WINDOW, MAX (fi->tx_attr->size, 1));
+
+  st = mxl_ofi_domain_open (fi, &init->dom, &error);
+  fi_freeinfo (fi);
+  if (st != MXL_STATUS_OK)
+    goto fail;
+  st = mxl_ofi_cq_open (init->dom, CTX_POOL_SIZE,
+      init->desc->cq_can_wait ? FI_WAIT_UNSPEC : FI_WAIT_NONE, &init->cq, &error);
+  if (st != MXL_STATUS_OK)
+    goto fail;
+  {
+    /* Registered as write sources only; never written through. */
+    uint8_t **bases = g_new0 (uint8_t *, init->grain_count);
+    size_t *lengths = g_new0 (size_t, init->grain_count);
+    for (guint i = 0; i < init->grain_count; i++)
+      bases[i] = (uint8_t *) mxl_flow_reader_grain_slot (init->reader, i, &lengths[i]);
+    st = mxl_setup_register_slots (init->dom, bases, lengths, init->grain_count,
+        init->layout.slot_size, FI_WRITE, &init->regions, &error);
+    g_free (bases);
+    g_free (lengths);
+    if (st != MXL_STATUS_OK)
+      goto fail;
+  }
+  init->ctx_count = CTX_POOL_SIZE;
+  init->ctx_pool = g_new0 (MxlWriteCtx, init->ctx_count);
+  for (guint i = 0; i < init->ctx_count; i++)
+    init->ctx_pool[i].next_free = i + 1;
+  init->ctx_free = 0;
+  st = init->type_ops->setup (init, &error);
+  if (st != MXL_STATUS_OK)
+    goto fail;
+  init->stats.version = MXL_FABRICS_API_VERSION;
+  init->setup_done = TRUE;
+  g_debug ("initiator: %s %s, %u slots, max %" G_GUINT64_FORMAT " bytes and %u "
+      "iovecs per write, %s writes", init->desc->name, init->type_ops->name,
+      init->grain_count, init->max_msg, init->iov_limit,
+      init->ordered_writes ? "ordered" : "unordered (immediate data held)");
+  return MXL_STATUS_OK;
+
+fail:
+  g_warning ("initiator setup failed (status %d): %s", st,
+      error ? error->message : "invalid configuration");
+  teardown (init);
+  return st;
+}
+
+void
+mxl_initiator_destroy (MxlInitiator *init)
+{
+  teardown (init);
+  mxl_event_queue_clear (&init->events);
+  g_free (init);
+}
+
+/* ------------------------------------------------------------- targets */
+
+static gboolean
+address_usable (const MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
+{
+  uint32_t ours = init->dom->info->addr_format;
+  uint32_t theirs = info->address_format;
+
+  if (ours == FI_SOCKADDR_IN || ours == FI_SOCKADDR_IN6)
+    return theirs == FI_SOCKADDR_IN || theirs == FI_SOCKADDR_IN6
+        || theirs == FI_SOCKADDR || theirs == 17u /* FI_SOCKADDR_IP, 2.3+ */;
+  return theirs == ours;
+}
+
+mxlStatus
+mxl_initiator_add_target (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
+{
+  MxlConn *conn;
+
+  if (!init->setup_done)
+    return MXL_ERR_INVALID_STATE;
+  if (info->n_regions == 0 || info->n_regions > 65536 || info->fabric_address_len == 0
+      || info->protocol != MXL_PROTOCOL_WRITE || info->has_bounce_buffer
+      || !address_usable (init, info)) {
+    g_warning ("initiator: target %" G_GUINT64_FORMAT " unusable (regions %u, "
+        "address format %u, protocol %d)", info->id, info->n_regions,
+        info->address_format, info->protocol);
+    return MXL_ERR_INVALID_ARG;
+  }
+  conn = find_conn (init, info->id);
+  if (conn != NULL) {
+    if (conn->state.kind != MXL_CONN_LOST)
+      return MXL_ERR_EXISTS;
+    /* Re-adding a lost target reconnects (with its possibly newer info). */
+    mxl_target_info_free (conn->info);
+    conn->info = mxl_target_info_copy (info);
+    mxl_conn_transition (conn, MXL_CONN_IN_READD, MXL_STATUS_OK);
+    return MXL_STATUS_OK;
+  }
+  conn = g_new0 (MxlConn, 1);
+  conn->init = init;
+  conn->target_id = info->id;
+  conn->info = mxl_target_info_copy (info);
+  conn->state.kind = MXL_CONN_REMOVED;
+  g_ptr_array_add (init->conns, conn);
+  /* REMOVED → IDLE: reported as the target being added. */
+  idle_state (&conn->state, 0);
+  mxl_event_queue_push (&init->events, conn->target_id, MXL_FABRICS_EXT_STATE_REMOVED,
+      MXL_FABRICS_EXT_STATE_IDLE, MXL_STATUS_OK);
+  init->stats.targets++;
+  return MXL_STATUS_OK;
+}
+
+mxlStatus
+mxl_initiator_remove_target (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
+{
+  MxlConn *conn;
+
+  if (!init->setup_done)
+    return MXL_ERR_INVALID_STATE;
+  conn = find_conn (init, info->id);
+  if (conn == NULL)
+    return MXL_ERR_NOT_FOUND;
+  mxl_conn_transition (conn, MXL_CONN_IN_REMOVE, MXL_STATUS_OK);
+  init->stats.targets--;
+  return MXL_STATUS_OK;
+}
+
+/* ------------------------------------------------------------ progress */
+
+static void
+on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
+{
+  MxlWriteCtx *ctx = op_context;
+  MxlConn *conn;
+
+  if (ctx < init->ctx_pool || ctx >= init->ctx_pool + init->ctx_count || !ctx->in_use)
+    return;                  /* not ours, or reclaimed already */
+  if (ok)
+    init->stats.writesCompleted++;
+  else
+    init->stats.writeErrors++;
+  conn = g_hash_table_lookup (init->by_conn_id, &ctx->conn_id);
+  if (conn != NULL && conn->state.kind == MXL_CONN_CONNECTED) {
+    conn->last_progress = g_get_monotonic_time ();
+    conn->egress->on_write_done (conn, ctx, ok);
+    mxl_initiator_ctx_put (init, ctx);
+    if (!ok) {
+      g_warning ("initiator: write to target %" G_GUINT64_FORMAT " failed: %s",
+          conn->target_id, fi_strerror (err));
+      mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_UNKNOWN);
+    }
+    return;
+  }
+  mxl_initiator_ctx_put (init, ctx);
+}
+
+/* Reads completions; @timeout_ms >= 0 waits (CQs with a wait object). */
+static void
+drain_cq (MxlInitiator *init, int timeout_ms)
+{
+  struct fi_cq_data_entry buf[CQ_BATCH];
+  struct fi_cq_err_entry err;
+
+  for (int round = 0; round < 16; round++) {
+    size_t n = 0;
+    ssize_t rc = 0;
+
+    switch (mxl_ofi_cq_read (init->cq, buf, CQ_BATCH, timeout_ms, &n, &err, &rc)) {
+      case MXL_CQ_READ_EMPTY:
+        return;
+      case MXL_CQ_READ_ENTRIES:
+        for (size_t i = 0; i < n; i++)
+          on_completion (init, buf[i].op_context, TRUE, 0);
+        if (n < CQ_BATCH)
+          return;
+        break;
+      case MXL_CQ_READ_ERROR_ENTRY:
+        on_completion (init, err.op_context, FALSE, err.err);
+        break;
+      case MXL_CQ_READ_FAILED:
+        g_warning ("initiator: fi_cq_read: %s", fi_strerror ((int) -rc));
+        return;
+    }
+    timeout_ms = -1;
+  }
+}
+
+static void
+sweep_removed (MxlInitiator *init)
+{
+  for (guint i = init->conns->len; i-- > 0;) {
+    MxlConn *c = g_ptr_array_index (init->conns, i);
+    if (c->state.kind == MXL_CONN_REMOVED)
+      g_ptr_array_remove_index_fast (init->conns, i);
+  }
+}
+
+/* One non-blocking pass. Returns the MakeProgress status. */
+static mxlStatus
+progress_once (MxlInitiator *init)
+{
+  gboolean pending = FALSE, any_live = FALSE;
+
+  init->type_ops->poll_events (init);
+  drain_cq (init, -1);
+  for (guint i = 0; i < init->conns->len; i++) {
+    MxlConn *c = g_ptr_array_index (init->conns, i);
+
+    mxl_conn_transition (c, MXL_CONN_IN_TICK, MXL_STATUS_OK);
+    if (c->state.kind == MXL_CONN_CONNECTED) {
+      mxlStatus st = c->egress->pump (c);
+      if (st != MXL_STATUS_OK)
+        mxl_conn_transition (c, MXL_CONN_IN_ERROR, st);
+    }
+    switch (c->state.kind) {
+      case MXL_CONN_IDLE:
+      case MXL_CONN_CONNECTING:
+        pending = any_live = TRUE;
+        break;
+      case MXL_CONN_CONNECTED:
+        any_live = TRUE;
+        if (c->outstanding > 0 || c->q_len > 0)
+          pending = TRUE;
+        else
+          c->last_progress = g_get_monotonic_time ();
+        break;
+      case MXL_CONN_LOST:
+      case MXL_CONN_REMOVED:
+        break;
+    }
+  }
+  if (init->ctx_used > 0)
+    reclaim_orphans (init);
+  sweep_removed (init);
+  if (!any_live)
+    return MXL_ERR_INTERRUPTED;
+  return pending ? MXL_ERR_NOT_READY : MXL_STATUS_OK;
+}
+
+mxlStatus
+mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms)
+{
+  gint64 deadline;
+  guint sleep_us = 50;
+  mxlStatus st;
+
+  if (!init->setup_done)
+    return MXL_ERR_INVALID_STATE;
+  deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
+  for (;;) {
+    gint64 now;
+    st = progress_once (init);
+    if (st != MXL_ERR_NOT_READY || timeout_ms <= 0)
+      return st;
+    now = g_get_monotonic_time ();
+    if (now >= deadline)
+      return st;
+    if (init->desc->cq_can_wait && init->stats.targetsConnected > 0) {
+      drain_cq (init, (int) MIN ((deadline - now + 999) / 1000, 10));
+    } else {
+      g_usleep (MIN ((gint64) sleep_us, deadline - now));
+      sleep_us = MIN (sleep_us * 2, 1000u);
+    }
+  }
+}
+
+static mxlStatus
+queue_on (MxlConn *conn, const MxlGrainRequest *req)
+{
+  MxlInitiator *init = conn->init;
+  gint64 deadline = g_get_monotonic_time () + QUEUE_WAIT_MS * 1000;
+  guint sleep_us = 20;
+  mxlStatus st;
+
+  /* A full queue: drive progress (bounded) until there is room. */
+  while ((st = conn->egress->queue_grain (conn, req)) == MXL_ERR_NOT_READY) {
+    progress_once (init);
+    if (conn->state.kind != MXL_CONN_CONNECTED)
+      return MXL_STATUS_OK;     /* lost meanwhile: reported by an event */
+    if (g_get_monotonic_time () > deadline) {
+      init->stats.transfersDropped++;
+      return MXL_ERR_NOT_READY;
+    }
+    g_usleep (sleep_us);
+    sleep_us = MIN (sleep_us * 2, 500u);
+  }
+  return st;
+}
+
+static mxlStatus
+fan_out (MxlInitiator *init, const MxlGrainRequest *req, uint64_t only_target)
+{
+  mxlStatus result = MXL_STATUS_OK;
+
+  for (guint i = 0; i < init->conns->len; i++) {
+    MxlConn *c = g_ptr_array_index (init->conns, i);
+    mxlStatus st;
+
+    if (c->state.kind != MXL_CONN_CONNECTED || (only_target && c->target_id != only_target))
+      continue;
+    st = queue_on (c, req);
+    if (st == MXL_ERR_INVALID_ARG)
+      result = st;
+    else if (st != MXL_STATUS_OK && result == MXL_STATUS_OK)
+      result = st;
+    if (c->state.kind == MXL_CONN_CONNECTED) {
+      st = c->egress->pump (c);
+      if (st != MXL_STATUS_OK)
+        mxl_conn_transition (c, MXL_CONN_IN_ERROR, st);
+    }
+  }
+  return result;
+}
+
+mxlStatus
+mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index, uint16_t start,
+    uint16_t end)
+{
+  MxlGrainRequest req;
+  uint32_t flags;
+
+  if (!init->setup_done)
+    return MXL_ERR_INVALID_STATE;
+  if (start > end || end > init->layout.total_slices)
+    return MXL_ERR_INVALID_ARG;
+  memset (&req, 0, sizeof (req));
+  req.grain_index = index;
+  req.local_slot = (uint32_t) (index % init->grain_count);
+  /* A grain flagged invalid moves the ring on without content: only its
+   * header travels (immediate data slice value 0). */
+  memcpy (&flags, init->regions[req.local_slot].base + 16, sizeof (flags));
+  if (flags & MXL_GRAIN_FLAG_INVALID) {
+    req.slice_end = 0;
+    req.n_runs = mxl_layout_grain_runs (&init->layout, 0, 0, TRUE, req.runs);
+  } else {
+    req.slice_end = end;
+    req.n_runs = mxl_layout_grain_runs (&init->layout, start, end, FALSE, req.runs);
+  }
+  if (req.n_runs == 0)
+    return MXL_ERR_INVALID_ARG;
+  return fan_out (init, &req, 0);
+}
+
+mxlStatus
+mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
+    uint32_t local_slot, uint32_t remote_slot, uint64_t offset, uint64_t length,
+    uint32_t imm)
+{
+  MxlGrainRequest req;
+  MxlConn *conn;
+
+  if (!init->setup_done || local_slot >= init->grain_count)
+    return MXL_ERR_INVALID_ARG;
+  conn = find_conn (init, target_id);
+  if (conn == NULL)
+    return MXL_ERR_NOT_FOUND;
+  if (conn->state.kind != MXL_CONN_CONNECTED)
+    return MXL_ERR_INVALID_STATE;
+  memset (&req, 0, sizeof (req));
+  req.local_slot = local_slot;
+  req.n_runs = 1;
+  req.runs[0] = (MxlRun) { offset, length };
+  req.raw = TRUE;
+  req.raw_remote_slot = remote_slot;
+  req.raw_imm = imm;
+  return fan_out (init, &req, target_id);
+}
+
+/* --------------------------------------------------- application view */
+
+mxlStatus
+mxl_initiator_poll_event (MxlInitiator *init, mxlFabricsExtConnectionEvent *out)
+{
+  return mxl_event_queue_pop (&init->events, out);
+}
+
+mxlStatus
+mxl_initiator_target_state (MxlInitiator *init, uint64_t target_id,
+    mxlFabricsExtConnectionState *out)
+{
+  MxlConn *conn = init->conns ? find_conn (init, target_id) : NULL;
+
+  if (conn == NULL)
+    return MXL_ERR_NOT_FOUND;
+  *out = public_state (conn->state.kind);
+  return MXL_STATUS_OK;
+}
+
+void
+mxl_initiator_get_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out)
+{
+  *out = init->stats;
+  out->version = MXL_FABRICS_API_VERSION;
+}

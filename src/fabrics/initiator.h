@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * An initiator: a flow reader's grain slots registered for FI_WRITE, and one
+ * connection per added target. Connected (FI_EP_MSG: tcp, verbs) and
+ * connectionless (FI_EP_RDM: shm, efa, tcp;ofi_rxm) initiators share this
+ * code and differ only in their MxlInitiatorTypeOps (initiator_rc.c,
+ * initiator_rdm.c). Every connection's state is a tagged union changed only
+ * by mxl_conn_transition().
+ *
+ * Driven by one thread at a time (wire spec §6.8). No call blocks without a
+ * deadline; progress happens inside TransferGrain and MakeProgress.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#include <mxl/fabrics.h>
+#include <mxl/fabrics-ext.h>
+
+#include "fabrics/events.h"
+#include "fabrics/ofi.h"
+#include "fabrics/options.h"
+#include "fabrics/protocol.h"
+#include "fabrics/provider.h"
+#include "fabrics/targetinfo.h"
+
+typedef struct mxlFabricsInitiator_t MxlInitiator;
+
+/** Writes in flight per connection at most (bounded by the tx queue). */
+#define MXL_CONN_WINDOW 64u
+/** Transfers queued per connection at most. */
+#define MXL_CONN_QUEUE 64u
+/** Queued transfers not started within this are dropped (ms). */
+#define MXL_TRANSFER_DEADLINE_MS 1000
+/** A connection with writes in flight and no completion for this long is
+ * lost (a peer that vanished without the transport noticing, ms). */
+#define MXL_CONN_STALL_MS 3000
+/** A connection attempt is abandoned after this (ms). */
+#define MXL_CONNECT_TIMEOUT_MS 5000
+/** Reconnect back-off after a refused attempt: first and maximum (ms). */
+#define MXL_RETRY_FIRST_MS 100
+#define MXL_RETRY_MAX_MS 2000
+
+/**
+ * MxlWriteCtx:
+ * Operation context of one posted write, from a fixed pool owned by the
+ * initiator (no allocation per write). @fi comes first: providers that want
+ * FI_CONTEXT/FI_CONTEXT2 use it.
+ */
+struct MxlWriteCtx {
+  struct fi_context2 fi;
+  uint64_t conn_id;          /* generation id of the connection that posted it */
+  uint64_t transfer_seq;
+  uint64_t bytes;
+  gint64 orphaned_at;        /* > 0: its connection is gone; reclaim later */
+  gboolean in_use;
+  gboolean last;             /* carried the immediate data */
+  guint next_free;
+};
+
+/** One queued transfer of one connection. */
+typedef struct MxlTransfer {
+  uint64_t seq;
+  uint32_t remote_slot;
+  uint32_t imm;
+  MxlGrainRequest req;
+  guint run;                 /* run being split */
+  MxlSplitter splitter;
+  MxlChunk pending;          /* produced but not yet posted */
+  gboolean have_pending;
+  gboolean started;
+  guint outstanding;         /* writes of this transfer in flight */
+  gint64 deadline;
+} MxlTransfer;
+
+typedef enum MxlConnKind {
+  MXL_CONN_IDLE,
+  MXL_CONN_CONNECTING,
+  MXL_CONN_CONNECTED,
+  MXL_CONN_LOST,
+  MXL_CONN_REMOVED,
+} MxlConnKind;
+
+/** Connection state: a tagged union (one member per kind that has data). */
+typedef struct MxlConnState {
+  MxlConnKind kind;
+  union {
+    struct { gint64 retry_at; guint attempts; } idle;
+    struct { struct fid_ep *ep; gint64 since; guint attempts; } connecting;
+    struct { struct fid_ep *ep; fi_addr_t addr; } connected;
+    struct { mxlStatus reason; } lost;
+  } u;
+} MxlConnState;
+
+/** Inputs of mxl_conn_transition(). */
+typedef enum MxlConnInput {
+  MXL_CONN_IN_TICK,          /* time passes: start attempts, time out */
+  MXL_CONN_IN_CONNECTED,     /* EQ: FI_CONNECTED */
+  MXL_CONN_IN_SHUTDOWN,      /* EQ: FI_SHUTDOWN (peer closed) */
+  MXL_CONN_IN_ERROR,         /* EQ error, write error, stalled writes */
+  MXL_CONN_IN_REMOVE,        /* RemoveTarget */
+  MXL_CONN_IN_READD,         /* AddTarget of a known id */
+} MxlConnInput;
+
+struct MxlConn {
+  MxlInitiator *init;
+  uint64_t target_id;        /* TargetInfo id */
+  uint64_t conn_id;          /* changes on every attempt; keys contexts */
+  struct mxlFabricsTargetInfo_t *info;   /* owned copy */
+  MxlConnState state;
+  const MxlEgressOps *egress;            /* set when connected */
+  MxlTransfer queue[MXL_CONN_QUEUE];
+  guint q_head, q_len;
+  guint outstanding;
+  gint64 last_progress;      /* last completion or idle moment (stall check) */
+  uint64_t next_seq;
+};
+
+typedef struct MxlInitiatorTypeOps {
+  const char *name;
+  /* Opens the endpoint-type objects (RC: EQ; RDM: endpoint + AV). */
+  mxlStatus (*setup) (MxlInitiator *init, GError **error);
+  /* Starts a connection. Fills @next with CONNECTING (RC) or CONNECTED (RDM). */
+  mxlStatus (*open) (MxlConn *conn, MxlConnState *next);
+  /* Releases what open() created for the state being left. */
+  void (*close) (MxlConn *conn, const MxlConnState *state);
+  /* Reads connection events and feeds them to mxl_conn_transition(). */
+  void (*poll_events) (MxlInitiator *init);
+  void (*teardown) (MxlInitiator *init);
+} MxlInitiatorTypeOps;
+
+extern const MxlInitiatorTypeOps mxl_initiator_rc_ops;
+extern const MxlInitiatorTypeOps mxl_initiator_rdm_ops;
+
+struct mxlFabricsInitiator_t {
+  mxlFabricsInstance instance;
+  gboolean setup_done;
+  const MxlProviderDesc *desc;
+  const MxlInitiatorTypeOps *type_ops;
+  MxlSetupOptions options;
+  MxlOfiDomain *dom;
+  struct fid_cq *cq;
+  mxlFlowReader reader;
+  MxlGrainLayout layout;
+  uint32_t grain_count;
+  MxlOfiRegion *regions;     /* one per local slot */
+  uint64_t max_msg;          /* effective bytes per write */
+  uint32_t iov_limit;        /* effective local iovecs per write */
+  gboolean ordered_writes;   /* tx msg_order has FI_ORDER_WAW */
+  guint window;              /* writes in flight per connection */
+  /* write context pool */
+  MxlWriteCtx *ctx_pool;
+  guint ctx_count;
+  guint ctx_free;            /* head of the free list (ctx_count = none) */
+  guint ctx_used;
+  /* connections */
+  GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
+  GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */
+  GHashTable *by_fid;        /* struct fid* → MxlConn* (RC endpoints) */
+  uint64_t next_conn_id;
+  /* endpoint-type objects */
+  struct fid_eq *eq;         /* RC */
+  struct fid_ep *ep;         /* RDM */
+  struct fid_av *av;         /* RDM */
+  /* application-visible */
+  GQueue events;             /* mxlFabricsExtConnectionEvent* */
+  mxlFabricsExtInitiatorStats stats;
+};
+
+/** Sets up the initiator (mxlFabricsInitiatorSetup()). */
+mxlStatus mxl_initiator_setup (MxlInitiator *init,
+    const mxlFabricsInitiatorConfig *config, const char *options);
+void mxl_initiator_destroy (MxlInitiator *init);
+
+mxlStatus mxl_initiator_add_target (MxlInitiator *init,
+    const struct mxlFabricsTargetInfo_t *info);
+mxlStatus mxl_initiator_remove_target (MxlInitiator *init,
+    const struct mxlFabricsTargetInfo_t *info);
+mxlStatus mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index,
+    uint16_t start, uint16_t end);
+/** @timeout_ms: < 0 non-blocking. */
+mxlStatus mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms);
+
+mxlStatus mxl_initiator_poll_event (MxlInitiator *init,
+    mxlFabricsExtConnectionEvent *out);
+mxlStatus mxl_initiator_target_state (MxlInitiator *init, uint64_t target_id,
+    mxlFabricsExtConnectionState *out);
+void mxl_initiator_get_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out);
+
+/* --- shared by initiator.c, initiator_rc.c, initiator_rdm.c, protocol_rma.c --- */
+
+/** The one transition function of a connection's state (see MxlConnInput). */
+void mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason);
+
+/** Connection of a live RC endpoint, or NULL. */
+MxlConn *mxl_initiator_conn_by_fid (MxlInitiator *init, struct fid *fid);
+
+/** Takes a context from the pool; NULL when exhausted. */
+MxlWriteCtx *mxl_initiator_ctx_get (MxlInitiator *init);
+void mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx);
+
+/**
+ * mxl_initiator_debug_post_raw:
+ * Test hook (internal, not exported): posts one write of @length bytes from
+ * local slot @local_slot at @offset into remote region @remote_slot at the
+ * same offset, with arbitrary immediate data @imm, to the connected target
+ * @target_id. The write is still checked against both regions. Used by the
+ * hostile-initiator tests.
+ * Returns: OK, NOT_FOUND, INVALID_STATE (not connected), INVALID_ARG (out of
+ * a region), NOT_READY (queue full, retry after progress).
+ */
+mxlStatus mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
+    uint32_t local_slot, uint32_t remote_slot, uint64_t offset, uint64_t length,
+    uint32_t imm);

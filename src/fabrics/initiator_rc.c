@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Connected (FI_EP_MSG) initiator: tcp, verbs. One event queue and one
+ * completion queue for all targets, one endpoint per target connection,
+ * connected without private data (wire spec §6.2, §6.4). Event queue entries
+ * are routed to connections through a table of live endpoints, so an event
+ * for an endpoint already closed is ignored.
+ */
+#include "fabrics/initiator.h"
+
+static mxlStatus
+rc_setup (MxlInitiator *init, GError **error)
+{
+  return mxl_ofi_eq_open (init->dom, &init->eq, error);
+}
+
+static mxlStatus
+rc_open (MxlConn *conn, MxlConnState *next)
+{
+  MxlInitiator *init = conn->init;
+  struct fi_info *info;
+  struct fid_ep *ep = NULL;
+  int rc;
+
+  /* Every endpoint binds its own ephemeral port on the configured node. */
+  info = mxl_ofi_dup_info_any_port (init->dom->info);
+  if (info == NULL)
+    return MXL_ERR_UNKNOWN;
+  rc = fi_endpoint (init->dom->domain, info, &ep, NULL);
+  fi_freeinfo (info);
+  if (rc != 0) {
+    g_warning ("initiator: fi_endpoint: %s", fi_strerror (-rc));
+    return mxl_ofi_status (rc);
+  }
+  /* The CQ is bound for both directions: 1.17 tcp crashes otherwise
+   * (wire spec §6.1). */
+  if ((rc = fi_ep_bind (ep, &init->eq->fid, 0)) != 0
+      || (rc = fi_ep_bind (ep, &init->cq->fid, FI_TRANSMIT | FI_RECV)) != 0
+      || (rc = fi_connect (ep, conn->info->fabric_address, NULL, 0)) != 0) {
+    g_debug ("initiator: connecting to target %" G_GUINT64_FORMAT ": %s",
+        conn->target_id, fi_strerror (-rc));
+    mxl_ofi_close (&ep->fid, "ep");
+    return mxl_ofi_status (rc);
+  }
+  g_hash_table_insert (init->by_fid, &ep->fid, conn);
+  next->kind = MXL_CONN_CONNECTING;
+  next->u.connecting.ep = ep;
+  next->u.connecting.since = g_get_monotonic_time ();
+  next->u.connecting.attempts = conn->state.kind == MXL_CONN_IDLE
+      ? conn->state.u.idle.attempts : 0;
+  return MXL_STATUS_OK;
+}
+
+static void
+rc_close (MxlConn *conn, const MxlConnState *state)
+{
+  struct fid_ep *ep = state->kind == MXL_CONN_CONNECTING ? state->u.connecting.ep
+      : state->kind == MXL_CONN_CONNECTED ? state->u.connected.ep : NULL;
+
+  if (ep == NULL)
+    return;
+  g_hash_table_remove (conn->init->by_fid, &ep->fid);
+  if (state->kind == MXL_CONN_CONNECTED)
+    fi_shutdown (ep, 0);
+  mxl_ofi_close (&ep->fid, "ep");
+}
+
+static void
+rc_poll_events (MxlInitiator *init)
+{
+  MxlEqEvent ev;
+
+  for (int i = 0; i < 64 && mxl_ofi_eq_read (init->eq, -1, &ev) == MXL_STATUS_OK; i++) {
+    MxlConn *conn = mxl_initiator_conn_by_fid (init, ev.fid);
+
+    if (ev.info)
+      fi_freeinfo (ev.info);
+    if (conn == NULL)
+      continue;              /* endpoint already closed */
+    if (ev.error)
+      mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_UNKNOWN);
+    else if (ev.event == FI_CONNECTED)
+      mxl_conn_transition (conn, MXL_CONN_IN_CONNECTED, MXL_STATUS_OK);
+    else if (ev.event == FI_SHUTDOWN)
+      mxl_conn_transition (conn, MXL_CONN_IN_SHUTDOWN, MXL_ERR_INTERRUPTED);
+  }
+}
+
+static void
+rc_teardown (MxlInitiator *init)
+{
+  mxl_ofi_close (init->eq ? &init->eq->fid : NULL, "eq");
+  init->eq = NULL;
+}
+
+const MxlInitiatorTypeOps mxl_initiator_rc_ops = {
+  .name = "connected (FI_EP_MSG)",
+  .setup = rc_setup,
+  .open = rc_open,
+  .close = rc_close,
+  .poll_events = rc_poll_events,
+  .teardown = rc_teardown,
+};

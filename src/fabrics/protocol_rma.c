@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Remote write + immediate data (mxl-fabrics-wire.md §2.1, §3.3).
+ *
+ * Egress: a transfer is queued per connection and posted write by write;
+ * each write is at most max_msg bytes and iov_limit local iovecs, only the
+ * last one carries the immediate data. Where the provider does not order
+ * write-after-write (tx msg_order without FI_ORDER_WAW: shm, efa), the last
+ * write is held until the earlier writes of the transfer have completed
+ * (FI_DELIVERY_COMPLETE), so the target never sees the immediate data before
+ * the data. -FI_EAGAIN leaves the write pending for the next pump.
+ *
+ * Ingress: the completion's immediate data and the slot's grain header are
+ * validated, then the grain is committed to the flow.
+ */
+#include "fabrics/protocol.h"
+
+#include <string.h>
+
+#include <mxl/flow.h>
+
+#include "fabrics/immdata.h"
+#include "fabrics/initiator.h"
+#include "fabrics/target.h"
+
+mxlStatus
+mxl_protocol_check_options (const MxlSetupOptions *opt, GError **error)
+{
+  if (opt->protocol_set && opt->protocol != MXL_PROTOCOL_WRITE) {
+    g_set_error (error, MXL_OFI_ERROR, 0,
+        "only the \"write\" protocol is implemented");
+    return MXL_ERR_UNSUPPORTED_OPERATION;
+  }
+  if (opt->progress_thread) {
+    g_set_error (error, MXL_OFI_ERROR, 0, "progressThread is not implemented");
+    return MXL_ERR_UNSUPPORTED_OPERATION;
+  }
+  return MXL_STATUS_OK;
+}
+
+/* ---------------------------------------------------------------- egress */
+
+static MxlTransfer *
+queue_head (MxlConn *conn)
+{
+  return conn->q_len ? &conn->queue[conn->q_head] : NULL;
+}
+
+static mxlStatus
+rma_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
+{
+  const struct mxlFabricsTargetInfo_t *info = conn->info;
+  MxlInitiator *init = conn->init;
+  const MxlRemoteRegion *remote;
+  MxlTransfer *t;
+  uint32_t slot;
+
+  if (conn->q_len >= MXL_CONN_QUEUE)
+    return MXL_ERR_NOT_READY;
+  slot = req->raw ? req->raw_remote_slot : (uint32_t) (req->grain_index % info->n_regions);
+  if (slot >= info->n_regions)
+    return MXL_ERR_INVALID_ARG;
+  remote = &info->regions[slot];
+  /* Every write must stay inside the remote region as advertised, and
+   * inside the local slot (wire spec §3.3). Writes are pieces of the runs,
+   * so checking the runs checks them all. */
+  for (guint r = 0; r < req->n_runs; r++) {
+    const MxlRun *run = &req->runs[r];
+    if (run->offset > remote->len || run->length > remote->len - run->offset)
+      return MXL_ERR_INVALID_ARG;
+    if (run->offset > init->regions[req->local_slot].len
+        || run->length > init->regions[req->local_slot].len - run->offset)
+      return MXL_ERR_INVALID_ARG;
+  }
+
+  t = &conn->queue[(conn->q_head + conn->q_len) % MXL_CONN_QUEUE];
+  memset (t, 0, sizeof (*t));
+  t->seq = conn->next_seq++;
+  t->remote_slot = slot;
+  t->imm = req->raw ? req->raw_imm : mxl_imm_grain_encode (slot, req->slice_end);
+  t->req = *req;
+  t->deadline = g_get_monotonic_time () + MXL_TRANSFER_DEADLINE_MS * 1000;
+  conn->q_len++;
+  init->stats.transfersQueued++;
+  return MXL_STATUS_OK;
+}
+
+static void
+dequeue_head (MxlConn *conn)
+{
+  conn->q_head = (conn->q_head + 1) % MXL_CONN_QUEUE;
+  conn->q_len--;
+}
+
+/* Produces the next write of @t into t->pending. Returns FALSE when the
+ * transfer has no more writes. */
+static gboolean
+next_chunk (MxlConn *conn, MxlTransfer *t)
+{
+  MxlInitiator *init = conn->init;
+
+  if (!t->started) {
+    t->started = TRUE;
+    t->run = 0;
+    mxl_splitter_init (&t->splitter, &t->req.runs[0], 1, init->iov_limit, init->max_msg);
+  }
+  for (;;) {
+    if (mxl_splitter_next (&t->splitter, &t->pending)) {
+      /* Only the last write of the last run carries the immediate data. */
+      t->pending.last = t->pending.last && t->run + 1 == t->req.n_runs;
+      t->have_pending = TRUE;
+      return TRUE;
+    }
+    if (t->run + 1 >= t->req.n_runs)
+      return FALSE;
+    t->run++;
+    mxl_splitter_init (&t->splitter, &t->req.runs[t->run], 1, init->iov_limit,
+        init->max_msg);
+  }
+}
+
+static ssize_t
+post_chunk (MxlConn *conn, MxlTransfer *t, MxlWriteCtx *ctx)
+{
+  MxlInitiator *init = conn->init;
+  const MxlChunk *c = &t->pending;
+  const MxlOfiRegion *local = &init->regions[t->req.local_slot];
+  const MxlRemoteRegion *remote = &conn->info->regions[t->remote_slot];
+  const MxlRun *run = &t->req.runs[t->run];
+  struct iovec iov[MXL_LAYOUT_MAX_IOV];
+  void *desc[MXL_LAYOUT_MAX_IOV];
+  struct fi_rma_iov rma;
+  struct fi_msg_rma msg;
+  uint64_t remote_off = run->offset + c->remote_offset;
+  uint64_t flags = FI_DELIVERY_COMPLETE | FI_COMPLETION;
+
+  /* Checked again per write: the remote range and every local iovec. */
+  if (remote_off > remote->len || c->length > remote->len - remote_off)
+    return -FI_EINVAL;
+  for (guint i = 0; i < c->n_iov; i++) {
+    if (c->iov[i].offset > local->len || c->iov[i].length > local->len - c->iov[i].offset)
+      return -FI_EINVAL;
+    iov[i].iov_base = local->base + c->iov[i].offset;
+    iov[i].iov_len = c->iov[i].length;
+    desc[i] = local->desc;
+  }
+  rma.addr = remote->addr + remote_off;
+  rma.len = c->length;
+  rma.key = remote->rkey;
+  memset (&msg, 0, sizeof (msg));
+  msg.msg_iov = iov;
+  msg.desc = desc;
+  msg.iov_count = c->n_iov;
+  msg.addr = conn->state.u.connected.addr;
+  msg.rma_iov = &rma;
+  msg.rma_iov_count = 1;
+  msg.context = ctx;
+  if (c->last) {
+    msg.data = t->imm;
+    flags |= FI_REMOTE_CQ_DATA;
+  }
+  return fi_writemsg (conn->state.u.connected.ep, &msg, flags);
+}
+
+static mxlStatus
+rma_pump (MxlConn *conn)
+{
+  MxlInitiator *init = conn->init;
+  MxlTransfer *t;
+
+  while ((t = queue_head (conn)) != NULL && conn->outstanding < init->window) {
+    MxlWriteCtx *ctx;
+    ssize_t rc;
+
+    if (!t->started && g_get_monotonic_time () > t->deadline) {
+      init->stats.transfersDropped++;
+      dequeue_head (conn);
+      continue;
+    }
+    if (!t->have_pending && !next_chunk (conn, t)) {
+      dequeue_head (conn);         /* defensive: a transfer always ends on a last write */
+      continue;
+    }
+    /* Hold the immediate data until the data is known to be in place. */
+    if (t->pending.last && !init->ordered_writes && t->outstanding > 0)
+      break;
+    ctx = mxl_initiator_ctx_get (init);
+    if (ctx == NULL)
+      break;
+    ctx->conn_id = conn->conn_id;
+    ctx->transfer_seq = t->seq;
+    ctx->bytes = t->pending.length;
+    ctx->last = t->pending.last;
+    rc = post_chunk (conn, t, ctx);
+    if (rc == -FI_EAGAIN) {
+      mxl_initiator_ctx_put (init, ctx);
+      init->stats.retries++;
+      break;
+    }
+    if (rc != 0) {
+      mxl_initiator_ctx_put (init, ctx);
+      g_warning ("fi_writemsg to target %" G_GUINT64_FORMAT ": %s (%zd)",
+          conn->target_id, fi_strerror ((int) -rc), rc);
+      return rc == -FI_EINVAL ? MXL_ERR_INVALID_ARG : mxl_ofi_status (rc);
+    }
+    init->stats.writesPosted++;
+    init->stats.bytesPosted += t->pending.length;
+    conn->outstanding++;
+    t->outstanding++;
+    t->have_pending = FALSE;
+    if (t->pending.last)
+      dequeue_head (conn);
+  }
+  return MXL_STATUS_OK;
+}
+
+static void
+rma_on_write_done (MxlConn *conn, const MxlWriteCtx *ctx, gboolean ok)
+{
+  MxlTransfer *t = queue_head (conn);
+
+  if (conn->outstanding > 0)
+    conn->outstanding--;
+  if (t != NULL && t->seq == ctx->transfer_seq && t->outstanding > 0)
+    t->outstanding--;
+  if (ok && ctx->last)
+    conn->init->stats.transfersCompleted++;
+}
+
+static void
+rma_reset (MxlConn *conn)
+{
+  conn->q_head = 0;
+  conn->q_len = 0;
+  conn->outstanding = 0;
+}
+
+const MxlEgressOps mxl_rma_egress_ops = {
+  .name = "rma-write",
+  .queue_grain = rma_queue_grain,
+  .pump = rma_pump,
+  .on_write_done = rma_on_write_done,
+  .reset = rma_reset,
+};
+
+/* --------------------------------------------------------------- ingress */
+
+static mxlStatus
+rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
+    uint64_t *out_index)
+{
+  mxlGrainInfo info;
+  uint8_t *payload = NULL;
+  uint32_t slot;
+  uint16_t slices;
+  uint64_t index;
+  mxlStatus st;
+
+  if (mxl_imm_grain_decode (entry->data, t->grain_count, t->layout.total_slices,
+          &slot, &slices) != MXL_IMM_OK) {
+    t->stats.badImmediateData++;
+    g_debug ("target %" G_GUINT64_FORMAT ": immediate data 0x%" G_GINT64_MODIFIER
+        "x out of range (slots %u, slices %u)", t->id, (guint64) entry->data,
+        t->grain_count, t->layout.total_slices);
+    return MXL_ERR_INVALID_ARG;
+  }
+  /* A newer completion for this slot is already waiting: this one's data
+   * has been overwritten or extended; the newer one commits. */
+  if (t->slot_pending[slot] > 0 && --t->slot_pending[slot] > 0) {
+    t->stats.completionsSuperseded++;
+    return MXL_ERR_NOT_READY;
+  }
+  if (mxl_grain_header_check (t->regions[slot].base, slot, t->grain_count,
+          (uint32_t) t->layout.grain_size, t->layout.total_slices,
+          &index) != MXL_HEADER_OK) {
+    t->stats.badGrainHeaders++;
+    g_debug ("target %" G_GUINT64_FORMAT ": grain header of slot %u does not "
+        "match (index %" G_GUINT64_FORMAT ")", t->id, slot, index);
+    return MXL_ERR_INVALID_ARG;
+  }
+  /* Commit with validSlices from the immediate data (wire spec §6.9). */
+  st = mxlFlowWriterOpenGrain (t->writer, index, &info, &payload);
+  if (st == MXL_STATUS_OK) {
+    info.validSlices = slices;
+    st = mxlFlowWriterCommitGrain (t->writer, &info);
+  }
+  if (st != MXL_STATUS_OK) {
+    t->stats.commitFailures++;
+    return st;
+  }
+  t->stats.grainsReceived++;
+  *out_index = index;
+  return MXL_STATUS_OK;
+}
+
+const MxlIngressOps mxl_rma_ingress_ops = {
+  .name = "rma-write",
+  .on_completion = rma_on_completion,
+};

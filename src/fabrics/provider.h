@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Providers: names, fi_getinfo hints per provider and role, and the
+ * interface listing (mxl-fabrics-wire.md §5). Everything a provider needs
+ * is described once in a static table (MxlProviderDesc); the rest of the
+ * engine reads the descriptor instead of switching on the provider.
+ */
+#pragma once
+
+#include <glib.h>
+
+#include <mxl/fabrics.h>
+#include <mxl/fabrics-ext.h>
+
+#include "fabrics/ofi.h"
+
+typedef enum MxlRole {
+  MXL_ROLE_TARGET,
+  MXL_ROLE_INITIATOR,
+} MxlRole;
+
+/** How a node string is checked (wire spec §5.3). */
+typedef enum MxlNodeKind {
+  MXL_NODE_IP,        /* numeric IPv4 or IPv6 literal */
+  MXL_NODE_IPV6,      /* numeric IPv6 literal (EFA GID) */
+  MXL_NODE_NAME,      /* any string (shm) */
+} MxlNodeKind;
+
+/**
+ * MxlProviderDesc:
+ * Static description of a provider. @filter_* are the enumeration filter of
+ * §5.1 (applied by the interface listing only).
+ */
+typedef struct MxlProviderDesc {
+  mxlFabricsProvider provider;
+  const char *name;              /* API string ("tcp", ..., "tcp;ofi_rxm") */
+  const char *prov_name;         /* libfabric fabric_attr->prov_name */
+  enum fi_ep_type ep_type;       /* FI_EP_MSG (connected) or FI_EP_RDM */
+  uint32_t protocol;             /* FI_PROTO_* of the filter */
+  uint32_t addr_formats[2];      /* accepted addr_format values (0 = unused) */
+  uint64_t filter_required_caps;
+  uint64_t filter_rejected_caps;
+  MxlNodeKind node_kind;
+  gboolean cq_can_wait;          /* fi_cq_sread() honours its timeout */
+  uint64_t rx_mode;              /* FI_RX_CQ_DATA for verbs: imm consumes a receive */
+} MxlProviderDesc;
+
+/** Returns: (nullable): the descriptor of @provider; NULL for ANY or unknown. */
+const MxlProviderDesc *mxl_provider_lookup (mxlFabricsProvider provider);
+
+/** Returns: (nullable): the descriptor whose libfabric prov_name is @prov_name. */
+const MxlProviderDesc *mxl_provider_lookup_prov_name (const char *prov_name);
+
+/**
+ * mxl_provider_from_string:
+ * @allow_ext: also accept "tcp;ofi_rxm" (MXL_FABRICS_EXT_PROVIDER_TCP_RXM).
+ * Returns: MXL_STATUS_OK or MXL_ERR_INVALID_ARG (exact, case-sensitive
+ * match, wire spec §5.2).
+ */
+mxlStatus mxl_provider_from_string (const char *str, gboolean allow_ext,
+    mxlFabricsProvider *out);
+
+/** Returns: (nullable): "any", "tcp", "verbs", "efa", "shm", "tcp;ofi_rxm". */
+const char *mxl_provider_to_string (mxlFabricsProvider provider);
+
+/**
+ * mxl_provider_build_hints:
+ * @config: provider, caps and address of a setup call.
+ * @role: target (FI_RMA | FI_REMOTE_WRITE) or initiator (FI_RMA | FI_WRITE).
+ * @out_hints: (out) (transfer full): fi_freeinfo().
+ *
+ * Validates the config as §5.3 and builds the hints: FI_SOURCE node and
+ * service, prov_name, endpoint type, caps, mr_mode LOCAL|VIRT_ADDR|ALLOCATED|
+ * PROV_KEY, addr_format when a node is given, mode FI_CONTEXT|FI_CONTEXT2
+ * (our operation contexts start with a struct fi_context2) plus the
+ * provider's rx mode (FI_RX_CQ_DATA for verbs, libfabric-local.md P8).
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG (unknown provider, caps without
+ * REMOTE_WRITE and SEND_RECEIVE, service without node, a node or service the
+ * provider cannot use); MXL_ERR_INVALID_STATE (provider ANY);
+ * MXL_ERR_NO_FABRIC (SEND_RECEIVE without REMOTE_WRITE).
+ */
+mxlStatus mxl_provider_build_hints (const mxlFabricsInterfaceConfig *config,
+    MxlRole role, struct fi_info **out_hints, GError **error);
+
+/**
+ * mxl_provider_getinfo:
+ * Builds the hints and calls fi_getinfo(); takes the first result and checks
+ * it can carry immediate data (cq_data_size >= 4) and has the role's RMA
+ * capability.
+ *
+ * Returns: as mxl_provider_build_hints(); MXL_ERR_NO_FABRIC (no match or no
+ * immediate data); MXL_ERR_UNSUPPORTED_OPERATION (no RMA capability).
+ */
+mxlStatus mxl_provider_getinfo (const mxlFabricsInterfaceConfig *config,
+    MxlRole role, struct fi_info **out_info, GError **error);
+
+/**
+ * mxl_provider_info_caps:
+ * Returns: the mxlFabricsInterfaceCapFlags of a returned fi_info (§5.4).
+ * BLOCKING_OPERATIONS is always reported: blocking calls of this engine poll
+ * with short sleeps where the provider cannot wait (shm, efa).
+ */
+uint64_t mxl_provider_info_caps (const struct fi_info *info);
+
+/**
+ * mxl_provider_info_passes_filter:
+ * Returns: TRUE when @info passes the §5.1 enumeration filter of @desc
+ * (endpoint type, protocol, addr_format, required and rejected caps) and
+ * carries immediate data of at least 4 bytes.
+ */
+gboolean mxl_provider_info_passes_filter (const MxlProviderDesc *desc,
+    const struct fi_info *info);
+
+/**
+ * mxl_provider_list_interfaces:
+ * @query: (nullable): provider and address.node filter (§5.4).
+ * @out_list: (out) (transfer full) (nullable): see mxlFabricsGetInterfaces().
+ */
+mxlStatus mxl_provider_list_interfaces (const mxlFabricsInterfaceConfig *query,
+    mxlFabricsInterfaceList **out_list, GError **error);
+
+/** Frees a list from mxl_provider_list_interfaces(). */
+void mxl_provider_free_interfaces (mxlFabricsInterfaceList *list);

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Setup steps shared by targets and initiators. */
+#include "fabrics/setup.h"
+
+#include "fabrics/protocol.h"
+
+mxlStatus
+mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
+    const mxlFabricsInterfaceConfig *iface, MxlRole role,
+    MxlSetupOptions *out_options, struct fi_info **out_info, GError **error)
+{
+  mxlStatus st;
+
+  st = mxl_setup_options_parse (options_json, out_options, error);
+  if (st == MXL_STATUS_OK)
+    st = mxl_protocol_check_options (out_options, error);
+  if (st != MXL_STATUS_OK)
+    return st;
+  if (flow->format == MXL_DATA_FORMAT_AUDIO || flow->grain_count == 0) {
+    g_set_error (error, MXL_OFI_ERROR, 0, "continuous flows are not supported yet");
+    return MXL_ERR_UNSUPPORTED_OPERATION;
+  }
+  if (flow->grain_count > 65536) {
+    /* The immediate data carries the slot in 16 bits (wire spec §2.3). */
+    g_set_error (error, MXL_OFI_ERROR, 0, "more than 65536 grains cannot be addressed");
+    return MXL_ERR_INVALID_ARG;
+  }
+  return mxl_provider_getinfo (iface, role, out_info, error);
+}
+
+mxlStatus
+mxl_setup_register_slots (MxlOfiDomain *dom, uint8_t *const *bases,
+    const size_t *lengths, guint n, size_t slot_size, uint64_t access,
+    MxlOfiRegion **out_regions, GError **error)
+{
+  MxlOfiRegion *regions = g_new0 (MxlOfiRegion, n);
+  mxlStatus st = MXL_STATUS_OK;
+
+  *out_regions = regions;     /* partial arrays are closed by the caller */
+  for (guint i = 0; i < n && st == MXL_STATUS_OK; i++) {
+    if (bases[i] == NULL || lengths[i] != slot_size) {
+      g_set_error (error, MXL_OFI_ERROR, 0, "grain slot %u unavailable", i);
+      return MXL_ERR_INVALID_ARG;
+    }
+    st = mxl_ofi_region_register (dom, bases[i], lengths[i], access, &regions[i], error);
+  }
+  return st;
+}

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Target: setup, completion draining and reads (wire spec §6.3, §6.6, §7). */
+#include "fabrics/target.h"
+
+#include <string.h>
+
+#include "fabrics/setup.h"
+
+void
+mxl_target_push_event (MxlTarget *t, mxlFabricsExtConnectionState previous,
+    mxlFabricsExtConnectionState current, mxlStatus reason)
+{
+  mxl_event_queue_push (&t->events, t->id, previous, current, reason);
+}
+
+mxlStatus
+mxl_target_post_receives (MxlTarget *t, struct fid_ep *ep)
+{
+  for (guint i = 0; i < t->n_rx; i++) {
+    ssize_t rc = fi_recv (ep, t->rx_buf + 8 * i, 8, t->rx_region.desc,
+        FI_ADDR_UNSPEC, &t->rx_ctx[i]);
+    if (rc != 0) {
+      g_warning ("fi_recv: %s (%zd)", fi_strerror ((int) -rc), rc);
+      return mxl_ofi_status (rc);
+    }
+  }
+  return MXL_STATUS_OK;
+}
+
+mxlStatus
+mxl_target_bind_cq (MxlTarget *t, struct fid_ep *ep, GError **error)
+{
+  int rc = fi_ep_bind (ep, &t->cq->fid, FI_TRANSMIT | FI_RECV);
+
+  if (rc != 0)
+    return mxl_ofi_fail (rc, "fi_ep_bind(cq)", error);
+  return MXL_STATUS_OK;
+}
+
+/* Receive buffers for providers whose immediate data consumes a posted
+ * receive (FI_RX_CQ_DATA, verbs): one per CQ entry so that a full CQ's worth
+ * of writes never finds the receive queue empty (wire spec §7.2). */
+static mxlStatus
+setup_receives (MxlTarget *t, GError **error)
+{
+  const struct fi_info *info = t->dom->info;
+
+  t->rx_cq_data = ((info->rx_attr->mode | info->mode) & FI_RX_CQ_DATA) != 0;
+  if (!t->rx_cq_data)
+    return MXL_STATUS_OK;
+  t->n_rx = MIN (t->options.cq_depth, (uint32_t) MAX (info->rx_attr->size, 1));
+  t->rx_buf = g_malloc0 (8 * t->n_rx);
+  t->rx_ctx = g_new0 (struct fi_context2, t->n_rx);
+  return mxl_ofi_region_register (t->dom, t->rx_buf, 8 * t->n_rx, FI_RECV,
+      &t->rx_region, error);
+}
+
+mxlStatus
+mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
+{
+  struct mxlFabricsTargetInfo_t *info = mxl_target_info_new ();
+  const char *def;
+
+  info->address_format = t->dom->info->addr_format;
+  info->fabric_address = g_memdup2 (addr, addr_len);
+  info->fabric_address_len = addr_len;
+  info->id = t->id;
+  info->provider = g_strdup (t->desc->name);
+  info->n_regions = t->grain_count;
+  info->regions = g_new0 (MxlRemoteRegion, t->grain_count);
+  for (guint i = 0; i < t->grain_count; i++) {
+    info->regions[i].addr = t->regions[i].remote_addr;
+    info->regions[i].len = t->regions[i].len;
+    info->regions[i].rkey = t->regions[i].key;
+  }
+  info->protocol = MXL_PROTOCOL_WRITE;
+  def = mxl_flow_writer_get_def (t->writer);
+  info->flow_def = def ? g_strdup (def) : NULL;
+  t->info = info;
+  return MXL_STATUS_OK;
+}
+
+/* Undo everything setup created, in reverse order; safe on partial setups. */
+static void
+teardown (MxlTarget *t)
+{
+  if (t->type_ops)
+    t->type_ops->close (t);
+  if (t->dom) {
+    mxl_ofi_region_close (t->dom, &t->rx_region);
+    for (guint i = 0; t->regions && i < t->grain_count; i++)
+      mxl_ofi_region_close (t->dom, &t->regions[i]);
+  }
+  mxl_ofi_close (t->cq ? &t->cq->fid : NULL, "cq");
+  t->cq = NULL;
+  mxl_ofi_domain_close (t->dom);
+  t->dom = NULL;
+  g_clear_pointer (&t->regions, g_free);
+  g_clear_pointer (&t->batch, g_free);
+  g_clear_pointer (&t->slot_pending, g_free);
+  g_clear_pointer (&t->rx_buf, g_free);
+  g_clear_pointer (&t->rx_ctx, g_free);
+  g_clear_pointer (&t->info, mxl_target_info_free);
+  t->type_ops = NULL;
+  t->setup_done = FALSE;
+}
+
+mxlStatus
+mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
+    const char *options, struct mxlFabricsTargetInfo_t **out_info)
+{
+  g_autoptr (GError) error = NULL;
+  struct fi_info *fi = NULL;
+  MxlFlowLayout flow;
+  mxlStatus st;
+
+  if (t->setup_done)
+    return MXL_ERR_INVALID_STATE;
+  if (config->writer == NULL) {
+    st = MXL_ERR_INVALID_ARG;
+    goto fail;
+  }
+  st = mxl_flow_writer_get_layout (config->writer, &flow);
+  if (st == MXL_STATUS_OK)
+    st = mxl_setup_begin (options, &flow, &config->interface, MXL_ROLE_TARGET,
+        &t->options, &fi, &error);
+  if (st != MXL_STATUS_OK)
+    goto fail;
+  t->desc = mxl_provider_lookup (config->interface.provider);
+  t->type_ops = fi->ep_attr->type == FI_EP_MSG ? &mxl_target_rc_ops : &mxl_target_rdm_ops;
+  t->ingress = &mxl_rma_ingress_ops;
+  t->writer = config->writer;
+  t->grain_count = flow.grain_count;
+  mxl_grain_layout_init (&t->layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
+  do {
+    t->id = ((uint64_t) g_random_int () << 32) | g_random_int ();
+  } while (t->id == 0);
+
+  st = mxl_ofi_domain_open (fi, &t->dom, &error);
+  fi_freeinfo (fi);
+  if (st != MXL_STATUS_OK)
+    goto fail;
+  st = mxl_ofi_cq_open (t->dom, t->options.cq_depth,
+      t->desc->cq_can_wait ? FI_WAIT_UNSPEC : FI_WAIT_NONE, &t->cq, &error);
+  if (st != MXL_STATUS_OK)
+    goto fail;
+  {
+    uint8_t **bases = g_new0 (uint8_t *, t->grain_count);
+    size_t *lengths = g_new0 (size_t, t->grain_count);
+    for (guint i = 0; i < t->grain_count; i++)
+      bases[i] = mxl_flow_writer_grain_slot (t->writer, i, &lengths[i]);
+    st = mxl_setup_register_slots (t->dom, bases, lengths, t->grain_count,
+        t->layout.slot_size, FI_REMOTE_WRITE, &t->regions, &error);
+    g_free (bases);
+    g_free (lengths);
+    if (st != MXL_STATUS_OK)
+      goto fail;
+  }
+  t->batch_cap = MIN ((size_t) t->options.cq_depth + 1, MXL_TARGET_MAX_BATCH);
+  t->batch = g_new0 (struct fi_cq_data_entry, t->batch_cap);
+  t->slot_pending = g_new0 (uint32_t, t->grain_count);
+  st = setup_receives (t, &error);
+  if (st != MXL_STATUS_OK)
+    goto fail;
+  st = t->type_ops->open (t, &error);
+  if (st != MXL_STATUS_OK)
+    goto fail;
+  t->stats.version = MXL_FABRICS_API_VERSION;
+  t->setup_done = TRUE;
+  *out_info = mxl_target_info_copy (t->info);
+  g_debug ("target %" G_GUINT64_FORMAT ": %s %s, %u slots of %" G_GUINT64_FORMAT
+      " bytes, cqDepth %u", t->id, t->desc->name, t->type_ops->name,
+      t->grain_count, t->layout.slot_size, t->options.cq_depth);
+  return MXL_STATUS_OK;
+
+fail:
+  g_warning ("target setup failed (status %d): %s", st,
+      error ? error->message : "invalid configuration");
+  teardown (t);
+  return st;
+}
+
+void
+mxl_target_destroy (MxlTarget *t)
+{
+  teardown (t);
+  mxl_event_queue_clear (&t->events);
+  g_free (t);
+}
+
+/* Fills the batch from the CQ. Returns OK (entries buffered), NOT_READY
+ * (nothing), MXL_FABRICS_EXT_STATUS_CQ_OVERRUN (entries buffered, backlog
+ * deeper than cqDepth), or another error. */
+static mxlStatus
+refill (MxlTarget *t, int timeout_ms)
+{
+  struct fi_cq_err_entry err;
+  size_t n = 0;
+  ssize_t rc = 0;
+
+  switch (mxl_ofi_cq_read (t->cq, t->batch, t->batch_cap, timeout_ms, &n, &err, &rc)) {
+    case MXL_CQ_READ_EMPTY:
+      return MXL_ERR_NOT_READY;
+    case MXL_CQ_READ_ERROR_ENTRY:
+      t->stats.completionErrors++;
+      if (err.err == FI_EOVERRUN) {
+        t->stats.cqOverruns++;
+        return MXL_FABRICS_EXT_STATUS_CQ_OVERRUN;
+      }
+      g_debug ("target %" G_GUINT64_FORMAT ": error completion %s", t->id,
+          fi_strerror (err.err));
+      return MXL_ERR_NOT_READY;
+    case MXL_CQ_READ_FAILED:
+      t->stats.completionErrors++;
+      if (rc == -FI_EOVERRUN) {
+        t->stats.cqOverruns++;
+        return MXL_FABRICS_EXT_STATUS_CQ_OVERRUN;
+      }
+      g_warning ("target %" G_GUINT64_FORMAT ": fi_cq_read: %s", t->id,
+          fi_strerror ((int) -rc));
+      return mxl_ofi_status (rc);
+    case MXL_CQ_READ_ENTRIES:
+      break;
+  }
+  t->batch_len = n;
+  t->batch_pos = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t slot = (uint32_t) (t->batch[i].data & 0xFFFFu);
+    if ((t->batch[i].flags & FI_REMOTE_CQ_DATA) && slot < t->grain_count)
+      t->slot_pending[slot]++;
+  }
+  if (n > t->options.cq_depth) {
+    t->stats.cqOverruns++;
+    g_warning ("target %" G_GUINT64_FORMAT ": more than cqDepth (%u) completions "
+        "were waiting: drain more often or raise cqDepth", t->id, t->options.cq_depth);
+    return MXL_FABRICS_EXT_STATUS_CQ_OVERRUN;
+  }
+  return MXL_STATUS_OK;
+}
+
+/* Consumes buffered completions until one gives a result. */
+static mxlStatus
+consume (MxlTarget *t, uint64_t *out_index)
+{
+  while (t->batch_pos < t->batch_len) {
+    const struct fi_cq_data_entry *e = &t->batch[t->batch_pos++];
+    mxlStatus st;
+
+    if (t->rx_cq_data && (e->flags & FI_RECV) && t->rx_ep != NULL) {
+      struct fi_context2 *ctx = e->op_context;
+      if (ctx >= t->rx_ctx && ctx < t->rx_ctx + t->n_rx) {
+        guint i = (guint) (ctx - t->rx_ctx);
+        ssize_t rc = fi_recv (t->rx_ep, t->rx_buf + 8 * i, 8,
+            t->rx_region.desc, FI_ADDR_UNSPEC, ctx);
+        if (rc != 0)
+          g_warning ("fi_recv (re-post): %s", fi_strerror ((int) -rc));
+      }
+    }
+    if (!(e->flags & FI_REMOTE_CQ_DATA)) {
+      t->stats.completionsWithoutData++;
+      continue;
+    }
+    st = t->ingress->on_completion (t, e, out_index);
+    if (st != MXL_ERR_NOT_READY)
+      return st;
+  }
+  return MXL_ERR_NOT_READY;
+}
+
+static mxlStatus
+read_once (MxlTarget *t, int timeout_ms, uint64_t *out_index)
+{
+  mxlStatus st = consume (t, out_index);
+
+  if (st != MXL_ERR_NOT_READY)
+    return st;
+  st = refill (t, timeout_ms);
+  if (st != MXL_STATUS_OK)
+    return st;
+  return consume (t, out_index);
+}
+
+mxlStatus
+mxl_target_read_grain (MxlTarget *t, int timeout_ms, uint64_t *out_index)
+{
+  gint64 deadline;
+  mxlStatus st;
+
+  if (!t->setup_done)
+    return MXL_ERR_INVALID_STATE;
+  /* Fast path: completions already buffered. */
+  st = consume (t, out_index);
+  if (st != MXL_ERR_NOT_READY)
+    return st;
+  deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
+  for (;;) {
+    gint64 now, left_ms;
+    gboolean ready = t->type_ops->poll_events (t, -1);
+
+    st = read_once (t, -1, out_index);
+    if (st != MXL_ERR_NOT_READY)
+      break;
+    now = g_get_monotonic_time ();
+    if (timeout_ms <= 0 || now >= deadline)
+      break;
+    left_ms = MIN ((deadline - now + 999) / 1000, MXL_TARGET_WAIT_SLICE_MS);
+    if (!ready) {
+      /* Not connected: wait for a connection event (RC) instead. */
+      t->type_ops->poll_events (t, (int) left_ms);
+      continue;
+    }
+    if (t->desc->cq_can_wait) {
+      st = read_once (t, (int) left_ms, out_index);
+      if (st != MXL_ERR_NOT_READY)
+        break;
+    } else {
+      /* shm/efa cannot wait on the CQ (P9): poll with a short, growing
+       * sleep; reset by every completion. */
+      g_usleep (t->idle_sleep_us);
+      t->idle_sleep_us = MIN (MAX (t->idle_sleep_us * 2, 50u), 1000u);
+    }
+  }
+  if (st == MXL_STATUS_OK)
+    t->idle_sleep_us = 50;
+  return st;
+}
+
+mxlStatus
+mxl_target_poll_event (MxlTarget *t, mxlFabricsExtConnectionEvent *out)
+{
+  return mxl_event_queue_pop (&t->events, out);
+}
+
+void
+mxl_target_get_stats (MxlTarget *t, mxlFabricsExtTargetStats *out)
+{
+  *out = t->stats;
+  out->version = MXL_FABRICS_API_VERSION;
+  out->state = t->type_ops ? t->type_ops->state (t) : MXL_FABRICS_EXT_STATE_IDLE;
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * A target: a flow writer's grain slots registered for FI_REMOTE_WRITE, one
+ * completion queue, and an endpoint-type variant: RC (FI_EP_MSG, a passive
+ * endpoint that keeps listening and one accepted initiator at a time,
+ * target_rc.c) or RDM (one connectionless endpoint, target_rdm.c).
+ *
+ * Reads drain the completion queue in batches into a small buffer; every
+ * completion with immediate data is validated and then committed to the
+ * flow by the target itself (mxlFlowWriterOpenGrain + validSlices from the
+ * immediate data + mxlFlowWriterCommitGrain, wire spec §6.9), which makes the
+ * grain visible to local readers.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#include <mxl/fabrics.h>
+#include <mxl/fabrics-ext.h>
+
+#include "fabrics/events.h"
+#include "fabrics/ofi.h"
+#include "fabrics/options.h"
+#include "fabrics/protocol.h"
+#include "fabrics/provider.h"
+#include "fabrics/targetinfo.h"
+
+/** Completions read per fi_cq_read() at most; with cqDepth below this the
+ * batch is cqDepth + 1 so that a backlog deeper than cqDepth is seen. */
+#define MXL_TARGET_MAX_BATCH 1024u
+/** An RC accept that does not complete within this is abandoned (ms). */
+#define MXL_ACCEPT_TIMEOUT_MS 5000
+/** Longest single wait inside a blocking read before state is re-checked. */
+#define MXL_TARGET_WAIT_SLICE_MS 20
+
+typedef enum MxlRcKind {
+  MXL_RC_LISTENING,
+  MXL_RC_ACCEPTING,
+  MXL_RC_CONNECTED,
+} MxlRcKind;
+
+/** RC target state: a tagged union. The passive endpoint stays open in
+ * every state, so the address (and port) in the TargetInfo stays valid. */
+typedef struct MxlRcState {
+  MxlRcKind kind;
+  union {
+    struct { struct fid_ep *ep; gint64 since; } accepting;
+    struct { struct fid_ep *ep; } connected;
+  } u;
+} MxlRcState;
+
+typedef struct MxlTargetTypeOps {
+  const char *name;
+  /* Opens endpoints and fills the address of the TargetInfo. */
+  mxlStatus (*open) (MxlTarget *target, GError **error);
+  /* Reads connection events (RC); @timeout_ms < 0 non-blocking. Returns
+   * TRUE when data completions can arrive (connected). */
+  gboolean (*poll_events) (MxlTarget *target, int timeout_ms);
+  mxlFabricsExtConnectionState (*state) (MxlTarget *target);
+  void (*close) (MxlTarget *target);
+} MxlTargetTypeOps;
+
+extern const MxlTargetTypeOps mxl_target_rc_ops;
+extern const MxlTargetTypeOps mxl_target_rdm_ops;
+
+struct mxlFabricsTarget_t {
+  mxlFabricsInstance instance;
+  gboolean setup_done;
+  const MxlProviderDesc *desc;
+  const MxlTargetTypeOps *type_ops;
+  const MxlIngressOps *ingress;
+  MxlSetupOptions options;
+  MxlOfiDomain *dom;
+  struct fid_cq *cq;
+  mxlFlowWriter writer;
+  MxlGrainLayout layout;
+  uint32_t grain_count;
+  MxlOfiRegion *regions;          /* one per slot, FI_REMOTE_WRITE */
+  struct mxlFabricsTargetInfo_t *info;
+  uint64_t id;
+  /* completion batch */
+  struct fi_cq_data_entry *batch;
+  size_t batch_cap, batch_len, batch_pos;
+  uint32_t *slot_pending;         /* buffered completions per slot */
+  guint idle_sleep_us;            /* poll back-off of blocking reads */
+  /* receives consumed by immediate data (FI_RX_CQ_DATA providers) */
+  gboolean rx_cq_data;
+  guint n_rx;
+  uint8_t *rx_buf;                /* n_rx * 8 bytes */
+  MxlOfiRegion rx_region;
+  struct fi_context2 *rx_ctx;     /* n_rx contexts */
+  struct fid_ep *rx_ep;           /* endpoint the receives are posted on */
+  /* RC */
+  struct fid_eq *eq;
+  struct fid_pep *pep;
+  MxlRcState rc;
+  /* RDM */
+  struct fid_ep *ep;
+  struct fid_av *av;
+  /* application-visible */
+  mxlFabricsExtTargetStats stats;
+  GQueue events;                  /* mxlFabricsExtConnectionEvent* */
+};
+
+mxlStatus mxl_target_setup (MxlTarget *target,
+    const mxlFabricsTargetConfig *config, const char *options,
+    struct mxlFabricsTargetInfo_t **out_info);
+void mxl_target_destroy (MxlTarget *target);
+
+/** @timeout_ms: < 0 or 0 non-blocking, otherwise the longest wait. */
+mxlStatus mxl_target_read_grain (MxlTarget *target, int timeout_ms,
+    uint64_t *out_index);
+
+mxlStatus mxl_target_poll_event (MxlTarget *target,
+    mxlFabricsExtConnectionEvent *out);
+void mxl_target_get_stats (MxlTarget *target, mxlFabricsExtTargetStats *out);
+
+/* --- shared by target.c, target_rc.c, target_rdm.c, protocol_rma.c --- */
+
+/** Binds @ep to the target's CQ (FI_TRANSMIT | FI_RECV: 1.17 tcp crashes
+ * otherwise, wire spec §6.1) and, when needed, posts the receives. */
+mxlStatus mxl_target_bind_cq (MxlTarget *target, struct fid_ep *ep,
+    GError **error);
+/** Builds the target's TargetInfo from its regions and @addr (fi_getname()). */
+mxlStatus mxl_target_fill_info (MxlTarget *target, const void *addr,
+    size_t addr_len);
+/** Posts every receive buffer on @ep (FI_RX_CQ_DATA providers only). */
+mxlStatus mxl_target_post_receives (MxlTarget *target, struct fid_ep *ep);
+/** Queues a connection event for mxlFabricsExtTargetPollEvent(). */
+void mxl_target_push_event (MxlTarget *target,
+    mxlFabricsExtConnectionState previous, mxlFabricsExtConnectionState current,
+    mxlStatus reason);

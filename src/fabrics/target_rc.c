@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Connected (FI_EP_MSG) target: tcp, verbs (wire spec §6.3), with two
+ * departures from the reference that keep a published TargetInfo valid:
+ * the passive endpoint keeps listening while an initiator is connected
+ * (further requests are rejected, not left unanswered), and after the
+ * initiator goes away the target returns to listening on the same address
+ * and accepts the next one.
+ */
+#include "fabrics/target.h"
+
+#include <string.h>
+
+typedef enum MxlRcInputKind {
+  RC_IN_CONNREQ,       /* @info: a connection request */
+  RC_IN_CONNECTED,     /* @fid: FI_CONNECTED */
+  RC_IN_SHUTDOWN,      /* @fid: FI_SHUTDOWN */
+  RC_IN_ERROR,         /* @fid: EQ error entry */
+  RC_IN_TICK,          /* time passes (accept timeout) */
+} MxlRcInputKind;
+
+typedef struct MxlRcInput {
+  MxlRcInputKind kind;
+  struct fid *fid;
+  struct fi_info *info;
+  int err;
+} MxlRcInput;
+
+static mxlFabricsExtConnectionState
+public_state (const MxlRcState *s)
+{
+  switch (s->kind) {
+    case MXL_RC_LISTENING:
+      return MXL_FABRICS_EXT_STATE_LISTENING;
+    case MXL_RC_ACCEPTING:
+      return MXL_FABRICS_EXT_STATE_CONNECTING;
+    case MXL_RC_CONNECTED:
+      return MXL_FABRICS_EXT_STATE_CONNECTED;
+  }
+  return MXL_FABRICS_EXT_STATE_IDLE;
+}
+
+static struct fid_ep *
+state_ep (const MxlRcState *s)
+{
+  switch (s->kind) {
+    case MXL_RC_ACCEPTING:
+      return s->u.accepting.ep;
+    case MXL_RC_CONNECTED:
+      return s->u.connected.ep;
+    case MXL_RC_LISTENING:
+      break;
+  }
+  return NULL;
+}
+
+static void
+reject (MxlTarget *t, struct fi_info *info)
+{
+  int rc = fi_reject (t->pep, info->handle, NULL, 0);
+  if (rc != 0)
+    g_debug ("fi_reject: %s", fi_strerror (-rc));
+  t->stats.connectionsRejected++;
+}
+
+/* Endpoint for an incoming request, bound and accepted. */
+static struct fid_ep *
+accept_request (MxlTarget *t, struct fi_info *info)
+{
+  static const uint8_t accept_data[1] = { 0 };   /* wire spec §6.2 */
+  g_autoptr (GError) error = NULL;
+  struct fid_ep *ep = NULL;
+  int rc;
+
+  rc = fi_endpoint (t->dom->domain, info, &ep, NULL);
+  if (rc != 0) {
+    g_warning ("fi_endpoint: %s", fi_strerror (-rc));
+    return NULL;
+  }
+  if ((rc = fi_ep_bind (ep, &t->eq->fid, 0)) != 0
+      || mxl_target_bind_cq (t, ep, &error) != MXL_STATUS_OK
+      || (rc = fi_enable (ep)) != 0
+      || (rc = fi_accept (ep, accept_data, sizeof (accept_data))) != 0) {
+    g_warning ("accepting a connection failed: %s",
+        error ? error->message : fi_strerror (-rc));
+    mxl_ofi_close (&ep->fid, "ep");
+    return NULL;
+  }
+  return ep;
+}
+
+/* The one transition function of the RC target state. */
+static void
+rc_transition (MxlTarget *t, const MxlRcInput *in)
+{
+  MxlRcState next = t->rc;
+  mxlStatus reason = MXL_STATUS_OK;
+  struct fid_ep *ep = state_ep (&t->rc);
+  gboolean for_us = in->fid != NULL && ep != NULL && in->fid == &ep->fid;
+
+  switch (in->kind) {
+    case RC_IN_CONNREQ:
+      if (t->rc.kind != MXL_RC_LISTENING) {
+        reject (t, in->info);   /* one initiator at a time */
+        return;
+      }
+      next.kind = MXL_RC_ACCEPTING;
+      next.u.accepting.ep = accept_request (t, in->info);
+      next.u.accepting.since = g_get_monotonic_time ();
+      if (next.u.accepting.ep == NULL) {
+        reject (t, in->info);
+        return;
+      }
+      break;
+    case RC_IN_CONNECTED:
+      if (t->rc.kind != MXL_RC_ACCEPTING || !for_us)
+        return;
+      next.kind = MXL_RC_CONNECTED;
+      next.u.connected.ep = ep;
+      t->stats.connectionsAccepted++;
+      if (t->rx_cq_data) {
+        t->rx_ep = ep;
+        mxl_target_post_receives (t, ep);
+      }
+      break;
+    case RC_IN_SHUTDOWN:
+    case RC_IN_ERROR:
+      if (!for_us) {
+        if (in->kind == RC_IN_ERROR)
+          g_debug ("target %" G_GUINT64_FORMAT ": event queue error %s", t->id,
+              fi_strerror (in->err));
+        return;
+      }
+      reason = in->kind == RC_IN_SHUTDOWN ? MXL_ERR_INTERRUPTED : MXL_ERR_UNKNOWN;
+      if (t->rc.kind == MXL_RC_CONNECTED)
+        t->stats.disconnections++;
+      t->rx_ep = NULL;
+      mxl_ofi_close (&ep->fid, "ep");
+      next.kind = MXL_RC_LISTENING;
+      break;
+    case RC_IN_TICK:
+      if (t->rc.kind != MXL_RC_ACCEPTING
+          || g_get_monotonic_time () - t->rc.u.accepting.since < MXL_ACCEPT_TIMEOUT_MS * 1000)
+        return;
+      reason = MXL_ERR_NOT_READY;
+      mxl_ofi_close (&ep->fid, "ep");
+      next.kind = MXL_RC_LISTENING;
+      break;
+  }
+  if (public_state (&next) != public_state (&t->rc))
+    mxl_target_push_event (t, public_state (&t->rc), public_state (&next), reason);
+  t->rc = next;
+}
+
+static gboolean
+rc_poll_events (MxlTarget *t, int timeout_ms)
+{
+  MxlEqEvent ev;
+
+  /* With nothing to wait for but the EQ, block on it for the timeout;
+   * otherwise only drain what is there. */
+  while (mxl_ofi_eq_read (t->eq, timeout_ms, &ev) == MXL_STATUS_OK) {
+    MxlRcInput in = { .fid = ev.fid, .info = ev.info, .err = ev.err };
+
+    if (ev.error)
+      in.kind = RC_IN_ERROR;
+    else if (ev.event == FI_CONNREQ)
+      in.kind = RC_IN_CONNREQ;
+    else if (ev.event == FI_CONNECTED)
+      in.kind = RC_IN_CONNECTED;
+    else if (ev.event == FI_SHUTDOWN)
+      in.kind = RC_IN_SHUTDOWN;
+    else
+      in.kind = RC_IN_TICK;
+    rc_transition (t, &in);
+    if (ev.info)
+      fi_freeinfo (ev.info);
+    timeout_ms = -1;
+  }
+  {
+    MxlRcInput tick = { .kind = RC_IN_TICK };
+    rc_transition (t, &tick);
+  }
+  return t->rc.kind == MXL_RC_CONNECTED;
+}
+
+static mxlStatus
+rc_open (MxlTarget *t, GError **error)
+{
+  uint8_t addr[512];
+  size_t addr_len = sizeof (addr);
+  mxlStatus st;
+  int rc;
+
+  st = mxl_ofi_eq_open (t->dom, &t->eq, error);
+  if (st != MXL_STATUS_OK)
+    return st;
+  rc = fi_passive_ep (t->dom->fabric, t->dom->info, &t->pep, NULL);
+  if (rc != 0)
+    return mxl_ofi_fail (rc, "fi_passive_ep", error);
+  if ((rc = fi_pep_bind (t->pep, &t->eq->fid, 0)) != 0)
+    return mxl_ofi_fail (rc, "fi_pep_bind", error);
+  if ((rc = fi_listen (t->pep)) != 0)
+    return mxl_ofi_fail (rc, "fi_listen", error);
+  if ((rc = fi_getname (&t->pep->fid, addr, &addr_len)) != 0)
+    return mxl_ofi_fail (rc, "fi_getname", error);
+  memset (&t->rc, 0, sizeof (t->rc));
+  t->rc.kind = MXL_RC_LISTENING;
+  return mxl_target_fill_info (t, addr, addr_len);
+}
+
+static mxlFabricsExtConnectionState
+rc_state (MxlTarget *t)
+{
+  return public_state (&t->rc);
+}
+
+static void
+rc_close (MxlTarget *t)
+{
+  struct fid_ep *ep = state_ep (&t->rc);
+
+  if (ep != NULL)
+    mxl_ofi_close (&ep->fid, "ep");
+  memset (&t->rc, 0, sizeof (t->rc));
+  t->rx_ep = NULL;
+  mxl_ofi_close (t->pep ? &t->pep->fid : NULL, "pep");
+  t->pep = NULL;
+  mxl_ofi_close (t->eq ? &t->eq->fid : NULL, "eq");
+  t->eq = NULL;
+}
+
+const MxlTargetTypeOps mxl_target_rc_ops = {
+  .name = "connected (FI_EP_MSG)",
+  .open = rc_open,
+  .poll_events = rc_poll_events,
+  .state = rc_state,
+  .close = rc_close,
+};

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Connectionless (FI_EP_RDM) target: shm, efa, tcp;ofi_rxm (wire spec §6.6).
+ * One enabled endpoint with an address vector; there is no connection
+ * state, every initiator simply writes. Unlike the reference, receives are
+ * posted when the provider's immediate data consumes them (FI_RX_CQ_DATA).
+ */
+#include "fabrics/target.h"
+
+static mxlStatus
+rdm_open (MxlTarget *t, GError **error)
+{
+  uint8_t addr[512];
+  size_t addr_len = sizeof (addr);
+  mxlStatus st;
+  int rc;
+
+  st = mxl_ofi_av_open (t->dom, 4, &t->av, error);
+  if (st != MXL_STATUS_OK)
+    return st;
+  rc = fi_endpoint (t->dom->domain, t->dom->info, &t->ep, NULL);
+  if (rc != 0)
+    return mxl_ofi_fail (rc, "fi_endpoint", error);
+  if ((rc = fi_ep_bind (t->ep, &t->av->fid, 0)) != 0)
+    return mxl_ofi_fail (rc, "fi_ep_bind(av)", error);
+  st = mxl_target_bind_cq (t, t->ep, error);
+  if (st != MXL_STATUS_OK)
+    return st;
+  if ((rc = fi_enable (t->ep)) != 0)
+    return mxl_ofi_fail (rc, "fi_enable", error);
+  if (t->rx_cq_data) {
+    t->rx_ep = t->ep;
+    st = mxl_target_post_receives (t, t->ep);
+    if (st != MXL_STATUS_OK)
+      return st;
+  }
+  if ((rc = fi_getname (&t->ep->fid, addr, &addr_len)) != 0)
+    return mxl_ofi_fail (rc, "fi_getname", error);
+  return mxl_target_fill_info (t, addr, addr_len);
+}
+
+static gboolean
+rdm_poll_events (MxlTarget *t, int timeout_ms)
+{
+  return TRUE;
+}
+
+static mxlFabricsExtConnectionState
+rdm_state (MxlTarget *t)
+{
+  return MXL_FABRICS_EXT_STATE_CONNECTED;
+}
+
+static void
+rdm_close (MxlTarget *t)
+{
+  t->rx_ep = NULL;
+  /* The endpoint goes first: for shm its fi_close() removes the /dev/shm
+   * file (libfabric-local.md P12). */
+  mxl_ofi_close (t->ep ? &t->ep->fid : NULL, "ep");
+  t->ep = NULL;
+  mxl_ofi_close (t->av ? &t->av->fid : NULL, "av");
+  t->av = NULL;
+}
+
+const MxlTargetTypeOps mxl_target_rdm_ops = {
+  .name = "connectionless (FI_EP_RDM)",
+  .open = rdm_open,
+  .poll_events = rdm_poll_events,
+  .state = rdm_state,
+  .close = rdm_close,
+};

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Extensions of the MXL Fabrics API (not in the MXL SDK): an extra provider
+ * value for RDM over TCP, per-target statistics, connection states and
+ * connection events, and the libfabric version in use.
+ *
+ * Everything here is additive: the reference API in <mxl/fabrics.h> behaves
+ * the same whether or not these functions are called.
+ */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mxl/fabrics.h>
+#include <mxl/mxl.h>
+#include <mxl/platform.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * MXL_FABRICS_EXT_PROVIDER_TCP_RXM:
+ * Provider value for libfabric's "tcp;ofi_rxm" (FI_EP_RDM, connectionless,
+ * over TCP). Accepted by mxlFabricsTargetSetup(), mxlFabricsInitiatorSetup()
+ * and as a query of mxlFabricsGetInterfaces(); its name is "tcp;ofi_rxm"
+ * (mxlFabricsExtProviderFromString(), mxlFabricsProviderToString()). The
+ * reference's mxlFabricsProviderFromString() rejects that name, and so does
+ * ours. A TargetInfo of such a target names the provider "tcp;ofi_rxm".
+ * Chosen far from the reference enum values so it can never collide.
+ */
+#define MXL_FABRICS_EXT_PROVIDER_TCP_RXM ((mxlFabricsProvider) 101)
+
+/**
+ * MXL_FABRICS_EXT_STATUS_CQ_OVERRUN:
+ * Status returned once by a target read when more completions were waiting
+ * than the completion queue depth (cqDepth): the application drains too
+ * slowly and, on providers with hardware queues, completions could have been
+ * lost. No completion is dropped by this library; the next reads return
+ * them. Counted in mxlFabricsExtTargetStats.cqOverruns.
+ */
+#define MXL_FABRICS_EXT_STATUS_CQ_OVERRUN MXL_ERR_OUT_OF_RANGE_TOO_LATE
+
+/** Accepts "any", "tcp", "verbs", "efa", "shm" and "tcp;ofi_rxm".
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG otherwise or for NULL. */
+MXL_EXPORT mxlStatus mxlFabricsExtProviderFromString (char const *in_string,
+    mxlFabricsProvider *out_provider);
+
+/**
+ * mxlFabricsExtGetLibfabricVersion:
+ * @out_major, @out_minor: (out): fi_version() of the libfabric in use at run
+ *   time (Debian 12: 1.17), which may differ from the headers built against.
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtGetLibfabricVersion (uint32_t *out_major,
+    uint32_t *out_minor);
+
+/**
+ * mxlFabricsExtConnectionState:
+ * State of a connection as the application sees it.
+ * Initiator side (per added target): IDLE (waiting to connect, e.g. after a
+ * refused attempt, retried with back-off), CONNECTING, CONNECTED, LOST (the
+ * connection failed or the target stopped answering; not retried: re-add the
+ * TargetInfo, or add the restarted target's new one), REMOVED.
+ * Target side: LISTENING (RC, no initiator), CONNECTING (RC, accepting),
+ * CONNECTED (RC with an initiator; RDM targets are always CONNECTED).
+ */
+typedef enum mxlFabricsExtConnectionState {
+  MXL_FABRICS_EXT_STATE_IDLE = 0,
+  MXL_FABRICS_EXT_STATE_LISTENING = 1,
+  MXL_FABRICS_EXT_STATE_CONNECTING = 2,
+  MXL_FABRICS_EXT_STATE_CONNECTED = 3,
+  MXL_FABRICS_EXT_STATE_LOST = 4,
+  MXL_FABRICS_EXT_STATE_REMOVED = 5,
+} mxlFabricsExtConnectionState;
+
+/** Returns: (transfer none): "idle", "listening", "connecting", "connected",
+ * "lost", "removed", or "unknown". */
+MXL_EXPORT char const *mxlFabricsExtConnectionStateName (mxlFabricsExtConnectionState in_state);
+
+/**
+ * mxlFabricsExtConnectionEvent:
+ * @targetId: the TargetInfo id of the connection (initiator events), or the
+ *   target's own id (target events).
+ * @previous, @current: the state before and after the transition.
+ * @reason: MXL_STATUS_OK for requested transitions; otherwise the failure
+ *   that caused it (MXL_ERR_NOT_READY for a timeout, MXL_ERR_INTERRUPTED for
+ *   an orderly shutdown by the peer, MXL_ERR_UNKNOWN for transport errors).
+ * @timestampNs: CLOCK_MONOTONIC nanoseconds of the transition.
+ */
+typedef struct mxlFabricsExtConnectionEvent_t {
+  int version;                       /* MXL_FABRICS_API_VERSION */
+  uint64_t targetId;
+  mxlFabricsExtConnectionState previous;
+  mxlFabricsExtConnectionState current;
+  mxlStatus reason;
+  uint64_t timestampNs;
+} mxlFabricsExtConnectionEvent;
+
+/**
+ * mxlFabricsExtInitiatorPollEvent:
+ * Pops the oldest connection event. Events are queued by the progress
+ * calls (MakeProgress*, TransferGrain) and AddTarget/RemoveTarget; the queue
+ * keeps the newest 256 events.
+ * Returns: MXL_STATUS_OK (@out_event filled); MXL_ERR_NOT_READY (none);
+ * MXL_ERR_INVALID_ARG for NULL.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtInitiatorPollEvent (mxlFabricsInitiator in_initiator,
+    mxlFabricsExtConnectionEvent *out_event);
+
+/**
+ * mxlFabricsExtInitiatorGetTargetState:
+ * Returns: MXL_STATUS_OK; MXL_ERR_NOT_FOUND (no target with that id);
+ * MXL_ERR_INVALID_ARG for NULL.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetTargetState (mxlFabricsInitiator in_initiator,
+    mxlFabricsTargetInfo in_targetInfo, mxlFabricsExtConnectionState *out_state);
+
+/**
+ * mxlFabricsExtTargetPollEvent:
+ * Pops the oldest connection event of a target (RC: initiator accepted,
+ * initiator gone). Read calls queue them. Returns as
+ * mxlFabricsExtInitiatorPollEvent().
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetPollEvent (mxlFabricsTarget in_target,
+    mxlFabricsExtConnectionEvent *out_event);
+
+/**
+ * mxlFabricsExtTargetStats:
+ * Counters of a target since setup. All counts are events, not bytes.
+ */
+typedef struct mxlFabricsExtTargetStats_t {
+  int version;                   /* MXL_FABRICS_API_VERSION */
+  mxlFabricsExtConnectionState state;
+  uint64_t grainsReceived;       /* completions committed to the flow */
+  uint64_t badImmediateData;     /* slot >= grain count or slice end > totalSlices */
+  uint64_t badGrainHeaders;      /* header index not in the slot, or grainSize /
+                                    totalSlices not those of the local flow */
+  uint64_t cqOverruns;           /* reads that found more completions than cqDepth */
+  uint64_t completionsSuperseded; /* completions skipped because a newer one for
+                                    the same ring slot was already waiting (a
+                                    later slice range of the grain, or a newer
+                                    grain that overwrote the slot) */
+  uint64_t completionErrors;     /* error completions and CQ failures */
+  uint64_t completionsWithoutData; /* completions carrying no immediate data */
+  uint64_t connectionsAccepted;  /* RC: initiators accepted */
+  uint64_t connectionsRejected;  /* RC: requests refused while connected */
+  uint64_t disconnections;       /* RC: initiators gone (shutdown or error) */
+  uint64_t commitFailures;       /* flow writer refused the commit */
+} mxlFabricsExtTargetStats;
+
+/** Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL;
+ * MXL_ERR_INVALID_STATE when the target is not set up. */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetGetStats (mxlFabricsTarget in_target,
+    mxlFabricsExtTargetStats *out_stats);
+
+/**
+ * mxlFabricsExtInitiatorStats:
+ * Counters of an initiator since setup, summed over its targets.
+ */
+typedef struct mxlFabricsExtInitiatorStats_t {
+  int version;                   /* MXL_FABRICS_API_VERSION */
+  uint64_t transfersQueued;      /* per target: one per target per transfer call */
+  uint64_t transfersCompleted;   /* per target: last write completed */
+  uint64_t transfersDropped;     /* not posted before the retry deadline */
+  uint64_t writesPosted;         /* fi_writemsg calls that succeeded */
+  uint64_t writesCompleted;
+  uint64_t writeErrors;          /* error completions */
+  uint64_t retries;              /* -FI_EAGAIN answers from the provider */
+  uint64_t bytesPosted;
+  uint64_t connectionsLost;
+  uint32_t targets;              /* targets currently added */
+  uint32_t targetsConnected;
+} mxlFabricsExtInitiatorStats;
+
+/** Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL;
+ * MXL_ERR_INVALID_STATE when the initiator is not set up. */
+MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetStats (mxlFabricsInitiator in_initiator,
+    mxlFabricsExtInitiatorStats *out_stats);
+
+/** Returns: MXL_STATUS_OK with the TargetInfo's 64-bit id in @out_id;
+ * MXL_ERR_INVALID_ARG for NULL. */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetId (mxlFabricsTargetInfo in_targetInfo,
+    uint64_t *out_id);
+
+#ifdef __cplusplus
+}
+#endif
