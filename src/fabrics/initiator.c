@@ -109,7 +109,7 @@ idle_state (MxlConnState *s, guint attempts)
 
 /* Leaves a state that holds transport resources. */
 static void
-leave (MxlConn *conn, const MxlConnState *cur)
+leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly)
 {
   MxlInitiator *init = conn->init;
 
@@ -121,7 +121,7 @@ leave (MxlConn *conn, const MxlConnState *cur)
   conn->outstanding = 0;
   g_hash_table_remove (init->by_conn_id, &conn->conn_id);
   orphan_contexts (init, conn->conn_id);
-  init->type_ops->close (conn, cur);
+  init->type_ops->close (conn, cur, orderly);
 }
 
 void
@@ -142,12 +142,12 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
           g_hash_table_insert (init->by_conn_id, &conn->conn_id, conn);
       } else if (cur.kind == MXL_CONN_CONNECTING
           && now - cur.u.connecting.since > MXL_CONNECT_TIMEOUT_MS * 1000) {
-        leave (conn, &cur);
+        leave (conn, &cur, FALSE);
         idle_state (&next, cur.u.connecting.attempts + 1);
         reason = MXL_ERR_NOT_READY;
       } else if (cur.kind == MXL_CONN_CONNECTED && conn->outstanding > 0
           && now - conn->last_progress > MXL_CONN_STALL_MS * 1000) {
-        leave (conn, &cur);
+        leave (conn, &cur, FALSE);
         memset (&next, 0, sizeof (next));
         next.kind = MXL_CONN_LOST;
         next.u.lost.reason = reason = MXL_ERR_NOT_READY;
@@ -166,10 +166,10 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
     case MXL_CONN_IN_ERROR:
       if (cur.kind == MXL_CONN_CONNECTING) {
         /* Refused or unreachable: the target may not listen yet. */
-        leave (conn, &cur);
+        leave (conn, &cur, FALSE);
         idle_state (&next, cur.u.connecting.attempts + 1);
       } else if (cur.kind == MXL_CONN_CONNECTED) {
-        leave (conn, &cur);
+        leave (conn, &cur, FALSE);
         memset (&next, 0, sizeof (next));
         next.kind = MXL_CONN_LOST;
         next.u.lost.reason = reason;
@@ -177,7 +177,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
       break;
     case MXL_CONN_IN_REMOVE:
       if (cur.kind != MXL_CONN_REMOVED) {
-        leave (conn, &cur);
+        leave (conn, &cur, TRUE);
         memset (&next, 0, sizeof (next));
         next.kind = MXL_CONN_REMOVED;
       }
@@ -197,8 +197,11 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
   }
   if (cur.kind == MXL_CONN_CONNECTED && next.kind != MXL_CONN_CONNECTED) {
     init->stats.targetsConnected--;
-    if (next.kind == MXL_CONN_LOST)
+    if (next.kind == MXL_CONN_LOST) {
       init->stats.connectionsLost++;
+      g_message ("initiator: target %" G_GUINT64_FORMAT " lost (status %d); re-add it "
+          "to reconnect", conn->target_id, reason);
+    }
   }
   conn->state = next;
   if (public_state (next.kind) != public_state (cur.kind)) {
@@ -446,7 +449,7 @@ on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
     conn->egress->on_write_done (conn, ctx, ok);
     mxl_initiator_ctx_put (init, ctx);
     if (!ok) {
-      g_warning ("initiator: write to target %" G_GUINT64_FORMAT " failed: %s",
+      g_message ("initiator: write to target %" G_GUINT64_FORMAT " failed: %s",
           conn->target_id, fi_strerror (err));
       mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_UNKNOWN);
     }

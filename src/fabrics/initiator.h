@@ -123,8 +123,9 @@ typedef struct MxlInitiatorTypeOps {
   mxlStatus (*setup) (MxlInitiator *init, GError **error);
   /* Starts a connection. Fills @next with CONNECTING (RC) or CONNECTED (RDM). */
   mxlStatus (*open) (MxlConn *conn, MxlConnState *next);
-  /* Releases what open() created for the state being left. */
-  void (*close) (MxlConn *conn, const MxlConnState *state);
+  /* Releases what open() created for the state being left; @orderly is
+   * FALSE when the peer failed (lost, refused, timed out). */
+  void (*close) (MxlConn *conn, const MxlConnState *state, gboolean orderly);
   /* Reads connection events and feeds them to mxl_conn_transition(). */
   void (*poll_events) (MxlInitiator *init);
   void (*teardown) (MxlInitiator *init);

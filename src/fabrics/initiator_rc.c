@@ -52,7 +52,7 @@ rc_open (MxlConn *conn, MxlConnState *next)
 }
 
 static void
-rc_close (MxlConn *conn, const MxlConnState *state)
+rc_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
 {
   struct fid_ep *ep = state->kind == MXL_CONN_CONNECTING ? state->u.connecting.ep
       : state->kind == MXL_CONN_CONNECTED ? state->u.connected.ep : NULL;
@@ -60,7 +60,7 @@ rc_close (MxlConn *conn, const MxlConnState *state)
   if (ep == NULL)
     return;
   g_hash_table_remove (conn->init->by_fid, &ep->fid);
-  if (state->kind == MXL_CONN_CONNECTED)
+  if (state->kind == MXL_CONN_CONNECTED && orderly)
     fi_shutdown (ep, 0);
   mxl_ofi_close (&ep->fid, "ep");
 }

@@ -48,12 +48,16 @@ rdm_open (MxlConn *conn, MxlConnState *next)
 }
 
 static void
-rdm_close (MxlConn *conn, const MxlConnState *state)
+rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
 {
   fi_addr_t addr;
   int rc;
 
-  if (state->kind != MXL_CONN_CONNECTED)
+  /* Only an orderly removal takes the address out of the AV: on libfabric
+   * 1.17, fi_av_remove() of a shm peer that died corrupts the endpoint (the
+   * next peer's progress crashes). A lost peer's entry stays (bounded by
+   * the AV size); re-adding inserts the new address. */
+  if (state->kind != MXL_CONN_CONNECTED || !orderly)
     return;
   addr = state->u.connected.addr;
   rc = fi_av_remove (conn->init->av, &addr, 1, 0);

@@ -3,6 +3,7 @@
 #include "fabrics/ofi.h"
 
 #include <netinet/in.h>
+#include <sys/random.h>
 #include <string.h>
 
 G_DEFINE_QUARK (mxl-ofi-error-quark, mxl_ofi_error)
@@ -85,12 +86,24 @@ mxl_ofi_domain_close (MxlOfiDomain *dom)
 }
 
 uint64_t
+mxl_random_u64 (void)
+{
+  uint64_t v;
+
+  /* The kernel's generator: GLib's global one is copied into every forked
+   * process, which would give parent and children the same ids and keys. */
+  if (getrandom (&v, sizeof (v), 0) == (ssize_t) sizeof (v))
+    return v;
+  return ((uint64_t) g_random_int () << 32) | g_random_int ();
+}
+
+uint64_t
 mxl_ofi_random_key (GHashTable *keys, size_t key_size)
 {
   uint64_t mask = key_size >= 8 ? UINT64_MAX : ((UINT64_C (1) << (8 * key_size)) - 1);
 
   for (;;) {
-    uint64_t key = (((uint64_t) g_random_int ()) << 32 | g_random_int ()) & mask;
+    uint64_t key = mxl_random_u64 () & mask;
     if (key != 0 && (keys == NULL || !g_hash_table_contains (keys, &key)))
       return key;
   }

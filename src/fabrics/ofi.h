@@ -102,6 +102,9 @@ mxlStatus mxl_ofi_region_register (MxlOfiDomain *dom, void *base, size_t len,
 /** Closes the region (no-op on a zeroed struct) and forgets its key. */
 void mxl_ofi_region_close (MxlOfiDomain *dom, MxlOfiRegion *region);
 
+/** Returns: 64 random bits from getrandom(2) (safe across fork()). */
+uint64_t mxl_random_u64 (void);
+
 /**
  * mxl_ofi_random_key:
  * Returns: a random key of @key_size bytes that is not in @keys (never 0).

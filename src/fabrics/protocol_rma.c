@@ -199,7 +199,7 @@ rma_pump (MxlConn *conn)
     }
     if (rc != 0) {
       mxl_initiator_ctx_put (init, ctx);
-      g_warning ("fi_writemsg to target %" G_GUINT64_FORMAT ": %s (%zd)",
+      g_message ("fi_writemsg to target %" G_GUINT64_FORMAT ": %s (%zd)",
           conn->target_id, fi_strerror ((int) -rc), rc);
       return rc == -FI_EINVAL ? MXL_ERR_INVALID_ARG : mxl_ofi_status (rc);
     }

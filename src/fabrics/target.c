@@ -133,7 +133,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   t->grain_count = flow.grain_count;
   mxl_grain_layout_init (&t->layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
   do {
-    t->id = ((uint64_t) g_random_int () << 32) | g_random_int ();
+    t->id = mxl_random_u64 ();
   } while (t->id == 0);
 
   st = mxl_ofi_domain_open (fi, &t->dom, &error);

@@ -41,11 +41,47 @@ fabtest_v210_def (const char *id, const char *media_type, int width, int height)
   return flowtest_video_def (id, media_type, width, height, 30000, 1001, "progressive");
 }
 
+/* Domains are named after the process so that a parent can remove those
+ * of a child it killed (fabtest_cleanup_pid()). */
+static inline char *
+fabtest_domain_new (void)
+{
+  char *path = g_strdup_printf ("/dev/shm/mxl-fabtest-%d-XXXXXX", (int) getpid ());
+
+  g_assert_nonnull (g_mkdtemp (path));
+  return path;
+}
+
+/* Removes what a SIGKILLed child left in /dev/shm: its MXL domains and its
+ * shm endpoint files (libfabric-local.md P12). */
+static inline void
+fabtest_cleanup_pid (pid_t pid)
+{
+  GDir *dir = g_dir_open ("/dev/shm", 0, NULL);
+  char *domain_prefix = g_strdup_printf ("mxl-fabtest-%d-", (int) pid);
+  char *ep_infix = g_strdup_printf ("-%d-", (int) pid);
+  const char *name;
+
+  while (dir && (name = g_dir_read_name (dir)) != NULL) {
+    char *path = g_build_filename ("/dev/shm", name, NULL);
+    if (g_str_has_prefix (name, domain_prefix))
+      mxl_remove_tree (path);
+    else if ((g_str_has_prefix (name, "tgt-") || g_str_has_prefix (name, "ini-"))
+        && strstr (name, ep_infix) == name + 3)
+      g_unlink (path);
+    g_free (path);
+  }
+  if (dir)
+    g_dir_close (dir);
+  g_free (domain_prefix);
+  g_free (ep_infix);
+}
+
 static inline void
 fabtest_side_init (FabSide *s, const char *flow_def, const char *flow_id)
 {
   memset (s, 0, sizeof (*s));
-  s->domain = flowtest_domain_new ();
+  s->domain = fabtest_domain_new ();
   s->mxl = mxlCreateInstance (s->domain, NULL);
   g_assert_nonnull (s->mxl);
   g_assert_cmpint (mxlFabricsCreateInstance (s->mxl, NULL, &s->fab), ==, MXL_STATUS_OK);
@@ -269,6 +305,7 @@ fabtest_wait_child (pid_t pid, int timeout_ms)
     if (g_get_monotonic_time () > deadline) {
       kill (pid, SIGKILL);
       waitpid (pid, &status, 0);
+      fabtest_cleanup_pid (pid);
       g_error ("child %d did not finish within %d ms: killed", (int) pid, timeout_ms);
     }
     g_usleep (2000);

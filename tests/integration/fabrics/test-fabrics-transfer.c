@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Two processes over loopback tcp, tcp;ofi_rxm and shm: 300 full 1080p
+ * v210 and v210a grains checked by MD5 at the right slot and index; a target
+ * killed (SIGKILL) and restarted; an initiator killed and restarted. The
+ * parent is one side, a forked child the other; the child is always reaped
+ * or killed by PID.
+ */
+#include "fabtest.h"
+
+#define FLOW_ID "5fbec3b1-1b0f-417d-9059-8b94a47197ed"
+#define GRAINS 300
+#define AHEAD 3                     /* the initiator's lead over the target's acks */
+#define DIGEST_LEN 32               /* MD5 in hex */
+
+typedef struct Digest {
+  uint64_t index;
+  char hex[DIGEST_LEN + 1];
+} Digest;
+
+/* ---- initiator side (parent or child) ---- */
+
+typedef struct Sender {
+  FabSide side;
+  mxlFabricsInitiator init;
+  uint64_t acked;                   /* one past the last index the target acked */
+} Sender;
+
+static gboolean
+sender_wait_connected (Sender *s, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+
+  while (mxlFabricsInitiatorMakeProgressBlocking (s->init, 10) != MXL_STATUS_OK)
+    if (g_get_monotonic_time () > deadline)
+      return FALSE;
+  return TRUE;
+}
+
+/* Sends grain @i (full) once the target acked enough; returns FALSE on a
+ * broken pipe or timeout. Writes the digest to @digest_fd when >= 0. */
+static gboolean
+sender_send (Sender *s, uint64_t i, int ack_fd, int digest_fd)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  Digest d;
+  char *hex;
+  mxlStatus st;
+
+  while (i >= s->acked + AHEAD) {
+    uint64_t a;
+    mxlFabricsInitiatorMakeProgressNonBlocking (s->init);
+    if (fabtest_read_full (ack_fd, &a, sizeof a, 1))
+      s->acked = a + 1;
+    if (g_get_monotonic_time () > deadline)
+      return FALSE;
+  }
+  fabtest_write_grain (&s->side, i, 0x5A, FALSE);
+  hex = fabtest_grain_digest (&s->side, i, NULL);
+  memset (&d, 0, sizeof d);
+  d.index = i;
+  memcpy (d.hex, hex, DIGEST_LEN);
+  g_free (hex);
+  if (digest_fd >= 0 && !fabtest_write_full (digest_fd, &d, sizeof d))
+    return FALSE;
+  while ((st = mxlFabricsInitiatorTransferGrain (s->init, i, 0, s->init->layout.total_slices))
+      != MXL_STATUS_OK) {
+    if (st != MXL_ERR_NOT_READY || g_get_monotonic_time () > deadline)
+      return FALSE;
+    mxlFabricsInitiatorMakeProgressNonBlocking (s->init);
+  }
+  mxlFabricsInitiatorMakeProgressNonBlocking (s->init);
+  return TRUE;
+}
+
+/* ---- target side ---- */
+
+/* Receives @count grains starting at @first, checking each against the
+ * digest the initiator sent, and acks it. Returns grains/s or < 0. */
+static double
+receive_grains (FabSide *ts, mxlFabricsTarget t, uint64_t first, guint count,
+    int digest_fd, int ack_fd, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  gint64 start = 0;
+  MxlTarget *target = t;
+
+  for (uint64_t expect = first; expect < first + count;) {
+    uint64_t index = 0;
+    mxlStatus st = mxlFabricsTargetReadGrain (t, 20, &index);
+    Digest d;
+    char *got;
+    uint16_t valid = 0;
+
+    if (g_get_monotonic_time () > deadline) {
+      g_test_message ("timed out waiting for grain %" G_GUINT64_FORMAT, expect);
+      return -1;
+    }
+    if (st == MXL_ERR_NOT_READY)
+      continue;
+    if (st != MXL_STATUS_OK) {
+      g_test_message ("read failed: %d", st);
+      return -1;
+    }
+    if (start == 0)
+      start = g_get_monotonic_time ();
+    if (index != expect) {
+      g_test_message ("grain %" G_GUINT64_FORMAT " arrived, %" G_GUINT64_FORMAT " expected",
+          index, expect);
+      return -1;
+    }
+    if (!fabtest_read_full (digest_fd, &d, sizeof d, 5000) || d.index != index) {
+      g_test_message ("no digest for grain %" G_GUINT64_FORMAT, index);
+      return -1;
+    }
+    /* Right slot (index mod N) holds the right index and the same bytes. */
+    got = fabtest_grain_digest (ts, index, &valid);
+    if (memcmp (got, d.hex, DIGEST_LEN) != 0 || valid != target->layout.total_slices) {
+      g_test_message ("grain %" G_GUINT64_FORMAT ": digest %s != %s (valid %u)", index,
+          got, d.hex, valid);
+      g_free (got);
+      return -1;
+    }
+    g_free (got);
+    if (!fabtest_write_full (ack_fd, &index, sizeof index))
+      return -1;
+    expect++;
+  }
+  return count > 1 ? (count - 1) * 1e6 / (double) MAX (g_get_monotonic_time () - start, 1) : 0;
+}
+
+/* Child: initiator sending @count grains from @first to the target whose
+ * info arrives on @info_fd. Exit 0 when all were sent and completed. */
+static void G_GNUC_NORETURN
+initiator_child (const FabProv *p, const char *def, int info_fd, int ack_fd, int digest_fd,
+    uint64_t first, guint count, gboolean forever)
+{
+  Sender s;
+  mxlFabricsTargetInfo info;
+
+  memset (&s, 0, sizeof s);
+  fabtest_side_init (&s.side, def, FLOW_ID);
+  s.init = fabtest_initiator (&s.side, p, NULL);
+  info = fabtest_recv_info (info_fd, 10000);
+  if (info == NULL)
+    _exit (10);
+  if (mxlFabricsInitiatorAddTarget (s.init, info) != MXL_STATUS_OK)
+    _exit (11);
+  if (!sender_wait_connected (&s, 10000))
+    _exit (12);
+  s.acked = first;
+  for (uint64_t i = first; forever || i < first + count; i++)
+    if (!sender_send (&s, i, ack_fd, digest_fd))
+      _exit (13);
+  {
+    gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+    while (mxlFabricsInitiatorMakeProgressBlocking (s.init, 10) != MXL_STATUS_OK)
+      if (g_get_monotonic_time () > deadline)
+        _exit (14);
+  }
+  /* Stay connected until the target has checked everything. */
+  {
+    char c;
+    fabtest_read_full (info_fd, &c, 1, 10000);
+  }
+  mxlFabricsFreeTargetInfo (info);
+  fabtest_side_clear (&s.side);
+  _exit (0);
+}
+
+/* Children are this executable started again (fork + exec), so they begin
+ * with no libfabric or GLib state of the parent. */
+static char *self_exe;
+
+static pid_t
+spawn_child (const char *role, const FabProv *p, const char *media_type, int width,
+    int height, int fd_a, int fd_b, int fd_c, uint64_t first, guint count, gboolean forever)
+{
+  char *args[13];
+  pid_t pid;
+
+  args[0] = self_exe;
+  args[1] = (char *) "--engine-child";
+  args[2] = (char *) role;
+  args[3] = (char *) p->label;
+  args[4] = (char *) media_type;
+  args[5] = g_strdup_printf ("%dx%d", width, height);
+  args[6] = g_strdup_printf ("%d", fd_a);
+  args[7] = g_strdup_printf ("%d", fd_b);
+  args[8] = g_strdup_printf ("%d", fd_c);
+  args[9] = g_strdup_printf ("%" G_GUINT64_FORMAT, first);
+  args[10] = g_strdup_printf ("%u", count);
+  args[11] = (char *) (forever ? "forever" : "once");
+  args[12] = NULL;
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0) {
+    execv (self_exe, args);
+    _exit (127);
+  }
+  for (int k = 5; k <= 10; k++)
+    g_free (args[k]);
+  return pid;
+}
+
+static pid_t
+spawn_initiator (const FabProv *p, const char *media_type, int width, int height,
+    int fds[3][2], uint64_t first, guint count, gboolean forever)
+{
+  return spawn_child ("initiator", p, media_type, width, height, fds[0][0], fds[1][0],
+      fds[2][1], first, count, forever);
+}
+
+static pid_t
+spawn_target (const FabProv *p, const char *media_type, int width, int height,
+    int fds[3][2], uint64_t first, guint count)
+{
+  /* info child→parent on 0, acks child→parent on 1, digests parent→child on 2 */
+  return spawn_child ("target", p, media_type, width, height, fds[0][1], fds[2][0],
+      fds[1][1], first, count, FALSE);
+}
+
+static void
+open_pipes (int fds[3][2])
+{
+  for (int k = 0; k < 3; k++)
+    g_assert_cmpint (pipe (fds[k]), ==, 0);
+}
+
+static void
+close_pipes (int fds[3][2])
+{
+  for (int k = 0; k < 3; k++) {
+    close (fds[k][0]);
+    close (fds[k][1]);
+  }
+}
+
+/* 300 full grains: parent = target, child = initiator. */
+static void
+three_hundred (const FabProv *p, const char *media_type)
+{
+  char *def = fabtest_v210_def (FLOW_ID, media_type, 1920, 1080);
+  int fds[3][2];          /* 0: info/done parent→child, 1: acks, 2: digests */
+  FabSide ts;
+  mxlFabricsTarget t;
+  mxlFabricsTargetInfo info = NULL;
+  mxlFabricsExtTargetStats stats;
+  pid_t pid;
+  double rate;
+
+  if (!fabtest_require (p)) {
+    g_free (def);
+    return;
+  }
+  open_pipes (fds);
+  pid = spawn_initiator (p, media_type, 1920, 1080, fds, 0, GRAINS, FALSE);
+  fabtest_side_init (&ts, def, FLOW_ID);
+  t = fabtest_target (&ts, p, NULL, &info);
+  g_assert_true (fabtest_send_info (fds[0][1], info));
+  rate = receive_grains (&ts, t, 0, GRAINS, fds[2][0], fds[1][1], 50000);
+  g_assert_true (fabtest_write_full (fds[0][1], "D", 1));
+  fabtest_assert_exit_ok (fabtest_wait_child (pid, 15000));
+  g_assert_cmpfloat (rate, >, 0);
+  g_test_message ("%s %s: %u grains of %u bytes at %.0f grains/s (%.2f GB/s)", p->label,
+      media_type, GRAINS, (guint) t->layout.slot_size, rate,
+      rate * (double) t->layout.slot_size / 1e9);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (t, &stats), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (stats.grainsReceived, ==, GRAINS);
+  g_assert_cmpuint (stats.badImmediateData + stats.badGrainHeaders, ==, 0);
+  mxlFabricsFreeTargetInfo (info);
+  close_pipes (fds);
+  fabtest_side_clear (&ts);
+  g_free (def);
+}
+
+static void test_300_tcp_v210 (void) { three_hundred (&fab_tcp, "video/v210"); }
+static void test_300_tcp_v210a (void) { three_hundred (&fab_tcp, "video/v210a"); }
+static void test_300_rxm_v210 (void) { three_hundred (&fab_rxm, "video/v210"); }
+static void test_300_rxm_v210a (void) { three_hundred (&fab_rxm, "video/v210a"); }
+static void test_300_shm_v210 (void) { three_hundred (&fab_shm, "video/v210"); }
+static void test_300_shm_v210a (void) { three_hundred (&fab_shm, "video/v210a"); }
+
+/* An initiator SIGKILLed mid-stream; a new initiator process then reaches
+ * the same target with the same TargetInfo. */
+static void
+initiator_restart (const FabProv *p)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
+  int fds[3][2];
+  FabSide ts;
+  mxlFabricsTarget t;
+  mxlFabricsTargetInfo info = NULL;
+  mxlFabricsExtTargetStats stats;
+  pid_t pid;
+  int status;
+
+  if (!fabtest_require (p)) {
+    g_free (def);
+    return;
+  }
+  fabtest_side_init (&ts, def, FLOW_ID);
+  t = fabtest_target (&ts, p, NULL, &info);
+
+  open_pipes (fds);
+  pid = spawn_initiator (p, "video/v210", 320, 180, fds, 0, 0, TRUE);
+  g_assert_true (fabtest_send_info (fds[0][1], info));
+  g_assert_cmpfloat (receive_grains (&ts, t, 0, 20, fds[2][0], fds[1][1], 20000), >=, 0);
+  kill (pid, SIGKILL);
+  waitpid (pid, &status, 0);
+  g_assert_true (WIFSIGNALED (status));
+  fabtest_cleanup_pid (pid);
+  close_pipes (fds);
+
+  if (p->provider == MXL_FABRICS_PROVIDER_TCP) {
+    /* The target notices and listens again (same address). */
+    gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+    uint64_t index;
+    do {
+      mxlStatus st = mxlFabricsTargetReadGrain (t, 20, &index);
+      g_assert_true (st == MXL_ERR_NOT_READY || st == MXL_STATUS_OK);
+      g_assert_cmpint (mxlFabricsExtTargetGetStats (t, &stats), ==, MXL_STATUS_OK);
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    } while (stats.state != MXL_FABRICS_EXT_STATE_LISTENING);
+    g_assert_cmpuint (stats.disconnections, ==, 1);
+  }
+  /* Grains still in flight from the killed initiator are drained; the new
+   * one starts at 1000. */
+  {
+    uint64_t index;
+    while (mxlFabricsTargetReadGrain (t, 50, &index) == MXL_STATUS_OK)
+      ;
+  }
+  open_pipes (fds);
+  pid = spawn_initiator (p, "video/v210", 320, 180, fds, 1000, 20, FALSE);
+  g_assert_true (fabtest_send_info (fds[0][1], info));
+  g_assert_cmpfloat (receive_grains (&ts, t, 1000, 20, fds[2][0], fds[1][1], 20000), >=, 0);
+  g_assert_true (fabtest_write_full (fds[0][1], "D", 1));
+  fabtest_assert_exit_ok (fabtest_wait_child (pid, 15000));
+  close_pipes (fds);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (t, &stats), ==, MXL_STATUS_OK);
+  if (p->provider == MXL_FABRICS_PROVIDER_TCP)
+    g_assert_cmpuint (stats.connectionsAccepted, ==, 2);
+  mxlFabricsFreeTargetInfo (info);
+  fabtest_side_clear (&ts);
+  g_free (def);
+}
+
+static void test_initiator_restart_tcp (void) { initiator_restart (&fab_tcp); }
+static void test_initiator_restart_shm (void) { initiator_restart (&fab_shm); }
+static void test_initiator_restart_rxm (void) { initiator_restart (&fab_rxm); }
+
+/* Child: a target that publishes its info, then receives and checks
+ * grains until killed (or @count grains from @first, then exits 0). */
+static void G_GNUC_NORETURN
+target_child (const FabProv *p, const char *def, int info_fd, int digest_fd, int ack_fd,
+    uint64_t first, guint count)
+{
+  FabSide ts;
+  mxlFabricsTarget t;
+  mxlFabricsTargetInfo info = NULL;
+
+  fabtest_side_init (&ts, def, FLOW_ID);
+  t = fabtest_target (&ts, p, NULL, &info);
+  if (!fabtest_send_info (info_fd, info))
+    _exit (20);
+  if (receive_grains (&ts, t, first, count, digest_fd, ack_fd, 30000) < 0)
+    _exit (21);
+  mxlFabricsFreeTargetInfo (info);
+  fabtest_side_clear (&ts);
+  _exit (0);
+}
+
+/* A target SIGKILLed while the initiator streams: the initiator reports it
+ * lost; a restarted target process (new TargetInfo) is added and reached. */
+static void
+target_restart (const FabProv *p)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
+  int fds[3][2];          /* 0: info child→parent, 1: acks child→parent, 2: digests parent→child */
+  Sender s;
+  mxlFabricsTargetInfo info1, info2;
+  mxlFabricsExtConnectionEvent ev;
+  mxlFabricsExtInitiatorStats istats;
+  pid_t pid;
+  int status;
+  gboolean lost = FALSE;
+  gint64 deadline;
+
+  if (!fabtest_require (p)) {
+    g_free (def);
+    return;
+  }
+  memset (&s, 0, sizeof s);
+  fabtest_side_init (&s.side, def, FLOW_ID);
+  s.init = fabtest_initiator (&s.side, p, NULL);
+
+  open_pipes (fds);
+  pid = spawn_target (p, "video/v210", 320, 180, fds, 0, 1000000);
+  info1 = fabtest_recv_info (fds[0][0], 10000);
+  g_assert_nonnull (info1);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (s.init, info1), ==, MXL_STATUS_OK);
+  g_assert_true (sender_wait_connected (&s, 10000));
+  for (uint64_t i = 0; i < 20; i++)
+    g_assert_true (sender_send (&s, i, fds[1][0], fds[2][1]));
+  kill (pid, SIGKILL);
+  waitpid (pid, &status, 0);
+  g_assert_true (WIFSIGNALED (status));
+  fabtest_cleanup_pid (pid);
+  close_pipes (fds);
+
+  /* Keep transferring: the loss is reported as an event, never a hang. */
+  deadline = g_get_monotonic_time () + 15 * G_USEC_PER_SEC;
+  for (uint64_t i = 20; !lost; i++) {
+    mxlStatus st;
+    fabtest_write_grain (&s.side, i, 0x5A, FALSE);
+    st = mxlFabricsInitiatorTransferGrain (s.init, i, 0, s.init->layout.total_slices);
+    g_assert_true (st == MXL_STATUS_OK || st == MXL_ERR_NOT_READY);
+    st = mxlFabricsInitiatorMakeProgressBlocking (s.init, 20);
+    g_assert_true (st == MXL_STATUS_OK || st == MXL_ERR_NOT_READY || st == MXL_ERR_INTERRUPTED);
+    while (mxlFabricsExtInitiatorPollEvent (s.init, &ev) == MXL_STATUS_OK)
+      if (ev.targetId == info1->id && ev.current == MXL_FABRICS_EXT_STATE_LOST)
+        lost = TRUE;
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+  }
+  g_assert_cmpint (mxlFabricsExtInitiatorGetStats (s.init, &istats), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (istats.connectionsLost, ==, 1);
+  g_assert_cmpint (mxlFabricsInitiatorMakeProgressNonBlocking (s.init), ==, MXL_ERR_INTERRUPTED);
+
+  /* The restarted target has a new TargetInfo. */
+  open_pipes (fds);
+  pid = spawn_target (p, "video/v210", 320, 180, fds, 5000, 20);
+  info2 = fabtest_recv_info (fds[0][0], 10000);
+  g_assert_nonnull (info2);
+  g_assert_cmpuint (info2->id, !=, info1->id);
+  g_assert_cmpint (mxlFabricsInitiatorRemoveTarget (s.init, info1), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (s.init, info2), ==, MXL_STATUS_OK);
+  g_assert_true (sender_wait_connected (&s, 10000));
+  s.acked = 5000;
+  for (uint64_t i = 5000; i < 5020; i++)
+    g_assert_true (sender_send (&s, i, fds[1][0], fds[2][1]));
+  fabtest_assert_exit_ok (fabtest_wait_child (pid, 20000));
+  close_pipes (fds);
+  mxlFabricsFreeTargetInfo (info1);
+  mxlFabricsFreeTargetInfo (info2);
+  fabtest_side_clear (&s.side);
+  g_free (def);
+}
+
+static void test_target_restart_tcp (void) { target_restart (&fab_tcp); }
+static void test_target_restart_shm (void) { target_restart (&fab_shm); }
+static void test_target_restart_rxm (void) { target_restart (&fab_rxm); }
+
+static int
+child_main (char **argv)
+{
+  const FabProv *provs[] = { &fab_tcp, &fab_rxm, &fab_shm };
+  const FabProv *p = NULL;
+  int width = 0, height = 0;
+  char *def;
+
+  for (guint k = 0; k < G_N_ELEMENTS (provs); k++)
+    if (strcmp (provs[k]->label, argv[3]) == 0)
+      p = provs[k];
+  if (p == NULL || sscanf (argv[5], "%dx%d", &width, &height) != 2)
+    return 30;
+  def = fabtest_v210_def (FLOW_ID, argv[4], width, height);
+  if (strcmp (argv[2], "initiator") == 0)
+    initiator_child (p, def, atoi (argv[6]), atoi (argv[7]), atoi (argv[8]),
+        g_ascii_strtoull (argv[9], NULL, 10), (guint) atoi (argv[10]),
+        strcmp (argv[11], "forever") == 0);
+  target_child (p, def, atoi (argv[6]), atoi (argv[7]), atoi (argv[8]),
+      g_ascii_strtoull (argv[9], NULL, 10), (guint) atoi (argv[10]));
+}
+
+int
+main (int argc, char **argv)
+{
+  self_exe = g_file_read_link ("/proc/self/exe", NULL);
+  if (argc == 12 && strcmp (argv[1], "--engine-child") == 0)
+    return child_main (argv);
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/fabrics/transfer/tcp/300-v210", test_300_tcp_v210);
+  g_test_add_func ("/fabrics/transfer/tcp/300-v210a", test_300_tcp_v210a);
+  g_test_add_func ("/fabrics/transfer/rxm/300-v210", test_300_rxm_v210);
+  g_test_add_func ("/fabrics/transfer/rxm/300-v210a", test_300_rxm_v210a);
+  g_test_add_func ("/fabrics/transfer/shm/300-v210", test_300_shm_v210);
+  g_test_add_func ("/fabrics/transfer/shm/300-v210a", test_300_shm_v210a);
+  g_test_add_func ("/fabrics/transfer/tcp/initiator-restart", test_initiator_restart_tcp);
+  g_test_add_func ("/fabrics/transfer/shm/initiator-restart", test_initiator_restart_shm);
+  g_test_add_func ("/fabrics/transfer/rxm/initiator-restart", test_initiator_restart_rxm);
+  g_test_add_func ("/fabrics/transfer/tcp/target-restart", test_target_restart_tcp);
+  g_test_add_func ("/fabrics/transfer/shm/target-restart", test_target_restart_shm);
+  g_test_add_func ("/fabrics/transfer/rxm/target-restart", test_target_restart_rxm);
+  return g_test_run ();
+}
