@@ -12,8 +12,9 @@
  *     flight is ever rewritten.
  *   --role recv: "<pipeline> ! fakesink". A pad probe on the fakesink
  *     checks every frame: a frame whose header is good and whose stamps all
- *     match is "ok"; anything else is "damaged". Lost frames are the gaps
- *     in the counters between the first and the last frame seen.
+ *     match is "ok"; anything else is "damaged". Lost frames are the
+ *     counters never seen between the first and the last counter seen
+ *     (a counter seen twice, e.g. a frame split in two, is a duplicate).
  *     Latency = receive time - send time (same host, same monotonic clock).
  *
  * Both print "READY" when their pipeline is PLAYING; the sender then waits
@@ -43,6 +44,7 @@
 #define STAMP_STRIDE 1024
 #define HEADER_BYTES 64
 #define MAX_LATENCIES 1000000
+#define MAX_COUNTER (1u << 24)
 
 typedef struct
 {
@@ -71,6 +73,8 @@ typedef struct
 {
   guint64 ok, damaged, header_bad;
   guint64 first_ctr, last_ctr, seen;    /* counters of ok + damaged frames */
+  guint64 distinct;             /* counters seen at least once */
+  guint8 *seen_bits;            /* one bit per counter < MAX_COUNTER */
   double first_s, last_s, cpu0, cpu1;
   double *lat_ms;
   guint64 n_lat;
@@ -387,6 +391,10 @@ on_frame (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     if (st->seen == 0 || ctr > st->last_ctr)
       st->last_ctr = ctr;
     st->seen++;
+    if (ctr < MAX_COUNTER && !(st->seen_bits[ctr / 8] & (1u << (ctr % 8)))) {
+      st->seen_bits[ctr / 8] |= (guint8) (1u << (ctr % 8));
+      st->distinct++;
+    }
     if (good && st->n_lat < MAX_LATENCIES && t >= h[2])
       st->lat_ms[st->n_lat++] = (t - h[2]) / 1e6;
   }
@@ -430,6 +438,7 @@ run_recv (const Options * o)
     return 3;
   }
   st.lat_ms = g_new (double, MAX_LATENCIES);
+  st.seen_bits = g_malloc0 (MAX_COUNTER / 8);
   sink = gst_bin_get_by_name (GST_BIN (pipe), "bench_sink");
   pad = gst_element_get_static_pad (sink, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, on_frame, &st, NULL);
@@ -455,12 +464,13 @@ run_recv (const Options * o)
   printf ("{\"role\":\"recv\",\"frames\":%" G_GUINT64_FORMAT ",\"ok\":%"
       G_GUINT64_FORMAT ",\"damaged\":%" G_GUINT64_FORMAT ",\"header_bad\":%"
       G_GUINT64_FORMAT ",\"first_ctr\":%" G_GUINT64_FORMAT ",\"last_ctr\":%"
-      G_GUINT64_FORMAT ",\"lost\":%" G_GUINT64_FORMAT ",\"fps\":%.3f,"
+      G_GUINT64_FORMAT ",\"lost\":%" G_GUINT64_FORMAT ",\"duplicates\":%"
+      G_GUINT64_FORMAT ",\"fps\":%.3f,"
       "\"cpu_ms_per_frame\":%.4f,\"latency_ms_median\":%.4f,"
       "\"latency_ms_p99\":%.4f,\"latency_ms_max\":%.4f,\"eos\":%s}\n",
       frames, st.ok, st.damaged, st.header_bad, st.first_ctr, st.last_ctr,
-      st.seen ? (st.last_ctr - st.first_ctr + 1) - MIN (st.seen,
-          st.last_ctr - st.first_ctr + 1) : 0,
+      st.seen ? (st.last_ctr - st.first_ctr + 1) - MIN (st.distinct,
+          st.last_ctr - st.first_ctr + 1) : 0, st.seen - st.distinct,
       frames > 1 && st.last_s > st.first_s ?
       (frames - 1) / (st.last_s - st.first_s) : 0,
       frames > 1 ? (st.cpu1 - st.cpu0) * 1e3 / (frames - 1) : 0,
@@ -471,6 +481,7 @@ run_recv (const Options * o)
   gst_object_unref (sink);
   gst_object_unref (pipe);
   g_free (st.lat_ms);
+  g_free (st.seen_bits);
   return 0;
 }
 
