@@ -23,6 +23,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -123,6 +124,15 @@ def machine_markdown(m, load_after=None):
     if load_after:
         text += ", at end: %s" % load_after
     return text + ". Measured %s." % m["date"]
+
+
+def preamble(argv, runs, t0, mach):
+    """First lines of a section: the exact command, the machine, the load."""
+    cmd = " ".join(shlex.quote(x) for x in argv)
+    load = " ".join(str(round(x, 2)) for x in os.getloadavg())
+    return ["Command: `%s` (%d rounds, %.0f s in all)."
+            % (cmd, runs, time.time() - t0), "",
+            machine_markdown(mach, load), ""]
 
 
 def table(header, rows):

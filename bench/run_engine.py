@@ -176,14 +176,7 @@ def main():
                 results.ratio(b, mcs)])
     tab = results.table(header, rows)
     dc = "without" if a.no_delivery_complete else "with"
-    argv = " ".join(shlex.quote(x) for x in sys.argv)
-    lines = [
-        "Command: `%s` (%d rounds, %.0f s in all)." % (argv, a.runs,
-                                                        time.time() - t0),
-        "",
-        results.machine_markdown(
-            mach, " ".join(str(round(x, 2)) for x in os.getloadavg())),
-        "",
+    lines = results.preamble(sys.argv, a.runs, t0, mach) + [
         "Each cell: median [min–max] of %d runs. bare: `fi_writemsg` with "
         "FI_REMOTE_CQ_DATA|FI_COMPLETION, %s FI_DELIVERY_COMPLETE, window %d, "
         "target polls with a 50 µs nap; GB/s is the initiator's rate from "

@@ -305,14 +305,7 @@ def main():
                     tot(name, mode, "damaged"),
                     tot(name, mode, "duplicates")),
             ] + ratios)
-    argv = " ".join(shlex.quote(x) for x in sys.argv)
-    lines = [
-        "Command: `%s` (%d rounds, %.0f s in all)." % (argv, a.runs,
-                                                        time.time() - t0),
-        "",
-        results.machine_markdown(
-            mach, " ".join(str(round(x, 2)) for x in os.getloadavg())),
-        "",
+    lines = results.preamble(sys.argv, a.runs, t0, mach) + [
         "Each cell: median [min–max] of %d runs of %g s of sending. "
         "\"fast\": as fast as possible (the sinks do not sync); \"%g fps\": "
         "the sender pushes on a fixed schedule. Latency is from the push "
