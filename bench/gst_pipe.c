@@ -181,8 +181,9 @@ render_frame (const char *caps, gsize * size)
   guint8 *data = NULL;
 
   g_free (desc);
-  if (!pipe) {
+  if (!pipe || err) {           /* a partial pipeline comes with an error */
     print_error ("parse", err ? err->code : 0, err ? err->message : "?");
+    g_clear_object (&pipe);
     g_clear_error (&err);
     return NULL;
   }
@@ -259,8 +260,9 @@ run_send (const Options * o)
       "block=true max-buffers=2 caps=\"%s\" ! %s", o->caps, o->pipeline);
   pipe = gst_parse_launch (desc, &err);
   g_free (desc);
-  if (!pipe) {
+  if (!pipe || err) {           /* a partial pipeline comes with an error */
     print_error ("parse", err ? err->code : 0, err ? err->message : "?");
+    g_clear_object (&pipe);
     return 3;
   }
   src = gst_bin_get_by_name (GST_BIN (pipe), "bench_src");
@@ -433,8 +435,9 @@ run_recv (const Options * o)
   guint64 frames;
 
   g_free (desc);
-  if (!pipe) {
+  if (!pipe || err) {           /* a partial pipeline comes with an error */
     print_error ("parse", err ? err->code : 0, err ? err->message : "?");
+    g_clear_object (&pipe);
     return 3;
   }
   st.lat_ms = g_new (double, MAX_LATENCIES);
