@@ -78,8 +78,7 @@ G_BEGIN_DECLS
 #define GST_MXL_FABRICS_VIDEO_CAPS \
   "video/x-raw, format = (string) v210, " \
   "width = (int) [ 2, 7680 ], height = (int) [ 1, 4320 ], " \
-  "framerate = (fraction) [ 1/2147483647, 2147483647/1 ], " \
-  "interlace-mode = (string) progressive; " \
+  "framerate = (fraction) [ 1/2147483647, 2147483647/1 ]; " \
   "video/x-raw(format:Interlaced), format = (string) v210, " \
   "width = (int) [ 2, 7680 ], height = (int) [ 2, 4320 ], " \
   "framerate = (fraction) { 25/1, 30000/1001 }, " \

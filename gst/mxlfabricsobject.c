@@ -96,6 +96,9 @@ gst_mxl_fabrics_object_free (GstMxlFabricsObject * obj)
   g_free (obj->flow_id);
   g_free (obj->options);
   g_ptr_array_unref (obj->target_stats);
+  if (obj->engine_stats)
+    gst_structure_free (obj->engine_stats);
+  g_free (obj->last_error);
   g_free (obj);
 }
 
@@ -310,10 +313,10 @@ gst_mxl_fabrics_object_validate (GstMxlFabricsObject * obj, GError ** error)
   return ok;
 }
 
-void
-gst_mxl_fabrics_object_set_state (GstMxlFabricsObject * obj,
-    GstMxlFabricsConnectionState state, const gchar * target_id,
-    const gchar * reason)
+static void
+post_connection (GstMxlFabricsObject * obj, GstMxlFabricsConnectionState state,
+    const gchar * target_id, GstMxlFabricsConnectionState target_state,
+    const gchar * reason, gboolean always)
 {
   GstStructure *s;
   gboolean changed;
@@ -322,19 +325,71 @@ gst_mxl_fabrics_object_set_state (GstMxlFabricsObject * obj,
   changed = obj->state != state;
   obj->state = state;
   GST_OBJECT_UNLOCK (obj->element);
-  if (!changed)
+  if (!changed && !always)
     return;
 
-  GST_DEBUG_OBJECT (obj->element, "connection-state %d target '%s' (%s)",
-      state, target_id ? target_id : "", reason ? reason : "no reason");
-  g_object_notify (G_OBJECT (obj->element), "connection-state");
+  GST_DEBUG_OBJECT (obj->element, "connection-state %d target '%s' %d (%s)",
+      state, target_id ? target_id : "", target_state,
+      reason ? reason : "no reason");
+  if (changed)
+    g_object_notify (G_OBJECT (obj->element), "connection-state");
   s = gst_structure_new (GST_MXL_FABRICS_MESSAGE_CONNECTION,
       "state", GST_TYPE_MXL_FABRICS_CONNECTION_STATE, state,
-      "target-id", G_TYPE_STRING, target_id ? target_id : "", NULL);
+      "target-id", G_TYPE_STRING, target_id ? target_id : "",
+      "target-state", GST_TYPE_MXL_FABRICS_CONNECTION_STATE, target_state,
+      NULL);
   if (reason)
     gst_structure_set (s, "reason", G_TYPE_STRING, reason, NULL);
   gst_element_post_message (obj->element,
       gst_message_new_element (GST_OBJECT (obj->element), s));
+}
+
+void
+gst_mxl_fabrics_object_set_state (GstMxlFabricsObject * obj,
+    GstMxlFabricsConnectionState state, const gchar * target_id,
+    const gchar * reason)
+{
+  post_connection (obj, state, target_id, state, reason, FALSE);
+}
+
+void
+gst_mxl_fabrics_object_post_target_change (GstMxlFabricsObject * obj,
+    GstMxlFabricsConnectionState state, const gchar * target_id,
+    GstMxlFabricsConnectionState target_state, const gchar * reason)
+{
+  post_connection (obj, state, target_id, target_state, reason, TRUE);
+}
+
+void
+gst_mxl_fabrics_object_set_engine_stats (GstMxlFabricsObject * obj,
+    GstStructure * stats)
+{
+  GST_OBJECT_LOCK (obj->element);
+  if (obj->engine_stats)
+    gst_structure_free (obj->engine_stats);
+  obj->engine_stats = stats;
+  GST_OBJECT_UNLOCK (obj->element);
+}
+
+void
+gst_mxl_fabrics_object_set_last_error (GstMxlFabricsObject * obj,
+    const gchar * text)
+{
+  GST_OBJECT_LOCK (obj->element);
+  g_free (obj->last_error);
+  obj->last_error = g_strdup (text);
+  GST_OBJECT_UNLOCK (obj->element);
+}
+
+void
+gst_mxl_fabrics_object_reset_stats (GstMxlFabricsObject * obj)
+{
+  GST_OBJECT_LOCK (obj->element);
+  memset (&obj->counters, 0, sizeof obj->counters);
+  g_ptr_array_set_size (obj->target_stats, 0);
+  g_clear_pointer (&obj->engine_stats, gst_structure_free);
+  g_clear_pointer (&obj->last_error, g_free);
+  GST_OBJECT_UNLOCK (obj->element);
 }
 
 GstMxlFabricsConnectionState
@@ -378,6 +433,7 @@ void
 gst_mxl_fabrics_object_post_error (GstMxlFabricsObject * obj,
     const GError * error, const gchar * debug)
 {
+  gst_mxl_fabrics_object_set_last_error (obj, error->message);
   gst_element_message_full (obj->element, GST_MESSAGE_ERROR, error->domain,
       error->code, g_strdup (error->message), g_strdup (debug), __FILE__,
       GST_FUNCTION, __LINE__);
@@ -387,20 +443,20 @@ gst_mxl_fabrics_object_post_error (GstMxlFabricsObject * obj,
 
 void
 gst_mxl_fabrics_object_set_target_stats (GstMxlFabricsObject * obj,
-    const gchar * target_id, GstStructure * stats)
+    const gchar * source, GstStructure * stats)
 {
   guint i;
 
   GST_OBJECT_LOCK (obj->element);
   for (i = 0; i < obj->target_stats->len; i++) {
     GstStructure *s = g_ptr_array_index (obj->target_stats, i);
-    if (g_strcmp0 (gst_structure_get_string (s, "target-id"), target_id) == 0) {
+    if (g_strcmp0 (gst_structure_get_string (s, "source"), source) == 0) {
       g_ptr_array_remove_index (obj->target_stats, i);
       break;
     }
   }
   if (stats) {
-    gst_structure_set (stats, "target-id", G_TYPE_STRING, target_id, NULL);
+    gst_structure_set (stats, "source", G_TYPE_STRING, source, NULL);
     g_ptr_array_add (obj->target_stats, stats);
   }
   GST_OBJECT_UNLOCK (obj->element);
@@ -421,10 +477,25 @@ gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj)
       "grains", G_TYPE_UINT64, obj->counters.grains,
       "bytes", G_TYPE_UINT64, obj->counters.bytes,
       "dropped", G_TYPE_UINT64, obj->counters.dropped,
+      "dropped-no-target", G_TYPE_UINT64, obj->counters.dropped_no_target,
+      "dropped-late", G_TYPE_UINT64, obj->counters.dropped_late,
+      "dropped-torn", G_TYPE_UINT64, obj->counters.dropped_torn,
+      "dropped-missing", G_TYPE_UINT64, obj->counters.dropped_missing,
+      "dropped-early", G_TYPE_UINT64, obj->counters.dropped_early,
       "invalid", G_TYPE_UINT64, obj->counters.invalid,
       "discont", G_TYPE_UINT64, obj->counters.discont,
       "reconnects", G_TYPE_UINT64, obj->counters.reconnects,
-      "timeouts", G_TYPE_UINT64, obj->counters.timeouts, NULL);
+      "timeouts", G_TYPE_UINT64, obj->counters.timeouts,
+      "last-error", G_TYPE_STRING, obj->last_error ? obj->last_error : "",
+      NULL);
+  if (obj->engine_stats) {
+    guint n = gst_structure_n_fields (obj->engine_stats);
+    for (i = 0; i < n; i++) {
+      const gchar *name = gst_structure_nth_field_name (obj->engine_stats, i);
+      gst_structure_set_value (s, name,
+          gst_structure_get_value (obj->engine_stats, name));
+    }
+  }
   for (i = 0; i < obj->target_stats->len; i++) {
     GValue v = G_VALUE_INIT;
     g_value_init (&v, GST_TYPE_STRUCTURE);

@@ -12,12 +12,19 @@
  *      target-info  G_TYPE_STRING  the TargetInfo JSON to hand to the sink.
  *          It holds remote keys: treat as sensitive.
  *
- *  "mxl-fabrics-connection" (both, on every change of connection-state)
- *      state        GstMxlFabricsConnectionState  the new state
- *      target-id    G_TYPE_STRING  the target concerned ("" when the state is
- *          the element's own, e.g. the src listening)
+ *  "mxl-fabrics-connection" (both, on every change of connection-state and
+ *      on every change of one target's connection)
+ *      state        GstMxlFabricsConnectionState  the element's state after
+ *          the change (sink: connected when at least one target is, else
+ *          connecting while a target is being (re)connected or its
+ *          TargetInfo file is awaited, else disconnected)
+ *      target-id    G_TYPE_STRING  the TargetInfo id (decimal) of the target
+ *          concerned, "" when the change is the element's own (the src
+ *          listening, an error)
+ *      target-state GstMxlFabricsConnectionState  that target's own state
+ *          (equal to state when target-id is "")
  *      reason       G_TYPE_STRING  why, when there is a reason (errors,
- *          disconnections); absent otherwise
+ *          disconnections, "TargetInfo file changed"); absent otherwise
  *
  *  "mxl-fabrics-timeout" (src, when no grain arrived for `timeout` ns)
  *      timeout      G_TYPE_UINT64  the timeout property value, ns
@@ -30,16 +37,39 @@
  *      grains            G_TYPE_UINT64  grains or sample batches transferred
  *          (sink: posted to at least one target; src: completed and read)
  *      bytes             G_TYPE_UINT64  payload bytes of those grains/batches
- *      dropped           G_TYPE_UINT64  sink: written locally but not
- *          transferred (no connected target); src: grains skipped (lapped by
- *          the initiator, before running time 0)
- *      invalid           G_TYPE_UINT64  grains flagged invalid, or rejected
- *          completions (bad immediate data)
+ *      dropped           G_TYPE_UINT64  grains or batches not delivered,
+ *          the sum of the causes below
+ *      dropped-no-target G_TYPE_UINT64  sink: written into the local flow but
+ *          not transferred (no connected target, wait-for-connection=false)
+ *      dropped-late      G_TYPE_UINT64  src: the ring slot was overwritten
+ *          (lapped) before it could be read
+ *      dropped-torn      G_TYPE_UINT64  src: the slot was overwritten while
+ *          it was being copied out (the copy is discarded)
+ *      dropped-missing   G_TYPE_UINT64  src: grain indices that never arrived
+ *          (a gap in the sequence; the next buffer has DISCONT)
+ *      dropped-early     G_TYPE_UINT64  src: grains whose PTS would be before
+ *          running time 0; sink: buffers without a usable timestamp
+ *      invalid           G_TYPE_UINT64  grains flagged invalid (skipped), or
+ *          rejected completions (bad immediate data or grain header)
  *      discont           G_TYPE_UINT64  buffers pushed with DISCONT (src)
- *      reconnects        G_TYPE_UINT64  reconnection attempts (sink)
+ *      reconnects        G_TYPE_UINT64  sink: targets re-added after a loss or
+ *          a changed TargetInfo file
  *      timeouts          G_TYPE_UINT64  timeout messages posted (src)
+ *      last-error        G_TYPE_STRING  text of the last ERROR or WARNING
+ *          posted ("" when none)
+ *      engine counters   G_TYPE_UINT64  from the library's ext stats API,
+ *          refreshed while streaming. src (mxlFabricsExtTargetGetStats):
+ *          grains-received, bad-immediate-data, bad-grain-headers,
+ *          cq-overruns, completions-superseded, completion-errors,
+ *          connections-accepted, disconnections, commit-failures. sink
+ *          (mxlFabricsExtInitiatorGetStats): transfers-queued,
+ *          transfers-completed, transfers-dropped, writes-posted,
+ *          write-errors, retries, bytes-posted, connections-lost.
  *      targets           GST_TYPE_ARRAY of "target" structures (sink only):
- *          target-id (string), state (enum), grains, bytes (uint64)
+ *          target-id (string, "" while its TargetInfo file is awaited),
+ *          source (string: the target-info value as given), state (enum),
+ *          grains, bytes (uint64: transfers posted to it while connected),
+ *          reconnects (uint64)
  */
 #pragma once
 
@@ -119,7 +149,13 @@ typedef struct {
   guint64 buffers;
   guint64 grains;
   guint64 bytes;
-  guint64 dropped;
+  guint64 dropped;              /* total of the dropped-* causes below */
+  guint64 dropped_no_target;    /* sink: no connected target */
+  guint64 dropped_late;         /* src: lapped (slot overwritten before read) */
+  guint64 dropped_torn;         /* src: overwritten while being copied */
+  guint64 dropped_missing;      /* src: index never arrived (gap) */
+  guint64 dropped_early;        /* src: before running time 0; sink: no
+                                 * index (no clock/segment) */
   guint64 invalid;
   guint64 discont;
   guint64 reconnects;
@@ -144,6 +180,9 @@ typedef struct {
   GstMxlFabricsCounters counters;
   /* Per-target stats of the sink: GstStructure "target" each. */
   GPtrArray *target_stats;
+  /* Engine counters (ext stats API), merged into stats; nullable. */
+  GstStructure *engine_stats;
+  gchar *last_error;
 } GstMxlFabricsObject;
 
 GstMxlFabricsObject *gst_mxl_fabrics_object_new (GstElement * element);
@@ -186,6 +225,32 @@ void gst_mxl_fabrics_object_set_state (GstMxlFabricsObject * obj,
 GstMxlFabricsConnectionState
 gst_mxl_fabrics_object_get_state (GstMxlFabricsObject * obj);
 
+/**
+ * gst_mxl_fabrics_object_post_target_change:
+ * @state: the element's connection-state after the change (aggregate).
+ * @target_id: the target whose connection changed ("" for none).
+ * @target_state: that connection's state.
+ * @reason: (nullable): why.
+ *
+ * Sets connection-state (notified when it changes) and always posts
+ * "mxl-fabrics-connection" with fields state, target-id, target-state and
+ * reason. Call without the object lock held.
+ */
+void gst_mxl_fabrics_object_post_target_change (GstMxlFabricsObject * obj,
+    GstMxlFabricsConnectionState state, const gchar * target_id,
+    GstMxlFabricsConnectionState target_state, const gchar * reason);
+
+/** Replaces the engine counters merged into stats (@stats transfer full). */
+void gst_mxl_fabrics_object_set_engine_stats (GstMxlFabricsObject * obj,
+    GstStructure * stats);
+
+/** Records the last error/warning text shown in stats as last-error. */
+void gst_mxl_fabrics_object_set_last_error (GstMxlFabricsObject * obj,
+    const gchar * text);
+
+/** Resets counters, engine stats, per-target stats and last-error (start). */
+void gst_mxl_fabrics_object_reset_stats (GstMxlFabricsObject * obj);
+
 /** Posts "mxl-fabrics-target-info". The TargetInfo is logged only at LOG
  * level (it holds remote keys). */
 void gst_mxl_fabrics_object_post_target_info (GstMxlFabricsObject * obj,
@@ -202,12 +267,12 @@ void gst_mxl_fabrics_object_post_error (GstMxlFabricsObject * obj,
 
 /**
  * gst_mxl_fabrics_object_set_target_stats:
- * @stats: (transfer full): a "target" structure whose "target-id" names the
- *   target; replaces the entry with the same id. NULL with @target_id
- *   removes the entry.
+ * @source: the target-info value of the target (the key of its entry).
+ * @stats: (transfer full) (nullable): a "target" structure; replaces the
+ *   entry whose "source" is @source (the field is set). NULL removes it.
  */
 void gst_mxl_fabrics_object_set_target_stats (GstMxlFabricsObject * obj,
-    const gchar * target_id, GstStructure * stats);
+    const gchar * source, GstStructure * stats);
 
 /** Returns: (transfer full): the stats structure described above. */
 GstStructure *gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj);

@@ -81,8 +81,12 @@
 
 #include "mxlfabricssink.h"
 #include "gstmxlfabricselements.h"
+#include "mxlfabricssinkconn.h"
+
+#include <string.h>
 
 #include <gst/audio/audio.h>
+#include <mxl/time.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_mxl_fabrics_sink_debug);
 #define GST_CAT_DEFAULT gst_mxl_fabrics_sink_debug
@@ -149,8 +153,9 @@ add_target (GstMxlFabricsSink * self, const gchar * value,
   target->from_property = from_property;
   g_ptr_array_add (self->targets, target);
   GST_OBJECT_UNLOCK (self);
-  /* TODO(engine): when the initiator exists, mxlFabricsTargetInfoFromString
-   * + mxlFabricsInitiatorAddTarget here (a file target once it appears). */
+  /* The engine thread adds it to the initiator (a file target once the
+   * file appears). */
+  gst_mxl_fabrics_sink_engine_wake (self);
   return TRUE;
 }
 
@@ -164,13 +169,15 @@ remove_target (GstMxlFabricsSink * self, const gchar * value)
   for (i = 0; i < self->targets->len; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
     if (g_strcmp0 (t->value, value) == 0) {
-      /* TODO(engine): mxlFabricsInitiatorRemoveTarget. */
+      /* The engine thread removes it from the initiator. */
       g_ptr_array_remove_index (self->targets, i);
       found = TRUE;
       break;
     }
   }
   GST_OBJECT_UNLOCK (self);
+  if (found)
+    gst_mxl_fabrics_sink_engine_wake (self);
   return found;
 }
 
@@ -271,24 +278,15 @@ gst_mxl_fabrics_sink_query (GstBaseSink * sink, GstQuery * query)
       query);
 }
 
-/* The engine seam: sets up the initiator for the negotiated flow. Until the
- * fabrics engine is wired in, it fails: nothing pretends to transfer. */
-static gboolean
-engine_start (GstMxlFabricsSink * self, GError ** error)
-{
-  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NOT_IMPLEMENTED,
-      "mxlfabricssink: transfers are not implemented yet (the MXL Fabrics "
-      "initiator is not wired in)");
-  return FALSE;
-}
-
 static gboolean
 gst_mxl_fabrics_sink_start (GstBaseSink * sink)
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
   GError *error = NULL;
   gchar *target_info;
+  guint i;
 
+  gst_mxl_fabrics_object_reset_stats (self->obj);
   if (!gst_mxl_fabrics_object_validate (self->obj, &error))
     goto failed;
 
@@ -304,12 +302,23 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
   }
   g_free (target_info);
 
-  gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, NULL);
-
-  /* The flow is created in set_caps (its geometry comes from the caps);
-   * fabrics instance, interfaces and provider are set up here. */
-  if (!engine_start (self, &error))
+  /* Every TargetInfo already readable must be one (a malformed one is an
+   * ERROR now, not later); files still to come are checked when read. */
+  GST_OBJECT_LOCK (self);
+  for (i = 0; i < self->targets->len && error == NULL; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    if (t->json)
+      gst_mxl_fabrics_sink_check_target_info (t->json, NULL, &error);
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (error)
     goto failed;
+
+  gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, NULL);
+  self->have_last = FALSE;
+  /* The flow and the initiator are created in set_caps (their geometry
+   * comes from the caps); the engine thread handles targets from now on. */
+  gst_mxl_fabrics_sink_engine_start (self);
   return TRUE;
 
 failed:
@@ -323,12 +332,76 @@ gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
 
-  /* TODO(engine): destroy initiator, release flow writer and domain. */
+  gst_mxl_fabrics_sink_engine_stop (self);
+  gst_mxl_fabrics_local_flow_close (&self->flow);
   self->have_format = FALSE;
   g_clear_pointer (&self->flow_def, g_free);
   gst_mxl_fabrics_object_set_state (self->obj,
       GST_MXL_FABRICS_CONNECTION_DISCONNECTED, NULL, NULL);
   return TRUE;
+}
+
+/* Creates the local flow and the initiator on it. */
+static gboolean
+engine_setup (GstMxlFabricsSink * self, GError ** error)
+{
+  mxlFabricsInitiatorConfig config;
+  mxlFabricsInitiator initiator = NULL;
+  mxlFabricsProvider provider;
+  GstMxlFabricsProvider want;
+  gchar *domain, *node, *service, *options;
+  mxlStatus st;
+  gboolean ok = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  want = self->obj->provider;
+  domain = g_strdup (self->obj->domain);
+  node = g_strdup (self->obj->node);
+  service = g_strdup (self->obj->service);
+  options = g_strdup (self->obj->options);
+  GST_OBJECT_UNLOCK (self);
+
+  if (!gst_mxl_fabrics_local_flow_open (&self->flow, domain, self->flow_def,
+          error)
+      || !gst_mxl_fabrics_pick_provider (self->flow.fabrics, want, &provider,
+          &node, error))
+    goto done;
+  memset (&config, 0, sizeof config);
+  config.version = MXL_FABRICS_API_VERSION;
+  gst_mxl_fabrics_interface_config (&config.interface, provider, node,
+      service);
+  config.reader = self->flow.reader;
+  st = mxlFabricsCreateInitiator (self->flow.fabrics, &initiator);
+  if (st == MXL_STATUS_OK)
+    st = mxlFabricsInitiatorSetup (initiator, &config,
+        options[0] ? options : NULL);
+  if (st != MXL_STATUS_OK) {
+    g_set_error (error, GST_RESOURCE_ERROR, st == MXL_ERR_NO_FABRIC ?
+        GST_RESOURCE_ERROR_NOT_FOUND : st == MXL_ERR_UNSUPPORTED_OPERATION ?
+        GST_RESOURCE_ERROR_SETTINGS : GST_RESOURCE_ERROR_OPEN_WRITE,
+        "cannot set up the MXL Fabrics initiator (%s) on node \"%s\" service "
+        "\"%s\": check provider and node (an address of this host)%s",
+        gst_mxl_fabrics_status_name (st), node, service,
+        st == MXL_ERR_UNSUPPORTED_OPERATION ? "; this library cannot send "
+        "this media type yet" : "");
+    if (initiator)
+      mxlFabricsDestroyInitiator (self->flow.fabrics, initiator);
+    goto done;
+  }
+  g_mutex_lock (&self->engine_lock);
+  self->initiator = initiator;
+  g_cond_broadcast (&self->engine_cond);
+  g_mutex_unlock (&self->engine_lock);
+  ok = TRUE;
+
+done:
+  if (!ok)
+    gst_mxl_fabrics_local_flow_close (&self->flow);
+  g_free (domain);
+  g_free (node);
+  g_free (service);
+  g_free (options);
+  return ok;
 }
 
 static gboolean
@@ -362,17 +435,19 @@ gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   if (flow_def == NULL)
     goto failed;
 
+  g_mutex_lock (&self->engine_lock);
   self->format = fmt;
-  self->have_format = TRUE;
+  g_mutex_unlock (&self->engine_lock);
   g_free (self->flow_def);
   self->flow_def = flow_def;
   if (fmt.media == GST_MXL_FABRICS_MEDIA_V210
       || fmt.media == GST_MXL_FABRICS_MEDIA_V210A)
     gst_mxl_fabrics_format_video_info (&fmt, &self->video_info);
+  self->grain_size = gst_mxl_fabrics_format_grain_size (&fmt);
   GST_DEBUG_OBJECT (self, "flow definition %s", flow_def);
-  /* TODO(engine): create the flow writer in the domain from flow_def, set up
-   * the initiator on it, add the targets, compare each target's flow
-   * geometry (ERROR STREAM FORMAT on mismatch). */
+  if (!engine_setup (self, &error))
+    goto failed;
+  self->have_format = TRUE;
   return TRUE;
 
 failed:
@@ -391,14 +466,361 @@ gst_mxl_fabrics_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
   return TRUE;
 }
 
+static gboolean
+gst_mxl_fabrics_sink_unlock (GstBaseSink * sink)
+{
+  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
+
+  g_mutex_lock (&self->engine_lock);
+  self->flushing = TRUE;
+  g_cond_broadcast (&self->engine_cond);
+  g_mutex_unlock (&self->engine_lock);
+  return TRUE;
+}
+
+static gboolean
+gst_mxl_fabrics_sink_unlock_stop (GstBaseSink * sink)
+{
+  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
+
+  g_mutex_lock (&self->engine_lock);
+  self->flushing = FALSE;
+  g_mutex_unlock (&self->engine_lock);
+  return TRUE;
+}
+
+static void
+count_dropped (GstMxlFabricsSink * self, guint64 * cause)
+{
+  GST_OBJECT_LOCK (self);
+  *cause += 1;
+  self->obj->counters.dropped++;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Index of the first grain/sample of @buffer: from its running time through
+ * TAI (timing.h), or, for a buffer without timestamp, the one after the last
+ * (the current TAI index for the first). Indices never go backwards: a
+ * buffer that maps to an index already written gets the next one. */
+static guint64
+buffer_index (GstMxlFabricsSink * self, GstBuffer * buffer)
+{
+  GstBaseSink *sink = GST_BASE_SINK (self);
+  GstClockTime pts = GST_BUFFER_PTS (buffer);
+  gint n = self->format.rate_n, d = self->format.rate_d;
+  guint64 index = G_MAXUINT64;
+
+  if (GST_CLOCK_TIME_IS_VALID (pts) && sink->segment.format == GST_FORMAT_TIME) {
+    GstClockTime rt = gst_segment_to_running_time (&sink->segment,
+        GST_FORMAT_TIME, pts);
+    gint64 offset = 0;
+
+    gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing,
+        &offset);
+    index = gst_mxl_fabrics_timing_pts_to_index (rt, n, d, offset,
+        gst_element_get_base_time (GST_ELEMENT (self)));
+  } else if (self->have_last) {
+    index = self->last_index + (self->format.media ==
+        GST_MXL_FABRICS_MEDIA_AUDIO ? 0 : 1);
+  } else {
+    mxlRational rate = { n, d };
+    index = mxlGetCurrentIndex (&rate);
+  }
+  return index;
+}
+
+/* Posts the transfer of the committed grain @index (or sample batch) to
+ * every connected target; with none, waits (wait-for-connection) or counts
+ * the grain as dropped. */
+static GstFlowReturn
+transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
+    guint16 total_slices)
+{
+  gboolean wait;
+  mxlStatus st;
+
+  GST_OBJECT_LOCK (self);
+  wait = self->wait_for_connection;
+  GST_OBJECT_UNLOCK (self);
+
+  g_mutex_lock (&self->engine_lock);
+  while (wait && self->n_connected == 0) {
+    if (self->flushing) {
+      GstFlowReturn ret;
+
+      g_mutex_unlock (&self->engine_lock);
+      ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self));
+      if (ret != GST_FLOW_OK)
+        return ret;
+      g_mutex_lock (&self->engine_lock);
+      continue;
+    }
+    g_cond_wait_until (&self->engine_cond, &self->engine_lock,
+        g_get_monotonic_time () + 50 * G_TIME_SPAN_MILLISECOND);
+  }
+  if (self->n_connected == 0) {
+    g_mutex_unlock (&self->engine_lock);
+    count_dropped (self, &self->obj->counters.dropped_no_target);
+    return GST_FLOW_OK;
+  }
+  if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
+    st = mxlFabricsInitiatorTransferSamples (self->initiator, index, count);
+  else
+    st = mxlFabricsInitiatorTransferGrain (self->initiator, index, 0,
+        total_slices);
+  if (st == MXL_STATUS_OK)
+    gst_mxl_fabrics_sink_engine_count_transfer (self, bytes);
+  mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
+  g_mutex_unlock (&self->engine_lock);
+
+  if (st == MXL_ERR_NOT_READY) {
+    /* The provider queue stayed full: this grain is lost for some target. */
+    count_dropped (self, &self->obj->counters.dropped_no_target);
+    return GST_FLOW_OK;
+  }
+  if (st != MXL_STATUS_OK) {
+    GError *error = g_error_new (GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
+        "the MXL Fabrics transfer of index %" G_GUINT64_FORMAT " failed: %s%s",
+        index, gst_mxl_fabrics_status_name (st),
+        st == MXL_ERR_UNSUPPORTED_OPERATION ? " (this library cannot send "
+        "this media type yet)" : "");
+    gst_mxl_fabrics_object_post_error (self->obj, error, NULL);
+    g_error_free (error);
+    return GST_FLOW_ERROR;
+  }
+  GST_OBJECT_LOCK (self);
+  self->obj->counters.grains++;
+  self->obj->counters.bytes += bytes;
+  GST_OBJECT_UNLOCK (self);
+  return GST_FLOW_OK;
+}
+
+/* Copies @buffer into @payload (grain_size bytes): v210 lines re-strided
+ * from a GstVideoMeta, the v210a key plane after the fill, data grains
+ * zero-padded to 4096 bytes. */
+static gboolean
+fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint8 * payload)
+{
+  gsize size = gst_buffer_get_size (buffer);
+
+  if (self->format.media == GST_MXL_FABRICS_MEDIA_DATA) {
+    if (size > GST_MXL_FABRICS_DATA_GRAIN_SIZE) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("ANC data buffer too large"),
+          ("a video/smpte291 grain holds %d bytes, the buffer has %"
+              G_GSIZE_FORMAT, GST_MXL_FABRICS_DATA_GRAIN_SIZE, size));
+      return FALSE;
+    }
+    gst_buffer_extract (buffer, 0, payload, size);
+    memset (payload + size, 0, GST_MXL_FABRICS_DATA_GRAIN_SIZE - size);
+    return TRUE;
+  } else {
+    GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+    guint lines = gst_mxl_fabrics_format_lines_per_grain (&self->format);
+    gsize v = gst_mxl_fabrics_v210_stride (self->format.width);
+    gsize a = gst_mxl_fabrics_key_stride (self->format.width);
+    gsize offset = meta ? meta->offset[0] : 0;
+    gsize stride = meta ? (gsize) meta->stride[0] : v;
+    gsize need = offset + stride * (lines - 1) + v;
+    gsize key_offset = offset + stride * lines;
+    gboolean alpha = self->format.media == GST_MXL_FABRICS_MEDIA_V210A;
+    GstMapInfo map;
+    guint l;
+
+    if (alpha)
+      need = key_offset + a * lines;
+    if (stride < v || size < need) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("buffer too small for the "
+              "caps"), ("%s buffer of %" G_GSIZE_FORMAT " bytes (stride %"
+              G_GSIZE_FORMAT ") needs %" G_GSIZE_FORMAT " bytes%s", alpha ?
+              "v210a" : "v210", size, stride, need, alpha ? ": a v210a "
+              "buffer holds the key plane after the fill; an element that "
+              "re-created it as plain v210 lost the key" : ""));
+      return FALSE;
+    }
+    if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
+      return FALSE;
+    if (stride == v) {
+      memcpy (payload, map.data + offset, v * lines);
+    } else {
+      for (l = 0; l < lines; l++)
+        memcpy (payload + l * v, map.data + offset + l * stride, v);
+    }
+    if (alpha)
+      memcpy (payload + v * lines, map.data + key_offset, a * lines);
+    gst_buffer_unmap (buffer, &map);
+    return TRUE;
+  }
+}
+
+/* Lets the transfers already posted complete before a ring slot is written
+ * again: a slot still being read by a remote write must not change under
+ * it. Bounded by a quarter of a grain period (20 ms at most): a target that
+ * is still connecting does not slow the stream down beyond that. */
+static void
+drain_in_flight (GstMxlFabricsSink * self)
+{
+  GstClockTime period = gst_util_uint64_scale (GST_SECOND,
+      self->format.rate_d, self->format.rate_n);
+  gint64 end = g_get_monotonic_time () +
+      MIN (period / 4, 20 * GST_MSECOND) / GST_USECOND;
+
+  g_mutex_lock (&self->engine_lock);
+  while (self->initiator && self->n_connected > 0
+      && mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator) ==
+      MXL_ERR_NOT_READY && g_get_monotonic_time () < end) {
+    g_mutex_unlock (&self->engine_lock);
+    g_usleep (100);
+    g_mutex_lock (&self->engine_lock);
+  }
+  g_mutex_unlock (&self->engine_lock);
+}
+
+static GstFlowReturn
+render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
+{
+  mxlGrainInfo info;
+  uint8_t *payload = NULL;
+  mxlStatus st;
+
+  GST_LOG_OBJECT (self, "grain %" G_GUINT64_FORMAT " from PTS %"
+      GST_TIME_FORMAT, index, GST_TIME_ARGS (GST_BUFFER_PTS (buffer)));
+  drain_in_flight (self);
+  st = mxlFlowWriterOpenGrain (self->flow.writer, index, &info, &payload);
+  if (st != MXL_STATUS_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local flow"),
+        ("mxlFlowWriterOpenGrain(%" G_GUINT64_FORMAT "): %s", index,
+            gst_mxl_fabrics_status_name (st)));
+    return GST_FLOW_ERROR;
+  }
+  if (!fill_grain (self, buffer, payload)) {
+    mxlFlowWriterCancelGrain (self->flow.writer);
+    return GST_FLOW_ERROR;
+  }
+  info.flags = 0;
+  info.validSlices = info.totalSlices;
+  st = mxlFlowWriterCommitGrain (self->flow.writer, &info);
+  if (st != MXL_STATUS_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local flow"),
+        ("mxlFlowWriterCommitGrain(%" G_GUINT64_FORMAT "): %s", index,
+            gst_mxl_fabrics_status_name (st)));
+    return GST_FLOW_ERROR;
+  }
+  self->have_last = TRUE;
+  self->last_index = index;
+  return transfer (self, index, 1, self->grain_size, info.totalSlices);
+}
+
+/* Writes the samples of @buffer from sample @first on, in batches of at
+ * most the flow's write limit, de-interleaving interleaved input and
+ * honouring GstAudioMeta offsets (gst_audio_buffer_map). */
+static GstFlowReturn
+render_samples (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
+{
+  GstAudioInfo ainfo;
+  GstAudioBuffer abuf;
+  guint channels = self->format.channels, c;
+  size_t max_write = 0;
+  gsize done, n;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  gst_audio_info_set_format (&ainfo, GST_AUDIO_FORMAT_F32LE,
+      self->format.rate_n, channels, NULL);
+  ainfo.layout = self->format.interleaved ? GST_AUDIO_LAYOUT_INTERLEAVED :
+      GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  if (!gst_audio_buffer_map (&abuf, &ainfo, buffer, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot map the audio buffer"),
+        ("its size or GstAudioMeta does not fit the caps"));
+    return GST_FLOW_ERROR;
+  }
+  mxlFlowWriterGetMaxWriteLengthSamples (self->flow.writer, &max_write);
+  n = abuf.n_samples;
+  if (self->have_last && first != self->last_index
+      && (first > self->last_index ? first - self->last_index :
+          self->last_index - first) < MAX (n / 2, 1))
+    first = self->last_index;   /* jitter of the timestamps: stay contiguous */
+  for (done = 0; done < n && ret == GST_FLOW_OK; done += max_write) {
+    gsize len = MIN (n - done, MAX (max_write, 1));
+    guint64 head = first + done + len;
+    mxlMutableWrappedMultiBufferSlice slices;
+    mxlStatus st;
+
+    st = mxlFlowWriterOpenSamples (self->flow.writer, head, len, &slices);
+    if (st != MXL_STATUS_OK) {
+      GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local "
+              "flow"), ("mxlFlowWriterOpenSamples(%" G_GUINT64_FORMAT ", %"
+              G_GSIZE_FORMAT "): %s", head, len,
+              gst_mxl_fabrics_status_name (st)));
+      ret = GST_FLOW_ERROR;
+      break;
+    }
+    for (c = 0; c < channels; c++) {
+      gsize f0 = slices.base.fragments[0].size / 4, k;
+      gfloat *d0 = (gfloat *) ((guint8 *) slices.base.fragments[0].pointer +
+          c * slices.stride);
+      gfloat *d1 = (gfloat *) ((guint8 *) slices.base.fragments[1].pointer +
+          c * slices.stride);
+
+      if (!self->format.interleaved) {
+        const gfloat *src = (const gfloat *) abuf.planes[c] + done;
+        memcpy (d0, src, f0 * 4);
+        memcpy (d1, src + f0, (len - f0) * 4);
+      } else {
+        const gfloat *src = (const gfloat *) abuf.planes[0] +
+            done * channels + c;
+        for (k = 0; k < len; k++)
+          *(k < f0 ? &d0[k] : &d1[k - f0]) = src[k * channels];
+      }
+    }
+    mxlFlowWriterCommitSamples (self->flow.writer);
+    self->have_last = TRUE;
+    self->last_index = head;
+    ret = transfer (self, head, len, len * 4 * channels, 0);
+  }
+  gst_audio_buffer_unmap (&abuf);
+  return ret;
+}
+
 static GstFlowReturn
 gst_mxl_fabrics_sink_render (GstBaseSink * sink, GstBuffer * buffer)
 {
-  /* TODO(engine): running time -> index (timing.h), copy into the grain or
-   * sample ring, commit, transfer. Unreachable while start() fails. */
-  GST_ELEMENT_ERROR (sink, CORE, NOT_IMPLEMENTED, (NULL),
-      ("mxlfabricssink: rendering is not implemented yet"));
-  return GST_FLOW_ERROR;
+  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
+  GstVideoBufferFlags field;
+  guint64 index;
+
+  if (!self->have_format || self->flow.writer == NULL) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("buffer before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  index = buffer_index (self, buffer);
+  if (index == G_MAXUINT64) {
+    count_dropped (self, &self->obj->counters.dropped_early);
+    return GST_FLOW_OK;
+  }
+  GST_OBJECT_LOCK (self);
+  self->obj->counters.buffers++;
+  GST_OBJECT_UNLOCK (self);
+  if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
+    return render_samples (self, buffer, index);
+  field = GST_BUFFER_FLAGS (buffer) &
+      (GST_VIDEO_BUFFER_FLAG_TOP_FIELD | GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD);
+  if (self->format.scan == GST_MXL_FABRICS_SCAN_PROGRESSIVE
+      || (field != GST_VIDEO_BUFFER_FLAG_TOP_FIELD
+          && field != GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD))
+    field = 0;
+  /* A field goes to a grain of its parity (caps.h: an even index is the
+   * first field in time): when the rounding of its time gave the other
+   * parity, it belongs with the field before it. */
+  if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
+          index) != field)
+    index = index > 0 ? index - 1 : index + 1;
+  if (self->have_last && index <= self->last_index) {
+    index = self->last_index + 1;
+    if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
+            index) != field)
+      index++;
+  }
+  return render_grain (self, buffer, index);
 }
 
 static void
@@ -411,6 +833,10 @@ gst_mxl_fabrics_sink_finalize (GObject * object)
   g_free (self->target_info);
   g_ptr_array_unref (self->targets);
   g_free (self->flow_def);
+  if (self->conns)
+    g_ptr_array_unref (self->conns);
+  g_mutex_clear (&self->engine_lock);
+  g_cond_clear (&self->engine_cond);
   G_OBJECT_CLASS (gst_mxl_fabrics_sink_parent_class)->finalize (object);
 }
 
@@ -496,6 +922,9 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
   basesink_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_propose_allocation);
   basesink_class->render = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_render);
+  basesink_class->unlock = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_unlock);
+  basesink_class->unlock_stop =
+      GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_unlock_stop);
 }
 
 static void
@@ -507,5 +936,7 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->auto_reconnect = GST_MXL_FABRICS_SINK_DEFAULT_AUTO_RECONNECT;
   self->wait_for_connection = GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION;
   self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify) target_free);
+  g_mutex_init (&self->engine_lock);
+  g_cond_init (&self->engine_cond);
   gst_base_sink_set_sync (GST_BASE_SINK (self), TRUE);
 }

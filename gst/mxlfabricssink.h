@@ -7,6 +7,7 @@
 #include <gst/video/video.h>
 
 #include "caps.h"
+#include "localflow.h"
 #include "mxlfabricsobject.h"
 #include "timing.h"
 
@@ -46,6 +47,22 @@ struct _GstMxlFabricsSink {
   GstMxlFabricsFormat format;
   GstVideoInfo video_info;      /* one grain, MXL strides (video) */
   gchar *flow_def;              /* the definition of the local flow */
+  GstMxlFabricsLocalFlow flow;
+  gsize grain_size;
+  gboolean have_last;
+  guint64 last_index;           /* last grain index / sample head written */
+
+  /* engine: the initiator and the per-target connections are used under
+   * engine_lock, by the streaming thread (transfers) and the engine thread
+   * (progress, events, TargetInfo files, reconnection). */
+  GMutex engine_lock;
+  GCond engine_cond;
+  mxlFabricsInitiator initiator;
+  GPtrArray *conns;             /* GstMxlFabricsSinkConn, engine_lock */
+  guint n_connected;            /* engine_lock */
+  gboolean engine_quit;         /* engine_lock */
+  gboolean flushing;            /* engine_lock: unlock() of a waiting render */
+  GThread *engine_thread;
 };
 
 G_END_DECLS

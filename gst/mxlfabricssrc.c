@@ -79,6 +79,8 @@
 
 #include <string.h>
 
+#include <gst/audio/audio.h>
+
 GST_DEBUG_CATEGORY_STATIC (gst_mxl_fabrics_src_debug);
 #define GST_CAT_DEFAULT gst_mxl_fabrics_src_debug
 
@@ -270,17 +272,122 @@ gst_mxl_fabrics_src_set_context (GstElement * element, GstContext * context)
       context);
 }
 
-/* The engine seam: creates the flow writer from flow_def_json in the domain,
- * sets up the target, publishes the TargetInfo
- * (gst_mxl_fabrics_src_publish_target_info) and moves to listening. Until
- * the fabrics engine is wired in, it fails: nothing pretends to receive. */
+/* Longest single wait of the streaming thread for a completion: bounds how
+ * long unlock() takes to be noticed, and how often events and the timeout
+ * are checked. The target is driven on every wait (libfabric-local.md P2). */
+#define READ_WAIT_MS 10
+/* Added to one grain period (or batch) in the latency query: the transfer
+ * and the copy out of the ring. */
+#define LATENCY_MARGIN (10 * GST_MSECOND)
+#define STATS_PERIOD_US (200 * G_TIME_SPAN_MILLISECOND)
+
+static gboolean
+is_audio (GstMxlFabricsSrc * self)
+{
+  return self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO;
+}
+
+static GstMxlFabricsConnectionState
+state_from_ext (mxlFabricsExtConnectionState s)
+{
+  switch (s) {
+    case MXL_FABRICS_EXT_STATE_LISTENING:
+      return GST_MXL_FABRICS_CONNECTION_LISTENING;
+    case MXL_FABRICS_EXT_STATE_CONNECTING:
+      return GST_MXL_FABRICS_CONNECTION_CONNECTING;
+    case MXL_FABRICS_EXT_STATE_CONNECTED:
+      return GST_MXL_FABRICS_CONNECTION_CONNECTED;
+    default:
+      return GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
+  }
+}
+
+static void
+engine_stop (GstMxlFabricsSrc * self)
+{
+  if (self->target)
+    mxlFabricsDestroyTarget (self->flow.fabrics, self->target);
+  self->target = NULL;
+  gst_mxl_fabrics_local_flow_close (&self->flow);
+}
+
+/* Creates the flow, sets up the target and publishes its TargetInfo. Never
+ * waits for an initiator. */
 static gboolean
 engine_start (GstMxlFabricsSrc * self, GError ** error)
 {
-  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_NOT_IMPLEMENTED,
-      "mxlfabricssrc: receiving is not implemented yet (the MXL Fabrics "
-      "target is not wired in)");
-  return FALSE;
+  mxlFabricsTargetConfig config;
+  mxlFabricsTargetInfo info = NULL;
+  mxlFabricsProvider provider;
+  GstMxlFabricsProvider want;
+  gchar *domain, *node, *service, *options, *json = NULL;
+  size_t size = 0;
+  mxlStatus st;
+  gboolean ok = FALSE;
+
+  GST_OBJECT_LOCK (self);
+  want = self->obj->provider;
+  domain = g_strdup (self->obj->domain);
+  node = g_strdup (self->obj->node);
+  service = g_strdup (self->obj->service);
+  options = g_strdup (self->obj->options);
+  GST_OBJECT_UNLOCK (self);
+
+  if (!gst_mxl_fabrics_local_flow_open (&self->flow, domain,
+          self->flow_def_json, error))
+    goto done;
+  if (!gst_mxl_fabrics_pick_provider (self->flow.fabrics, want, &provider,
+          &node, error))
+    goto done;
+  if (is_audio (self))
+    self->grain_size = 0;
+  else
+    self->grain_size = gst_mxl_fabrics_format_grain_size (&self->format);
+
+  memset (&config, 0, sizeof config);
+  config.version = MXL_FABRICS_API_VERSION;
+  gst_mxl_fabrics_interface_config (&config.interface, provider, node,
+      service);
+  config.writer = self->flow.writer;
+  st = mxlFabricsCreateTarget (self->flow.fabrics, &self->target);
+  if (st == MXL_STATUS_OK)
+    st = mxlFabricsTargetSetup (self->target, &config,
+        options[0] ? options : NULL, &info);
+  if (st != MXL_STATUS_OK) {
+    g_set_error (error, GST_RESOURCE_ERROR, st == MXL_ERR_NO_FABRIC ?
+        GST_RESOURCE_ERROR_NOT_FOUND : GST_RESOURCE_ERROR_OPEN_READ_WRITE,
+        "cannot set up the MXL Fabrics target (%s) on node \"%s\" service "
+        "\"%s\": check provider, node (an address of this host) and service "
+        "(a free port)", gst_mxl_fabrics_status_name (st), node, service);
+    goto done;
+  }
+  if (mxlFabricsTargetInfoToString (info, NULL, &size) != MXL_STATUS_OK
+      || size == 0) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+        "cannot serialise the TargetInfo");
+    goto done;
+  }
+  json = g_malloc (size);
+  if (mxlFabricsTargetInfoToString (info, json, &size) != MXL_STATUS_OK) {
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+        "cannot serialise the TargetInfo");
+    goto done;
+  }
+  if (!gst_mxl_fabrics_src_publish_target_info (self, json, error))
+    goto done;
+  ok = TRUE;
+
+done:
+  if (info)
+    mxlFabricsFreeTargetInfo (info);
+  if (!ok)
+    engine_stop (self);
+  g_free (json);
+  g_free (domain);
+  g_free (node);
+  g_free (service);
+  g_free (options);
+  return ok;
 }
 
 static gboolean
@@ -290,6 +397,7 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
   GError *error = NULL;
   gchar *flow_def = NULL;
 
+  gst_mxl_fabrics_object_reset_stats (self->obj);
   if (!gst_mxl_fabrics_object_validate (self->obj, &error)
       || !gst_mxl_fabrics_src_resolve_format (self, &self->format, &flow_def,
           &error))
@@ -302,6 +410,17 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
 
   if (!engine_start (self, &error))
     goto failed;
+  self->have_head = FALSE;
+  self->discont = TRUE;
+  self->last_index = G_MAXUINT64;
+  self->last_data_us = 0;
+  self->stalled = FALSE;
+  self->stats_at_us = 0;
+  gst_mxl_fabrics_object_set_state (self->obj,
+      GST_MXL_FABRICS_CONNECTION_LISTENING, NULL, "target ready");
+  /* The flow (and so the grain period) is known: let the pipeline ask. */
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_latency (GST_OBJECT (self)));
   return TRUE;
 
 failed:
@@ -316,7 +435,7 @@ gst_mxl_fabrics_src_stop (GstBaseSrc * src)
 {
   GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (src);
 
-  /* TODO(engine): destroy target, release the flow writer and domain. */
+  engine_stop (self);
   self->have_format = FALSE;
   g_clear_pointer (&self->flow_def_json, g_free);
   gst_mxl_fabrics_object_set_state (self->obj,
@@ -343,6 +462,18 @@ gst_mxl_fabrics_src_get_caps (GstBaseSrc * src, GstCaps * filter)
   return caps;
 }
 
+/* One grain period, or for audio one batch of the flow's sync hint. */
+static GstClockTime
+unit_duration (GstMxlFabricsSrc * self)
+{
+  guint64 units = 1;
+
+  if (is_audio (self) && self->flow.writer)
+    units = MAX (self->flow.config.common.maxSyncBatchSizeHint, 1);
+  return gst_util_uint64_scale (units * GST_SECOND, self->format.rate_d,
+      self->format.rate_n);
+}
+
 static gboolean
 gst_mxl_fabrics_src_query (GstBaseSrc * src, GstQuery * query)
 {
@@ -350,12 +481,11 @@ gst_mxl_fabrics_src_query (GstBaseSrc * src, GstQuery * query)
 
   if (gst_mxl_fabrics_timing_handle_query (&self->timing, query))
     return TRUE;
-  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && self->have_format
-      && self->format.media != GST_MXL_FABRICS_MEDIA_AUDIO) {
-    /* A grain is complete one grain period after its origin time. */
-    gst_query_set_latency (query, TRUE,
-        gst_util_uint64_scale_int (GST_SECOND, self->format.rate_d,
-            self->format.rate_n), GST_CLOCK_TIME_NONE);
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && self->have_format) {
+    /* A grain is complete one grain period after its origin time, plus the
+     * transfer; audio batches likewise. */
+    gst_query_set_latency (query, TRUE, unit_duration (self) + LATENCY_MARGIN,
+        GST_CLOCK_TIME_NONE);
     return TRUE;
   }
   return GST_BASE_SRC_CLASS (gst_mxl_fabrics_src_parent_class)->query (src,
@@ -385,14 +515,377 @@ gst_mxl_fabrics_src_unlock_stop (GstBaseSrc * src)
   return TRUE;
 }
 
+static gboolean
+is_flushing (GstMxlFabricsSrc * self)
+{
+  gboolean flushing;
+
+  g_mutex_lock (&self->wait_lock);
+  flushing = self->flushing;
+  g_mutex_unlock (&self->wait_lock);
+  return flushing;
+}
+
+static void
+count (GstMxlFabricsSrc * self, guint64 * counter, guint64 n, gboolean drop)
+{
+  GST_OBJECT_LOCK (self);
+  *counter += n;
+  if (drop)
+    self->obj->counters.dropped += n;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+refresh_engine_stats (GstMxlFabricsSrc * self)
+{
+  mxlFabricsExtTargetStats ts;
+  gint64 now = g_get_monotonic_time ();
+
+  if (now - self->stats_at_us < STATS_PERIOD_US)
+    return;
+  self->stats_at_us = now;
+  if (mxlFabricsExtTargetGetStats (self->target, &ts) != MXL_STATUS_OK)
+    return;
+  gst_mxl_fabrics_object_set_engine_stats (self->obj,
+      gst_structure_new ("engine",
+          "grains-received", G_TYPE_UINT64, ts.grainsReceived,
+          "bad-immediate-data", G_TYPE_UINT64, ts.badImmediateData,
+          "bad-grain-headers", G_TYPE_UINT64, ts.badGrainHeaders,
+          "cq-overruns", G_TYPE_UINT64, ts.cqOverruns,
+          "completions-superseded", G_TYPE_UINT64, ts.completionsSuperseded,
+          "completion-errors", G_TYPE_UINT64, ts.completionErrors,
+          "connections-accepted", G_TYPE_UINT64, ts.connectionsAccepted,
+          "disconnections", G_TYPE_UINT64, ts.disconnections,
+          "commit-failures", G_TYPE_UINT64, ts.commitFailures, NULL));
+}
+
+/* Connection events of the target (RC: initiator accepted or gone). */
+static void
+poll_target_events (GstMxlFabricsSrc * self)
+{
+  mxlFabricsExtConnectionEvent ev;
+
+  while (mxlFabricsExtTargetPollEvent (self->target, &ev) == MXL_STATUS_OK) {
+    GstMxlFabricsConnectionState s = state_from_ext (ev.current);
+    gchar *reason = ev.reason == MXL_STATUS_OK ? NULL :
+        g_strdup_printf ("initiator %s (%s)",
+        mxlFabricsExtConnectionStateName (ev.current),
+        gst_mxl_fabrics_status_name (ev.reason));
+
+    if (s == GST_MXL_FABRICS_CONNECTION_DISCONNECTED)
+      s = GST_MXL_FABRICS_CONNECTION_LISTENING;
+    gst_mxl_fabrics_object_set_state (self->obj, s, NULL,
+        reason ? reason : mxlFabricsExtConnectionStateName (ev.current));
+    g_free (reason);
+  }
+}
+
+static void
+check_timeout (GstMxlFabricsSrc * self)
+{
+  GstClockTime timeout;
+  gint64 now = g_get_monotonic_time ();
+
+  GST_OBJECT_LOCK (self);
+  timeout = self->timeout;
+  GST_OBJECT_UNLOCK (self);
+  if (self->last_data_us == 0)
+    self->last_data_us = now;   /* silence counts from the first wait */
+  if (timeout == 0 || self->stalled
+      || (guint64) (now - self->last_data_us) * 1000 < timeout)
+    return;
+  self->stalled = TRUE;
+  GST_INFO_OBJECT (self, "no data for %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (timeout));
+  gst_mxl_fabrics_object_post_timeout (self->obj, timeout, self->last_index);
+  if (gst_mxl_fabrics_object_get_state (self->obj) ==
+      GST_MXL_FABRICS_CONNECTION_CONNECTED)
+    gst_mxl_fabrics_object_set_state (self->obj,
+        GST_MXL_FABRICS_CONNECTION_STALLED, NULL, "no data for the timeout");
+}
+
+static void
+on_data (GstMxlFabricsSrc * self)
+{
+  GstMxlFabricsConnectionState s = gst_mxl_fabrics_object_get_state (self->obj);
+
+  self->last_data_us = g_get_monotonic_time ();
+  self->stalled = FALSE;
+  if (s != GST_MXL_FABRICS_CONNECTION_CONNECTED)
+    gst_mxl_fabrics_object_set_state (self->obj,
+        GST_MXL_FABRICS_CONNECTION_CONNECTED, NULL, "data received");
+}
+
+/* A completion for grain @index was read (and committed by the target). */
+static void
+on_grain_completed (GstMxlFabricsSrc * self, guint64 index)
+{
+  guint64 window = 2 * (guint64) self->flow.config.discrete.grainCount;
+
+  if (!self->have_head) {
+    self->have_head = TRUE;
+    self->head = self->next = index;
+  } else if (index > self->head) {
+    self->head = index;
+  } else if (index + window < self->next) {
+    /* Far behind what we pushed: the initiator restarted with another
+     * time base (e.g. untimestamped input). Follow it. */
+    GST_INFO_OBJECT (self, "index went back from %" G_GUINT64_FORMAT " to %"
+        G_GUINT64_FORMAT ": following the new sequence", self->next, index);
+    self->head = self->next = index;
+    self->discont = TRUE;
+  }
+  on_data (self);
+}
+
+/* Stamps and flags a buffer for unit index @index, @units long. */
+static gboolean
+stamp (GstMxlFabricsSrc * self, GstBuffer * buf, guint64 index, guint64 units,
+    gint64 offset)
+{
+  GstClockTime pts, end, base = gst_element_get_base_time (GST_ELEMENT (self));
+  gint n = self->format.rate_n, d = self->format.rate_d;
+
+  if (!gst_mxl_fabrics_timing_index_to_pts (index, n, d, offset, base, &pts))
+    return FALSE;
+  GST_BUFFER_PTS (buf) = pts;
+  if (gst_mxl_fabrics_timing_index_to_pts (index + units, n, d, offset, base,
+          &end))
+    GST_BUFFER_DURATION (buf) = end - pts;
+  GST_BUFFER_OFFSET (buf) = index;
+  GST_BUFFER_OFFSET_END (buf) = index + units;
+  gst_mxl_fabrics_timing_add_reference_meta (buf,
+      gst_mxl_fabrics_index_to_tai (index, n, d), GST_BUFFER_DURATION (buf));
+  if (!is_audio (self))
+    GST_BUFFER_FLAG_SET (buf, gst_mxl_fabrics_field_flags_for_index
+        (&self->format, index));
+  if (self->discont) {
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+    self->discont = FALSE;
+    count (self, &self->obj->counters.discont, 1, FALSE);
+  }
+  return TRUE;
+}
+
+static void
+pushed (GstMxlFabricsSrc * self, guint64 index, gsize bytes)
+{
+  GST_OBJECT_LOCK (self);
+  self->obj->counters.buffers++;
+  self->obj->counters.grains++;
+  self->obj->counters.bytes += bytes;
+  GST_OBJECT_UNLOCK (self);
+  self->last_index = index;
+}
+
+/* Tries to turn grain self->next into a buffer. Returns the buffer, or NULL
+ * when the grain was skipped (self->next moved on) or must be waited for. */
+static GstBuffer *
+take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
+{
+  mxlGrainInfo info, again;
+  uint8_t *payload = NULL, *payload2 = NULL;
+  guint64 index = self->next;
+  GstBuffer *buf;
+  mxlStatus st;
+
+  st = mxlFlowReaderGetGrainNonBlocking (self->flow.reader, index, &info,
+      &payload);
+  switch (st) {
+    case MXL_STATUS_OK:
+      break;
+    case MXL_ERR_OUT_OF_RANGE_TOO_LATE:
+      /* Lapped: the initiator is a ring ahead. Jump to the newest. */
+      GST_WARNING_OBJECT (self, "grain %" G_GUINT64_FORMAT " overwritten "
+          "before it was read: skipping to %" G_GUINT64_FORMAT, index,
+          self->head);
+      count (self, &self->obj->counters.dropped_late,
+          MAX (self->head, index + 1) - index, TRUE);
+      self->next = MAX (self->head, index + 1);
+      self->discont = TRUE;
+      return NULL;
+    case MXL_ERR_OUT_OF_RANGE_TOO_EARLY:
+      /* A newer grain completed but this one is not in its slot: it never
+       * arrived (not transferred, or superseded). */
+      count (self, &self->obj->counters.dropped_missing, 1, TRUE);
+      self->next++;
+      self->discont = TRUE;
+      return NULL;
+    default:
+      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("cannot read the local flow"),
+          ("mxlFlowReaderGetGrainNonBlocking(%" G_GUINT64_FORMAT "): %s",
+              index, gst_mxl_fabrics_status_name (st)));
+      *ret = GST_FLOW_ERROR;
+      return NULL;
+  }
+  self->next++;
+  if (info.flags & MXL_GRAIN_FLAG_INVALID) {
+    count (self, &self->obj->counters.invalid, 1, FALSE);
+    self->discont = TRUE;
+    return NULL;
+  }
+  if (info.grainSize != self->grain_size) {
+    count (self, &self->obj->counters.invalid, 1, FALSE);
+    return NULL;
+  }
+  buf = gst_buffer_new_allocate (NULL, self->grain_size, NULL);
+  gst_buffer_fill (buf, 0, payload, self->grain_size);
+  /* The remote writer may have reused the slot while we copied. */
+  st = mxlFlowReaderGetGrainNonBlocking (self->flow.reader, index, &again,
+      &payload2);
+  if (st != MXL_STATUS_OK || again.index != index) {
+    GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " torn", index);
+    count (self, &self->obj->counters.dropped_torn, 1, TRUE);
+    self->discont = TRUE;
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  if (self->format.media == GST_MXL_FABRICS_MEDIA_DATA) {
+    /* RFC 8331 payload from its Length field (mxl-flows.md §3.10): Length,
+     * ANC_Count and F + reserved (6 bytes), then Length bytes of packets;
+     * what follows is unspecified and not pushed. */
+    gsize len = 6 + (((gsize) payload[0] << 8) | payload[1]);
+    if (len < self->grain_size)
+      gst_buffer_resize (buf, 0, len);
+  }
+  if (!stamp (self, buf, index, 1, offset)) {
+    count (self, &self->obj->counters.dropped_early, 1, TRUE);
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  pushed (self, index, self->grain_size);
+  return buf;
+}
+
+/* Copies the batch (@head - @n ... @head - 1) of every channel out of the
+ * flow into a planar buffer with GstAudioMeta. */
+static GstBuffer *
+take_samples (GstMxlFabricsSrc * self, guint64 head, gsize n, gint64 offset,
+    GstFlowReturn * ret)
+{
+  mxlWrappedMultiBufferSlice slices;
+  guint channels = self->format.channels, c;
+  GstAudioInfo ainfo;
+  GstBuffer *buf;
+  GstMapInfo map;
+  mxlStatus st;
+
+  st = mxlFlowReaderGetSamplesNonBlocking (self->flow.reader, head, n,
+      &slices);
+  if (st == MXL_ERR_OUT_OF_RANGE_TOO_LATE) {
+    count (self, &self->obj->counters.dropped_late, 1, TRUE);
+    self->discont = TRUE;
+    return NULL;
+  }
+  if (st != MXL_STATUS_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("cannot read the local flow"),
+        ("mxlFlowReaderGetSamplesNonBlocking(%" G_GUINT64_FORMAT ", %"
+            G_GSIZE_FORMAT "): %s", head, n, gst_mxl_fabrics_status_name (st)));
+    *ret = GST_FLOW_ERROR;
+    return NULL;
+  }
+  buf = gst_buffer_new_allocate (NULL, n * 4 * channels, NULL);
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (c = 0; c < channels; c++) {
+    guint8 *dst = map.data + (gsize) c * n * 4;
+    gsize f0 = slices.base.fragments[0].size;
+    memcpy (dst, (const guint8 *) slices.base.fragments[0].pointer +
+        c * slices.stride, f0);
+    if (slices.base.fragments[1].size)
+      memcpy (dst + f0, (const guint8 *) slices.base.fragments[1].pointer +
+          c * slices.stride, slices.base.fragments[1].size);
+  }
+  gst_buffer_unmap (buf, &map);
+  /* Re-check: overwritten while copying? */
+  if (mxlFlowReaderGetSamplesNonBlocking (self->flow.reader, head, n,
+          &slices) != MXL_STATUS_OK) {
+    count (self, &self->obj->counters.dropped_torn, 1, TRUE);
+    self->discont = TRUE;
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  gst_audio_info_set_format (&ainfo, GST_AUDIO_FORMAT_F32LE,
+      self->format.rate_n, channels, NULL);
+  ainfo.layout = GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  gst_buffer_add_audio_meta (buf, &ainfo, n, NULL);
+  if (self->have_head && head - n != self->next)
+    self->discont = TRUE;
+  self->have_head = TRUE;
+  self->next = head;
+  if (!stamp (self, buf, head - n, n, offset)) {
+    count (self, &self->obj->counters.dropped_early, 1, TRUE);
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  pushed (self, head, n * 4 * channels);
+  return buf;
+}
+
 static GstFlowReturn
 gst_mxl_fabrics_src_create (GstPushSrc * src, GstBuffer ** buffer)
 {
-  /* TODO(engine): bounded wait for the next grain (interrupted by unlock),
-   * index -> PTS (timing.h), copy out, field flags, DISCONT, timeout. */
-  GST_ELEMENT_ERROR (src, CORE, NOT_IMPLEMENTED, (NULL),
-      ("mxlfabricssrc: receiving is not implemented yet"));
-  return GST_FLOW_ERROR;
+  GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (src);
+  GstFlowReturn ret = GST_FLOW_OK;
+  gint64 offset = 0;
+
+  *buffer = NULL;
+  gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, &offset);
+  for (;;) {
+    guint64 index = 0;
+    size_t n = 0;
+    mxlStatus st;
+
+    if (is_flushing (self))
+      return GST_FLOW_FLUSHING;
+    if (!is_audio (self) && self->have_head && self->next <= self->head) {
+      *buffer = take_grain (self, offset, &ret);
+      if (*buffer || ret != GST_FLOW_OK)
+        return ret;
+      continue;
+    }
+    if (is_audio (self))
+      st = mxlFabricsTargetReadSamples (self->target, READ_WAIT_MS, &index,
+          &n);
+    else
+      st = mxlFabricsTargetReadGrain (self->target, READ_WAIT_MS, &index);
+    poll_target_events (self);
+    refresh_engine_stats (self);
+    switch (st) {
+      case MXL_STATUS_OK:
+        if (is_audio (self)) {
+          on_data (self);
+          *buffer = take_samples (self, index, n, offset, &ret);
+          if (*buffer || ret != GST_FLOW_OK)
+            return ret;
+        } else {
+          on_grain_completed (self, index);
+        }
+        break;
+      case MXL_ERR_NOT_READY:
+        check_timeout (self);
+        break;
+      case MXL_ERR_INVALID_ARG:
+        /* Bad immediate data or header from the network: counted, skipped. */
+        count (self, &self->obj->counters.invalid, 1, FALSE);
+        break;
+      case MXL_FABRICS_EXT_STATUS_CQ_OVERRUN:
+        GST_DEBUG_OBJECT (self, "completion queue overrun: draining");
+        break;
+      case MXL_ERR_INTERRUPTED:
+        break;
+      default:{
+        GError *error = g_error_new (GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_READ, "MXL Fabrics target read failed: %s%s",
+            gst_mxl_fabrics_status_name (st),
+            st == MXL_ERR_UNSUPPORTED_OPERATION ? " (this library cannot "
+            "receive this media type yet)" : "");
+        gst_mxl_fabrics_object_post_error (self->obj, error, NULL);
+        g_error_free (error);
+        return GST_FLOW_ERROR;
+      }
+    }
+  }
 }
 
 static void

@@ -6,6 +6,7 @@
 #include <gst/base/gstpushsrc.h>
 
 #include "caps.h"
+#include "localflow.h"
 #include "mxlfabricsobject.h"
 #include "timing.h"
 
@@ -36,6 +37,19 @@ struct _GstMxlFabricsSrc {
   gboolean have_format;
   GstMxlFabricsFormat format;
   gchar *flow_def_json;         /* definition of the local flow */
+
+  /* engine (created in start(), used by the streaming thread only) */
+  GstMxlFabricsLocalFlow flow;
+  mxlFabricsTarget target;
+  gsize grain_size;             /* payload bytes (discrete flows) */
+  gboolean have_head;           /* a completion has been seen */
+  guint64 head;                 /* newest index completed by the target */
+  guint64 next;                 /* next grain index to push */
+  gboolean discont;             /* next buffer gets DISCONT */
+  gint64 last_data_us;          /* monotonic time of the last grain */
+  guint64 last_index;           /* G_MAXUINT64 until a grain was pushed */
+  gboolean stalled;
+  gint64 stats_at_us;           /* last engine stats refresh */
 
   /* unlock: interrupts bounded waits of the streaming thread */
   GMutex wait_lock;

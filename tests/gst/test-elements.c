@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The plugin as users see it (loaded from GST_PLUGIN_PATH): properties with
  * their defaults and blurbs, enum values, pad templates, action signals, and
- * the clear failure of start() while the fabrics engine is not wired in. */
+ * the clear failures of start(). */
 #include <string.h>
 
 #include <gst/gst.h>
@@ -324,15 +324,13 @@ test_start_errors (void)
       "\"frame_height\":1080,\"media_type\":\"video/v210\"}", NULL);
   expect_start_error (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
       "caps width 1280 does not match the flow's frame_width 1920");
-  /* Everything valid: the engine is not there yet, and it says so. */
+  /* A provider this host does not have: a NOT_FOUND error naming it. */
   e = make ("mxlfabricssrc");
+  gst_util_set_object_arg (G_OBJECT (e), "provider", "verbs");
   gst_util_set_object_arg (G_OBJECT (e), "caps",
       "video/x-raw,format=v210,width=1920,height=1080,framerate=50/1");
-  expect_start_error (e, GST_CORE_ERROR, GST_CORE_ERROR_NOT_IMPLEMENTED,
-      "not implemented yet");
-  e = make ("mxlfabricssink");
-  expect_start_error (e, GST_CORE_ERROR, GST_CORE_ERROR_NOT_IMPLEMENTED,
-      "not implemented yet");
+  expect_start_error (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "no libfabric interface for provider verbs");
 }
 
 int

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Local domain, instances, flow and provider choice; see localflow.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "localflow.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include <json-glib/json-glib.h>
+
+#include "caps.h"
+
+const gchar *
+gst_mxl_fabrics_status_name (mxlStatus status)
+{
+  switch (status) {
+    case MXL_STATUS_OK:
+      return "OK";
+    case MXL_ERR_FLOW_NOT_FOUND:
+      return "FLOW_NOT_FOUND";
+    case MXL_ERR_OUT_OF_RANGE_TOO_LATE:
+      return "OUT_OF_RANGE_TOO_LATE";
+    case MXL_ERR_OUT_OF_RANGE_TOO_EARLY:
+      return "OUT_OF_RANGE_TOO_EARLY";
+    case MXL_ERR_TIMEOUT:
+      return "TIMEOUT";
+    case MXL_ERR_INVALID_ARG:
+      return "INVALID_ARG";
+    case MXL_ERR_CONFLICT:
+      return "CONFLICT";
+    case MXL_ERR_PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case MXL_ERR_FLOW_INVALID:
+      return "FLOW_INVALID";
+    case MXL_ERR_INTERRUPTED:
+      return "INTERRUPTED";
+    case MXL_ERR_NO_FABRIC:
+      return "NO_FABRIC";
+    case MXL_ERR_INVALID_STATE:
+      return "INVALID_STATE";
+    case MXL_ERR_NOT_READY:
+      return "NOT_READY";
+    case MXL_ERR_NOT_FOUND:
+      return "NOT_FOUND";
+    case MXL_ERR_EXISTS:
+      return "EXISTS";
+    case MXL_ERR_UNSUPPORTED_OPERATION:
+      return "UNSUPPORTED_OPERATION";
+    default:
+      return "UNKNOWN";
+  }
+}
+
+void
+gst_mxl_fabrics_local_flow_close (GstMxlFabricsLocalFlow * flow)
+{
+  if (flow->fabrics)
+    mxlFabricsDestroyInstance (flow->fabrics);
+  if (flow->reader)
+    mxlReleaseFlowReader (flow->instance, flow->reader);
+  if (flow->writer)
+    mxlReleaseFlowWriter (flow->instance, flow->writer);
+  if (flow->instance)
+    mxlDestroyInstance (flow->instance);
+  if (flow->private_domain)
+    mxlPrivateDomainDestroy (flow->private_domain);
+  g_free (flow->flow_id);
+  memset (flow, 0, sizeof *flow);
+}
+
+gboolean
+gst_mxl_fabrics_local_flow_open (GstMxlFabricsLocalFlow * flow,
+    const gchar * domain, const gchar * flow_def, GError ** error)
+{
+  GstMxlFabricsFormat fmt;
+  const gchar *path;
+  mxlStatus st;
+
+  memset (flow, 0, sizeof *flow);
+  if (!gst_mxl_fabrics_format_from_flow_def (flow_def, &fmt, &flow->flow_id,
+          error))
+    return FALSE;
+  if (domain == NULL || domain[0] == '\0') {
+    st = mxlPrivateDomainCreate (NULL, &flow->private_domain);
+    if (st != MXL_STATUS_OK) {
+      g_set_error (error, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_OPEN_READ_WRITE, "cannot create a private MXL "
+          "domain under " MXL_PRIVATE_DOMAIN_PARENT " (%s): set the domain "
+          "property to a writable tmpfs directory",
+          gst_mxl_fabrics_status_name (st));
+      goto fail;
+    }
+    path = mxlPrivateDomainGetPath (flow->private_domain);
+  } else {
+    path = domain;
+  }
+  flow->instance = mxlCreateInstance (path, NULL);
+  if (flow->instance == NULL) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "MXL domain \"%s\" is not an existing directory (property domain)",
+        path);
+    goto fail;
+  }
+  st = mxlCreateFlowWriter (flow->instance, flow_def, NULL, &flow->writer,
+      &flow->config, NULL);
+  if (st != MXL_STATUS_OK) {
+    if (st == MXL_ERR_CONFLICT)
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+          "flow %s already exists in domain \"%s\" with another geometry: "
+          "use another flow-id or remove the old flow", flow->flow_id, path);
+    else
+      g_set_error (error, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_OPEN_READ_WRITE, "cannot create flow %s in "
+          "domain \"%s\": %s", flow->flow_id, path,
+          gst_mxl_fabrics_status_name (st));
+    goto fail;
+  }
+  st = mxlCreateFlowReader (flow->instance, flow->flow_id, NULL,
+      &flow->reader);
+  if (st == MXL_STATUS_OK)
+    st = mxlFabricsCreateInstance (flow->instance, NULL, &flow->fabrics);
+  if (st != MXL_STATUS_OK) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE,
+        "cannot open flow %s for reading or the fabrics instance: %s",
+        flow->flow_id, gst_mxl_fabrics_status_name (st));
+    goto fail;
+  }
+  return TRUE;
+
+fail:
+  gst_mxl_fabrics_local_flow_close (flow);
+  return FALSE;
+}
+
+/* Rank of the automatic choice: lower is better. */
+static gint
+provider_rank (mxlFabricsProvider p)
+{
+  switch (p) {
+    case MXL_FABRICS_PROVIDER_EFA:
+      return 0;
+    case MXL_FABRICS_PROVIDER_VERBS:
+      return 1;
+    case MXL_FABRICS_PROVIDER_TCP:
+      return 2;
+    case MXL_FABRICS_PROVIDER_SHM:
+      return 3;
+    default:
+      return G_MAXINT;
+  }
+}
+
+static gboolean
+is_loopback (const gchar * node)
+{
+  return node == NULL || g_str_has_prefix (node, "127.")
+      || g_strcmp0 (node, "::1") == 0;
+}
+
+gboolean
+gst_mxl_fabrics_pick_provider (mxlFabricsInstance fabrics,
+    GstMxlFabricsProvider want, mxlFabricsProvider * out, gchar ** node,
+    GError ** error)
+{
+  mxlFabricsInterfaceList *list = NULL, *l;
+  mxlFabricsInterfaceConfig query;
+  gint best = G_MAXINT;
+
+  memset (&query, 0, sizeof query);
+  query.version = MXL_FABRICS_API_VERSION;
+  query.provider = (mxlFabricsProvider) want;   /* AUTO == ANY */
+  if (mxlFabricsGetInterfaces (fabrics, &query, &list) != MXL_STATUS_OK)
+    list = NULL;
+  for (l = list; l; l = l->next) {
+    gint rank = provider_rank (l->interface.provider);
+    if (rank < best) {
+      best = rank;
+      *out = l->interface.provider;
+    }
+  }
+  if (best != G_MAXINT && node && (*node == NULL || (*node)[0] == '\0')) {
+    const gchar *pick = NULL;
+
+    /* The first non-loopback address of that provider, else the first. */
+    for (l = list; l; l = l->next) {
+      const gchar *n = l->interface.address.node;
+      if (l->interface.provider != *out || n == NULL || n[0] == '\0')
+        continue;
+      if (pick == NULL || (is_loopback (pick) && !is_loopback (n)))
+        pick = n;
+    }
+    g_free (*node);
+    if (*out == MXL_FABRICS_PROVIDER_SHM || pick == NULL) {
+      /* shm names its endpoints: one unique name per element instance. */
+      static gint counter;
+      *node = g_strdup_printf ("mxlfabrics-%d-%d", (int) getpid (),
+          g_atomic_int_add (&counter, 1));
+    } else {
+      *node = g_strdup (pick);
+    }
+  }
+  mxlFabricsFreeInterfaceList (list);
+  if (best == G_MAXINT) {
+    GEnumClass *klass = g_type_class_ref (GST_TYPE_MXL_FABRICS_PROVIDER);
+    GEnumValue *v = g_enum_get_value (klass, want);
+
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "no libfabric interface for provider %s on this host: choose another "
+        "provider (fi_info -l lists what libfabric finds)",
+        v ? v->value_nick : "?");
+    g_type_class_unref (klass);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void
+gst_mxl_fabrics_interface_config (mxlFabricsInterfaceConfig * config,
+    mxlFabricsProvider provider, const gchar * node, const gchar * service)
+{
+  memset (config, 0, sizeof *config);
+  config->version = MXL_FABRICS_API_VERSION;
+  config->provider = provider;
+  config->caps.version = MXL_FABRICS_API_VERSION;
+  /* Remote write with immediate data (the "write" protocol); blocking reads
+   * let the src wait on the completion queue instead of spinning. */
+  config->caps.flags = MXL_FABRICS_IFACE_CAP_REMOTE_WRITE
+      | MXL_FABRICS_IFACE_CAP_BLOCKING_OPERATIONS;
+  config->address.node = node && node[0] ? node : NULL;
+  config->address.service = service && service[0] ? service : NULL;
+}
+
+gchar *
+gst_mxl_fabrics_target_info_flow_def (const gchar * json)
+{
+  JsonParser *parser = json_parser_new ();
+  gchar *def = NULL;
+
+  if (json_parser_load_from_data (parser, json, -1, NULL)) {
+    JsonNode *root = json_parser_get_root (parser);
+    JsonObject *obj = root && JSON_NODE_HOLDS_OBJECT (root) ?
+        json_node_get_object (root) : NULL;
+    JsonNode *ext = obj ? json_object_get_member (obj, "ext") : NULL;
+    JsonNode *fd = ext && JSON_NODE_HOLDS_OBJECT (ext) ?
+        json_object_get_member (json_node_get_object (ext), "flowDef") : NULL;
+
+    if (fd && JSON_NODE_HOLDS_VALUE (fd)
+        && json_node_get_value_type (fd) == G_TYPE_STRING)
+      def = g_strdup (json_node_get_string (fd));
+  }
+  g_object_unref (parser);
+  return def;
+}

@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The sink's engine thread and per-target connections; see
+ * mxlfabricssinkconn.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mxlfabricssinkconn.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_STATIC (sink_conn_debug);
+#define GST_CAT_DEFAULT sink_conn_debug
+
+typedef struct {
+  gchar *value;                 /* requested value, as given */
+  gchar *path;                  /* file of an @path value, else NULL */
+  gchar *json;                  /* TargetInfo JSON in use; NULL: awaited */
+  mxlFabricsTargetInfo info;    /* non-NULL while added to the initiator */
+  guint64 id;
+  gchar id_str[24];
+  GstMxlFabricsConnectionState state;
+  gboolean lost;                /* waiting to be re-added */
+  gboolean failed;              /* a fatal error was posted: left alone */
+  guint attempts;
+  gint64 retry_at_us;
+  gint64 file_checked_us;
+  guint64 grains, bytes, reconnects;
+} Conn;
+
+/* What the tick found, posted once engine_lock is released (a bus sync
+ * handler may call back into the element). */
+typedef struct {
+  GstMessageType type;          /* ERROR, WARNING, or ELEMENT (connection) */
+  GError *error;
+  gchar *debug;
+  GstMxlFabricsConnectionState state;   /* aggregate after the change */
+  gchar *target_id;
+  GstMxlFabricsConnectionState target_state;
+  gchar *reason;
+} Notice;
+
+static void
+notice_free (Notice * n)
+{
+  g_clear_error (&n->error);
+  g_free (n->debug);
+  g_free (n->target_id);
+  g_free (n->reason);
+  g_free (n);
+}
+
+static void
+conn_free (Conn * c)
+{
+  g_free (c->value);
+  g_free (c->path);
+  g_free (c->json);
+  if (c->info)
+    mxlFabricsFreeTargetInfo (c->info);
+  g_free (c);
+}
+
+static GstMxlFabricsConnectionState
+aggregate (GstMxlFabricsSink * self)
+{
+  gboolean connecting = FALSE;
+  guint i;
+
+  for (i = 0; self->conns && i < self->conns->len; i++) {
+    Conn *c = g_ptr_array_index (self->conns, i);
+    if (c->state == GST_MXL_FABRICS_CONNECTION_CONNECTED)
+      return GST_MXL_FABRICS_CONNECTION_CONNECTED;
+    if (c->state == GST_MXL_FABRICS_CONNECTION_CONNECTING)
+      connecting = TRUE;
+  }
+  return connecting ? GST_MXL_FABRICS_CONNECTION_CONNECTING :
+      GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
+}
+
+static void
+recount (GstMxlFabricsSink * self)
+{
+  guint i, n = 0;
+
+  for (i = 0; i < self->conns->len; i++) {
+    Conn *c = g_ptr_array_index (self->conns, i);
+    if (c->state == GST_MXL_FABRICS_CONNECTION_CONNECTED)
+      n++;
+  }
+  if (n != self->n_connected) {
+    self->n_connected = n;
+    g_cond_broadcast (&self->engine_cond);      /* wait-for-connection */
+  }
+}
+
+static void
+set_conn_state (GstMxlFabricsSink * self, Conn * c,
+    GstMxlFabricsConnectionState state, const gchar * reason,
+    GPtrArray * notices)
+{
+  Notice *n = g_new0 (Notice, 1);
+
+  c->state = state;
+  recount (self);
+  n->type = GST_MESSAGE_ELEMENT;
+  n->state = aggregate (self);
+  n->target_id = g_strdup (c->id_str);
+  n->target_state = state;
+  n->reason = g_strdup (reason);
+  g_ptr_array_add (notices, n);
+}
+
+static void
+add_problem (GPtrArray * notices, GstMessageType type, GQuark domain,
+    gint code, gchar * message, const gchar * debug)
+{
+  Notice *n = g_new0 (Notice, 1);
+
+  n->type = type;
+  n->error = g_error_new_literal (domain, code, message);
+  n->debug = g_strdup (debug);
+  g_ptr_array_add (notices, n);
+  g_free (message);
+}
+
+gboolean
+gst_mxl_fabrics_sink_check_target_info (const gchar * json,
+    const GstMxlFabricsFormat * fmt, GError ** error)
+{
+  mxlFabricsTargetInfo info = NULL;
+  GstMxlFabricsFormat target_fmt;
+  GError *flow_error = NULL, *mismatch = NULL;
+  gchar *def;
+  gboolean ok = TRUE;
+
+  if (mxlFabricsTargetInfoFromString (json, &info) != MXL_STATUS_OK) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "malformed TargetInfo (not the document an MXL Fabrics target "
+        "publishes; the reason is logged in the \"mxlfabrics\" domain): give "
+        "the src's target-info or @ its target-info-file");
+    return FALSE;
+  }
+  mxlFabricsFreeTargetInfo (info);
+  if (fmt == NULL)
+    return TRUE;
+  def = gst_mxl_fabrics_target_info_flow_def (json);
+  if (def == NULL)
+    return TRUE;                /* a target that does not say: trust it */
+  if (!gst_mxl_fabrics_format_from_flow_def (def, &target_fmt, NULL,
+          &flow_error)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "the TargetInfo carries an invalid flow definition: %s",
+        flow_error->message);
+    ok = FALSE;
+  } else if (!gst_mxl_fabrics_format_check_match (fmt, &target_fmt,
+          &mismatch)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "the caps do not match the target's flow: %s; give the sink caps "
+        "equal to the src's", mismatch->message);
+    ok = FALSE;
+  }
+  g_clear_error (&flow_error);
+  g_clear_error (&mismatch);
+  g_free (def);
+  return ok;
+}
+
+/* Puts @c's TargetInfo on the initiator. */
+static void
+conn_add (GstMxlFabricsSink * self, Conn * c, GPtrArray * notices)
+{
+  GError *error = NULL;
+  mxlStatus st;
+
+  if (!gst_mxl_fabrics_sink_check_target_info (c->json, &self->format,
+          &error)) {
+    c->failed = TRUE;
+    add_problem (notices, GST_MESSAGE_ERROR, error->domain, error->code,
+        g_strdup (error->message), c->value);
+    g_error_free (error);
+    return;
+  }
+  mxlFabricsTargetInfoFromString (c->json, &c->info);
+  mxlFabricsExtTargetInfoGetId (c->info, &c->id);
+  g_snprintf (c->id_str, sizeof c->id_str, "%" G_GUINT64_FORMAT, c->id);
+  st = mxlFabricsInitiatorAddTarget (self->initiator, c->info);
+  if (st != MXL_STATUS_OK) {
+    c->failed = TRUE;
+    add_problem (notices, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_SETTINGS,
+        g_strdup_printf ("cannot add target %s (%s): %s", c->id_str,
+            gst_mxl_fabrics_status_name (st), st == MXL_ERR_EXISTS ?
+            "the same TargetInfo is given twice" : "the TargetInfo does not "
+            "fit this sink (another provider's address, a flow of another "
+            "geometry, or an audio target for video)"), c->value);
+    mxlFabricsFreeTargetInfo (c->info);
+    c->info = NULL;
+    return;
+  }
+  c->lost = FALSE;
+  set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_CONNECTING,
+      "target added", notices);
+}
+
+static void
+conn_remove (GstMxlFabricsSink * self, Conn * c, const gchar * reason,
+    GPtrArray * notices)
+{
+  if (c->info == NULL)
+    return;
+  mxlFabricsInitiatorRemoveTarget (self->initiator, c->info);
+  mxlFabricsFreeTargetInfo (c->info);
+  c->info = NULL;
+  set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_DISCONNECTED, reason,
+      notices);
+}
+
+/* New contents of an @path file (rewritten by a restarted src). */
+static void
+conn_check_file (GstMxlFabricsSink * self, Conn * c, gint64 now,
+    GPtrArray * notices)
+{
+  gchar *text = NULL;
+
+  if (c->path == NULL
+      || now - c->file_checked_us < GST_MXL_FABRICS_SINK_FILE_CHECK_MS * 1000)
+    return;
+  c->file_checked_us = now;
+  if (!g_file_get_contents (c->path, &text, NULL, NULL))
+    return;                     /* not there (yet, or any more): keep waiting */
+  if (g_strcmp0 (text, c->json) == 0) {
+    g_free (text);
+    return;
+  }
+  if (c->info) {
+    conn_remove (self, c, "TargetInfo file changed", notices);
+    c->reconnects++;
+    GST_OBJECT_LOCK (self);
+    self->obj->counters.reconnects++;
+    GST_OBJECT_UNLOCK (self);
+  }
+  g_free (c->json);
+  c->json = text;
+  c->failed = FALSE;
+  c->attempts = 0;
+  GST_INFO_OBJECT (self, "TargetInfo file %s (re)read", c->path);
+}
+
+static void
+conn_tick (GstMxlFabricsSink * self, Conn * c, gint64 now,
+    gboolean auto_reconnect, GPtrArray * notices)
+{
+  conn_check_file (self, c, now, notices);
+  if (c->failed || c->json == NULL)
+    return;
+  if (c->info == NULL) {
+    conn_add (self, c, notices);
+  } else if (c->lost && auto_reconnect && now >= c->retry_at_us) {
+    /* Re-adding a lost target makes the initiator reconnect. */
+    if (mxlFabricsInitiatorAddTarget (self->initiator, c->info) ==
+        MXL_STATUS_OK) {
+      c->lost = FALSE;
+      c->reconnects++;
+      GST_OBJECT_LOCK (self);
+      self->obj->counters.reconnects++;
+      GST_OBJECT_UNLOCK (self);
+      set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_CONNECTING,
+          "reconnecting", notices);
+    } else {
+      c->retry_at_us = now + GST_MXL_FABRICS_SINK_RETRY_MAX_MS * 1000;
+    }
+  }
+}
+
+static Conn *
+find_conn_by_id (GstMxlFabricsSink * self, guint64 id)
+{
+  guint i;
+
+  for (i = 0; i < self->conns->len; i++) {
+    Conn *c = g_ptr_array_index (self->conns, i);
+    if (c->info && c->id == id)
+      return c;
+  }
+  return NULL;
+}
+
+static void
+poll_events (GstMxlFabricsSink * self, gboolean auto_reconnect,
+    GPtrArray * notices)
+{
+  mxlFabricsExtConnectionEvent ev;
+
+  while (mxlFabricsExtInitiatorPollEvent (self->initiator, &ev) ==
+      MXL_STATUS_OK) {
+    Conn *c = find_conn_by_id (self, ev.targetId);
+    gchar *reason;
+
+    if (c == NULL)
+      continue;                 /* a target we removed meanwhile */
+    reason = ev.reason == MXL_STATUS_OK ?
+        g_strdup (mxlFabricsExtConnectionStateName (ev.current)) :
+        g_strdup_printf ("%s (%s)", mxlFabricsExtConnectionStateName
+        (ev.current), gst_mxl_fabrics_status_name (ev.reason));
+    switch (ev.current) {
+      case MXL_FABRICS_EXT_STATE_IDLE:
+      case MXL_FABRICS_EXT_STATE_CONNECTING:
+        if (c->state != GST_MXL_FABRICS_CONNECTION_CONNECTING)
+          set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_CONNECTING,
+              reason, notices);
+        break;
+      case MXL_FABRICS_EXT_STATE_CONNECTED:
+        c->attempts = 0;
+        set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_CONNECTED, reason,
+            notices);
+        break;
+      case MXL_FABRICS_EXT_STATE_LOST:{
+        guint delay = MIN (GST_MXL_FABRICS_SINK_RETRY_FIRST_MS << MIN
+            (c->attempts, 8u), GST_MXL_FABRICS_SINK_RETRY_MAX_MS);
+
+        c->lost = TRUE;
+        c->attempts++;
+        c->retry_at_us = g_get_monotonic_time () + (gint64) delay * 1000;
+        set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_DISCONNECTED,
+            reason, notices);
+        if (auto_reconnect)
+          add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
+              GST_RESOURCE_ERROR_WRITE,
+              g_strdup_printf ("connection to target %s lost (%s): "
+                  "reconnecting in %u ms", c->id_str, reason, delay), c->value);
+        else {
+          c->failed = TRUE;
+          add_problem (notices, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
+              GST_RESOURCE_ERROR_WRITE,
+              g_strdup_printf ("connection to target %s lost (%s) and "
+                  "auto-reconnect is off", c->id_str, reason), c->value);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    g_free (reason);
+  }
+}
+
+/* Brings the connections in line with the requested targets. */
+static void
+reconcile (GstMxlFabricsSink * self, GPtrArray * notices)
+{
+  GPtrArray *values = g_ptr_array_new_with_free_func (g_free);
+  guint i, j;
+
+  GST_OBJECT_LOCK (self);
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    g_ptr_array_add (values, g_strdup (t->value));
+  }
+  GST_OBJECT_UNLOCK (self);
+
+  for (i = self->conns->len; i-- > 0;) {
+    Conn *c = g_ptr_array_index (self->conns, i);
+    gboolean wanted = FALSE;
+    for (j = 0; j < values->len && !wanted; j++)
+      wanted = g_strcmp0 (c->value, g_ptr_array_index (values, j)) == 0;
+    if (!wanted) {
+      conn_remove (self, c, "target removed", notices);
+      gst_mxl_fabrics_object_set_target_stats (self->obj, c->value, NULL);
+      g_ptr_array_remove_index (self->conns, i);
+    }
+  }
+  for (j = 0; j < values->len; j++) {
+    const gchar *v = g_ptr_array_index (values, j);
+    gboolean have = FALSE;
+    GError *error = NULL;
+    Conn *c;
+
+    for (i = 0; i < self->conns->len && !have; i++)
+      have = g_strcmp0 (((Conn *) g_ptr_array_index (self->conns, i))->value,
+          v) == 0;
+    if (have)
+      continue;
+    c = g_new0 (Conn, 1);
+    c->value = g_strdup (v);
+    c->state = GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
+    if (!gst_mxl_fabrics_target_info_resolve (v, NULL, &c->json, &c->path,
+            &error)) {
+      c->failed = TRUE;
+      add_problem (notices, GST_MESSAGE_ERROR, error->domain, error->code,
+          g_strdup (error->message), v);
+      g_error_free (error);
+    } else if (c->json == NULL) {
+      /* An @path file still to come: connecting as far as users see. */
+      set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_CONNECTING,
+          "waiting for the TargetInfo file", notices);
+    }
+    c->file_checked_us = g_get_monotonic_time ();
+    g_ptr_array_add (self->conns, c);
+  }
+  g_ptr_array_unref (values);
+}
+
+static void
+update_stats (GstMxlFabricsSink * self)
+{
+  mxlFabricsExtInitiatorStats is;
+  guint i;
+
+  for (i = 0; i < self->conns->len; i++) {
+    Conn *c = g_ptr_array_index (self->conns, i);
+    gst_mxl_fabrics_object_set_target_stats (self->obj, c->value,
+        gst_structure_new ("target", "source", G_TYPE_STRING, c->value,
+            "target-id", G_TYPE_STRING, c->id_str,
+            "state", GST_TYPE_MXL_FABRICS_CONNECTION_STATE, c->state,
+            "grains", G_TYPE_UINT64, c->grains,
+            "bytes", G_TYPE_UINT64, c->bytes,
+            "reconnects", G_TYPE_UINT64, c->reconnects, NULL));
+  }
+  if (self->initiator == NULL
+      || mxlFabricsExtInitiatorGetStats (self->initiator, &is) != MXL_STATUS_OK)
+    return;
+  gst_mxl_fabrics_object_set_engine_stats (self->obj,
+      gst_structure_new ("engine",
+          "transfers-queued", G_TYPE_UINT64, is.transfersQueued,
+          "transfers-completed", G_TYPE_UINT64, is.transfersCompleted,
+          "transfers-dropped", G_TYPE_UINT64, is.transfersDropped,
+          "writes-posted", G_TYPE_UINT64, is.writesPosted,
+          "write-errors", G_TYPE_UINT64, is.writeErrors,
+          "retries", G_TYPE_UINT64, is.retries,
+          "bytes-posted", G_TYPE_UINT64, is.bytesPosted,
+          "connections-lost", G_TYPE_UINT64, is.connectionsLost, NULL));
+}
+
+static void
+post_notices (GstMxlFabricsSink * self, GPtrArray * notices)
+{
+  guint i;
+
+  for (i = 0; i < notices->len; i++) {
+    Notice *n = g_ptr_array_index (notices, i);
+
+    switch (n->type) {
+      case GST_MESSAGE_ERROR:
+        gst_mxl_fabrics_object_post_error (self->obj, n->error, n->debug);
+        break;
+      case GST_MESSAGE_WARNING:
+        gst_mxl_fabrics_object_set_last_error (self->obj, n->error->message);
+        gst_element_post_message (GST_ELEMENT (self),
+            gst_message_new_warning (GST_OBJECT (self), n->error, n->debug));
+        break;
+      default:
+        gst_mxl_fabrics_object_post_target_change (self->obj, n->state,
+            n->target_id, n->target_state, n->reason);
+        break;
+    }
+  }
+}
+
+static gpointer
+engine_thread (gpointer data)
+{
+  GstMxlFabricsSink *self = data;
+  GPtrArray *notices = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      notice_free);
+  gint64 stats_at = 0;
+
+  g_mutex_lock (&self->engine_lock);
+  while (!self->engine_quit) {
+    gint64 now = g_get_monotonic_time ();
+    gboolean auto_reconnect;
+
+    GST_OBJECT_LOCK (self);
+    auto_reconnect = self->auto_reconnect;
+    GST_OBJECT_UNLOCK (self);
+    if (self->initiator) {
+      guint i;
+
+      reconcile (self, notices);
+      for (i = 0; i < self->conns->len; i++)
+        conn_tick (self, g_ptr_array_index (self->conns, i), now,
+            auto_reconnect, notices);
+      mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
+      poll_events (self, auto_reconnect, notices);
+      if (now - stats_at > 100 * G_TIME_SPAN_MILLISECOND) {
+        stats_at = now;
+        update_stats (self);
+      }
+    }
+    if (notices->len > 0) {
+      g_mutex_unlock (&self->engine_lock);
+      post_notices (self, notices);
+      g_ptr_array_set_size (notices, 0);
+      g_mutex_lock (&self->engine_lock);
+      continue;
+    }
+    g_cond_wait_until (&self->engine_cond, &self->engine_lock,
+        g_get_monotonic_time () + GST_MXL_FABRICS_SINK_TICK_MS * 1000);
+  }
+  g_mutex_unlock (&self->engine_lock);
+  g_ptr_array_unref (notices);
+  return NULL;
+}
+
+void
+gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self)
+{
+  GST_DEBUG_CATEGORY_INIT (sink_conn_debug, "mxlfabricssinkconn", 0,
+      "mxlfabricssink connections");
+  g_mutex_lock (&self->engine_lock);
+  self->engine_quit = FALSE;
+  self->flushing = FALSE;
+  self->n_connected = 0;
+  if (self->conns == NULL)
+    self->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) conn_free);
+  g_mutex_unlock (&self->engine_lock);
+  self->engine_thread = g_thread_new ("mxlfabricssink", engine_thread, self);
+}
+
+void
+gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self)
+{
+  if (self->engine_thread) {
+    g_mutex_lock (&self->engine_lock);
+    self->engine_quit = TRUE;
+    g_cond_broadcast (&self->engine_cond);
+    g_mutex_unlock (&self->engine_lock);
+    g_thread_join (self->engine_thread);
+    self->engine_thread = NULL;
+  }
+  g_mutex_lock (&self->engine_lock);
+  if (self->conns)
+    g_ptr_array_set_size (self->conns, 0);
+  if (self->initiator)
+    mxlFabricsDestroyInitiator (self->flow.fabrics, self->initiator);
+  self->initiator = NULL;
+  self->n_connected = 0;
+  g_mutex_unlock (&self->engine_lock);
+}
+
+void
+gst_mxl_fabrics_sink_engine_wake (GstMxlFabricsSink * self)
+{
+  g_mutex_lock (&self->engine_lock);
+  g_cond_broadcast (&self->engine_cond);
+  g_mutex_unlock (&self->engine_lock);
+}
+
+void
+gst_mxl_fabrics_sink_engine_count_transfer (GstMxlFabricsSink * self,
+    gsize bytes)
+{
+  guint i;
+
+  for (i = 0; i < self->conns->len; i++) {
+    Conn *c = g_ptr_array_index (self->conns, i);
+    if (c->state == GST_MXL_FABRICS_CONNECTION_CONNECTED) {
+      c->grains++;
+      c->bytes += bytes;
+    }
+  }
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The sink's connections to its targets, kept by an engine thread so that
+ * no state change and no render waits for the network: it resolves the
+ * requested TargetInfos (waiting for and re-reading @path files), checks
+ * each target's flow against the caps, adds and removes targets, drives
+ * the initiator (MakeProgressNonBlocking), turns connection events into
+ * connection-state, messages and per-target stats, and re-adds lost
+ * targets with backoff (auto-reconnect).
+ */
+#pragma once
+
+#include "mxlfabricssink.h"
+
+G_BEGIN_DECLS
+
+/* Period of the engine thread, and of TargetInfo file checks. */
+#define GST_MXL_FABRICS_SINK_TICK_MS 5
+#define GST_MXL_FABRICS_SINK_FILE_CHECK_MS 100
+/* Backoff of re-adding a lost target: first delay, doubled up to the max. */
+#define GST_MXL_FABRICS_SINK_RETRY_FIRST_MS 200
+#define GST_MXL_FABRICS_SINK_RETRY_MAX_MS 5000
+
+/** Starts the engine thread (start()). */
+void gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self);
+
+/** Stops and joins the engine thread, removes every target and destroys the
+ * initiator (stop()). Safe when not started. */
+void gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self);
+
+/** Makes the engine thread look at the requested targets now. */
+void gst_mxl_fabrics_sink_engine_wake (GstMxlFabricsSink * self);
+
+/**
+ * gst_mxl_fabrics_sink_check_target_info:
+ * @json: TargetInfo JSON.
+ * @fmt: (nullable): the caps format to compare with the target's flow
+ *   ("ext.flowDef"); NULL checks the document only.
+ * @error: GST_RESOURCE_ERROR_SETTINGS for a malformed TargetInfo,
+ *   GST_STREAM_ERROR_FORMAT when the caps do not match the target's flow.
+ */
+gboolean gst_mxl_fabrics_sink_check_target_info (const gchar * json,
+    const GstMxlFabricsFormat * fmt, GError ** error);
+
+/** Called with engine_lock held after a transfer of @bytes was posted:
+ * counts it on every connected target. */
+void gst_mxl_fabrics_sink_engine_count_transfer (GstMxlFabricsSink * self,
+    gsize bytes);
+
+G_END_DECLS
