@@ -118,7 +118,10 @@ gst_mxl_fabrics_object_install_properties (GObjectClass * klass)
   g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_NODE,
       g_param_spec_string ("node", "Node",
           "Local bind address: numeric IP for tcp and verbs, GID for efa, a "
-          "name for shm; empty means automatic. Default: \"\"",
+          "name for shm; empty means automatic: the first non-loopback "
+          "address libfabric lists for the provider (tcp, verbs, efa), or a "
+          "name unique to the element (shm, \"mxlfabrics-<pid>-<n>\"). "
+          "Default: \"\"",
           GST_MXL_FABRICS_DEFAULT_NODE, SETTING_FLAGS));
   g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_SERVICE,
       g_param_spec_string ("service", "Service",

@@ -27,13 +27,36 @@
  * `meta/x-st-2038, alignment=frame`. GstVideoMeta strides and GstAudioMeta
  * offsets are honoured. Grain or sample indices come from the buffer
  * running time through TAI (the pipeline-wide offset, see timing.h), so use
- * it with `sync=true` (the default).
+ * it with `sync=true` (the default). Indices never go backwards: a buffer
+ * whose time maps to an index already written takes the next one; a field
+ * of interlaced video takes an index of its parity (even = first field);
+ * a buffer without timestamp takes the index after the last one (the
+ * current TAI index for the first). The caps must match the target's flow
+ * (the src's `caps`): TargetInfos of this library carry the target's flow
+ * definition and a mismatch is a STREAM FORMAT ERROR naming the quantity.
  *
- * The element messages `mxl-fabrics-connection` (fields `state`,
- * `target-id`, `reason`) are posted on every connection-state change;
- * `stats` is an `application/x-mxl-fabrics-stats` structure that replaces
- * GstBaseSink's own `stats` property (fields documented in
- * mxlfabricsobject.h).
+ * Threads: render writes and commits the grain, then posts its transfer;
+ * before a ring slot is reused it lets posted transfers complete for at
+ * most a quarter of a grain period (20 ms at most). A separate engine
+ * thread (every 5 ms) drives the initiator, reads the `@path` TargetInfo
+ * files every 100 ms (a file that does not exist yet is waited for; a
+ * rewritten one, e.g. by a restarted src, replaces the target), turns
+ * connection events into `connection-state` and messages, and re-adds a
+ * lost target after 200 ms, doubling up to 5 s (`auto-reconnect`; each loss
+ * is a WARNING, or an ERROR with `auto-reconnect=false`).
+ *
+ * The element messages `mxl-fabrics-connection` (fields `state`: the
+ * element's state, connected when at least one target is; `target-id`: the
+ * TargetInfo id; `target-state`: that target's state; `reason`) are posted
+ * on every change of a target's connection; `stats` is an
+ * `application/x-mxl-fabrics-stats` structure that replaces GstBaseSink's
+ * own `stats` property: buffers, grains, bytes, dropped with its causes
+ * (`dropped-no-target`, `dropped-early`), reconnects, last-error, the
+ * initiator counters (transfers-queued, transfers-completed,
+ * transfers-dropped, writes-posted, write-errors, retries, bytes-posted,
+ * connections-lost) and `targets`, one structure per target (source,
+ * target-id, state, grains, bytes, reconnects); every field is explained in
+ * mxlfabricsobject.h.
  *
  * ## Examples (two hosts; start the src first, it writes the TargetInfo)
  *

@@ -23,6 +23,22 @@
  * GstAudioMeta, v210a as v210 caps with `mxl-alpha=true` and the key plane
  * after the fill (caps.h).
  *
+ * The streaming thread drives the target in bounded 10 ms reads (unlock()
+ * interrupts within one), copies each completed grain out of the ring into
+ * a new buffer, then checks that the slot still holds that grain: one
+ * overwritten meanwhile by the remote writer is dropped (`dropped-torn`).
+ * Grains lapped before they could be read (`dropped-late`) or that never
+ * arrived (`dropped-missing`) make the next buffer DISCONT; grains flagged
+ * invalid are skipped (`invalid`); grains whose PTS would fall before
+ * running time 0 are skipped (`dropped-early`). ANC data buffers hold the
+ * RFC 8331 payload up to its Length (6 + Length bytes). The latency query
+ * answers one grain period (audio: one batch of the flow's sync hint) plus
+ * 10 ms, and a LATENCY message is posted once the flow is set up. `stats`
+ * also carries the target's counters (grains-received, bad-immediate-data,
+ * bad-grain-headers, cq-overruns, completions-superseded,
+ * completion-errors, connections-accepted, disconnections,
+ * commit-failures); see mxlfabricsobject.h.
+ *
  * When `timeout` nanoseconds pass without data, the element message
  * `mxl-fabrics-timeout` (fields `timeout`, `last-index`) is posted and
  * connection-state becomes `stalled`; no EOS is sent. Every connection-state
