@@ -145,7 +145,8 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
         leave (conn, &cur, FALSE);
         idle_state (&next, cur.u.connecting.attempts + 1);
         reason = MXL_ERR_NOT_READY;
-      } else if (cur.kind == MXL_CONN_CONNECTED && conn->outstanding > 0
+      } else if (cur.kind == MXL_CONN_CONNECTED && !init->type_ops->reports_peer_loss
+          && conn->outstanding > 0
           && now - conn->last_progress > MXL_CONN_STALL_MS * 1000) {
         leave (conn, &cur, FALSE);
         memset (&next, 0, sizeof (next));

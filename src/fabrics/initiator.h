@@ -33,9 +33,10 @@ typedef struct mxlFabricsInitiator_t MxlInitiator;
 #define MXL_CONN_QUEUE 64u
 /** Queued transfers not started within this are dropped (ms). */
 #define MXL_TRANSFER_DEADLINE_MS 1000
-/** A connection with writes in flight and no completion for this long is
- * lost (a peer that vanished without the transport noticing, ms). */
-#define MXL_CONN_STALL_MS 3000
+/** A connectionless (RDM) connection with writes in flight and no
+ * completion for this long is lost: a shm peer that died never answers
+ * (ms). Connected endpoints rely on the transport's own detection. */
+#define MXL_CONN_STALL_MS 5000
 /** A connection attempt is abandoned after this (ms). */
 #define MXL_CONNECT_TIMEOUT_MS 5000
 /** Reconnect back-off after a refused attempt: first and maximum (ms). */
@@ -129,6 +130,9 @@ typedef struct MxlInitiatorTypeOps {
   /* Reads connection events and feeds them to mxl_conn_transition(). */
   void (*poll_events) (MxlInitiator *init);
   void (*teardown) (MxlInitiator *init);
+  /* TRUE when the transport reports a vanished peer itself (connected
+   * endpoints); otherwise stalled writes mean a lost peer. */
+  gboolean reports_peer_loss;
 } MxlInitiatorTypeOps;
 
 extern const MxlInitiatorTypeOps mxl_initiator_rc_ops;

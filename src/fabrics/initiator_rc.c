@@ -100,4 +100,5 @@ const MxlInitiatorTypeOps mxl_initiator_rc_ops = {
   .close = rc_close,
   .poll_events = rc_poll_events,
   .teardown = rc_teardown,
+  .reports_peer_loss = TRUE,
 };

@@ -86,4 +86,5 @@ const MxlInitiatorTypeOps mxl_initiator_rdm_ops = {
   .close = rdm_close,
   .poll_events = rdm_poll_events,
   .teardown = rdm_teardown,
+  .reports_peer_loss = FALSE,
 };

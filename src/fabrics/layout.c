@@ -86,8 +86,11 @@ mxl_layout_grain_runs (const MxlGrainLayout *layout, uint16_t start,
       runs[n++] = run;
   }
   if (n == 0) {
-    runs[0] = (MxlRun) { mxl_layout_slice_offset (start, MXL_LAYOUT_HEADER_SIZE,
-        layout->slice_sizes[0]), 0 };
+    /* An empty range [a, a), a > 0, still needs a write to carry the
+     * immediate data; zero-length writes never complete on libfabric 1.17
+     * shm, so slice a - 1 of plane 0 (already valid) is sent again. */
+    uint32_t s0 = layout->slice_sizes[0];
+    runs[0] = (MxlRun) { mxl_layout_slice_offset (start - 1, MXL_LAYOUT_HEADER_SIZE, s0), s0 };
     n = 1;
   }
   return n;

@@ -66,8 +66,10 @@ typedef struct MxlRun {
  *
  * Whole grain ([0, T)): one run (0, slot_size). Otherwise one run per active
  * plane (§3.3 table): plane 0 includes the header when start is 0.
- * Zero-length runs are dropped; when nothing is left a single zero-length
- * run at the range's plane-0 offset remains to carry the immediate data.
+ * Zero-length runs are dropped. An empty range [a, a) with a > 0 becomes
+ * one run over slice a - 1 of plane 0 (already valid, sent again) so that
+ * the immediate data travels on a non-empty write: zero-length writes never
+ * complete on libfabric 1.17 shm.
  *
  * Returns: the number of runs (>= 1), or 0 for an invalid range.
  */

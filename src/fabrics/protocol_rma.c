@@ -255,6 +255,14 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
   uint16_t slices;
   uint64_t index;
   mxlStatus st;
+  gboolean superseded = FALSE;
+  uint32_t raw_slot = (uint32_t) (entry->data & 0xFFFFu);
+
+  /* Bookkeeping of the batch first (target.c counted every completion
+   * whose low 16 bits name an existing slot): is a newer completion for
+   * this slot already waiting? */
+  if (raw_slot < t->grain_count && t->slot_pending[raw_slot] > 0)
+    superseded = --t->slot_pending[raw_slot] > 0;
 
   if (mxl_imm_grain_decode (entry->data, t->grain_count, t->layout.total_slices,
           &slot, &slices) != MXL_IMM_OK) {
@@ -264,9 +272,9 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
         t->grain_count, t->layout.total_slices);
     return MXL_ERR_INVALID_ARG;
   }
-  /* A newer completion for this slot is already waiting: this one's data
-   * has been overwritten or extended; the newer one commits. */
-  if (t->slot_pending[slot] > 0 && --t->slot_pending[slot] > 0) {
+  /* The newer completion commits: this one's data has been extended (a
+   * later slice range) or overwritten (a newer grain). */
+  if (superseded) {
     t->stats.completionsSuperseded++;
     return MXL_ERR_NOT_READY;
   }

@@ -26,8 +26,9 @@
 #include "fabrics/provider.h"
 #include "fabrics/targetinfo.h"
 
-/** Completions read per fi_cq_read() at most; with cqDepth below this the
- * batch is cqDepth + 1 so that a backlog deeper than cqDepth is seen. */
+/** Completions drained at once at most: cqDepth + 1 up to this, so that
+ * more than cqDepth arriving between two drains is seen (cqDepth >= 1024
+ * is then only checked by the provider, -FI_EOVERRUN). */
 #define MXL_TARGET_MAX_BATCH 1024u
 /** An RC accept that does not complete within this is abandoned (ms). */
 #define MXL_ACCEPT_TIMEOUT_MS 5000

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Grain transfers in one process (target and initiator in separate MXL
+ * domains) over loopback tcp, tcp;ofi_rxm and shm: slice ranges (spec §8.2
+ * S1/S2: both halves, single slices, blocks of 2/13/73/720), invalid grains,
+ * forced write splitting by maxMessageSize and iovLimit, CQ overrun, and a
+ * hostile initiator (out-of-range immediate data, headers that do not match)
+ * after which the target stays usable.
+ */
+#include "fabtest.h"
+
+#include "fabrics/immdata.h"
+#include "fabrics/layout.h"
+
+#define FLOW_ID "5fbec3b1-1b0f-417d-9059-8b94a47197ed"
+
+typedef struct Pair {
+  FabSide ts, is;
+  mxlFabricsTarget t;
+  mxlFabricsInitiator init;
+  mxlFabricsTargetInfo info;
+  MxlGrainLayout layout;
+} Pair;
+
+static gboolean
+pair_open (Pair *pr, const FabProv *p, const char *tdef, const char *idef,
+    const char *target_options, const char *initiator_options)
+{
+  if (!fabtest_require (p))
+    return FALSE;
+  memset (pr, 0, sizeof *pr);
+  fabtest_side_init (&pr->ts, tdef, FLOW_ID);
+  fabtest_side_init (&pr->is, idef, FLOW_ID);
+  pr->t = fabtest_target (&pr->ts, p, target_options, &pr->info);
+  pr->init = fabtest_initiator (&pr->is, p, initiator_options);
+  pr->layout = pr->init->layout;
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr->init, pr->info), ==, MXL_STATUS_OK);
+  fabtest_connect (pr->init, &pr->t, 1, FALSE, 5000);
+  return TRUE;
+}
+
+static void
+pair_close (Pair *pr)
+{
+  mxlFabricsFreeTargetInfo (pr->info);
+  fabtest_side_clear (&pr->is);
+  fabtest_side_clear (&pr->ts);
+}
+
+/* The slot mapping of grain @index on either side. */
+static const uint8_t *
+target_slot (Pair *pr, uint64_t index)
+{
+  return pr->t->regions[index % pr->t->grain_count].base;
+}
+
+static const uint8_t *
+initiator_slot (Pair *pr, uint64_t index)
+{
+  return pr->init->regions[index % pr->init->grain_count].base;
+}
+
+/* Transfers [a, b) of grain @index (retrying NOT_READY) and waits for the
+ * target to read it; returns the index the target reported. */
+static uint64_t
+transfer (Pair *pr, uint64_t index, uint16_t a, uint16_t b)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  uint64_t got = UINT64_MAX;
+  mxlStatus st;
+
+  while ((st = mxlFabricsInitiatorTransferGrain (pr->init, index, a, b)) != MXL_STATUS_OK) {
+    g_assert_cmpint (st, ==, MXL_ERR_NOT_READY);
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    mxlFabricsInitiatorMakeProgressNonBlocking (pr->init);
+  }
+  g_assert_cmpint (fabtest_read_one (pr->t, pr->init, FALSE, &got, 5000), ==, MXL_STATUS_OK);
+  return got;
+}
+
+/* Writes the initiator's grain @index with every byte of line k of plane p
+ * set to a value derived from (index, p, k) and commits it whole. */
+static void
+write_lines (Pair *pr, uint64_t index)
+{
+  mxlGrainInfo gi;
+  uint8_t *payload;
+
+  g_assert_cmpint (mxlFlowWriterOpenGrain (pr->is.writer, index, &gi, &payload), ==, MXL_STATUS_OK);
+  for (guint p = 0; p < MXL_LAYOUT_MAX_PLANES; p++) {
+    uint32_t s = pr->layout.slice_sizes[p];
+    uint64_t base = mxl_layout_plane_offset (&pr->layout, p) - MXL_LAYOUT_HEADER_SIZE;
+    for (guint k = 0; s && k < pr->layout.total_slices; k++)
+      memset (payload + base + (uint64_t) k * s, (int) ((index * 7 + p * 31 + k) & 0xFF), s);
+  }
+  gi.validSlices = gi.totalSlices;
+  gi.flags = 0;
+  g_assert_cmpint (mxlFlowWriterCommitGrain (pr->is.writer, &gi), ==, MXL_STATUS_OK);
+}
+
+/* Target lines [a, b) of every plane equal the initiator's; the target's
+ * header says @valid slices; its reader sees the grain. */
+static void
+check_range (Pair *pr, uint64_t index, uint16_t a, uint16_t b, uint16_t valid)
+{
+  const uint8_t *ts = target_slot (pr, index), *is = initiator_slot (pr, index);
+  mxlGrainInfo gi;
+  uint8_t *payload;
+
+  for (guint p = 0; p < MXL_LAYOUT_MAX_PLANES; p++) {
+    uint32_t s = pr->layout.slice_sizes[p];
+    uint64_t off = mxl_layout_slice_offset (a, mxl_layout_plane_offset (&pr->layout, p), s);
+    if (s)
+      g_assert_cmpmem (ts + off, (gsize) (b - a) * s, is + off, (gsize) (b - a) * s);
+  }
+  g_assert_cmpint (mxlFlowReaderGetGrainSliceNonBlocking (pr->ts.reader, index, valid, &gi,
+      &payload), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (gi.index, ==, index);
+  g_assert_cmpuint (gi.validSlices, ==, valid);
+}
+
+/* Target lines [a, b) of every plane are zero (not yet transferred). */
+static gboolean
+range_is_zero (Pair *pr, uint64_t index, uint16_t a, uint16_t b)
+{
+  const uint8_t *ts = target_slot (pr, index);
+
+  for (guint p = 0; p < MXL_LAYOUT_MAX_PLANES; p++) {
+    uint32_t s = pr->layout.slice_sizes[p];
+    uint64_t off = mxl_layout_slice_offset (a, mxl_layout_plane_offset (&pr->layout, p), s);
+    for (uint64_t k = 0; k < (uint64_t) (b - a) * s; k++)
+      if (ts[off + k] != 0)
+        return FALSE;
+  }
+  return TRUE;
+}
+
+static void
+sliced (const FabProv *p, const char *media_type)
+{
+  char *def = fabtest_v210_def (FLOW_ID, media_type, 1920, 1080);
+  static const uint16_t blocks[] = { 2, 13, 73, 720 };
+  Pair pr;
+  uint64_t index = 140;
+
+  if (!pair_open (&pr, p, def, def, NULL, NULL))
+    goto out;
+
+  /* Both halves: [0, 540) then [540, 1080). */
+  write_lines (&pr, index);
+  g_assert_cmpuint (transfer (&pr, index, 0, 540), ==, index);
+  check_range (&pr, index, 0, 540, 540);
+  g_assert_true (range_is_zero (&pr, index, 540, 1080));
+  g_assert_cmpuint (transfer (&pr, index, 540, 1080), ==, index);
+  check_range (&pr, index, 0, 1080, 1080);
+  /* An empty range still signals its end (re-sending slice end - 1). */
+  g_assert_cmpuint (transfer (&pr, index, 540, 540), ==, index);
+  check_range (&pr, index, 539, 540, 540);
+  index++;
+
+  /* S1-like single slices, first lines: [0,1), [1,2), ... */
+  write_lines (&pr, index);
+  for (uint16_t k = 0; k < 24; k++) {
+    g_assert_cmpuint (transfer (&pr, index, k, k + 1), ==, index);
+    check_range (&pr, index, k, k + 1, k + 1);
+  }
+  index++;
+
+  /* S2-like blocks over the whole grain, [s, min(s + B, T)). */
+  for (guint b = 0; b < G_N_ELEMENTS (blocks); b++, index++) {
+    write_lines (&pr, index);
+    for (uint16_t s = 0; s < 1080; s += blocks[b]) {
+      uint16_t e = MIN (s + blocks[b], 1080);
+      g_assert_cmpuint (transfer (&pr, index, s, e), ==, index);
+      check_range (&pr, index, s, e, e);
+    }
+    check_range (&pr, index, 0, 1080, 1080);
+  }
+
+  /* An invalid grain sends its header only: the target publishes it
+   * flagged invalid with no valid slices. */
+  fabtest_write_grain (&pr.is, index, 1, TRUE);
+  g_assert_cmpuint (transfer (&pr, index, 0, 1080), ==, index);
+  {
+    mxlGrainInfo gi;
+    uint8_t *payload;
+    g_assert_cmpint (mxlFlowReaderGetGrainNonBlocking (pr.ts.reader, index, &gi, &payload), ==,
+        MXL_STATUS_OK);
+    g_assert_cmpuint (gi.flags & MXL_GRAIN_FLAG_INVALID, ==, MXL_GRAIN_FLAG_INVALID);
+    g_assert_cmpuint (gi.validSlices, ==, 0);
+    /* Its payload did not travel: the slot still holds grain index-N's. */
+  }
+  pair_close (&pr);
+out:
+  g_free (def);
+}
+
+static void test_sliced_tcp_v210 (void) { sliced (&fab_tcp, "video/v210"); }
+static void test_sliced_tcp_v210a (void) { sliced (&fab_tcp, "video/v210a"); }
+static void test_sliced_shm_v210a (void) { sliced (&fab_shm, "video/v210a"); }
+static void test_sliced_rxm_v210a (void) { sliced (&fab_rxm, "video/v210a"); }
+
+/* Writes cut by maxMessageSize and iovLimit: exact write counts, exact
+ * bytes at the target, immediate data only on the last write. */
+static void
+split (const FabProv *p)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210a", 320, 180);
+  static const char *options[] = {
+    "{\"maxMessageSize\": 65536}",
+    "{\"maxMessageSize\": 1000, \"iovLimit\": 1}",
+    "{\"maxMessageSize\": 4097, \"iovLimit\": 2}",
+  };
+
+  for (guint o = 0; o < G_N_ELEMENTS (options); o++) {
+    Pair pr;
+    mxlFabricsExtInitiatorStats before, after;
+    mxlFabricsExtTargetStats ts;
+
+    if (!pair_open (&pr, p, def, def, NULL, options[o]))
+      break;
+    for (uint64_t index = 10; index < 14; index++) {
+      uint16_t a = index == 13 ? 17 : 0, b = index == 12 ? 91 : 180;
+      MxlRun runs[MXL_LAYOUT_MAX_PLANES];
+      guint n_runs = mxl_layout_grain_runs (&pr.layout, a, b, FALSE, runs);
+      guint expect = 0;
+      char *d1, *d2;
+
+      for (guint r = 0; r < n_runs; r++)
+        expect += mxl_splitter_count (&runs[r], 1, pr.init->iov_limit, pr.init->max_msg);
+      write_lines (&pr, index);
+      if (a > 0)
+        g_assert_cmpuint (transfer (&pr, index, 0, a), ==, index);
+      g_assert_cmpint (mxlFabricsExtInitiatorGetStats (pr.init, &before), ==, MXL_STATUS_OK);
+      g_assert_cmpuint (transfer (&pr, index, a, b), ==, index);
+      g_assert_cmpint (mxl_initiator_make_progress (pr.init, 1000), ==, MXL_STATUS_OK);
+      g_assert_cmpint (mxlFabricsExtInitiatorGetStats (pr.init, &after), ==, MXL_STATUS_OK);
+      g_assert_cmpuint (after.writesPosted - before.writesPosted, ==, expect);
+      g_assert_cmpuint (expect, >, n_runs);     /* really split */
+      check_range (&pr, index, a, b, b);
+      if (a == 0 && b == 180) {
+        d1 = fabtest_grain_digest (&pr.ts, index, NULL);
+        d2 = fabtest_grain_digest (&pr.is, index, NULL);
+        g_assert_cmpstr (d1, ==, d2);
+        g_free (d1);
+        g_free (d2);
+      }
+    }
+    /* One completion with immediate data per transfer, none without. */
+    g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
+    g_assert_cmpuint (ts.grainsReceived, ==, 5);
+    g_assert_cmpuint (ts.completionsWithoutData, ==, 0);
+    pair_close (&pr);
+  }
+  g_free (def);
+}
+
+static void test_split_tcp (void) { split (&fab_tcp); }
+static void test_split_shm (void) { split (&fab_shm); }
+static void test_split_rxm (void) { split (&fab_rxm); }
+
+/* More completions waiting than cqDepth: an explicit status once, then
+ * every grain is still delivered (none silently lost). */
+static void
+overrun (const FabProv *p)
+{
+  /* 64x8 v210: 2 KiB grains; a ring of 6 slots at 29.97 Hz */
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 64, 8);
+  Pair pr;
+  guint delivered = 0, overruns = 0;
+  mxlFabricsExtTargetStats ts;
+  gint64 deadline;
+  uint64_t index;
+
+  if (!pair_open (&pr, p, def, def, "{\"cqDepth\": 2}", NULL))
+    goto out;
+  /* Four grains in four distinct slots, the target not reading. */
+  for (uint64_t i = 0; i < 4; i++) {
+    fabtest_write_grain (&pr.is, i, 9, FALSE);
+    g_assert_cmpint (mxlFabricsInitiatorTransferGrain (pr.init, i, 0, 8), ==, MXL_STATUS_OK);
+  }
+  g_assert_cmpint (mxlFabricsInitiatorMakeProgressNonBlocking (pr.init), ==, MXL_ERR_NOT_READY);
+  /* Let the data reach the target's sockets before it reads. */
+  g_usleep (200000);
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*cqDepth*");
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (delivered < 4) {
+    mxlStatus st = mxlFabricsTargetReadGrainNonBlocking (pr.t, &index);
+    if (st == MXL_FABRICS_EXT_STATUS_CQ_OVERRUN) {
+      overruns++;
+      continue;
+    }
+    if (st == MXL_STATUS_OK) {
+      g_assert_cmpuint (index, ==, delivered);
+      delivered++;
+      continue;
+    }
+    g_assert_cmpint (st, ==, MXL_ERR_NOT_READY);
+    mxlFabricsInitiatorMakeProgressNonBlocking (pr.init);
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+  }
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (overruns, ==, 1);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (ts.cqOverruns, ==, 1);
+  g_assert_cmpuint (ts.grainsReceived, ==, 4);
+  pair_close (&pr);
+out:
+  g_free (def);
+}
+
+static void test_overrun_tcp (void) { overrun (&fab_tcp); }
+static void test_overrun_rxm (void) { overrun (&fab_rxm); }
+
+/* Out-of-range immediate data and headers that do not belong to the slot:
+ * reported with INVALID_ARG and counted, nothing committed, and the target
+ * keeps working. */
+static void
+hostile (const FabProv *p)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
+  Pair pr;
+  uint64_t index = 0;
+  uint32_t n;
+  mxlFabricsExtTargetStats ts;
+  mxlGrainInfo gi;
+  uint8_t *payload;
+
+  if (!pair_open (&pr, p, def, def, NULL, NULL))
+    goto out;
+  n = pr.t->grain_count;
+  fabtest_write_grain (&pr.is, 2, 4, FALSE);
+  fabtest_write_grain (&pr.is, 3, 4, FALSE);
+
+  /* 1. slot = N (out of range), header-only write into slot 0. */
+  g_assert_cmpint (mxl_initiator_debug_post_raw (pr.init, pr.info->id, 2, 0, 0, 8192,
+      mxl_imm_grain_encode (n, 180)), ==, MXL_STATUS_OK);
+  g_assert_cmpint (fabtest_read_one (pr.t, pr.init, FALSE, &index, 5000), ==, MXL_ERR_INVALID_ARG);
+  /* 2. slice end above totalSlices. */
+  g_assert_cmpint (mxl_initiator_debug_post_raw (pr.init, pr.info->id, 2, 2, 0, 8192,
+      mxl_imm_grain_encode (2, 181)), ==, MXL_STATUS_OK);
+  g_assert_cmpint (fabtest_read_one (pr.t, pr.init, FALSE, &index, 5000), ==, MXL_ERR_INVALID_ARG);
+  /* 3. a header whose index (2) does not map to the slot (1). */
+  g_assert_cmpint (mxl_initiator_debug_post_raw (pr.init, pr.info->id, 2, 1, 0, 8192,
+      mxl_imm_grain_encode (1, 180)), ==, MXL_STATUS_OK);
+  g_assert_cmpint (fabtest_read_one (pr.t, pr.init, FALSE, &index, 5000), ==, MXL_ERR_INVALID_ARG);
+  /* 4. slot 0xFFFF, slices 0xFFFF (all bits set), 64 bytes of header. */
+  g_assert_cmpint (mxl_initiator_debug_post_raw (pr.init, pr.info->id, 3, 3, 0, 64,
+      0xFFFFFFFFu), ==, MXL_STATUS_OK);
+  g_assert_cmpint (fabtest_read_one (pr.t, pr.init, FALSE, &index, 5000), ==, MXL_ERR_INVALID_ARG);
+  /* 5. writes outside the remote region are refused before posting. */
+  g_assert_cmpint (mxl_initiator_debug_post_raw (pr.init, pr.info->id, 2, 2,
+      pr.info->regions[2].len - 100, 200, mxl_imm_grain_encode (2, 1)), ==, MXL_ERR_INVALID_ARG);
+  g_assert_cmpint (mxl_initiator_debug_post_raw (pr.init, pr.info->id, 2, n, 0, 8192,
+      mxl_imm_grain_encode (2, 1)), ==, MXL_ERR_INVALID_ARG);
+
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (ts.badImmediateData, ==, 3);
+  g_assert_cmpuint (ts.badGrainHeaders, ==, 1);
+  g_assert_cmpuint (ts.grainsReceived, ==, 0);
+  /* Nothing was published. */
+  g_assert_cmpint (mxlFlowReaderGetGrainNonBlocking (pr.ts.reader, 2, &gi, &payload), !=,
+      MXL_STATUS_OK);
+
+  /* Still usable: a real grain arrives intact. */
+  fabtest_write_grain (&pr.is, 7, 5, FALSE);
+  g_assert_cmpuint (transfer (&pr, 7, 0, 180), ==, 7);
+  {
+    char *d1 = fabtest_grain_digest (&pr.ts, 7, NULL), *d2 = fabtest_grain_digest (&pr.is, 7, NULL);
+    g_assert_cmpstr (d1, ==, d2);
+    g_free (d1);
+    g_free (d2);
+  }
+  pair_close (&pr);
+out:
+  g_free (def);
+}
+
+static void test_hostile_tcp (void) { hostile (&fab_tcp); }
+static void test_hostile_shm (void) { hostile (&fab_shm); }
+
+/* A grain header with another geometry (a v210 initiator writing into a
+ * v210a target) is rejected; the reverse cannot even be posted. */
+static void
+geometry_mismatch (void)
+{
+  char *v210 = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
+  char *v210a = fabtest_v210_def (FLOW_ID, "video/v210a", 320, 180);
+  Pair pr;
+  uint64_t index;
+  mxlFabricsExtTargetStats ts;
+
+  if (pair_open (&pr, &fab_tcp, v210a, v210, NULL, NULL)) {
+    fabtest_write_grain (&pr.is, 1, 2, FALSE);
+    g_assert_cmpint (mxlFabricsInitiatorTransferGrain (pr.init, 1, 0, 180), ==, MXL_STATUS_OK);
+    g_assert_cmpint (fabtest_read_one (pr.t, pr.init, FALSE, &index, 5000), ==, MXL_ERR_INVALID_ARG);
+    g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
+    g_assert_cmpuint (ts.badGrainHeaders, ==, 1);
+    pair_close (&pr);
+  }
+  if (pair_open (&pr, &fab_tcp, v210, v210a, NULL, NULL)) {
+    fabtest_write_grain (&pr.is, 1, 2, FALSE);
+    /* The v210a grain is longer than the v210 target's region. */
+    g_assert_cmpint (mxlFabricsInitiatorTransferGrain (pr.init, 1, 0, 180), ==, MXL_ERR_INVALID_ARG);
+    pair_close (&pr);
+  }
+  g_free (v210);
+  g_free (v210a);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/fabrics/grains/tcp/sliced-v210", test_sliced_tcp_v210);
+  g_test_add_func ("/fabrics/grains/tcp/sliced-v210a", test_sliced_tcp_v210a);
+  g_test_add_func ("/fabrics/grains/shm/sliced-v210a", test_sliced_shm_v210a);
+  g_test_add_func ("/fabrics/grains/rxm/sliced-v210a", test_sliced_rxm_v210a);
+  g_test_add_func ("/fabrics/grains/tcp/split", test_split_tcp);
+  g_test_add_func ("/fabrics/grains/shm/split", test_split_shm);
+  g_test_add_func ("/fabrics/grains/rxm/split", test_split_rxm);
+  g_test_add_func ("/fabrics/grains/tcp/cq-overrun", test_overrun_tcp);
+  g_test_add_func ("/fabrics/grains/rxm/cq-overrun", test_overrun_rxm);
+  g_test_add_func ("/fabrics/grains/tcp/hostile", test_hostile_tcp);
+  g_test_add_func ("/fabrics/grains/shm/hostile", test_hostile_shm);
+  g_test_add_func ("/fabrics/grains/tcp/geometry-mismatch", geometry_mismatch);
+  return g_test_run ();
+}
