@@ -403,6 +403,21 @@ node_matches (const MxlProviderDesc *desc, const struct fi_info *info,
   return match;
 }
 
+static gboolean
+interface_listed (const mxlFabricsInterfaceList *list, const mxlFabricsInterfaceConfig *c)
+{
+  for (; list != NULL; list = list->next) {
+    const mxlFabricsInterfaceConfig *o = &list->interface;
+    if (o->provider == c->provider && o->caps.flags == c->caps.flags
+        && o->caps.maxMessageSize == c->caps.maxMessageSize
+        && g_strcmp0 (o->address.node, c->address.node) == 0
+        && g_strcmp0 (o->address.service, c->address.service) == 0
+        && g_strcmp0 (o->attr, c->attr) == 0)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 mxlStatus
 mxl_provider_list_interfaces (const mxlFabricsInterfaceConfig *query,
     mxlFabricsInterfaceList **out_list, GError **error)
@@ -444,6 +459,7 @@ mxl_provider_list_interfaces (const mxlFabricsInterfaceConfig *query,
       continue;
     node = interface_node (desc, info);
     item = g_new0 (mxlFabricsInterfaceList, 1);
+    item->interface.attr = interface_attr (desc, info);
     item->interface.version = MXL_FABRICS_API_VERSION;
     item->interface.provider = desc->provider;
     item->interface.caps.version = MXL_FABRICS_API_VERSION;
@@ -452,7 +468,12 @@ mxl_provider_list_interfaces (const mxlFabricsInterfaceConfig *query,
     item->interface.address.node = node ? node : g_strdup ("");
     item->interface.address.service = desc->node_kind == MXL_NODE_NAME
         ? string_address_service (info) : g_strdup ("");
-    item->interface.attr = interface_attr (desc, info);
+    /* Some providers (tcp;ofi_rxm) list one interface several times with
+     * capability variants: report each reported tuple once. */
+    if (interface_listed (head, &item->interface)) {
+      mxl_provider_free_interfaces (item);
+      continue;
+    }
     *tail = item;
     tail = &item->next;
   }
