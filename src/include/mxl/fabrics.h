@@ -152,13 +152,19 @@ MXL_EXPORT mxlStatus mxlFabricsTargetSetup (mxlFabricsTarget in_target,
  * mxlFabricsTargetReadGrainNonBlocking:
  * @out_grainIndex: (out): absolute grain index of the grain that completed.
  *
- * Drives connection state and drains one completion. On success the grain's
- * validSlices in the local ring slot are set from the immediate data; the
- * caller publishes it with mxlFlowWriterOpenGrain() + mxlFlowWriterCommitGrain().
+ * Drives connection state and drains one completion. On success the target
+ * has already published the grain to local readers: it commits the slot
+ * (mxlFlowWriterOpenGrain() + mxlFlowWriterCommitGrain()) with validSlices
+ * set from the immediate data (wire spec §6.9); the application need not
+ * commit again (doing so is harmless).
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_NOT_READY (nothing completed);
  * MXL_ERR_INVALID_ARG (immediate data or grain header out of range: counted,
- * nothing written); MXL_ERR_INVALID_STATE (not set up, or a sample target).
+ * nothing written); MXL_ERR_INVALID_STATE (not set up, or a sample target);
+ * MXL_ERR_OUT_OF_RANGE_TOO_LATE (= MXL_FABRICS_EXT_STATUS_CQ_OVERRUN, once:
+ * more than cqDepth completions arrived between two drains; nothing is
+ * dropped, the next reads return them); the flow writer's status when the
+ * commit fails.
  */
 MXL_EXPORT mxlStatus mxlFabricsTargetReadGrainNonBlocking (mxlFabricsTarget in_target,
     uint64_t *out_grainIndex);
