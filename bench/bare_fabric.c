@@ -112,43 +112,6 @@ fail (const char *what, long rc)
       what, rc < 0 ? fi_strerror ((int) -rc) : strerror ((int) rc), rc);
 }
 
-static bool
-write_all (int fd, const void *p, size_t n)
-{
-  const uint8_t *b = p;
-  while (n > 0) {
-    ssize_t w = write (fd, b, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return false;
-    b += w;
-    n -= (size_t) w;
-  }
-  return true;
-}
-
-/* Reads exactly n bytes, waiting at most until @deadline. */
-static bool
-read_all (int fd, void *p, size_t n, double deadline)
-{
-  uint8_t *b = p;
-  while (n > 0) {
-    struct pollfd pfd = { .fd = fd, .events = POLLIN };
-    int left_ms = (int) ((deadline - bench_now_s ()) * 1000);
-    if (left_ms <= 0 || poll (&pfd, 1, left_ms) <= 0)
-      return false;
-    ssize_t r = read (fd, b, n);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      return false;
-    b += r;
-    n -= (size_t) r;
-  }
-  return true;
-}
-
 static struct fi_info *
 make_hints (const Options *o)
 {
@@ -387,7 +350,7 @@ target_run (Fab *f, const Options *o, int sock, TargetResult *res,
     if (!o->spin || (++idle & 1023) == 0) {
       struct pollfd pfd = { .fd = sock, .events = POLLIN };
       if (expected == UINT64_MAX && poll (&pfd, 1, 0) == 1
-          && !read_all (sock, &expected, sizeof (expected), deadline))
+          && !bench_read_all (sock, &expected, sizeof (expected), deadline))
         break;
     }
     if (!o->spin)
@@ -575,7 +538,7 @@ child_main (const Options *o, int sock, double deadline)
   TargetResult res = { 0 };
 
   ti.status = target_setup (&f, o, &ti);
-  if (!write_all (sock, &ti, sizeof (ti)) || ti.status) {
+  if (!bench_write_all (sock, &ti, sizeof (ti)) || ti.status) {
     fab_close (&f);
     return 1;
   }
@@ -583,7 +546,7 @@ child_main (const Options *o, int sock, double deadline)
     target_run (&f, o, sock, &res, deadline);
   else if (o->rdm)
     target_run (&f, o, sock, &res, deadline);
-  write_all (sock, &res, sizeof (res));
+  bench_write_all (sock, &res, sizeof (res));
   fab_close (&f);
   return res.status ? 1 : 0;
 }
@@ -619,7 +582,7 @@ main (int argc, char **argv)
   }
   close (sv[1]);
 
-  if (!read_all (sv[0], &ti, sizeof (ti), deadline) || ti.status
+  if (!bench_read_all (sv[0], &ti, sizeof (ti), deadline) || ti.status
       || ti.name_len > NAME_MAX_BYTES) {
     fprintf (stderr, "target setup failed\n");
     goto out;
@@ -627,8 +590,8 @@ main (int argc, char **argv)
   if ((ir.status = initiator_connect (&f, &o, &ti, &peer, deadline)) == 0)
     initiator_run (&f, &o, &ti, peer, &ir, deadline);
   /* Tell the target how many writes to expect, then collect its figures. */
-  if (!write_all (sv[0], &ir.completed, sizeof (ir.completed))
-      || !read_all (sv[0], &tr, sizeof (tr), deadline + 5))
+  if (!bench_write_all (sv[0], &ir.completed, sizeof (ir.completed))
+      || !bench_read_all (sv[0], &tr, sizeof (tr), deadline + 5))
     fprintf (stderr, "no result from the target\n");
   rc = (ir.status || tr.status || tr.received != ir.completed) ? 1 : 0;
 

@@ -3,8 +3,13 @@
 #ifndef BENCH_BENCHUTIL_H
 #define BENCH_BENCHUTIL_H
 
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 /* CLOCK_MONOTONIC in seconds. */
 static inline double
@@ -32,6 +37,45 @@ bench_cmp_double (const void *a, const void *b)
 {
   double x = *(const double *) a, y = *(const double *) b;
   return (x > y) - (x < y);
+}
+
+/* Writes all @n bytes of @p to @fd (a socketpair between the two
+ * processes of a benchmark). */
+static inline bool
+bench_write_all (int fd, const void *p, size_t n)
+{
+  const uint8_t *b = p;
+  while (n > 0) {
+    ssize_t w = write (fd, b, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return false;
+    b += w;
+    n -= (size_t) w;
+  }
+  return true;
+}
+
+/* Reads exactly @n bytes, waiting at most until @deadline (bench_now_s). */
+static inline bool
+bench_read_all (int fd, void *p, size_t n, double deadline)
+{
+  uint8_t *b = p;
+  while (n > 0) {
+    struct pollfd pfd = {.fd = fd,.events = POLLIN };
+    int left_ms = (int) ((deadline - bench_now_s ()) * 1000);
+    if (left_ms <= 0 || poll (&pfd, 1, left_ms) <= 0)
+      return false;
+    ssize_t r = read (fd, b, n);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0)
+      return false;
+    b += r;
+    n -= (size_t) r;
+  }
+  return true;
 }
 
 #endif
