@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mxl-fabrics-demo: what the sender and the receiver record about every
+ * grain (video frame) and sample batch (audio), and the summary they write.
+ *
+ * Both ends key what they record by MXL index: the grain index of a frame,
+ * the sample index of an audio sample (mxl-flows.md §5.2). The receiver
+ * reads it from the buffer (GST_BUFFER_OFFSET, set by mxlfabricssrc); the
+ * sender computes it the way mxlfabricssink documents it (the buffer's
+ * running time + base time + the pipeline's TAI offset, rounded to the
+ * edit rate; never backwards for video; audio stays contiguous within half
+ * a batch of jitter). Both pipelines run on a CLOCK_TAI GstSystemClock, so
+ * that offset is 0 and times are TAI ns.
+ *
+ * Video: one checksum (MD5 of the grain's bytes) per frame. Audio: batches
+ * arrive cut differently on each side (the sink splits by the flow's write
+ * limit, the target completes what arrived), so the checksum is per block
+ * of DEMO_AUDIO_BLOCK samples aligned on sample index (MD5 of the eight
+ * per-channel MD5s of the block's samples, channel-major), kept only for
+ * blocks that were covered without a gap.
+ */
+#pragma once
+
+#include <stdio.h>
+
+#include <gst/gst.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define DEMO_AUDIO_BLOCK 4800   /* samples per compared block: 100 ms */
+#define DEMO_MAX_CHANNELS 64
+
+typedef enum {
+  DEMO_SENDER,
+  DEMO_RECEIVER,
+} DemoRole;
+
+/* One frame (video) or one buffer of samples (audio). */
+typedef struct {
+  guint64 index;                /* grain index, or first sample index */
+  guint64 count;                /* 1, or samples per channel */
+  guint64 bytes;                /* payload bytes */
+  guint64 tai;                  /* TAI ns: sender = sent, receiver = arrived */
+  gchar sum[33];                /* video: MD5 hex of the grain; audio: "" */
+} DemoItem;
+
+/* A complete audio block: samples [block * DEMO_AUDIO_BLOCK, +BLOCK). */
+typedef struct {
+  guint64 block;
+  gchar sum[33];
+} DemoBlock;
+
+typedef struct {
+  gchar *name;                  /* "video" or "audio" */
+  DemoRole role;
+  gboolean audio;
+  GstElement *element;          /* the mxlfabricssink/src (owned ref) */
+  GMutex lock;
+  GArray *items;                /* DemoItem */
+  GArray *blocks;               /* DemoBlock */
+  /* sender: the index rule of mxlfabricssink */
+  gboolean have_last;
+  guint64 last_index;           /* video: last grain; audio: end of last batch */
+  /* audio block being summed */
+  gboolean blk_open;
+  guint64 blk;                  /* block number */
+  guint64 blk_next;             /* next sample index expected in it */
+  guint channels;
+  GChecksum *blk_sums[DEMO_MAX_CHANNELS];
+  /* receiver: one frame kept for the PNG */
+  GstClockTime snapshot_after;  /* TAI ns; 0 = no snapshot wanted */
+  guint64 first_tai;
+  GstSample *snapshot;
+} DemoStream;
+
+/**
+ * demo_stream_new:
+ * @element: (transfer none): the mxlfabricssink (@role sender) or
+ *   mxlfabricssrc (@role receiver); a pad probe is added on its sink or src
+ *   pad, recording every buffer.
+ * @audio: TRUE for an F32LE audio stream.
+ */
+DemoStream *demo_stream_new (const gchar * name, DemoRole role,
+    gboolean audio, GstElement * element);
+void demo_stream_free (DemoStream * s);
+
+/* Asks the receiver's video stream to keep the first frame that arrives
+ * @delay ns after the first one (for demo_stream_save_png). */
+void demo_stream_want_snapshot (DemoStream * s, GstClockTime delay);
+
+/**
+ * demo_stream_save_png:
+ * Converts the kept frame to PNG (gst_video_convert_sample, bounded to 20 s)
+ * and writes it to @path.
+ * Returns: FALSE with @error when there is no frame or it cannot be written.
+ */
+gboolean demo_stream_save_png (DemoStream * s, const gchar * path,
+    GError ** error);
+
+/* Adds "name": { "stats": {...}, "items": [...], "blocks": [...] }. */
+void demo_stream_to_json (DemoStream * s, JsonBuilder * b);
+
+/* CLOCK_TAI now, ns. */
+guint64 demo_tai_now (void);
+
+/**
+ * demo_report:
+ * @sender, @receiver: the summary files the two roles wrote.
+ * @out: where the report text goes.
+ * Returns: the exit status: 0 when every transferred frame and audio block
+ * arrived intact, 1 when something was lost or corrupted, 2 when a summary
+ * cannot be read.
+ */
+int demo_report (const gchar * sender, const gchar * receiver, FILE * out);
+
+G_END_DECLS

@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mxl-fabrics-demo: the two ends of README's first command, and its report.
+ *
+ *   --role receiver: one pipeline, a CLOCK_TAI system clock, an
+ *     mxlfabricssrc for 1920x1080 v210 video (and one for 8-channel 48 kHz
+ *     F32 audio), each into a fakesink; their TargetInfos are written to
+ *     --video-target-info / --audio-target-info (files). Runs until SIGINT
+ *     or SIGTERM, --idle-stop seconds without data once data came, or
+ *     --max-seconds; then writes --summary and the PNG (--png) of the first
+ *     frame that arrived one second after the first.
+ *   --role sender: videotestsrc pattern=smpte (moving bars, so every frame
+ *     differs) and audiotestsrc (a 440 Hz tone) into two mxlfabricssink with
+ *     wait-for-connection=true, the TargetInfos given as @file, JSON or
+ *     base64; sends for --duration seconds, then EOS, then writes
+ *     --summary.
+ *   --role report: merges the two summaries into the printed report
+ *     (report.c) and exits 0 only when nothing was lost or corrupted.
+ *
+ * Every buffer is recorded by a pad probe (record.c): index, size, TAI time
+ * and checksum. CPU = getrusage(RUSAGE_SELF) user + system over the whole
+ * process, PNG conversion excluded. Exit status of the sender/receiver: 0,
+ * or 3 after a pipeline ERROR (the summary holds its text), 2 for bad
+ * options.
+ */
+#include "demo.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+
+#define VIDEO_CAPS_FMT "video/x-raw,format=v210,width=1920,height=1080," \
+  "framerate=%d/1"
+#define AUDIO_CAPS_RECV "audio/x-raw,format=F32LE,layout=non-interleaved," \
+  "rate=48000,channels=8"
+#define AUDIO_CAPS_SEND "audio/x-raw,format=F32LE,layout=interleaved," \
+  "rate=48000,channels=8"
+
+typedef struct {
+  gchar *role, *provider, *node, *video_ti, *audio_ti, *summary, *png;
+  gchar *sender_summary, *receiver_summary;
+  gboolean no_audio;
+  gdouble duration, idle_stop, max_seconds;
+  gint fps;
+} Options;
+
+typedef struct {
+  Options *o;
+  DemoRole role;
+  GstElement *pipeline;
+  GMainLoop *loop;
+  DemoStream *video, *audio;
+  gchar *error;
+  gboolean eos_sent;
+  gint64 t_start, t_stop;       /* monotonic us */
+  gint64 drain_since;
+} Demo;
+
+static void
+stop_loop (Demo * d)
+{
+  if (d->t_stop == 0)
+    d->t_stop = g_get_monotonic_time ();
+  g_main_loop_quit (d->loop);
+}
+
+/* A sink's transfers posted but not completed yet (engine counters). */
+static gint64
+in_flight (DemoStream * s)
+{
+  GstStructure *st = NULL;
+  guint64 queued = 0, completed = 0, dropped = 0;
+
+  if (s == NULL)
+    return 0;
+  g_object_get (s->element, "stats", &st, NULL);
+  if (st) {
+    gst_structure_get_uint64 (st, "transfers-queued", &queued);
+    gst_structure_get_uint64 (st, "transfers-completed", &completed);
+    gst_structure_get_uint64 (st, "transfers-dropped", &dropped);
+    gst_structure_free (st);
+  }
+  return (gint64) queued - (gint64) (completed + dropped);
+}
+
+/* Sender after EOS: the sinks have rendered everything, but their last
+ * remote writes may still be in flight; stopping the pipeline now would
+ * cancel them. Wait until they completed (at most 3 s). */
+static gboolean
+drain (gpointer data)
+{
+  Demo *d = data;
+
+  if (d->drain_since == 0)
+    d->drain_since = g_get_monotonic_time ();
+  /* the counters are refreshed every 100 ms: trust them after 250 ms */
+  if ((g_get_monotonic_time () - d->drain_since > 250 * 1000
+          && in_flight (d->video) <= 0 && in_flight (d->audio) <= 0)
+      || g_get_monotonic_time () - d->drain_since > 3 * G_USEC_PER_SEC) {
+    stop_loop (d);
+    return G_SOURCE_REMOVE;
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_bus (GstBus * bus, GstMessage * m, gpointer data)
+{
+  Demo *d = data;
+
+  switch (GST_MESSAGE_TYPE (m)) {
+    case GST_MESSAGE_ERROR:{
+      GError *e = NULL;
+      gchar *dbg = NULL;
+      gst_message_parse_error (m, &e, &dbg);
+      g_printerr ("mxl-fabrics-demo %s: ERROR from %s: %s\n%s\n",
+          d->o->role, GST_OBJECT_NAME (GST_MESSAGE_SRC (m)), e->message,
+          dbg ? dbg : "");
+      if (d->error == NULL)
+        d->error = g_strdup_printf ("%s: %s",
+            GST_OBJECT_NAME (GST_MESSAGE_SRC (m)), e->message);
+      g_error_free (e);
+      g_free (dbg);
+      stop_loop (d);
+      break;
+    }
+    case GST_MESSAGE_WARNING:{
+      GError *e = NULL;
+      gst_message_parse_warning (m, &e, NULL);
+      g_printerr ("mxl-fabrics-demo %s: WARNING from %s: %s\n", d->o->role,
+          GST_OBJECT_NAME (GST_MESSAGE_SRC (m)), e->message);
+      g_error_free (e);
+      break;
+    }
+    case GST_MESSAGE_EOS:
+      if (d->role == DEMO_SENDER)
+        g_timeout_add (20, drain, d);
+      else
+        stop_loop (d);
+      break;
+    default:
+      break;
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_deadline (gpointer data)
+{
+  stop_loop (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Sender: stop sending (EOS lets the sinks render what they hold); quit
+ * within 5 s even if EOS never comes back. */
+static gboolean
+send_eos (gpointer data)
+{
+  Demo *d = data;
+
+  if (!d->eos_sent) {
+    d->eos_sent = TRUE;
+    gst_element_send_event (d->pipeline, gst_event_new_eos ());
+    g_timeout_add_seconds (5, on_deadline, d);
+  }
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+on_signal (gpointer data)
+{
+  Demo *d = data;
+
+  if (d->role == DEMO_SENDER && !d->eos_sent)
+    send_eos (d);
+  else
+    stop_loop (d);
+  return G_SOURCE_CONTINUE;
+}
+
+/* Receiver: once data came, stop after --idle-stop seconds without any. */
+static gboolean
+check_idle (gpointer data)
+{
+  Demo *d = data;
+  DemoStream *streams[] = { d->video, d->audio };
+  guint64 last = 0, now = demo_tai_now ();
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (streams); i++) {
+    DemoStream *s = streams[i];
+    if (s == NULL)
+      continue;
+    g_mutex_lock (&s->lock);
+    if (s->items->len > 0)
+      last = MAX (last, g_array_index (s->items, DemoItem,
+              s->items->len - 1).tai);
+    g_mutex_unlock (&s->lock);
+  }
+  if (last > 0 && now > last
+      && (now - last) > (guint64) (d->o->idle_stop * GST_SECOND))
+    stop_loop (d);
+  return G_SOURCE_CONTINUE;
+}
+
+static gchar *
+endpoint_props (const Options * o)
+{
+  return g_strdup_printf ("provider=%s%s%s", o->provider,
+      o->node && o->node[0] ? " node=" : "", o->node ? o->node : "");
+}
+
+static gchar *
+describe (const Options * o, DemoRole role)
+{
+  GString *d = g_string_new (NULL);
+  gchar *ep = endpoint_props (o);
+
+  if (role == DEMO_RECEIVER) {
+    g_string_append_printf (d, "mxlfabricssrc name=video %s caps=\""
+        VIDEO_CAPS_FMT "\" target-info-file=\"%s\" ! fakesink sync=false "
+        "async=false", ep, o->fps, o->video_ti);
+    if (!o->no_audio)
+      g_string_append_printf (d, " mxlfabricssrc name=audio %s caps=\""
+          AUDIO_CAPS_RECV "\" target-info-file=\"%s\" ! fakesink "
+          "sync=false async=false", ep, o->audio_ti);
+  } else {
+    /* moving bars: every frame differs, so each checksum names its frame */
+    g_string_append_printf (d, "videotestsrc is-live=true pattern=smpte "
+        "horizontal-speed=4 ! " VIDEO_CAPS_FMT " ! queue max-size-buffers=3 "
+        "! mxlfabricssink name=video "
+        "%s wait-for-connection=true", o->fps, ep);
+    if (!o->no_audio)
+      g_string_append_printf (d, " audiotestsrc is-live=true wave=sine "
+          "freq=440 volume=0.5 samplesperbuffer=480 ! " AUDIO_CAPS_SEND
+          " ! mxlfabricssink name=audio %s wait-for-connection=true", ep);
+  }
+  g_free (ep);
+  return g_string_free (d, FALSE);
+}
+
+static GstElement *
+build (Demo * d, GError ** error)
+{
+  gchar *desc = describe (d->o, d->role);
+  GstElement *p = gst_parse_launch (desc, error);
+  GstClock *clock;
+
+  g_free (desc);
+  if (p == NULL || (error && *error)) {
+    g_clear_object (&p);
+    return NULL;
+  }
+  /* CLOCK_TAI: the elements' TAI offset is then exactly 0 (gst/timing.h) */
+  clock = g_object_new (GST_TYPE_SYSTEM_CLOCK, "clock-type",
+      GST_CLOCK_TYPE_TAI, NULL);
+  gst_pipeline_use_clock (GST_PIPELINE (p), clock);
+  gst_object_unref (clock);
+  return p;
+}
+
+static void
+add_stream (Demo * d, const gchar * name, gboolean audio, DemoStream ** out)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (d->pipeline), name);
+
+  *out = demo_stream_new (name, d->role, audio, e);
+  if (d->role == DEMO_SENDER) {
+    const gchar *ti = audio ? d->o->audio_ti : d->o->video_ti;
+    g_object_set (e, "target-info", ti, NULL);
+  }
+  gst_object_unref (e);
+}
+
+static gboolean
+write_summary (Demo * d, double cpu_user, double cpu_sys,
+    const gchar * png, const gchar * png_error, GError ** error)
+{
+  JsonBuilder *b = json_builder_new ();
+  JsonGenerator *g = json_generator_new ();
+  JsonNode *root;
+  gchar *text, host[256] = "";
+  gboolean ok;
+
+  gethostname (host, sizeof (host) - 1);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "role");
+  json_builder_add_string_value (b, d->o->role);
+  json_builder_set_member_name (b, "provider");
+  json_builder_add_string_value (b, d->o->provider);
+  json_builder_set_member_name (b, "host");
+  json_builder_add_string_value (b, host);
+  json_builder_set_member_name (b, "pid");
+  json_builder_add_int_value (b, getpid ());
+  json_builder_set_member_name (b, "fps");
+  json_builder_add_int_value (b, d->o->fps);
+  json_builder_set_member_name (b, "duration_s");
+  json_builder_add_double_value (b, d->o->duration);
+  json_builder_set_member_name (b, "wall_s");
+  json_builder_add_double_value (b, (d->t_stop - d->t_start) / 1e6);
+  json_builder_set_member_name (b, "cpu_user_s");
+  json_builder_add_double_value (b, cpu_user);
+  json_builder_set_member_name (b, "cpu_sys_s");
+  json_builder_add_double_value (b, cpu_sys);
+  json_builder_set_member_name (b, "error");
+  json_builder_add_string_value (b, d->error ? d->error : "");
+  json_builder_set_member_name (b, "png");
+  json_builder_add_string_value (b, png ? png : "");
+  json_builder_set_member_name (b, "png_error");
+  json_builder_add_string_value (b, png_error ? png_error : "");
+  json_builder_set_member_name (b, "streams");
+  json_builder_begin_object (b);
+  demo_stream_to_json (d->video, b);
+  if (d->audio)
+    demo_stream_to_json (d->audio, b);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (g, root);
+  text = json_generator_to_data (g, NULL);
+  ok = g_file_set_contents (d->o->summary, text, -1, error);
+  g_free (text);
+  json_node_unref (root);
+  g_object_unref (g);
+  g_object_unref (b);
+  return ok;
+}
+
+static int
+run_role (Options * o, DemoRole role)
+{
+  Demo d = { .o = o, .role = role };
+  GError *error = NULL;
+  GstBus *bus;
+  guint bus_watch;
+  struct rusage ru;
+  gchar *png_error = NULL;
+  const gchar *png = NULL;
+  int rc;
+
+  d.loop = g_main_loop_new (NULL, FALSE);
+  d.pipeline = build (&d, &error);
+  if (d.pipeline == NULL) {
+    g_printerr ("mxl-fabrics-demo %s: cannot build the pipeline: %s\n",
+        o->role, error ? error->message : "?");
+    g_clear_error (&error);
+    return 3;
+  }
+  add_stream (&d, "video", FALSE, &d.video);
+  if (!o->no_audio)
+    add_stream (&d, "audio", TRUE, &d.audio);
+  if (role == DEMO_RECEIVER && o->png)
+    demo_stream_want_snapshot (d.video, GST_SECOND);
+  bus = gst_element_get_bus (d.pipeline);
+  bus_watch = gst_bus_add_watch (bus, on_bus, &d);
+  gst_object_unref (bus);
+  g_unix_signal_add (SIGINT, on_signal, &d);
+  g_unix_signal_add (SIGTERM, on_signal, &d);
+
+  d.t_start = g_get_monotonic_time ();
+  if (gst_element_set_state (d.pipeline, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE) {
+    /* the ERROR message on the bus says why */
+    g_main_context_iteration (NULL, FALSE);
+    if (d.error == NULL)
+      d.error = g_strdup ("the pipeline cannot start");
+  } else {
+    if (role == DEMO_SENDER) {
+      g_timeout_add ((guint) (o->duration * 1000), send_eos, &d);
+    } else {
+      g_timeout_add ((guint) (o->max_seconds * 1000), on_deadline, &d);
+      if (o->idle_stop > 0)
+        g_timeout_add (100, check_idle, &d);
+      g_print ("receiver: listening, TargetInfo in %s%s%s\n", o->video_ti,
+          o->no_audio ? "" : " and ", o->no_audio ? "" : o->audio_ti);
+    }
+    if (d.error == NULL)
+      g_main_loop_run (d.loop);
+  }
+  if (d.t_stop == 0)
+    d.t_stop = g_get_monotonic_time ();
+  gst_element_set_state (d.pipeline, GST_STATE_NULL);
+  getrusage (RUSAGE_SELF, &ru);
+  if (role == DEMO_RECEIVER && o->png) {
+    if (demo_stream_save_png (d.video, o->png, &error))
+      png = o->png;
+    else
+      png_error = g_strdup (error->message);
+    g_clear_error (&error);
+  }
+  rc = d.error ? 3 : 0;
+  if (o->summary && !write_summary (&d, ru.ru_utime.tv_sec +
+          ru.ru_utime.tv_usec / 1e6, ru.ru_stime.tv_sec +
+          ru.ru_stime.tv_usec / 1e6, png, png_error, &error)) {
+    g_printerr ("mxl-fabrics-demo: %s\n", error->message);
+    g_clear_error (&error);
+    rc = 3;
+  }
+  g_source_remove (bus_watch);
+  demo_stream_free (d.video);
+  if (d.audio)
+    demo_stream_free (d.audio);
+  gst_object_unref (d.pipeline);
+  g_main_loop_unref (d.loop);
+  g_free (d.error);
+  g_free (png_error);
+  return rc;
+}
+
+int
+main (int argc, char **argv)
+{
+  Options o = { NULL };
+  GOptionEntry entries[] = {
+    {"role", 0, 0, G_OPTION_ARG_STRING, &o.role,
+        "sender, receiver or report", "ROLE"},
+    {"provider", 0, 0, G_OPTION_ARG_STRING, &o.provider,
+        "tcp (default), shm, verbs or efa", "NAME"},
+    {"node", 0, 0, G_OPTION_ARG_STRING, &o.node,
+        "local address of the fabric interface (tcp default 127.0.0.1)",
+        "ADDR"},
+    {"video-target-info", 0, 0, G_OPTION_ARG_STRING, &o.video_ti,
+          "receiver: file to write the video TargetInfo to; sender: @file, "
+          "JSON or base64", "VALUE"},
+    {"audio-target-info", 0, 0, G_OPTION_ARG_STRING, &o.audio_ti,
+        "the same for the audio flow", "VALUE"},
+    {"no-audio", 0, 0, G_OPTION_ARG_NONE, &o.no_audio,
+        "video only", NULL},
+    {"fps", 0, 0, G_OPTION_ARG_INT, &o.fps, "50 (default) or 60", "N"},
+    {"duration", 0, 0, G_OPTION_ARG_DOUBLE, &o.duration,
+        "sender: seconds to send (default 10)", "S"},
+    {"idle-stop", 0, 0, G_OPTION_ARG_DOUBLE, &o.idle_stop,
+        "receiver: stop this long after the last data (0: never)", "S"},
+    {"max-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o.max_seconds,
+        "receiver: stop after this long in any case (default 600)", "S"},
+    {"summary", 0, 0, G_OPTION_ARG_FILENAME, &o.summary,
+        "sender, receiver: write the JSON summary here", "FILE"},
+    {"png", 0, 0, G_OPTION_ARG_FILENAME, &o.png,
+        "receiver: save one received frame here as PNG", "FILE"},
+    {"sender-summary", 0, 0, G_OPTION_ARG_FILENAME, &o.sender_summary,
+        "report: the sender's summary", "FILE"},
+    {"receiver-summary", 0, 0, G_OPTION_ARG_FILENAME, &o.receiver_summary,
+        "report: the receiver's summary", "FILE"},
+    {NULL}
+  };
+  GOptionContext *ctx = g_option_context_new ("- MXL Fabrics demo: one end "
+      "of a transfer, or the report");
+  GError *error = NULL;
+  int rc = 2;
+
+  o.duration = 10;
+  o.max_seconds = 600;
+  o.fps = 50;
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_add_group (ctx, gst_init_get_option_group ());
+  if (!g_option_context_parse (ctx, &argc, &argv, &error)) {
+    g_printerr ("mxl-fabrics-demo: %s\n", error->message);
+    g_clear_error (&error);
+    goto out;
+  }
+  if (o.provider == NULL)
+    o.provider = g_strdup ("tcp");
+  if (o.node == NULL && g_str_equal (o.provider, "tcp"))
+    o.node = g_strdup ("127.0.0.1");
+  if (g_strcmp0 (o.role, "report") == 0) {
+    if (!o.sender_summary || !o.receiver_summary)
+      g_printerr ("mxl-fabrics-demo: report needs --sender-summary and "
+          "--receiver-summary\n");
+    else
+      rc = demo_report (o.sender_summary, o.receiver_summary, stdout);
+  } else if (g_strcmp0 (o.role, "sender") != 0
+      && g_strcmp0 (o.role, "receiver") != 0) {
+    g_printerr ("mxl-fabrics-demo: --role must be sender, receiver or "
+        "report\n");
+  } else if (!o.video_ti || (!o.no_audio && !o.audio_ti)) {
+    g_printerr ("mxl-fabrics-demo: --video-target-info and "
+        "--audio-target-info (or --no-audio) are needed\n");
+  } else if (o.fps != 50 && o.fps != 60) {
+    g_printerr ("mxl-fabrics-demo: --fps must be 50 or 60\n");
+  } else if (o.duration <= 0 || o.max_seconds <= 0) {
+    g_printerr ("mxl-fabrics-demo: durations must be positive\n");
+  } else {
+    rc = run_role (&o, g_str_equal (o.role, "sender") ? DEMO_SENDER :
+        DEMO_RECEIVER);
+  }
+out:
+  g_option_context_free (ctx);
+  g_free (o.role);
+  g_free (o.provider);
+  g_free (o.node);
+  g_free (o.video_ti);
+  g_free (o.audio_ti);
+  g_free (o.summary);
+  g_free (o.png);
+  g_free (o.sender_summary);
+  g_free (o.receiver_summary);
+  return rc;
+}
