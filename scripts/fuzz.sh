@@ -9,7 +9,9 @@
 # caused it is left in build-fuzz/findings/<t>/ -- copy it into
 # tests/fuzz/regressions/<t>/ with a name that says what it hit, so the
 # unit test fuzz-replay-<t> replays it from then on.
-# Env: FUZZ_BUILD (default build-fuzz).
+# Env: FUZZ_BUILD (default build-fuzz); FUZZ_JSON: append one meson-style
+# result line per target ({"name": "fuzz-<t>", "result": "OK"|"FAIL"}) to
+# that file (scripts/test.sh counts them).
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -48,15 +50,20 @@ for t in $targets; do
   mkdir -p "$work" "$findings"
   cp tests/fuzz/corpus/"$t"/* "$work"/
   # -error_exitcode: libFuzzer's exit on a finding; -timeout: one input.
+  result=OK
   if "$dir/tests/fuzz/fuzz-$t" "$work" -max_total_time="$secs" -timeout=10 \
       -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
       -artifact_prefix="$findings/" >"$dir/fuzz-$t.log" 2>&1; then
     echo "fuzz-$t: ok ($(grep -o 'stat::number_of_executed_units: *[0-9]*' "$dir/fuzz-$t.log" | grep -o '[0-9]*$') runs in ${secs}s, corpus $(ls "$work" | wc -l))"
   else
     status=1
+    result=FAIL
     echo "fuzz-$t: FAILED; last lines of $dir/fuzz-$t.log:"
     tail -n 40 "$dir/fuzz-$t.log"
     echo "inputs: $(ls "$findings")"
+  fi
+  if [ -n "${FUZZ_JSON:-}" ]; then
+    printf '{"name": "fuzz-%s (%s s)", "result": "%s"}\n' "$t" "$secs" "$result" >>"$FUZZ_JSON"
   fi
 done
 exit $status

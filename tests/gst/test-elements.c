@@ -193,12 +193,15 @@ static void
 test_templates (void)
 {
   GstElement *src = make ("mxlfabricssrc"), *sink = make ("mxlfabricssink");
-  GstCaps *sc = gst_pad_get_pad_template_caps (gst_element_get_static_pad (src,
-          "src"));
-  GstCaps *kc =
-      gst_pad_get_pad_template_caps (gst_element_get_static_pad (sink,
-          "sink"));
+  GstPad *sp = gst_element_get_static_pad (src, "src");
+  GstPad *kp = gst_element_get_static_pad (sink, "sink");
+  GstCaps *sc = gst_pad_get_pad_template_caps (sp);
+  GstCaps *kc = gst_pad_get_pad_template_caps (kp);
   GstCaps *c;
+
+  /* get_static_pad() returns a reference (found by valgrind-gst). */
+  gst_object_unref (sp);
+  gst_object_unref (kp);
 
   c = gst_caps_from_string ("audio/x-raw,format=F32LE,layout=interleaved,"
       "rate=48000,channels=2");
