@@ -55,6 +55,7 @@
 #define FLOW_ID "9b1f0c52-6a3e-4c1d-8f57-3d2b7e4a9c10"
 #define NAP_US 50
 #define EXIT_UNSUPPORTED 4
+#define MAX_TARGETS 8
 
 typedef enum
 { WAIT_NAP, WAIT_SPIN, WAIT_BLOCK } WaitMode;
@@ -85,6 +86,8 @@ typedef struct
   unsigned window;
   WaitMode wait;
   double deadline;
+  double rate;                  /* units per second, 0 = as fast as possible */
+  unsigned targets;             /* target processes the initiator feeds */
   Media media;
 } Options;
 
@@ -337,7 +340,7 @@ static const Media media_table[] = {
 };
 
 /* Payload bytes of one unit: v210 lines are padded to 48 pixels (128
- * bytes), the key of v210a packs three 10-bit values per 32-bit word. */
+ * bytes), a key line of v210a packs three 10-bit values per 32-bit word. */
 static size_t
 media_size (const Media *m)
 {
@@ -347,7 +350,7 @@ media_size (const Media *m)
     size_t stride = ((size_t) m->width + 47) / 48 * 128;
     size_t fill = stride * (size_t) m->height;
     if (!strcmp (m->media_type, "video/v210a"))
-      fill += ((size_t) m->width * m->height + 2) / 3 * 4;
+      fill += ((size_t) m->width + 2) / 3 * 4 * (size_t) m->height;
     return fill;
   }
 }
@@ -576,37 +579,63 @@ report:
 
 typedef struct
 {
-  uint64_t posted, completed;
+  uint64_t posted, completed;   /* units (grains or batches) */
+  uint64_t late;                /* paced: units posted more than one period late */
+  double max_lag_s;             /* paced: largest lateness of a post */
   double first_s, last_s, cpu_s;
   int status;
   bool unsupported;
 } InitResult;
 
+/* Transfers completed, summed over targets (one per target per unit). */
 static uint64_t
-completed_of (mxlFabricsInitiator init)
+transfers_completed (mxlFabricsInitiator init)
 {
   mxlFabricsExtInitiatorStats st = {.version = MXL_FABRICS_API_VERSION };
   mxlFabricsExtInitiatorGetStats (init, &st);
   return st.transfersCompleted;
 }
 
+/* May unit @posted be posted? Only sums over targets are visible, so the
+ * window bounds the transfers in flight to all targets together: then no
+ * single target is more than max(window, targets) units behind, always
+ * fewer than the ring's grain count, and no slot is rewritten while a
+ * target's transfer of it is queued. */
+static bool
+window_open (uint64_t posted, uint64_t transfers_done, const Options *o)
+{
+  return (posted + 1) * o->targets - transfers_done
+      <= MAX (o->window, o->targets);
+}
+
+/* Posts units as fast as the window allows, or on the --rate schedule
+ * (unit n due at first + n / rate; one posted more than a period after
+ * its time is "late": a live source would have dropped it). */
 static void
 initiator_run (Side *s, mxlFabricsInitiator init, const Options *o,
     InitResult *r, double deadline)
 {
-  double stop_posting, cpu0;
+  double stop_posting, cpu0, period = o->rate > 0 ? 1.0 / o->rate : 0;
+  uint64_t done = 0;            /* transfers completed, all targets */
 
   r->first_s = bench_now_s ();
   cpu0 = bench_cpu_s ();
   stop_posting = MIN (r->first_s + o->duration, deadline);
   while (bench_now_s () < deadline) {
-    bool posting = r->posted < o->count && bench_now_s () < stop_posting;
-    uint64_t before = r->completed;
+    double now = bench_now_s ();
+    bool posting = r->posted < o->count && now < stop_posting;
+    bool due = !period || now >= r->first_s + r->posted * period;
+    uint64_t before = done;
     mxlStatus st;
 
-    if (!posting && r->completed == r->posted)
+    if (!posting && done == r->posted * o->targets)
       break;
-    if (posting && r->posted - r->completed < o->window) {
+    if (posting && due && window_open (r->posted, done, o)) {
+      if (period) {
+        double lag = now - (r->first_s + r->posted * period);
+        r->max_lag_s = MAX (r->max_lag_s, lag);
+        r->late += lag > period;
+      }
       st = o->media.ops->send (s, init, r->posted, o);
       if (st == MXL_STATUS_OK) {
         r->posted++;
@@ -623,18 +652,19 @@ initiator_run (Side *s, mxlFabricsInitiator init, const Options *o,
       r->status = st;
       break;
     }
-    r->completed = completed_of (init);
-    if (r->completed == before && o->wait != WAIT_SPIN)
+    done = transfers_completed (init);
+    r->completed = done / o->targets;
+    if (done == before && o->wait != WAIT_SPIN)
       g_usleep (NAP_US);
   }
   r->last_s = bench_now_s ();
   r->cpu_s = bench_cpu_s () - cpu0;
-  if (r->completed != r->posted && !r->status)
+  if (done != r->posted * o->targets && !r->status)
     r->status = MXL_ERR_TIMEOUT;
 }
 
 static mxlStatus
-initiator_setup (Side *s, const Options *o, const char *info_text,
+initiator_setup (Side *s, const Options *o, char **info_text,
     mxlFabricsInitiator *out, mxlFabricsTargetInfo *out_info, double deadline)
 {
   mxlFabricsInitiatorConfig cfg;
@@ -646,10 +676,12 @@ initiator_setup (Side *s, const Options *o, const char *info_text,
   cfg.reader = s->reader;
   if ((st = o->media.ops->prepare (s, o))
       || (st = mxlFabricsCreateInitiator (s->fab, out))
-      || (st = mxlFabricsInitiatorSetup (*out, &cfg, NULL))
-      || (st = mxlFabricsTargetInfoFromString (info_text, out_info))
-      || (st = mxlFabricsInitiatorAddTarget (*out, *out_info)))
+      || (st = mxlFabricsInitiatorSetup (*out, &cfg, NULL)))
     return st;
+  for (unsigned k = 0; k < o->targets; k++)
+    if ((st = mxlFabricsTargetInfoFromString (info_text[k], &out_info[k]))
+        || (st = mxlFabricsInitiatorAddTarget (*out, out_info[k])))
+      return st;
   /* connected when MakeProgress answers OK (every target connected) */
   while ((st = mxlFabricsInitiatorMakeProgressBlocking (*out, 10))
       == MXL_ERR_NOT_READY)
@@ -668,6 +700,7 @@ usage (void)
       "       [--media v210|v210a|audio] [--width W --height H]\n"
       "       [--channels C --samples S] [--count N] [--duration S]\n"
       "       [--window W] [--wait nap|spin|block] [--spin] [--deadline S]\n"
+      "       [--rate UNITS_PER_S] [--targets N (1..8)]\n"
       "       [--slots S] [--no-delivery-complete] (accepted, ignored:\n"
       "       the ring has the flow's grain count; the engine always asks\n"
       "       for FI_DELIVERY_COMPLETE)\n"
@@ -683,7 +716,7 @@ parse_args (int argc, char **argv, Options *o)
 
   *o = (Options) {
   .provider = "tcp",.count = UINT64_MAX,.duration = 1.0,.window = 8,
-        .wait = WAIT_NAP,.deadline = 30.0};
+        .wait = WAIT_NAP,.deadline = 30.0,.targets = 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -710,6 +743,10 @@ parse_args (int argc, char **argv, Options *o)
       continue;
     else if (!strcmp (a, "--deadline"))
       o->deadline = strtod (v, NULL);
+    else if (!strcmp (a, "--rate"))
+      o->rate = strtod (v, NULL);
+    else if (!strcmp (a, "--targets"))
+      o->targets = (unsigned) strtoul (v, NULL, 10);
     else if (!strcmp (a, "--media"))
       media = v;
     else if (!strcmp (a, "--width"))
@@ -766,9 +803,35 @@ parse_args (int argc, char **argv, Options *o)
     }
   }
   return o->size > 0 && o->window > 0 && o->count > 0 && o->duration > 0
-      && o->deadline > 0 && o->deadline <= 600;
+      && o->deadline > 0 && o->deadline <= 600 && o->rate >= 0
+      && o->targets >= 1 && o->targets <= MAX_TARGETS;
 }
 
+/* Sums the targets' figures into @sum (times: first and last arrival
+ * over all; CPU: the mean per target process). */
+static void
+targets_sum (const TargetResult *tr, unsigned n, TargetResult *sum)
+{
+  memset (sum, 0, sizeof *sum);
+  sum->first_s = tr[0].first_s;
+  for (unsigned k = 0; k < n; k++) {
+    sum->received += tr[k].received;
+    sum->out_of_order += tr[k].out_of_order;
+    sum->gaps += tr[k].gaps;
+    sum->damaged += tr[k].damaged;
+    sum->superseded += tr[k].superseded;
+    sum->bad += tr[k].bad;
+    sum->first_s = MIN (sum->first_s, tr[k].first_s);
+    sum->last_s = MAX (sum->last_s, tr[k].last_s);
+    sum->cpu_s += tr[k].cpu_s / n;
+    if (tr[k].status && !sum->status)
+      sum->status = tr[k].status;
+    sum->unsupported |= tr[k].unsupported;
+  }
+}
+
+/* One JSON line: the fields of bench-bare-fabric, then ours. Counts of
+ * targets are summed over targets; gb_per_s counts each unit once. */
 static void
 print_json (const Options *o, const Side *s, const InitResult *ir,
     const TargetResult *tr, bool ok)
@@ -776,41 +839,129 @@ print_json (const Options *o, const Side *s, const InitResult *ir,
   double tx_s = ir->last_s - ir->first_s;
   double rx_s = tr->last_s - tr->first_s;
   double gb = (double) ir->completed * (double) o->size / 1e9;
-  double rx_gbps = (rx_s > 0 && tr->received > 1)
-      ? (double) (tr->received - 1) * o->size / 1e9 / rx_s : 0;
+  double per_target = (double) tr->received / o->targets;
+  double rx_gbps = (rx_s > 0 && per_target > 1)
+      ? (per_target - 1) * o->size / 1e9 / rx_s : 0;
 
   printf ("{\"bench\":\"engine\",\"provider\":\"%s\",\"ep_type\":\"%s\","
       "\"media\":\"%s\",\"size\":%zu,\"window\":%u,\"slots\":%u,"
       "\"delivery_complete\":true,\"wait\":\"%s\",\"posted\":%" PRIu64
       ",\"completed\":%" PRIu64 ",\"received\":%" PRIu64
-      ",\"out_of_order\":%" PRIu64 ",\"gaps\":%" PRIu64 ",\"superseded\":%"
-      PRIu64 ",\"damaged\":%" PRIu64 ",\"bad_from_network\":%" PRIu64
-      ",\"tx_s\":%.6f,\"rx_s\":%.6f,\"msgs_per_s\":%.3f,\"gb_per_s\":%.4f,"
-      "\"rx_gb_per_s\":%.4f,\"cpu_s_per_gb_initiator\":%.4f,"
-      "\"cpu_s_per_gb_target\":%.4f,\"ok\":%s}\n",
+      ",\"out_of_order\":%" PRIu64 ",\"tx_s\":%.6f,\"rx_s\":%.6f,"
+      "\"msgs_per_s\":%.3f,\"gb_per_s\":%.4f,\"rx_gb_per_s\":%.4f,"
+      "\"cpu_s_per_gb_initiator\":%.4f,\"cpu_s_per_gb_target\":%.4f,"
+      "\"targets\":%u,\"rate\":%.3f,\"late\":%" PRIu64 ",\"max_lag_ms\":%.3f,"
+      "\"gaps\":%" PRIu64 ",\"superseded\":%" PRIu64 ",\"damaged\":%" PRIu64
+      ",\"bad_from_network\":%" PRIu64 ",\"cpu_cores_initiator\":%.4f,"
+      "\"cpu_cores_target\":%.4f,\"ok\":%s}\n",
       o->provider, o->rdm ? "rdm" : "msg", o->media.name, o->size, o->window,
       s->grain_count, wait_names[o->wait], ir->posted, ir->completed,
-      tr->received, tr->out_of_order, tr->gaps, tr->superseded, tr->damaged,
-      tr->bad, tx_s, rx_s, tx_s > 0 ? ir->completed / tx_s : 0,
-      tx_s > 0 ? gb / tx_s : 0, rx_gbps, gb > 0 ? ir->cpu_s / gb : 0,
-      gb > 0 ? tr->cpu_s / gb : 0, ok ? "true" : "false");
+      tr->received, tr->out_of_order, tx_s, rx_s,
+      tx_s > 0 ? ir->completed / tx_s : 0, tx_s > 0 ? gb / tx_s : 0, rx_gbps,
+      gb > 0 ? ir->cpu_s / gb : 0, gb > 0 ? tr->cpu_s / gb : 0, o->targets,
+      o->rate, ir->late, ir->max_lag_s * 1e3, tr->gaps, tr->superseded,
+      tr->damaged, tr->bad, tx_s > 0 ? ir->cpu_s / tx_s : 0,
+      rx_s > 0 ? tr->cpu_s / rx_s : 0, ok ? "true" : "false");
+}
+
+/* A forked target: its process, socket to the parent and MXL domain. */
+typedef struct
+{
+  pid_t pid;
+  int sock;
+  char *domain;
+  char *info_text;
+  TargetResult result;
+} Child;
+
+static bool
+child_start (Child *c, const Options *o, double deadline)
+{
+  int sv[2];
+
+  c->pid = -1;
+  c->sock = -1;
+  c->domain = g_strdup_printf ("/dev/shm/mxl-bench-engine-%d-t-XXXXXX",
+      (int) getpid ());
+  if (!g_mkdtemp (c->domain) || socketpair (AF_UNIX, SOCK_STREAM, 0, sv))
+    return fail ("mkdtemp/socketpair", errno), false;
+  fflush (stdout);
+  c->pid = fork ();
+  if (c->pid < 0) {
+    close (sv[0]);
+    close (sv[1]);
+    return fail ("fork", errno), false;
+  }
+  if (c->pid == 0) {
+    close (sv[0]);
+    _exit (child_main (o, c->domain, sv[1], deadline + 2));
+  }
+  close (sv[1]);
+  c->sock = sv[0];
+  return true;
+}
+
+/* Reads the child's TargetInfo: 1 with it, 0 on failure, -1 when the
+ * target refused the media as unsupported. */
+static int
+child_info (Child *c, double deadline)
+{
+  uint32_t n32 = 0;
+  mxlStatus st;
+
+  if (!bench_read_all (c->sock, &n32, sizeof n32, deadline)
+      || n32 > (1u << 24))
+    return 0;
+  if (n32 == 0)
+    return bench_read_all (c->sock, &st, sizeof st, deadline)
+        && st == MXL_ERR_UNSUPPORTED_OPERATION ? -1 : 0;
+  c->info_text = g_malloc0 (n32 + 1);
+  return bench_read_all (c->sock, c->info_text, n32, deadline) ? 1 : 0;
+}
+
+/* Waits (bounded) for the child, kills it by PID past 5 s; removes its
+ * domain. Returns true when it exited 0. */
+static bool
+child_reap (Child *c)
+{
+  int status = 0;
+  bool ok = false;
+
+  if (c->sock >= 0)
+    close (c->sock);
+  if (c->pid > 0) {
+    int i;
+    for (i = 0; i < 500; i++) {
+      if (waitpid (c->pid, &status, WNOHANG) == c->pid)
+        break;
+      g_usleep (10000);
+    }
+    if (i == 500) {
+      kill (c->pid, SIGKILL);
+      waitpid (c->pid, &status, 0);
+    } else
+      ok = WIFEXITED (status) && WEXITSTATUS (status) == 0;
+  }
+  domain_remove (c->domain);
+  g_free (c->domain);
+  g_free (c->info_text);
+  return ok;
 }
 
 int
 main (int argc, char **argv)
 {
   Options o;
-  int sv[2], status = 0, rc = 1;
-  pid_t child;
+  int rc = 1, got = 1;
   double deadline;
-  char *dom[2] = { NULL, NULL };
+  char *dom = NULL, *texts[MAX_TARGETS];
+  Child kids[MAX_TARGETS];
+  unsigned started = 0;
   Side s = { 0 };
   mxlFabricsInitiator init = NULL;
-  mxlFabricsTargetInfo info = NULL;
+  mxlFabricsTargetInfo info[MAX_TARGETS] = { NULL };
   InitResult ir = { 0 };
   TargetResult tr = {.status = MXL_ERR_TIMEOUT };
-  uint32_t n32 = 0;
-  char *text = NULL;
   mxlStatus st;
 
   if (!parse_args (argc, argv, &o)) {
@@ -818,45 +969,34 @@ main (int argc, char **argv)
     return 2;
   }
   deadline = bench_now_s () + o.deadline;
-  for (int k = 0; k < 2; k++) {
-    dom[k] = g_strdup_printf ("/dev/shm/mxl-bench-engine-%d-%c-XXXXXX",
-        (int) getpid (), k ? 't' : 'i');
-    if (!g_mkdtemp (dom[k]))
-      return fail ("mkdtemp", errno), 1;
+  memset (kids, 0, sizeof kids);
+  while (started < o.targets && child_start (&kids[started], &o, deadline))
+    started++;
+  for (unsigned k = 0; k < started && got == 1; k++) {
+    got = child_info (&kids[k], deadline);
+    texts[k] = kids[k].info_text;
   }
-  if (socketpair (AF_UNIX, SOCK_STREAM, 0, sv))
-    return fail ("socketpair", errno), 1;
-  fflush (stdout);
-  child = fork ();
-  if (child < 0)
-    return fail ("fork", errno), 1;
-  if (child == 0) {
-    close (sv[0]);
-    _exit (child_main (&o, dom[1], sv[1], deadline + 2));
-  }
-  close (sv[1]);
-
-  if (!bench_read_all (sv[0], &n32, sizeof n32, deadline)
-      || n32 > (1u << 24)) {
-    fprintf (stderr, "no TargetInfo from the target\n");
+  if (started < o.targets || got != 1) {
+    ir.unsupported = got < 0;
+    if (!ir.unsupported)
+      fprintf (stderr, "no TargetInfo from a target\n");
     goto out;
   }
-  if (n32 == 0) {
-    if (bench_read_all (sv[0], &st, sizeof st, deadline))
-      ir.unsupported = st == MXL_ERR_UNSUPPORTED_OPERATION;
+  dom = g_strdup_printf ("/dev/shm/mxl-bench-engine-%d-i-XXXXXX",
+      (int) getpid ());
+  if (!g_mkdtemp (dom))
     goto out;
-  }
-  text = g_malloc0 (n32 + 1);
-  if (!bench_read_all (sv[0], text, n32, deadline))
-    goto out;
-  if ((st = side_open (&s, dom[0], &o, true))
-      || (st = initiator_setup (&s, &o, text, &init, &info, deadline))) {
+  if ((st = side_open (&s, dom, &o, true))
+      || (st = initiator_setup (&s, &o, texts, &init, info, deadline))) {
     fail ("initiator setup", st);
     ir.status = st;
     ir.unsupported = st == MXL_ERR_UNSUPPORTED_OPERATION;
   } else {
-    if (o.window >= s.grain_count && s.grain_count > 0)
+    if (s.grain_count > 0 && MAX (o.window, o.targets) >= s.grain_count) {
+      fprintf (stderr, "window %u: must stay below the ring's %u grains\n",
+          MAX (o.window, o.targets), s.grain_count);
       o.window = s.grain_count - 1;     /* never rewrite a slot in flight */
+    }
     initiator_run (&s, init, &o, &ir, deadline);
   }
   {
@@ -864,14 +1004,26 @@ main (int argc, char **argv)
       .last_index = ir.completed ? o.media.ops->index_of (ir.completed - 1,
           &o) : 0
     };
-    if (!bench_write_all (sv[0], &d, sizeof d)
-        || !bench_read_all (sv[0], &tr, sizeof tr, deadline + 5))
-      fprintf (stderr, "no result from the target\n");
+    for (unsigned k = 0; k < started; k++)
+      if (!bench_write_all (kids[k].sock, &d, sizeof d)
+          || !bench_read_all (kids[k].sock, &kids[k].result,
+              sizeof kids[k].result, deadline + 5)) {
+        fprintf (stderr, "no result from target %u\n", k);
+        kids[k].result.status = MXL_ERR_TIMEOUT;
+      }
+    for (unsigned k = 0; k < started; k++)
+      kids[k].result.status = kids[k].result.status ? kids[k].result.status
+          : (kids[k].result.received + kids[k].result.superseded
+          != ir.completed ? MXL_ERR_NOT_READY : 0);
+    {
+      TargetResult each[MAX_TARGETS];
+      for (unsigned k = 0; k < started; k++)
+        each[k] = kids[k].result;
+      targets_sum (each, started, &tr);
+    }
   }
   ir.unsupported |= tr.unsupported != 0;
-  rc = (ir.status || tr.status
-      || tr.received + tr.superseded != ir.completed || tr.damaged
-      || tr.out_of_order) ? 1 : 0;
+  rc = (ir.status || tr.status || tr.damaged || tr.out_of_order) ? 1 : 0;
   if (!ir.unsupported)
     print_json (&o, &s, &ir, &tr, rc == 0);
 
@@ -883,28 +1035,16 @@ out:
     rc = EXIT_UNSUPPORTED;
   }
   fflush (stdout);
-  if (info)
-    mxlFabricsFreeTargetInfo (info);
+  for (unsigned k = 0; k < o.targets; k++)
+    if (info[k])
+      mxlFabricsFreeTargetInfo (info[k]);
   if (init)
     mxlFabricsDestroyInitiator (s.fab, init);
   side_close (&s);
-  g_free (text);
-  close (sv[0]);
-  /* Bounded wait for the child, then kill it by PID. */
-  for (int i = 0; i < 500; i++) {
-    if (waitpid (child, &status, WNOHANG) == child)
-      goto reaped;
-    g_usleep (10000);
-  }
-  kill (child, SIGKILL);
-  waitpid (child, &status, 0);
-  rc = rc ? rc : 1;
-reaped:
-  if (rc == 0 && !(WIFEXITED (status) && WEXITSTATUS (status) == 0))
-    rc = 1;
-  for (int k = 0; k < 2; k++) {
-    domain_remove (dom[k]);
-    g_free (dom[k]);
-  }
+  for (unsigned k = 0; k < started; k++)
+    if (!child_reap (&kids[k]) && rc == 0)
+      rc = 1;
+  domain_remove (dom);
+  g_free (dom);
   return rc;
 }
