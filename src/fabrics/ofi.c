@@ -122,6 +122,7 @@ mxl_ofi_region_register (MxlOfiDomain *dom, void *base, size_t len,
     uint64_t access, MxlOfiRegion *out, GError **error)
 {
   struct iovec iov = { .iov_base = base, .iov_len = len };
+  gboolean remote;
   int rc = -FI_ENOKEY;
 
   memset (out, 0, sizeof (*out));
@@ -141,7 +142,15 @@ mxl_ofi_region_register (MxlOfiDomain *dom, void *base, size_t len,
     return mxl_ofi_fail (rc, "fi_mr_regattr", error);
 
   out->key = fi_mr_key (out->mr);
-  if (out->key == FI_KEY_NOTAVAIL || g_hash_table_contains (dom->keys, &out->key)) {
+  remote = (access & (FI_REMOTE_WRITE | FI_REMOTE_READ)) != 0;
+  if (!remote) {
+    /* Local-only regions (sources of our writes) are never addressed by a
+     * peer, so their key does not matter: libfabric 2.x tcp answers
+     * FI_KEY_NOTAVAIL or repeats keys for them (fi_mr(3): keys identify
+     * regions for remote access). */
+    out->key = 0;
+  } else if (out->key == FI_KEY_NOTAVAIL
+      || g_hash_table_contains (dom->keys, &out->key)) {
     /* A provider key that repeats within the domain would let a peer write
      * into the wrong region: refuse it. */
     mxl_ofi_close (&out->mr->fid, "mr");
@@ -150,7 +159,9 @@ mxl_ofi_region_register (MxlOfiDomain *dom, void *base, size_t len,
         "memory region key unavailable or not unique in the domain");
     return MXL_ERR_INTERNAL;
   }
-  remember_key (dom, out->key);
+  if (remote)
+    remember_key (dom, out->key);
+  out->remote = remote;
   out->base = base;
   out->len = len;
   out->desc = fi_mr_desc (out->mr);
@@ -163,7 +174,8 @@ mxl_ofi_region_close (MxlOfiDomain *dom, MxlOfiRegion *region)
 {
   if (region == NULL || region->mr == NULL)
     return;
-  g_hash_table_remove (dom->keys, &region->key);
+  if (region->remote)
+    g_hash_table_remove (dom->keys, &region->key);
   mxl_ofi_close (&region->mr->fid, "mr");
   memset (region, 0, sizeof (*region));
 }

@@ -83,7 +83,8 @@ typedef struct MxlOfiRegion {
   struct fid_mr *mr;
   uint8_t *base;
   size_t len;
-  uint64_t key;                  /* fi_mr_key() */
+  uint64_t key;                  /* fi_mr_key() of a remotely accessible region; 0 for local-only ones */
+  gboolean remote;               /* registered with FI_REMOTE_WRITE/READ: key tracked in the domain */
   void *desc;                    /* fi_mr_desc(), passed for every local iov */
   uint64_t remote_addr;          /* (uintptr_t) base with FI_MR_VIRT_ADDR, else 0 */
 } MxlOfiRegion;
