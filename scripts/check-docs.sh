@@ -1,0 +1,80 @@
+#!/bin/sh
+# The docs check: runs every shell block of README.md and docs/*.md, so no
+# documented command rots. A block is a fence opened with ```sh. The line
+# just before it must be one of
+#   <!-- doc-test -->              run it (from the source root, sh -eu,
+#   <!-- doc-test timeout=N -->    60 s or N s, then killed: a failure)
+#   <!-- doc-skip: REASON -->      not run here; REASON says why and which
+#                                  test runs it instead
+# and a block with neither fails the check. Paths "build/", "$PWD/build/"
+# and "-C build" in a block are rewritten to the build tree under test; PATH holds its
+# tools and GST_PLUGIN_PATH its plugin. TAP output.
+# Usage: sh scripts/check-docs.sh [BUILDDIR] [FILE...]
+set -u
+cd "$(dirname "$0")/.."
+src=$(pwd)
+build=${1:-build}
+[ $# -gt 0 ] && shift
+build=$(cd "$build" && pwd) || exit 2
+[ $# -gt 0 ] || set -- README.md docs/*.md
+work=$(mktemp -d "${TMPDIR:-/tmp}/mxl-docs-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+PATH=$build/src/tools:$build/demo:$PATH
+GST_PLUGIN_PATH=$build/gst
+export PATH GST_PLUGIN_PATH
+
+# Split the files into $work/NNN.sh blocks with $work/NNN.meta
+# ("file:line<TAB>marker").
+awk -v dir="$work" '
+  FNR == 1 { prev = "" }
+  /^```sh[ \t]*$/ && !inblock {
+    n++; inblock = 1; f = sprintf("%s/%03d.sh", dir, n)
+    printf "%s:%d\t%s\n", FILENAME, FNR, prev > sprintf("%s/%03d.meta", dir, n)
+    printf "" > f
+    next
+  }
+  /^```/ && inblock { inblock = 0; close(f); prev = ""; next }
+  inblock { print >> f; next }
+  { if ($0 !~ /^[ \t]*$/) prev = $0 }
+' "$@"
+
+total=$(ls "$work"/*.meta 2>/dev/null | wc -l)
+echo "1..$total"
+i=0 failed=0
+for meta in "$work"/*.meta; do
+  [ -f "$meta" ] || continue
+  i=$((i + 1))
+  block=${meta%.meta}.sh
+  where=$(cut -f1 "$meta")
+  marker=$(cut -f2- "$meta")
+  case "$marker" in
+    "<!-- doc-skip:"*)
+      reason=$(echo "$marker" | sed 's/^<!-- doc-skip: *//; s/ *-->$//')
+      echo "ok $i - $where # SKIP $reason"
+      continue ;;
+    "<!-- doc-test"*) ;;
+    *)
+      echo "not ok $i - $where: no <!-- doc-test --> or <!-- doc-skip: ... --> line before the block"
+      failed=$((failed + 1))
+      continue ;;
+  esac
+  t=$(echo "$marker" | sed -n 's/.*timeout=\([0-9][0-9]*\).*/\1/p')
+  [ -n "$t" ] || t=60
+  sed -e "s#\\\$PWD/build/#$build/#g" \
+      -e "s#\\(^\\|[ =\"'@]\\)build/#\\1$build/#g" \
+      -e "s#-C build\\( \\|\$\\)#-C $build\\1#g" "$block" >"$block.run"
+  start=$(date +%s)
+  (cd "$src" && timeout -k 5 "$t" sh -eu "$block.run") >"$block.out" 2>&1
+  rc=$?
+  secs=$(( $(date +%s) - start ))
+  if [ "$rc" = 0 ]; then
+    echo "ok $i - $where (${secs} s)"
+  else
+    echo "not ok $i - $where: exit $rc after ${secs} s"
+    sed 's/^/#   /' "$block.run"
+    echo "# output:"
+    tail -n 30 "$block.out" | sed 's/^/#   /'
+    failed=$((failed + 1))
+  fi
+done
+[ "$failed" = 0 ]
