@@ -8,7 +8,8 @@
 #                                  test runs it instead
 # and a block with neither fails the check. Paths "build/", "$PWD/build/"
 # and "-C build" in a block are rewritten to the build tree under test; PATH holds its
-# tools and GST_PLUGIN_PATH its plugin. TAP output.
+# tools, GST_PLUGIN_PATH its plugin, MXL_BUILD_DIR (scripts/demo.sh) its
+# path. TAP output.
 # Usage: sh scripts/check-docs.sh [BUILDDIR] [FILE...]
 set -u
 cd "$(dirname "$0")/.."
@@ -21,7 +22,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/mxl-docs-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 PATH=$build/src/tools:$build/demo:$PATH
 GST_PLUGIN_PATH=$build/gst
-export PATH GST_PLUGIN_PATH
+MXL_BUILD_DIR=$build
+export PATH GST_PLUGIN_PATH MXL_BUILD_DIR
 
 # Split the files into $work/NNN.sh blocks with $work/NNN.meta
 # ("file:line<TAB>marker").

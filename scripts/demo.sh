@@ -9,6 +9,7 @@
 #
 # Usage: sh scripts/demo.sh [--duration S] [--provider tcp|shm|verbs|efa]
 #          [--node ADDR] [--fps 50|60] [--no-audio] [--out DIR] [--build DIR]
+#        (--build defaults to $MXL_BUILD_DIR, else build)
 #        sh scripts/demo.sh --two-host-receiver --node ADDR [options]
 #        sh scripts/demo.sh --two-host-sender --node ADDR \
 #          --video-target-info B64 --audio-target-info B64 [options]
@@ -20,7 +21,7 @@ provider=tcp
 node=
 fps=50
 audio=1
-build=build
+build=${MXL_BUILD_DIR:-build}   # --build, or this variable
 out=
 mode=local
 video_ti=
