@@ -9,8 +9,10 @@
 #include <mxl/fabrics.h>
 #include <mxl/fabrics-ext.h>
 
+#include "fabrics/initiator.h"
 #include "fabrics/instance.h"
 #include "fabrics/provider.h"
+#include "fabrics/target.h"
 
 MXL_EXPORT mxlStatus
 mxlFabricsCreateInstance (mxlInstance in_instance, char const *options,
@@ -78,12 +80,22 @@ mxlFabricsTargetSetup (mxlFabricsTarget in_target, mxlFabricsTargetConfig const 
   return mxl_target_setup (in_target, in_config, in_options, out_info);
 }
 
+static mxlStatus
+read_grain (mxlFabricsTarget t, int timeout_ms, uint64_t *out_index)
+{
+  uint64_t count;
+
+  if (t->setup_done && t->continuous)
+    return MXL_ERR_INVALID_STATE;
+  return mxl_target_read (t, timeout_ms, out_index, &count);
+}
+
 MXL_EXPORT mxlStatus
 mxlFabricsTargetReadGrainNonBlocking (mxlFabricsTarget in_target, uint64_t *out_grainIndex)
 {
   if (in_target == NULL || out_grainIndex == NULL)
     return MXL_ERR_INVALID_ARG;
-  return mxl_target_read_grain (in_target, -1, out_grainIndex);
+  return read_grain (in_target, -1, out_grainIndex);
 }
 
 MXL_EXPORT mxlStatus
@@ -92,17 +104,31 @@ mxlFabricsTargetReadGrain (mxlFabricsTarget in_target, uint16_t in_timeoutMs,
 {
   if (in_target == NULL || out_grainIndex == NULL)
     return MXL_ERR_INVALID_ARG;
-  return mxl_target_read_grain (in_target, in_timeoutMs, out_grainIndex);
+  return read_grain (in_target, in_timeoutMs, out_grainIndex);
 }
 
-/* Continuous flows (audio) come with a later issue. */
+/* Continuous flows (wire spec §4). */
+static mxlStatus
+read_samples (mxlFabricsTarget t, int timeout_ms, uint64_t *out_head, size_t *out_count)
+{
+  uint64_t count = 0;
+  mxlStatus st;
+
+  if (t->setup_done && !t->continuous)
+    return MXL_ERR_INVALID_STATE;
+  st = mxl_target_read (t, timeout_ms, out_head, &count);
+  if (st == MXL_STATUS_OK)
+    *out_count = (size_t) count;
+  return st;
+}
+
 MXL_EXPORT mxlStatus
 mxlFabricsTargetReadSamplesNonBlocking (mxlFabricsTarget in_target,
     uint64_t *out_headIndex, size_t *out_count)
 {
   if (in_target == NULL || out_headIndex == NULL || out_count == NULL)
     return MXL_ERR_INVALID_ARG;
-  return MXL_ERR_UNSUPPORTED_OPERATION;
+  return read_samples (in_target, -1, out_headIndex, out_count);
 }
 
 MXL_EXPORT mxlStatus
@@ -111,7 +137,7 @@ mxlFabricsTargetReadSamples (mxlFabricsTarget in_target, uint16_t in_timeoutMs,
 {
   if (in_target == NULL || out_headIndex == NULL || out_count == NULL)
     return MXL_ERR_INVALID_ARG;
-  return MXL_ERR_UNSUPPORTED_OPERATION;
+  return read_samples (in_target, in_timeoutMs, out_headIndex, out_count);
 }
 
 MXL_EXPORT mxlStatus
@@ -176,7 +202,7 @@ mxlFabricsInitiatorTransferSamples (mxlFabricsInitiator in_initiator, uint64_t i
 {
   if (in_initiator == NULL)
     return MXL_ERR_INVALID_ARG;
-  return MXL_ERR_UNSUPPORTED_OPERATION;
+  return mxl_initiator_transfer_samples (in_initiator, in_headIndex, in_count);
 }
 
 MXL_EXPORT mxlStatus

@@ -191,7 +191,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
 
   if (next.kind == MXL_CONN_CONNECTED && cur.kind != MXL_CONN_CONNECTED) {
     /* The protocol is chosen once, when the connection becomes usable. */
-    conn->egress = &mxl_rma_egress_ops;
+    conn->egress = conn->protocol;
     conn->last_progress = now;
     conn->q_head = conn->q_len = 0;
     init->stats.targetsConnected++;
@@ -234,6 +234,7 @@ find_conn (MxlInitiator *init, uint64_t target_id)
 static void
 conn_free (MxlConn *conn)
 {
+  mxl_samples_conn_release (conn);
   mxl_target_info_free (conn->info);
   g_free (conn);
 }
@@ -255,6 +256,7 @@ teardown (MxlInitiator *init)
   if (init->dom) {
     for (guint i = 0; init->regions && i < init->grain_count; i++)
       mxl_ofi_region_close (init->dom, &init->regions[i]);
+    mxl_ofi_region_close (init->dom, &init->channels_region);
   }
   mxl_ofi_close (init->cq ? &init->cq->fid : NULL, "cq");
   init->cq = NULL;
@@ -318,7 +320,11 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
       init->desc->cq_can_wait ? FI_WAIT_UNSPEC : FI_WAIT_NONE, &init->cq, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
-  {
+  if (flow.format == MXL_DATA_FORMAT_AUDIO) {
+    st = mxl_samples_initiator_setup (init, &flow, &error);
+    if (st != MXL_STATUS_OK)
+      goto fail;
+  } else {
     /* Registered as write sources only; never written through. */
     uint8_t **bases = g_new0 (uint8_t *, init->grain_count);
     size_t *lengths = g_new0 (size_t, init->grain_count);
@@ -379,25 +385,38 @@ address_usable (const MxlInitiator *init, const struct mxlFabricsTargetInfo_t *i
 mxlStatus
 mxl_initiator_add_target (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
 {
+  const MxlEgressOps *protocol;
   MxlConn *conn;
 
   if (!init->setup_done)
     return MXL_ERR_INVALID_STATE;
   if (info->n_regions == 0 || info->n_regions > 65536 || info->fabric_address_len == 0
-      || info->protocol != MXL_PROTOCOL_WRITE || info->has_bounce_buffer
+      || info->has_bounce_buffer != init->continuous
+      || (init->continuous && !mxl_samples_target_usable (init, info))
       || !address_usable (init, info)) {
     g_warning ("initiator: target %" G_GUINT64_FORMAT " unusable (regions %u, "
-        "address format %u, protocol %d)", info->id, info->n_regions,
-        info->address_format, info->protocol);
+        "address format %u, %s target for a %s initiator)", info->id, info->n_regions,
+        info->address_format, info->has_bounce_buffer ? "sample" : "grain",
+        init->continuous ? "sample" : "grain");
     return MXL_ERR_INVALID_ARG;
+  }
+  protocol = mxl_initiator_egress_for (init, info->protocol);
+  if (protocol == NULL) {
+    g_warning ("initiator: target %" G_GUINT64_FORMAT " expects the \"%s\" protocol, "
+        "which this initiator (provider %s, options) cannot speak", info->id,
+        mxl_protocol_kind_to_string (info->protocol), init->desc->name);
+    return MXL_ERR_UNSUPPORTED_OPERATION;
   }
   conn = find_conn (init, info->id);
   if (conn != NULL) {
     if (conn->state.kind != MXL_CONN_LOST)
       return MXL_ERR_EXISTS;
     /* Re-adding a lost target reconnects (with its possibly newer info). */
+    mxl_samples_conn_release (conn);
     mxl_target_info_free (conn->info);
     conn->info = mxl_target_info_copy (info);
+    conn->protocol = protocol;
+    conn->next_entry = 0;
     mxl_conn_transition (conn, MXL_CONN_IN_READD, MXL_STATUS_OK);
     return MXL_STATUS_OK;
   }
@@ -405,6 +424,7 @@ mxl_initiator_add_target (MxlInitiator *init, const struct mxlFabricsTargetInfo_
   conn->init = init;
   conn->target_id = info->id;
   conn->info = mxl_target_info_copy (info);
+  conn->protocol = protocol;
   conn->state.kind = MXL_CONN_REMOVED;
   g_ptr_array_add (init->conns, conn);
   /* REMOVED → IDLE: reported as the target being added. */
@@ -569,8 +589,9 @@ mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms)
   }
 }
 
+/* Queues a grain (@req) or a batch of samples (@sreq) on @conn. */
 static mxlStatus
-queue_on (MxlConn *conn, const MxlGrainRequest *req)
+queue_on (MxlConn *conn, const MxlGrainRequest *req, const MxlSamplesRequest *sreq)
 {
   MxlInitiator *init = conn->init;
   gint64 deadline = g_get_monotonic_time () + QUEUE_WAIT_MS * 1000;
@@ -578,7 +599,8 @@ queue_on (MxlConn *conn, const MxlGrainRequest *req)
   mxlStatus st;
 
   /* A full queue: drive progress (bounded) until there is room. */
-  while ((st = conn->egress->queue_grain (conn, req)) == MXL_ERR_NOT_READY) {
+  while ((st = req ? conn->egress->queue_grain (conn, req)
+          : conn->egress->queue_samples (conn, sreq)) == MXL_ERR_NOT_READY) {
     progress_once (init);
     if (conn->state.kind != MXL_CONN_CONNECTED)
       return MXL_STATUS_OK;     /* lost meanwhile: reported by an event */
@@ -593,7 +615,8 @@ queue_on (MxlConn *conn, const MxlGrainRequest *req)
 }
 
 static mxlStatus
-fan_out (MxlInitiator *init, const MxlGrainRequest *req, uint64_t only_target)
+fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest *sreq,
+    uint64_t only_target)
 {
   mxlStatus result = MXL_STATUS_OK;
 
@@ -603,7 +626,7 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, uint64_t only_target)
 
     if (c->state.kind != MXL_CONN_CONNECTED || (only_target && c->target_id != only_target))
       continue;
-    st = queue_on (c, req);
+    st = queue_on (c, req, sreq);
     if (st == MXL_ERR_INVALID_ARG)
       result = st;
     else if (st != MXL_STATUS_OK && result == MXL_STATUS_OK)
@@ -624,7 +647,7 @@ mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index, uint16_t start
   MxlGrainRequest req;
   uint32_t flags;
 
-  if (!init->setup_done)
+  if (!init->setup_done || init->continuous)
     return MXL_ERR_INVALID_STATE;
   if (start > end || end > init->layout.total_slices)
     return MXL_ERR_INVALID_ARG;
@@ -643,7 +666,58 @@ mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index, uint16_t start
   }
   if (req.n_runs == 0)
     return MXL_ERR_INVALID_ARG;
-  return fan_out (init, &req, 0);
+  return fan_out (init, &req, NULL, 0);
+}
+
+mxlStatus
+mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head, uint64_t count)
+{
+  MxlSamplesRequest req;
+
+  if (!init->setup_done || !init->continuous)
+    return MXL_ERR_INVALID_STATE;
+  /* §4.3: count >= 1; a batch cannot be longer than the local ring. */
+  if (count == 0 || count > init->ring.length || head < count)
+    return MXL_ERR_INVALID_ARG;
+  memset (&req, 0, sizeof (req));
+  req.head = head;
+  req.count = count;
+  return fan_out (init, NULL, &req, 0);
+}
+
+/* The test hooks post to one connected target. */
+static mxlStatus
+debug_check_connected (MxlInitiator *init, uint64_t target_id)
+{
+  MxlConn *conn = find_conn (init, target_id);
+
+  if (conn == NULL)
+    return MXL_ERR_NOT_FOUND;
+  return conn->state.kind == MXL_CONN_CONNECTED ? MXL_STATUS_OK : MXL_ERR_INVALID_STATE;
+}
+
+mxlStatus
+mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
+    uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
+    uint64_t header_count)
+{
+  MxlSamplesRequest req;
+  mxlStatus st;
+
+  if (!init->setup_done || !init->continuous)
+    return MXL_ERR_INVALID_ARG;
+  st = debug_check_connected (init, target_id);
+  if (st != MXL_STATUS_OK)
+    return st;
+  memset (&req, 0, sizeof (req));
+  req.head = head;
+  req.count = count;
+  req.raw = TRUE;
+  req.raw_entry = entry;
+  req.raw_imm = imm;
+  req.raw_head = header_head;
+  req.raw_count = header_count;
+  return fan_out (init, NULL, &req, target_id);
 }
 
 mxlStatus
@@ -652,15 +726,13 @@ mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
     uint32_t imm)
 {
   MxlGrainRequest req;
-  MxlConn *conn;
+  mxlStatus st;
 
-  if (!init->setup_done || local_slot >= init->grain_count)
+  if (!init->setup_done || init->continuous || local_slot >= init->grain_count)
     return MXL_ERR_INVALID_ARG;
-  conn = find_conn (init, target_id);
-  if (conn == NULL)
-    return MXL_ERR_NOT_FOUND;
-  if (conn->state.kind != MXL_CONN_CONNECTED)
-    return MXL_ERR_INVALID_STATE;
+  st = debug_check_connected (init, target_id);
+  if (st != MXL_STATUS_OK)
+    return st;
   memset (&req, 0, sizeof (req));
   req.local_slot = local_slot;
   req.n_runs = 1;
@@ -668,7 +740,7 @@ mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
   req.raw = TRUE;
   req.raw_remote_slot = remote_slot;
   req.raw_imm = imm;
-  return fan_out (init, &req, target_id);
+  return fan_out (init, &req, NULL, target_id);
 }
 
 /* --------------------------------------------------- application view */

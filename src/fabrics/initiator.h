@@ -18,6 +18,7 @@
 #include <mxl/fabrics.h>
 #include <mxl/fabrics-ext.h>
 
+#include "fabrics/bounce.h"
 #include "fabrics/events.h"
 #include "fabrics/ofi.h"
 #include "fabrics/options.h"
@@ -61,7 +62,7 @@ struct MxlWriteCtx {
 };
 
 /** One queued transfer of one connection. */
-typedef struct MxlTransfer {
+struct MxlTransfer {
   uint64_t seq;
   uint32_t remote_slot;
   uint32_t imm;
@@ -73,7 +74,15 @@ typedef struct MxlTransfer {
   gboolean started;
   guint outstanding;         /* writes of this transfer in flight */
   gint64 deadline;
-} MxlTransfer;
+  uint64_t chunk_length;     /* bytes of the pending chunk */
+  uint64_t chunk_remote_offset;  /* where it lands in remote region remote_slot */
+  gboolean chunk_last;       /* the pending chunk carries the immediate data */
+  /* continuous flows (protocol_samples.c) */
+  MxlSamplesRequest samples;
+  MxlSamplesSgl sgl;
+  MxlSgChunk sg_pending;
+  guint header_slot;         /* of conn->entry_headers */
+};
 
 typedef enum MxlConnKind {
   MXL_CONN_IDLE,
@@ -116,7 +125,16 @@ struct MxlConn {
   guint outstanding;
   gint64 last_progress;      /* last completion or idle moment (stall check) */
   uint64_t next_seq;
+  const MxlEgressOps *protocol;          /* chosen at AddTarget, used once connected */
+  /* continuous flows: entry index counter (wire spec §2.2) and the 16-byte
+   * header slots, one per transfer that can be queued or in flight */
+  uint32_t next_entry;
+  uint8_t *entry_headers;
+  MxlOfiRegion entry_headers_region;
 };
+
+/** Header slots per connection: queued + in-flight transfers at most. */
+#define MXL_CONN_HEADER_SLOTS (MXL_CONN_QUEUE + MXL_CONN_WINDOW)
 
 typedef struct MxlInitiatorTypeOps {
   const char *name;
@@ -150,6 +168,10 @@ struct mxlFabricsInitiator_t {
   MxlGrainLayout layout;
   uint32_t grain_count;
   MxlOfiRegion *regions;     /* one per local slot */
+  /* continuous flows */
+  gboolean continuous;
+  MxlSampleRing ring;
+  MxlOfiRegion channels_region;  /* the whole channels mapping, FI_WRITE */
   uint64_t max_msg;          /* effective bytes per write */
   uint32_t iov_limit;        /* effective local iovecs per write */
   gboolean ordered_writes;   /* tx msg_order has FI_ORDER_WAW */
@@ -184,6 +206,8 @@ mxlStatus mxl_initiator_remove_target (MxlInitiator *init,
     const struct mxlFabricsTargetInfo_t *info);
 mxlStatus mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index,
     uint16_t start, uint16_t end);
+mxlStatus mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head,
+    uint64_t count);
 /** @timeout_ms: < 0 non-blocking. */
 mxlStatus mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms);
 
@@ -192,6 +216,26 @@ mxlStatus mxl_initiator_poll_event (MxlInitiator *init,
 mxlStatus mxl_initiator_target_state (MxlInitiator *init, uint64_t target_id,
     mxlFabricsExtConnectionState *out);
 void mxl_initiator_get_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out);
+
+/**
+ * mxl_initiator_debug_samples_raw:
+ * Test hook (internal): transfers samples [head - count, head) into bounce
+ * entry @entry of target @target_id with immediate data @imm and the entry
+ * header saying (@header_head, @header_count), without advancing the entry
+ * counter. Returns: as mxl_initiator_debug_post_raw().
+ */
+mxlStatus mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
+    uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
+    uint64_t header_count);
+
+/**
+ * mxl_initiator_egress_for:
+ * The egress ops this initiator uses for a target expecting @kind (its
+ * provider's capabilities and its own "protocol" option decide). Returns:
+ * NULL when it cannot speak @kind.
+ */
+const MxlEgressOps *mxl_initiator_egress_for (const MxlInitiator *init,
+    MxlProtocolKind kind);
 
 /* --- shared by initiator.c, initiator_rc.c, initiator_rdm.c, protocol_rma.c --- */
 

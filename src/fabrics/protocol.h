@@ -17,11 +17,14 @@
 #include <mxl/mxl.h>
 
 #include "fabrics/layout.h"
+#include "flow/flow-internal.h"
 #include "fabrics/options.h"
+#include "fabrics/targetinfo.h"
 
 typedef struct mxlFabricsTarget_t MxlTarget;
 typedef struct MxlConn MxlConn;
 typedef struct MxlWriteCtx MxlWriteCtx;
+typedef struct MxlTransfer MxlTransfer;
 
 /**
  * MxlGrainRequest:
@@ -41,12 +44,30 @@ typedef struct MxlGrainRequest {
   uint32_t raw_imm;
 } MxlGrainRequest;
 
+/**
+ * MxlSamplesRequest:
+ * A batch of a continuous flow (TransferSamples): samples head - count ..
+ * head - 1 of every channel (wire spec §4).
+ */
+typedef struct MxlSamplesRequest {
+  uint64_t head;
+  uint64_t count;
+  /* Test hook only (mxl_initiator_debug_samples_raw()): this entry index
+   * and these header values instead of the computed ones. */
+  gboolean raw;
+  uint32_t raw_entry;
+  uint32_t raw_imm;
+  uint64_t raw_head, raw_count;
+} MxlSamplesRequest;
+
 typedef struct MxlEgressOps {
   const char *name;
   /* Checks the request against the connection's remote regions and queues
    * it. Returns OK, INVALID_ARG (a write would leave the remote region),
    * NOT_READY (queue full). */
   mxlStatus (*queue_grain) (MxlConn *conn, const MxlGrainRequest *req);
+  /* The same for a batch of samples (continuous flows). */
+  mxlStatus (*queue_samples) (MxlConn *conn, const MxlSamplesRequest *req);
   /* Posts queued writes while the provider accepts them. Returns OK, or the
    * status of a posting failure other than -FI_EAGAIN (connection broken). */
   mxlStatus (*pump) (MxlConn *conn);
@@ -59,14 +80,100 @@ typedef struct MxlEgressOps {
 typedef struct MxlIngressOps {
   const char *name;
   /* Decodes one completion that carries immediate data. Returns OK with the
-   * grain index, INVALID_ARG for bad network input (counted), or NOT_READY
-   * when the completion is consumed without a result (superseded). */
+   * grain index (continuous flows: the head index and the sample count),
+   * INVALID_ARG for bad network input (counted), or NOT_READY when the
+   * completion is consumed without a result (superseded). */
   mxlStatus (*on_completion) (MxlTarget *target,
-      const struct fi_cq_data_entry *entry, uint64_t *out_index);
+      const struct fi_cq_data_entry *entry, uint64_t *out_index,
+      uint64_t *out_count);
+  /* Called for every drained completion before any is consumed (batch
+   * bookkeeping: is a newer completion for the same slot or entry
+   * waiting?). */
+  void (*on_drained) (MxlTarget *target, const struct fi_cq_data_entry *entry);
 } MxlIngressOps;
 
 extern const MxlEgressOps mxl_rma_egress_ops;
+extern const MxlEgressOps mxl_rma_samples_egress_ops;
 extern const MxlIngressOps mxl_rma_ingress_ops;
+extern const MxlIngressOps mxl_rma_samples_ingress_ops;
+
+/**
+ * MxlChunkSource:
+ * How a protocol produces and posts the writes (or sends) of a queued
+ * transfer; mxl_egress_pump() does the rest (deadlines, window, contexts,
+ * holding the immediate data on unordered providers, -FI_EAGAIN).
+ */
+typedef struct MxlChunkSource {
+  /* Produces the next piece of @t into its pending chunk (sets
+   * t->have_pending, t->chunk_length, t->chunk_last,
+   * t->chunk_remote_offset); FALSE when done. */
+  gboolean (*next) (MxlConn *conn, MxlTransfer *t);
+  /* Local iovecs (at most MXL_LAYOUT_MAX_IOV) of the pending chunk, each
+   * checked against its local region; FALSE when one would leave it. */
+  gboolean (*iov) (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc,
+      guint *n_iov);
+} MxlChunkSource;
+
+/* Grain chunks (protocol_rma.c) and sample chunks (protocol_samples.c). */
+extern const MxlChunkSource mxl_grain_chunks;
+extern const MxlChunkSource mxl_sample_chunks;
+
+/**
+ * MxlTransportPost:
+ * Posts the pending chunk of @t (t->chunk_remote_offset and t->chunk_length
+ * bytes into remote region t->remote_slot; t->imm when t->chunk_last) from
+ * the local @iov. Returns: the libfabric status.
+ */
+typedef ssize_t (*MxlTransportPost) (MxlConn *conn, MxlTransfer *t,
+    const struct iovec *iov, void **desc, guint n_iov, MxlWriteCtx *ctx);
+
+/** Remote write + immediate data (protocol_rma.c). */
+ssize_t mxl_rma_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+    void **desc, guint n_iov, MxlWriteCtx *ctx);
+
+mxlStatus mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src,
+    MxlTransportPost post);
+
+/** Appends a transfer to the connection's queue (NULL when full): sequence,
+ * deadline and the queued counter are set, the rest is zeroed. */
+MxlTransfer *mxl_egress_enqueue (MxlConn *conn);
+
+/** The shared on_write_done and reset of queued-transfer protocols. */
+void mxl_egress_on_write_done (MxlConn *conn, const MxlWriteCtx *ctx, gboolean ok);
+void mxl_egress_reset (MxlConn *conn);
+
+/**
+ * mxl_egress_select:
+ * The egress ops for a target of protocol @kind, for a grain (@continuous
+ * FALSE) or sample initiator. Returns: NULL when this build cannot speak it.
+ */
+const MxlEgressOps *mxl_egress_select (MxlProtocolKind kind, gboolean continuous);
+
+/* --- continuous flows (protocol_samples.c) --- */
+
+typedef struct mxlFabricsInitiator_t MxlInitiator;
+
+/** Registers the initiator's channel rings (FI_WRITE). */
+mxlStatus mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
+    GError **error);
+/** TRUE when @info has a bounce ring that batches of this flow fit. */
+gboolean mxl_samples_target_usable (const MxlInitiator *init,
+    const struct mxlFabricsTargetInfo_t *info);
+/** Frees a connection's header slots. */
+void mxl_samples_conn_release (MxlConn *conn);
+/** Allocates and registers the target's bounce ring (§4.1). */
+mxlStatus mxl_samples_target_setup (MxlTarget *target, const MxlFlowLayout *flow,
+    GError **error);
+/** Regions and bounceBufferInfo of the TargetInfo. */
+void mxl_samples_target_fill_info (MxlTarget *target,
+    struct mxlFabricsTargetInfo_t *info);
+void mxl_samples_target_teardown (MxlTarget *target);
+/** Validates, copies out, unpacks and commits bounce entry @e (whose data
+ * is complete). Returns OK with (head, count), INVALID_ARG (bad header,
+ * counted), MXL_FABRICS_EXT_STATUS_SAMPLES_LOST (counted), or the flow
+ * writer's status. */
+mxlStatus mxl_samples_deliver_entry (MxlTarget *target, uint64_t e,
+    uint64_t *out_head, uint64_t *out_count);
 
 /**
  * mxl_protocol_check_options:

@@ -46,42 +46,57 @@ queue_head (MxlConn *conn)
   return conn->q_len ? &conn->queue[conn->q_head] : NULL;
 }
 
+MxlTransfer *
+mxl_egress_enqueue (MxlConn *conn)
+{
+  MxlTransfer *t;
+
+  if (conn->q_len >= MXL_CONN_QUEUE)
+    return NULL;
+  t = &conn->queue[(conn->q_head + conn->q_len) % MXL_CONN_QUEUE];
+  memset (t, 0, sizeof (*t));
+  t->seq = conn->next_seq++;
+  t->deadline = g_get_monotonic_time () + MXL_TRANSFER_DEADLINE_MS * 1000;
+  conn->q_len++;
+  conn->init->stats.transfersQueued++;
+  return t;
+}
+
+/* Checks the runs of @req against remote region @slot and the local slot
+ * (wire spec §3.3). Writes are pieces of the runs, so checking the runs
+ * checks them all. */
+static gboolean
+runs_fit (MxlConn *conn, const MxlGrainRequest *req, uint32_t slot)
+{
+  const MxlRemoteRegion *remote = &conn->info->regions[slot];
+  const MxlOfiRegion *local = &conn->init->regions[req->local_slot];
+
+  for (guint r = 0; r < req->n_runs; r++) {
+    const MxlRun *run = &req->runs[r];
+    if (run->offset > remote->len || run->length > remote->len - run->offset)
+      return FALSE;
+    if (run->offset > local->len || run->length > local->len - run->offset)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 static mxlStatus
 rma_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
 {
   const struct mxlFabricsTargetInfo_t *info = conn->info;
-  MxlInitiator *init = conn->init;
-  const MxlRemoteRegion *remote;
   MxlTransfer *t;
   uint32_t slot;
 
   if (conn->q_len >= MXL_CONN_QUEUE)
     return MXL_ERR_NOT_READY;
   slot = req->raw ? req->raw_remote_slot : (uint32_t) (req->grain_index % info->n_regions);
-  if (slot >= info->n_regions)
+  if (slot >= info->n_regions || !runs_fit (conn, req, slot))
     return MXL_ERR_INVALID_ARG;
-  remote = &info->regions[slot];
-  /* Every write must stay inside the remote region as advertised, and
-   * inside the local slot (wire spec §3.3). Writes are pieces of the runs,
-   * so checking the runs checks them all. */
-  for (guint r = 0; r < req->n_runs; r++) {
-    const MxlRun *run = &req->runs[r];
-    if (run->offset > remote->len || run->length > remote->len - run->offset)
-      return MXL_ERR_INVALID_ARG;
-    if (run->offset > init->regions[req->local_slot].len
-        || run->length > init->regions[req->local_slot].len - run->offset)
-      return MXL_ERR_INVALID_ARG;
-  }
-
-  t = &conn->queue[(conn->q_head + conn->q_len) % MXL_CONN_QUEUE];
-  memset (t, 0, sizeof (*t));
-  t->seq = conn->next_seq++;
+  t = mxl_egress_enqueue (conn);
   t->remote_slot = slot;
   t->imm = req->raw ? req->raw_imm : mxl_imm_grain_encode (slot, req->slice_end);
   t->req = *req;
-  t->deadline = g_get_monotonic_time () + MXL_TRANSFER_DEADLINE_MS * 1000;
-  conn->q_len++;
-  init->stats.transfersQueued++;
   return MXL_STATUS_OK;
 }
 
@@ -109,6 +124,9 @@ next_chunk (MxlConn *conn, MxlTransfer *t)
       /* Only the last write of the last run carries the immediate data. */
       t->pending.last = t->pending.last && t->run + 1 == t->req.n_runs;
       t->have_pending = TRUE;
+      t->chunk_length = t->pending.length;
+      t->chunk_last = t->pending.last;
+      t->chunk_remote_offset = t->req.runs[t->run].offset + t->pending.remote_offset;
       return TRUE;
     }
     if (t->run + 1 >= t->req.n_runs)
@@ -119,51 +137,57 @@ next_chunk (MxlConn *conn, MxlTransfer *t)
   }
 }
 
-static ssize_t
-post_chunk (MxlConn *conn, MxlTransfer *t, MxlWriteCtx *ctx)
+/* Local iovecs of the pending grain chunk, checked against the local slot. */
+static gboolean
+grain_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint *n_iov)
 {
-  MxlInitiator *init = conn->init;
   const MxlChunk *c = &t->pending;
-  const MxlOfiRegion *local = &init->regions[t->req.local_slot];
-  const MxlRemoteRegion *remote = &conn->info->regions[t->remote_slot];
-  const MxlRun *run = &t->req.runs[t->run];
-  struct iovec iov[MXL_LAYOUT_MAX_IOV];
-  void *desc[MXL_LAYOUT_MAX_IOV];
-  struct fi_rma_iov rma;
-  struct fi_msg_rma msg;
-  uint64_t remote_off = run->offset + c->remote_offset;
-  uint64_t flags = FI_DELIVERY_COMPLETE | FI_COMPLETION;
+  const MxlOfiRegion *local = &conn->init->regions[t->req.local_slot];
 
-  /* Checked again per write: the remote range and every local iovec. */
-  if (remote_off > remote->len || c->length > remote->len - remote_off)
-    return -FI_EINVAL;
   for (guint i = 0; i < c->n_iov; i++) {
     if (c->iov[i].offset > local->len || c->iov[i].length > local->len - c->iov[i].offset)
-      return -FI_EINVAL;
+      return FALSE;
     iov[i].iov_base = local->base + c->iov[i].offset;
     iov[i].iov_len = c->iov[i].length;
     desc[i] = local->desc;
   }
-  rma.addr = remote->addr + remote_off;
-  rma.len = c->length;
+  *n_iov = c->n_iov;
+  return TRUE;
+}
+
+ssize_t
+mxl_rma_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+    guint n_iov, MxlWriteCtx *ctx)
+{
+  const MxlRemoteRegion *remote = &conn->info->regions[t->remote_slot];
+  uint64_t off = t->chunk_remote_offset, len = t->chunk_length;
+  uint64_t flags = FI_DELIVERY_COMPLETE | FI_COMPLETION;
+  struct fi_rma_iov rma;
+  struct fi_msg_rma msg;
+
+  /* Checked again per write: the remote range. */
+  if (off > remote->len || len > remote->len - off)
+    return -FI_EINVAL;
+  rma.addr = remote->addr + off;
+  rma.len = len;
   rma.key = remote->rkey;
   memset (&msg, 0, sizeof (msg));
   msg.msg_iov = iov;
   msg.desc = desc;
-  msg.iov_count = c->n_iov;
+  msg.iov_count = n_iov;
   msg.addr = conn->state.u.connected.addr;
   msg.rma_iov = &rma;
   msg.rma_iov_count = 1;
   msg.context = ctx;
-  if (c->last) {
+  if (t->chunk_last) {
     msg.data = t->imm;
     flags |= FI_REMOTE_CQ_DATA;
   }
   return fi_writemsg (conn->state.u.connected.ep, &msg, flags);
 }
 
-static mxlStatus
-rma_pump (MxlConn *conn)
+mxlStatus
+mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post)
 {
   MxlInitiator *init = conn->init;
   MxlTransfer *t;
@@ -177,21 +201,27 @@ rma_pump (MxlConn *conn)
       dequeue_head (conn);
       continue;
     }
-    if (!t->have_pending && !next_chunk (conn, t)) {
+    if (!t->have_pending && !src->next (conn, t)) {
       dequeue_head (conn);         /* defensive: a transfer always ends on a last write */
       continue;
     }
     /* Hold the immediate data until the data is known to be in place. */
-    if (t->pending.last && !init->ordered_writes && t->outstanding > 0)
+    if (t->chunk_last && !init->ordered_writes && t->outstanding > 0)
       break;
     ctx = mxl_initiator_ctx_get (init);
     if (ctx == NULL)
       break;
     ctx->conn_id = conn->conn_id;
     ctx->transfer_seq = t->seq;
-    ctx->bytes = t->pending.length;
-    ctx->last = t->pending.last;
-    rc = post_chunk (conn, t, ctx);
+    ctx->bytes = t->chunk_length;
+    ctx->last = t->chunk_last;
+    {
+      struct iovec iov[MXL_LAYOUT_MAX_IOV];
+      void *desc[MXL_LAYOUT_MAX_IOV];
+      guint n_iov = 0;
+      rc = src->iov (conn, t, iov, desc, &n_iov) ? post (conn, t, iov, desc, n_iov, ctx)
+          : -FI_EINVAL;
+    }
     if (rc == -FI_EAGAIN) {
       mxl_initiator_ctx_put (init, ctx);
       init->stats.retries++;
@@ -199,23 +229,31 @@ rma_pump (MxlConn *conn)
     }
     if (rc != 0) {
       mxl_initiator_ctx_put (init, ctx);
-      g_message ("fi_writemsg to target %" G_GUINT64_FORMAT ": %s (%zd)",
+      g_message ("posting to target %" G_GUINT64_FORMAT ": %s (%zd)",
           conn->target_id, fi_strerror ((int) -rc), rc);
       return rc == -FI_EINVAL ? MXL_ERR_INVALID_ARG : mxl_ofi_status (rc);
     }
     init->stats.writesPosted++;
-    init->stats.bytesPosted += t->pending.length;
+    init->stats.bytesPosted += t->chunk_length;
     conn->outstanding++;
     t->outstanding++;
     t->have_pending = FALSE;
-    if (t->pending.last)
+    if (t->chunk_last)
       dequeue_head (conn);
   }
   return MXL_STATUS_OK;
 }
 
-static void
-rma_on_write_done (MxlConn *conn, const MxlWriteCtx *ctx, gboolean ok)
+const MxlChunkSource mxl_grain_chunks = { next_chunk, grain_iov };
+
+static mxlStatus
+rma_pump (MxlConn *conn)
+{
+  return mxl_egress_pump (conn, &mxl_grain_chunks, mxl_rma_post);
+}
+
+void
+mxl_egress_on_write_done (MxlConn *conn, const MxlWriteCtx *ctx, gboolean ok)
 {
   MxlTransfer *t = queue_head (conn);
 
@@ -227,8 +265,8 @@ rma_on_write_done (MxlConn *conn, const MxlWriteCtx *ctx, gboolean ok)
     conn->init->stats.transfersCompleted++;
 }
 
-static void
-rma_reset (MxlConn *conn)
+void
+mxl_egress_reset (MxlConn *conn)
 {
   conn->q_head = 0;
   conn->q_len = 0;
@@ -239,15 +277,24 @@ const MxlEgressOps mxl_rma_egress_ops = {
   .name = "rma-write",
   .queue_grain = rma_queue_grain,
   .pump = rma_pump,
-  .on_write_done = rma_on_write_done,
-  .reset = rma_reset,
+  .on_write_done = mxl_egress_on_write_done,
+  .reset = mxl_egress_reset,
 };
 
 /* --------------------------------------------------------------- ingress */
 
+static void
+rma_on_drained (MxlTarget *t, const struct fi_cq_data_entry *entry)
+{
+  uint32_t slot = (uint32_t) (entry->data & 0xFFFFu);
+
+  if ((entry->flags & FI_REMOTE_CQ_DATA) && slot < t->grain_count)
+    t->slot_pending[slot]++;
+}
+
 static mxlStatus
 rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
-    uint64_t *out_index)
+    uint64_t *out_index, uint64_t *out_count)
 {
   mxlGrainInfo info;
   uint8_t *payload = NULL;
@@ -258,7 +305,7 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
   gboolean superseded = FALSE;
   uint32_t raw_slot = (uint32_t) (entry->data & 0xFFFFu);
 
-  /* Bookkeeping of the batch first (target.c counted every completion
+  /* Bookkeeping of the batch first (rma_on_drained() counted every completion
    * whose low 16 bits name an existing slot): is a newer completion for
    * this slot already waiting? */
   if (raw_slot < t->grain_count && t->slot_pending[raw_slot] > 0)
@@ -298,10 +345,12 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
   }
   t->stats.grainsReceived++;
   *out_index = index;
+  *out_count = 0;
   return MXL_STATUS_OK;
 }
 
 const MxlIngressOps mxl_rma_ingress_ops = {
   .name = "rma-write",
   .on_completion = rma_on_completion,
+  .on_drained = rma_on_drained,
 };

@@ -16,9 +16,11 @@ mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
     st = mxl_protocol_check_options (out_options, error);
   if (st != MXL_STATUS_OK)
     return st;
-  if (flow->format == MXL_DATA_FORMAT_AUDIO || flow->grain_count == 0) {
-    g_set_error (error, MXL_OFI_ERROR, 0, "continuous flows are not supported yet");
-    return MXL_ERR_UNSUPPORTED_OPERATION;
+  if (flow->format == MXL_DATA_FORMAT_AUDIO
+      ? flow->channel_count == 0 || flow->buffer_length == 0 || flow->sample_word_size == 0
+      : flow->grain_count == 0) {
+    g_set_error (error, MXL_OFI_ERROR, 0, "the flow has no ring");
+    return MXL_ERR_INVALID_ARG;
   }
   if (flow->grain_count > 65536) {
     /* The immediate data carries the slot in 16 bits (wire spec §2.3). */

@@ -66,12 +66,16 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
   info->fabric_address_len = addr_len;
   info->id = t->id;
   info->provider = g_strdup (t->desc->name);
-  info->n_regions = t->grain_count;
-  info->regions = g_new0 (MxlRemoteRegion, t->grain_count);
-  for (guint i = 0; i < t->grain_count; i++) {
-    info->regions[i].addr = t->regions[i].remote_addr;
-    info->regions[i].len = t->regions[i].len;
-    info->regions[i].rkey = t->regions[i].key;
+  if (t->continuous) {
+    mxl_samples_target_fill_info (t, info);
+  } else {
+    info->n_regions = t->grain_count;
+    info->regions = g_new0 (MxlRemoteRegion, t->grain_count);
+    for (guint i = 0; i < t->grain_count; i++) {
+      info->regions[i].addr = t->regions[i].remote_addr;
+      info->regions[i].len = t->regions[i].len;
+      info->regions[i].rkey = t->regions[i].key;
+    }
   }
   info->protocol = MXL_PROTOCOL_WRITE;
   def = mxl_flow_writer_get_def (t->writer);
@@ -91,6 +95,7 @@ teardown (MxlTarget *t)
     for (guint i = 0; t->regions && i < t->grain_count; i++)
       mxl_ofi_region_close (t->dom, &t->regions[i]);
   }
+  mxl_samples_target_teardown (t);
   mxl_ofi_close (t->cq ? &t->cq->fid : NULL, "cq");
   t->cq = NULL;
   mxl_ofi_domain_close (t->dom);
@@ -128,7 +133,8 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
     goto fail;
   t->desc = mxl_provider_lookup (config->interface.provider);
   t->type_ops = fi->ep_attr->type == FI_EP_MSG ? &mxl_target_rc_ops : &mxl_target_rdm_ops;
-  t->ingress = &mxl_rma_ingress_ops;
+  t->ingress = flow.format == MXL_DATA_FORMAT_AUDIO ? &mxl_rma_samples_ingress_ops
+      : &mxl_rma_ingress_ops;
   t->writer = config->writer;
   t->grain_count = flow.grain_count;
   mxl_grain_layout_init (&t->layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
@@ -144,7 +150,11 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
       t->desc->cq_can_wait ? FI_WAIT_UNSPEC : FI_WAIT_NONE, &t->cq, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
-  {
+  if (flow.format == MXL_DATA_FORMAT_AUDIO) {
+    st = mxl_samples_target_setup (t, &flow, &error);
+    if (st != MXL_STATUS_OK)
+      goto fail;
+  } else {
     uint8_t **bases = g_new0 (uint8_t *, t->grain_count);
     size_t *lengths = g_new0 (size_t, t->grain_count);
     for (guint i = 0; i < t->grain_count; i++)
@@ -158,7 +168,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   }
   t->batch_cap = MIN ((size_t) t->options.cq_depth + 1, MXL_TARGET_MAX_BATCH);
   t->batch = g_new0 (struct fi_cq_data_entry, t->batch_cap);
-  t->slot_pending = g_new0 (uint32_t, t->grain_count);
+  t->slot_pending = g_new0 (uint32_t, MAX (t->grain_count, 1));
   st = setup_receives (t, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
@@ -228,11 +238,8 @@ refill (MxlTarget *t, int timeout_ms)
   }
   t->batch_len = len;
   t->batch_pos = 0;
-  for (size_t i = 0; i < len; i++) {
-    uint32_t slot = (uint32_t) (t->batch[i].data & 0xFFFFu);
-    if ((t->batch[i].flags & FI_REMOTE_CQ_DATA) && slot < t->grain_count)
-      t->slot_pending[slot]++;
-  }
+  for (size_t i = 0; i < len; i++)
+    t->ingress->on_drained (t, &t->batch[i]);
   /* libfabric's software CQs (tcp, shm, rxm) never drop entries, they queue
    * beyond their size; more than cqDepth arriving between two drains is
    * what overruns a hardware CQ of that depth. Reported, nothing dropped. */
@@ -250,7 +257,7 @@ refill (MxlTarget *t, int timeout_ms)
 
 /* Consumes buffered completions until one gives a result. */
 static mxlStatus
-consume (MxlTarget *t, uint64_t *out_index)
+consume (MxlTarget *t, uint64_t *out_index, uint64_t *out_count)
 {
   while (t->batch_pos < t->batch_len) {
     const struct fi_cq_data_entry *e = &t->batch[t->batch_pos++];
@@ -270,7 +277,7 @@ consume (MxlTarget *t, uint64_t *out_index)
       t->stats.completionsWithoutData++;
       continue;
     }
-    st = t->ingress->on_completion (t, e, out_index);
+    st = t->ingress->on_completion (t, e, out_index, out_count);
     if (st != MXL_ERR_NOT_READY)
       return st;
   }
@@ -278,20 +285,21 @@ consume (MxlTarget *t, uint64_t *out_index)
 }
 
 static mxlStatus
-read_once (MxlTarget *t, int timeout_ms, uint64_t *out_index)
+read_once (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_count)
 {
-  mxlStatus st = consume (t, out_index);
+  mxlStatus st = consume (t, out_index, out_count);
 
   if (st != MXL_ERR_NOT_READY)
     return st;
   st = refill (t, timeout_ms);
   if (st != MXL_STATUS_OK)
     return st;
-  return consume (t, out_index);
+  return consume (t, out_index, out_count);
 }
 
 mxlStatus
-mxl_target_read_grain (MxlTarget *t, int timeout_ms, uint64_t *out_index)
+mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
+    uint64_t *out_count)
 {
   gint64 deadline;
   mxlStatus st;
@@ -299,7 +307,7 @@ mxl_target_read_grain (MxlTarget *t, int timeout_ms, uint64_t *out_index)
   if (!t->setup_done)
     return MXL_ERR_INVALID_STATE;
   /* Fast path: completions already buffered. */
-  st = consume (t, out_index);
+  st = consume (t, out_index, out_count);
   if (st != MXL_ERR_NOT_READY)
     return st;
   deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
@@ -307,7 +315,7 @@ mxl_target_read_grain (MxlTarget *t, int timeout_ms, uint64_t *out_index)
     gint64 now, left_ms;
     gboolean ready = t->type_ops->poll_events (t, -1);
 
-    st = read_once (t, -1, out_index);
+    st = read_once (t, -1, out_index, out_count);
     if (st != MXL_ERR_NOT_READY)
       break;
     now = g_get_monotonic_time ();
@@ -320,7 +328,7 @@ mxl_target_read_grain (MxlTarget *t, int timeout_ms, uint64_t *out_index)
       continue;
     }
     if (t->desc->cq_can_wait) {
-      st = read_once (t, (int) left_ms, out_index);
+      st = read_once (t, (int) left_ms, out_index, out_count);
       if (st != MXL_ERR_NOT_READY)
         break;
     } else {

@@ -19,6 +19,7 @@
 #include <mxl/fabrics.h>
 #include <mxl/fabrics-ext.h>
 
+#include "fabrics/bounce.h"
 #include "fabrics/events.h"
 #include "fabrics/ofi.h"
 #include "fabrics/options.h"
@@ -78,6 +79,17 @@ struct mxlFabricsTarget_t {
   MxlGrainLayout layout;
   uint32_t grain_count;
   MxlOfiRegion *regions;          /* one per slot, FI_REMOTE_WRITE */
+  /* continuous flows (protocol_samples.c) */
+  gboolean continuous;
+  MxlSampleRing ring;
+  uint8_t *channels;              /* the writer's channel rings */
+  uint64_t entry_count, entry_size, entry_capacity;
+  uint8_t *bounce;                /* entry_count * entry_size bytes */
+  MxlOfiRegion bounce_region;     /* FI_REMOTE_WRITE */
+  uint8_t *entry_copy;            /* one entry's payload, copied out */
+  uint32_t *entry_pending;        /* buffered completions per entry */
+  gboolean have_last_entry, have_last_head;
+  uint64_t last_entry, last_head;
   struct mxlFabricsTargetInfo_t *info;
   uint64_t id;
   /* completion batch */
@@ -109,9 +121,10 @@ mxlStatus mxl_target_setup (MxlTarget *target,
     struct mxlFabricsTargetInfo_t **out_info);
 void mxl_target_destroy (MxlTarget *target);
 
-/** @timeout_ms: < 0 or 0 non-blocking, otherwise the longest wait. */
-mxlStatus mxl_target_read_grain (MxlTarget *target, int timeout_ms,
-    uint64_t *out_index);
+/** @timeout_ms: < 0 or 0 non-blocking, otherwise the longest wait.
+ * @out_count: samples per channel (continuous flows; 0 for grains). */
+mxlStatus mxl_target_read (MxlTarget *target, int timeout_ms,
+    uint64_t *out_index, uint64_t *out_count);
 
 mxlStatus mxl_target_poll_event (MxlTarget *target,
     mxlFabricsExtConnectionEvent *out);

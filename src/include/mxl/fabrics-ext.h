@@ -42,6 +42,19 @@ extern "C" {
  */
 #define MXL_FABRICS_EXT_STATUS_CQ_OVERRUN MXL_ERR_OUT_OF_RANGE_TOO_LATE
 
+/**
+ * MXL_FABRICS_EXT_STATUS_SAMPLES_LOST:
+ * Returned by mxlFabricsTargetReadSamples*() once per batch of samples that
+ * was lost because the initiator ran more than the bounce ring ahead of the
+ * target's reads (wire spec §2.3: the ring has no flow control): its entry
+ * was overwritten before it could be unpacked, or while it was being
+ * copied. Nothing of it is unpacked; keep reading. Counted in
+ * mxlFabricsExtTargetStats.batchesLost. Same value as
+ * MXL_FABRICS_EXT_STATUS_CQ_OVERRUN (the reader was too late), which sample
+ * targets report as well.
+ */
+#define MXL_FABRICS_EXT_STATUS_SAMPLES_LOST MXL_ERR_OUT_OF_RANGE_TOO_LATE
+
 /** Accepts "any", "tcp", "verbs", "efa", "shm" and "tcp;ofi_rxm".
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG otherwise or for NULL. */
 MXL_EXPORT mxlStatus mxlFabricsExtProviderFromString (char const *in_string,
@@ -148,6 +161,16 @@ typedef struct mxlFabricsExtTargetStats_t {
   uint64_t connectionsRejected;  /* RC: requests refused while connected */
   uint64_t disconnections;       /* RC: initiators gone (shutdown or error) */
   uint64_t commitFailures;       /* flow writer refused the commit */
+  /* continuous flows */
+  uint64_t batchesReceived;      /* batches of samples unpacked and committed */
+  uint64_t batchesLost;          /* bounce entries overwritten before unpacking
+                                    (MXL_FABRICS_EXT_STATUS_SAMPLES_LOST) */
+  uint64_t badBounceEntries;     /* entry headers with count 0, count above the
+                                    entry's capacity, or head < count */
+  uint64_t entriesOutOfSequence; /* entry index not the previous one + 1 mod
+                                    entryCount (initiator restarted, or batches lost) */
+  uint64_t samplesSkipped;       /* samples per channel between two delivered
+                                    batches that never arrived */
 } mxlFabricsExtTargetStats;
 
 /** Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL;

@@ -77,20 +77,35 @@ fabtest_cleanup_pid (pid_t pid)
   g_free (ep_infix);
 }
 
+/* @domain_options: (nullable) written to the domain's options.json before
+ * the instance reads it (e.g. a history duration, which sets an audio
+ * flow's ring length); @writer_options: (nullable) flow writer options. */
 static inline void
-fabtest_side_init (FabSide *s, const char *flow_def, const char *flow_id)
+fabtest_side_init_full (FabSide *s, const char *flow_def, const char *flow_id,
+    const char *domain_options, const char *writer_options)
 {
   memset (s, 0, sizeof (*s));
   s->domain = fabtest_domain_new ();
+  if (domain_options != NULL) {
+    char *path = g_build_filename (s->domain, "options.json", NULL);
+    g_assert_true (g_file_set_contents (path, domain_options, -1, NULL));
+    g_free (path);
+  }
   s->mxl = mxlCreateInstance (s->domain, NULL);
   g_assert_nonnull (s->mxl);
   g_assert_cmpint (mxlFabricsCreateInstance (s->mxl, NULL, &s->fab), ==, MXL_STATUS_OK);
   if (flow_def != NULL) {
-    g_assert_cmpint (mxlCreateFlowWriter (s->mxl, flow_def, NULL, &s->writer, NULL, NULL),
-        ==, MXL_STATUS_OK);
+    g_assert_cmpint (mxlCreateFlowWriter (s->mxl, flow_def, writer_options, &s->writer, NULL,
+        NULL), ==, MXL_STATUS_OK);
     g_assert_cmpint (mxlCreateFlowReader (s->mxl, flow_id, NULL, &s->reader), ==, MXL_STATUS_OK);
     s->flow_id = g_strdup (flow_id);
   }
+}
+
+static inline void
+fabtest_side_init (FabSide *s, const char *flow_def, const char *flow_id)
+{
+  fabtest_side_init_full (s, flow_def, flow_id, NULL, NULL);
 }
 
 static inline void

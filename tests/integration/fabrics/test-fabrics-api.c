@@ -478,8 +478,9 @@ test_unsupported_options (void)
       ==, MXL_STATUS_OK);
   g_assert_cmpuint (i->max_msg, ==, 4096);
   g_assert_cmpuint (i->iov_limit, ==, 1);
+  /* The wrong transfer variant for a grain initiator (wire spec §7.5). */
   g_assert_cmpint (mxlFabricsInitiatorTransferSamples (i, 480, 480), ==,
-      MXL_ERR_UNSUPPORTED_OPERATION);
+      MXL_ERR_INVALID_STATE);
   /* Bad slice ranges. */
   g_assert_cmpint (mxlFabricsInitiatorTransferGrain (i, 0, 10, 5), ==, MXL_ERR_INVALID_ARG);
   g_assert_cmpint (mxlFabricsInitiatorTransferGrain (i, 0, 0, 1081), ==, MXL_ERR_INVALID_ARG);
