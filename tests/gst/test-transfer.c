@@ -471,101 +471,207 @@ test_data_tcp (void)
 
 /* ------------------------------------------------------------------ audio */
 
-static void
-test_audio_interleaved (void)
+/* Sample k of channel c: exact in float32 (below 2^24). */
+static gfloat
+audio_value (guint c, guint64 k)
 {
-  const gchar *caps = "audio/x-raw,format=F32LE,layout=interleaved,"
-      "rate=48000,channels=2";
-  GstElement *src = parse ("mxlfabricssrc name=src provider=tcp node="
-      NODE " caps=\"audio/x-raw,format=F32LE,layout=non-interleaved,"
-      "rate=48000,channels=2\" ! appsink name=out sync=false");
-  GstStateChangeReturn r;
+  return (gfloat) (c * 1000000 + k);
+}
 
-  /* the library warns (g_warning) when it refuses a continuous flow */
-  g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
-  r = gst_element_set_state (src, GST_STATE_PLAYING);
-  GstElement *sink;
-  gchar *ti = NULL, *props;
-  GstMessage *err;
-  GstBuffer *got;
-  guint i;
+/* Pulls planar buffers from the src until @n samples per channel arrived;
+ * returns them channel-major (n per channel). */
+static gfloat *
+pull_planar (GstElement * src, guint channels, gsize n)
+{
+  gfloat *all = g_new0 (gfloat, channels * n);
+  gsize got = 0;
 
-  if (r == GST_STATE_CHANGE_FAILURE) {
-    stop (src);
-    g_test_skip ("the fabrics engine cannot set up a target for audio "
-        "(samples path not implemented yet)");
-    return;
+  while (got < n) {
+    GstBuffer *b = pull (src, "out", WAIT_S * 1000);
+    GstAudioMeta *meta;
+    GstMapInfo map;
+    gsize m;
+
+    if (b == NULL) {
+      assert_no_error (src);
+      g_error ("%" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " samples received",
+          got, n);
+    }
+    meta = gst_buffer_get_audio_meta (b);
+    g_assert_nonnull (meta);
+    g_assert_cmpint (meta->info.layout, ==, GST_AUDIO_LAYOUT_NON_INTERLEAVED);
+    g_assert_cmpint (meta->info.channels, ==, channels);
+    m = MIN (meta->samples, n - got);
+    g_assert_true (gst_buffer_map (b, &map, GST_MAP_READ));
+    for (guint c = 0; c < channels; c++)
+      memcpy (all + c * n + got, map.data + meta->offsets[c], m * 4);
+    gst_buffer_unmap (b, &map);
+    gst_buffer_unref (b);
+    got += m;
   }
-  {
-    GstElement *e = gst_bin_get_by_name (GST_BIN (src), "src");
-    g_object_get (e, "target-info", &ti, NULL);
-    gst_object_unref (e);
-  }
-  props = g_strdup ("wait-for-connection=true");
-  sink = start_sink ("tcp", caps, props, ti);
-  for (i = 0; i < 10; i++) {
-    /* 480 frames, L = i * 1000 + k, R = -L */
-    GstBuffer *b = gst_buffer_new_allocate (NULL, 480 * 8, NULL);
+  return all;
+}
+
+/* 8-channel audio from appsrc, planar or interleaved, through
+ * mxlfabricssink -> mxlfabricssrc: every sample of every channel arrives,
+ * in order, exactly (the src outputs planar audio with GstAudioMeta). */
+static void
+audio_round_trip (gboolean interleaved)
+{
+  const guint channels = 8, per_buffer = 480, n_buffers = 20;
+  gchar *caps = g_strdup_printf ("audio/x-raw,format=F32LE,layout=%s,"
+      "rate=48000,channels=%u", interleaved ? "interleaved" :
+      "non-interleaved", channels);
+  gchar *src_caps = g_strdup_printf ("audio/x-raw,format=F32LE,"
+      "layout=non-interleaved,rate=48000,channels=%u", channels);
+  gchar *ti = NULL;
+  GstElement *src = start_src ("tcp", src_caps, NULL, &ti);
+  GstElement *sink = start_sink ("tcp", caps, "wait-for-connection=true", ti);
+  gsize n = (gsize) per_buffer * n_buffers;
+  gfloat *got;
+
+  wait_connected (sink);
+  set_pts_base (sink);
+  for (guint i = 0; i < n_buffers; i++) {
+    GstBuffer *b = gst_buffer_new_allocate (NULL, per_buffer * 4 * channels,
+        NULL);
     GstMapInfo map;
     gfloat *f;
-    guint k;
 
     gst_buffer_map (b, &map, GST_MAP_WRITE);
     f = (gfloat *) map.data;
-    for (k = 0; k < 480; k++) {
-      f[2 * k] = (gfloat) (i * 1000 + k);
-      f[2 * k + 1] = -(gfloat) (i * 1000 + k);
-    }
+    for (guint c = 0; c < channels; c++)
+      for (guint k = 0; k < per_buffer; k++) {
+        gfloat v = audio_value (c, (guint64) i * per_buffer + k);
+        if (interleaved)
+          f[k * channels + c] = v;
+        else
+          f[c * per_buffer + k] = v;
+      }
     gst_buffer_unmap (b, &map);
-    GST_BUFFER_PTS (b) = i * 10 * GST_MSECOND;
+    if (!interleaved) {
+      GstAudioInfo info;
+      gst_audio_info_set_format (&info, GST_AUDIO_FORMAT_F32LE, 48000,
+          channels, NULL);
+      info.layout = GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+      gst_buffer_add_audio_meta (b, &info, per_buffer, NULL);
+    }
+    GST_BUFFER_PTS (b) = pts_base + i * 10 * GST_MSECOND;
     GST_BUFFER_DURATION (b) = 10 * GST_MSECOND;
     push (sink, b);
   }
-  got = pull (src, "out", 3000);
-  err = wait_message (sink, GST_MESSAGE_ERROR, 0);
-  if (got == NULL && err) {
-    GError *e = NULL;
-    gst_message_parse_error (err, &e, NULL);
-    if (strstr (e->message, "UNSUPPORTED") || strstr (e->message,
-            "cannot send this media type")) {
-      g_test_skip_printf ("the fabrics engine has no samples path yet: %s",
-          e->message);
-      g_error_free (e);
-      gst_message_unref (err);
-      stop (sink);
-      stop (src);
-      g_free (props);
-      g_free (ti);
-      return;
-    }
-    g_error ("audio transfer failed: %s", e->message);
-  }
-  g_assert_nonnull (got);
-  {
-    /* planar out: channel 1 is the negation of channel 0, contiguous */
-    GstAudioMeta *meta = gst_buffer_get_audio_meta (got);
-    GstMapInfo map;
-    const gfloat *f;
-    gsize n, k;
-
-    g_assert_nonnull (meta);
-    n = meta->samples;
-    gst_buffer_map (got, &map, GST_MAP_READ);
-    f = (const gfloat *) map.data;
-    for (k = 0; k < n; k++) {
-      g_assert_cmpfloat (f[meta->offsets[1] / 4 + k], ==,
-          -f[meta->offsets[0] / 4 + k]);
-      if (k > 0)
-        g_assert_cmpfloat (f[k], ==, f[k - 1] + 1 || f[k] == 0 ? f[k] : 0);
-    }
-    gst_buffer_unmap (got, &map);
-    gst_buffer_unref (got);
-  }
-  if (err)
-    gst_message_unref (err);
+  got = pull_planar (src, channels, n);
+  for (guint c = 0; c < channels; c++)
+    for (gsize k = 0; k < n; k++)
+      if (got[c * n + k] != audio_value (c, k))
+        g_error ("channel %u sample %" G_GSIZE_FORMAT ": %g, expected %g", c,
+            k, got[c * n + k], audio_value (c, k));
+  assert_no_error (sink);
+  assert_no_error (src);
+  g_free (got);
   stop (sink);
   stop (src);
-  g_free (props);
+  g_free (ti);
+  g_free (caps);
+  g_free (src_caps);
+}
+
+static void
+test_audio_planar (void)
+{
+  audio_round_trip (FALSE);
+}
+
+static void
+test_audio_interleaved (void)
+{
+  audio_round_trip (TRUE);
+}
+
+/* `audiotestsrc ! mxlfabricssink` with no caps filter: the sink takes what
+ * audiotestsrc fixates to (F32LE interleaved), and the src delivers exactly
+ * what the same audiotestsrc produces locally. */
+static void
+test_audiotestsrc (void)
+{
+  const guint spb = 441, nbuf = 20;
+  gchar *ti = NULL, *desc;
+  GstElement *ref = parse ("audiotestsrc name=a wave=saw num-buffers=20 "
+      "samplesperbuffer=441 ! appsink name=out sync=false");
+  GstElement *src, *sink, *e;
+  GstCaps *neg;
+  GstStructure *st;
+  gint rate = 0, channels = 0;
+  gfloat *want, *got;
+  gsize n = (gsize) spb * nbuf;
+
+  /* audiotestsrc fixates to F32LE interleaved, 44100 Hz, mono against the
+   * sink's template (checked below on the negotiated caps). */
+  rate = 44100;
+  channels = 1;
+  desc = g_strdup_printf ("audio/x-raw,format=F32LE,layout=non-interleaved,"
+      "rate=%d,channels=%d", rate, channels);
+  src = start_src ("tcp", desc, NULL, &ti);
+  g_free (desc);
+  sink = parse ("audiotestsrc name=a wave=saw num-buffers=20 "
+      "samplesperbuffer=441 ! mxlfabricssink name=sink provider=tcp node="
+      NODE " wait-for-connection=true");
+  e = gst_bin_get_by_name (GST_BIN (sink), "sink");
+  g_object_set (e, "target-info", ti, NULL);
+  gst_object_unref (e);
+  set_state_checked (sink, GST_STATE_PLAYING);
+  got = pull_planar (src, (guint) channels, n);
+  e = gst_bin_get_by_name (GST_BIN (sink), "sink");
+  {
+    GstPad *pad = gst_element_get_static_pad (e, "sink");
+    neg = gst_pad_get_current_caps (pad);
+    g_assert_nonnull (neg);
+    st = gst_caps_get_structure (neg, 0);
+    g_assert_cmpstr (gst_structure_get_string (st, "layout"), ==, "interleaved");
+    g_assert_cmpstr (gst_structure_get_string (st, "format"), ==, "F32LE");
+    g_assert_true (gst_structure_get_int (st, "rate", &rate));
+    g_assert_true (gst_structure_get_int (st, "channels", &channels));
+    g_assert_cmpint (rate, ==, 44100);
+    g_assert_cmpint (channels, ==, 1);
+    gst_caps_unref (neg);
+    gst_object_unref (pad);
+  }
+  gst_object_unref (e);
+
+  /* The reference: the same wave, F32LE, channel-major. */
+  {
+    GstElement *cf = gst_bin_get_by_name (GST_BIN (ref), "out");
+    gchar *rc = g_strdup_printf ("audio/x-raw,format=F32LE,layout=interleaved,"
+        "rate=%d,channels=%d", rate, channels);
+    GstCaps *c = gst_caps_from_string (rc);
+    g_object_set (cf, "caps", c, NULL);
+    gst_caps_unref (c);
+    g_free (rc);
+    gst_object_unref (cf);
+  }
+  set_state_checked (ref, GST_STATE_PLAYING);
+  want = g_new0 (gfloat, (gsize) channels * n);
+  for (gsize got_n = 0; got_n < n;) {
+    GstBuffer *b = pull (ref, "out", WAIT_S * 1000);
+    GstMapInfo map;
+    gsize m;
+    g_assert_nonnull (b);
+    gst_buffer_map (b, &map, GST_MAP_READ);
+    m = map.size / 4 / channels;
+    for (gsize k = 0; k < m && got_n + k < n; k++)
+      for (gint c = 0; c < channels; c++)
+        want[c * n + got_n + k] = ((const gfloat *) map.data)[k * channels + c];
+    gst_buffer_unmap (b, &map);
+    gst_buffer_unref (b);
+    got_n += m;
+  }
+  g_assert_cmpmem (got, n * channels * 4, want, n * channels * 4);
+  assert_no_error (src);
+  g_free (got);
+  g_free (want);
+  stop (sink);
+  stop (src);
+  stop (ref);
   g_free (ti);
 }
 
@@ -1013,8 +1119,10 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/transfer/padded-stride/tcp", test_padded_stride);
   g_test_add_func ("/gst/transfer/data/shm", test_data_shm);
   g_test_add_func ("/gst/transfer/data/tcp", test_data_tcp);
-  g_test_add_func ("/gst/transfer/audio-interleaved/tcp",
+  g_test_add_func ("/gst/transfer/audio-planar-8ch/tcp", test_audio_planar);
+  g_test_add_func ("/gst/transfer/audio-interleaved-8ch/tcp",
       test_audio_interleaved);
+  g_test_add_func ("/gst/transfer/audiotestsrc/tcp", test_audiotestsrc);
   g_test_add_func ("/gst/transfer/src-state-changes", test_src_state_changes);
   g_test_add_func ("/gst/transfer/sink-without-target",
       test_sink_without_target);
