@@ -179,9 +179,21 @@ MXL_EXPORT mxlStatus mxlFabricsTargetReadGrain (mxlFabricsTarget in_target,
  * @out_headIndex: (out): head index of the batch (one past its newest sample).
  * @out_count: (out): samples per channel in the batch.
  *
- * Returns: MXL_STATUS_OK (samples unpacked into the flow's channel rings);
- * MXL_ERR_NOT_READY; MXL_ERR_INVALID_ARG (bad entry from the network: counted,
- * not unpacked); MXL_ERR_INVALID_STATE (not set up, or a grain target).
+ * Drives connection state and drains one completion of the bounce ring
+ * (wire spec §4.4). On success the samples head - count … head - 1 of every
+ * channel are unpacked into the flow's channel rings at positions computed
+ * with this flow's own ring length, and the target has already published
+ * them (mxlFlowWriterOpenSamples() + mxlFlowWriterCommitSamples()), like
+ * grains; the application need not commit.
+ *
+ * Returns: MXL_STATUS_OK (samples unpacked and committed); MXL_ERR_NOT_READY;
+ * MXL_ERR_INVALID_ARG (bad entry index or entry header from the network:
+ * counted, not unpacked); MXL_FABRICS_EXT_STATUS_SAMPLES_LOST
+ * (= MXL_ERR_OUT_OF_RANGE_TOO_LATE, <mxl/fabrics-ext.h>: one batch was
+ * overwritten before it could be unpacked, the initiator is more than the
+ * ring ahead; also MXL_FABRICS_EXT_STATUS_CQ_OVERRUN); MXL_ERR_INVALID_STATE
+ * (not set up, or a grain target); the flow writer's status when the commit
+ * fails.
  */
 MXL_EXPORT mxlStatus mxlFabricsTargetReadSamplesNonBlocking (mxlFabricsTarget in_target,
     uint64_t *out_headIndex, size_t *out_count);
@@ -221,8 +233,10 @@ MXL_EXPORT mxlStatus mxlFabricsInitiatorSetup (mxlFabricsInitiator in_initiator,
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_EXISTS (same target id already added);
  * MXL_ERR_INVALID_ARG (info unusable: no regions, continuous flow without
- * bounceBufferInfo, geometry that does not match the local flow, a protocol
- * this initiator cannot speak).
+ * bounceBufferInfo, geometry that does not match the local flow);
+ * MXL_ERR_UNSUPPORTED_OPERATION (the target expects a protocol, TargetInfo
+ * ext.protocol, that this initiator cannot speak or its "protocol" option
+ * excludes).
  */
 MXL_EXPORT mxlStatus mxlFabricsInitiatorAddTarget (mxlFabricsInitiator in_initiator,
     mxlFabricsTargetInfo in_targetInfo);
@@ -251,10 +265,19 @@ MXL_EXPORT mxlStatus mxlFabricsInitiatorTransferGrain (mxlFabricsInitiator in_in
 
 /**
  * mxlFabricsInitiatorTransferSamples:
- * @in_headIndex: one past the newest sample of the batch.
- * @in_count: samples per channel (>= 1, fits the target's bounce entry).
+ * @in_headIndex: one past the newest sample of the batch (>= @in_count).
+ * @in_count: samples per channel, 1 … the local ring length.
  *
- * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG; MXL_ERR_NOT_READY.
+ * Writes samples head - count … head - 1 of every channel into the next
+ * bounce entry of every connected target (wire spec §4.3): the 16-byte
+ * header then each channel's ring fragments, cut into writes by iov_limit;
+ * the last write carries the entry index. A batch longer than a target's
+ * entries is sent as several entries of consecutive samples.
+ *
+ * Returns: MXL_STATUS_OK (posted or queued); MXL_ERR_INVALID_ARG (count 0,
+ * longer than the ring, head < count); MXL_ERR_INVALID_STATE (a grain
+ * initiator, not set up); MXL_ERR_NOT_READY (the provider's queue stayed
+ * full past the retry deadline).
  */
 MXL_EXPORT mxlStatus mxlFabricsInitiatorTransferSamples (mxlFabricsInitiator in_initiator,
     uint64_t in_headIndex, size_t in_count);

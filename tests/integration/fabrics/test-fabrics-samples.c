@@ -311,6 +311,27 @@ hostile (gconstpointer data)
     const uint8_t *rings = mxl_flow_writer_channels (pr.ts.writer, &len);
     g_assert_true (memcmp (rings, pr.model, len) == 0);     /* all sentinels */
   }
+  /* A target expecting a protocol this initiator does not speak, and a
+   * bounce ring that does not fit the local flow, are refused at AddTarget. */
+  {
+    struct mxlFabricsTargetInfo_t *other = mxl_target_info_copy (pr.info);
+    other->id++;
+    other->protocol = MXL_PROTOCOL_TAGGED;
+    g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*\"tagged\" protocol*");
+    g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr.init, other), ==,
+        MXL_ERR_UNSUPPORTED_OPERATION);
+    g_test_assert_expected_messages ();
+    other->protocol = MXL_PROTOCOL_WRITE;
+    other->bounce_entry_size = 16 + tc->channels * 4 - 1;   /* not one sample */
+    g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*unusable*");
+    g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr.init, other), ==, MXL_ERR_INVALID_ARG);
+    g_test_assert_expected_messages ();
+    other->has_bounce_buffer = FALSE;
+    g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*grain target for a sample*");
+    g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr.init, other), ==, MXL_ERR_INVALID_ARG);
+    g_test_assert_expected_messages ();
+    mxl_target_info_free (other);
+  }
   /* Still usable. */
   transfer_and_check (&pr, head + cap, cap);
   /* A stale entry: the same head again in another entry is a lost batch. */
