@@ -71,12 +71,38 @@ gst_mxl_fabrics_local_flow_close (GstMxlFabricsLocalFlow * flow)
   memset (flow, 0, sizeof *flow);
 }
 
+/* Touches every grain slot of a flow this element just created (written,
+ * then the grain cancelled: nothing is committed), so that the tmpfs pages
+ * are allocated now and not while the first ring's worth of grains is
+ * copied in or received: those page faults made the first frames of a
+ * stream several milliseconds late (bench/run-pipelines.sh). Never done to
+ * a flow that already existed: another writer may be using it. */
+static void
+prefault (GstMxlFabricsLocalFlow * flow)
+{
+  guint32 i;
+
+  if (!mxlIsDiscreteDataFormat ((int) flow->config.common.format))
+    return;
+  for (i = 0; i < flow->config.discrete.grainCount; i++) {
+    mxlGrainInfo info;
+    uint8_t *payload = NULL;
+
+    if (mxlFlowWriterOpenGrain (flow->writer, i, &info, &payload)
+        != MXL_STATUS_OK)
+      return;
+    memset (payload, 0, info.grainSize);
+    mxlFlowWriterCancelGrain (flow->writer);
+  }
+}
+
 gboolean
 gst_mxl_fabrics_local_flow_open (GstMxlFabricsLocalFlow * flow,
     const gchar * domain, const gchar * flow_def, GError ** error)
 {
   GstMxlFabricsFormat fmt;
   const gchar *path;
+  bool created = false;
   mxlStatus st;
 
   memset (flow, 0, sizeof *flow);
@@ -105,7 +131,7 @@ gst_mxl_fabrics_local_flow_open (GstMxlFabricsLocalFlow * flow,
     goto fail;
   }
   st = mxlCreateFlowWriter (flow->instance, flow_def, NULL, &flow->writer,
-      &flow->config, NULL);
+      &flow->config, &created);
   if (st != MXL_STATUS_OK) {
     if (st == MXL_ERR_CONFLICT)
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
@@ -118,6 +144,8 @@ gst_mxl_fabrics_local_flow_open (GstMxlFabricsLocalFlow * flow,
           gst_mxl_fabrics_status_name (st));
     goto fail;
   }
+  if (created)
+    prefault (flow);
   st = mxlCreateFlowReader (flow->instance, flow->flow_id, NULL,
       &flow->reader);
   if (st == MXL_STATUS_OK)
