@@ -509,8 +509,8 @@ target_loop (Side *s, mxlFabricsTarget t, const Options *o, int sock,
     if (done.completed != UINT64_MAX) {
       mxlFabricsExtTargetStats ts = {.version = MXL_FABRICS_API_VERSION };
       mxlFabricsExtTargetGetStats (t, &ts);
-      if (next > done.last_index
-          || r->received + ts.completionsSuperseded >= done.completed)
+      if (next > done.last_index || r->received + ts.completionsSuperseded
+          + ts.batchesLost >= done.completed)
         break;
     }
     if (o->wait == WAIT_NAP)
@@ -519,7 +519,9 @@ target_loop (Side *s, mxlFabricsTarget t, const Options *o, int sock,
   {
     mxlFabricsExtTargetStats ts = {.version = MXL_FABRICS_API_VERSION };
     if (mxlFabricsExtTargetGetStats (t, &ts) == MXL_STATUS_OK) {
-      r->superseded = ts.completionsSuperseded;
+      /* grains superseded in a drain, audio batches lost to an overrun
+       * of the bounce ring (no flow control, wire spec §2.3) */
+      r->superseded = ts.completionsSuperseded + ts.batchesLost;
       r->bad = ts.badImmediateData + ts.badGrainHeaders;
     }
   }

@@ -176,7 +176,12 @@ def main():
                 ours_ratios = ["–", "–"]
             elif have_engine:
                 o = st("ours", prov, size, "gb_per_s")
-                ours = [results.fmt_stat(o),
+                recs = [x for x in data.get(("ours", prov, size), []) if x]
+                sent = sum(x["completed"] for x in recs)
+                lost = sum(x.get("superseded", 0) for x in recs)
+                lost_note = (" (%.1f%% not delivered: target behind)"
+                             % (100.0 * lost / sent) if sent and lost else "")
+                ours = [results.fmt_stat(o) + lost_note,
                         results.fmt_stat(st("ours", prov, size,
                                             "msgs_per_s")),
                         cpu_pair("ours", prov, size)]
