@@ -86,7 +86,7 @@ if [ "$tsan" = 1 ]; then
   TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
   export TSAN_OPTIONS
   test_args="--suite threaded"
-  run_suite build-tsan -Db_sanitize=thread -Db_lundef=false
+  run_suite build-tsan -Db_sanitize=thread -Db_lundef=false -Dc_args=-Wno-error=tsan
   test_args=""
 fi
 # libFuzzer: bounded run of every fuzz target (about 1 minute in all).
