@@ -340,6 +340,20 @@ mxlFabricsExtInitiatorGetStats (mxlFabricsInitiator in_initiator,
 }
 
 MXL_EXPORT mxlStatus
+mxlFabricsExtInitiatorGrainInFlight (mxlFabricsInitiator in_initiator,
+    uint64_t in_grainIndex, bool *out_inFlight)
+{
+  if (in_initiator == NULL || out_inFlight == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (!in_initiator->setup_done || in_initiator->continuous
+      || in_initiator->grain_count == 0)
+    return MXL_ERR_INVALID_STATE;
+  *out_inFlight = mxl_initiator_slot_in_use (in_initiator,
+      (uint32_t) (in_grainIndex % in_initiator->grain_count));
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
 mxlFabricsExtTargetInfoGetId (mxlFabricsTargetInfo in_targetInfo, uint64_t *out_id)
 {
   if (in_targetInfo == NULL || out_id == NULL)

@@ -763,6 +763,23 @@ mxl_initiator_target_state (MxlInitiator *init, uint64_t target_id,
   return MXL_STATUS_OK;
 }
 
+gboolean
+mxl_initiator_slot_in_use (const MxlInitiator *init, uint32_t slot)
+{
+  /* Queued transfers read the slot when their writes are posted ... */
+  for (guint i = 0; i < init->conns->len; i++) {
+    const MxlConn *c = g_ptr_array_index (init->conns, i);
+    for (guint k = 0; k < c->q_len; k++)
+      if (c->queue[(c->q_head + k) % MXL_CONN_QUEUE].req.local_slot == slot)
+        return TRUE;
+  }
+  /* ... and the provider reads it until each posted write completes. */
+  for (guint i = 0; i < init->ctx_count; i++)
+    if (init->ctx_pool[i].in_use && init->ctx_pool[i].local_slot == slot)
+      return TRUE;
+  return FALSE;
+}
+
 void
 mxl_initiator_get_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out)
 {

@@ -59,6 +59,7 @@ struct MxlWriteCtx {
   gboolean in_use;
   gboolean last;             /* carried the immediate data */
   guint next_free;
+  uint32_t local_slot;       /* grain flows: the local slot this write reads */
 };
 
 /** One queued transfer of one connection. */
@@ -216,6 +217,15 @@ mxlStatus mxl_initiator_poll_event (MxlInitiator *init,
 mxlStatus mxl_initiator_target_state (MxlInitiator *init, uint64_t target_id,
     mxlFabricsExtConnectionState *out);
 void mxl_initiator_get_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out);
+
+/**
+ * mxl_initiator_slot_in_use:
+ * Whether local slot @slot (< grain_count) is still read by a transfer:
+ * queued on a connection, or with a write posted and not yet completed
+ * (including writes of a lost connection not yet reclaimed). Grain flows
+ * only.
+ */
+gboolean mxl_initiator_slot_in_use (const MxlInitiator *init, uint32_t slot);
 
 /**
  * mxl_initiator_debug_samples_raw:

@@ -215,6 +215,7 @@ mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post
     ctx->transfer_seq = t->seq;
     ctx->bytes = t->chunk_length;
     ctx->last = t->chunk_last;
+    ctx->local_slot = t->req.local_slot;
     {
       struct iovec iov[MXL_LAYOUT_MAX_IOV];
       void *desc[MXL_LAYOUT_MAX_IOV];
@@ -292,6 +293,33 @@ rma_on_drained (MxlTarget *t, const struct fi_cq_data_entry *entry)
     t->slot_pending[slot]++;
 }
 
+/* Whether the header index @index read in @slot for the completion being
+ * consumed belongs to a newer write still landing (header first) rather
+ * than to the completed one: a ring ahead of every grain committed, while
+ * completions drained after this one hold older grains in other slots. The
+ * initiator sends in index order and an ordered provider completes in that
+ * order, so those later completions were sent after this one's write and
+ * before the write whose header this is: this slot was lapped. */
+static gboolean
+header_overtaken (MxlTarget *t, uint32_t slot, uint64_t index)
+{
+  if (!t->have_committed || index <= t->committed_max + t->grain_count)
+    return FALSE;
+  for (size_t j = t->batch_pos; j < t->batch_len; j++) {
+    const struct fi_cq_data_entry *e = &t->batch[j];
+    uint32_t s = (uint32_t) (e->data & 0xFFFFu);
+    uint64_t other = 0;
+
+    if (!(e->flags & FI_REMOTE_CQ_DATA) || s >= t->grain_count || s == slot)
+      continue;
+    if (mxl_grain_header_check (t->regions[s].base, s, t->grain_count,
+            (uint32_t) t->layout.grain_size, t->layout.total_slices,
+            &other) == MXL_HEADER_OK && other < index)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static mxlStatus
 rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
     uint64_t *out_index, uint64_t *out_count)
@@ -333,6 +361,15 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
         "match (index %" G_GUINT64_FORMAT ")", t->id, slot, index);
     return MXL_ERR_INVALID_ARG;
   }
+  /* Committing a landing write's header would publish a half-written
+   * grain; the completed grain itself was overwritten. */
+  if (header_overtaken (t, slot, index)) {
+    t->stats.completionsSuperseded++;
+    g_debug ("target %" G_GUINT64_FORMAT ": slot %u already holds the header "
+        "of grain %" G_GUINT64_FORMAT ", still landing: lapped, not committed",
+        t->id, slot, index);
+    return MXL_ERR_NOT_READY;
+  }
   /* Commit with validSlices from the immediate data (wire spec §6.9). */
   st = mxlFlowWriterOpenGrain (t->writer, index, &info, &payload);
   if (st == MXL_STATUS_OK) {
@@ -344,6 +381,9 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
     return st;
   }
   t->stats.grainsReceived++;
+  if (!t->have_committed || index > t->committed_max)
+    t->committed_max = index;
+  t->have_committed = TRUE;
   *out_index = index;
   *out_count = 0;
   return MXL_STATUS_OK;

@@ -96,6 +96,8 @@ struct mxlFabricsTarget_t {
   struct fi_cq_data_entry *batch;
   size_t batch_cap, batch_len, batch_pos;
   uint32_t *slot_pending;         /* buffered completions per slot */
+  gboolean have_committed;        /* committed_max is set */
+  uint64_t committed_max;         /* highest grain index committed */
   guint idle_sleep_us;            /* poll back-off of blocking reads */
   /* receives consumed by immediate data (FI_RX_CQ_DATA providers) */
   gboolean rx_cq_data;

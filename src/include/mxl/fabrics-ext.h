@@ -154,7 +154,9 @@ typedef struct mxlFabricsExtTargetStats_t {
   uint64_t completionsSuperseded; /* completions skipped because a newer one for
                                     the same ring slot was already waiting (a
                                     later slice range of the grain, or a newer
-                                    grain that overwrote the slot) */
+                                    grain that overwrote the slot), or whose
+                                    slot already holds the header of a newer
+                                    write still landing (lapped) */
   uint64_t completionErrors;     /* error completions and CQ failures */
   uint64_t completionsWithoutData; /* completions carrying no immediate data */
   uint64_t connectionsAccepted;  /* RC: initiators accepted */
@@ -201,6 +203,28 @@ typedef struct mxlFabricsExtInitiatorStats_t {
  * MXL_ERR_INVALID_STATE when the initiator is not set up. */
 MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetStats (mxlFabricsInitiator in_initiator,
     mxlFabricsExtInitiatorStats *out_stats);
+
+/**
+ * mxlFabricsExtInitiatorGrainInFlight:
+ * @in_grainIndex: a grain index of the initiator's (discrete) local flow
+ * @out_inFlight: set to true while the local ring slot of @in_grainIndex
+ *   (index mod grain count) is still read by a transfer: queued, or posted
+ *   and its writes not all completed (a write of a lost connection counts
+ *   until its context is reclaimed). Remote write reads the local slot, header
+ *   and payload, when the provider sends it, not when TransferGrain is
+ *   called (fi_writemsg(3): the buffer must not change until completion).
+ *
+ * A writer that overwrites such a slot makes the target receive a grain
+ * whose header is one grain and whose payload is partly another: check this
+ * before mxlFlowWriterOpenGrain() of an index whose slot may be in flight,
+ * and drive progress (or skip the grain) while it is true.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL;
+ * MXL_ERR_INVALID_STATE when the initiator is not set up or its flow is
+ * continuous (audio).
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGrainInFlight (mxlFabricsInitiator in_initiator,
+    uint64_t in_grainIndex, bool *out_inFlight);
 
 /** Returns: MXL_STATUS_OK with the TargetInfo's 64-bit id in @out_id;
  * MXL_ERR_INVALID_ARG for NULL. */
