@@ -302,11 +302,13 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
         stat (ra, "dropped-missing");
   }
   fprintf (out, "  drops          sender: no target %" G_GINT64_FORMAT
-      ", no timestamp %" G_GINT64_FORMAT "; receiver: lapped %"
+      ", no timestamp %" G_GINT64_FORMAT ", slot still in flight %"
+      G_GINT64_FORMAT "; receiver: lapped %"
       G_GINT64_FORMAT ", torn %" G_GINT64_FORMAT ", never arrived %"
       G_GINT64_FORMAT ", invalid %" G_GINT64_FORMAT "\n",
       stat (sv, "dropped-no-target") + stat (sa, "dropped-no-target"),
       stat (sv, "dropped-early") + stat (sa, "dropped-early"),
+      stat (sv, "dropped-in-flight") + stat (sa, "dropped-in-flight"),
       stat (rv, "dropped-late") + stat (ra, "dropped-late"),
       stat (rv, "dropped-torn") + stat (ra, "dropped-torn"),
       stat (rv, "dropped-missing") + stat (ra, "dropped-missing"),

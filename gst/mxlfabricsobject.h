@@ -49,6 +49,9 @@
  *          (a gap in the sequence; the next buffer has DISCONT)
  *      dropped-early     G_TYPE_UINT64  src: grains whose PTS would be before
  *          running time 0; sink: buffers without a usable timestamp
+ *      dropped-in-flight G_TYPE_UINT64  sink: buffers not written because
+ *          their ring slot was still being sent (a slow or stalled target);
+ *          overwriting it would have torn the grain in flight
  *      invalid           G_TYPE_UINT64  grains flagged invalid (skipped), or
  *          rejected completions (bad immediate data or grain header)
  *      discont           G_TYPE_UINT64  buffers pushed with DISCONT (src)
@@ -156,6 +159,7 @@ typedef struct {
   guint64 dropped_missing;      /* src: index never arrived (gap) */
   guint64 dropped_early;        /* src: before running time 0; sink: no
                                  * index (no clock/segment) */
+  guint64 dropped_in_flight;    /* sink: ring slot still being sent */
   guint64 invalid;
   guint64 discont;
   guint64 reconnects;

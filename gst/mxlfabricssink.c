@@ -36,8 +36,11 @@
  * definition and a mismatch is a STREAM FORMAT ERROR naming the quantity.
  *
  * Threads: render writes and commits the grain, then posts its transfer;
- * before a ring slot is reused it lets posted transfers complete for at
- * most a quarter of a grain period (20 ms at most). A separate engine
+ * a ring slot still read by a transfer (queued or posted, not completed) is
+ * never written: render drives progress for at most a quarter of a grain
+ * period (20 ms at most) until it is free, and otherwise drops the buffer
+ * (`dropped-in-flight`), so a target receives every grain bit-exact or not
+ * at all. A separate engine
  * thread (every 5 ms) drives the initiator, reads the `@path` TargetInfo
  * files every 100 ms (a file that does not exist yet is waited for; a
  * rewritten one, e.g. by a restarted src, replaces the target), turns
@@ -51,7 +54,8 @@
  * on every change of a target's connection; `stats` is an
  * `application/x-mxl-fabrics-stats` structure that replaces GstBaseSink's
  * own `stats` property: buffers, grains, bytes, dropped with its causes
- * (`dropped-no-target`, `dropped-early`), reconnects, last-error, the
+ * (`dropped-no-target`, `dropped-early`, `dropped-in-flight`), reconnects,
+ * last-error, the
  * initiator counters (transfers-queued, transfers-completed,
  * transfers-dropped, writes-posted, write-errors, retries, bytes-posted,
  * connections-lost) and `targets`, one structure per target (source,
@@ -675,27 +679,45 @@ fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint8 * payload)
   }
 }
 
-/* Lets the transfers already posted complete before a ring slot is written
- * again: a slot still being read by a remote write must not change under
- * it. Bounded by a quarter of a grain period (20 ms at most): a target that
- * is still connecting does not slow the stream down beyond that. */
-static void
-drain_in_flight (GstMxlFabricsSink * self)
+/* Whether the ring slot of grain @index is still read by a transfer
+ * (queued, or posted and not completed). Call with engine_lock held. */
+static gboolean
+slot_in_flight (GstMxlFabricsSink * self, guint64 index)
+{
+  bool busy = FALSE;
+
+  return self->initiator != NULL
+      && mxlFabricsExtInitiatorGrainInFlight (self->initiator, index, &busy)
+      == MXL_STATUS_OK && busy;
+}
+
+/* A ring slot still read by a remote write must not change under it: the
+ * target would get the old grain's header with a payload partly of the new
+ * one, a torn frame nothing downstream can detect. Drives progress until
+ * the slot of @index is free, for at most a quarter of a grain period
+ * (20 ms at most), so that a stalled target does not stall the stream.
+ * Returns FALSE when it is still in flight: the caller drops the buffer. */
+static gboolean
+wait_slot_free (GstMxlFabricsSink * self, guint64 index)
 {
   GstClockTime period = gst_util_uint64_scale (GST_SECOND,
       self->format.rate_d, self->format.rate_n);
   gint64 end = g_get_monotonic_time () +
       MIN (period / 4, 20 * GST_MSECOND) / GST_USECOND;
+  gboolean busy;
 
   g_mutex_lock (&self->engine_lock);
-  while (self->initiator && self->n_connected > 0
-      && mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator) ==
-      MXL_ERR_NOT_READY && g_get_monotonic_time () < end) {
+  while ((busy = slot_in_flight (self, index))
+      && g_get_monotonic_time () < end) {
+    mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
+    if (!(busy = slot_in_flight (self, index)))
+      break;
     g_mutex_unlock (&self->engine_lock);
     g_usleep (100);
     g_mutex_lock (&self->engine_lock);
   }
   g_mutex_unlock (&self->engine_lock);
+  return !busy;
 }
 
 static GstFlowReturn
@@ -707,7 +729,13 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
 
   GST_LOG_OBJECT (self, "grain %" G_GUINT64_FORMAT " from PTS %"
       GST_TIME_FORMAT, index, GST_TIME_ARGS (GST_BUFFER_PTS (buffer)));
-  drain_in_flight (self);
+  if (!wait_slot_free (self, index)) {
+    GST_WARNING_OBJECT (self, "grain %" G_GUINT64_FORMAT ": its ring slot is "
+        "still being sent (a target or the network is slower than the "
+        "stream); dropped instead of overwriting it", index);
+    count_dropped (self, &self->obj->counters.dropped_in_flight);
+    return GST_FLOW_OK;
+  }
   st = mxlFlowWriterOpenGrain (self->flow.writer, index, &info, &payload);
   if (st != MXL_STATUS_OK) {
     GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local flow"),

@@ -736,6 +736,15 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
       return NULL;
   }
   self->next++;
+  if (info.index != index) {
+    /* The slot already holds (the header of) another grain: the remote
+     * writer is overwriting it. */
+    GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " torn (slot holds %"
+        G_GUINT64_FORMAT ")", index, info.index);
+    count (self, &self->obj->counters.dropped_torn, 1, TRUE);
+    self->discont = TRUE;
+    return NULL;
+  }
   if (info.flags & MXL_GRAIN_FLAG_INVALID) {
     count (self, &self->obj->counters.invalid, 1, FALSE);
     self->discont = TRUE;
@@ -747,7 +756,11 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
   }
   buf = gst_buffer_new_allocate (NULL, self->grain_size, NULL);
   gst_buffer_fill (buf, 0, payload, self->grain_size);
-  /* The remote writer may have reused the slot while we copied. */
+  /* The remote writer may have reused the slot while we copied: read the
+   * header again, after the copy (a seqlock read; writes land header
+   * first on the ordered providers, so any payload byte we copied from a
+   * newer write shows as a newer header index here). */
+  __atomic_thread_fence (__ATOMIC_ACQUIRE);
   st = mxlFlowReaderGetGrainNonBlocking (self->flow.reader, index, &again,
       &payload2);
   if (st != MXL_STATUS_OK || again.index != index) {
