@@ -5,8 +5,9 @@ videotestsrc, through two processes (bench-gst-pipe --role send / recv,
 each a GStreamer pipeline built from the gst-launch text shown), as fast as
 possible and paced at --fps, over:
 
-  ours      mxlfabricssink -> mxlfabricssrc, tcp and shm (SLOT: reports
-            "not built yet" while the elements cannot transfer),
+  ours      mxlfabricssink -> mxlfabricssrc, tcp and shm (the src starts
+            first and writes its TargetInfo file; "not built yet" or
+            "cannot transfer yet" with the reason if the elements fail),
   tcp       gdppay ! tcpserversink  /  tcpclientsrc ! gdpdepay (127.0.0.1),
   rtp/udp   rtpvrawpay mtu=1400 ! udpsink  /  udpsrc ! rtpvrawdepay
             (127.0.0.1; RFC 4175 has no v210: UYVP, the same 10-bit 4:2:2

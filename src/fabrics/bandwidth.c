@@ -286,7 +286,7 @@ mxlFabricsExtFlowBandwidth (char const *in_flowDef,
     return MXL_ERR_INVALID_ARG;
   iov_limit = prof.iovLimit ? prof.iovLimit : DEFAULT_IOV_LIMIT;
   if (!mxl_flow_def_parse (in_flowDef, &def, &error)) {
-    g_message ("flow definition: %s", error->message);
+    g_message ("%s", error->message);
     return MXL_ERR_INVALID_ARG;
   }
 
