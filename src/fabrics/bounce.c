@@ -66,6 +66,14 @@ mxl_bounce_header_read (const uint8_t *header, uint64_t *head, uint64_t *count)
 }
 
 gboolean
+mxl_bounce_entry_check (const MxlSampleRing *ring, uint64_t capacity,
+    uint64_t head, uint64_t count)
+{
+  return count > 0 && count <= capacity && count <= ring->length / 2
+      && head >= count;
+}
+
+gboolean
 mxl_bounce_unpack (const MxlSampleRing *ring, uint8_t *rings,
     const uint8_t *payload, uint64_t head, uint64_t count)
 {

@@ -79,6 +79,21 @@ void mxl_bounce_header_read (const uint8_t *header, uint64_t *head, uint64_t *co
 gboolean mxl_bounce_unpack (const MxlSampleRing *ring, uint8_t *rings,
     const uint8_t *payload, uint64_t head, uint64_t count);
 
+/**
+ * mxl_bounce_entry_check:
+ * @capacity: samples per channel one entry holds (mxl_bounce_capacity()).
+ * @head, @count: an entry header as read from the bounce ring (untrusted:
+ *   written by the initiator, §4.2).
+ *
+ * The target's check before it copies an entry out: count <= @capacity
+ * (§4.4 step 2), and ours on top: count >= 1, count <= L / 2 (a batch of
+ * more than half the ring could not be told from a lapped one), and head >=
+ * count (no sample before index 0).
+ * Returns: TRUE when (@head, @count) may be passed to mxl_bounce_unpack().
+ */
+gboolean mxl_bounce_entry_check (const MxlSampleRing *ring, uint64_t capacity,
+    uint64_t head, uint64_t count);
+
 /** Which local memory an SGL piece lives in. */
 typedef enum MxlSgRegion {
   MXL_SG_HEADER = 0,      /* the entry header slot */

@@ -310,7 +310,7 @@ mxl_samples_deliver_entry (MxlTarget *t, uint64_t e, uint64_t *out_head,
   mxlStatus st;
 
   mxl_bounce_header_read (entry, &head, &count);
-  if (count == 0 || count > t->entry_capacity || count > t->ring.length / 2 || head < count) {
+  if (!mxl_bounce_entry_check (&t->ring, t->entry_capacity, head, count)) {
     t->stats.badBounceEntries++;
     g_debug ("target %" G_GUINT64_FORMAT ": bounce entry %" G_GUINT64_FORMAT
         " header (head %" G_GUINT64_FORMAT ", count %" G_GUINT64_FORMAT ") out of "
