@@ -137,6 +137,12 @@ gst_mxl_fabrics_local_flow_open (GstMxlFabricsLocalFlow * flow,
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
           "flow %s already exists in domain \"%s\" with another geometry: "
           "use another flow-id or remove the old flow", flow->flow_id, path);
+    else if (mxlGetLastErrorMessage () != NULL)
+      /* the system error behind the status, e.g. a full domain tmpfs */
+      g_set_error (error, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_OPEN_READ_WRITE, "cannot create flow %s in "
+          "domain \"%s\": %s: %s", flow->flow_id, path,
+          gst_mxl_fabrics_status_name (st), mxlGetLastErrorMessage ());
     else
       g_set_error (error, GST_RESOURCE_ERROR,
           GST_RESOURCE_ERROR_OPEN_READ_WRITE, "cannot create flow %s in "

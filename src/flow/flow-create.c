@@ -223,6 +223,7 @@ mxl_flow_create (mxlInstance instance, const MxlFlowDef *def,
   uint32_t l = mxl_flow_def_buffer_length (def, history_ns);
   mxlStatus st = MXL_ERR_UNKNOWN;
 
+  mxl_last_error_clear ();
   /* §7.3: N = 0 (or L too small) would make an unusable flow */
   if (mxlIsDiscreteDataFormat (def->format) ? n == 0 : l < 2) {
     g_warning ("flow definition: %s: rate %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
@@ -249,10 +250,13 @@ mxl_flow_create (mxlInstance instance, const MxlFlowDef *def,
     }
 
     if (mkdtemp (tmp) == NULL) {
-      st = mxl_status_from_errno (errno);
+      int err = errno;
+      st = mxl_status_from_errno (err);
       if (st == MXL_ERR_FLOW_NOT_FOUND)
         st = MXL_ERR_UNKNOWN;
-      g_warning ("%s: cannot create a flow: %s", instance->domain, g_strerror (errno));
+      g_warning ("%s: cannot create a flow: %s", instance->domain, g_strerror (err));
+      mxl_last_error_set_errno (err, "%s: cannot create flow %s", instance->domain,
+          def->id_text);
       g_free (tmp);
       break;
     }
@@ -264,6 +268,8 @@ mxl_flow_create (mxlInstance instance, const MxlFlowDef *def,
     if (!build_files (out, def, def_json, n, l, commit_hint, sync_hint)) {
       int err = errno;
       g_warning ("%s: cannot build flow %s: %s", instance->domain, def->id_text, g_strerror (err));
+      mxl_last_error_set_errno (err, "%s: cannot build flow %s", instance->domain,
+          def->id_text);
       st = mxl_status_from_errno (err);
       if (st == MXL_ERR_FLOW_NOT_FOUND)
         st = MXL_ERR_UNKNOWN;
@@ -287,6 +293,8 @@ mxl_flow_create (mxlInstance instance, const MxlFlowDef *def,
       mxl_flow_map_close (out);
       if (err != EEXIST && err != ENOTEMPTY) {
         g_warning ("%s: cannot publish flow %s: %s", instance->domain, def->id_text, g_strerror (err));
+        mxl_last_error_set_errno (err, "%s: cannot publish flow %s",
+            instance->domain, def->id_text);
         st = mxl_status_from_errno (err);
         if (st == MXL_ERR_FLOW_NOT_FOUND)
           st = MXL_ERR_UNKNOWN;

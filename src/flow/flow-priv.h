@@ -106,6 +106,10 @@ struct mxlFlowReader_t {
   MxlFlowMap map;
 };
 
+/* last-error.c: the text behind mxlGetLastErrorMessage() */
+void mxl_last_error_clear (void);
+void mxl_last_error_set_errno (int err, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
 /* flow-map.c */
 mxlStatus mxl_status_from_errno (int err);
 void mxl_flow_map_init (MxlFlowMap *map);

@@ -10,8 +10,8 @@
 #     fi_mr_reg and report it -- not testable on this host.
 #  2. full domain: `domain` on a 1 MiB tmpfs mounted in a private mount
 #     namespace (unshare -m; skipped where mounting is not allowed): setup
-#     fails at once with an ERROR, the log names "No space left on device",
-#     and the tmpfs is left empty.
+#     fails at once with an ERROR whose text names the domain, "No space
+#     left on device" and the fix (enlarge), and the tmpfs is left empty.
 #  3. no usable provider (FI_PROVIDER=none-such): an ERROR naming the
 #     provider at once, nothing left in /dev/shm.
 set -u
@@ -70,8 +70,9 @@ if unshare -m sh -c "mount -t tmpfs -o size=1M none '$tmp/dom'" 2>/dev/null; the
   reap 15
   t1=$(date +%s)
   gpid=$(sed -n 's/^gst-pid=//p' "$tmp/log")
-  if [ $rc -ne 124 ] && grep -q "^ERROR: from element .*cannot create flow" "$tmp/log" \
-      && grep -q "No space left on device" "$tmp/log" && [ $((t1 - t0)) -le 5 ] \
+  # the ERROR itself (not only a library warning) names the cause and the fix
+  if [ $rc -ne 124 ] && grep -q "^ERROR: from element .*cannot create flow .*$tmp/dom.*No space left on device.*enlarge" "$tmp/log" \
+      && [ $((t1 - t0)) -le 5 ] \
       && [ "$(sed -n '/^ls-after$/,$p' "$tmp/log" | wc -l)" -eq 1 ] \
       && [ -n "$gpid" ] && [ -z "$(leftovers "$gpid")" ]; then
     ok "full domain: ERROR at once ($((t1 - t0)) s), cause named, nothing left"

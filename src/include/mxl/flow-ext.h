@@ -79,6 +79,21 @@ MXL_EXPORT mxlStatus mxlPrivateDomainDestroy (mxlPrivateDomain in_domain);
 MXL_EXPORT mxlStatus mxlPrivateDomainCleanStale (char const *in_parent,
     unsigned int *out_removed);
 
+/**
+ * mxlGetLastErrorMessage:
+ *
+ * Why the last mxlCreateFlowWriter() of the calling thread failed when the
+ * cause was a system error (creating, sizing or publishing the flow's
+ * files): "<domain>: cannot build flow <id>: No space left on device (...)"
+ * with a hint for the common causes (full domain file system, open file
+ * limit). The status code alone (MXL_ERR_UNKNOWN) cannot carry it.
+ * Thread-local; cleared when mxlCreateFlowWriter() starts creating a flow.
+ *
+ * Returns: (transfer none) (nullable): the message, valid until the next
+ * mxlCreateFlowWriter() in this thread; NULL when there is none.
+ */
+MXL_EXPORT char const *mxlGetLastErrorMessage (void);
+
 #ifdef __cplusplus
 }
 #endif

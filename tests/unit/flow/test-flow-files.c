@@ -4,9 +4,13 @@
  * back from the files themselves), §8.1 cases 5-7, 13, 14, 16-18, 20, 21.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <mxl/flow-ext.h>
 
 #include "flowtest.h"
 
@@ -698,6 +702,65 @@ test_unwritable_domain (void)
   flowtest_domain_free (domain);
 }
 
+/* A system error while building the flow's files: the status is UNKNOWN,
+ * mxlGetLastErrorMessage() names the domain, the flow and the errno text;
+ * a later successful create clears it. RLIMIT_FSIZE (with SIGXFSZ ignored)
+ * makes posix_fallocate fail with EFBIG; set in a child only. */
+static void
+test_last_error_message (void)
+{
+  char *domain = flowtest_domain_new ();
+  char *def = flowtest_v210_def ();
+  pid_t pid;
+  int status;
+
+  pid = fork ();
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0) {
+    struct rlimit lim, small;
+    mxlInstance inst;
+    mxlFlowWriter w;
+    const char *msg;
+    char *want;
+
+    g_log_set_always_fatal (G_LOG_FATAL_MASK);
+    g_log_set_handler (LIB_DOMAIN, G_LOG_LEVEL_WARNING, (GLogFunc) g_log_default_handler, NULL);
+    signal (SIGXFSZ, SIG_IGN);
+    if (getrlimit (RLIMIT_FSIZE, &lim) != 0)
+      _exit (3);
+    small = lim;
+    small.rlim_cur = 64 * 1024;
+    inst = mxlCreateInstance (domain, NULL);
+    if (inst == NULL || mxlGetLastErrorMessage () != NULL)
+      _exit (4);
+    if (setrlimit (RLIMIT_FSIZE, &small) != 0)
+      _exit (5);
+    if (mxlCreateFlowWriter (inst, def, NULL, &w, NULL, NULL) != MXL_ERR_UNKNOWN)
+      _exit (6);
+    msg = mxlGetLastErrorMessage ();
+    want = g_strdup_printf ("%s: cannot build flow " FIXTURE_VIDEO_ID ": %s", domain,
+        g_strerror (EFBIG));
+    if (msg == NULL || strcmp (msg, want) != 0) {
+      g_printerr ("# got \"%s\", want \"%s\"\n", msg ? msg : "(null)", want);
+      _exit (7);
+    }
+    g_free (want);
+    if (setrlimit (RLIMIT_FSIZE, &lim) != 0)
+      _exit (8);
+    if (mxlCreateFlowWriter (inst, def, NULL, &w, NULL, NULL) != MXL_STATUS_OK
+        || mxlGetLastErrorMessage () != NULL)
+      _exit (9);
+    mxlReleaseFlowWriter (inst, w);
+    mxlDestroyInstance (inst);
+    _exit (0);
+  }
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  g_free (def);
+  flowtest_domain_free (domain);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -716,5 +779,6 @@ main (int argc, char **argv)
   g_test_add_func ("/flow-files/concurrent-create", test_concurrent_create);
   g_test_add_func ("/flow-files/garbage-collection", test_garbage_collection);
   g_test_add_func ("/flow-files/unwritable-domain", test_unwritable_domain);
+  g_test_add_func ("/flow-files/last-error-message", test_last_error_message);
   return g_test_run ();
 }
