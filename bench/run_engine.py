@@ -179,7 +179,7 @@ def main():
                 recs = [x for x in data.get(("ours", prov, size), []) if x]
                 sent = sum(x["completed"] for x in recs)
                 lost = sum(x.get("superseded", 0) for x in recs)
-                lost_note = (" (%.1f%% not delivered: target behind)"
+                lost_note = (" (%.2g%% not delivered: target behind)"
                              % (100.0 * lost / sent) if sent and lost else "")
                 ours = [results.fmt_stat(o) + lost_note,
                         results.fmt_stat(st("ours", prov, size,
