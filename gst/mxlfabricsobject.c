@@ -433,6 +433,24 @@ gst_mxl_fabrics_object_post_timeout (GstMxlFabricsObject * obj,
 }
 
 void
+gst_mxl_fabrics_object_post_bad_input (GstMxlFabricsObject * obj,
+    guint64 bad_immediate_data, guint64 bad_grain_headers,
+    guint64 bad_bounce_entries)
+{
+  GST_WARNING_OBJECT (obj->element, "rejected input from the network: "
+      "%" G_GUINT64_FORMAT " bad immediate data, %" G_GUINT64_FORMAT
+      " bad grain headers, %" G_GUINT64_FORMAT " bad bounce entries so far",
+      bad_immediate_data, bad_grain_headers, bad_bounce_entries);
+  gst_element_post_message (obj->element,
+      gst_message_new_element (GST_OBJECT (obj->element),
+          gst_structure_new (GST_MXL_FABRICS_MESSAGE_BAD_INPUT,
+              "bad-immediate-data", G_TYPE_UINT64, bad_immediate_data,
+              "bad-grain-headers", G_TYPE_UINT64, bad_grain_headers,
+              "bad-bounce-entries", G_TYPE_UINT64, bad_bounce_entries,
+              NULL)));
+}
+
+void
 gst_mxl_fabrics_object_post_error (GstMxlFabricsObject * obj,
     const GError * error, const gchar * debug)
 {

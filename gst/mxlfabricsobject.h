@@ -26,6 +26,16 @@
  *      reason       G_TYPE_STRING  why, when there is a reason (errors,
  *          disconnections, "TargetInfo file changed"); absent otherwise
  *
+ *  "mxl-fabrics-bad-input" (src, when the target rejected input from the
+ *      network since the last check: at most once per 200 ms stats refresh;
+ *      the data is dropped, streaming goes on)
+ *      bad-immediate-data  G_TYPE_UINT64  totals since start, as in stats:
+ *      bad-grain-headers   G_TYPE_UINT64    immediate data naming a slot,
+ *      bad-bounce-entries  G_TYPE_UINT64    slice end or bounce entry out of
+ *          range; grain headers whose index is not the slot's or whose
+ *          geometry is not the flow's; bounce entry headers (head, count)
+ *          out of range
+ *
  *  "mxl-fabrics-timeout" (src, when no grain arrived for `timeout` ns)
  *      timeout      G_TYPE_UINT64  the timeout property value, ns
  *      last-index   G_TYPE_UINT64  last grain/sample head index received,
@@ -64,7 +74,9 @@
  *          refreshed while streaming. src (mxlFabricsExtTargetGetStats):
  *          grains-received, bad-immediate-data, bad-grain-headers,
  *          cq-overruns, completions-superseded, completion-errors,
- *          connections-accepted, disconnections, commit-failures. sink
+ *          connections-accepted, disconnections, commit-failures, and for
+ *          audio batches-received, batches-lost, bad-bounce-entries,
+ *          entries-out-of-sequence, samples-skipped. sink
  *          (mxlFabricsExtInitiatorGetStats): transfers-queued,
  *          transfers-completed, transfers-dropped, writes-posted,
  *          write-errors, retries, bytes-posted, connections-lost.
@@ -132,6 +144,7 @@ GType gst_mxl_fabrics_connection_state_get_type (void);
 #define GST_MXL_FABRICS_MESSAGE_TARGET_INFO "mxl-fabrics-target-info"
 #define GST_MXL_FABRICS_MESSAGE_CONNECTION "mxl-fabrics-connection"
 #define GST_MXL_FABRICS_MESSAGE_TIMEOUT "mxl-fabrics-timeout"
+#define GST_MXL_FABRICS_MESSAGE_BAD_INPUT "mxl-fabrics-bad-input"
 
 /* Property ids of the common properties; elements number theirs from
  * GST_MXL_FABRICS_PROP_LAST. */
@@ -228,6 +241,15 @@ void gst_mxl_fabrics_object_set_state (GstMxlFabricsObject * obj,
 
 GstMxlFabricsConnectionState
 gst_mxl_fabrics_object_get_state (GstMxlFabricsObject * obj);
+
+/**
+ * gst_mxl_fabrics_object_post_bad_input:
+ * Posts "mxl-fabrics-bad-input" with the three totals (see above) and logs a
+ * WARNING line. Call without the object lock held.
+ */
+void gst_mxl_fabrics_object_post_bad_input (GstMxlFabricsObject * obj,
+    guint64 bad_immediate_data, guint64 bad_grain_headers,
+    guint64 bad_bounce_entries);
 
 /**
  * gst_mxl_fabrics_object_post_target_change:

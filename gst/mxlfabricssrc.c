@@ -37,7 +37,12 @@
  * also carries the target's counters (grains-received, bad-immediate-data,
  * bad-grain-headers, cq-overruns, completions-superseded,
  * completion-errors, connections-accepted, disconnections,
- * commit-failures); see mxlfabricsobject.h.
+ * commit-failures; audio: batches-received, batches-lost,
+ * bad-bounce-entries, entries-out-of-sequence, samples-skipped); see
+ * mxlfabricsobject.h. Input the target rejects (immediate data, grain
+ * headers or bounce entries out of range) is dropped, counted there and
+ * in `invalid`, and announced by the element message
+ * `mxl-fabrics-bad-input` (totals; at most one per 200 ms).
  *
  * When `timeout` nanoseconds pass without data, the element message
  * `mxl-fabrics-timeout` (fields `timeout`, `last-index`) is posted and
@@ -432,6 +437,7 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
   self->last_data_us = 0;
   self->stalled = FALSE;
   self->stats_at_us = 0;
+  self->bad_input_seen = 0;
   gst_mxl_fabrics_object_set_state (self->obj,
       GST_MXL_FABRICS_CONNECTION_LISTENING, NULL, "target ready");
   /* The flow (and so the grain period) is known: let the pipeline ask. */
@@ -557,6 +563,7 @@ refresh_engine_stats (GstMxlFabricsSrc * self)
 {
   mxlFabricsExtTargetStats ts;
   gint64 now = g_get_monotonic_time ();
+  guint64 bad;
 
   if (now - self->stats_at_us < STATS_PERIOD_US)
     return;
@@ -573,7 +580,18 @@ refresh_engine_stats (GstMxlFabricsSrc * self)
           "completion-errors", G_TYPE_UINT64, ts.completionErrors,
           "connections-accepted", G_TYPE_UINT64, ts.connectionsAccepted,
           "disconnections", G_TYPE_UINT64, ts.disconnections,
-          "commit-failures", G_TYPE_UINT64, ts.commitFailures, NULL));
+          "commit-failures", G_TYPE_UINT64, ts.commitFailures,
+          "batches-received", G_TYPE_UINT64, ts.batchesReceived,
+          "batches-lost", G_TYPE_UINT64, ts.batchesLost,
+          "bad-bounce-entries", G_TYPE_UINT64, ts.badBounceEntries,
+          "entries-out-of-sequence", G_TYPE_UINT64, ts.entriesOutOfSequence,
+          "samples-skipped", G_TYPE_UINT64, ts.samplesSkipped, NULL));
+  bad = ts.badImmediateData + ts.badGrainHeaders + ts.badBounceEntries;
+  if (bad > self->bad_input_seen) {
+    self->bad_input_seen = bad;
+    gst_mxl_fabrics_object_post_bad_input (self->obj, ts.badImmediateData,
+        ts.badGrainHeaders, ts.badBounceEntries);
+  }
 }
 
 /* Connection events of the target (RC: initiator accepted or gone). */

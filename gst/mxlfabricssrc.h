@@ -50,6 +50,7 @@ struct _GstMxlFabricsSrc {
   guint64 last_index;           /* G_MAXUINT64 until a grain was pushed */
   gboolean stalled;
   gint64 stats_at_us;           /* last engine stats refresh */
+  guint64 bad_input_seen;       /* bad input total last posted */
 
   /* unlock: interrupts bounded waits of the streaming thread */
   GMutex wait_lock;

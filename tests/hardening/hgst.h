@@ -11,6 +11,8 @@
 #include <gst/app/app.h>
 #include <gst/gst.h>
 
+#include "hfill.h"
+
 #define HGST_NODE "127.0.0.1"
 
 static inline GstElement *
@@ -114,20 +116,6 @@ hgst_wait_connected (GstElement * p, guint ms)
   }
   gst_object_unref (e);
   return state == 3;
-}
-
-/* Deterministic bytes of frame @i. */
-static inline void
-hgst_fill (guint8 * p, gsize size, guint i)
-{
-  guint32 x = 0x9e3779b9u * (i + 1);
-
-  for (gsize k = 0; k < size; k++) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    p[k] = (guint8) x;
-  }
 }
 
 static inline GstBuffer *
