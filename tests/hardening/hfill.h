@@ -2,8 +2,8 @@
 /*
  * Deterministic frame bytes shared by the element-level hardening tests and
  * the hostile initiator they start (no GStreamer here): frame or grain @i is
- * an xorshift32 stream seeded from i, so a receiver can regenerate what any
- * index must hold.
+ * an xorshift32 stream seeded from i, audio sample k of channel c a hash of
+ * (c, k), so a receiver can regenerate what any index must hold.
  */
 #pragma once
 
@@ -20,4 +20,11 @@ hgst_fill (guint8 * p, gsize size, guint i)
     x ^= x << 5;
     p[k] = (guint8) x;
   }
+}
+
+/* The 32-bit value of sample @k of channel @c (audio flows). */
+static inline guint32
+hfill_sample (guint32 c, guint64 k)
+{
+  return (guint32) (k * 2654435761u) ^ (c * 0x01000193u) ^ 0x5BD1E995u;
 }

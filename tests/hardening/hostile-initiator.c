@@ -22,8 +22,20 @@
  *       as the link takes them), then GOOD grains paced as in "good" from
  *       the index after the flood. Prints "flood FIRST LAST" too.
  *
- * The flow is v210 320x180 at 50/1, as the test's src caps. Prints the
- * first and last good index ("good FIRST LAST"). Exits 0 when every write
+ *   hostile-initiator TARGETINFO_FILE PROVIDER audio-hostile
+ *       five bounce entries the target must reject (as in
+ *       test-fabrics-samples "hostile"): entry index out of range, count 0,
+ *       count above the entry's capacity, head < count, all bits set.
+ *       Expected: badImmediateData 2, badBounceEntries 3.
+ *   hostile-initiator TARGETINFO_FILE PROVIDER audio-good COUNT
+ *       COUNT batches of one entry's capacity from the current sample
+ *       index on, paced at the sample rate; sample k of channel c is
+ *       hfill_sample (c, k). Prints "good FIRST HEAD" (samples FIRST ..
+ *       HEAD - 1).
+ *
+ * The video flow is v210 320x180 at 50/1, the audio flow 2 channels of
+ * float32 at 48 kHz, as the test's src caps. Prints the first and last
+ * good index ("good FIRST LAST"). Exits 0 when every write
  * was posted; every loop is bounded (5 s per wait).
  */
 #include "fabtest.h"
@@ -33,10 +45,12 @@
 #include "hfill.h"
 
 #define FLOW_ID "2c3f3a43-3c1b-4a55-9e39-0d5d0f4ad1a1"
+#define AUDIO_CHANNELS 2
 #define SLICES 180
 #define WAIT_US (5 * G_USEC_PER_SEC)
 
 static const mxlRational rate = { 50, 1 };
+static const mxlRational sample_rate = { 48000, 1 };
 
 /* Progress until nothing is in flight (OK) or the deadline. */
 static gboolean
@@ -134,10 +148,85 @@ good (mxlFabricsInitiator init, FabSide *s, uint64_t first, guint count)
   g_print ("good %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n", start, index - 1);
 }
 
+/* Samples per channel one bounce entry of the target holds. */
+static uint64_t
+entry_capacity (mxlFabricsTargetInfo info)
+{
+  return (info->bounce_entry_size - 16) / (AUDIO_CHANNELS * 4);
+}
+
+/* Writes samples [head - count, head) of every channel of the local flow. */
+static void
+write_batch (FabSide *s, uint64_t head, uint64_t count)
+{
+  fabtest_write_samples (s, head, count, hfill_sample);
+}
+
+static void
+samples_raw (mxlFabricsInitiator init, mxlFabricsTargetInfo info, uint64_t head,
+    uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head, uint64_t header_count)
+{
+  gint64 deadline = g_get_monotonic_time () + WAIT_US;
+  mxlStatus st;
+
+  while ((st = mxl_initiator_debug_samples_raw (init, info->id, head, count, entry, imm,
+              header_head, header_count)) == MXL_ERR_NOT_READY) {
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    mxlFabricsInitiatorMakeProgressNonBlocking (init);
+  }
+  g_assert_cmpint (st, ==, MXL_STATUS_OK);
+}
+
+static void
+audio_hostile (mxlFabricsInitiator init, FabSide *s, mxlFabricsTargetInfo info)
+{
+  uint64_t cap = entry_capacity (info);
+  uint64_t head = mxlGetCurrentIndex (&sample_rate);
+  uint32_t entries = (uint32_t) info->bounce_entry_count;
+
+  write_batch (s, head, cap);
+  /* 1. entry index out of range */
+  samples_raw (init, info, head, cap, 0, entries, head, cap);
+  /* 2. count 0 */
+  samples_raw (init, info, head, cap, 1, 1, head, 0);
+  /* 3. count above the entry's capacity */
+  samples_raw (init, info, head, cap, 2, 2, head, cap + 1);
+  /* 4. head before its own count */
+  samples_raw (init, info, head, cap, 3, 3, cap - 1, cap);
+  /* 5. all bits set */
+  samples_raw (init, info, head, cap, 4, 0xFFFFFFFFu, G_MAXUINT64, G_MAXUINT64);
+  g_assert_true (drain (init));
+}
+
+static void
+audio_good (mxlFabricsInitiator init, FabSide *s, mxlFabricsTargetInfo info, guint count)
+{
+  uint64_t cap = entry_capacity (info);
+  uint64_t head = mxlGetCurrentIndex (&sample_rate);
+  uint64_t first = head;
+  gint64 deadline;
+  mxlStatus st;
+
+  for (guint k = 0; k < count; k++) {
+    head += cap;
+    mxlSleepUntil (mxlIndexToTimestamp (&sample_rate, head));
+    write_batch (s, head, cap);
+    deadline = g_get_monotonic_time () + WAIT_US;
+    while ((st = mxlFabricsInitiatorTransferSamples (init, head, cap)) == MXL_ERR_NOT_READY) {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      mxlFabricsInitiatorMakeProgressNonBlocking (init);
+    }
+    g_assert_cmpint (st, ==, MXL_STATUS_OK);
+    mxlFabricsInitiatorMakeProgressNonBlocking (init);
+  }
+  g_assert_true (drain (init));
+  g_print ("good %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n", first, head);
+}
+
 int
 main (int argc, char **argv)
 {
-  char *def = flowtest_video_def (FLOW_ID, "video/v210", 320, 180, 50, 1, "progressive");
+  char *def;
   char *json = NULL;
   FabSide s;
   mxlFabricsInitiator init;
@@ -147,8 +236,8 @@ main (int argc, char **argv)
   mxlStatus st;
 
   if (argc < 4 || !(g_str_equal (argv[2], "tcp") || g_str_equal (argv[2], "shm"))) {
-    g_printerr ("usage: %s TARGETINFO_FILE tcp|shm hostile|good COUNT|flood COUNT GOOD\n",
-        argv[0]);
+    g_printerr ("usage: %s TARGETINFO_FILE tcp|shm hostile|good COUNT|flood COUNT GOOD"
+        "|audio-hostile|audio-good COUNT\n", argv[0]);
     return 2;
   }
   prov = g_str_equal (argv[2], "shm") ? &fab_shm : &fab_tcp;
@@ -156,6 +245,9 @@ main (int argc, char **argv)
   argv[2] = argv[1];
   argv++;
   argc--;
+  def = g_str_has_prefix (argv[2], "audio-")
+      ? flowtest_audio_def_full (FLOW_ID, 48000, AUDIO_CHANNELS)
+      : flowtest_video_def (FLOW_ID, "video/v210", 320, 180, 50, 1, "progressive");
   g_assert_true (g_file_get_contents (argv[1], &json, NULL, NULL));
   g_assert_cmpint (mxlFabricsTargetInfoFromString (json, &info), ==, MXL_STATUS_OK);
   fabtest_side_init (&s, def, FLOW_ID);
@@ -170,6 +262,10 @@ main (int argc, char **argv)
 
   if (g_str_equal (argv[2], "hostile")) {
     hostile (init, &s, info);
+  } else if (g_str_equal (argv[2], "audio-hostile")) {
+    audio_hostile (init, &s, info);
+  } else if (g_str_equal (argv[2], "audio-good") && argc == 4) {
+    audio_good (init, &s, info, (guint) g_ascii_strtoull (argv[3], NULL, 10));
   } else if (g_str_equal (argv[2], "good") && argc == 4) {
     good (init, &s, 0, (guint) g_ascii_strtoull (argv[3], NULL, 10));
   } else if (g_str_equal (argv[2], "flood") && argc == 5) {

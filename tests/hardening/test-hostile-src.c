@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * mxlfabricssrc (video) fed by a hostile initiator
+ * mxlfabricssrc (video and audio) fed by a hostile initiator
  * (hostile-initiator, our engine with its raw-write debug hook, run as a
  * separate process started and reaped by PID), then by a good one.
  *
@@ -11,6 +11,13 @@
  *      message mxl-fabrics-bad-input carries those totals; then 20 good
  *      grains from a new initiator arrive, every one byte-exact (checksum
  *      of the regenerated content of its index) and none missing.
+ *  /hardening/hostile/audio   (tcp, 2 x float32 at 48 kHz) five rejected
+ *      bounce entries (entry index out of range, count 0, count above the
+ *      entry's capacity, head < count, all bits set): stats say
+ *      bad-immediate-data 2, bad-bounce-entries 3, invalid 5, nothing is
+ *      pushed, the bus message carries the totals; then 50 batches from a
+ *      good initiator: every sample of every channel equals hfill_sample
+ *      of its index, and all samples of the range arrive.
  *  /hardening/hostile/flood   (shm) 300 grains back to back while the
  *      pipeline drains 40 ms per buffer for its first 50 buffers: the src
  *      survives, every grain is either pushed byte-exact or counted in
@@ -24,6 +31,8 @@
  */
 #include "hgst.h"
 
+#include <gst/audio/audio.h>
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,6 +41,7 @@
 #include <glib/gstdio.h>
 
 #define CAPS "video/x-raw,format=v210,width=320,height=180,framerate=50/1"
+#define AUDIO_CAPS "audio/x-raw,format=F32LE,rate=48000,channels=2,layout=non-interleaved"
 #define GRAIN_SIZE 161280       /* v210 320x180: 896 bytes x 180 lines */
 #define HELPER_MS 30000
 #define WAIT_MS 5000
@@ -47,11 +57,11 @@ slow_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 }
 
 static GstElement *
-start_src (const gchar * prov, gchar ** ti_path)
+start_src_caps (const gchar * prov, const gchar * caps, gchar ** ti_path)
 {
   gchar *desc = g_strdup_printf ("mxlfabricssrc name=src provider=%s %s "
-      "caps=\"" CAPS "\" ! appsink name=out sync=false max-buffers=1000", prov,
-      g_str_equal (prov, "tcp") ? "node=" HGST_NODE : "");
+      "caps=\"%s\" ! appsink name=out sync=false max-buffers=1000", prov,
+      g_str_equal (prov, "tcp") ? "node=" HGST_NODE : "", caps);
   GstElement *p = hgst_parse (desc);
   gchar *ti;
   gint fd;
@@ -65,6 +75,12 @@ start_src (const gchar * prov, gchar ** ti_path)
   g_free (ti);
   g_free (desc);
   return p;
+}
+
+static GstElement *
+start_src (const gchar * prov, gchar ** ti_path)
+{
+  return start_src_caps (prov, CAPS, ti_path);
 }
 
 /* Runs hostile-initiator with @args (NULL-terminated, after the TargetInfo
@@ -313,12 +329,98 @@ test_flood (void)
   g_free (ti_path);
 }
 
+/* Checks every sample of every buffer pulled against hfill_sample and
+ * returns how many of the samples [@first, @head) arrived; stops at @head
+ * or after WAIT_MS. */
+static guint64
+pull_audio_checked (GstElement * p, guint64 first, guint64 head)
+{
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "out");
+  gint64 deadline = g_get_monotonic_time () + WAIT_MS * 1000;
+  guint64 covered = 0, end = 0;
+
+  while (end < head && g_get_monotonic_time () < deadline) {
+    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 50 * GST_MSECOND);
+    GstBuffer *b;
+    GstAudioMeta *meta;
+    GstMapInfo map;
+    guint64 start;
+
+    if (s == NULL)
+      continue;
+    b = gst_sample_get_buffer (s);
+    meta = gst_buffer_get_audio_meta (b);
+    g_assert_nonnull (meta);
+    start = GST_BUFFER_OFFSET (b);
+    end = GST_BUFFER_OFFSET_END (b);
+    g_assert_cmpuint (end - start, ==, meta->samples);
+    g_assert_true (gst_buffer_map (b, &map, GST_MAP_READ));
+    for (guint c = 0; c < 2; c++) {
+      const guint32 *plane = (const guint32 *) (map.data + meta->offsets[c]);
+      for (gsize j = 0; j < meta->samples; j++)
+        if (plane[j] != hfill_sample (c, start + j))
+          g_error ("channel %u sample %" G_GUINT64_FORMAT ": %08x, want %08x", c,
+              start + j, plane[j], hfill_sample (c, start + j));
+    }
+    gst_buffer_unmap (b, &map);
+    if (end > first && start < head)
+      covered += MIN (end, head) - MAX (start, first);
+    gst_sample_unref (s);
+  }
+  gst_object_unref (sink);
+  return covered;
+}
+
+static void
+test_hostile_audio (void)
+{
+  const gchar *hostile_args[] = { "tcp", "audio-hostile", NULL };
+  const gchar *good_args[] = { "tcp", "audio-good", "50", NULL };
+  gchar *ti_path = NULL, *out;
+  GstElement *p = start_src_caps ("tcp", AUDIO_CAPS, &ti_path);
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "out");
+  GstStructure *msg;
+  guint64 first, head, v = 0;
+
+  out = run_helper (ti_path, hostile_args);
+  g_free (out);
+  wait_stat (p, "bad-immediate-data", 2);
+  wait_stat (p, "bad-bounce-entries", 3);
+  wait_stat (p, "invalid", 5);
+  g_assert_cmpuint (hgst_stat (p, "src", "batches-received"), ==, 0);
+  g_assert_null (gst_app_sink_try_pull_sample (GST_APP_SINK (sink), 0));
+  msg = last_bad_input (p);
+  g_assert_nonnull (msg);
+  g_assert_true (gst_structure_get_uint64 (msg, "bad-immediate-data", &v));
+  g_assert_cmpuint (v, ==, 2);
+  g_assert_true (gst_structure_get_uint64 (msg, "bad-bounce-entries", &v));
+  g_assert_cmpuint (v, ==, 3);
+  gst_structure_free (msg);
+
+  /* a good initiator afterwards: every sample arrives, value-exact */
+  out = run_helper (ti_path, good_args);
+  range_of (out, "good", &first, &head);
+  g_test_message ("audio: good samples %" G_GUINT64_FORMAT " .. %" G_GUINT64_FORMAT
+      " (%" G_GUINT64_FORMAT " per channel)", first, head - 1, head - first);
+  g_assert_cmpuint (head - first, >=, 50);
+  g_assert_cmpuint (pull_audio_checked (p, first, head), ==, head - first);
+  g_assert_cmpuint (hgst_stat (p, "src", "bad-bounce-entries"), ==, 3);
+  g_assert_cmpuint (hgst_stat (p, "src", "batches-lost"), ==, 0);
+  g_free (out);
+
+  gst_object_unref (sink);
+  hgst_stop (p);
+  g_unlink (ti_path);
+  g_free (ti_path);
+}
+
 int
 main (int argc, char **argv)
 {
   gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/hardening/hostile/video", test_hostile_video);
+  g_test_add_func ("/hardening/hostile/audio", test_hostile_audio);
   g_test_add_func ("/hardening/hostile/flood", test_flood);
   return g_test_run ();
 }

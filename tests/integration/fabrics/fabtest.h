@@ -264,6 +264,27 @@ fabtest_write_grain (FabSide *s, uint64_t index, uint8_t seed, gboolean invalid)
   return payload;
 }
 
+/* Writes samples [@head - @count, @head) of every channel of the side's
+ * (audio) flow, sample k of channel c being @value (c, k), and commits. */
+static inline void
+fabtest_write_samples (FabSide *s, uint64_t head, uint64_t count,
+    uint32_t (*value) (uint32_t c, uint64_t k))
+{
+  mxlMutableWrappedMultiBufferSlice sl;
+
+  g_assert_cmpint (mxlFlowWriterOpenSamples (s->writer, head, count, &sl), ==, MXL_STATUS_OK);
+  for (uint32_t c = 0; c < sl.count; c++) {
+    uint64_t k = head - count;
+    for (guint f = 0; f < 2; f++) {
+      uint32_t *p = (uint32_t *) ((uint8_t *) sl.base.fragments[f].pointer + c * sl.stride);
+      for (size_t i = 0; i < sl.base.fragments[f].size / 4; i++)
+        p[i] = value (c, k++);
+    }
+    g_assert_cmpuint (k, ==, head);
+  }
+  g_assert_cmpint (mxlFlowWriterCommitSamples (s->writer), ==, MXL_STATUS_OK);
+}
+
 /* Checksum of a grain's payload as the side's reader sees it. */
 static inline char *
 fabtest_grain_digest (FabSide *s, uint64_t index, uint16_t *out_valid)

@@ -128,19 +128,7 @@ pair_close (Pair *pr)
 static void
 write_batch (Pair *pr, uint64_t head, uint64_t count)
 {
-  mxlMutableWrappedMultiBufferSlice s;
-
-  g_assert_cmpint (mxlFlowWriterOpenSamples (pr->is.writer, head, count, &s), ==, MXL_STATUS_OK);
-  for (uint32_t c = 0; c < s.count; c++) {
-    uint64_t k = head - count;
-    for (guint f = 0; f < 2; f++) {
-      uint32_t *p = (uint32_t *) ((uint8_t *) s.base.fragments[f].pointer + c * s.stride);
-      for (size_t i = 0; i < s.base.fragments[f].size / 4; i++)
-        p[i] = sample_value (c, k++);
-    }
-    g_assert_cmpuint (k, ==, head);
-  }
-  g_assert_cmpint (mxlFlowWriterCommitSamples (pr->is.writer), ==, MXL_STATUS_OK);
+  fabtest_write_samples (&pr->is, head, count, sample_value);
 }
 
 /* Applies a delivered batch to the model of the target's rings. */
