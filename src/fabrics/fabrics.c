@@ -354,6 +354,15 @@ mxlFabricsExtInitiatorGrainInFlight (mxlFabricsInitiator in_initiator,
 }
 
 MXL_EXPORT mxlStatus
+mxlFabricsExtInitiatorPollTransferResult (mxlFabricsInitiator in_initiator,
+    uint16_t in_timeoutMs, mxlFabricsExtTransferResult *out_result)
+{
+  if (in_initiator == NULL || out_result == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_initiator_poll_result (in_initiator, in_timeoutMs, out_result);
+}
+
+MXL_EXPORT mxlStatus
 mxlFabricsExtTargetInfoGetId (mxlFabricsTargetInfo in_targetInfo, uint64_t *out_id)
 {
   if (in_targetInfo == NULL || out_id == NULL)

@@ -107,14 +107,191 @@ idle_state (MxlConnState *s, guint attempts)
   s->u.idle.attempts = attempts;
 }
 
+/* ------------------------------------------------- tracking and results */
+
+static void
+wake_waiters (MxlInitiator *init)
+{
+  if (init->waiters > 0)
+    mxl_lock_broadcast (&init->lock);
+}
+
+static void
+push_result (MxlInitiator *init, uint64_t target_id, const MxlTracked *tr)
+{
+  mxlFabricsExtTransferResult *r;
+
+  if (tr->status == MXL_STATUS_OK)
+    init->stats.transfersCompleted++;
+  else
+    init->stats.transfersFailed++;
+  if (init->results == NULL)
+    return;
+  if (init->res_len == MXL_FABRICS_EXT_RESULT_QUEUE_MAX) {
+    init->res_head = (init->res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
+    init->res_len--;
+    init->stats.transferResultsDropped++;
+  }
+  r = &init->results[(init->res_head + init->res_len++) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX];
+  r->version = MXL_FABRICS_API_VERSION;
+  r->status = tr->status;
+  r->providerError = tr->prov_err;
+  r->targetId = target_id;
+  r->grainIndex = tr->grain_index;
+  r->startSlice = tr->start;
+  r->endSlice = tr->end;
+  r->writes = tr->writes;
+  wake_waiters (init);
+}
+
+static MxlTracked *
+tracked_find (MxlConn *conn, uint64_t seq)
+{
+  MxlTracked *tr;
+  uint64_t first;
+
+  if (conn->tr_len == 0)
+    return NULL;
+  first = conn->tracked[conn->tr_head].seq;
+  if (seq < first || seq - first >= conn->tr_len)
+    return NULL;
+  tr = &conn->tracked[(conn->tr_head + (guint) (seq - first)) % MXL_CONN_TRACKED];
+  return tr->seq == seq ? tr : NULL;
+}
+
+/* Reports finished transfers, oldest first (results keep queue order). */
+static void
+tracked_retire (MxlConn *conn)
+{
+  while (conn->tr_len > 0) {
+    MxlTracked *tr = &conn->tracked[conn->tr_head];
+    if (!tr->posting_done || tr->outstanding > 0)
+      break;
+    push_result (conn->init, conn->target_id, tr);
+    conn->tr_head = (conn->tr_head + 1) % MXL_CONN_TRACKED;
+    conn->tr_len--;
+  }
+}
+
+static void
+tracked_add (MxlConn *conn, uint64_t seq, const MxlTracked *what)
+{
+  MxlTracked *tr;
+
+  if (conn->tr_len == MXL_CONN_TRACKED) {
+    /* Never with the room check of queue_on(); defensive: this transfer
+     * then yields no result (tracked_find() checks seqs). */
+    g_warning ("initiator: target %" G_GUINT64_FORMAT ": too many transfers tracked",
+        conn->target_id);
+    return;
+  }
+  tr = &conn->tracked[(conn->tr_head + conn->tr_len++) % MXL_CONN_TRACKED];
+  memset (tr, 0, sizeof *tr);
+  tr->seq = seq;
+  tr->grain_index = what->grain_index;
+  tr->start = what->start;
+  tr->end = what->end;
+  tr->status = MXL_STATUS_OK;
+}
+
+/* The connection is left: everything tracked fails with @reason unless it
+ * failed already. */
+static void
+tracked_cancel (MxlConn *conn, mxlStatus reason)
+{
+  for (guint i = 0; i < conn->tr_len; i++) {
+    MxlTracked *tr = &conn->tracked[(conn->tr_head + i) % MXL_CONN_TRACKED];
+    if (tr->status == MXL_STATUS_OK)
+      tr->status = reason != MXL_STATUS_OK ? reason : MXL_ERR_INTERRUPTED;
+    push_result (conn->init, conn->target_id, tr);
+  }
+  conn->tr_head = conn->tr_len = 0;
+}
+
+void
+mxl_conn_track_write (MxlConn *conn, uint64_t seq, gboolean last)
+{
+  MxlTracked *tr = tracked_find (conn, seq);
+
+  if (tr == NULL)
+    return;
+  tr->writes++;
+  tr->outstanding++;
+  if (last)
+    tr->posting_done = TRUE;
+}
+
+void
+mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status, int prov_err,
+    gboolean final)
+{
+  MxlTracked *tr = tracked_find (conn, seq);
+
+  if (tr == NULL)
+    return;
+  if (tr->status == MXL_STATUS_OK) {
+    tr->status = status != MXL_STATUS_OK ? status : MXL_ERR_UNKNOWN;
+    tr->prov_err = prov_err;
+  }
+  if (final)
+    tr->posting_done = TRUE;
+  tracked_retire (conn);
+}
+
+/* A write of @seq completed (or failed with positive @err). */
+static void
+tracked_complete (MxlConn *conn, uint64_t seq, gboolean ok, int err)
+{
+  MxlTracked *tr = tracked_find (conn, seq);
+
+  if (tr == NULL)
+    return;
+  if (tr->outstanding > 0)
+    tr->outstanding--;
+  if (!ok && tr->status == MXL_STATUS_OK) {
+    tr->status = mxl_ofi_status (-(ssize_t) (err ? err : FI_EIO));
+    tr->prov_err = err;
+  }
+  tracked_retire (conn);
+}
+
+static gboolean
+take_fault (MxlInitiator *init, MxlInjectKind kind, int *out_err)
+{
+  if (init->inject_count[kind] == 0)
+    return FALSE;
+  init->inject_count[kind]--;
+  *out_err = init->inject_err[kind];
+  return TRUE;
+}
+
+int
+mxl_initiator_take_post_fault (MxlInitiator *init)
+{
+  int err = 0;
+
+  return take_fault (init, MXL_INJECT_POST_FAILURE, &err) ? -err : 0;
+}
+
+void
+mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind, guint count,
+    int fi_err)
+{
+  mxl_lock (&init->lock);
+  init->inject_count[kind] = count;
+  init->inject_err[kind] = fi_err;
+  mxl_unlock (&init->lock);
+}
+
 /* Leaves a state that holds transport resources. */
 static void
-leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly)
+leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reason)
 {
   MxlInitiator *init = conn->init;
 
   if (cur->kind != MXL_CONN_CONNECTING && cur->kind != MXL_CONN_CONNECTED)
     return;
+  tracked_cancel (conn, reason);
   if (conn->egress != NULL)
     conn->egress->reset (conn);
   conn->egress = NULL;
@@ -142,16 +319,17 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
           g_hash_table_insert (init->by_conn_id, &conn->conn_id, conn);
       } else if (cur.kind == MXL_CONN_CONNECTING
           && now - cur.u.connecting.since > MXL_CONNECT_TIMEOUT_MS * 1000) {
-        leave (conn, &cur, FALSE);
-        idle_state (&next, cur.u.connecting.attempts + 1);
         reason = MXL_ERR_NOT_READY;
+        leave (conn, &cur, FALSE, reason);
+        idle_state (&next, cur.u.connecting.attempts + 1);
       } else if (cur.kind == MXL_CONN_CONNECTED && !init->type_ops->reports_peer_loss
           && conn->outstanding > 0
           && now - conn->last_progress > MXL_CONN_STALL_MS * 1000) {
-        leave (conn, &cur, FALSE);
+        reason = MXL_ERR_NOT_READY;
+        leave (conn, &cur, FALSE, MXL_ERR_INTERRUPTED);
         memset (&next, 0, sizeof (next));
         next.kind = MXL_CONN_LOST;
-        next.u.lost.reason = reason = MXL_ERR_NOT_READY;
+        next.u.lost.reason = reason;
       }
       break;
     case MXL_CONN_IN_CONNECTED:
@@ -167,10 +345,10 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
     case MXL_CONN_IN_ERROR:
       if (cur.kind == MXL_CONN_CONNECTING) {
         /* Refused or unreachable: the target may not listen yet. */
-        leave (conn, &cur, FALSE);
+        leave (conn, &cur, FALSE, MXL_ERR_INTERRUPTED);
         idle_state (&next, cur.u.connecting.attempts + 1);
       } else if (cur.kind == MXL_CONN_CONNECTED) {
-        leave (conn, &cur, FALSE);
+        leave (conn, &cur, FALSE, MXL_ERR_INTERRUPTED);
         memset (&next, 0, sizeof (next));
         next.kind = MXL_CONN_LOST;
         next.u.lost.reason = reason;
@@ -178,7 +356,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
       break;
     case MXL_CONN_IN_REMOVE:
       if (cur.kind != MXL_CONN_REMOVED) {
-        leave (conn, &cur, TRUE);
+        leave (conn, &cur, TRUE, MXL_ERR_INTERRUPTED);
         memset (&next, 0, sizeof (next));
         next.kind = MXL_CONN_REMOVED;
       }
@@ -194,6 +372,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
     conn->egress = conn->protocol;
     conn->last_progress = now;
     conn->q_head = conn->q_len = 0;
+    conn->tr_head = conn->tr_len = 0;
     init->stats.targetsConnected++;
   }
   if (cur.kind == MXL_CONN_CONNECTED && next.kind != MXL_CONN_CONNECTED) {
@@ -244,6 +423,9 @@ conn_free (MxlConn *conn)
 static void
 teardown (MxlInitiator *init)
 {
+  /* The progress thread goes first: from here on this thread owns the
+   * endpoints again. */
+  mxl_initiator_progress_stop (init, 0);
   if (init->conns) {
     for (guint i = 0; i < init->conns->len; i++)
       mxl_conn_transition (g_ptr_array_index (init->conns, i), MXL_CONN_IN_REMOVE,
@@ -266,6 +448,8 @@ teardown (MxlInitiator *init)
   g_clear_pointer (&init->ctx_pool, g_free);
   g_clear_pointer (&init->by_conn_id, g_hash_table_destroy);
   g_clear_pointer (&init->by_fid, g_hash_table_destroy);
+  g_clear_pointer (&init->results, g_free);
+  init->res_head = init->res_len = 0;
   init->type_ops = NULL;
   init->setup_done = FALSE;
 }
@@ -316,8 +500,11 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   fi_freeinfo (fi);
   if (st != MXL_STATUS_OK)
     goto fail;
+  /* A progress thread polls the CQ's wait fd (FI_WAIT_FD) next to its
+   * eventfd; a calling thread uses fi_cq_sread (P9). */
   st = mxl_ofi_cq_open (init->dom, CTX_POOL_SIZE,
-      init->desc->cq_can_wait ? FI_WAIT_UNSPEC : FI_WAIT_NONE, &init->cq, &error);
+      !init->desc->cq_can_wait ? FI_WAIT_NONE
+      : init->options.progress_thread ? FI_WAIT_FD : FI_WAIT_UNSPEC, &init->cq, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
   if (flow.format == MXL_DATA_FORMAT_AUDIO) {
@@ -345,8 +532,16 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   st = init->type_ops->setup (init, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
+  init->results = g_new0 (mxlFabricsExtTransferResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
   init->stats.version = MXL_FABRICS_API_VERSION;
   init->setup_done = TRUE;
+  if (init->options.progress_thread) {
+    st = mxl_initiator_progress_start (init, &error);
+    if (st != MXL_STATUS_OK) {
+      init->setup_done = FALSE;
+      goto fail;
+    }
+  }
   g_debug ("initiator: %s %s, %u slots, max %" G_GUINT64_FORMAT " bytes and %u "
       "iovecs per write, %s writes", init->desc->name, init->type_ops->name,
       init->grain_count, init->max_msg, init->iov_limit,
@@ -360,11 +555,17 @@ fail:
   return st;
 }
 
+/* How long destroy lets a progress thread flush what is queued (ms). */
+#define DESTROY_FLUSH_MS 500
+
 void
 mxl_initiator_destroy (MxlInitiator *init)
 {
+  /* Flush within a bound, then cancel the rest (teardown). */
+  mxl_initiator_progress_stop (init, DESTROY_FLUSH_MS);
   teardown (init);
   mxl_event_queue_clear (&init->events);
+  mxl_lock_clear (&init->lock);
   g_free (init);
 }
 
@@ -382,8 +583,8 @@ address_usable (const MxlInitiator *init, const struct mxlFabricsTargetInfo_t *i
   return theirs == ours;
 }
 
-mxlStatus
-mxl_initiator_add_target (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
+static mxlStatus
+add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
 {
   const MxlEgressOps *protocol;
   MxlConn *conn;
@@ -436,18 +637,37 @@ mxl_initiator_add_target (MxlInitiator *init, const struct mxlFabricsTargetInfo_
 }
 
 mxlStatus
+mxl_initiator_add_target (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
+{
+  mxlStatus st;
+
+  mxl_lock (&init->lock);
+  st = add_target_locked (init, info);
+  if (st == MXL_STATUS_OK && init->post_ring != NULL)
+    init->thread_status = MXL_ERR_NOT_READY;     /* until the next pass */
+  mxl_unlock (&init->lock);
+  if (st == MXL_STATUS_OK && init->post_ring != NULL)
+    mxl_progress_wake (&init->progress);
+  return st;
+}
+
+mxlStatus
 mxl_initiator_remove_target (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
 {
   MxlConn *conn;
+  mxlStatus st = MXL_ERR_NOT_FOUND;
 
   if (!init->setup_done)
     return MXL_ERR_INVALID_STATE;
+  mxl_lock (&init->lock);
   conn = find_conn (init, info->id);
-  if (conn == NULL)
-    return MXL_ERR_NOT_FOUND;
-  mxl_conn_transition (conn, MXL_CONN_IN_REMOVE, MXL_STATUS_OK);
-  init->stats.targets--;
-  return MXL_STATUS_OK;
+  if (conn != NULL) {
+    mxl_conn_transition (conn, MXL_CONN_IN_REMOVE, MXL_STATUS_OK);
+    init->stats.targets--;
+    st = MXL_STATUS_OK;
+  }
+  mxl_unlock (&init->lock);
+  return st;
 }
 
 /* ------------------------------------------------------------ progress */
@@ -460,6 +680,8 @@ on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
 
   if (ctx < init->ctx_pool || ctx >= init->ctx_pool + init->ctx_count || !ctx->in_use)
     return;                  /* not ours, or reclaimed already */
+  if (ok && take_fault (init, MXL_INJECT_ERROR_COMPLETION, &err))
+    ok = FALSE;              /* test hook: as if fi_cq_readerr() returned it */
   if (ok)
     init->stats.writesCompleted++;
   else
@@ -467,6 +689,7 @@ on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
   conn = g_hash_table_lookup (init->by_conn_id, &ctx->conn_id);
   if (conn != NULL && conn->state.kind == MXL_CONN_CONNECTED) {
     conn->last_progress = g_get_monotonic_time ();
+    tracked_complete (conn, ctx->transfer_seq, ok, err);
     conn->egress->on_write_done (conn, ctx, ok);
     mxl_initiator_ctx_put (init, ctx);
     if (!ok) {
@@ -521,8 +744,8 @@ sweep_removed (MxlInitiator *init)
 }
 
 /* One non-blocking pass. Returns the MakeProgress status. */
-static mxlStatus
-progress_once (MxlInitiator *init)
+mxlStatus
+mxl_initiator_progress_once (MxlInitiator *init)
 {
   gboolean pending = FALSE, any_live = FALSE;
 
@@ -571,10 +794,12 @@ mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms)
 
   if (!init->setup_done)
     return MXL_ERR_INVALID_STATE;
+  if (init->post_ring != NULL)
+    return mxl_initiator_progress_wait (init, timeout_ms);
   deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
   for (;;) {
     gint64 now;
-    st = progress_once (init);
+    st = mxl_initiator_progress_once (init);
     if (st != MXL_ERR_NOT_READY || timeout_ms <= 0)
       return st;
     now = g_get_monotonic_time ();
@@ -589,6 +814,27 @@ mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms)
   }
 }
 
+/* Room in the tracking ring for one more transfer (the protocol's own
+ * queue is checked by queue_grain/queue_samples). A batch of samples may be
+ * cut into several entries: each is one tracked transfer. */
+static gboolean
+conn_has_room (MxlConn *conn)
+{
+  return conn->tr_len + MXL_CONN_TRACK_RESERVE <= MXL_CONN_TRACKED
+      && conn->q_len < MXL_CONN_QUEUE;
+}
+
+gboolean
+mxl_initiator_room_for_one (MxlInitiator *init)
+{
+  for (guint i = 0; i < init->conns->len; i++) {
+    MxlConn *c = g_ptr_array_index (init->conns, i);
+    if (c->state.kind == MXL_CONN_CONNECTED && !conn_has_room (c))
+      return FALSE;
+  }
+  return TRUE;
+}
+
 /* Queues a grain (@req) or a batch of samples (@sreq) on @conn. */
 static mxlStatus
 queue_on (MxlConn *conn, const MxlGrainRequest *req, const MxlSamplesRequest *sreq)
@@ -599,9 +845,10 @@ queue_on (MxlConn *conn, const MxlGrainRequest *req, const MxlSamplesRequest *sr
   mxlStatus st;
 
   /* A full queue: drive progress (bounded) until there is room. */
-  while ((st = req ? conn->egress->queue_grain (conn, req)
+  while ((st = !conn_has_room (conn) ? MXL_ERR_NOT_READY
+          : req ? conn->egress->queue_grain (conn, req)
           : conn->egress->queue_samples (conn, sreq)) == MXL_ERR_NOT_READY) {
-    progress_once (init);
+    mxl_initiator_progress_once (init);
     if (conn->state.kind != MXL_CONN_CONNECTED)
       return MXL_STATUS_OK;     /* lost meanwhile: reported by an event */
     if (g_get_monotonic_time () > deadline) {
@@ -619,70 +866,40 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
     uint64_t only_target)
 {
   mxlStatus result = MXL_STATUS_OK;
+  /* What a result reports: grains their index and slice range; batches of
+   * samples their head index. */
+  MxlTracked what = { .grain_index = req ? req->grain_index : sreq->head,
+    .start = req ? req->req_start : 0, .end = req ? req->req_end : 0 };
 
   for (guint i = 0; i < init->conns->len; i++) {
     MxlConn *c = g_ptr_array_index (init->conns, i);
+    uint64_t first_seq = c->next_seq;
     mxlStatus st;
 
     if (c->state.kind != MXL_CONN_CONNECTED || (only_target && c->target_id != only_target))
       continue;
     st = queue_on (c, req, sreq);
+    if (st == MXL_STATUS_OK) {
+      /* Every transfer the protocol queued (one per grain, one or more
+       * per batch of samples) is tracked until its writes completed. */
+      for (uint64_t seq = first_seq; seq < c->next_seq; seq++)
+        tracked_add (c, seq, &what);
+    } else if (st == MXL_ERR_INVALID_ARG) {
+      MxlTracked tr = what;
+      tr.status = st;
+      push_result (init, c->target_id, &tr);
+    }
     if (st == MXL_ERR_INVALID_ARG)
       result = st;
     else if (st != MXL_STATUS_OK && result == MXL_STATUS_OK)
       result = st;
-    if (c->state.kind == MXL_CONN_CONNECTED) {
+    if (c->state.kind == MXL_CONN_CONNECTED && !init->defer_pump) {
       st = c->egress->pump (c);
       if (st != MXL_STATUS_OK)
         mxl_conn_transition (c, MXL_CONN_IN_ERROR, st);
     }
   }
   return result;
-}
-
-mxlStatus
-mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index, uint16_t start,
-    uint16_t end)
-{
-  MxlGrainRequest req;
-  uint32_t flags;
-
-  if (!init->setup_done || init->continuous)
-    return MXL_ERR_INVALID_STATE;
-  if (start > end || end > init->layout.total_slices)
-    return MXL_ERR_INVALID_ARG;
-  memset (&req, 0, sizeof (req));
-  req.grain_index = index;
-  req.local_slot = (uint32_t) (index % init->grain_count);
-  /* A grain flagged invalid moves the ring on without content: only its
-   * header travels (immediate data slice value 0). */
-  memcpy (&flags, init->regions[req.local_slot].base + 16, sizeof (flags));
-  if (flags & MXL_GRAIN_FLAG_INVALID) {
-    req.slice_end = 0;
-    req.n_runs = mxl_layout_grain_runs (&init->layout, 0, 0, TRUE, req.runs);
-  } else {
-    req.slice_end = end;
-    req.n_runs = mxl_layout_grain_runs (&init->layout, start, end, FALSE, req.runs);
-  }
-  if (req.n_runs == 0)
-    return MXL_ERR_INVALID_ARG;
-  return fan_out (init, &req, NULL, 0);
-}
-
-mxlStatus
-mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head, uint64_t count)
-{
-  MxlSamplesRequest req;
-
-  if (!init->setup_done || !init->continuous)
-    return MXL_ERR_INVALID_STATE;
-  /* §4.3: count >= 1; a batch cannot be longer than the local ring. */
-  if (count == 0 || count > init->ring.length || head < count)
-    return MXL_ERR_INVALID_ARG;
-  memset (&req, 0, sizeof (req));
-  req.head = head;
-  req.count = count;
-  return fan_out (init, NULL, &req, 0);
 }
 
 /* The test hooks post to one connected target. */
@@ -696,28 +913,130 @@ debug_check_connected (MxlInitiator *init, uint64_t target_id)
   return conn->state.kind == MXL_CONN_CONNECTED ? MXL_STATUS_OK : MXL_ERR_INVALID_STATE;
 }
 
+/* Builds the request of @desc and queues it: a grain (the local flow's
+ * grain header decides whether only the header travels), a batch of
+ * samples, or a test hook's raw request to one target. */
+mxlStatus
+mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc)
+{
+  MxlGrainRequest req;
+  MxlSamplesRequest sreq;
+  uint32_t flags;
+  mxlStatus st;
+
+  memset (&req, 0, sizeof (req));
+  memset (&sreq, 0, sizeof (sreq));
+  switch ((MxlPostOp) desc->op) {
+    case MXL_POST_GRAIN:
+      break;
+    case MXL_POST_RAW:
+      if ((st = debug_check_connected (init, desc->target)) != MXL_STATUS_OK)
+        return st;
+      req.local_slot = desc->local_slot;
+      req.n_runs = 1;
+      req.runs[0] = (MxlRun) { desc->offset, desc->length };
+      req.raw = TRUE;
+      req.raw_remote_slot = desc->remote_slot;
+      req.raw_imm = desc->imm;
+      return fan_out (init, &req, NULL, desc->target);
+    case MXL_POST_SAMPLES:
+    case MXL_POST_SAMPLES_RAW:
+      sreq.head = desc->index;
+      sreq.count = desc->count;
+      if (desc->op == MXL_POST_SAMPLES)
+        return fan_out (init, NULL, &sreq, 0);
+      if ((st = debug_check_connected (init, desc->target)) != MXL_STATUS_OK)
+        return st;
+      sreq.raw = TRUE;
+      sreq.raw_entry = desc->entry;
+      sreq.raw_imm = desc->imm;
+      sreq.raw_head = desc->offset;
+      sreq.raw_count = desc->length;
+      return fan_out (init, NULL, &sreq, desc->target);
+  }
+  req.grain_index = desc->index;
+  req.req_start = desc->start;
+  req.req_end = desc->end;
+  req.local_slot = (uint32_t) (desc->index % init->grain_count);
+  /* A grain flagged invalid moves the ring on without content: only its
+   * header travels (immediate data slice value 0). */
+  memcpy (&flags, init->regions[req.local_slot].base + 16, sizeof (flags));
+  if (flags & MXL_GRAIN_FLAG_INVALID) {
+    req.slice_end = 0;
+    req.n_runs = mxl_layout_grain_runs (&init->layout, 0, 0, TRUE, req.runs);
+  } else {
+    req.slice_end = desc->end;
+    req.n_runs = mxl_layout_grain_runs (&init->layout, desc->start, desc->end, FALSE,
+        req.runs);
+  }
+  if (req.n_runs == 0)
+    return MXL_ERR_INVALID_ARG;
+  return fan_out (init, &req, NULL, 0);
+}
+
+/* With a progress thread the descriptor goes through the post ring;
+ * without, this thread queues and posts it. */
+static mxlStatus
+submit (MxlInitiator *init, const MxlPostDesc *desc)
+{
+  if (init->post_ring != NULL)
+    return mxl_initiator_progress_post (init, desc);
+  return mxl_initiator_fan_out_desc (init, desc);
+}
+
+mxlStatus
+mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index, uint16_t start,
+    uint16_t end)
+{
+  MxlPostDesc desc;
+
+  if (!init->setup_done || init->continuous)
+    return MXL_ERR_INVALID_STATE;
+  if (start > end || end > init->layout.total_slices)
+    return MXL_ERR_INVALID_ARG;
+  desc.op = MXL_POST_GRAIN;
+  desc.start = start;
+  desc.end = end;
+  desc.index = index;
+  return submit (init, &desc);
+}
+
+mxlStatus
+mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head, uint64_t count)
+{
+  MxlPostDesc desc;
+
+  if (!init->setup_done || !init->continuous)
+    return MXL_ERR_INVALID_STATE;
+  /* §4.3: count >= 1; a batch cannot be longer than the local ring. */
+  if (count == 0 || count > init->ring.length || head < count)
+    return MXL_ERR_INVALID_ARG;
+  memset (&desc, 0, sizeof desc);
+  desc.op = MXL_POST_SAMPLES;
+  desc.index = head;
+  desc.count = count;
+  return submit (init, &desc);
+}
+
 mxlStatus
 mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
     uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
     uint64_t header_count)
 {
-  MxlSamplesRequest req;
-  mxlStatus st;
+  MxlPostDesc desc;
 
   if (!init->setup_done || !init->continuous)
     return MXL_ERR_INVALID_ARG;
-  st = debug_check_connected (init, target_id);
-  if (st != MXL_STATUS_OK)
-    return st;
-  memset (&req, 0, sizeof (req));
-  req.head = head;
-  req.count = count;
-  req.raw = TRUE;
-  req.raw_entry = entry;
-  req.raw_imm = imm;
-  req.raw_head = header_head;
-  req.raw_count = header_count;
-  return fan_out (init, NULL, &req, target_id);
+  memset (&desc, 0, sizeof desc);
+  desc.op = MXL_POST_SAMPLES_RAW;
+  desc.target = target_id;
+  desc.index = head;
+  desc.count = count;
+  desc.entry = entry;
+  desc.imm = imm;
+  desc.offset = header_head;
+  desc.length = header_count;
+  return submit (init, &desc);
 }
 
 mxlStatus
@@ -725,22 +1044,19 @@ mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
     uint32_t local_slot, uint32_t remote_slot, uint64_t offset, uint64_t length,
     uint32_t imm)
 {
-  MxlGrainRequest req;
-  mxlStatus st;
+  MxlPostDesc desc;
 
   if (!init->setup_done || init->continuous || local_slot >= init->grain_count)
     return MXL_ERR_INVALID_ARG;
-  st = debug_check_connected (init, target_id);
-  if (st != MXL_STATUS_OK)
-    return st;
-  memset (&req, 0, sizeof (req));
-  req.local_slot = local_slot;
-  req.n_runs = 1;
-  req.runs[0] = (MxlRun) { offset, length };
-  req.raw = TRUE;
-  req.raw_remote_slot = remote_slot;
-  req.raw_imm = imm;
-  return fan_out (init, &req, NULL, target_id);
+  memset (&desc, 0, sizeof desc);
+  desc.op = MXL_POST_RAW;
+  desc.target = target_id;
+  desc.local_slot = local_slot;
+  desc.remote_slot = remote_slot;
+  desc.offset = offset;
+  desc.length = length;
+  desc.imm = imm;
+  return submit (init, &desc);
 }
 
 /* --------------------------------------------------- application view */
@@ -748,24 +1064,90 @@ mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
 mxlStatus
 mxl_initiator_poll_event (MxlInitiator *init, mxlFabricsExtConnectionEvent *out)
 {
-  return mxl_event_queue_pop (&init->events, out);
+  mxlStatus st;
+
+  mxl_lock (&init->lock);
+  st = mxl_event_queue_pop (&init->events, out);
+  mxl_unlock (&init->lock);
+  return st;
+}
+
+static gboolean
+pop_result (MxlInitiator *init, mxlFabricsExtTransferResult *out)
+{
+  if (init->res_len == 0)
+    return FALSE;
+  *out = init->results[init->res_head];
+  init->res_head = (init->res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
+  init->res_len--;
+  return TRUE;
+}
+
+mxlStatus
+mxl_initiator_poll_result (MxlInitiator *init, int timeout_ms,
+    mxlFabricsExtTransferResult *out)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
+  guint sleep_us = 50;
+  gboolean got;
+
+  if (!init->setup_done)
+    return MXL_ERR_INVALID_STATE;
+  mxl_lock (&init->lock);
+  for (;;) {
+    if ((got = pop_result (init, out)))
+      break;
+    if (init->post_ring == NULL) {
+      /* No progress thread: this thread drives progress while it waits. */
+      mxl_initiator_progress_once (init);
+      if ((got = pop_result (init, out)) || g_get_monotonic_time () >= deadline)
+        break;
+      mxl_unlock (&init->lock);
+      g_usleep (sleep_us);
+      sleep_us = MIN (sleep_us * 2, 1000u);
+      mxl_lock (&init->lock);
+    } else {
+      gboolean signalled;
+      init->waiters++;
+      signalled = mxl_lock_wait_until (&init->lock, deadline);
+      init->waiters--;
+      if (!signalled) {
+        got = pop_result (init, out);
+        break;
+      }
+    }
+  }
+  mxl_unlock (&init->lock);
+  return got ? MXL_STATUS_OK : MXL_ERR_NOT_READY;
 }
 
 mxlStatus
 mxl_initiator_target_state (MxlInitiator *init, uint64_t target_id,
     mxlFabricsExtConnectionState *out)
 {
-  MxlConn *conn = init->conns ? find_conn (init, target_id) : NULL;
+  MxlConn *conn;
+  mxlStatus st = MXL_ERR_NOT_FOUND;
 
-  if (conn == NULL)
-    return MXL_ERR_NOT_FOUND;
-  *out = public_state (conn->state.kind);
-  return MXL_STATUS_OK;
+  mxl_lock (&init->lock);
+  conn = init->conns ? find_conn (init, target_id) : NULL;
+  if (conn != NULL) {
+    *out = public_state (conn->state.kind);
+    st = MXL_STATUS_OK;
+  }
+  mxl_unlock (&init->lock);
+  return st;
 }
 
-gboolean
-mxl_initiator_slot_in_use (const MxlInitiator *init, uint32_t slot)
+static gboolean
+slot_in_use_locked (const MxlInitiator *init, uint32_t slot)
 {
+  /* With a progress thread, descriptors still in the post ring are not
+   * readable from here (single consumer): any of them counts as in flight,
+   * a conservative answer. */
+  if (init->post_ring != NULL
+      && atomic_load_explicit (&((MxlInitiator *) init)->posts_pushed, memory_order_relaxed)
+          != init->posts_popped)
+    return TRUE;
   /* Queued transfers read the slot when their writes are posted ... */
   for (guint i = 0; i < init->conns->len; i++) {
     const MxlConn *c = g_ptr_array_index (init->conns, i);
@@ -780,9 +1162,27 @@ mxl_initiator_slot_in_use (const MxlInitiator *init, uint32_t slot)
   return FALSE;
 }
 
+gboolean
+mxl_initiator_slot_in_use (MxlInitiator *init, uint32_t slot)
+{
+  gboolean in_use;
+
+  mxl_lock (&init->lock);
+  in_use = slot_in_use_locked (init, slot);
+  mxl_unlock (&init->lock);
+  return in_use;
+}
+
 void
 mxl_initiator_get_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out)
 {
+  mxl_lock (&init->lock);
   *out = init->stats;
+  mxl_unlock (&init->lock);
+  if (init->post_ring != NULL) {
+    /* Refusals of a full ring are counted by the ring (any thread). */
+    out->postRingFull = mxl_post_ring_full_count (init->post_ring);
+    out->transfersDropped += out->postRingFull;
+  }
   out->version = MXL_FABRICS_API_VERSION;
 }

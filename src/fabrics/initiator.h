@@ -7,8 +7,14 @@
  * initiator_rdm.c). Every connection's state is a tagged union changed only
  * by mxl_conn_transition().
  *
- * Driven by one thread at a time (wire spec §6.8). No call blocks without a
- * deadline; progress happens inside TransferGrain and MakeProgress.
+ * Without a progress thread: driven by one thread at a time (wire spec
+ * §6.8); progress happens inside TransferGrain and MakeProgress. With one
+ * (setup option "progressThread"): TransferGrain only pushes a small
+ * descriptor (MxlPostDesc) into the lock-free post ring and wakes the
+ * thread; the progress thread (initiator_progress.c) is the only thread
+ * touching endpoints, CQ and EQ, and holds init->lock during each pass
+ * (never while it waits). Other calls (targets, events, stats, results,
+ * MakeProgress) take init->lock. No call blocks without a deadline.
  */
 #pragma once
 
@@ -22,6 +28,8 @@
 #include "fabrics/events.h"
 #include "fabrics/ofi.h"
 #include "fabrics/options.h"
+#include "fabrics/postring.h"
+#include "fabrics/progress.h"
 #include "fabrics/protocol.h"
 #include "fabrics/provider.h"
 #include "fabrics/targetinfo.h"
@@ -78,12 +86,38 @@ struct MxlTransfer {
   uint64_t chunk_length;     /* bytes of the pending chunk */
   uint64_t chunk_remote_offset;  /* where it lands in remote region remote_slot */
   gboolean chunk_last;       /* the pending chunk carries the immediate data */
+  uint64_t post_more;        /* FI_MORE or 0 for the pending chunk (mxl_egress_pump) */
   /* continuous flows (protocol_samples.c) */
   MxlSamplesRequest samples;
   MxlSamplesSgl sgl;
   MxlSgChunk sg_pending;
   guint header_slot;         /* of conn->entry_headers */
 };
+
+/** Transfers tracked per connection for results: queued, in flight, and
+ * finished ones waiting behind an older unfinished one (results keep queue
+ * order). A new transfer is only queued while MXL_CONN_TRACK_RESERVE
+ * records are free (a batch of samples may become several transfers). */
+#define MXL_CONN_TRACKED 1024u
+#define MXL_CONN_TRACK_RESERVE 256u
+
+/**
+ * MxlTracked:
+ * Completion tracking of one transfer to one connection (initiator.c),
+ * from queueing until its last write completed: the transfer succeeds only
+ * when every write it was cut into completed, and fails if any post or
+ * completion failed.
+ */
+typedef struct MxlTracked {
+  uint64_t seq;
+  uint64_t grain_index;
+  uint16_t start, end;
+  uint32_t writes;           /* posted */
+  uint32_t outstanding;      /* posted, not completed */
+  gboolean posting_done;     /* no more writes will be posted */
+  mxlStatus status;          /* first failure, or OK */
+  int prov_err;
+} MxlTracked;
 
 typedef enum MxlConnKind {
   MXL_CONN_IDLE,
@@ -125,17 +159,46 @@ struct MxlConn {
   guint q_head, q_len;
   guint outstanding;
   gint64 last_progress;      /* last completion or idle moment (stall check) */
-  uint64_t next_seq;
+  uint64_t next_seq;         /* assigned by mxl_egress_enqueue (seq = next_seq++) */
   const MxlEgressOps *protocol;          /* chosen at AddTarget, used once connected */
   /* continuous flows: entry index counter (wire spec §2.2) and the 16-byte
    * header slots, one per transfer that can be queued or in flight */
   uint32_t next_entry;
   uint8_t *entry_headers;
   MxlOfiRegion entry_headers_region;
+  /* Transfers tracked for results: a ring of consecutive seqs, oldest
+   * first (initiator.c). */
+  MxlTracked tracked[MXL_CONN_TRACKED];
+  guint tr_head, tr_len;
 };
 
 /** Header slots per connection: queued + in-flight transfers at most. */
 #define MXL_CONN_HEADER_SLOTS (MXL_CONN_QUEUE + MXL_CONN_WINDOW)
+
+/** Post ring entry: one TransferGrain (or test hook) call, copied by value
+ * into the ring; everything else is computed by the progress thread. */
+typedef enum MxlPostOp {
+  MXL_POST_GRAIN = 1,        /* TransferGrain */
+  MXL_POST_RAW,              /* mxl_initiator_debug_post_raw() */
+  MXL_POST_SAMPLES,          /* TransferSamples */
+  MXL_POST_SAMPLES_RAW,      /* mxl_initiator_debug_samples_raw() */
+} MxlPostOp;
+
+typedef struct MxlPostDesc {
+  uint32_t op;               /* MxlPostOp */
+  uint16_t start, end;       /* GRAIN: slice range */
+  uint64_t index;            /* GRAIN: grain index; SAMPLES*: head */
+  uint64_t count;            /* SAMPLES*: samples per channel */
+  uint64_t target;           /* *RAW: the one target id */
+  uint32_t local_slot, remote_slot, imm, entry;   /* *RAW */
+  uint64_t offset, length;   /* RAW: the run; SAMPLES_RAW: header head, count */
+} MxlPostDesc;
+
+/** Faults injected by tests (mxl_initiator_debug_inject()). */
+typedef enum MxlInjectKind {
+  MXL_INJECT_POST_FAILURE,      /* the next posts fail as if fi_writemsg returned -err */
+  MXL_INJECT_ERROR_COMPLETION,  /* the next good completions read as errors with err */
+} MxlInjectKind;
 
 typedef struct MxlInitiatorTypeOps {
   const char *name;
@@ -194,6 +257,22 @@ struct mxlFabricsInitiator_t {
   /* application-visible */
   GQueue events;             /* mxlFabricsExtConnectionEvent* */
   mxlFabricsExtInitiatorStats stats;
+  mxlFabricsExtTransferResult *results;  /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX */
+  guint res_head, res_len;
+  /* locking (progress thread mode; taken in both modes by the API calls
+   * other than TransferGrain) */
+  MxlLock lock;                   /* mutex + condition (progress.h) */                /* results, status changes (progress thread) */
+  guint waiters;             /* threads in mxl_lock_wait_until */
+  /* progress thread */
+  MxlPostRing *post_ring;    /* NULL without a progress thread */
+  MxlProgress progress;
+  _Atomic uint64_t posts_pushed;   /* producers, before the push (undone on failure) */
+  uint64_t posts_popped;           /* progress thread, under lock */
+  mxlStatus thread_status;         /* MakeProgress status after the last pass */
+  gboolean defer_pump;             /* pass: queue popped transfers, post after */
+  /* test hooks */
+  guint inject_count[2];
+  int inject_err[2];
 };
 
 /** Sets up the initiator (mxlFabricsInitiatorSetup()). */
@@ -223,9 +302,10 @@ void mxl_initiator_get_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *o
  * Whether local slot @slot (< grain_count) is still read by a transfer:
  * queued on a connection, or with a write posted and not yet completed
  * (including writes of a lost connection not yet reclaimed). Grain flows
- * only.
+ * only. Takes init->lock; with a progress thread, any descriptor still in
+ * the post ring makes every slot count as in use (conservative).
  */
-gboolean mxl_initiator_slot_in_use (const MxlInitiator *init, uint32_t slot);
+gboolean mxl_initiator_slot_in_use (MxlInitiator *init, uint32_t slot);
 
 /**
  * mxl_initiator_debug_samples_raw:
@@ -258,6 +338,52 @@ MxlConn *mxl_initiator_conn_by_fid (MxlInitiator *init, struct fid *fid);
 /** Takes a context from the pool; NULL when exhausted. */
 MxlWriteCtx *mxl_initiator_ctx_get (MxlInitiator *init);
 void mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx);
+
+/* --- completion tracking and results (initiator.c), reported by
+ * mxl_egress_pump() (protocol_rma.c) for every protocol built on it --- */
+
+/** A write of transfer @seq was posted; @last: it was the transfer's last. */
+void mxl_conn_track_write (MxlConn *conn, uint64_t seq, gboolean last);
+/** Transfer @seq failed with @status (@prov_err: positive fi errno or 0);
+ * @final: no more of its writes will be posted (dropped, or posting failed). */
+void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,
+    int prov_err, gboolean final);
+
+/** Takes an injected post failure: 0, or the negative fi errno to use
+ * instead of posting. */
+int mxl_initiator_take_post_fault (MxlInitiator *init);
+
+/** mxlFabricsExtInitiatorPollTransferResult(); @timeout_ms 0: at once. */
+mxlStatus mxl_initiator_poll_result (MxlInitiator *init, int timeout_ms,
+    mxlFabricsExtTransferResult *out);
+
+/* --- progress thread (initiator_progress.c) --- */
+
+/** Starts the thread and the post ring (options.progress_thread). */
+mxlStatus mxl_initiator_progress_start (MxlInitiator *init, GError **error);
+/** Flushes (at most @flush_ms) and stops the thread; frees the ring. */
+void mxl_initiator_progress_stop (MxlInitiator *init, int flush_ms);
+/** Producer side of TransferGrain: validated, then pushed with a deadline. */
+mxlStatus mxl_initiator_progress_post (MxlInitiator *init, const MxlPostDesc *desc);
+/** MakeProgress with the thread: waits on init->cond. */
+mxlStatus mxl_initiator_progress_wait (MxlInitiator *init, int timeout_ms);
+
+/* --- shared by initiator.c and initiator_progress.c --- */
+mxlStatus mxl_initiator_progress_once (MxlInitiator *init);
+/** Computes the request of a grain transfer and queues it on every
+ * connected target (RAW: the test hook's request on one target). */
+mxlStatus mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc);
+/** TRUE when every connected connection has room for one more transfer. */
+gboolean mxl_initiator_room_for_one (MxlInitiator *init);
+
+/**
+ * mxl_initiator_debug_inject:
+ * Test hook (internal, not exported): the next @count posts (POST_FAILURE)
+ * or good completions (ERROR_COMPLETION) fail with @fi_err (positive, e.g.
+ * FI_EIO). Any thread.
+ */
+void mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind,
+    guint count, int fi_err);
 
 /**
  * mxl_initiator_debug_post_raw:

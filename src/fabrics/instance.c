@@ -36,6 +36,7 @@ mxl_instance_new_target (mxlFabricsInstance inst)
 
   t->instance = inst;
   t->idle_sleep_us = 50;
+  mxl_lock_init (&t->lock);
   g_ptr_array_add (inst->targets, t);
   return t;
 }
@@ -52,6 +53,7 @@ mxl_instance_new_initiator (mxlFabricsInstance inst)
   MxlInitiator *init = g_new0 (MxlInitiator, 1);
 
   init->instance = inst;
+  mxl_lock_init (&init->lock);
   g_ptr_array_add (inst->initiators, init);
   return init;
 }

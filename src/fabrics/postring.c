@@ -211,3 +211,12 @@ mxl_post_ring_full_count (const MxlPostRing *ring)
   return atomic_load_explicit ((_Atomic uint64_t *) &ring->full_count,
       memory_order_relaxed);
 }
+
+gboolean
+mxl_post_ring_peek (MxlPostRing *ring)
+{
+  uint64_t pos = ring->head;
+
+  /* Acquire, as in pop: a TRUE answer is followed by a pop that copies. */
+  return atomic_load_explicit (&slot_at (ring, pos)->seq, memory_order_acquire) == pos + 1;
+}

@@ -89,6 +89,14 @@ mxlStatus mxl_post_ring_push_with_deadline (MxlPostRing *ring, const void *entry
  */
 gboolean mxl_post_ring_pop (MxlPostRing *ring, void *entry);
 
+/**
+ * mxl_post_ring_peek:
+ * The single consumer only. Returns: TRUE when the next mxl_post_ring_pop()
+ * would return an entry (acquire load of the head slot's sequence; used by
+ * the progress thread before it sleeps, progress.h).
+ */
+gboolean mxl_post_ring_peek (MxlPostRing *ring);
+
 /** Pushes that failed on a full ring: try_push returning FALSE and
  * push_with_deadline returning MXL_ERR_NOT_READY. Any thread; relaxed. */
 guint64 mxl_post_ring_full_count (const MxlPostRing *ring);

@@ -35,6 +35,7 @@ typedef struct MxlGrainRequest {
   uint64_t grain_index;
   uint32_t local_slot;
   uint16_t slice_end;        /* imm slice value (0 for a header-only grain) */
+  uint16_t req_start, req_end;   /* the slice range as requested (results) */
   guint n_runs;
   MxlRun runs[MXL_LAYOUT_MAX_PLANES];
   /* Test hook only (mxl_initiator_debug_post_raw()): use this remote slot
@@ -178,8 +179,8 @@ mxlStatus mxl_samples_deliver_entry (MxlTarget *target, uint64_t e,
 /**
  * mxl_protocol_check_options:
  * Returns: MXL_STATUS_OK when the engine implements what @options ask for;
- * MXL_ERR_UNSUPPORTED_OPERATION for protocol "send"/"tagged" or
- * progressThread (not implemented yet), with the reason in @error.
+ * MXL_ERR_UNSUPPORTED_OPERATION for protocol "send"/"tagged" (not
+ * implemented yet), with the reason in @error.
  */
 mxlStatus mxl_protocol_check_options (const MxlSetupOptions *options,
     GError **error);

@@ -31,14 +31,13 @@ mxl_protocol_check_options (const MxlSetupOptions *opt, GError **error)
         "only the \"write\" protocol is implemented");
     return MXL_ERR_UNSUPPORTED_OPERATION;
   }
-  if (opt->progress_thread) {
-    g_set_error (error, MXL_OFI_ERROR, 0, "progressThread is not implemented");
-    return MXL_ERR_UNSUPPORTED_OPERATION;
-  }
   return MXL_STATUS_OK;
 }
 
 /* ---------------------------------------------------------------- egress */
+
+/* Writes posted per connection per pump call at most (fairness). */
+#define MXL_PUMP_BUDGET 16u
 
 static MxlTransfer *
 queue_head (MxlConn *conn)
@@ -161,7 +160,7 @@ mxl_rma_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **des
 {
   const MxlRemoteRegion *remote = &conn->info->regions[t->remote_slot];
   uint64_t off = t->chunk_remote_offset, len = t->chunk_length;
-  uint64_t flags = FI_DELIVERY_COMPLETE | FI_COMPLETION;
+  uint64_t flags = FI_DELIVERY_COMPLETE | FI_COMPLETION | t->post_more;
   struct fi_rma_iov rma;
   struct fi_msg_rma msg;
 
@@ -186,18 +185,46 @@ mxl_rma_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **des
   return fi_writemsg (conn->state.u.connected.ep, &msg, flags);
 }
 
+/* TRUE when another write will certainly be attempted right after the
+ * pending write of @t in this pump call: that write is then posted with
+ * FI_MORE (fi_msg(3): "the user has additional requests that will
+ * immediately be posted"), and the last write of every batch without it.
+ * Where writes are unordered (shm, efa) the next write of the same transfer
+ * may be the held immediate data, so only a following transfer counts. */
+static gboolean
+next_write_follows (MxlConn *conn, const MxlTransfer *t, guint budget_left)
+{
+  MxlInitiator *init = conn->init;
+  const MxlTransfer *next;
+
+  if (budget_left <= 1 || conn->outstanding + 1 >= init->window
+      || init->ctx_used + 1 >= init->ctx_count)
+    return FALSE;
+  if (!t->chunk_last)
+    return init->ordered_writes;
+  if (conn->q_len < 2)
+    return FALSE;
+  next = &conn->queue[(conn->q_head + 1) % MXL_CONN_QUEUE];
+  return next->started || g_get_monotonic_time () <= next->deadline;
+}
+
 mxlStatus
 mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post)
 {
   MxlInitiator *init = conn->init;
   MxlTransfer *t;
+  guint budget = MXL_PUMP_BUDGET;
 
-  while ((t = queue_head (conn)) != NULL && conn->outstanding < init->window) {
+  /* Fairness: at most MXL_PUMP_BUDGET writes per connection per call, so
+   * that one busy target cannot starve the others or the CQ. */
+  while ((t = queue_head (conn)) != NULL && conn->outstanding < init->window
+      && budget > 0) {
     MxlWriteCtx *ctx;
     ssize_t rc;
 
     if (!t->started && g_get_monotonic_time () > t->deadline) {
       init->stats.transfersDropped++;
+      mxl_conn_track_fail (conn, t->seq, MXL_ERR_TIMEOUT, 0, TRUE);
       dequeue_head (conn);
       continue;
     }
@@ -220,8 +247,11 @@ mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post
       struct iovec iov[MXL_LAYOUT_MAX_IOV];
       void *desc[MXL_LAYOUT_MAX_IOV];
       guint n_iov = 0;
-      rc = src->iov (conn, t, iov, desc, &n_iov) ? post (conn, t, iov, desc, n_iov, ctx)
-          : -FI_EINVAL;
+      t->post_more = next_write_follows (conn, t, budget) ? FI_MORE : 0;
+      rc = mxl_initiator_take_post_fault (init);
+      if (rc == 0)
+        rc = src->iov (conn, t, iov, desc, &n_iov) ? post (conn, t, iov, desc, n_iov, ctx)
+            : -FI_EINVAL;
     }
     if (rc == -FI_EAGAIN) {
       mxl_initiator_ctx_put (init, ctx);
@@ -229,11 +259,15 @@ mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post
       break;
     }
     if (rc != 0) {
+      mxlStatus st = rc == -FI_EINVAL ? MXL_ERR_INVALID_ARG : mxl_ofi_status (rc);
       mxl_initiator_ctx_put (init, ctx);
       g_message ("posting to target %" G_GUINT64_FORMAT ": %s (%zd)",
           conn->target_id, fi_strerror ((int) -rc), rc);
-      return rc == -FI_EINVAL ? MXL_ERR_INVALID_ARG : mxl_ofi_status (rc);
+      mxl_conn_track_fail (conn, t->seq, st, (int) -rc, TRUE);
+      return st;
     }
+    budget--;
+    mxl_conn_track_write (conn, t->seq, t->chunk_last);
     init->stats.writesPosted++;
     init->stats.bytesPosted += t->chunk_length;
     conn->outstanding++;
@@ -262,8 +296,8 @@ mxl_egress_on_write_done (MxlConn *conn, const MxlWriteCtx *ctx, gboolean ok)
     conn->outstanding--;
   if (t != NULL && t->seq == ctx->transfer_seq && t->outstanding > 0)
     t->outstanding--;
-  if (ok && ctx->last)
-    conn->init->stats.transfersCompleted++;
+  /* Transfers completed/failed are counted by the initiator's tracking. */
+  (void) ok;
 }
 
 void

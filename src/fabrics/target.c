@@ -88,6 +88,9 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
 static void
 teardown (MxlTarget *t)
 {
+  /* The progress thread goes first: this thread owns the endpoints again. */
+  mxl_progress_stop (&t->progress);
+  t->threaded = FALSE;
   if (t->type_ops)
     t->type_ops->close (t);
   if (t->dom) {
@@ -106,8 +109,102 @@ teardown (MxlTarget *t)
   g_clear_pointer (&t->rx_buf, g_free);
   g_clear_pointer (&t->rx_ctx, g_free);
   g_clear_pointer (&t->info, mxl_target_info_free);
+  g_clear_pointer (&t->results, g_free);
+  t->res_head = t->res_len = 0;
   t->type_ops = NULL;
   t->setup_done = FALSE;
+}
+
+static mxlStatus read_once (MxlTarget *t, int timeout_ms, uint64_t *out_index,
+    uint64_t *out_count);
+
+static void
+push_read_result (MxlTarget *t, mxlStatus st, uint64_t index, uint64_t count)
+{
+  MxlReadResult *r;
+
+  if (t->res_len == MXL_FABRICS_EXT_RESULT_QUEUE_MAX) {
+    t->res_head = (t->res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
+    t->res_len--;
+    t->stats.readResultsDropped++;
+  }
+  r = &t->results[(t->res_head + t->res_len++) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX];
+  r->status = st;
+  r->index = index;
+  r->count = count;
+}
+
+/* One pass of the progress thread (t->lock held): connection events, then
+ * the CQ drained, validated and committed, at most one batch of results. */
+static gboolean
+thread_pass (gpointer owner)
+{
+  MxlTarget *t = owner;
+  guint n = 0;
+
+  t->type_ops->poll_events (t, -1);
+  for (; n < t->batch_cap; n++) {
+    uint64_t index = 0, count = 0;
+    mxlStatus st = read_once (t, -1, &index, &count);
+    if (st == MXL_ERR_NOT_READY)
+      break;
+    push_read_result (t, st, index, count);
+  }
+  if (n > 0 && t->waiters > 0)
+    mxl_lock_broadcast (&t->lock);
+  return n > 0;
+}
+
+static mxlStatus
+start_thread (MxlTarget *t, GError **error)
+{
+  struct fid *fids[MXL_PROGRESS_MAX_WAIT_FIDS];
+  guint n = 0;
+  mxlStatus st;
+
+  t->results = g_new0 (MxlReadResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
+  if (t->desc->cq_can_wait) {
+    fids[n++] = &t->cq->fid;
+    if (t->eq != NULL)
+      fids[n++] = &t->eq->fid;
+  }
+  st = mxl_progress_start (&t->progress, "mxl-target", t->dom->fabric, fids, n,
+      &t->lock, thread_pass, NULL, t, error);
+  t->threaded = st == MXL_STATUS_OK;
+  return st;
+}
+
+/* ReadGrain with a progress thread: pops a queued result, waiting on the
+ * queue up to @timeout_ms. */
+static mxlStatus
+read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_count)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
+  mxlStatus st = MXL_ERR_NOT_READY;
+
+  mxl_lock (&t->lock);
+  for (;;) {
+    if (t->res_len > 0) {
+      MxlReadResult *r = &t->results[t->res_head];
+      t->res_head = (t->res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
+      t->res_len--;
+      st = r->status;
+      /* As the threadless read: index and count are set with OK (and with
+       * the lost-samples status, which reports the lost batch). */
+      if (st != MXL_ERR_NOT_READY) {
+        *out_index = r->index;
+        *out_count = r->count;
+      }
+      break;
+    }
+    if (timeout_ms <= 0 || g_get_monotonic_time () >= deadline)
+      break;
+    t->waiters++;
+    mxl_lock_wait_until (&t->lock, deadline);
+    t->waiters--;
+  }
+  mxl_unlock (&t->lock);
+  return st;
 }
 
 mxlStatus
@@ -146,8 +243,11 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   fi_freeinfo (fi);
   if (st != MXL_STATUS_OK)
     goto fail;
+  /* A progress thread polls the CQ's wait fd (FI_WAIT_FD); a reading
+   * thread uses fi_cq_sread (P9). */
   st = mxl_ofi_cq_open (t->dom, t->options.cq_depth,
-      t->desc->cq_can_wait ? FI_WAIT_UNSPEC : FI_WAIT_NONE, &t->cq, &error);
+      !t->desc->cq_can_wait ? FI_WAIT_NONE
+      : t->options.progress_thread ? FI_WAIT_FD : FI_WAIT_UNSPEC, &t->cq, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
   if (flow.format == MXL_DATA_FORMAT_AUDIO) {
@@ -176,6 +276,11 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   if (st != MXL_STATUS_OK)
     goto fail;
   t->stats.version = MXL_FABRICS_API_VERSION;
+  if (t->options.progress_thread) {
+    st = start_thread (t, &error);
+    if (st != MXL_STATUS_OK)
+      goto fail;
+  }
   t->setup_done = TRUE;
   *out_info = mxl_target_info_copy (t->info);
   g_debug ("target %" G_GUINT64_FORMAT ": %s %s, %u slots of %" G_GUINT64_FORMAT
@@ -195,6 +300,7 @@ mxl_target_destroy (MxlTarget *t)
 {
   teardown (t);
   mxl_event_queue_clear (&t->events);
+  mxl_lock_clear (&t->lock);
   g_free (t);
 }
 
@@ -306,6 +412,8 @@ mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
 
   if (!t->setup_done)
     return MXL_ERR_INVALID_STATE;
+  if (t->threaded)
+    return read_queued (t, timeout_ms, out_index, out_count);
   /* Fast path: completions already buffered. */
   st = consume (t, out_index, out_count);
   if (st != MXL_ERR_NOT_READY)
@@ -346,13 +454,20 @@ mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
 mxlStatus
 mxl_target_poll_event (MxlTarget *t, mxlFabricsExtConnectionEvent *out)
 {
-  return mxl_event_queue_pop (&t->events, out);
+  mxlStatus st;
+
+  mxl_lock (&t->lock);
+  st = mxl_event_queue_pop (&t->events, out);
+  mxl_unlock (&t->lock);
+  return st;
 }
 
 void
 mxl_target_get_stats (MxlTarget *t, mxlFabricsExtTargetStats *out)
 {
+  mxl_lock (&t->lock);
   *out = t->stats;
   out->version = MXL_FABRICS_API_VERSION;
   out->state = t->type_ops ? t->type_ops->state (t) : MXL_FABRICS_EXT_STATE_IDLE;
+  mxl_unlock (&t->lock);
 }

@@ -23,6 +23,7 @@
 #include "fabrics/events.h"
 #include "fabrics/ofi.h"
 #include "fabrics/options.h"
+#include "fabrics/progress.h"
 #include "fabrics/protocol.h"
 #include "fabrics/provider.h"
 #include "fabrics/targetinfo.h"
@@ -51,6 +52,13 @@ typedef struct MxlRcState {
     struct { struct fid_ep *ep; } connected;
   } u;
 } MxlRcState;
+
+/** A read result queued by the progress thread. */
+typedef struct MxlReadResult {
+  mxlStatus status;
+  uint64_t index;            /* grain index, or head index of samples */
+  uint64_t count;            /* samples per channel (continuous flows) */
+} MxlReadResult;
 
 typedef struct MxlTargetTypeOps {
   const char *name;
@@ -116,6 +124,16 @@ struct mxlFabricsTarget_t {
   /* application-visible */
   mxlFabricsExtTargetStats stats;
   GQueue events;                  /* mxlFabricsExtConnectionEvent* */
+  /* progress thread (setup option "progressThread"): the thread drains the
+   * CQ, validates and commits grains and queues the read results; reads
+   * pop them (waiting on @cond). @lock guards everything the thread
+   * touches; API calls take it. */
+  MxlLock lock;                   /* mutex + condition (progress.h) */
+  guint waiters;
+  MxlProgress progress;
+  gboolean threaded;
+  MxlReadResult *results;         /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX */
+  guint res_head, res_len;
 };
 
 mxlStatus mxl_target_setup (MxlTarget *target,

@@ -173,6 +173,10 @@ typedef struct mxlFabricsExtTargetStats_t {
                                     entryCount (initiator restarted, or batches lost) */
   uint64_t samplesSkipped;       /* samples per channel between two delivered
                                     batches that never arrived */
+  uint64_t readResultsDropped;   /* progress thread: read results (grains
+                                    committed, errors) dropped, oldest first,
+                                    because the application read fewer than
+                                    MXL_FABRICS_EXT_RESULT_QUEUE_MAX behind */
 } mxlFabricsExtTargetStats;
 
 /** Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL;
@@ -188,7 +192,9 @@ typedef struct mxlFabricsExtInitiatorStats_t {
   int version;                   /* MXL_FABRICS_API_VERSION */
   uint64_t transfersQueued;      /* per target: one per target per transfer call */
   uint64_t transfersCompleted;   /* per target: last write completed */
-  uint64_t transfersDropped;     /* not posted before the retry deadline */
+  uint64_t transfersDropped;     /* not accepted: post ring full until the
+                                    deadline (transfer call), or not started
+                                    within 1 s (per target) */
   uint64_t writesPosted;         /* fi_writemsg calls that succeeded */
   uint64_t writesCompleted;
   uint64_t writeErrors;          /* error completions */
@@ -197,6 +203,15 @@ typedef struct mxlFabricsExtInitiatorStats_t {
   uint64_t connectionsLost;
   uint32_t targets;              /* targets currently added */
   uint32_t targetsConnected;
+  uint64_t postRingFull;         /* progress thread: transfer calls refused with
+                                    MXL_ERR_NOT_READY because the post ring stayed
+                                    full until the deadline (also in
+                                    transfersDropped) */
+  uint64_t transfersFailed;      /* per target: results with a status other
+                                    than OK (mxlFabricsExtTransferResult) */
+  uint64_t transferResultsDropped; /* results dropped, oldest first, because the
+                                    application polled fewer than
+                                    MXL_FABRICS_EXT_RESULT_QUEUE_MAX behind */
 } mxlFabricsExtInitiatorStats;
 
 /** Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL;
@@ -219,12 +234,70 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetStats (mxlFabricsInitiator in_init
  * before mxlFlowWriterOpenGrain() of an index whose slot may be in flight,
  * and drive progress (or skip the grain) while it is true.
  *
+ * With a progress thread ("progressThread"), transfers the application
+ * queued but the thread has not taken up yet make every slot count as in
+ * flight (a conservative answer; it turns false once they are taken up).
+ *
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL;
  * MXL_ERR_INVALID_STATE when the initiator is not set up or its flow is
  * continuous (audio).
  */
 MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGrainInFlight (mxlFabricsInitiator in_initiator,
     uint64_t in_grainIndex, bool *out_inFlight);
+
+/** Results kept for the application, per initiator and per target, before
+ * the oldest are dropped (counted). */
+#define MXL_FABRICS_EXT_RESULT_QUEUE_MAX 1024
+
+/**
+ * mxlFabricsExtTransferResult:
+ * The outcome of one grain transfer to one target: every accepted
+ * mxlFabricsInitiatorTransferGrain() call yields one result per target it
+ * was queued to (the targets connected when the transfer was taken up).
+ * A transfer cut into several writes succeeds only when all its writes
+ * completed without error; it fails as soon as it is known that one did not,
+ * and is reported once its other writes have completed or been cancelled.
+ */
+typedef struct mxlFabricsExtTransferResult_t {
+  int version;                   /* MXL_FABRICS_API_VERSION */
+  mxlStatus status;              /* MXL_STATUS_OK: every write completed.
+                                    Failures: the status of a post libfabric
+                                    rejected (fi_writemsg(3)) or of an error
+                                    completion (fi_cq_readerr(3)), mapped like
+                                    every libfabric return code (MXL_ERR_UNKNOWN
+                                    for most); MXL_ERR_INVALID_ARG (a write would
+                                    leave the target's region); MXL_ERR_TIMEOUT
+                                    (not started within 1 s, dropped);
+                                    MXL_ERR_INTERRUPTED (the connection was lost
+                                    or the target removed before it completed) */
+  int providerError;             /* positive libfabric error number (FI_EIO, ...)
+                                    of the failing post or completion; 0 if none */
+  uint64_t targetId;             /* the TargetInfo id (mxlFabricsExtTargetInfoGetId) */
+  uint64_t grainIndex;           /* as passed to TransferGrain */
+  uint16_t startSlice;           /* the slice range as passed */
+  uint16_t endSlice;
+  uint32_t writes;               /* writes posted for it (0: never started) */
+} mxlFabricsExtTransferResult;
+
+/**
+ * mxlFabricsExtInitiatorPollTransferResult:
+ * @in_timeoutMs: 0 returns at once; otherwise waits up to this long (ms) for
+ *   a result. Without a progress thread the calling thread drives progress
+ *   while it waits; with one (setup option "progressThread") it sleeps on
+ *   the queue the progress thread fills.
+ * @out_result: (out): the oldest result not yet polled.
+ *
+ * Results are queued in completion order per target (up to
+ * MXL_FABRICS_EXT_RESULT_QUEUE_MAX, then the oldest are dropped and counted
+ * in transferResultsDropped). Polling them is optional.
+ *
+ * Returns: MXL_STATUS_OK with a result; MXL_ERR_NOT_READY when none arrived
+ * within the timeout; MXL_ERR_INVALID_ARG for NULL; MXL_ERR_INVALID_STATE
+ * when the initiator is not set up.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtInitiatorPollTransferResult (
+    mxlFabricsInitiator in_initiator, uint16_t in_timeoutMs,
+    mxlFabricsExtTransferResult *out_result);
 
 /** Returns: MXL_STATUS_OK with the TargetInfo's 64-bit id in @out_id;
  * MXL_ERR_INVALID_ARG for NULL. */

@@ -1,0 +1,395 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The progress thread (setup option "progressThread") in one process, target
+ * and initiator in separate MXL domains:
+ *  - 4 application threads enqueue slice-range transfers of 1080p v210
+ *    grains to 3 targets (tcp and shm); every result is OK and every target
+ *    grain has the initiator's checksum;
+ *  - an injected post failure and an injected error completion (the grain
+ *    cut into several writes) are reported as failed transfers with their
+ *    status, per target, never as successes;
+ *  - a full post ring makes the transfer call return MXL_ERR_NOT_READY after
+ *    its deadline, counted in postRingFull;
+ *  - initiators and targets with a progress thread start and stop 1000
+ *    times without leaking file descriptors or threads (run under ASan with
+ *    detect_leaks=1 for memory).
+ */
+#include "fabtest.h"
+
+#include <dirent.h>
+
+#define FLOW_ID "7d1fd1b5-6a3c-4c55-9b1b-3c4d7a0f2e11"
+#define N_TARGETS 3
+#define N_THREADS 4
+#define N_RANGES 4
+#define THREAD_OPTS "{\"progressThread\": true}"
+
+typedef struct Rig {
+  FabSide is, ts[N_TARGETS];
+  mxlFabricsInitiator init;
+  mxlFabricsTarget t[N_TARGETS];
+  mxlFabricsTargetInfo info[N_TARGETS];
+  uint64_t id[N_TARGETS];
+  guint n_targets;
+} Rig;
+
+static gboolean
+rig_open (Rig *r, const FabProv *p, guint n_targets, const char *init_opts)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 1920, 1080);
+
+  if (!fabtest_require (p)) {
+    g_free (def);
+    return FALSE;
+  }
+  memset (r, 0, sizeof *r);
+  r->n_targets = n_targets;
+  fabtest_side_init (&r->is, def, FLOW_ID);
+  for (guint i = 0; i < n_targets; i++) {
+    fabtest_side_init (&r->ts[i], def, FLOW_ID);
+    r->t[i] = fabtest_target (&r->ts[i], p, THREAD_OPTS, &r->info[i]);
+    g_assert_cmpint (mxlFabricsExtTargetInfoGetId (r->info[i], &r->id[i]), ==, MXL_STATUS_OK);
+  }
+  r->init = fabtest_initiator (&r->is, p, init_opts);
+  for (guint i = 0; i < n_targets; i++)
+    g_assert_cmpint (mxlFabricsInitiatorAddTarget (r->init, r->info[i]), ==, MXL_STATUS_OK);
+  /* With the threads, MakeProgressBlocking waits on their status queue. */
+  {
+    gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+    mxlStatus st;
+    while ((st = mxlFabricsInitiatorMakeProgressBlocking (r->init, 100)) != MXL_STATUS_OK) {
+      g_assert_cmpint (st, ==, MXL_ERR_NOT_READY);
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    }
+  }
+  g_free (def);
+  return TRUE;
+}
+
+static void
+rig_close (Rig *r)
+{
+  for (guint i = 0; i < r->n_targets; i++)
+    mxlFabricsFreeTargetInfo (r->info[i]);
+  fabtest_side_clear (&r->is);
+  for (guint i = 0; i < r->n_targets; i++)
+    fabtest_side_clear (&r->ts[i]);
+}
+
+/* ---------------------------------------------- 4 threads, 3 targets */
+
+typedef struct Producer {
+  Rig *rig;
+  guint k;
+  guint n_grains;
+  uint64_t base;
+  guint calls;
+} Producer;
+
+static gpointer
+produce (gpointer data)
+{
+  Producer *pr = data;
+
+  for (guint g = pr->k; g < pr->n_grains; g += N_THREADS) {
+    for (guint q = 0; q < N_RANGES; q++) {
+      uint16_t a = (uint16_t) (q * 1080 / N_RANGES), b = (uint16_t) ((q + 1) * 1080 / N_RANGES);
+      gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+      mxlStatus st;
+      /* NOT_READY (ring full past its deadline) is back-pressure: retry. */
+      while ((st = mxlFabricsInitiatorTransferGrain (pr->rig->init, pr->base + g, a, b))
+          == MXL_ERR_NOT_READY)
+        g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      g_assert_cmpint (st, ==, MXL_STATUS_OK);
+      pr->calls++;
+    }
+  }
+  return NULL;
+}
+
+static void
+threads_to_targets (const FabProv *p)
+{
+  Rig r;
+  Producer prod[N_THREADS];
+  GThread *th[N_THREADS];
+  uint64_t base = 1000;
+  guint n_grains, expected, got = 0, per_target[N_TARGETS] = { 0 };
+  mxlFabricsExtInitiatorStats stats;
+  gint64 deadline;
+
+  if (!rig_open (&r, p, N_TARGETS, THREAD_OPTS))
+    return;
+  n_grains = MIN (8u, r.init->grain_count);
+  for (guint g = 0; g < n_grains; g++)
+    fabtest_write_grain (&r.is, base + g, 7, FALSE);
+
+  for (guint k = 0; k < N_THREADS; k++) {
+    prod[k] = (Producer) { &r, k, n_grains, base, 0 };
+    th[k] = g_thread_new ("producer", produce, &prod[k]);
+  }
+  for (guint k = 0; k < N_THREADS; k++)
+    g_thread_join (th[k]);
+
+  /* One result per transfer call per target, all OK. */
+  expected = n_grains * N_RANGES * N_TARGETS;
+  deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (got < expected) {
+    mxlFabricsExtTransferResult res;
+    mxlStatus st = mxlFabricsExtInitiatorPollTransferResult (r.init, 100, &res);
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    if (st == MXL_ERR_NOT_READY)
+      continue;
+    g_assert_cmpint (st, ==, MXL_STATUS_OK);
+    g_assert_cmpint (res.status, ==, MXL_STATUS_OK);
+    g_assert_cmpint (res.providerError, ==, 0);
+    g_assert_cmpuint (res.grainIndex, >=, base);
+    g_assert_cmpuint (res.grainIndex, <, base + n_grains);
+    g_assert_cmpuint (res.endSlice - res.startSlice, ==, 1080 / N_RANGES);
+    g_assert_cmpuint (res.writes, >=, 1);
+    for (guint i = 0; i < N_TARGETS; i++)
+      if (res.targetId == r.id[i])
+        per_target[i]++;
+    got++;
+  }
+  for (guint i = 0; i < N_TARGETS; i++)
+    g_assert_cmpuint (per_target[i], ==, n_grains * N_RANGES);
+  g_assert_cmpint (mxlFabricsInitiatorMakeProgressBlocking (r.init, 1000), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtInitiatorGetStats (r.init, &stats), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (stats.transfersCompleted, ==, expected);
+  g_assert_cmpuint (stats.transfersFailed, ==, 0);
+  g_assert_cmpuint (stats.transferResultsDropped, ==, 0);
+
+  /* Every target slot holds the initiator's payload bytes. (Grains of
+   * different threads commit out of order, so the target flow's head is
+   * whichever committed last: the slots are compared directly.) */
+  for (guint g = 0; g < n_grains; g++) {
+    uint32_t slot = (uint32_t) ((base + g) % r.init->grain_count);
+    gsize size = r.init->layout.grain_size;
+    char *want = g_compute_checksum_for_data (G_CHECKSUM_MD5,
+        r.init->regions[slot].base + MXL_LAYOUT_HEADER_SIZE, size);
+    for (guint i = 0; i < N_TARGETS; i++) {
+      char *have = g_compute_checksum_for_data (G_CHECKSUM_MD5,
+          r.t[i]->regions[slot].base + MXL_LAYOUT_HEADER_SIZE, size);
+      g_assert_cmpstr (have, ==, want);
+      g_free (have);
+    }
+    g_free (want);
+  }
+  /* The targets' reads pop what their threads committed. */
+  for (guint i = 0; i < N_TARGETS; i++) {
+    uint64_t index = 0;
+    mxlFabricsExtTargetStats ts;
+    g_assert_cmpint (mxlFabricsTargetReadGrain (r.t[i], 100, &index), ==, MXL_STATUS_OK);
+    g_assert_cmpuint (index, >=, base);
+    g_assert_cmpuint (index, <, base + n_grains);
+    g_assert_cmpint (mxlFabricsExtTargetGetStats (r.t[i], &ts), ==, MXL_STATUS_OK);
+    g_assert_cmpuint (ts.grainsReceived + ts.completionsSuperseded, ==, n_grains * N_RANGES);
+    g_assert_cmpuint (ts.badGrainHeaders + ts.badImmediateData, ==, 0);
+  }
+  rig_close (&r);
+}
+
+static void test_threads_tcp (void) { threads_to_targets (&fab_tcp); }
+static void test_threads_shm (void) { threads_to_targets (&fab_shm); }
+
+/* ---------------------------------------------------- injected faults */
+
+static mxlFabricsExtTransferResult
+wait_result (mxlFabricsInitiator init)
+{
+  mxlFabricsExtTransferResult res;
+
+  memset (&res, 0, sizeof res);
+  g_assert_cmpint (mxlFabricsExtInitiatorPollTransferResult (init, 5000, &res), ==,
+      MXL_STATUS_OK);
+  return res;
+}
+
+static void
+injected (const FabProv *p, MxlInjectKind kind, const char *opts)
+{
+  Rig r;
+  mxlFabricsExtTransferResult res;
+  mxlFabricsExtInitiatorStats stats;
+  mxlFabricsExtConnectionState state;
+
+  if (!rig_open (&r, p, 1, opts))
+    return;
+  fabtest_write_grain (&r.is, 500, 3, FALSE);
+  /* A good transfer first: OK. */
+  g_assert_cmpint (mxlFabricsInitiatorTransferGrain (r.init, 500, 0, 1080), ==, MXL_STATUS_OK);
+  res = wait_result (r.init);
+  g_assert_cmpint (res.status, ==, MXL_STATUS_OK);
+  g_assert_cmpuint (res.writes, >, 1);          /* cut by maxMessageSize */
+
+  mxl_initiator_debug_inject (r.init, kind, 1, FI_EIO);
+  fabtest_write_grain (&r.is, 501, 4, FALSE);
+  g_assert_cmpint (mxlFabricsInitiatorTransferGrain (r.init, 501, 0, 1080), ==, MXL_STATUS_OK);
+  res = wait_result (r.init);
+  g_assert_cmpint (res.status, !=, MXL_STATUS_OK);
+  g_assert_cmpint (res.providerError, ==, FI_EIO);
+  g_assert_cmpuint (res.targetId, ==, r.id[0]);
+  g_assert_cmpuint (res.grainIndex, ==, 501);
+  g_assert_cmpuint (res.startSlice, ==, 0);
+  g_assert_cmpuint (res.endSlice, ==, 1080);
+  if (kind == MXL_INJECT_POST_FAILURE)
+    g_assert_cmpuint (res.writes, ==, 0);       /* its first post was refused */
+  else
+    g_assert_cmpuint (res.writes, >=, 1);
+  /* Nothing else is reported for it, in particular no success. */
+  g_assert_cmpint (mxlFabricsExtInitiatorPollTransferResult (r.init, 200, &res), ==,
+      MXL_ERR_NOT_READY);
+  g_assert_cmpint (mxlFabricsExtInitiatorGetStats (r.init, &stats), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (stats.transfersCompleted, ==, 1);
+  g_assert_cmpuint (stats.transfersFailed, ==, 1);
+  /* A failed write breaks the connection: reported as lost. */
+  g_assert_cmpint (mxlFabricsExtInitiatorGetTargetState (r.init, r.info[0], &state), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (state, ==, MXL_FABRICS_EXT_STATE_LOST);
+  rig_close (&r);
+}
+
+#define SPLIT_OPTS(thread) "{\"progressThread\": " thread ", \"maxMessageSize\": 1048576}"
+
+static void test_post_failure_tcp (void)
+{ injected (&fab_tcp, MXL_INJECT_POST_FAILURE, SPLIT_OPTS ("true")); }
+static void test_error_completion_tcp (void)
+{ injected (&fab_tcp, MXL_INJECT_ERROR_COMPLETION, SPLIT_OPTS ("true")); }
+static void test_error_completion_shm (void)
+{ injected (&fab_shm, MXL_INJECT_ERROR_COMPLETION, SPLIT_OPTS ("true")); }
+/* The same reporting without a progress thread. */
+static void test_error_completion_tcp_nothread (void)
+{ injected (&fab_tcp, MXL_INJECT_ERROR_COMPLETION, SPLIT_OPTS ("false")); }
+
+/* ------------------------------------------------------ ring full */
+
+static void
+test_ring_full (void)
+{
+  Rig r;
+  mxlFabricsExtInitiatorStats stats;
+  gint64 t0, elapsed;
+  guint ok = 0;
+
+  if (!rig_open (&r, &fab_tcp, 1, "{\"progressThread\": true, \"postRingCapacity\": 4}"))
+    return;
+  fabtest_write_grain (&r.is, 10, 1, FALSE);
+  /* Holding the initiator's lock keeps its progress thread from taking
+   * entries: the ring fills. */
+  mxl_lock (&r.init->lock);
+  for (guint i = 0; i < 4; i++)
+    g_assert_cmpint (mxlFabricsInitiatorTransferGrain (r.init, 10, 0, 1080), ==, MXL_STATUS_OK);
+  t0 = g_get_monotonic_time ();
+  g_assert_cmpint (mxlFabricsInitiatorTransferGrain (r.init, 10, 0, 1080), ==,
+      MXL_ERR_NOT_READY);
+  elapsed = g_get_monotonic_time () - t0;
+  mxl_unlock (&r.init->lock);
+  /* Retried for its 20 ms deadline, then gave up (bounded). */
+  g_assert_cmpint (elapsed, >=, 19000);
+  g_assert_cmpint (elapsed, <, 1000000);
+  g_assert_cmpint (mxlFabricsExtInitiatorGetStats (r.init, &stats), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (stats.postRingFull, ==, 1);
+  g_assert_cmpuint (stats.transfersDropped, ==, 1);
+  /* The 4 queued ones go through. */
+  for (guint i = 0; i < 4; i++) {
+    mxlFabricsExtTransferResult res = wait_result (r.init);
+    if (res.status == MXL_STATUS_OK)
+      ok++;
+  }
+  g_assert_cmpuint (ok, ==, 4);
+  g_assert_cmpint (mxlFabricsInitiatorTransferGrain (r.init, 10, 0, 1080), ==, MXL_STATUS_OK);
+  g_assert_cmpint (wait_result (r.init).status, ==, MXL_STATUS_OK);
+  rig_close (&r);
+}
+
+/* ------------------------------------------------------ start/stop */
+
+static guint
+count_dir (const char *path)
+{
+  DIR *d = opendir (path);
+  guint n = 0;
+
+  g_assert_nonnull (d);
+  while (readdir (d) != NULL)
+    n++;
+  closedir (d);
+  return n;
+}
+
+static void
+start_stop (const FabProv *p, guint n_init, guint n_target)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 1920, 1080);
+  FabSide s;
+  guint fds0, tasks0;
+
+  if (!fabtest_require (p)) {
+    g_free (def);
+    return;
+  }
+  fabtest_side_init (&s, def, FLOW_ID);
+  fds0 = count_dir ("/proc/self/fd");
+  tasks0 = count_dir ("/proc/self/task");
+  for (guint i = 0; i < n_init; i++) {
+    mxlFabricsInitiator init = fabtest_initiator (&s, p, THREAD_OPTS);
+    g_assert_true (mxl_progress_running (&init->progress));
+    g_assert_cmpint (mxlFabricsDestroyInitiator (s.fab, init), ==, MXL_STATUS_OK);
+  }
+  for (guint i = 0; i < n_target; i++) {
+    mxlFabricsTargetInfo info = NULL;
+    mxlFabricsTarget t = fabtest_target (&s, p, THREAD_OPTS, &info);
+    g_assert_true (mxl_progress_running (&t->progress));
+    g_assert_cmpint (mxlFabricsDestroyTarget (s.fab, t), ==, MXL_STATUS_OK);
+    mxlFabricsFreeTargetInfo (info);
+  }
+  /* Every thread joined, every eventfd and endpoint closed. */
+  g_assert_cmpuint (count_dir ("/proc/self/task"), ==, tasks0);
+  g_assert_cmpuint (count_dir ("/proc/self/fd"), ==, fds0);
+  fabtest_side_clear (&s);
+  g_free (def);
+}
+
+static void test_start_stop_tcp (void) { start_stop (&fab_tcp, 1000, 1000); }
+static void test_start_stop_shm (void) { start_stop (&fab_shm, 300, 100); }
+
+/* The wait strategy each provider gets: fds where the CQ has one. */
+static void
+test_wait_strategy (void)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 1920, 1080);
+  const FabProv *provs[] = { &fab_tcp, &fab_rxm, &fab_shm };
+  FabSide s;
+
+  fabtest_side_init (&s, def, FLOW_ID);
+  for (guint i = 0; i < G_N_ELEMENTS (provs); i++) {
+    mxlFabricsInitiator init;
+    if (!fabtest_require (provs[i]))
+      continue;
+    init = fabtest_initiator (&s, provs[i], THREAD_OPTS);
+    g_assert_cmpint (init->progress.wait, ==,
+        provs[i]->shm ? MXL_PROGRESS_WAIT_SLEEP : MXL_PROGRESS_WAIT_FD);
+    g_assert_cmpint (mxlFabricsDestroyInitiator (s.fab, init), ==, MXL_STATUS_OK);
+  }
+  fabtest_side_clear (&s);
+  g_free (def);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/fabrics/progress/tcp/threads", test_threads_tcp);
+  g_test_add_func ("/fabrics/progress/shm/threads", test_threads_shm);
+  g_test_add_func ("/fabrics/progress/tcp/post-failure", test_post_failure_tcp);
+  g_test_add_func ("/fabrics/progress/tcp/error-completion", test_error_completion_tcp);
+  g_test_add_func ("/fabrics/progress/shm/error-completion", test_error_completion_shm);
+  g_test_add_func ("/fabrics/progress/tcp/error-completion-nothread",
+      test_error_completion_tcp_nothread);
+  g_test_add_func ("/fabrics/progress/tcp/ring-full", test_ring_full);
+  g_test_add_func ("/fabrics/progress/wait-strategy", test_wait_strategy);
+  g_test_add_func ("/fabrics/progress/tcp/start-stop", test_start_stop_tcp);
+  g_test_add_func ("/fabrics/progress/shm/start-stop", test_start_stop_shm);
+  return g_test_run ();
+}
