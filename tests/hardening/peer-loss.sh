@@ -53,7 +53,9 @@ start_tx() {
 # are bus messages (gst-launch -m).
 SUMRE='^[0-9]+:[0-9]{2}:[0-9]{2}\.[0-9]{9} [0-9a-f]{40}$'
 sums() { grep -E "$SUMRE" "$@" | cut -d' ' -f2; }
-nsums() { grep -c -E "$SUMRE" "$1" 2>/dev/null || true; }
+# (0 while the log does not exist yet: a just-started gst-launch-1.0 may not
+# have created it, and an empty count would end wait_lines at once)
+nsums() { c=$(grep -c -E "$SUMRE" "$1" 2>/dev/null); echo "${c:-0}"; }
 # wait_lines FILE COUNT: up to 10 s until FILE has COUNT checksum lines.
 wait_lines() {
   i=0
