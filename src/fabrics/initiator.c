@@ -439,6 +439,7 @@ teardown (MxlInitiator *init)
     for (guint i = 0; init->regions && i < init->grain_count; i++)
       mxl_ofi_region_close (init->dom, &init->regions[i]);
     mxl_ofi_region_close (init->dom, &init->channels_region);
+    mxl_ofi_region_close (init->dom, &init->ctx_region);
   }
   mxl_ofi_close (init->cq ? &init->cq->fid : NULL, "cq");
   init->cq = NULL;
@@ -490,6 +491,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   if (init->options.max_message_size)
     init->max_msg = MIN (init->max_msg, init->options.max_message_size);
   init->iov_limit = (uint32_t) MAX (fi->tx_attr->iov_limit, 1);
+  init->tx_iov_limit = init->iov_limit;
   if (init->options.iov_limit)
     init->iov_limit = MIN (init->iov_limit, init->options.iov_limit);
   init->iov_limit = MIN (init->iov_limit, MXL_LAYOUT_MAX_IOV);
@@ -529,6 +531,9 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   for (guint i = 0; i < init->ctx_count; i++)
     init->ctx_pool[i].next_free = i + 1;
   init->ctx_free = 0;
+  st = mxl_send_initiator_setup (init, &error);
+  if (st != MXL_STATUS_OK)
+    goto fail;
   st = init->type_ops->setup (init, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
@@ -583,6 +588,18 @@ address_usable (const MxlInitiator *init, const struct mxlFabricsTargetInfo_t *i
   return theirs == ours;
 }
 
+/* Per-message limits of a connection: the initiator's for remote write,
+ * less for send (header iovec, the target's receive size). */
+static void
+set_limits (MxlConn *conn)
+{
+  conn->max_msg = conn->init->max_msg;
+  conn->iov_limit = conn->init->iov_limit;
+  conn->ordered = conn->init->ordered_writes;
+  if (conn->info->protocol == MXL_PROTOCOL_SEND)
+    mxl_send_conn_limits (conn);
+}
+
 static mxlStatus
 add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
 {
@@ -602,6 +619,16 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
     return MXL_ERR_INVALID_ARG;
   }
   protocol = mxl_initiator_egress_for (init, info->protocol);
+  if (protocol != NULL && info->protocol == MXL_PROTOCOL_SEND) {
+    /* Only to check the target's recvSize: conn limits are set below. */
+    MxlConn probe = { .init = init, .info = (struct mxlFabricsTargetInfo_t *) info };
+    if (!mxl_send_conn_limits (&probe)) {
+      g_warning ("initiator: target %" G_GUINT64_FORMAT " advertises a receive size "
+          "of %" G_GUINT64_FORMAT " bytes, too small for send messages", info->id,
+          info->recv_size);
+      return MXL_ERR_INVALID_ARG;
+    }
+  }
   if (protocol == NULL) {
     g_warning ("initiator: target %" G_GUINT64_FORMAT " expects the \"%s\" protocol, "
         "which this initiator (provider %s, options) cannot speak", info->id,
@@ -617,6 +644,7 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
     mxl_target_info_free (conn->info);
     conn->info = mxl_target_info_copy (info);
     conn->protocol = protocol;
+    set_limits (conn);
     conn->next_entry = 0;
     mxl_conn_transition (conn, MXL_CONN_IN_READD, MXL_STATUS_OK);
     return MXL_STATUS_OK;
@@ -626,6 +654,7 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
   conn->target_id = info->id;
   conn->info = mxl_target_info_copy (info);
   conn->protocol = protocol;
+  set_limits (conn);
   conn->state.kind = MXL_CONN_REMOVED;
   g_ptr_array_add (init->conns, conn);
   /* REMOVED → IDLE: reported as the target being added. */

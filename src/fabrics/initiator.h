@@ -68,6 +68,9 @@ struct MxlWriteCtx {
   gboolean last;             /* carried the immediate data */
   guint next_free;
   uint32_t local_slot;       /* grain flows: the local slot this write reads */
+  /* send protocol: the message header, alive until the completion
+   * (init->ctx_region covers the pool) */
+  uint8_t msg_header[32];
 };
 
 /** One queued transfer of one connection. */
@@ -161,6 +164,11 @@ struct MxlConn {
   gint64 last_progress;      /* last completion or idle moment (stall check) */
   uint64_t next_seq;         /* assigned by mxl_egress_enqueue (seq = next_seq++) */
   const MxlEgressOps *protocol;          /* chosen at AddTarget, used once connected */
+  /* per-message limits for this target: the initiator's, or less for the
+   * send protocol (header iovec, the target's receive size) */
+  uint64_t max_msg;
+  uint32_t iov_limit;
+  gboolean ordered;          /* the last piece need not wait for the others */
   /* continuous flows: entry index counter (wire spec §2.2) and the 16-byte
    * header slots, one per transfer that can be queued or in flight */
   uint32_t next_entry;
@@ -238,6 +246,7 @@ struct mxlFabricsInitiator_t {
   MxlOfiRegion channels_region;  /* the whole channels mapping, FI_WRITE */
   uint64_t max_msg;          /* effective bytes per write */
   uint32_t iov_limit;        /* effective local iovecs per write */
+  uint32_t tx_iov_limit;     /* the provider's (send: header + data iovecs) */
   gboolean ordered_writes;   /* tx msg_order has FI_ORDER_WAW */
   guint window;              /* writes in flight per connection */
   /* write context pool */
@@ -245,6 +254,7 @@ struct mxlFabricsInitiator_t {
   guint ctx_count;
   guint ctx_free;            /* head of the free list (ctx_count = none) */
   guint ctx_used;
+  MxlOfiRegion ctx_region;   /* the pool, FI_SEND (send protocol headers) */
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */

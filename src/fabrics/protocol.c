@@ -14,6 +14,7 @@ mxl_egress_select (MxlProtocolKind kind, gboolean continuous)
     case MXL_PROTOCOL_WRITE:
       return continuous ? &mxl_rma_samples_egress_ops : &mxl_rma_egress_ops;
     case MXL_PROTOCOL_SEND:
+      return continuous ? &mxl_send_samples_egress_ops : &mxl_send_egress_ops;
     case MXL_PROTOCOL_TAGGED:
       break;
   }
@@ -25,6 +26,11 @@ mxl_initiator_egress_for (const MxlInitiator *init, MxlProtocolKind kind)
 {
   /* A protocol forced by the initiator's options must be the target's. */
   if (init->options.protocol_set && init->options.protocol != kind)
+    return NULL;
+  /* Send needs FI_SEND (asked for unless the options force "write") and
+   * the registered message headers. */
+  if (kind == MXL_PROTOCOL_SEND
+      && (!(init->dom->info->caps & FI_SEND) || init->ctx_region.mr == NULL))
     return NULL;
   return mxl_egress_select (kind, init->continuous);
 }

@@ -19,6 +19,7 @@
 #include "fabrics/layout.h"
 #include "flow/flow-internal.h"
 #include "fabrics/options.h"
+#include "fabrics/provider.h"
 #include "fabrics/targetinfo.h"
 
 typedef struct mxlFabricsTarget_t MxlTarget;
@@ -97,6 +98,17 @@ extern const MxlEgressOps mxl_rma_egress_ops;
 extern const MxlEgressOps mxl_rma_samples_egress_ops;
 extern const MxlIngressOps mxl_rma_ingress_ops;
 extern const MxlIngressOps mxl_rma_samples_ingress_ops;
+/* Send/receive (protocol_send.c): the grain and sample egress ops, and the
+ * ingress that unpacks received messages in front of the target's write
+ * ingress (t->rx_inner). */
+extern const MxlEgressOps mxl_send_egress_ops;
+extern const MxlEgressOps mxl_send_samples_egress_ops;
+extern const MxlIngressOps mxl_send_ingress_ops;
+
+/** Queue functions shared by the write and send egress ops. */
+mxlStatus mxl_rma_queue_grain (MxlConn *conn, const MxlGrainRequest *req);
+mxlStatus mxl_samples_queue (MxlConn *conn, const MxlSamplesRequest *req);
+mxlStatus mxl_samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req);
 
 /**
  * MxlChunkSource:
@@ -127,6 +139,11 @@ extern const MxlChunkSource mxl_sample_chunks;
  */
 typedef ssize_t (*MxlTransportPost) (MxlConn *conn, MxlTransfer *t,
     const struct iovec *iov, void **desc, guint n_iov, MxlWriteCtx *ctx);
+
+/** Send with remote CQ data: a message header, then the chunk
+ * (protocol_send.c). */
+ssize_t mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+    void **desc, guint n_iov, MxlWriteCtx *ctx);
 
 /** Remote write + immediate data (protocol_rma.c). */
 ssize_t mxl_rma_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
@@ -179,8 +196,41 @@ mxlStatus mxl_samples_deliver_entry (MxlTarget *target, uint64_t e,
 /**
  * mxl_protocol_check_options:
  * Returns: MXL_STATUS_OK when the engine implements what @options ask for;
- * MXL_ERR_UNSUPPORTED_OPERATION for protocol "send"/"tagged" (not
- * implemented yet), with the reason in @error.
+ * MXL_ERR_UNSUPPORTED_OPERATION for protocol "tagged" (not implemented
+ * yet), with the reason in @error.
  */
 mxlStatus mxl_protocol_check_options (const MxlSetupOptions *options,
     GError **error);
+
+/* --- send/receive (protocol_send.c) --- */
+
+/** Bytes of the header in front of every send-protocol message. */
+#define MXL_SEND_HEADER_SIZE 32u
+/** Payload bytes of one posted receive unless "maxMessageSize" is lower. */
+#define MXL_SEND_DEFAULT_PAYLOAD (256u * 1024u)
+
+/**
+ * mxl_protocol_extra_caps:
+ * Capabilities beyond remote write that the hints of @role must ask for:
+ * a target of the send protocol FI_MSG | FI_RECV; an initiator not forced
+ * to "write" FI_MSG | FI_SEND (so that it can speak to send targets).
+ */
+uint64_t mxl_protocol_extra_caps (const MxlSetupOptions *options, MxlRole role);
+
+/** Allocates, registers and describes the receive ring of a send target. */
+mxlStatus mxl_send_target_setup (MxlTarget *target, GError **error);
+/** Sets the connection's per-message limits for a send target: one iovec
+ * and MXL_SEND_HEADER_SIZE bytes less, at most the target's recvSize.
+ * Returns: FALSE when the target's recvSize or our iov_limit leave no room. */
+gboolean mxl_send_conn_limits (MxlConn *conn);
+/** Registers the initiator's context pool (message headers) for FI_SEND. */
+mxlStatus mxl_send_initiator_setup (MxlInitiator *init, GError **error);
+
+/**
+ * mxl_send_debug_set_header_hook:
+ * Test hook (internal): @hook (NULL to clear) may rewrite every send
+ * header (MXL_SEND_HEADER_SIZE bytes) after it is built, before it is
+ * posted: the hostile-sender tests. Process-wide.
+ */
+typedef void (*MxlSendHeaderHook) (uint8_t *header);
+void mxl_send_debug_set_header_hook (MxlSendHeaderHook hook);

@@ -26,9 +26,9 @@
 mxlStatus
 mxl_protocol_check_options (const MxlSetupOptions *opt, GError **error)
 {
-  if (opt->protocol_set && opt->protocol != MXL_PROTOCOL_WRITE) {
+  if (opt->protocol_set && opt->protocol == MXL_PROTOCOL_TAGGED) {
     g_set_error (error, MXL_OFI_ERROR, 0,
-        "only the \"write\" protocol is implemented");
+        "the \"tagged\" protocol is not implemented (use \"write\" or \"send\")");
     return MXL_ERR_UNSUPPORTED_OPERATION;
   }
   return MXL_STATUS_OK;
@@ -80,8 +80,8 @@ runs_fit (MxlConn *conn, const MxlGrainRequest *req, uint32_t slot)
   return TRUE;
 }
 
-static mxlStatus
-rma_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
+mxlStatus
+mxl_rma_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
 {
   const struct mxlFabricsTargetInfo_t *info = conn->info;
   MxlTransfer *t;
@@ -111,12 +111,10 @@ dequeue_head (MxlConn *conn)
 static gboolean
 next_chunk (MxlConn *conn, MxlTransfer *t)
 {
-  MxlInitiator *init = conn->init;
-
   if (!t->started) {
     t->started = TRUE;
     t->run = 0;
-    mxl_splitter_init (&t->splitter, &t->req.runs[0], 1, init->iov_limit, init->max_msg);
+    mxl_splitter_init (&t->splitter, &t->req.runs[0], 1, conn->iov_limit, conn->max_msg);
   }
   for (;;) {
     if (mxl_splitter_next (&t->splitter, &t->pending)) {
@@ -131,8 +129,8 @@ next_chunk (MxlConn *conn, MxlTransfer *t)
     if (t->run + 1 >= t->req.n_runs)
       return FALSE;
     t->run++;
-    mxl_splitter_init (&t->splitter, &t->req.runs[t->run], 1, init->iov_limit,
-        init->max_msg);
+    mxl_splitter_init (&t->splitter, &t->req.runs[t->run], 1, conn->iov_limit,
+        conn->max_msg);
   }
 }
 
@@ -201,7 +199,7 @@ next_write_follows (MxlConn *conn, const MxlTransfer *t, guint budget_left)
       || init->ctx_used + 1 >= init->ctx_count)
     return FALSE;
   if (!t->chunk_last)
-    return init->ordered_writes;
+    return conn->ordered;
   if (conn->q_len < 2)
     return FALSE;
   next = &conn->queue[(conn->q_head + 1) % MXL_CONN_QUEUE];
@@ -233,7 +231,7 @@ mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post
       continue;
     }
     /* Hold the immediate data until the data is known to be in place. */
-    if (t->chunk_last && !init->ordered_writes && t->outstanding > 0)
+    if (t->chunk_last && !conn->ordered && t->outstanding > 0)
       break;
     ctx = mxl_initiator_ctx_get (init);
     if (ctx == NULL)
@@ -310,7 +308,7 @@ mxl_egress_reset (MxlConn *conn)
 
 const MxlEgressOps mxl_rma_egress_ops = {
   .name = "rma-write",
-  .queue_grain = rma_queue_grain,
+  .queue_grain = mxl_rma_queue_grain,
   .pump = rma_pump,
   .on_write_done = mxl_egress_on_write_done,
   .reset = mxl_egress_reset,

@@ -123,14 +123,14 @@ queue_entry (MxlConn *conn, const MxlSamplesRequest *req, uint64_t head,
   t->header_slot = (guint) (t->seq % MXL_CONN_HEADER_SLOTS);
   mxl_bounce_header_write (conn->entry_headers + t->header_slot * MXL_BOUNCE_HEADER_SIZE,
       req->raw ? req->raw_head : head, req->raw ? req->raw_count : count);
-  mxl_samples_sgl_init (&t->sgl, &init->ring, head, count, init->iov_limit, init->max_msg);
+  mxl_samples_sgl_init (&t->sgl, &init->ring, head, count, conn->iov_limit, conn->max_msg);
 }
 
 /* A batch longer than the target's entries travels as several entries of
  * consecutive samples (the reference refuses it, §4.3); they are queued all
  * or none. */
-static mxlStatus
-samples_queue (MxlConn *conn, const MxlSamplesRequest *req)
+mxlStatus
+mxl_samples_queue (MxlConn *conn, const MxlSamplesRequest *req)
 {
   const struct mxlFabricsTargetInfo_t *info = conn->info;
   uint64_t cap = mxl_bounce_capacity (&conn->init->ring, info->bounce_entry_size);
@@ -210,8 +210,8 @@ samples_pump (MxlConn *conn)
   return mxl_egress_pump (conn, &mxl_sample_chunks, mxl_rma_post);
 }
 
-static mxlStatus
-samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
+mxlStatus
+mxl_samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
 {
   (void) conn;
   (void) req;
@@ -220,8 +220,8 @@ samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
 
 const MxlEgressOps mxl_rma_samples_egress_ops = {
   .name = "rma-write-samples",
-  .queue_grain = samples_queue_grain,
-  .queue_samples = samples_queue,
+  .queue_grain = mxl_samples_queue_grain,
+  .queue_samples = mxl_samples_queue,
   .pump = samples_pump,
   .on_write_done = mxl_egress_on_write_done,
   .reset = mxl_egress_reset,

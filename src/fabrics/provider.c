@@ -200,6 +200,13 @@ mxlStatus
 mxl_provider_getinfo (const mxlFabricsInterfaceConfig *config, MxlRole role,
     struct fi_info **out_info, GError **error)
 {
+  return mxl_provider_getinfo_caps (config, role, 0, out_info, error);
+}
+
+mxlStatus
+mxl_provider_getinfo_caps (const mxlFabricsInterfaceConfig *config, MxlRole role,
+    uint64_t extra_caps, struct fi_info **out_info, GError **error)
+{
   struct fi_info *hints = NULL, *info = NULL;
   uint64_t need;
   mxlStatus st;
@@ -208,6 +215,7 @@ mxl_provider_getinfo (const mxlFabricsInterfaceConfig *config, MxlRole role,
   st = mxl_provider_build_hints (config, role, &hints, error);
   if (st != MXL_STATUS_OK)
     return st;
+  hints->caps |= extra_caps;
   rc = fi_getinfo (MXL_FI_VERSION, config->address.node,
       config->address.service, FI_SOURCE, hints, &info);
   fi_freeinfo (hints);

@@ -96,6 +96,14 @@ mxlStatus mxl_provider_getinfo (const mxlFabricsInterfaceConfig *config,
     MxlRole role, struct fi_info **out_info, GError **error);
 
 /**
+ * mxl_provider_getinfo_caps:
+ * As mxl_provider_getinfo(), with @extra_caps (FI_MSG, FI_SEND, FI_RECV of
+ * the send protocol) added to the hints' caps.
+ */
+mxlStatus mxl_provider_getinfo_caps (const mxlFabricsInterfaceConfig *config,
+    MxlRole role, uint64_t extra_caps, struct fi_info **out_info, GError **error);
+
+/**
  * mxl_provider_info_caps:
  * Returns: the mxlFabricsInterfaceCapFlags of a returned fi_info (§5.4).
  * BLOCKING_OPERATIONS is always reported: blocking calls of this engine poll

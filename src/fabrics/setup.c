@@ -9,6 +9,7 @@ mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
     const mxlFabricsInterfaceConfig *iface, MxlRole role,
     MxlSetupOptions *out_options, struct fi_info **out_info, GError **error)
 {
+  uint64_t extra;
   mxlStatus st;
 
   st = mxl_setup_options_parse (options_json, out_options, error);
@@ -27,7 +28,15 @@ mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
     g_set_error (error, MXL_OFI_ERROR, 0, "more than 65536 grains cannot be addressed");
     return MXL_ERR_INVALID_ARG;
   }
-  return mxl_provider_getinfo (iface, role, out_info, error);
+  extra = mxl_protocol_extra_caps (out_options, role);
+  st = mxl_provider_getinfo_caps (iface, role, extra, out_info, error);
+  /* An initiator asks for FI_SEND only in case a target expects the send
+   * protocol: without it, it can still write. */
+  if (st == MXL_ERR_NO_FABRIC && extra != 0 && !out_options->protocol_set) {
+    g_clear_error (error);
+    st = mxl_provider_getinfo_caps (iface, role, 0, out_info, error);
+  }
+  return st;
 }
 
 mxlStatus

@@ -17,8 +17,8 @@ mxlStatus
 mxl_target_post_receives (MxlTarget *t, struct fid_ep *ep)
 {
   for (guint i = 0; i < t->n_rx; i++) {
-    ssize_t rc = fi_recv (ep, t->rx_buf + 8 * i, 8, t->rx_region.desc,
-        FI_ADDR_UNSPEC, &t->rx_ctx[i]);
+    ssize_t rc = fi_recv (ep, t->rx_buf + t->rx_entry_size * i, t->rx_entry_size,
+        t->rx_region.desc, FI_ADDR_UNSPEC, &t->rx_ctx[i]);
     if (rc != 0) {
       g_warning ("fi_recv: %s (%zd)", fi_strerror ((int) -rc), rc);
       return mxl_ofi_status (rc);
@@ -46,13 +46,32 @@ setup_receives (MxlTarget *t, GError **error)
   const struct fi_info *info = t->dom->info;
 
   t->rx_cq_data = ((info->rx_attr->mode | info->mode) & FI_RX_CQ_DATA) != 0;
+  if (t->protocol == MXL_PROTOCOL_SEND)
+    return mxl_send_target_setup (t, error);
   if (!t->rx_cq_data)
     return MXL_STATUS_OK;
   t->n_rx = MIN (t->options.cq_depth, (uint32_t) MAX (info->rx_attr->size, 1));
+  t->rx_entry_size = 8;
   t->rx_buf = g_malloc0 (8 * t->n_rx);
   t->rx_ctx = g_new0 (struct fi_context2, t->n_rx);
   return mxl_ofi_region_register (t->dom, t->rx_buf, 8 * t->n_rx, FI_RECV,
       &t->rx_region, error);
+}
+
+void
+mxl_target_repost (MxlTarget *t, void *op_context)
+{
+  struct fi_context2 *ctx = op_context;
+  guint i;
+  ssize_t rc;
+
+  if (t->rx_ep == NULL || ctx < t->rx_ctx || ctx >= t->rx_ctx + t->n_rx)
+    return;
+  i = (guint) (ctx - t->rx_ctx);
+  rc = fi_recv (t->rx_ep, t->rx_buf + t->rx_entry_size * i, t->rx_entry_size,
+      t->rx_region.desc, FI_ADDR_UNSPEC, ctx);
+  if (rc != 0)
+    g_warning ("fi_recv (re-post): %s", fi_strerror ((int) -rc));
 }
 
 mxlStatus
@@ -77,7 +96,9 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
       info->regions[i].rkey = t->regions[i].key;
     }
   }
-  info->protocol = MXL_PROTOCOL_WRITE;
+  info->protocol = t->protocol;
+  if (t->protocol == MXL_PROTOCOL_SEND)
+    info->recv_size = t->rx_entry_size;
   def = mxl_flow_writer_get_def (t->writer);
   info->flow_def = def ? g_strdup (def) : NULL;
   t->info = info;
@@ -108,6 +129,8 @@ teardown (MxlTarget *t)
   g_clear_pointer (&t->slot_pending, g_free);
   g_clear_pointer (&t->rx_buf, g_free);
   g_clear_pointer (&t->rx_ctx, g_free);
+  g_clear_pointer (&t->rx_regions, g_free);
+  g_clear_pointer (&t->rx_bad, g_free);
   g_clear_pointer (&t->info, mxl_target_info_free);
   g_clear_pointer (&t->results, g_free);
   t->res_head = t->res_len = 0;
@@ -232,6 +255,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   t->type_ops = fi->ep_attr->type == FI_EP_MSG ? &mxl_target_rc_ops : &mxl_target_rdm_ops;
   t->ingress = flow.format == MXL_DATA_FORMAT_AUDIO ? &mxl_rma_samples_ingress_ops
       : &mxl_rma_ingress_ops;
+  t->protocol = t->options.protocol_set ? t->options.protocol : MXL_PROTOCOL_WRITE;
   t->writer = config->writer;
   t->grain_count = flow.grain_count;
   mxl_grain_layout_init (&t->layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
@@ -312,7 +336,7 @@ static mxlStatus
 refill (MxlTarget *t, int timeout_ms)
 {
   struct fi_cq_err_entry err;
-  size_t len = 0;
+  size_t len = 0, n_data = 0;
   mxlStatus st = MXL_ERR_NOT_READY;
 
   while (len < t->batch_cap) {
@@ -328,6 +352,9 @@ refill (MxlTarget *t, int timeout_ms)
       continue;
     }
     t->stats.completionErrors++;
+    /* A refused receive (truncated message) goes back to the ring. */
+    if (r == MXL_CQ_READ_ERROR_ENTRY && err.err != FI_ECANCELED)
+      mxl_target_repost (t, err.op_context);
     if ((r == MXL_CQ_READ_ERROR_ENTRY && err.err == FI_EOVERRUN) || rc == -FI_EOVERRUN) {
       t->stats.cqOverruns++;
       st = MXL_FABRICS_EXT_STATUS_CQ_OVERRUN;
@@ -344,12 +371,15 @@ refill (MxlTarget *t, int timeout_ms)
   }
   t->batch_len = len;
   t->batch_pos = 0;
-  for (size_t i = 0; i < len; i++)
+  for (size_t i = 0; i < len; i++) {
     t->ingress->on_drained (t, &t->batch[i]);
+    if (t->batch[i].flags & FI_REMOTE_CQ_DATA)
+      n_data++;
+  }
   /* libfabric's software CQs (tcp, shm, rxm) never drop entries, they queue
    * beyond their size; more than cqDepth arriving between two drains is
    * what overruns a hardware CQ of that depth. Reported, nothing dropped. */
-  if (len > t->options.cq_depth) {
+  if (n_data > t->options.cq_depth) {
     t->stats.cqOverruns++;
     g_warning ("target %" G_GUINT64_FORMAT ": more than cqDepth (%u) completions "
         "arrived between two drains: drain more often or raise cqDepth", t->id,
@@ -369,18 +399,13 @@ consume (MxlTarget *t, uint64_t *out_index, uint64_t *out_count)
     const struct fi_cq_data_entry *e = &t->batch[t->batch_pos++];
     mxlStatus st;
 
-    if (t->rx_cq_data && (e->flags & FI_RECV) && t->rx_ep != NULL) {
-      struct fi_context2 *ctx = e->op_context;
-      if (ctx >= t->rx_ctx && ctx < t->rx_ctx + t->n_rx) {
-        guint i = (guint) (ctx - t->rx_ctx);
-        ssize_t rc = fi_recv (t->rx_ep, t->rx_buf + 8 * i, 8,
-            t->rx_region.desc, FI_ADDR_UNSPEC, ctx);
-        if (rc != 0)
-          g_warning ("fi_recv (re-post): %s", fi_strerror ((int) -rc));
-      }
-    }
+    if (e->flags & FI_RECV)
+      mxl_target_repost (t, e->op_context);
     if (!(e->flags & FI_REMOTE_CQ_DATA)) {
-      t->stats.completionsWithoutData++;
+      /* A receive without data: a send message that is not the last of its
+       * transfer (send protocol), no event. */
+      if (!(e->flags & FI_RECV))
+        t->stats.completionsWithoutData++;
       continue;
     }
     st = t->ingress->on_completion (t, e, out_index, out_count);

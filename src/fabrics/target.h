@@ -107,13 +107,22 @@ struct mxlFabricsTarget_t {
   gboolean have_committed;        /* committed_max is set */
   uint64_t committed_max;         /* highest grain index committed */
   guint idle_sleep_us;            /* poll back-off of blocking reads */
-  /* receives consumed by immediate data (FI_RX_CQ_DATA providers) */
+  /* posted receives: consumed by immediate data (FI_RX_CQ_DATA providers,
+   * 8 bytes each) or the send protocol's receive ring (rx_entry_size each) */
   gboolean rx_cq_data;
   guint n_rx;
-  uint8_t *rx_buf;                /* n_rx * 8 bytes */
+  size_t rx_entry_size;
+  uint8_t *rx_buf;                /* n_rx * rx_entry_size bytes */
   MxlOfiRegion rx_region;
   struct fi_context2 *rx_ctx;     /* n_rx contexts */
   struct fid_ep *rx_ep;           /* endpoint the receives are posted on */
+  /* send protocol (protocol_send.c) */
+  MxlProtocolKind protocol;       /* what the TargetInfo advertises */
+  const MxlIngressOps *rx_inner;  /* the write ingress behind the unpack */
+  MxlRemoteRegion *rx_regions;    /* where messages may land: addr = local
+                                     address, len (slots or bounce entries) */
+  guint n_rx_regions;
+  gboolean *rx_bad;               /* per receive buffer: last message refused */
   /* RC */
   struct fid_eq *eq;
   struct fid_pep *pep;
@@ -159,8 +168,11 @@ mxlStatus mxl_target_bind_cq (MxlTarget *target, struct fid_ep *ep,
 /** Builds the target's TargetInfo from its regions and @addr (fi_getname()). */
 mxlStatus mxl_target_fill_info (MxlTarget *target, const void *addr,
     size_t addr_len);
-/** Posts every receive buffer on @ep (FI_RX_CQ_DATA providers only). */
+/** Posts every receive buffer on @ep (FI_RX_CQ_DATA providers and send
+ * targets). */
 mxlStatus mxl_target_post_receives (MxlTarget *target, struct fid_ep *ep);
+/** Re-posts the receive buffer of @op_context if it is one of ours. */
+void mxl_target_repost (MxlTarget *target, void *op_context);
 /** Queues a connection event for mxlFabricsExtTargetPollEvent(). */
 void mxl_target_push_event (MxlTarget *target,
     mxlFabricsExtConnectionState previous, mxlFabricsExtConnectionState current,

@@ -118,7 +118,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       next.kind = MXL_RC_CONNECTED;
       next.u.connected.ep = ep;
       t->stats.connectionsAccepted++;
-      if (t->rx_cq_data) {
+      if (t->n_rx > 0) {
         t->rx_ep = ep;
         mxl_target_post_receives (t, ep);
       }

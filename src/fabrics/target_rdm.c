@@ -28,7 +28,7 @@ rdm_open (MxlTarget *t, GError **error)
     return st;
   if ((rc = fi_enable (t->ep)) != 0)
     return mxl_ofi_fail (rc, "fi_enable", error);
-  if (t->rx_cq_data) {
+  if (t->n_rx > 0) {
     t->rx_ep = t->ep;
     st = mxl_target_post_receives (t, t->ep);
     if (st != MXL_STATUS_OK)

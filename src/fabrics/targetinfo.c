@@ -155,6 +155,8 @@ mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
   }
   json_builder_set_member_name (b, "protocol");
   json_builder_add_string_value (b, protocol != NULL ? protocol : "write");
+  if (info->recv_size != 0)
+    add_u64_string (b, "recvSize", info->recv_size);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fabricAddress");
   json_builder_add_string_value (b, address);
@@ -351,6 +353,9 @@ read_ext (JsonObject *root, struct mxlFabricsTargetInfo_t *info, GError **error)
     return TRUE;
   if (!get_string (ext, "ext.", "protocol", FALSE, &protocol, error)
       || !get_string (ext, "ext.", "flowDef", FALSE, &flow_def, error))
+    return FALSE;
+  if (json_object_has_member (ext, "recvSize")
+      && !get_u64_string (ext, "ext.", "recvSize", &info->recv_size, error))
     return FALSE;
   if (protocol != NULL && !mxl_protocol_kind_from_string (protocol, &info->protocol))
     return fail (error, "ext.\"protocol\" \"%.20s\" is not write, send or tagged",

@@ -37,8 +37,11 @@ struct mxlFabricsTargetInfo_t {
   uint64_t bounce_entry_count;
   uint64_t bounce_entry_size;    /* bytes including the 16-byte entry header */
   /* Our extensions, serialised under the key "ext" (ignored by the reference):
-   * {"ext":{"protocol":"write|send|tagged","flowDef":"<NMOS flow JSON>"}} */
+   * {"ext":{"protocol":"write|send|tagged","flowDef":"<NMOS flow JSON>",
+   *   "recvSize":"<bytes>"}} */
   MxlProtocolKind protocol;
+  uint64_t recv_size;            /* send protocol: bytes of one posted receive
+                                    (message header included); 0 = not given */
   char *flow_def;                /* nullable, owned */
 };
 

@@ -182,10 +182,30 @@ fabtest_require (const FabProv *p)
   return FALSE;
 }
 
+/* The target's setup options with the protocol of the meson test
+ * parameter MXL_TEST_PROTOCOL ("write", "send") added, when it is set. */
+static inline char *
+fabtest_target_options (const char *options)
+{
+  const char *proto = g_getenv ("MXL_TEST_PROTOCOL");
+  const char *rest;
+
+  if (proto == NULL || *proto == '\0')
+    return g_strdup (options);
+  if (options == NULL || strchr (options, '{') == NULL)
+    return g_strdup_printf ("{\"protocol\": \"%s\"}", proto);
+  rest = strchr (options, '{') + 1;
+  while (g_ascii_isspace (*rest))
+    rest++;
+  return g_strdup_printf ("{\"protocol\": \"%s\"%s%s", proto, *rest == '}' ? "" : ", ",
+      rest);
+}
+
 static inline mxlFabricsTarget
-fabtest_target (FabSide *s, const FabProv *p, const char *options,
+fabtest_target (FabSide *s, const FabProv *p, const char *target_options,
     mxlFabricsTargetInfo *out_info)
 {
+  g_autofree char *options = fabtest_target_options (target_options);
   char *name = NULL;
   mxlFabricsTargetConfig cfg;
   mxlFabricsTarget t;
@@ -196,6 +216,13 @@ fabtest_target (FabSide *s, const FabProv *p, const char *options,
   g_assert_cmpint (mxlFabricsCreateTarget (s->fab, &t), ==, MXL_STATUS_OK);
   g_assert_cmpint (mxlFabricsTargetSetup (t, &cfg, options, out_info), ==, MXL_STATUS_OK);
   g_free (name);
+  if (g_getenv ("MXL_TEST_PROTOCOL") != NULL && *g_getenv ("MXL_TEST_PROTOCOL") != '\0') {
+    /* The parameter took effect: the TargetInfo advertises it. */
+    g_assert_cmpstr (mxl_protocol_kind_to_string ((*out_info)->protocol), ==,
+        g_getenv ("MXL_TEST_PROTOCOL"));
+    g_assert_true (((MxlTarget *) t)->ingress == &mxl_send_ingress_ops
+        || (*out_info)->protocol != MXL_PROTOCOL_SEND);
+  }
   return t;
 }
 

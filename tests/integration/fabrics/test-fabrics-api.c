@@ -467,7 +467,7 @@ test_unsupported_options (void)
   cfg.reader = s.reader;
   g_assert_cmpint (mxlFabricsCreateInitiator (s.fab, &i), ==, MXL_STATUS_OK);
   g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*");
-  g_assert_cmpint (mxlFabricsInitiatorSetup (i, &cfg, "{\"protocol\":\"send\"}"), ==,
+  g_assert_cmpint (mxlFabricsInitiatorSetup (i, &cfg, "{\"protocol\":\"tagged\"}"), ==,
       MXL_ERR_UNSUPPORTED_OPERATION);
   g_test_assert_expected_messages ();
   g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*");

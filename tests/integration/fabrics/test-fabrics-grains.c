@@ -47,6 +47,15 @@ pair_close (Pair *pr)
   fabtest_side_clear (&pr->ts);
 }
 
+/* The initiator's connection to the target (per-message limits: the
+ * send protocol leaves room for its header). */
+static const MxlConn *
+conn_of (Pair *pr)
+{
+  g_assert_cmpuint (pr->init->conns->len, ==, 1);
+  return g_ptr_array_index (pr->init->conns, 0);
+}
+
 /* The slot mapping of grain @index on either side. */
 static const uint8_t *
 target_slot (Pair *pr, uint64_t index)
@@ -227,7 +236,8 @@ split (const FabProv *p)
       char *d1, *d2;
 
       for (guint r = 0; r < n_runs; r++)
-        expect += mxl_splitter_count (&runs[r], 1, pr.init->iov_limit, pr.init->max_msg);
+        expect += mxl_splitter_count (&runs[r], 1, conn_of (&pr)->iov_limit,
+            conn_of (&pr)->max_msg);
       write_lines (&pr, index);
       if (a > 0)
         g_assert_cmpuint (transfer (&pr, index, 0, a), ==, index);
@@ -312,6 +322,21 @@ out:
 static void test_overrun_tcp (void) { overrun (&fab_tcp); }
 static void test_overrun_rxm (void) { overrun (&fab_rxm); }
 
+/* After hostile traffic: a real grain (7, 180 slices) still arrives intact. */
+static void
+assert_still_usable (Pair *pr)
+{
+  char *d1, *d2;
+
+  fabtest_write_grain (&pr->is, 7, 5, FALSE);
+  g_assert_cmpuint (transfer (pr, 7, 0, 180), ==, 7);
+  d1 = fabtest_grain_digest (&pr->ts, 7, NULL);
+  d2 = fabtest_grain_digest (&pr->is, 7, NULL);
+  g_assert_cmpstr (d1, ==, d2);
+  g_free (d1);
+  g_free (d2);
+}
+
 /* Out-of-range immediate data and headers that do not belong to the slot:
  * reported with INVALID_ARG and counted, nothing committed, and the target
  * keeps working. */
@@ -362,15 +387,7 @@ hostile (const FabProv *p)
   g_assert_cmpint (mxlFlowReaderGetGrainNonBlocking (pr.ts.reader, 2, &gi, &payload), !=,
       MXL_STATUS_OK);
 
-  /* Still usable: a real grain arrives intact. */
-  fabtest_write_grain (&pr.is, 7, 5, FALSE);
-  g_assert_cmpuint (transfer (&pr, 7, 0, 180), ==, 7);
-  {
-    char *d1 = fabtest_grain_digest (&pr.ts, 7, NULL), *d2 = fabtest_grain_digest (&pr.is, 7, NULL);
-    g_assert_cmpstr (d1, ==, d2);
-    g_free (d1);
-    g_free (d2);
-  }
+  assert_still_usable (&pr);
   pair_close (&pr);
 out:
   g_free (def);
@@ -408,6 +425,164 @@ geometry_mismatch (void)
   g_free (v210a);
 }
 
+/* ---- send/receive protocol ---- */
+
+#define SEND_OPTIONS "{\"protocol\": \"send\"}"
+
+/* Which header field the hostile sender breaks (the header hook). */
+static guint send_corruption;
+static uint64_t send_slot_len;     /* bytes of a target slot (case 2) */
+
+static void
+corrupt_header (uint8_t *h)
+{
+  uint32_t u32;
+  uint64_t u64;
+
+  switch (send_corruption) {
+    case 0:                    /* region beyond the slots */
+      u32 = GUINT32_TO_LE (9999);
+      memcpy (h + 4, &u32, 4);
+      break;
+    case 1:                    /* offset far beyond the slot */
+      u64 = GUINT64_TO_LE (G_GUINT64_CONSTANT (1) << 40);
+      memcpy (h + 8, &u64, 8);
+      break;
+    case 2:                    /* offset + length past the slot's end by one */
+      memcpy (&u64, h + 16, 8);
+      u64 = GUINT64_TO_LE (send_slot_len - GUINT64_FROM_LE (u64) + 1);
+      memcpy (h + 8, &u64, 8);
+      break;
+    case 3:                    /* length not the received bytes */
+      memcpy (&u64, h + 16, 8);
+      u64 = GUINT64_TO_LE (GUINT64_FROM_LE (u64) - 1);
+      memcpy (h + 16, &u64, 8);
+      break;
+    case 4:                    /* not our magic */
+      h[0] ^= 0xFF;
+      break;
+    case 5:                    /* last flag cleared on the message with data */
+      h[24] = 0;
+      break;
+    case 6:                    /* unknown flag bits */
+      h[25] = 0x80;
+      break;
+    default:
+      break;
+  }
+}
+
+/* A sender whose message headers are broken field by field: every message
+ * is refused and counted (badBounceEntries), the read says INVALID_ARG,
+ * no byte of any slot changes, nothing is committed; then a good grain
+ * arrives intact. */
+static void
+send_hostile (const FabProv *p)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
+  Pair pr;
+  uint64_t index = 0;
+  mxlFabricsExtTargetStats ts;
+  mxlGrainInfo gi;
+  uint8_t *payload;
+  GPtrArray *before = g_ptr_array_new_with_free_func (g_free);
+  const guint cases = 7;
+
+  if (!pair_open (&pr, p, def, def, SEND_OPTIONS, NULL))
+    goto out;
+  g_assert_cmpint (pr.info->protocol, ==, MXL_PROTOCOL_SEND);
+  send_slot_len = pr.t->regions[0].len;
+  for (guint i = 0; i < pr.t->grain_count; i++)
+    g_ptr_array_add (before, g_memdup2 (pr.t->regions[i].base, pr.t->regions[i].len));
+  fabtest_write_grain (&pr.is, 2, 4, FALSE);
+  mxl_send_debug_set_header_hook (corrupt_header);
+  for (send_corruption = 0; send_corruption < cases; send_corruption++) {
+    g_assert_cmpint (mxlFabricsInitiatorTransferGrain (pr.init, 2, 0, 180), ==, MXL_STATUS_OK);
+    g_assert_cmpint (fabtest_read_one (pr.t, pr.init, FALSE, &index, 5000), ==,
+        MXL_ERR_INVALID_ARG);
+  }
+  mxl_send_debug_set_header_hook (NULL);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (ts.badBounceEntries, ==, cases);
+  g_assert_cmpuint (ts.grainsReceived, ==, 0);
+  for (guint i = 0; i < pr.t->grain_count; i++)
+    g_assert_true (memcmp (g_ptr_array_index (before, i), pr.t->regions[i].base,
+        pr.t->regions[i].len) == 0);
+  g_assert_cmpint (mxlFlowReaderGetGrainNonBlocking (pr.ts.reader, 2, &gi, &payload), !=,
+      MXL_STATUS_OK);
+
+  assert_still_usable (&pr);
+  pair_close (&pr);
+out:
+  mxl_send_debug_set_header_hook (NULL);
+  g_ptr_array_unref (before);
+  g_free (def);
+}
+
+static void test_send_hostile_tcp (void) { send_hostile (&fab_tcp); }
+static void test_send_hostile_rxm (void) { send_hostile (&fab_rxm); }
+static void test_send_hostile_shm (void) { send_hostile (&fab_shm); }
+
+/* The TargetInfo says which protocol the target expects; an initiator
+ * that may not speak it fails AddTarget with UNSUPPORTED_OPERATION. */
+static void
+send_mismatch (void)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
+  FabSide ts, is;
+  mxlFabricsTarget t;
+  mxlFabricsInitiator init;
+  mxlFabricsTargetInfo send_info, write_info, small;
+  char *json;
+
+  if (!fabtest_require (&fab_tcp))
+    goto out;
+  fabtest_side_init (&ts, def, FLOW_ID);
+  fabtest_side_init (&is, def, FLOW_ID);
+  t = fabtest_target (&ts, &fab_tcp, SEND_OPTIONS, &send_info);
+  /* ext.protocol "send" and ext.recvSize travel in the JSON. */
+  g_assert_cmpint (send_info->protocol, ==, MXL_PROTOCOL_SEND);
+  g_assert_cmpuint (send_info->recv_size, ==, MXL_SEND_HEADER_SIZE + MXL_SEND_DEFAULT_PAYLOAD);
+  json = mxl_target_info_to_json (send_info);
+  g_assert_nonnull (strstr (json, "\"protocol\":\"send\",\"recvSize\":\"262176\""));
+  g_free (json);
+  write_info = mxl_target_info_copy (send_info);
+  write_info->protocol = MXL_PROTOCOL_WRITE;
+  write_info->id ^= 1;
+
+  /* An initiator forced to "write" cannot speak to a send target. */
+  init = fabtest_initiator (&is, &fab_tcp, "{\"protocol\": \"write\"}");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*expects the \"send\" protocol*");
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, send_info), ==,
+      MXL_ERR_UNSUPPORTED_OPERATION);
+  g_test_assert_expected_messages ();
+  g_assert_cmpint (mxlFabricsDestroyInitiator (is.fab, init), ==, MXL_STATUS_OK);
+
+  /* One forced to "send" cannot speak to a write target. */
+  init = fabtest_initiator (&is, &fab_tcp, SEND_OPTIONS);
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*expects the \"write\" protocol*");
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, write_info), ==,
+      MXL_ERR_UNSUPPORTED_OPERATION);
+  g_test_assert_expected_messages ();
+  /* A receive size that leaves no room after the header is refused. */
+  small = mxl_target_info_copy (send_info);
+  small->recv_size = MXL_SEND_HEADER_SIZE;
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*receive size*");
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, small), ==, MXL_ERR_INVALID_ARG);
+  g_test_assert_expected_messages ();
+  /* The matching one is accepted. */
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, send_info), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsDestroyInitiator (is.fab, init), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsDestroyTarget (ts.fab, t), ==, MXL_STATUS_OK);
+  mxl_target_info_free (small);
+  mxl_target_info_free (write_info);
+  mxlFabricsFreeTargetInfo (send_info);
+  fabtest_side_clear (&is);
+  fabtest_side_clear (&ts);
+out:
+  g_free (def);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -424,5 +599,9 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/grains/tcp/hostile", test_hostile_tcp);
   g_test_add_func ("/fabrics/grains/shm/hostile", test_hostile_shm);
   g_test_add_func ("/fabrics/grains/tcp/geometry-mismatch", geometry_mismatch);
+  g_test_add_func ("/fabrics/grains/tcp/send-hostile", test_send_hostile_tcp);
+  g_test_add_func ("/fabrics/grains/rxm/send-hostile", test_send_hostile_rxm);
+  g_test_add_func ("/fabrics/grains/shm/send-hostile", test_send_hostile_shm);
+  g_test_add_func ("/fabrics/grains/tcp/send-mismatch", send_mismatch);
   return g_test_run ();
 }

@@ -172,9 +172,11 @@ transfer_and_check (Pair *pr, uint64_t head, uint64_t count)
   uint64_t h = 0;
   size_t n = 0;
   mxlStatus st;
+  /* The connection's limits: the send protocol leaves room for its header. */
+  const MxlConn *conn = g_ptr_array_index (pr->init->conns, 0);
 
-  g_assert_true (mxl_samples_sgl_init (&sgl, &pr->iring, head, count, pr->init->iov_limit,
-      pr->init->max_msg));
+  g_assert_true (mxl_samples_sgl_init (&sgl, &pr->iring, head, count, conn->iov_limit,
+      conn->max_msg));
   while (mxl_samples_sgl_next (&sgl, &chunk))
     expect++;
   write_batch (pr, head, count);

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Send/receive: the design's two-way transfer, for providers or setups
+ * where remote write is not wanted ({"protocol": "send"} in the target's
+ * options). Not in the reference.
+ *
+ * A send carries what a remote write would: every message is a 32-byte
+ * header (region, offset, length, last) followed by the piece of the
+ * transfer, gathered from the header (in the write context, registered for
+ * FI_SEND) and the local slot or channel rings: no copy at the initiator.
+ * Pieces are cut by the shared egress pump exactly as writes are, to the
+ * target's advertised receive size (TargetInfo ext.recvSize) less the
+ * header, and at most the provider's iov_limit less one data iovecs. The last message carries the
+ * immediate data (fi_sendmsg FI_REMOTE_CQ_DATA), the same value remote
+ * write uses.
+ *
+ * The target keeps a ring of receive buffers posted (min(cqDepth, rx queue
+ * size) of recvSize bytes). On every receive completion, in completion
+ * order and before any result is handed out, the header is validated
+ * (magic, region < regions, offset + length within the region, length =
+ * received bytes - header, last flag = immediate data present) and the
+ * payload copied into the grain slot or bounce entry: one extra copy of
+ * every byte, the price of not needing FI_RMA. A message that fails is
+ * counted (badBounceEntries) and nothing of it is written. Then the write
+ * protocol's ingress (grain header check and commit, or bounce entry
+ * unpack) runs on the completion that carries the immediate data, as it
+ * would for a remote write. The buffer is re-posted when its completion is
+ * consumed (or at once for an error completion).
+ *
+ * Wire header, little-endian: u32 magic "MXS1", u32 region (grain slot or
+ * bounce entry), u64 offset (bytes into the region), u64 length (payload
+ * bytes), u32 flags (bit 0: last message of the transfer), u32 zero.
+ *
+ * The data of a transfer must be in place when its last message is
+ * processed: on connected endpoints (tcp) receives complete in stream
+ * order; on connectionless ones (shm, tcp;ofi_rxm, whose large messages
+ * complete after a rendezvous read) messages are sent FI_DELIVERY_COMPLETE
+ * and the last one waits until the others have completed. The target's
+ * slots stay registered for remote write too.
+ */
+#include "fabrics/protocol.h"
+
+#include <string.h>
+
+#include "fabrics/initiator.h"
+#include "fabrics/target.h"
+
+#define SEND_MAGIC 0x3153584Du   /* "MXS1" */
+#define SEND_FLAG_LAST 1u
+/* Receive buffers of a send target at most (memory: n · recvSize). */
+#define SEND_MAX_RECEIVES 256u
+
+G_STATIC_ASSERT (MXL_SEND_HEADER_SIZE == sizeof (((MxlWriteCtx *) 0)->msg_header));
+
+typedef struct SendHeader {
+  uint32_t region;
+  uint64_t offset;
+  uint64_t length;
+  gboolean last;
+} SendHeader;
+
+static void
+header_write (uint8_t *h, const SendHeader *v)
+{
+  uint32_t magic = GUINT32_TO_LE (SEND_MAGIC), region = GUINT32_TO_LE (v->region);
+  uint64_t offset = GUINT64_TO_LE (v->offset), length = GUINT64_TO_LE (v->length);
+  uint32_t flags = GUINT32_TO_LE (v->last ? SEND_FLAG_LAST : 0u), zero = 0;
+
+  memcpy (h, &magic, 4);
+  memcpy (h + 4, &region, 4);
+  memcpy (h + 8, &offset, 8);
+  memcpy (h + 16, &length, 8);
+  memcpy (h + 24, &flags, 4);
+  memcpy (h + 28, &zero, 4);
+}
+
+/* Returns FALSE when the magic or the flags are not ours. */
+static gboolean
+header_read (const uint8_t *h, SendHeader *v)
+{
+  uint32_t magic, region, flags;
+  uint64_t offset, length;
+
+  memcpy (&magic, h, 4);
+  memcpy (&region, h + 4, 4);
+  memcpy (&offset, h + 8, 8);
+  memcpy (&length, h + 16, 8);
+  memcpy (&flags, h + 24, 4);
+  flags = GUINT32_FROM_LE (flags);
+  v->region = GUINT32_FROM_LE (region);
+  v->offset = GUINT64_FROM_LE (offset);
+  v->length = GUINT64_FROM_LE (length);
+  v->last = (flags & SEND_FLAG_LAST) != 0;
+  return GUINT32_FROM_LE (magic) == SEND_MAGIC && (flags & ~SEND_FLAG_LAST) == 0;
+}
+
+uint64_t
+mxl_protocol_extra_caps (const MxlSetupOptions *opt, MxlRole role)
+{
+  if (role == MXL_ROLE_TARGET)
+    return opt->protocol_set && opt->protocol == MXL_PROTOCOL_SEND
+        ? FI_MSG | FI_RECV : 0;
+  return opt->protocol_set && opt->protocol == MXL_PROTOCOL_WRITE ? 0 : FI_MSG | FI_SEND;
+}
+
+/* -------------------------------------------------------------- initiator */
+
+static MxlSendHeaderHook debug_hook;
+
+void
+mxl_send_debug_set_header_hook (MxlSendHeaderHook hook)
+{
+  debug_hook = hook;
+}
+
+mxlStatus
+mxl_send_initiator_setup (MxlInitiator *init, GError **error)
+{
+  if (!(init->dom->info->caps & FI_SEND))
+    return MXL_STATUS_OK;
+  return mxl_ofi_region_register (init->dom, init->ctx_pool,
+      init->ctx_count * sizeof (MxlWriteCtx), FI_SEND, &init->ctx_region, error);
+}
+
+gboolean
+mxl_send_conn_limits (MxlConn *conn)
+{
+  MxlInitiator *init = conn->init;
+  uint64_t recv_size = conn->info->recv_size;
+
+  if (recv_size <= MXL_SEND_HEADER_SIZE || init->tx_iov_limit < 2
+      || init->max_msg <= MXL_SEND_HEADER_SIZE)
+    return FALSE;
+  /* "iovLimit" counts data iovecs; the header takes one of the provider's. */
+  conn->iov_limit = MIN (init->iov_limit, MIN (init->tx_iov_limit - 1, MXL_LAYOUT_MAX_IOV));
+  conn->max_msg = MIN (init->max_msg, recv_size) - MXL_SEND_HEADER_SIZE;
+  /* Receives complete in order on a connected endpoint's single stream;
+   * connectionless providers may complete a small last message before a
+   * large earlier one (tcp;ofi_rxm rendezvous), so the last message waits
+   * until the others are delivered. */
+  conn->ordered = init->dom->info->ep_attr->type == FI_EP_MSG;
+  return TRUE;
+}
+
+ssize_t
+mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+    guint n_iov, MxlWriteCtx *ctx)
+{
+  const struct mxlFabricsTargetInfo_t *info = conn->info;
+  struct iovec v[MXL_LAYOUT_MAX_IOV + 1];
+  void *d[MXL_LAYOUT_MAX_IOV + 1];
+  SendHeader h = { t->remote_slot, t->chunk_remote_offset, t->chunk_length,
+      t->chunk_last };
+  struct fi_msg msg;
+
+  /* Checked again per message: the remote range and the receive size. */
+  if (h.region >= info->n_regions || h.offset > info->regions[h.region].len
+      || h.length > info->regions[h.region].len - h.offset || h.length > conn->max_msg
+      || n_iov > MXL_LAYOUT_MAX_IOV)
+    return -FI_EINVAL;
+  header_write (ctx->msg_header, &h);
+  if (G_UNLIKELY (debug_hook != NULL))
+    debug_hook (ctx->msg_header);
+  v[0].iov_base = ctx->msg_header;
+  v[0].iov_len = MXL_SEND_HEADER_SIZE;
+  d[0] = conn->init->ctx_region.desc;
+  memcpy (v + 1, iov, n_iov * sizeof (*iov));
+  memcpy (d + 1, desc, n_iov * sizeof (*desc));
+  memset (&msg, 0, sizeof (msg));
+  msg.msg_iov = v;
+  msg.desc = d;
+  msg.iov_count = n_iov + 1;
+  msg.addr = conn->state.u.connected.addr;
+  msg.context = ctx;
+  msg.data = t->chunk_last ? t->imm : 0;
+  return fi_sendmsg (conn->state.u.connected.ep, &msg, FI_COMPLETION
+      | (conn->ordered ? 0 : FI_DELIVERY_COMPLETE) | t->post_more
+      | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
+}
+
+static mxlStatus
+send_pump (MxlConn *conn)
+{
+  return mxl_egress_pump (conn, &mxl_grain_chunks, mxl_send_post);
+}
+
+static mxlStatus
+send_samples_pump (MxlConn *conn)
+{
+  return mxl_egress_pump (conn, &mxl_sample_chunks, mxl_send_post);
+}
+
+const MxlEgressOps mxl_send_egress_ops = {
+  .name = "send",
+  .queue_grain = mxl_rma_queue_grain,
+  .pump = send_pump,
+  .on_write_done = mxl_egress_on_write_done,
+  .reset = mxl_egress_reset,
+};
+
+const MxlEgressOps mxl_send_samples_egress_ops = {
+  .name = "send-samples",
+  .queue_grain = mxl_samples_queue_grain,
+  .queue_samples = mxl_samples_queue,
+  .pump = send_samples_pump,
+  .on_write_done = mxl_egress_on_write_done,
+  .reset = mxl_egress_reset,
+};
+
+/* ----------------------------------------------------------------- target */
+
+mxlStatus
+mxl_send_target_setup (MxlTarget *t, GError **error)
+{
+  const struct fi_info *info = t->dom->info;
+  uint64_t size = t->options.max_message_size ? t->options.max_message_size
+      : MXL_SEND_HEADER_SIZE + MXL_SEND_DEFAULT_PAYLOAD;
+
+  if (info->ep_attr->max_msg_size)
+    size = MIN (size, info->ep_attr->max_msg_size);
+  if (size <= MXL_SEND_HEADER_SIZE || size > G_MAXUINT32) {
+    g_set_error (error, MXL_OFI_ERROR, 0, "receive size %" G_GUINT64_FORMAT
+        " bytes leaves no room after the %u-byte message header", size,
+        MXL_SEND_HEADER_SIZE);
+    return MXL_ERR_INVALID_ARG;
+  }
+  t->rx_entry_size = size;
+  t->n_rx = MIN (MIN (t->options.cq_depth, SEND_MAX_RECEIVES),
+      (uint32_t) MAX (info->rx_attr->size, 1));
+  /* Where messages may land: the grain slots or the bounce entries. */
+  if (t->continuous) {
+    t->n_rx_regions = (guint) t->entry_count;
+    t->rx_regions = g_new0 (MxlRemoteRegion, t->n_rx_regions);
+    for (guint e = 0; e < t->n_rx_regions; e++)
+      t->rx_regions[e] = (MxlRemoteRegion) {
+          (uintptr_t) (t->bounce + e * t->entry_size), t->entry_size, 0 };
+  } else {
+    t->n_rx_regions = t->grain_count;
+    t->rx_regions = g_new0 (MxlRemoteRegion, t->n_rx_regions);
+    for (guint i = 0; i < t->n_rx_regions; i++)
+      t->rx_regions[i] = (MxlRemoteRegion) {
+          (uintptr_t) t->regions[i].base, t->regions[i].len, 0 };
+  }
+  t->rx_bad = g_new0 (gboolean, t->n_rx);
+  t->rx_buf = g_malloc0 (t->rx_entry_size * t->n_rx);
+  t->rx_ctx = g_new0 (struct fi_context2, t->n_rx);
+  t->rx_inner = t->ingress;
+  t->ingress = &mxl_send_ingress_ops;
+  return mxl_ofi_region_register (t->dom, t->rx_buf, t->rx_entry_size * t->n_rx,
+      FI_RECV, &t->rx_region, error);
+}
+
+/* Index of our receive buffer that completed, or -1. */
+static gint
+rx_index (MxlTarget *t, const struct fi_cq_data_entry *e)
+{
+  struct fi_context2 *ctx = e->op_context;
+
+  if (!(e->flags & FI_RECV) || ctx < t->rx_ctx || ctx >= t->rx_ctx + t->n_rx)
+    return -1;
+  return (gint) (ctx - t->rx_ctx);
+}
+
+/* Validates the message in receive buffer @i and copies its payload. */
+static gboolean
+unpack (MxlTarget *t, guint i, const struct fi_cq_data_entry *e)
+{
+  const uint8_t *m = t->rx_buf + (size_t) i * t->rx_entry_size;
+  const MxlRemoteRegion *r;
+  SendHeader h;
+
+  if (e->len < MXL_SEND_HEADER_SIZE || e->len > t->rx_entry_size
+      || !header_read (m, &h))
+    return FALSE;
+  if (h.length != e->len - MXL_SEND_HEADER_SIZE || h.region >= t->n_rx_regions
+      || h.last != ((e->flags & FI_REMOTE_CQ_DATA) != 0))
+    return FALSE;
+  r = &t->rx_regions[h.region];
+  if (h.offset > r->len || h.length > r->len - h.offset)
+    return FALSE;
+  memcpy ((uint8_t *) (uintptr_t) r->addr + h.offset, m + MXL_SEND_HEADER_SIZE,
+      h.length);
+  return TRUE;
+}
+
+static void
+send_on_drained (MxlTarget *t, const struct fi_cq_data_entry *e)
+{
+  gint i = rx_index (t, e);
+
+  if (i >= 0) {
+    t->rx_bad[i] = !unpack (t, (guint) i, e);
+    if (t->rx_bad[i]) {
+      t->stats.badBounceEntries++;
+      g_debug ("target %" G_GUINT64_FORMAT ": send message of %zu bytes refused "
+          "(header out of range)", t->id, e->len);
+      return;
+    }
+  }
+  if (e->flags & FI_REMOTE_CQ_DATA)
+    t->rx_inner->on_drained (t, e);
+}
+
+static mxlStatus
+send_on_completion (MxlTarget *t, const struct fi_cq_data_entry *e,
+    uint64_t *out_index, uint64_t *out_count)
+{
+  gint i = rx_index (t, e);
+
+  if (i >= 0 && t->rx_bad[i])
+    return MXL_ERR_INVALID_ARG;    /* counted when drained */
+  return t->rx_inner->on_completion (t, e, out_index, out_count);
+}
+
+const MxlIngressOps mxl_send_ingress_ops = {
+  .name = "send",
+  .on_completion = send_on_completion,
+  .on_drained = send_on_drained,
+};
