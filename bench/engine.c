@@ -88,6 +88,7 @@ typedef struct
   double deadline;
   double rate;                  /* units per second, 0 = as fast as possible */
   unsigned targets;             /* target processes the initiator feeds */
+  const char *protocol;         /* the targets' "protocol" option: write, send */
   Media media;
 } Options;
 
@@ -565,9 +566,15 @@ child_main (const Options *o, const char *domain, int sock, double deadline)
   cfg.version = MXL_FABRICS_API_VERSION;
   cfg.interface = iface (&s, o, "tgt");
   cfg.writer = s.writer;
-  if ((st = mxlFabricsCreateTarget (s.fab, &t))
-      || (st = mxlFabricsTargetSetup (t, &cfg, NULL, &info)))
-    goto report;
+  {
+    char *topts = g_strdup_printf ("{\"protocol\":\"%s\"}", o->protocol);
+    if ((st = mxlFabricsCreateTarget (s.fab, &t))
+        || (st = mxlFabricsTargetSetup (t, &cfg, topts, &info))) {
+      g_free (topts);
+      goto report;
+    }
+    g_free (topts);
+  }
   if ((st = mxlFabricsTargetInfoToString (info, NULL, &len)))
     goto report;
   text = g_malloc (len);
@@ -721,7 +728,7 @@ usage (void)
       "       [--media v210|v210a|audio] [--width W --height H]\n"
       "       [--channels C --samples S] [--count N] [--duration S]\n"
       "       [--window W] [--wait nap|spin|block] [--spin] [--deadline S]\n"
-      "       [--rate UNITS_PER_S] [--targets N (1..8)]\n"
+      "       [--rate UNITS_PER_S] [--targets N (1..8)] [--protocol write|send]\n"
       "       [--slots S] [--no-delivery-complete] (accepted, ignored:\n"
       "       the ring has the flow's grain count; the engine always asks\n"
       "       for FI_DELIVERY_COMPLETE)\n"
@@ -737,7 +744,7 @@ parse_args (int argc, char **argv, Options *o)
 
   *o = (Options) {
   .provider = "tcp",.count = UINT64_MAX,.duration = 1.0,.window = 8,
-        .wait = WAIT_NAP,.deadline = 30.0,.targets = 1};
+        .wait = WAIT_NAP,.deadline = 30.0,.targets = 1,.protocol = "write"};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -766,6 +773,8 @@ parse_args (int argc, char **argv, Options *o)
       o->deadline = strtod (v, NULL);
     else if (!strcmp (a, "--rate"))
       o->rate = strtod (v, NULL);
+    else if (!strcmp (a, "--protocol"))
+      o->protocol = v;
     else if (!strcmp (a, "--targets"))
       o->targets = (unsigned) strtoul (v, NULL, 10);
     else if (!strcmp (a, "--media"))
@@ -864,7 +873,7 @@ print_json (const Options *o, const Side *s, const InitResult *ir,
   double rx_gbps = (rx_s > 0 && per_target > 1)
       ? (per_target - 1) * o->size / 1e9 / rx_s : 0;
 
-  printf ("{\"bench\":\"engine\",\"provider\":\"%s\",\"ep_type\":\"%s\","
+  printf ("{\"bench\":\"engine\",\"protocol\":\"%s\",\"provider\":\"%s\",\"ep_type\":\"%s\","
       "\"media\":\"%s\",\"size\":%zu,\"window\":%u,\"slots\":%u,"
       "\"delivery_complete\":true,\"wait\":\"%s\",\"posted\":%" PRIu64
       ",\"completed\":%" PRIu64 ",\"received\":%" PRIu64
@@ -875,7 +884,7 @@ print_json (const Options *o, const Side *s, const InitResult *ir,
       "\"gaps\":%" PRIu64 ",\"superseded\":%" PRIu64 ",\"damaged\":%" PRIu64
       ",\"bad_from_network\":%" PRIu64 ",\"cpu_cores_initiator\":%.4f,"
       "\"cpu_cores_target\":%.4f,\"ok\":%s}\n",
-      o->provider, o->rdm ? "rdm" : "msg", o->media.name, o->size, o->window,
+      o->protocol, o->provider, o->rdm ? "rdm" : "msg", o->media.name, o->size, o->window,
       s->grain_count, wait_names[o->wait], ir->posted, ir->completed,
       tr->received, tr->out_of_order, tx_s, rx_s,
       tx_s > 0 ? ir->completed / tx_s : 0, tx_s > 0 ? gb / tx_s : 0, rx_gbps,

@@ -207,7 +207,7 @@ mxlStatus mxl_protocol_check_options (const MxlSetupOptions *options,
 /** Bytes of the header in front of every send-protocol message. */
 #define MXL_SEND_HEADER_SIZE 32u
 /** Payload bytes of one posted receive unless "maxMessageSize" is lower. */
-#define MXL_SEND_DEFAULT_PAYLOAD (256u * 1024u)
+#define MXL_SEND_DEFAULT_PAYLOAD (1024u * 1024u)
 
 /**
  * mxl_protocol_extra_caps:

@@ -34,8 +34,9 @@
  * The data of a transfer must be in place when its last message is
  * processed: on connected endpoints (tcp) receives complete in stream
  * order; on connectionless ones (shm, tcp;ofi_rxm, whose large messages
- * complete after a rendezvous read) messages are sent FI_DELIVERY_COMPLETE
- * and the last one waits until the others have completed. The target's
+ * complete after a rendezvous read) the last one waits until the others
+ * have completed. Every message is sent FI_DELIVERY_COMPLETE, as writes
+ * are. The target's
  * slots stay registered for remote write too.
  */
 #include "fabrics/protocol.h"
@@ -47,8 +48,12 @@
 
 #define SEND_MAGIC 0x3153584Du   /* "MXS1" */
 #define SEND_FLAG_LAST 1u
-/* Receive buffers of a send target at most (memory: n · recvSize). */
+/* Receive buffers of a send target at most (memory: n · recvSize), and
+ * their bytes at most: what lands in them is not yet in the slots, so it
+ * lets an initiator run that much further ahead of the target's reads
+ * than remote write would (keep it near a grain or two). */
 #define SEND_MAX_RECEIVES 256u
+#define SEND_MAX_RING_BYTES (16u * 1024u * 1024u)
 
 G_STATIC_ASSERT (MXL_SEND_HEADER_SIZE == sizeof (((MxlWriteCtx *) 0)->msg_header));
 
@@ -173,9 +178,10 @@ mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **de
   msg.addr = conn->state.u.connected.addr;
   msg.context = ctx;
   msg.data = t->chunk_last ? t->imm : 0;
+  /* As remote writes: a completion means the data is at the target, so
+   * the initiator's window does not run ahead of what the target has. */
   return fi_sendmsg (conn->state.u.connected.ep, &msg, FI_COMPLETION
-      | (conn->ordered ? 0 : FI_DELIVERY_COMPLETE) | t->post_more
-      | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
+      | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
 }
 
 static mxlStatus
@@ -227,6 +233,7 @@ mxl_send_target_setup (MxlTarget *t, GError **error)
   t->rx_entry_size = size;
   t->n_rx = MIN (MIN (t->options.cq_depth, SEND_MAX_RECEIVES),
       (uint32_t) MAX (info->rx_attr->size, 1));
+  t->n_rx = MAX (MIN (t->n_rx, SEND_MAX_RING_BYTES / size), 2u);
   /* Where messages may land: the grain slots or the bounce entries. */
   if (t->continuous) {
     t->n_rx_regions = (guint) t->entry_count;
