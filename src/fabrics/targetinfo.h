@@ -79,7 +79,8 @@ char *mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info);
  * accepted); "regions" a non-empty array of objects with "addr", "len",
  * "rkey"; optional "bounceBufferInfo" object with "entryCount", "entrySize";
  * "id"; "provider" a string (any name); optional "ext" object with optional
- * "protocol" (write|send|tagged, default write) and "flowDef" strings. Every
+ * "protocol" (write|send|tagged, default write) and "flowDef" strings and
+ * "recvSize" (64-bit, send protocol, bytes of one posted receive). Every
  * 64-bit value is a decimal string: optional leading blanks and '+', then
  * digits (no '-', no overflow), then optional trailing blanks. Unknown keys
  * are ignored at every level. The GError domain is G_IO_ERROR

@@ -75,6 +75,34 @@ test_to_json_exact (void)
   mxl_target_info_free (info);
 }
 
+/* ext.recvSize (send protocol) is written after "protocol" when set and
+ * read back; absent it stays 0. */
+static void
+test_recv_size (void)
+{
+  struct mxlFabricsTargetInfo_t *info = make_info ();
+  g_autofree char *plain = mxl_target_info_to_json (info);
+  g_autofree char *json = NULL;
+  g_autoptr (GError) error = NULL;
+  mxlStatus status = MXL_ERR_UNKNOWN;
+  struct mxlFabricsTargetInfo_t *back;
+
+  g_assert_null (strstr (plain, "recvSize"));
+  back = mxl_target_info_from_json (plain, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->recv_size, ==, 0);
+  mxl_target_info_free (back);
+  info->recv_size = G_GUINT64_CONSTANT (1048608);
+  json = mxl_target_info_to_json (info);
+  g_assert_nonnull (strstr (json, "\"protocol\":\"send\",\"recvSize\":\"1048608\"}"));
+  back = mxl_target_info_from_json (json, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, MXL_STATUS_OK);
+  g_assert_cmpuint (back->recv_size, ==, 1048608);
+  mxl_target_info_free (back);
+  mxl_target_info_free (info);
+}
+
 static void
 test_round_trip_64bit (void)
 {
@@ -278,6 +306,8 @@ static const Reject rejects[] = {
   { "\"id\"", "\"ext\":{\"protocol\":\"foo\"},\"id\"", "is not write, send or tagged" },
   { "\"id\"", "\"ext\":{\"protocol\":1},\"id\"", "ext.\"protocol\" must be a string" },
   { "\"id\"", "\"ext\":{\"flowDef\":{}},\"id\"", "ext.\"flowDef\" must be a string" },
+  { "\"id\"", "\"ext\":{\"recvSize\":4096},\"id\"", "ext.\"recvSize\" must be a string" },
+  { "\"id\"", "\"ext\":{\"recvSize\":\"-1\"},\"id\"", "ext.\"recvSize\" is not an unsigned" },
 };
 
 static void
@@ -508,6 +538,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/fabrics/targetinfo/to-json-exact", test_to_json_exact);
   g_test_add_func ("/fabrics/targetinfo/round-trip-64bit", test_round_trip_64bit);
+  g_test_add_func ("/fabrics/targetinfo/recv-size", test_recv_size);
   g_test_add_func ("/fabrics/targetinfo/spec-example", test_spec_example);
   g_test_add_func ("/fabrics/targetinfo/copy-equal", test_copy_equal);
   g_test_add_func ("/fabrics/targetinfo/lenient-reading", test_lenient_reading);
