@@ -168,7 +168,8 @@ typedef struct mxlFabricsExtTargetStats_t {
   uint64_t batchesLost;          /* bounce entries overwritten before unpacking
                                     (MXL_FABRICS_EXT_STATUS_SAMPLES_LOST) */
   uint64_t badBounceEntries;     /* entry headers with count 0, count above the
-                                    entry's capacity, or head < count */
+                                    entry's capacity, or head < count; send
+                                    protocol: refused message headers */
   uint64_t entriesOutOfSequence; /* entry index not the previous one + 1 mod
                                     entryCount (initiator restarted, or batches lost) */
   uint64_t samplesSkipped;       /* samples per channel between two delivered
