@@ -79,6 +79,7 @@
  * hostB$ gst-launch-1.0 mxlfabricssrc provider=verbs node=10.0.0.2 service=5000 \
  *     caps="audio/x-raw,format=F32LE,layout=non-interleaved,rate=48000,channels=8" \
  *     target-info-file=/tmp/target.json ! audioconvert ! autoaudiosink
+ * hostA$ scp hostB:/tmp/target.json /tmp/target.json
  * hostA$ gst-launch-1.0 audiotestsrc is-live=true ! \
  *     audio/x-raw,format=F32LE,layout=interleaved,rate=48000,channels=8 ! \
  *     mxlfabricssink provider=verbs node=10.0.0.1 target-info=@/tmp/target.json
@@ -90,7 +91,7 @@
  *     target-info-file=/tmp/target.json ! fakesink
  * hostA$ gst-launch-1.0 videotestsrc is-live=true ! \
  *     video/x-raw,format=v210,width=3840,height=2160,framerate=50/1 ! \
- *     mxlfabricssink provider=efa target-info="$(base64 -w0 /tmp/target.json)"
+ *     mxlfabricssink provider=efa target-info="$(ssh hostB base64 -w0 /tmp/target.json)"
  * ]|
  * SHM (two processes of one host, e.g. two containers sharing /dev/shm):
  * |[

@@ -63,15 +63,20 @@
  *     video/x-raw,format=v210,width=1920,height=1080,framerate=50/1 ! \
  *     mxlfabricssink provider=tcp node=192.0.2.10 target-info=@/tmp/target.json
  * ]|
- * Verbs (node = address of the RDMA interface), interlaced 1080i25:
+ * Verbs (node = address of the RDMA interface), 1080p59.94:
  * |[
  * hostB$ gst-launch-1.0 mxlfabricssrc provider=verbs node=10.0.0.2 service=5000 \
- *     flow-def=@/etc/mxl/1080i25.json target-info-file=/tmp/target.json ! \
- *     deinterlace ! autovideosink
+ *     caps="video/x-raw,format=v210,width=1920,height=1080,framerate=60000/1001" \
+ *     target-info-file=/tmp/target.json ! queue ! videoconvert ! autovideosink
+ * hostA$ scp hostB:/tmp/target.json /tmp/target.json
  * hostA$ gst-launch-1.0 videotestsrc is-live=true ! \
- *     "video/x-raw(format:Interlaced),format=v210,width=1920,height=1080,framerate=25/1,interlace-mode=alternate" ! \
+ *     video/x-raw,format=v210,width=1920,height=1080,framerate=60000/1001 ! \
  *     mxlfabricssink provider=verbs node=10.0.0.1 target-info=@/tmp/target.json
  * ]|
+ * Interlaced flows (for example 1080i25 from `flow-def`) carry one field per
+ * buffer with `interlace-mode=alternate`; on GStreamer 1.22 videotestsrc
+ * cannot produce such caps, so the sender is an application or a capture
+ * element that outputs alternate fields.
  * EFA, audio, the TargetInfo passed as base64:
  * |[
  * hostB$ gst-launch-1.0 -m mxlfabricssrc provider=efa \
@@ -81,7 +86,8 @@
  *     audio/x-raw,format=F32LE,rate=48000,channels=8 ! \
  *     mxlfabricssink provider=efa target-info="$(ssh hostB base64 -w0 /tmp/target.json)"
  * ]|
- * SHM (processes of one host), ST 2038 ancillary data:
+ * SHM (processes of one host), ST 2038 ancillary data; the sender here is
+ * an application that pushes RFC 8331 payloads (one per grain) into appsrc:
  * |[
  * $ gst-launch-1.0 mxlfabricssrc provider=shm \
  *     caps="meta/x-st-2038,alignment=frame,framerate=50/1" \
