@@ -7,6 +7,7 @@
 
 #include "mxlfabricssinkconn.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_STATIC (sink_conn_debug);
@@ -131,14 +132,16 @@ gst_mxl_fabrics_sink_check_target_info (const gchar * json,
   mxlFabricsTargetInfo info = NULL;
   GstMxlFabricsFormat target_fmt;
   GError *flow_error = NULL, *mismatch = NULL;
+  char *reason = NULL;
   gchar *def;
   gboolean ok = TRUE;
 
-  if (mxlFabricsTargetInfoFromString (json, &info) != MXL_STATUS_OK) {
+  if (mxlFabricsExtTargetInfoParse (json, &info, &reason) != MXL_STATUS_OK) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "malformed TargetInfo (not the document an MXL Fabrics target "
-        "publishes; the reason is logged in the \"mxlfabrics\" domain): give "
-        "the src's target-info or @ its target-info-file");
+        "malformed TargetInfo (%s): give the src's target-info or @ its "
+        "target-info-file", reason ? reason : "not the document an MXL "
+        "Fabrics target publishes");
+    free (reason);
     return FALSE;
   }
   mxlFabricsFreeTargetInfo (info);

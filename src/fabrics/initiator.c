@@ -379,8 +379,10 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
     init->stats.targetsConnected--;
     if (next.kind == MXL_CONN_LOST) {
       init->stats.connectionsLost++;
-      g_message ("initiator: target %" G_GUINT64_FORMAT " lost (status %d); re-add it "
-          "to reconnect", conn->target_id, reason);
+      /* debug level: the application hears of it through the connection
+       * events (the sink re-adds the target itself with auto-reconnect) */
+      g_debug ("initiator: target %" G_GUINT64_FORMAT " lost (status %d); "
+          "adding its TargetInfo again reconnects", conn->target_id, reason);
     }
   }
   conn->state = next;

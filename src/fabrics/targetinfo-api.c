@@ -3,9 +3,12 @@
  * Public TargetInfo functions of <mxl/fabrics.h> (wire spec §1.2, §1.4) on
  * top of the internal targetinfo.c.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fabrics/targetinfo.h"
+
+#include <mxl/fabrics-ext.h>
 
 MXL_EXPORT mxlStatus
 mxlFabricsTargetInfoToString (mxlFabricsTargetInfo in_targetInfo,
@@ -46,6 +49,28 @@ mxlFabricsTargetInfoFromString (char const *in_string,
      * warning would abort GTest programs that test rejection. */
     g_message ("mxlFabricsTargetInfoFromString: %s",
         error != NULL ? error->message : "invalid document");
+    return status;
+  }
+  *out_targetInfo = info;
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtTargetInfoParse (char const *in_string,
+    mxlFabricsTargetInfo *out_targetInfo, char **out_reason)
+{
+  g_autoptr (GError) error = NULL;
+  mxlStatus status = MXL_ERR_INVALID_ARG;
+  mxlFabricsTargetInfo info;
+
+  if (out_reason != NULL)
+    *out_reason = NULL;
+  if (in_string == NULL || out_targetInfo == NULL)
+    return MXL_ERR_INVALID_ARG;
+  info = mxl_target_info_from_json (in_string, &status, &error);
+  if (info == NULL) {
+    if (out_reason != NULL)
+      *out_reason = strdup (error != NULL ? error->message : "invalid document");
     return status;
   }
   *out_targetInfo = info;

@@ -300,6 +300,22 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorPollTransferResult (
     mxlFabricsInitiator in_initiator, uint16_t in_timeoutMs,
     mxlFabricsExtTransferResult *out_result);
 
+/**
+ * mxlFabricsExtTargetInfoParse:
+ * @in_string: a TargetInfo JSON document (wire spec §1.2).
+ * @out_targetInfo: (out) (transfer full): free with mxlFabricsFreeTargetInfo().
+ * @out_reason: (out) (transfer full) (nullable): on failure, why the document
+ *   was refused, naming the key (free with free(3)); NULL to ignore.
+ *
+ * mxlFabricsTargetInfoFromString() with the reason handed back instead of
+ * only logged, so applications can show users what to fix.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL arguments or a
+ * malformed document.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoParse (char const *in_string,
+    mxlFabricsTargetInfo *out_targetInfo, char **out_reason);
+
 /** Returns: MXL_STATUS_OK with the TargetInfo's 64-bit id in @out_id;
  * MXL_ERR_INVALID_ARG for NULL. */
 MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetId (mxlFabricsTargetInfo in_targetInfo,

@@ -6,6 +6,9 @@
 
 #include "fabrics/targetinfo.h"
 
+#include <stdlib.h>
+#include <mxl/fabrics-ext.h>
+
 /* §1.3(a), verbatim. */
 static const char spec_example_a[] =
     "{\"addressFormat\":2,\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\","
@@ -532,6 +535,38 @@ test_protocol_names (void)
   g_assert_cmpint (kind, ==, MXL_PROTOCOL_TAGGED);
 }
 
+/* mxlFabricsExtTargetInfoParse hands the reason back (the sink's ERROR
+ * shows it) and parses what FromString parses. */
+static void
+test_parse_with_reason (void)
+{
+  const char *good = "{\"addressFormat\":2,\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\","
+      "\"id\":\"7\",\"provider\":\"tcp\",\"regions\":[{\"addr\":\"0\",\"len\":\"8192\","
+      "\"rkey\":\"42\"}]}";
+  mxlFabricsTargetInfo info = NULL;
+  char *reason = (char *) "unset";
+  uint64_t id = 0;
+
+  g_assert_cmpint (mxlFabricsExtTargetInfoParse ("{\"x\":1}", &info, &reason),
+      ==, MXL_ERR_INVALID_ARG);
+  g_assert_null (info);
+  g_assert_nonnull (reason);
+  g_assert_nonnull (strstr (reason, "addressFormat"));
+  free (reason);
+
+  reason = (char *) "unset";
+  g_assert_cmpint (mxlFabricsExtTargetInfoParse (good, &info, &reason), ==,
+      MXL_STATUS_OK);
+  g_assert_null (reason);
+  g_assert_cmpint (mxlFabricsExtTargetInfoGetId (info, &id), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (id, ==, 7);
+  g_assert_cmpint (mxlFabricsFreeTargetInfo (info), ==, MXL_STATUS_OK);
+
+  /* the reason is optional */
+  g_assert_cmpint (mxlFabricsExtTargetInfoParse ("[]", &info, NULL), ==,
+      MXL_ERR_INVALID_ARG);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -539,6 +574,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/targetinfo/to-json-exact", test_to_json_exact);
   g_test_add_func ("/fabrics/targetinfo/round-trip-64bit", test_round_trip_64bit);
   g_test_add_func ("/fabrics/targetinfo/recv-size", test_recv_size);
+  g_test_add_func ("/fabrics/targetinfo/parse-with-reason", test_parse_with_reason);
   g_test_add_func ("/fabrics/targetinfo/spec-example", test_spec_example);
   g_test_add_func ("/fabrics/targetinfo/copy-equal", test_copy_equal);
   g_test_add_func ("/fabrics/targetinfo/lenient-reading", test_lenient_reading);
