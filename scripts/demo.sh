@@ -69,7 +69,7 @@ if [ "$provider" = verbs ] && [ -z "$node" ]; then
   exit 2
 fi
 
-bin=$build/demo/mxl-fabrics-demo
+bin=$build/gst/demo/mxl-fabrics-demo
 if [ ! -x "$bin" ]; then
   echo "demo.sh: $bin is not built; run sh scripts/run.sh" >&2
   exit 2
