@@ -134,7 +134,9 @@ static const FabProv fab_rxm = { "tcp;ofi_rxm", MXL_FABRICS_EXT_PROVIDER_TCP_RXM
 static const FabProv fab_shm = { "shm", MXL_FABRICS_PROVIDER_SHM, TRUE };
 
 /* Interface config for @role. shm names are unique per process and call so
- * that parallel tests never share an endpoint name. */
+ * that parallel tests never share an endpoint name, and carry a random part
+ * so that a file left in /dev/shm by a killed process whose pid is reused
+ * cannot make fi_enable fail with EBUSY. */
 static inline mxlFabricsInterfaceConfig
 fabtest_iface (const FabProv *p, MxlRole role, char **name_out)
 {
@@ -145,8 +147,8 @@ fabtest_iface (const FabProv *p, MxlRole role, char **name_out)
   c.provider = p->provider;
   c.caps.flags = FAB_CAPS;
   if (p->shm) {
-    *name_out = g_strdup_printf ("%s-%d-%u", role == MXL_ROLE_TARGET ? "tgt" : "ini",
-        (int) getpid (), ++counter);
+    *name_out = g_strdup_printf ("%s-%d-%u-%08x", role == MXL_ROLE_TARGET ? "tgt" : "ini",
+        (int) getpid (), ++counter, g_random_int ());
     c.address.node = *name_out;
     c.address.service = "engine";
   } else {
