@@ -69,12 +69,19 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   g_autofree char *text = fuzz_strndup (data, size);
   struct mxlFabricsTargetInfo_t *a, *b;
-  const char *p = text;
+  const char *p = text, *q = text;
 
   a = parse_checked (mxl_target_info_from_json, text);
-  while (g_ascii_isspace (*p))
+  /* The user string parser strips ASCII space (form feed and vertical tab
+   * too) before it decides what it holds; "@path" reads a file, which the
+   * fuzzer must never do. */
+  while (g_ascii_isspace (*q))
+    q++;
+  /* JSON's own white space only (RFC 8259: space, tab, LF, CR): a document
+   * after other space is not raw JSON to the JSON parser. */
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
     p++;
-  if (*p != '@') {
+  if (*q != '@') {
     b = parse_checked (mxl_target_info_from_user_string, text);
     /* A raw JSON document means the same to both parsers. */
     if (*p == '{')
