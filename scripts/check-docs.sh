@@ -20,7 +20,7 @@ build=$(cd "$build" && pwd) || exit 2
 [ $# -gt 0 ] || set -- README.md docs/*.md
 work=$(mktemp -d "${TMPDIR:-/tmp}/mxl-docs-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-PATH=$build/src/tools:$build/demo:$PATH
+PATH=$build/src/tools:$build/gst/demo:$PATH
 GST_PLUGIN_PATH=$build/gst
 MXL_BUILD_DIR=$build
 export PATH GST_PLUGIN_PATH MXL_BUILD_DIR
