@@ -7,6 +7,7 @@
  */
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,23 @@
 #define GRAINS 1000
 #define AHEAD 4                 /* writer may run this many grains ahead (N = 11) */
 #define BASE_INDEX 1000000000ull
+
+/* fork() whose child is killed when the test process dies (a failed
+ * assertion in the parent never leaves a child behind). */
+static pid_t
+fork_child (void)
+{
+  pid_t parent = getpid ();
+  pid_t pid = fork ();
+
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0) {
+    prctl (PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid () != parent)
+      _exit (99);
+  }
+  return pid;
+}
 
 /* Waits for @pid at most @timeout_ms; kills it on timeout. Returns the
  * wait status. */
@@ -177,23 +195,33 @@ test_grains_1000 (void)
   g_assert_cmpint (pipe (ack), ==, 0);
   g_assert_cmpint (pipe (wdig), ==, 0);
   g_assert_cmpint (pipe (rdig), ==, 0);
-  writer = fork ();
-  g_assert_cmpint (writer, >=, 0);
+  writer = fork_child ();
   if (writer == 0)
     writer_1000 (domain, ready[1], ack[0], wdig[1]);
   if (!read_full (ready[0], &c, 1, 10000)) {
     kill (writer, SIGKILL);
     g_error ("writer never created the flow");
   }
-  reader = fork ();
-  g_assert_cmpint (reader, >=, 0);
+  reader = fork_child ();
   if (reader == 0)
     reader_1000 (domain, ack[1], rdig[1]);
 
-  g_assert_true (read_full (wdig[0], wsum, 64, 60000));
-  g_assert_true (read_full (rdig[0], rsum, 64, 60000));
-  assert_exit_ok (wait_child (reader, 60000));
-  assert_exit_ok (wait_child (writer, 60000));
+  /* Within meson's 120 s: 40 s for the writer's digest, 20 s for the reader's, 20 s per child. A
+   * child that failed says so by its exit code (10-14 writer, 20-40
+   * reader), which the wait reports. */
+  if (!read_full (wdig[0], wsum, 64, 40000) || !read_full (rdig[0], rsum, 64, 20000)) {
+    int ws, rs;
+    kill (writer, SIGKILL);
+    kill (reader, SIGKILL);
+    waitpid (writer, &ws, 0);
+    waitpid (reader, &rs, 0);
+    g_error ("no digests after %.1f s: writer %s %d, reader %s %d",
+        (g_get_monotonic_time () - t0) / 1e6,
+        WIFEXITED (ws) ? "exit" : "signal", WIFEXITED (ws) ? WEXITSTATUS (ws) : WTERMSIG (ws),
+        WIFEXITED (rs) ? "exit" : "signal", WIFEXITED (rs) ? WEXITSTATUS (rs) : WTERMSIG (rs));
+  }
+  assert_exit_ok (wait_child (reader, 20000));
+  assert_exit_ok (wait_child (writer, 20000));
   g_test_message ("1000 grains of 161280 bytes in %.1f ms, sha256 %s",
       (g_get_monotonic_time () - t0) / 1000.0, rsum);
   g_assert_cmpstr (rsum, ==, wsum);
@@ -276,8 +304,7 @@ wakeup_case (gboolean audio)
   uint64_t lat[WAKES];
 
   g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM, 0, sv), ==, 0);
-  writer = fork ();
-  g_assert_cmpint (writer, >=, 0);
+  writer = fork_child ();
   if (writer == 0) {
     close (sv[0]);
     wake_writer (domain, sv[1], audio);
@@ -351,8 +378,7 @@ spawn_idle_writer (const char *domain, uint64_t commits)
   pid_t pid;
 
   g_assert_cmpint (pipe (p), ==, 0);
-  pid = fork ();
-  g_assert_cmpint (pid, >=, 0);
+  pid = fork_child ();
   if (pid == 0) {
     char *def = small_video_def ();
     mxlInstance inst = mxlCreateInstance (domain, NULL);
