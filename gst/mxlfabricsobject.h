@@ -62,8 +62,9 @@
  *      dropped-in-flight G_TYPE_UINT64  sink: buffers not written because
  *          their ring slot was still being sent (a slow or stalled target);
  *          overwriting it would have torn the grain in flight
- *      grains-lent       G_TYPE_UINT64  sink: grains sent straight from the
- *          buffer's memory (zero-copy), not copied into the local flow
+ *      grains-lent       G_TYPE_UINT64  sink: grains whose payload the
+ *          initiator reads straight from the buffer's memory (zero-copy)
+ *          instead of a copy in the local flow
  *      invalid           G_TYPE_UINT64  grains flagged invalid (skipped), or
  *          rejected completions (bad immediate data or grain header)
  *      discont           G_TYPE_UINT64  buffers pushed with DISCONT (src)

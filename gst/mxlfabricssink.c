@@ -35,6 +35,19 @@
  * (the src's `caps`): TargetInfos of this library carry the target's flow
  * definition and a mismatch is a STREAM FORMAT ERROR naming the quantity.
  *
+ * Zero-copy (`zero-copy`, default true): when the local flow is private
+ * (`domain` unset, so no other process can read it), a video buffer whose
+ * memory already has the grain payload's layout (one GstMemory, lines
+ * without padding, the v210a key plane right after the fill) is not copied
+ * into the flow: the initiator writes the payload straight from the
+ * buffer, which the sink keeps referenced until those writes completed
+ * (`grains-lent` in `stats`). The private flow then holds the grain headers
+ * only. With `domain` set, or for padded, multi-memory, audio or ANC
+ * buffers, and on providers that need registered local memory (verbs,
+ * efa), the buffer is copied into the flow as before. Keeping buffers
+ * costs upstream up to one ring of buffers (the flow's grain count) while
+ * a target is slow.
+ *
  * Threads: render writes and commits the grain, then posts its transfer;
  * a ring slot still read by a transfer (queued or posted, not completed) is
  * never written: render drives progress for at most a quarter of a grain
