@@ -504,6 +504,7 @@ gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj)
       "dropped-missing", G_TYPE_UINT64, obj->counters.dropped_missing,
       "dropped-early", G_TYPE_UINT64, obj->counters.dropped_early,
       "dropped-in-flight", G_TYPE_UINT64, obj->counters.dropped_in_flight,
+      "grains-lent", G_TYPE_UINT64, obj->counters.grains_lent,
       "invalid", G_TYPE_UINT64, obj->counters.invalid,
       "discont", G_TYPE_UINT64, obj->counters.discont,
       "reconnects", G_TYPE_UINT64, obj->counters.reconnects,

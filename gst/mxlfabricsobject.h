@@ -62,6 +62,9 @@
  *      dropped-in-flight G_TYPE_UINT64  sink: buffers not written because
  *          their ring slot was still being sent (a slow or stalled target);
  *          overwriting it would have torn the grain in flight
+ *      grains-lent       G_TYPE_UINT64  sink: grains whose payload the
+ *          initiator reads straight from the buffer's memory (zero-copy)
+ *          instead of a copy in the local flow
  *      invalid           G_TYPE_UINT64  grains flagged invalid (skipped), or
  *          rejected completions (bad immediate data or grain header)
  *      discont           G_TYPE_UINT64  buffers pushed with DISCONT (src)
@@ -173,6 +176,7 @@ typedef struct {
   guint64 dropped_early;        /* src: before running time 0; sink: no
                                  * index (no clock/segment) */
   guint64 dropped_in_flight;    /* sink: ring slot still being sent */
+  guint64 grains_lent;          /* sink: sent from the buffer (zero-copy) */
   guint64 invalid;
   guint64 discont;
   guint64 reconnects;

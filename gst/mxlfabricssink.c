@@ -35,6 +35,19 @@
  * (the src's `caps`): TargetInfos of this library carry the target's flow
  * definition and a mismatch is a STREAM FORMAT ERROR naming the quantity.
  *
+ * Zero-copy (`zero-copy`, default true): when the local flow is private
+ * (`domain` unset, so no other process can read it), a video buffer whose
+ * memory already has the grain payload's layout (one GstMemory, lines
+ * without padding, the v210a key plane right after the fill) is not copied
+ * into the flow: the initiator writes the payload straight from the
+ * buffer, which the sink keeps referenced until those writes completed
+ * (`grains-lent` in `stats`). The private flow then holds the grain headers
+ * only. With `domain` set, or for padded, multi-memory, audio or ANC
+ * buffers, and on providers that need registered local memory (verbs,
+ * efa), the buffer is copied into the flow as before. Keeping buffers
+ * costs upstream up to one ring of buffers (the flow's grain count) while
+ * a target is slow.
+ *
  * Threads: render writes and commits the grain, then posts its transfer;
  * a ring slot still read by a transfer (queued or posted, not completed) is
  * never written: render drives progress for at most a quarter of a grain
@@ -123,6 +136,7 @@ enum {
   PROP_TARGET_INFO = GST_MXL_FABRICS_PROP_LAST,
   PROP_AUTO_RECONNECT,
   PROP_WAIT_FOR_CONNECTION,
+  PROP_ZERO_COPY,
 };
 
 enum {
@@ -252,6 +266,9 @@ gst_mxl_fabrics_sink_set_property (GObject * object, guint prop_id,
     case PROP_WAIT_FOR_CONNECTION:
       self->wait_for_connection = g_value_get_boolean (value);
       break;
+    case PROP_ZERO_COPY:
+      self->zero_copy = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -277,6 +294,9 @@ gst_mxl_fabrics_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_WAIT_FOR_CONNECTION:
       g_value_set_boolean (value, self->wait_for_connection);
+      break;
+    case PROP_ZERO_COPY:
+      g_value_set_boolean (value, self->zero_copy);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -361,6 +381,9 @@ gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
 
   gst_mxl_fabrics_sink_engine_stop (self);
+  /* The initiator is gone: nothing reads lent buffers any more. */
+  gst_mxl_fabrics_lender_clear (&self->lender);
+  self->lend = FALSE;
   gst_mxl_fabrics_local_flow_close (&self->flow);
   self->have_format = FALSE;
   g_clear_pointer (&self->flow_def, g_free);
@@ -418,6 +441,15 @@ engine_setup (GstMxlFabricsSink * self, GError ** error)
   }
   g_mutex_lock (&self->engine_lock);
   self->initiator = initiator;
+  /* Zero-copy only where nobody else reads the flow: a private domain. */
+  GST_OBJECT_LOCK (self);
+  self->lend = self->zero_copy && self->flow.private_domain != NULL
+      && (self->format.media == GST_MXL_FABRICS_MEDIA_V210
+      || self->format.media == GST_MXL_FABRICS_MEDIA_V210A);
+  GST_OBJECT_UNLOCK (self);
+  if (self->lend)
+    gst_mxl_fabrics_lender_init (&self->lender,
+        self->flow.config.discrete.grainCount);
   g_cond_broadcast (&self->engine_cond);
   g_mutex_unlock (&self->engine_lock);
   ok = TRUE;
@@ -721,16 +753,68 @@ wait_slot_free (GstMxlFabricsSink * self, guint64 index)
   return !busy;
 }
 
+/* Where the grain payload of @buffer starts when its memory already has
+ * the payload's layout (one memory, lines without padding, the v210a key
+ * plane right after the fill): the initiator can then read it in place.
+ * Returns FALSE when it must be copied into the flow. */
+static gboolean
+payload_in_place (GstMxlFabricsSink * self, GstBuffer * buffer,
+    gsize * offset)
+{
+  GstVideoMeta *meta;
+
+  if (!self->lend || gst_buffer_n_memory (buffer) != 1)
+    return FALSE;
+  meta = gst_buffer_get_video_meta (buffer);
+  *offset = meta ? meta->offset[0] : 0;
+  if (meta && (gsize) meta->stride[0] !=
+      gst_mxl_fabrics_v210_stride (self->format.width))
+    return FALSE;
+  return gst_buffer_get_size (buffer) >= *offset
+      && gst_buffer_get_size (buffer) - *offset >= self->grain_size;
+}
+
+/* Lends @buffer for grain @index when it can be sent in place; otherwise
+ * makes sure the slot's payload comes from the flow. Returns whether the
+ * payload must be copied into the flow (*copy), FALSE when the slot still
+ * holds a buffer that cannot be given back (the grain is dropped). */
+static gboolean
+lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
+    gboolean * copy)
+{
+  gsize offset = 0;
+  gboolean ok = TRUE;
+
+  *copy = TRUE;
+  if (!self->lend)
+    return TRUE;
+  g_mutex_lock (&self->engine_lock);
+  gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);
+  if (payload_in_place (self, buffer, &offset)
+      && gst_mxl_fabrics_lender_lend (&self->lender, self->initiator, index,
+          buffer, offset, self->grain_size))
+    *copy = FALSE;
+  else {
+    gst_mxl_fabrics_lender_take_back (&self->lender, self->initiator, index);
+    ok = self->lender.slots[index % self->lender.n_slots].buffer == NULL;
+  }
+  g_mutex_unlock (&self->engine_lock);
+  return ok;
+}
+
 static GstFlowReturn
 render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
 {
   mxlGrainInfo info;
   uint8_t *payload = NULL;
+  gboolean copy = TRUE;
+  GstFlowReturn ret;
   mxlStatus st;
 
   GST_LOG_OBJECT (self, "grain %" G_GUINT64_FORMAT " from PTS %"
       GST_TIME_FORMAT, index, GST_TIME_ARGS (GST_BUFFER_PTS (buffer)));
-  if (!wait_slot_free (self, index)) {
+  if (!wait_slot_free (self, index)
+      || !lend_or_copy (self, buffer, index, &copy)) {
     GST_WARNING_OBJECT (self, "grain %" G_GUINT64_FORMAT ": its ring slot is "
         "still being sent (a target or the network is slower than the "
         "stream); dropped instead of overwriting it", index);
@@ -744,7 +828,9 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
             gst_mxl_fabrics_status_name (st)));
     return GST_FLOW_ERROR;
   }
-  if (!fill_grain (self, buffer, payload)) {
+  /* A lent buffer is sent from its own memory: the private flow keeps only
+   * the grain header (what local readers would see is not this grain). */
+  if (copy && !fill_grain (self, buffer, payload)) {
     mxlFlowWriterCancelGrain (self->flow.writer);
     return GST_FLOW_ERROR;
   }
@@ -759,7 +845,16 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
   }
   self->have_last = TRUE;
   self->last_index = index;
-  return transfer (self, index, 1, self->grain_size, info.totalSlices);
+  ret = transfer (self, index, 1, self->grain_size, info.totalSlices);
+  if (!copy) {
+    g_mutex_lock (&self->engine_lock);
+    gst_mxl_fabrics_lender_posted (&self->lender, index);
+    g_mutex_unlock (&self->engine_lock);
+    GST_OBJECT_LOCK (self);
+    self->obj->counters.grains_lent++;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return ret;
 }
 
 /* Writes the samples of @buffer from sample @first on, in batches of at
@@ -931,6 +1026,16 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_ZERO_COPY,
+      g_param_spec_boolean ("zero-copy", "Zero copy",
+          "With a private local flow (domain unset), send video payloads "
+          "straight from the buffer memory instead of copying them into the "
+          "flow (the buffer is held until its remote writes completed); "
+          "FALSE always copies. Flows in a shared domain are always copied "
+          "so that local readers see the grains. Default: true",
+          GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   /**
    * GstMxlFabricsSink::add-target:
@@ -987,6 +1092,7 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->target_info = g_strdup (GST_MXL_FABRICS_SINK_DEFAULT_TARGET_INFO);
   self->auto_reconnect = GST_MXL_FABRICS_SINK_DEFAULT_AUTO_RECONNECT;
   self->wait_for_connection = GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION;
+  self->zero_copy = GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY;
   self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify) target_free);
   g_mutex_init (&self->engine_lock);
   g_cond_init (&self->engine_cond);

@@ -9,6 +9,7 @@
 #include "caps.h"
 #include "localflow.h"
 #include "mxlfabricsobject.h"
+#include "sinklend.h"
 #include "timing.h"
 
 G_BEGIN_DECLS
@@ -20,6 +21,7 @@ G_DECLARE_FINAL_TYPE (GstMxlFabricsSink, gst_mxl_fabrics_sink, GST,
 #define GST_MXL_FABRICS_SINK_DEFAULT_TARGET_INFO ""
 #define GST_MXL_FABRICS_SINK_DEFAULT_AUTO_RECONNECT TRUE
 #define GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION FALSE
+#define GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY TRUE
 
 /* One target requested through target-info or add-target. */
 typedef struct {
@@ -40,6 +42,7 @@ struct _GstMxlFabricsSink {
   gchar *target_info;
   gboolean auto_reconnect;
   gboolean wait_for_connection;
+  gboolean zero_copy;
   GPtrArray *targets;           /* of GstMxlFabricsSinkTarget */
 
   /* negotiated (streaming thread) */
@@ -62,6 +65,8 @@ struct _GstMxlFabricsSink {
   guint n_connected;            /* engine_lock */
   gboolean engine_quit;         /* engine_lock */
   gboolean flushing;            /* engine_lock: unlock() of a waiting render */
+  gboolean lend;                /* zero-copy in use (set_caps, streaming) */
+  GstMxlFabricsLender lender;   /* engine_lock: buffers the initiator reads */
   GThread *engine_thread;
 };
 

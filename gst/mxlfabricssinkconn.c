@@ -498,6 +498,9 @@ engine_thread (gpointer data)
           == MXL_ERR_NOT_READY && self->n_connected > 0
           && transfers_in_flight (self->initiator);
       poll_events (self, auto_reconnect, notices);
+      /* Lent buffers go back upstream as soon as their writes completed. */
+      if (self->lender.held > 0)
+        gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);
       if (now - stats_at > 100 * G_TIME_SPAN_MILLISECOND) {
         stats_at = now;
         update_stats (self);

@@ -571,6 +571,7 @@ mxl_initiator_destroy (MxlInitiator *init)
   /* Flush within a bound, then cancel the rest (teardown). */
   mxl_initiator_progress_stop (init, DESTROY_FLUSH_MS);
   teardown (init);
+  mxl_initiator_payload_free (init);
   mxl_event_queue_clear (&init->events);
   mxl_lock_clear (&init->lock);
   g_free (init);
@@ -1169,8 +1170,8 @@ mxl_initiator_target_state (MxlInitiator *init, uint64_t target_id,
   return st;
 }
 
-static gboolean
-slot_in_use_locked (const MxlInitiator *init, uint32_t slot)
+gboolean
+mxl_initiator_slot_in_use_locked (const MxlInitiator *init, uint32_t slot)
 {
   /* With a progress thread, descriptors still in the post ring are not
    * readable from here (single consumer): any of them counts as in flight,
@@ -1199,7 +1200,7 @@ mxl_initiator_slot_in_use (MxlInitiator *init, uint32_t slot)
   gboolean in_use;
 
   mxl_lock (&init->lock);
-  in_use = slot_in_use_locked (init, slot);
+  in_use = mxl_initiator_slot_in_use_locked (init, slot);
   mxl_unlock (&init->lock);
   return in_use;
 }

@@ -35,6 +35,7 @@
 #include "fabrics/targetinfo.h"
 
 typedef struct mxlFabricsInitiator_t MxlInitiator;
+typedef struct MxlPayloadOverride MxlPayloadOverride;
 
 /** Writes in flight per connection at most (bounded by the tx queue). */
 #define MXL_CONN_WINDOW 64u
@@ -240,6 +241,7 @@ struct mxlFabricsInitiator_t {
   MxlGrainLayout layout;
   uint32_t grain_count;
   MxlOfiRegion *regions;     /* one per local slot */
+  MxlPayloadOverride *payload_override;  /* per local slot, or NULL (initiator_payload.c) */
   /* continuous flows */
   gboolean continuous;
   MxlSampleRing ring;
@@ -316,6 +318,29 @@ void mxl_initiator_get_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *o
  * the post ring makes every slot count as in use (conservative).
  */
 gboolean mxl_initiator_slot_in_use (MxlInitiator *init, uint32_t slot);
+/** The same, init->lock held by the caller. */
+gboolean mxl_initiator_slot_in_use_locked (const MxlInitiator *init, uint32_t slot);
+
+/* --- grain payloads from caller memory (initiator_payload.c) --- */
+
+/** mxlFabricsExtInitiatorSetGrainPayload(), arguments checked for NULL. */
+mxlStatus mxl_initiator_set_grain_payload (MxlInitiator *init, uint64_t index,
+    const void *payload, size_t size);
+/** TRUE when local slot @slot reads its payload from caller memory. */
+gboolean mxl_initiator_payload_overridden (const MxlInitiator *init, uint32_t slot);
+/**
+ * mxl_initiator_payload_iov:
+ * Local iovecs of grain chunk @chunk of overridden slot @slot: the part in
+ * the grain header from the local flow region (its descriptor), the payload
+ * part from the caller's memory (descriptor NULL), at most @max_iov of
+ * them. Returns: FALSE when a piece would leave the slot or the caller's
+ * memory, or more than @max_iov iovecs would be needed.
+ */
+gboolean mxl_initiator_payload_iov (const MxlInitiator *init, uint32_t slot,
+    const MxlChunk *chunk, guint max_iov, struct iovec *iov, void **desc,
+    guint *n_iov);
+/** Frees the overrides (destroy). */
+void mxl_initiator_payload_free (MxlInitiator *init);
 
 /**
  * mxl_initiator_debug_samples_raw:

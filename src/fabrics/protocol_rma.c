@@ -141,6 +141,10 @@ grain_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint 
   const MxlChunk *c = &t->pending;
   const MxlOfiRegion *local = &conn->init->regions[t->req.local_slot];
 
+  /* The application lends the payload (mxlFabricsExtInitiatorSetGrainPayload). */
+  if (mxl_initiator_payload_overridden (conn->init, t->req.local_slot))
+    return mxl_initiator_payload_iov (conn->init, t->req.local_slot, c,
+        conn->iov_limit, iov, desc, n_iov);
   for (guint i = 0; i < c->n_iov; i++) {
     if (c->iov[i].offset > local->len || c->iov[i].length > local->len - c->iov[i].offset)
       return FALSE;

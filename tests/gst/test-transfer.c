@@ -277,8 +277,11 @@ assert_same_bytes (GstBuffer * got, GstBuffer * want)
  * expected for buffer i, NULL = the buffer itself) in order. */
 typedef GstBuffer *(*MakeFunc) (guint i, GstBuffer ** expect);
 
+/* @sink_props: more sink properties (nullable); @want_lent: the sink's
+ * grains-lent count to expect, or -1 not to check it. */
 static void
-round_trip (const gchar * provider, const gchar * caps, MakeFunc make, guint n)
+round_trip_full (const gchar * provider, const gchar * caps, MakeFunc make,
+    guint n, const gchar * sink_props, gint64 want_lent)
 {
   gchar *ti = NULL, *props;
   GstElement *src = start_src (provider, caps, NULL, &ti);
@@ -287,7 +290,8 @@ round_trip (const gchar * provider, const gchar * caps, MakeFunc make, guint n)
       gst_buffer_unref);
   guint i;
 
-  props = g_strdup ("wait-for-connection=true");
+  props = g_strdup_printf ("wait-for-connection=true %s",
+      sink_props ? sink_props : "");
   sink = start_sink (provider, caps, props, ti);
   wait_connected (sink);
   set_pts_base (sink);
@@ -327,6 +331,8 @@ round_trip (const gchar * provider, const gchar * caps, MakeFunc make, guint n)
   g_assert_cmpuint (stat_u64 (sink, "sink", "dropped"), ==, 0);
   g_assert_cmpuint (stat_u64 (src, "src", "grains"), ==, n);
   g_assert_cmpuint (stat_u64 (src, "src", "dropped"), ==, 0);
+  if (want_lent >= 0)
+    g_assert_cmpuint (stat_u64 (sink, "sink", "grains-lent"), ==, want_lent);
   assert_no_error (sink);
   assert_no_error (src);
   stop (sink);
@@ -334,6 +340,12 @@ round_trip (const gchar * provider, const gchar * caps, MakeFunc make, guint n)
   g_ptr_array_unref (want);
   g_free (props);
   g_free (ti);
+}
+
+static void
+round_trip (const gchar * provider, const gchar * caps, MakeFunc make, guint n)
+{
+  round_trip_full (provider, caps, make, n, NULL, -1);
 }
 
 /* ------------------------------------------------------------ byte exact */
@@ -348,6 +360,121 @@ static GstBuffer *
 make_v210 (guint i, GstBuffer ** expect)
 {
   return pattern_buffer ((gsize) V210_STRIDE * H, i, GST_SECOND / 25);
+}
+
+/* Zero-copy: the sink sends the payload from the buffer's own memory and
+ * keeps the buffer until its writes completed. Each buffer wraps memory
+ * that its release overwrites with 0xA5 before freeing it, so a buffer
+ * given back while a write still read it would arrive poisoned, not with
+ * its pattern. */
+typedef struct {
+  guint8 *data;
+  gsize size;
+} Poisoned;
+
+static gint poisoned_released;
+
+static void
+poison_and_free (gpointer p)
+{
+  Poisoned *x = p;
+
+  memset (x->data, 0xa5, x->size);
+  g_free (x->data);
+  g_free (x);
+  g_atomic_int_inc (&poisoned_released);
+}
+
+static GstBuffer *
+make_poisoned_v210 (guint i, GstBuffer ** expect)
+{
+  Poisoned *x = g_new (Poisoned, 1);
+  GstBuffer *b;
+
+  x->size = (gsize) V210_STRIDE * H;
+  x->data = g_malloc (x->size);
+  fill_pattern (x->data, x->size, i);
+  *expect = pattern_buffer (x->size, i, GST_SECOND / 25);
+  b = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY, x->data,
+      x->size, 0, x->size, x, poison_and_free);
+  GST_BUFFER_PTS (b) = GST_BUFFER_PTS (*expect);
+  GST_BUFFER_DURATION (b) = GST_BUFFER_DURATION (*expect);
+  return b;
+}
+
+/* 20 grains through a 5-grain ring: slots are lent again and again. */
+static void
+zero_copy (const gchar * provider, gboolean on)
+{
+  const guint n = 20;
+
+  g_atomic_int_set (&poisoned_released, 0);
+  round_trip_full (provider, CAPS_720, make_poisoned_v210, n,
+      on ? "zero-copy=true" : "zero-copy=false", on ? n : 0);
+  /* every buffer went back upstream once the sink stopped: none kept */
+  g_assert_cmpint (g_atomic_int_get (&poisoned_released), ==, n);
+}
+
+static void
+test_zero_copy_tcp (void)
+{
+  zero_copy ("tcp", TRUE);
+}
+
+static void
+test_zero_copy_shm (void)
+{
+  zero_copy ("shm", TRUE);
+}
+
+static void
+test_zero_copy_off (void)
+{
+  zero_copy ("tcp", FALSE);
+}
+
+/* A shared domain is always copied (local readers must see the grains),
+ * and so is a padded buffer (not the payload's layout): nothing lent. */
+static GstBuffer *make_padded (guint i, GstBuffer ** expect);
+
+/* Removes @path and everything under it (a test's domain directory). */
+static void
+remove_tree (const gchar * path)
+{
+  GDir *d = g_dir_open (path, 0, NULL);
+  const gchar *name;
+
+  while (d && (name = g_dir_read_name (d)) != NULL) {
+    gchar *p = g_build_filename (path, name, NULL);
+    if (g_file_test (p, G_FILE_TEST_IS_DIR) && !g_file_test (p,
+            G_FILE_TEST_IS_SYMLINK))
+      remove_tree (p);
+    else
+      g_unlink (p);
+    g_free (p);
+  }
+  if (d)
+    g_dir_close (d);
+  g_rmdir (path);
+}
+
+static void
+test_zero_copy_not_lent (void)
+{
+  gchar *dir = g_strdup ("/dev/shm/mxlfab-domain-XXXXXX");
+  gchar *props;
+
+  g_assert_nonnull (g_mkdtemp (dir));
+  props = g_strdup_printf ("domain=%s", dir);
+
+  g_atomic_int_set (&poisoned_released, 0);
+  round_trip_full ("tcp", CAPS_720, make_poisoned_v210, 8, props, 0);
+  g_assert_cmpint (g_atomic_int_get (&poisoned_released), ==, 8);
+  round_trip_full ("tcp", CAPS_720, make_padded, 8, NULL, 0);
+  remove_tree (dir);
+  g_assert_false (g_file_test (dir, G_FILE_TEST_EXISTS));
+  g_free (props);
+  g_free (dir);
 }
 
 static void
@@ -1114,6 +1241,10 @@ main (int argc, char **argv)
 
   g_test_add_func ("/gst/transfer/v210/shm", test_v210_shm);
   g_test_add_func ("/gst/transfer/v210/tcp", test_v210_tcp);
+  g_test_add_func ("/gst/transfer/zero-copy/tcp", test_zero_copy_tcp);
+  g_test_add_func ("/gst/transfer/zero-copy/shm", test_zero_copy_shm);
+  g_test_add_func ("/gst/transfer/zero-copy/off", test_zero_copy_off);
+  g_test_add_func ("/gst/transfer/zero-copy/not-lent", test_zero_copy_not_lent);
   g_test_add_func ("/gst/transfer/v210-interlaced/tcp", test_v210_interlaced);
   g_test_add_func ("/gst/transfer/v210a/tcp", test_v210a);
   g_test_add_func ("/gst/transfer/padded-stride/tcp", test_padded_stride);

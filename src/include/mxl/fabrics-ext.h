@@ -246,6 +246,39 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetStats (mxlFabricsInitiator in_init
 MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGrainInFlight (mxlFabricsInitiator in_initiator,
     uint64_t in_grainIndex, bool *out_inFlight);
 
+/**
+ * mxlFabricsExtInitiatorSetGrainPayload:
+ * @in_grainIndex: a grain index of the initiator's (discrete) local flow;
+ *   the setting belongs to its local ring slot (index mod grain count), so
+ *   it applies to every later grain of that slot until changed.
+ * @in_payload: (nullable): the payload bytes of the grain, laid out as the
+ *   flow's payload (grain size bytes from the payload offset: v210 lines
+ *   without padding, then the key plane for v210a); NULL makes the slot's
+ *   payload come from the local flow again.
+ * @in_size: bytes readable at @in_payload; at least the flow's grain
+ *   payload size (mxlGrainInfo.grainSize).
+ *
+ * Zero-copy sending: the writes of the slot's later transfers take the grain
+ * header (index, flags, slices: what mxlFlowWriterCommitGrain() wrote) from
+ * the local flow as always, and the payload straight from @in_payload, so
+ * the application need not copy the payload into the flow. Ownership stays
+ * with the caller: @in_payload must stay valid and unchanged until
+ * mxlFabricsExtInitiatorGrainInFlight() says false for this slot
+ * (fi_writemsg(3): a source buffer is read until its write completes).
+ * Readers of the local flow see the header but not this payload: use it
+ * when nobody else reads the flow (a private domain), or copy as well.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for a NULL initiator or
+ * @in_size below the grain payload size; MXL_ERR_INVALID_STATE when the
+ * initiator is not set up or its flow is continuous (audio);
+ * MXL_ERR_NOT_READY while the slot is still read by a transfer (nothing
+ * changed: drive progress and retry); MXL_ERR_UNSUPPORTED_OPERATION when the
+ * provider requires registered local memory (FI_MR_LOCAL in its mr_mode:
+ * verbs, efa; fi_mr(3)), where caller memory cannot be written from.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtInitiatorSetGrainPayload (mxlFabricsInitiator in_initiator,
+    uint64_t in_grainIndex, const void *in_payload, size_t in_size);
+
 /** Results kept for the application, per initiator and per target, before
  * the oldest are dropped (counted). */
 #define MXL_FABRICS_EXT_RESULT_QUEUE_MAX 1024
