@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -78,7 +79,7 @@ mxlPrivateDomainCreate (char const *in_parent, mxlPrivateDomain *out_domain)
 {
   const char *parent = in_parent ? in_parent : MXL_PRIVATE_DOMAIN_PARENT;
   mxlPrivateDomain dom;
-  char *path, *owner;
+  char *path, *owner, *tmp;
   int fd, err;
 
   if (out_domain == NULL || !g_file_test (parent, G_FILE_TEST_IS_DIR))
@@ -92,16 +93,24 @@ mxlPrivateDomainCreate (char const *in_parent, mxlPrivateDomain *out_domain)
     return err == EACCES || err == EPERM || err == EROFS
         ? MXL_ERR_PERMISSION_DENIED : MXL_ERR_UNKNOWN;
   }
+  /* The owner file appears already locked: it is locked under another
+   * name, then renamed into place. A cleaner in another thread or process
+   * that found it unlocked between open() and flock() would take the new
+   * domain for a dead owner's and remove it. */
   owner = g_build_filename (path, OWNER_FILE, NULL);
-  fd = open (owner, O_CREAT | O_RDWR | O_CLOEXEC, 0600);
-  g_free (owner);
-  if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) != 0) {
+  tmp = g_strconcat (owner, ".new", NULL);
+  fd = open (tmp, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0 || flock (fd, LOCK_EX | LOCK_NB) != 0 || rename (tmp, owner) != 0) {
     if (fd >= 0)
       close (fd);
+    g_free (tmp);
+    g_free (owner);
     mxl_remove_tree (path);
     g_free (path);
     return MXL_ERR_UNKNOWN;
   }
+  g_free (tmp);
+  g_free (owner);
   dom = g_new0 (struct mxlPrivateDomain_t, 1);
   dom->path = path;
   dom->owner_fd = fd;

@@ -105,11 +105,76 @@ test_crashed_owner (void)
   flowtest_domain_free (parent);
 }
 
+/* Several threads (two sinks of one process, say) creating and destroying
+ * private domains side by side: every creator's clean-up of stale domains
+ * runs while the others create theirs, and must never take a domain being
+ * created for a dead owner's. */
+#define RACE_THREADS 4
+#define RACE_ROUNDS 300
+
+typedef struct RaceArg {
+  const char *parent;
+  guint lost;
+  guint failed;
+} RaceArg;
+
+static gpointer
+race_thread (gpointer data)
+{
+  RaceArg *a = data;
+
+  for (int i = 0; i < RACE_ROUNDS; i++) {
+    mxlPrivateDomain dom;
+    char *owner;
+
+    if (mxlPrivateDomainCreate (a->parent, &dom) != MXL_STATUS_OK) {
+      a->failed++;
+      continue;
+    }
+    owner = g_build_filename (mxlPrivateDomainGetPath (dom), ".mxl-private-owner", NULL);
+    if (!g_file_test (owner, G_FILE_TEST_IS_REGULAR))
+      a->lost++;
+    g_free (owner);
+    if (mxlPrivateDomainDestroy (dom) != MXL_STATUS_OK)
+      a->lost++;
+  }
+  return NULL;
+}
+
+static void
+test_concurrent_creators (void)
+{
+  char *parent = flowtest_domain_new ();
+  GThread *th[RACE_THREADS];
+  RaceArg args[RACE_THREADS];
+  guint lost = 0, failed = 0;
+  GDir *d;
+
+  for (int i = 0; i < RACE_THREADS; i++) {
+    args[i] = (RaceArg) { parent, 0, 0 };
+    th[i] = g_thread_new ("creator", race_thread, &args[i]);
+  }
+  for (int i = 0; i < RACE_THREADS; i++) {
+    g_thread_join (th[i]);
+    lost += args[i].lost;
+    failed += args[i].failed;
+  }
+  g_assert_cmpuint (failed, ==, 0);
+  g_assert_cmpuint (lost, ==, 0);
+  /* every domain was destroyed by its owner: nothing is left */
+  d = g_dir_open (parent, 0, NULL);
+  g_assert_nonnull (d);
+  g_assert_null (g_dir_read_name (d));
+  g_dir_close (d);
+  flowtest_domain_free (parent);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/private-domain/create-destroy", test_create_destroy);
   g_test_add_func ("/private-domain/crashed-owner", test_crashed_owner);
+  g_test_add_func ("/private-domain/concurrent-creators", test_concurrent_creators);
   return g_test_run ();
 }
