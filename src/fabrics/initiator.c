@@ -221,6 +221,14 @@ mxl_conn_track_write (MxlConn *conn, uint64_t seq, gboolean last)
     tr->posting_done = TRUE;
 }
 
+gboolean
+mxl_conn_transfer_idle (MxlConn *conn, uint64_t seq)
+{
+  const MxlTracked *tr = tracked_find (conn, seq);
+
+  return tr == NULL || (tr->posting_done && tr->outstanding == 0);
+}
+
 void
 mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status, int prov_err,
     gboolean final)
