@@ -266,6 +266,7 @@ struct mxlFabricsInitiator_t {
   guint ctx_count;
   guint ctx_free;            /* head of the free list (ctx_count = none) */
   guint ctx_used;
+  guint ctx_orphaned;        /* in use by a connection generation that is gone */
   MxlOfiRegion ctx_region;   /* the pool, FI_SEND (send protocol headers) */
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
