@@ -156,17 +156,8 @@ def main():
             lines.append("    " + " ".join(shlex.quote(x)
                                            for x in cmdlines[k]))
     lines += ["", results.table(header, rows)]
-    if a.note:
-        lines += ["", "Note: " + a.note]
-    if errors:
-        lines += ["", "Failed runs (left out of the medians):", ""]
-        lines += ["- " + e for e in errors[:20]]
-    body = "\n".join(lines)
-    print(body)
-    if not a.no_doc:
-        results.replace_section(os.path.abspath(a.doc), "audio", body)
-        print("written to %s" % os.path.abspath(a.doc), file=sys.stderr)
-    return 1 if errors else 0
+    return results.publish(lines, a.note, errors, a.doc, "audio",
+                           not a.no_doc)
 
 
 if __name__ == "__main__":
