@@ -89,6 +89,7 @@ typedef struct
   double rate;                  /* units per second, 0 = as fast as possible */
   unsigned targets;             /* target processes the initiator feeds */
   const char *protocol;         /* the targets' "protocol" option: write, send */
+  bool staging;                 /* the initiator's "samplesStaging" option */
   Media media;
 } Options;
 
@@ -682,7 +683,15 @@ initiator_run (Side *s, mxlFabricsInitiator init, const Options *o,
     }
     done = transfers_completed (init);
     r->completed = done / o->targets;
-    if (done == before && o->wait != WAIT_SPIN)
+    if (period && o->wait == WAIT_BLOCK && posting && window_open (r->posted, done, o)) {
+      /* Paced, blocking: as a real-time source, sleep until the next unit
+       * is due (completions are taken at the next turn; the window has
+       * room). */
+      double wake = r->first_s + r->posted * period;
+      now = bench_now_s ();
+      if (wake > now)
+        g_usleep ((gulong) ((MIN (wake, deadline) - now) * 1e6));
+    } else if (done == before && o->wait != WAIT_SPIN)
       g_usleep (NAP_US);
   }
   r->last_s = bench_now_s ();
@@ -704,7 +713,8 @@ initiator_setup (Side *s, const Options *o, char **info_text,
   cfg.reader = s->reader;
   if ((st = o->media.ops->prepare (s, o))
       || (st = mxlFabricsCreateInitiator (s->fab, out))
-      || (st = mxlFabricsInitiatorSetup (*out, &cfg, NULL)))
+      || (st = mxlFabricsInitiatorSetup (*out, &cfg,
+              o->staging ? NULL : "{\"samplesStaging\": false}")))
     return st;
   for (unsigned k = 0; k < o->targets; k++)
     if ((st = mxlFabricsTargetInfoFromString (info_text[k], &out_info[k]))
@@ -729,6 +739,8 @@ usage (void)
       "       [--channels C --samples S] [--count N] [--duration S]\n"
       "       [--window W] [--wait nap|spin|block] [--spin] [--deadline S]\n"
       "       [--rate UNITS_PER_S] [--targets N (1..8)] [--protocol write|send]\n"
+      "       [--staging on|off] (audio: the initiator packs each batch into\n"
+      "       one write, default on; off: scatter-gather writes)\n"
       "       [--slots S] [--no-delivery-complete] (accepted, ignored:\n"
       "       the ring has the flow's grain count; the engine always asks\n"
       "       for FI_DELIVERY_COMPLETE)\n"
@@ -744,7 +756,8 @@ parse_args (int argc, char **argv, Options *o)
 
   *o = (Options) {
   .provider = "tcp",.count = UINT64_MAX,.duration = 1.0,.window = 8,
-        .wait = WAIT_NAP,.deadline = 30.0,.targets = 1,.protocol = "write"};
+        .wait = WAIT_NAP,.deadline = 30.0,.targets = 1,.protocol = "write",
+        .staging = true};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -775,6 +788,11 @@ parse_args (int argc, char **argv, Options *o)
       o->rate = strtod (v, NULL);
     else if (!strcmp (a, "--protocol"))
       o->protocol = v;
+    else if (!strcmp (a, "--staging")) {
+      if (strcmp (v, "on") && strcmp (v, "off"))
+        return false;
+      o->staging = !strcmp (v, "on");
+    }
     else if (!strcmp (a, "--targets"))
       o->targets = (unsigned) strtoul (v, NULL, 10);
     else if (!strcmp (a, "--media"))
@@ -815,8 +833,8 @@ parse_args (int argc, char **argv, Options *o)
       o->media.name = media;
     } else
       return false;
-    if (o->media.width <= 0 || o->media.height <= 0 || o->media.channels < 0
-        || o->media.samples < 0)
+    if (o->media.ops == &audio_ops ? o->media.channels <= 0 || o->media.samples <= 0
+        : o->media.width <= 0 || o->media.height <= 0)
       return false;
     o->size = media_size (&o->media);
   } else {
@@ -873,7 +891,8 @@ print_json (const Options *o, const Side *s, const InitResult *ir,
   double rx_gbps = (rx_s > 0 && per_target > 1)
       ? (per_target - 1) * o->size / 1e9 / rx_s : 0;
 
-  printf ("{\"bench\":\"engine\",\"protocol\":\"%s\",\"provider\":\"%s\",\"ep_type\":\"%s\","
+  printf ("{\"bench\":\"engine\",\"protocol\":\"%s\",\"staging\":%s,"
+      "\"provider\":\"%s\",\"ep_type\":\"%s\","
       "\"media\":\"%s\",\"size\":%zu,\"window\":%u,\"slots\":%u,"
       "\"delivery_complete\":true,\"wait\":\"%s\",\"posted\":%" PRIu64
       ",\"completed\":%" PRIu64 ",\"received\":%" PRIu64
@@ -884,7 +903,7 @@ print_json (const Options *o, const Side *s, const InitResult *ir,
       "\"gaps\":%" PRIu64 ",\"superseded\":%" PRIu64 ",\"damaged\":%" PRIu64
       ",\"bad_from_network\":%" PRIu64 ",\"cpu_cores_initiator\":%.4f,"
       "\"cpu_cores_target\":%.4f,\"ok\":%s}\n",
-      o->protocol, o->provider, o->rdm ? "rdm" : "msg", o->media.name, o->size, o->window,
+      o->protocol, o->staging ? "true" : "false", o->provider, o->rdm ? "rdm" : "msg", o->media.name, o->size, o->window,
       s->grain_count, wait_names[o->wait], ir->posted, ir->completed,
       tr->received, tr->out_of_order, tx_s, rx_s,
       tx_s > 0 ? ir->completed / tx_s : 0, tx_s > 0 ? gb / tx_s : 0, rx_gbps,

@@ -164,6 +164,23 @@ def replace_section(path, name, body):
     os.replace(tmp, path)
 
 
+def publish(lines, note, errors, doc, section, write_doc=True):
+    """Appends the note and the failed runs to LINES, prints the section
+    and (WRITE_DOC) puts it into section SECTION of DOC. Returns the exit
+    status of a driver: 1 when a run failed."""
+    if note:
+        lines = lines + ["", "Note: " + note]
+    if errors:
+        lines = lines + ["", "Failed runs (left out of the medians):", ""] + \
+            ["- " + e for e in errors[:20]]
+    body = "\n".join(lines)
+    print(body)
+    if write_doc:
+        replace_section(os.path.abspath(doc), section, body)
+        print("written to %s" % os.path.abspath(doc), file=sys.stderr)
+    return 1 if errors else 0
+
+
 def summarize(lines, keys, metrics):
     groups = {}
     for line in lines:

@@ -73,9 +73,11 @@ mxl_bounce_entry_check (const MxlSampleRing *ring, uint64_t capacity,
       && head >= count;
 }
 
-gboolean
-mxl_bounce_unpack (const MxlSampleRing *ring, uint8_t *rings,
-    const uint8_t *payload, uint64_t head, uint64_t count)
+/* Copies between the channel rings and a channel-major payload, channel
+ * by channel, fragment 0 then fragment 1 (§4.3, §4.4). */
+static gboolean
+copy_channels (const MxlSampleRing *ring, uint8_t *rings, uint8_t *payload,
+    uint64_t head, uint64_t count, gboolean to_rings)
 {
   MxlSampleRun frags[2];
   guint n = mxl_samples_fragments (ring->length, head, count, frags);
@@ -85,13 +87,31 @@ mxl_bounce_unpack (const MxlSampleRing *ring, uint8_t *rings,
     return FALSE;
   for (uint32_t c = 0; c < ring->channels; c++) {
     uint8_t *channel = rings + (uint64_t) c * ring->length * s;
-    const uint8_t *src = payload + (uint64_t) c * count * s;
+    uint8_t *packed = payload + (uint64_t) c * count * s;
     for (guint f = 0; f < n; f++) {
-      memcpy (channel + frags[f].position * s, src, frags[f].count * s);
-      src += frags[f].count * s;
+      uint8_t *in_ring = channel + frags[f].position * s;
+      if (to_rings)
+        memcpy (in_ring, packed, frags[f].count * s);
+      else
+        memcpy (packed, in_ring, frags[f].count * s);
+      packed += frags[f].count * s;
     }
   }
   return TRUE;
+}
+
+gboolean
+mxl_bounce_unpack (const MxlSampleRing *ring, uint8_t *rings,
+    const uint8_t *payload, uint64_t head, uint64_t count)
+{
+  return copy_channels (ring, rings, (uint8_t *) payload, head, count, TRUE);
+}
+
+gboolean
+mxl_bounce_pack (const MxlSampleRing *ring, const uint8_t *rings,
+    uint8_t *payload, uint64_t head, uint64_t count)
+{
+  return copy_channels (ring, (uint8_t *) rings, payload, head, count, FALSE);
 }
 
 gboolean
@@ -110,10 +130,20 @@ mxl_samples_sgl_init (MxlSamplesSgl *sgl, const MxlSampleRing *ring,
   return TRUE;
 }
 
+void
+mxl_samples_sgl_init_staged (MxlSamplesSgl *sgl, uint64_t total, uint64_t max_msg)
+{
+  memset (sgl, 0, sizeof *sgl);
+  sgl->staged = TRUE;
+  sgl->iov_limit = 1;
+  sgl->max_msg = MAX (max_msg, 1);
+  sgl->total = MAX (total, MXL_BOUNCE_HEADER_SIZE);
+}
+
 guint
 mxl_samples_sgl_pieces (const MxlSamplesSgl *sgl)
 {
-  return 1 + sgl->ring.channels * sgl->n_frags;
+  return sgl->staged ? 1 : 1 + sgl->ring.channels * sgl->n_frags;
 }
 
 /* Piece @k of the list (k < pieces). */
@@ -123,6 +153,8 @@ piece (const MxlSamplesSgl *sgl, guint k)
   const uint64_t s = sgl->ring.word_size;
   guint c, f;
 
+  if (sgl->staged)
+    return (MxlSgIov) { MXL_SG_STAGING, 0, sgl->total };
   if (k == 0)
     return (MxlSgIov) { MXL_SG_HEADER, 0, MXL_BOUNCE_HEADER_SIZE };
   c = (k - 1) / sgl->n_frags;

@@ -80,6 +80,20 @@ gboolean mxl_bounce_unpack (const MxlSampleRing *ring, uint8_t *rings,
     const uint8_t *payload, uint64_t head, uint64_t count);
 
 /**
+ * mxl_bounce_pack:
+ * @rings: the initiator's channel rings (C · L · S bytes).
+ * @payload: (out caller-allocates): C · @count · S bytes.
+ *
+ * The inverse of mxl_bounce_unpack(): copies samples @head - @count ..
+ * @head - 1 of every channel, fragment 0 then fragment 1, into the
+ * channel-major payload of a bounce entry (§4.2), exactly the bytes the
+ * scatter-gather list of §4.3 would put on the wire after the header.
+ * Returns: FALSE (nothing written) for count 0 or count > L.
+ */
+gboolean mxl_bounce_pack (const MxlSampleRing *ring, const uint8_t *rings,
+    uint8_t *payload, uint64_t head, uint64_t count);
+
+/**
  * mxl_bounce_entry_check:
  * @capacity: samples per channel one entry holds (mxl_bounce_capacity()).
  * @head, @count: an entry header as read from the bounce ring (untrusted:
@@ -98,6 +112,7 @@ gboolean mxl_bounce_entry_check (const MxlSampleRing *ring, uint64_t capacity,
 typedef enum MxlSgRegion {
   MXL_SG_HEADER = 0,      /* the entry header slot */
   MXL_SG_CHANNELS = 1,    /* the initiator's channel rings */
+  MXL_SG_STAGING = 2,     /* a packed entry (header + payload) in a staging slot */
 } MxlSgRegion;
 
 typedef struct MxlSgIov {
@@ -124,6 +139,7 @@ typedef struct MxlSgChunk {
  */
 typedef struct MxlSamplesSgl {
   MxlSampleRing ring;
+  gboolean staged;        /* one piece: the packed entry in a staging slot */
   guint n_frags;
   MxlSampleRun frags[2];
   uint32_t iov_limit;
@@ -143,7 +159,19 @@ typedef struct MxlSamplesSgl {
 gboolean mxl_samples_sgl_init (MxlSamplesSgl *sgl, const MxlSampleRing *ring,
     uint64_t head, uint64_t count, uint32_t iov_limit, uint64_t max_msg);
 
-/** Returns: pieces of the list, 1 + C · (1 or 2). */
+/**
+ * mxl_samples_sgl_init_staged:
+ * @total: bytes of the packed entry (16 + C · S · count), >= 16.
+ * @max_msg: >= 1.
+ *
+ * A list of one piece, the whole entry packed in a staging slot
+ * (MXL_SG_STAGING, offset 0): one write when @total <= @max_msg, else cut
+ * at @max_msg bytes. The bytes on the wire are those of the list of
+ * mxl_samples_sgl_init() for the same batch.
+ */
+void mxl_samples_sgl_init_staged (MxlSamplesSgl *sgl, uint64_t total, uint64_t max_msg);
+
+/** Returns: pieces of the list, 1 + C · (1 or 2), or 1 when staged. */
 guint mxl_samples_sgl_pieces (const MxlSamplesSgl *sgl);
 
 /** Returns: TRUE with the next write in @out, FALSE when the list is done. */

@@ -95,7 +95,8 @@ struct MxlTransfer {
   MxlSamplesRequest samples;
   MxlSamplesSgl sgl;
   MxlSgChunk sg_pending;
-  guint header_slot;         /* of conn->entry_headers */
+  guint header_slot;         /* of conn->entry_headers, or of conn->staging
+                                when sgl.staged */
 };
 
 /** Transfers tracked per connection for results: queued, in flight, and
@@ -175,6 +176,17 @@ struct MxlConn {
   uint32_t next_entry;
   uint8_t *entry_headers;
   MxlOfiRegion entry_headers_region;
+  /* continuous flows, staging (protocol_samples.c): each entry packed
+   * (header + channel-major payload) into one registered slot and sent as
+   * one write. The slot of transfer seq is seq % n_staging; it is reused
+   * only when the transfer in it has no write queued or in flight. */
+  uint8_t *staging;
+  MxlOfiRegion staging_region;
+  guint n_staging;           /* 0: scatter-gather path only */
+  uint64_t staging_slot_size;
+  uint64_t *staging_owner;   /* transfer seq in each slot, G_MAXUINT64 = none */
+  uint64_t staged_transfers; /* entries sent from a staging slot */
+  uint64_t staging_full;     /* batches refused: no free slot (NOT_READY) */
   /* Transfers tracked for results: a ring of consecutive seqs, oldest
    * first (initiator.c). */
   MxlTracked tracked[MXL_CONN_TRACKED];
@@ -256,6 +268,7 @@ struct mxlFabricsInitiator_t {
   guint ctx_count;
   guint ctx_free;            /* head of the free list (ctx_count = none) */
   guint ctx_used;
+  guint ctx_orphaned;        /* in use by a connection generation that is gone */
   MxlOfiRegion ctx_region;   /* the pool, FI_SEND (send protocol headers) */
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
@@ -379,6 +392,10 @@ void mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx);
 
 /** A write of transfer @seq was posted; @last: it was the transfer's last. */
 void mxl_conn_track_write (MxlConn *conn, uint64_t seq, gboolean last);
+/** TRUE when transfer @seq of @conn will read no more local memory: not
+ * queued, every posted write completed (or it was never tracked, or is
+ * retired). */
+gboolean mxl_conn_transfer_idle (MxlConn *conn, uint64_t seq);
 /** Transfer @seq failed with @status (@prov_err: positive fi errno or 0);
  * @final: no more of its writes will be posted (dropped, or posting failed). */
 void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,

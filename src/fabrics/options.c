@@ -97,13 +97,26 @@ read_protocol (JsonNode *node, const char *key, MxlSetupOptions *out,
 }
 
 static gboolean
-read_progress_thread (JsonNode *node, const char *key, MxlSetupOptions *out,
-    GError **error)
+read_boolean (JsonNode *node, const char *key, gboolean *out, GError **error)
 {
   if (mxl_json_value_type (node) != G_TYPE_BOOLEAN)
     return bad (error, key, "true or false");
-  out->progress_thread = json_node_get_boolean (node);
+  *out = json_node_get_boolean (node);
   return TRUE;
+}
+
+static gboolean
+read_progress_thread (JsonNode *node, const char *key, MxlSetupOptions *out,
+    GError **error)
+{
+  return read_boolean (node, key, &out->progress_thread, error);
+}
+
+static gboolean
+read_samples_staging (JsonNode *node, const char *key, MxlSetupOptions *out,
+    GError **error)
+{
+  return read_boolean (node, key, &out->samples_staging, error);
 }
 
 static gboolean
@@ -133,6 +146,7 @@ static const struct {
   { "progressThread", read_progress_thread },
   { "postRingCapacity", read_post_ring_capacity },
   { "providerName", read_provider_name },
+  { "samplesStaging", read_samples_staging },
 };
 
 void
@@ -142,6 +156,7 @@ mxl_setup_options_defaults (MxlSetupOptions *out)
   out->cq_depth = MXL_DEFAULT_CQ_DEPTH;
   out->protocol = MXL_PROTOCOL_WRITE;
   out->post_ring_capacity = MXL_DEFAULT_POST_RING_CAPACITY;
+  out->samples_staging = TRUE;
 }
 
 void

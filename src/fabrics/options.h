@@ -18,6 +18,8 @@ typedef struct MxlSetupOptions {
   gboolean protocol_set;        /* "protocol" given */
   MxlProtocolKind protocol;     /* "protocol": "write" | "send" | "tagged" */
   gboolean progress_thread;     /* "progressThread": boolean, default FALSE */
+  gboolean samples_staging;     /* "samplesStaging": boolean, default TRUE (initiator of a
+                                   continuous flow: one packed write per entry) */
   uint32_t post_ring_capacity;  /* "postRingCapacity": power of two >= 2; default MXL_DEFAULT_POST_RING_CAPACITY */
   char *provider_name;          /* "providerName": libfabric provider name for fi_getinfo hints
                                    (e.g. "tcp;ofi_rxm"), owned, NULL = derived from the
@@ -48,7 +50,7 @@ typedef struct MxlSetupOptions {
  * Keys (unknown keys are ignored): "cqDepth" integer 1..MXL_MAX_CQ_DEPTH;
  * "maxMessageSize" integer >= 1 (bytes); "iovLimit" integer
  * 1..MXL_MAX_IOV_LIMIT; "protocol" "write"|"send"|"tagged"; "progressThread"
- * boolean; "postRingCapacity" power of two 2..MXL_MAX_POST_RING_CAPACITY;
+ * boolean; "samplesStaging" boolean; "postRingCapacity" power of two 2..MXL_MAX_POST_RING_CAPACITY;
  * "providerName" non-empty string. An integer may be written 64.0 but not 2.5.
  *
  * *@out is overwritten (call mxl_setup_options_clear() first if it owns a

@@ -177,8 +177,15 @@ mxlStatus mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *
 /** TRUE when @info has a bounce ring that batches of this flow fit. */
 gboolean mxl_samples_target_usable (const MxlInitiator *init,
     const struct mxlFabricsTargetInfo_t *info);
-/** Frees a connection's header slots. */
+/** Frees a connection's header slots and staging slots. */
 void mxl_samples_conn_release (MxlConn *conn);
+/**
+ * mxl_samples_debug_set_staging_budget:
+ * Test hook (internal): bytes of staging slots a connection gets when it
+ * first queues a batch (slot count = @bytes / slot size, at least 4); 0
+ * restores the default (4 MiB). Process-wide.
+ */
+void mxl_samples_debug_set_staging_budget (uint64_t bytes);
 /** Allocates and registers the target's bounce ring (§4.1). */
 mxlStatus mxl_samples_target_setup (MxlTarget *target, const MxlFlowLayout *flow,
     GError **error);
