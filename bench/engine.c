@@ -88,7 +88,7 @@ typedef struct
   double deadline;
   double rate;                  /* units per second, 0 = as fast as possible */
   unsigned targets;             /* target processes the initiator feeds */
-  const char *protocol;         /* the targets' "protocol" option: write, send */
+  const char *protocol;         /* the targets' "protocol" option: write, send, tagged */
   bool staging;                 /* the initiator's "samplesStaging" option */
   Media media;
 } Options;
@@ -738,7 +738,7 @@ usage (void)
       "       [--media v210|v210a|audio] [--width W --height H]\n"
       "       [--channels C --samples S] [--count N] [--duration S]\n"
       "       [--window W] [--wait nap|spin|block] [--spin] [--deadline S]\n"
-      "       [--rate UNITS_PER_S] [--targets N (1..8)] [--protocol write|send]\n"
+      "       [--rate UNITS_PER_S] [--targets N (1..8)] [--protocol write|send|tagged]\n"
       "       [--staging on|off] (audio: the initiator packs each batch into\n"
       "       one write, default on; off: scatter-gather writes)\n"
       "       [--slots S] [--no-delivery-complete] (accepted, ignored:\n"

@@ -605,14 +605,14 @@ address_usable (const MxlInitiator *init, const struct mxlFabricsTargetInfo_t *i
 }
 
 /* Per-message limits of a connection: the initiator's for remote write,
- * less for send (header iovec, the target's receive size). */
+ * less for send and tagged (header iovec, the target's receive size). */
 static void
 set_limits (MxlConn *conn)
 {
   conn->max_msg = conn->init->max_msg;
   conn->iov_limit = conn->init->iov_limit;
   conn->ordered = conn->init->ordered_writes;
-  if (conn->info->protocol == MXL_PROTOCOL_SEND)
+  if (conn->info->protocol != MXL_PROTOCOL_WRITE)
     mxl_send_conn_limits (conn);
 }
 
@@ -635,7 +635,7 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
     return MXL_ERR_INVALID_ARG;
   }
   protocol = mxl_initiator_egress_for (init, info->protocol);
-  if (protocol != NULL && info->protocol == MXL_PROTOCOL_SEND) {
+  if (protocol != NULL && info->protocol != MXL_PROTOCOL_WRITE) {
     /* Only to check the target's recvSize: conn limits are set below. */
     MxlConn probe = { .init = init, .info = (struct mxlFabricsTargetInfo_t *) info };
     if (!mxl_send_conn_limits (&probe)) {

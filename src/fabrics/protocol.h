@@ -3,8 +3,9 @@
  * Transfer protocols behind small ops tables. An initiator connection picks
  * its egress ops when it becomes connected, a target its ingress ops at
  * setup; the hot path then makes one indirect call and never switches on
- * the protocol. Remote write + immediate data (protocol_rma.c) is the only
- * protocol today; send/receive plugs in with the same two tables.
+ * the protocol. Remote write + immediate data (protocol_rma.c), send/receive
+ * (protocol_send.c) and tagged send/receive (protocol_tagged.c) plug in
+ * with the same two tables.
  */
 #pragma once
 
@@ -104,6 +105,11 @@ extern const MxlIngressOps mxl_rma_samples_ingress_ops;
 extern const MxlEgressOps mxl_send_egress_ops;
 extern const MxlEgressOps mxl_send_samples_egress_ops;
 extern const MxlIngressOps mxl_send_ingress_ops;
+/* Tagged (protocol_tagged.c): in-place pieces in front of the send
+ * protocol's ingress. */
+extern const MxlEgressOps mxl_tagged_egress_ops;
+extern const MxlEgressOps mxl_tagged_samples_egress_ops;
+extern const MxlIngressOps mxl_tagged_ingress_ops;
 
 /** Queue functions shared by the write and send egress ops. */
 mxlStatus mxl_rma_queue_grain (MxlConn *conn, const MxlGrainRequest *req);
@@ -143,6 +149,21 @@ typedef ssize_t (*MxlTransportPost) (MxlConn *conn, MxlTransfer *t,
 /** Send with remote CQ data: a message header, then the chunk
  * (protocol_send.c). */
 ssize_t mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+    void **desc, guint n_iov, MxlWriteCtx *ctx);
+
+/**
+ * mxl_send_gather:
+ * Writes the send header of the pending chunk of @t into @ctx and returns
+ * in @v / @d the header iovec followed by @iov / @desc (room for
+ * MXL_LAYOUT_MAX_IOV + 1). Returns: the iovec count, or -FI_EINVAL when the
+ * chunk leaves its remote region or the receive size.
+ */
+ssize_t mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+    void **desc, guint n_iov, MxlWriteCtx *ctx, struct iovec *v, void **d);
+
+/** Tagged send with remote CQ data: in place when the chunk is a whole
+ * piece, else a send header and the chunk (protocol_tagged.c). */
+ssize_t mxl_tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx);
 
 /** Remote write + immediate data (protocol_rma.c). */
@@ -201,13 +222,13 @@ mxlStatus mxl_samples_deliver_entry (MxlTarget *target, uint64_t e,
     uint64_t *out_head, uint64_t *out_count);
 
 /**
- * mxl_protocol_check_options:
- * Returns: MXL_STATUS_OK when the engine implements what @options ask for;
- * MXL_ERR_UNSUPPORTED_OPERATION for protocol "tagged" (not implemented
- * yet), with the reason in @error.
+ * mxl_protocol_caps:
+ * The libfabric capabilities protocol @kind needs in @role: write
+ * FI_RMA | FI_REMOTE_WRITE (target) or FI_RMA | FI_WRITE (initiator); send
+ * FI_MSG, tagged FI_TAGGED, each with FI_RECV (target) or FI_SEND
+ * (initiator). Setup asks fi_getinfo() for them (setup.c).
  */
-mxlStatus mxl_protocol_check_options (const MxlSetupOptions *options,
-    GError **error);
+uint64_t mxl_protocol_caps (MxlProtocolKind kind, MxlRole role);
 
 /* --- send/receive (protocol_send.c) --- */
 
@@ -215,14 +236,6 @@ mxlStatus mxl_protocol_check_options (const MxlSetupOptions *options,
 #define MXL_SEND_HEADER_SIZE 32u
 /** Payload bytes of one posted receive unless "maxMessageSize" is lower. */
 #define MXL_SEND_DEFAULT_PAYLOAD (1024u * 1024u)
-
-/**
- * mxl_protocol_extra_caps:
- * Capabilities beyond remote write that the hints of @role must ask for:
- * a target of the send protocol FI_MSG | FI_RECV; an initiator not forced
- * to "write" FI_MSG | FI_SEND (so that it can speak to send targets).
- */
-uint64_t mxl_protocol_extra_caps (const MxlSetupOptions *options, MxlRole role);
 
 /** Allocates, registers and describes the receive ring of a send target. */
 mxlStatus mxl_send_target_setup (MxlTarget *target, GError **error);
@@ -241,3 +254,34 @@ mxlStatus mxl_send_initiator_setup (MxlInitiator *init, GError **error);
  */
 typedef void (*MxlSendHeaderHook) (uint8_t *header);
 void mxl_send_debug_set_header_hook (MxlSendHeaderHook hook);
+
+/* --- tagged send/receive (protocol_tagged.c) --- */
+
+/** Tag bit of a message that carries a send header (not a whole piece). */
+#define MXL_TAG_BOUNCE (G_GUINT64_CONSTANT (1) << 63)
+
+/**
+ * mxl_tagged_piece_tag:
+ * The tag of piece @piece (bytes [piece · P, piece · P + P) of the region)
+ * of region @region (grain slot or bounce entry): region in bits 32..62,
+ * piece in bits 0..31.
+ */
+static inline uint64_t
+mxl_tagged_piece_tag (uint32_t region, uint32_t piece)
+{
+  return ((uint64_t) region << 32) | piece;
+}
+
+/** Sets up a tagged target: the send protocol's receive ring (tagged
+ * receives of MXL_TAG_BOUNCE) plus one tagged receive per piece of every
+ * grain slot or bounce entry, posted on the flow's memory. */
+mxlStatus mxl_tagged_target_setup (MxlTarget *target, GError **error);
+
+/**
+ * mxl_tagged_debug_set_hook:
+ * Test hook (internal): @hook (NULL to clear) may rewrite the tag and the
+ * immediate data of every in-place piece before it is posted (hostile
+ * sender tests). Process-wide.
+ */
+typedef void (*MxlTaggedHook) (uint64_t *tag, uint64_t *data);
+void mxl_tagged_debug_set_hook (MxlTaggedHook hook);

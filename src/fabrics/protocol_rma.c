@@ -23,17 +23,6 @@
 #include "fabrics/initiator.h"
 #include "fabrics/target.h"
 
-mxlStatus
-mxl_protocol_check_options (const MxlSetupOptions *opt, GError **error)
-{
-  if (opt->protocol_set && opt->protocol == MXL_PROTOCOL_TAGGED) {
-    g_set_error (error, MXL_OFI_ERROR, 0,
-        "the \"tagged\" protocol is not implemented (use \"write\" or \"send\")");
-    return MXL_ERR_UNSUPPORTED_OPERATION;
-  }
-  return MXL_STATUS_OK;
-}
-
 /* ---------------------------------------------------------------- egress */
 
 /* Writes posted per connection per pump call at most (fairness). */

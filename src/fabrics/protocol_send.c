@@ -99,15 +99,6 @@ header_read (const uint8_t *h, SendHeader *v)
   return GUINT32_FROM_LE (magic) == SEND_MAGIC && (flags & ~SEND_FLAG_LAST) == 0;
 }
 
-uint64_t
-mxl_protocol_extra_caps (const MxlSetupOptions *opt, MxlRole role)
-{
-  if (role == MXL_ROLE_TARGET)
-    return opt->protocol_set && opt->protocol == MXL_PROTOCOL_SEND
-        ? FI_MSG | FI_RECV : 0;
-  return opt->protocol_set && opt->protocol == MXL_PROTOCOL_WRITE ? 0 : FI_MSG | FI_SEND;
-}
-
 /* -------------------------------------------------------------- initiator */
 
 static MxlSendHeaderHook debug_hook;
@@ -148,15 +139,12 @@ mxl_send_conn_limits (MxlConn *conn)
 }
 
 ssize_t
-mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
-    guint n_iov, MxlWriteCtx *ctx)
+mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+    guint n_iov, MxlWriteCtx *ctx, struct iovec *v, void **d)
 {
   const struct mxlFabricsTargetInfo_t *info = conn->info;
-  struct iovec v[MXL_LAYOUT_MAX_IOV + 1];
-  void *d[MXL_LAYOUT_MAX_IOV + 1];
   SendHeader h = { t->remote_slot, t->chunk_remote_offset, t->chunk_length,
       t->chunk_last };
-  struct fi_msg msg;
 
   /* Checked again per message: the remote range and the receive size. */
   if (h.region >= info->n_regions || h.offset > info->regions[h.region].len
@@ -171,10 +159,24 @@ mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **de
   d[0] = conn->init->ctx_region.desc;
   memcpy (v + 1, iov, n_iov * sizeof (*iov));
   memcpy (d + 1, desc, n_iov * sizeof (*desc));
+  return (ssize_t) n_iov + 1;
+}
+
+ssize_t
+mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+    guint n_iov, MxlWriteCtx *ctx)
+{
+  struct iovec v[MXL_LAYOUT_MAX_IOV + 1];
+  void *d[MXL_LAYOUT_MAX_IOV + 1];
+  struct fi_msg msg;
+  ssize_t n = mxl_send_gather (conn, t, iov, desc, n_iov, ctx, v, d);
+
+  if (n < 0)
+    return n;
   memset (&msg, 0, sizeof (msg));
   msg.msg_iov = v;
   msg.desc = d;
-  msg.iov_count = n_iov + 1;
+  msg.iov_count = (size_t) n;
   msg.addr = conn->state.u.connected.addr;
   msg.context = ctx;
   msg.data = t->chunk_last ? t->imm : 0;

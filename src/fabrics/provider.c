@@ -203,21 +203,43 @@ mxl_provider_getinfo (const mxlFabricsInterfaceConfig *config, MxlRole role,
   return mxl_provider_getinfo_caps (config, role, 0, out_info, error);
 }
 
+/* Capabilities hidden from every fi_getinfo() result (test hook). */
+static uint64_t debug_caps_mask;
+
+void
+mxl_provider_debug_mask_caps (uint64_t caps)
+{
+  debug_caps_mask = caps;
+}
+
 mxlStatus
 mxl_provider_getinfo_caps (const mxlFabricsInterfaceConfig *config, MxlRole role,
     uint64_t extra_caps, struct fi_info **out_info, GError **error)
 {
+  uint64_t need = role == MXL_ROLE_TARGET ? FI_REMOTE_WRITE : FI_WRITE;
+
+  return mxl_provider_getinfo_exact (config, role, FI_RMA | need | extra_caps,
+      out_info, error);
+}
+
+mxlStatus
+mxl_provider_getinfo_exact (const mxlFabricsInterfaceConfig *config, MxlRole role,
+    uint64_t caps, struct fi_info **out_info, GError **error)
+{
   struct fi_info *hints = NULL, *info = NULL;
-  uint64_t need;
   mxlStatus st;
   int rc;
 
   st = mxl_provider_build_hints (config, role, &hints, error);
   if (st != MXL_STATUS_OK)
     return st;
-  hints->caps |= extra_caps;
-  rc = fi_getinfo (MXL_FI_VERSION, config->address.node,
-      config->address.service, FI_SOURCE, hints, &info);
+  /* The role's RMA capability of the hints is replaced by @caps; what the
+   * interface config asks for (SEND_RECEIVE) is kept. */
+  hints->caps = (hints->caps & ~(FI_RMA | FI_WRITE | FI_REMOTE_WRITE)) | caps;
+  /* A masked capability is one the provider does not have: no match. */
+  rc = (hints->caps & debug_caps_mask) ? -FI_ENODATA
+      : fi_getinfo (MXL_FI_VERSION, config->address.node,
+          config->address.service, FI_SOURCE, hints, &info);
   fi_freeinfo (hints);
   if (rc != 0) {
     mxl_ofi_fail (rc, "fi_getinfo", error);
@@ -228,10 +250,12 @@ mxl_provider_getinfo_caps (const mxlFabricsInterfaceConfig *config, MxlRole role
     fi_freeinfo (info->next);
     info->next = NULL;
   }
-  need = role == MXL_ROLE_TARGET ? FI_REMOTE_WRITE : FI_WRITE;
-  if (!(info->caps & (need | FI_RMA))) {
+  info->caps &= ~debug_caps_mask;
+  if ((info->caps & caps) != caps) {
     fi_freeinfo (info);
-    g_set_error (error, MXL_OFI_ERROR, 0, "provider has no RMA write capability");
+    g_set_error (error, MXL_OFI_ERROR, 0, "provider lacks a capability asked for "
+        "(%s)", (caps & FI_RMA) ? "RMA write" : (caps & FI_TAGGED) ? "tagged messages"
+        : "messages");
     return MXL_ERR_UNSUPPORTED_OPERATION;
   }
   if (info->domain_attr->cq_data_size < 4) {

@@ -104,6 +104,28 @@ mxlStatus mxl_provider_getinfo_caps (const mxlFabricsInterfaceConfig *config,
     MxlRole role, uint64_t extra_caps, struct fi_info **out_info, GError **error);
 
 /**
+ * mxl_provider_getinfo_exact:
+ * As mxl_provider_getinfo(), with the role's RMA capability replaced by
+ * @caps (FI_RMA | FI_REMOTE_WRITE, FI_TAGGED | FI_RECV, ...: what one
+ * transfer protocol needs, protocol.h mxl_protocol_caps()).
+ *
+ * Returns: as mxl_provider_getinfo(); MXL_ERR_NO_FABRIC when no provider
+ * entry offers @caps; MXL_ERR_UNSUPPORTED_OPERATION when the entry returned
+ * lacks one of them.
+ */
+mxlStatus mxl_provider_getinfo_exact (const mxlFabricsInterfaceConfig *config,
+    MxlRole role, uint64_t caps, struct fi_info **out_info, GError **error);
+
+/**
+ * mxl_provider_debug_mask_caps:
+ * Test hook (internal, not exported): fi_getinfo() results lose @caps
+ * (0 clears), and hints asking for any of them find no provider, as if the
+ * provider did not offer them: the protocol fallback tests on machines
+ * whose providers all have FI_RMA. Process-wide.
+ */
+void mxl_provider_debug_mask_caps (uint64_t caps);
+
+/**
  * mxl_provider_info_caps:
  * Returns: the mxlFabricsInterfaceCapFlags of a returned fi_info (§5.4).
  * BLOCKING_OPERATIONS is always reported: blocking calls of this engine poll

@@ -4,17 +4,97 @@
 
 #include "fabrics/protocol.h"
 
+/* The statuses of a getinfo that found no entry with the capabilities. */
+static gboolean
+no_match (mxlStatus st)
+{
+  return st == MXL_ERR_NO_FABRIC || st == MXL_ERR_UNSUPPORTED_OPERATION;
+}
+
+/* Capability sets an initiator tries in turn when its options force no
+ * protocol: everything first, so that it can speak to any target. */
+static const MxlProtocolKind initiator_sets[][3] = {
+  { MXL_PROTOCOL_WRITE, MXL_PROTOCOL_TAGGED, MXL_PROTOCOL_SEND },
+  { MXL_PROTOCOL_WRITE, MXL_PROTOCOL_TAGGED, MXL_PROTOCOL_TAGGED },
+  { MXL_PROTOCOL_WRITE, MXL_PROTOCOL_SEND, MXL_PROTOCOL_SEND },
+  { MXL_PROTOCOL_WRITE, MXL_PROTOCOL_WRITE, MXL_PROTOCOL_WRITE },
+  { MXL_PROTOCOL_TAGGED, MXL_PROTOCOL_SEND, MXL_PROTOCOL_SEND },
+  { MXL_PROTOCOL_TAGGED, MXL_PROTOCOL_TAGGED, MXL_PROTOCOL_TAGGED },
+  { MXL_PROTOCOL_SEND, MXL_PROTOCOL_SEND, MXL_PROTOCOL_SEND },
+};
+
+/* The fi_info for a protocol forced by the options: a provider that does
+ * not offer it fails with UNSUPPORTED_OPERATION, naming the protocol. */
+static mxlStatus
+forced_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
+    MxlProtocolKind kind, struct fi_info **out_info, GError **error)
+{
+  struct fi_info *probe = NULL;
+  mxlStatus st = mxl_provider_getinfo_exact (iface, role,
+      mxl_protocol_caps (kind, role), out_info, error);
+
+  if (!no_match (st))
+    return st;
+  /* Is the provider there at all (a bad node fails the same way)? */
+  if (mxl_provider_getinfo_exact (iface, role, 0, &probe, NULL) != MXL_STATUS_OK)
+    return st;
+  fi_freeinfo (probe);
+  g_clear_error (error);
+  g_set_error (error, MXL_OFI_ERROR, 0, "provider %s does not offer the \"%s\" "
+      "protocol (%s)", mxl_provider_to_string (iface->provider),
+      mxl_protocol_kind_to_string (kind), kind == MXL_PROTOCOL_WRITE ? "FI_RMA"
+      : kind == MXL_PROTOCOL_TAGGED ? "FI_TAGGED" : "FI_MSG");
+  return MXL_ERR_UNSUPPORTED_OPERATION;
+}
+
+/* Chooses the protocol and the fi_info. A target without a "protocol"
+ * option takes the best its provider offers: remote write (FI_RMA), else
+ * tagged (FI_TAGGED), else send (FI_MSG), and records it in
+ * options->protocol (the TargetInfo advertises it). An initiator without
+ * one asks for every capability the provider has, so that it can speak
+ * whatever its targets expect (checked at AddTarget). */
+static mxlStatus
+select_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
+    MxlSetupOptions *options, struct fi_info **out_info, GError **error)
+{
+  static const MxlProtocolKind target_order[] = { MXL_PROTOCOL_WRITE,
+      MXL_PROTOCOL_TAGGED, MXL_PROTOCOL_SEND };
+  mxlStatus st = MXL_ERR_NO_FABRIC;
+
+  if (options->protocol_set)
+    return forced_protocol (iface, role, options->protocol, out_info, error);
+  if (role == MXL_ROLE_TARGET) {
+    for (guint i = 0; i < G_N_ELEMENTS (target_order); i++) {
+      g_clear_error (error);
+      st = mxl_provider_getinfo_exact (iface, role,
+          mxl_protocol_caps (target_order[i], role), out_info, error);
+      if (st == MXL_STATUS_OK)
+        options->protocol = target_order[i];
+      if (!no_match (st))
+        return st;
+    }
+    return st;
+  }
+  for (guint i = 0; i < G_N_ELEMENTS (initiator_sets); i++) {
+    uint64_t caps = 0;
+    for (guint k = 0; k < 3; k++)
+      caps |= mxl_protocol_caps (initiator_sets[i][k], role);
+    g_clear_error (error);
+    st = mxl_provider_getinfo_exact (iface, role, caps, out_info, error);
+    if (!no_match (st))
+      return st;
+  }
+  return st;
+}
+
 mxlStatus
 mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
     const mxlFabricsInterfaceConfig *iface, MxlRole role,
     MxlSetupOptions *out_options, struct fi_info **out_info, GError **error)
 {
-  uint64_t extra;
   mxlStatus st;
 
   st = mxl_setup_options_parse (options_json, out_options, error);
-  if (st == MXL_STATUS_OK)
-    st = mxl_protocol_check_options (out_options, error);
   if (st != MXL_STATUS_OK)
     return st;
   if (flow->format == MXL_DATA_FORMAT_AUDIO
@@ -28,15 +108,7 @@ mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
     g_set_error (error, MXL_OFI_ERROR, 0, "more than 65536 grains cannot be addressed");
     return MXL_ERR_INVALID_ARG;
   }
-  extra = mxl_protocol_extra_caps (out_options, role);
-  st = mxl_provider_getinfo_caps (iface, role, extra, out_info, error);
-  /* An initiator asks for FI_SEND only in case a target expects the send
-   * protocol: without it, it can still write. */
-  if (st == MXL_ERR_NO_FABRIC && extra != 0 && !out_options->protocol_set) {
-    g_clear_error (error);
-    st = mxl_provider_getinfo_caps (iface, role, 0, out_info, error);
-  }
-  return st;
+  return select_protocol (iface, role, out_options, out_info, error);
 }
 
 mxlStatus

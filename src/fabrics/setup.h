@@ -19,11 +19,15 @@
  * @options_json: (nullable): setup options (options.h).
  * @flow: layout of the local flow.
  * @out_options, @out_info: (out): parsed options and the chosen fi_info
- *   (fi_freeinfo()).
+ *   (fi_freeinfo()). For a target without a "protocol" option,
+ *   out_options->protocol is the one chosen: write if the provider offers
+ *   FI_RMA, else tagged (FI_TAGGED), else send (FI_MSG). An initiator
+ *   without one gets every capability of the three its provider offers.
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG (bad options, a flow with more
- * than 65536 grains); MXL_ERR_UNSUPPORTED_OPERATION (continuous flow,
- * options not implemented); the statuses of mxl_provider_getinfo().
+ * than 65536 grains); MXL_ERR_UNSUPPORTED_OPERATION (a protocol forced by
+ * the options that the provider does not offer); the statuses of
+ * mxl_provider_getinfo_exact().
  */
 mxlStatus mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
     const mxlFabricsInterfaceConfig *iface, MxlRole role,

@@ -13,8 +13,8 @@ mxl_target_push_event (MxlTarget *t, mxlFabricsExtConnectionState previous,
   mxl_event_queue_push (&t->events, t->id, previous, current, reason);
 }
 
-mxlStatus
-mxl_target_post_receives (MxlTarget *t, struct fid_ep *ep)
+static mxlStatus
+untagged_post_all (MxlTarget *t, struct fid_ep *ep)
 {
   for (guint i = 0; i < t->n_rx; i++) {
     ssize_t rc = fi_recv (ep, t->rx_buf + t->rx_entry_size * i, t->rx_entry_size,
@@ -25,6 +25,31 @@ mxl_target_post_receives (MxlTarget *t, struct fid_ep *ep)
     }
   }
   return MXL_STATUS_OK;
+}
+
+static void
+untagged_repost (MxlTarget *t, void *op_context)
+{
+  struct fi_context2 *ctx = op_context;
+  guint i;
+  ssize_t rc;
+
+  if (ctx < t->rx_ctx || ctx >= t->rx_ctx + t->n_rx)
+    return;
+  i = (guint) (ctx - t->rx_ctx);
+  rc = fi_recv (t->rx_ep, t->rx_buf + t->rx_entry_size * i, t->rx_entry_size,
+      t->rx_region.desc, FI_ADDR_UNSPEC, ctx);
+  if (rc != 0)
+    g_warning ("fi_recv (re-post): %s", fi_strerror ((int) -rc));
+}
+
+const MxlRxOps mxl_target_untagged_rx_ops = { untagged_post_all, untagged_repost,
+  untagged_repost };
+
+mxlStatus
+mxl_target_post_receives (MxlTarget *t, struct fid_ep *ep)
+{
+  return t->rx_ops->post_all (t, ep);
 }
 
 mxlStatus
@@ -46,8 +71,11 @@ setup_receives (MxlTarget *t, GError **error)
   const struct fi_info *info = t->dom->info;
 
   t->rx_cq_data = ((info->rx_attr->mode | info->mode) & FI_RX_CQ_DATA) != 0;
+  t->rx_ops = &mxl_target_untagged_rx_ops;
   if (t->protocol == MXL_PROTOCOL_SEND)
     return mxl_send_target_setup (t, error);
+  if (t->protocol == MXL_PROTOCOL_TAGGED)
+    return mxl_tagged_target_setup (t, error);
   if (!t->rx_cq_data)
     return MXL_STATUS_OK;
   t->n_rx = MIN (t->options.cq_depth, (uint32_t) MAX (info->rx_attr->size, 1));
@@ -61,17 +89,15 @@ setup_receives (MxlTarget *t, GError **error)
 void
 mxl_target_repost (MxlTarget *t, void *op_context)
 {
-  struct fi_context2 *ctx = op_context;
-  guint i;
-  ssize_t rc;
+  if (t->rx_ep != NULL)
+    t->rx_ops->repost (t, op_context);
+}
 
-  if (t->rx_ep == NULL || ctx < t->rx_ctx || ctx >= t->rx_ctx + t->n_rx)
-    return;
-  i = (guint) (ctx - t->rx_ctx);
-  rc = fi_recv (t->rx_ep, t->rx_buf + t->rx_entry_size * i, t->rx_entry_size,
-      t->rx_region.desc, FI_ADDR_UNSPEC, ctx);
-  if (rc != 0)
-    g_warning ("fi_recv (re-post): %s", fi_strerror ((int) -rc));
+void
+mxl_target_receive_failed (MxlTarget *t, void *op_context)
+{
+  if (t->rx_ep != NULL)
+    t->rx_ops->failed (t, op_context);
 }
 
 mxlStatus
@@ -97,7 +123,7 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
     }
   }
   info->protocol = t->protocol;
-  if (t->protocol == MXL_PROTOCOL_SEND)
+  if (t->protocol != MXL_PROTOCOL_WRITE)
     info->recv_size = t->rx_entry_size;
   def = mxl_flow_writer_get_def (t->writer);
   info->flow_def = def ? g_strdup (def) : NULL;
@@ -116,6 +142,8 @@ teardown (MxlTarget *t)
     t->type_ops->close (t);
   if (t->dom) {
     mxl_ofi_region_close (t->dom, &t->rx_region);
+    for (guint i = 0; t->tg_mrs && i < t->n_tg_mrs; i++)
+      mxl_ofi_region_close (t->dom, &t->tg_mrs[i]);
     for (guint i = 0; t->regions && i < t->grain_count; i++)
       mxl_ofi_region_close (t->dom, &t->regions[i]);
   }
@@ -131,6 +159,11 @@ teardown (MxlTarget *t)
   g_clear_pointer (&t->rx_ctx, g_free);
   g_clear_pointer (&t->rx_regions, g_free);
   g_clear_pointer (&t->rx_bad, g_free);
+  g_clear_pointer (&t->tg_mrs, g_free);
+  g_clear_pointer (&t->tg_ctx, g_free);
+  g_clear_pointer (&t->tg_bad, g_free);
+  g_clear_pointer (&t->tg_poisoned, g_free);
+  t->n_tg = t->n_tg_mrs = 0;
   g_clear_pointer (&t->info, mxl_target_info_free);
   g_clear_pointer (&t->results, g_free);
   t->res_head = t->res_len = 0;
@@ -255,7 +288,8 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   t->type_ops = fi->ep_attr->type == FI_EP_MSG ? &mxl_target_rc_ops : &mxl_target_rdm_ops;
   t->ingress = flow.format == MXL_DATA_FORMAT_AUDIO ? &mxl_rma_samples_ingress_ops
       : &mxl_rma_ingress_ops;
-  t->protocol = t->options.protocol_set ? t->options.protocol : MXL_PROTOCOL_WRITE;
+  /* Forced by the options, or the best the provider offers (setup.c). */
+  t->protocol = t->options.protocol;
   t->writer = config->writer;
   t->grain_count = flow.grain_count;
   mxl_grain_layout_init (&t->layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
@@ -283,8 +317,11 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
     size_t *lengths = g_new0 (size_t, t->grain_count);
     for (guint i = 0; i < t->grain_count; i++)
       bases[i] = mxl_flow_writer_grain_slot (t->writer, i, &lengths[i]);
+    /* Remote write needs the slots' keys; without FI_RMA (send, tagged
+     * fallback) they are only local receive and copy destinations. */
     st = mxl_setup_register_slots (t->dom, bases, lengths, t->grain_count,
-        t->layout.slot_size, FI_REMOTE_WRITE, &t->regions, &error);
+        t->layout.slot_size, (t->dom->info->caps & FI_RMA) ? FI_REMOTE_WRITE : FI_RECV,
+        &t->regions, &error);
     g_free (bases);
     g_free (lengths);
     if (st != MXL_STATUS_OK)
@@ -354,7 +391,7 @@ refill (MxlTarget *t, int timeout_ms)
     t->stats.completionErrors++;
     /* A refused receive (truncated message) goes back to the ring. */
     if (r == MXL_CQ_READ_ERROR_ENTRY && err.err != FI_ECANCELED)
-      mxl_target_repost (t, err.op_context);
+      mxl_target_receive_failed (t, err.op_context);
     if ((r == MXL_CQ_READ_ERROR_ENTRY && err.err == FI_EOVERRUN) || rc == -FI_EOVERRUN) {
       t->stats.cqOverruns++;
       st = MXL_FABRICS_EXT_STATUS_CQ_OVERRUN;

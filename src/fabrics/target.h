@@ -71,6 +71,21 @@ typedef struct MxlTargetTypeOps {
   void (*close) (MxlTarget *target);
 } MxlTargetTypeOps;
 
+/** How a target's receives are posted: untagged (target.c: FI_RX_CQ_DATA
+ * providers and the send protocol) or tagged (protocol_tagged.c). */
+typedef struct MxlRxOps {
+  /* Posts every receive on @ep. Returns OK or the libfabric status. */
+  mxlStatus (*post_all) (MxlTarget *target, struct fid_ep *ep);
+  /* Re-posts the receive of @op_context if it is one of ours. */
+  void (*repost) (MxlTarget *target, void *op_context);
+  /* The receive of @op_context completed with an error (truncated
+   * message): noted where it matters, then re-posted. */
+  void (*failed) (MxlTarget *target, void *op_context);
+} MxlRxOps;
+
+extern const MxlRxOps mxl_target_untagged_rx_ops;
+extern const MxlRxOps mxl_tagged_rx_ops;
+
 extern const MxlTargetTypeOps mxl_target_rc_ops;
 extern const MxlTargetTypeOps mxl_target_rdm_ops;
 
@@ -123,6 +138,18 @@ struct mxlFabricsTarget_t {
                                      address, len (slots or bounce entries) */
   guint n_rx_regions;
   gboolean *rx_bad;               /* per receive buffer: last message refused */
+  const MxlRxOps *rx_ops;
+  /* tagged protocol (protocol_tagged.c): receives posted on the flow */
+  uint64_t tg_piece;              /* bytes of a piece (recvSize - header) */
+  guint tg_per_region;            /* pieces per grain slot / bounce entry */
+  guint n_tg;                     /* piece receives: regions x pieces */
+  struct fi_context2 *tg_ctx;     /* n_tg contexts, region-major */
+  gboolean *tg_bad;               /* per piece receive: last message refused */
+  MxlOfiRegion *tg_mrs;           /* FI_RECV registrations of the regions */
+  guint n_tg_mrs;
+  gboolean *tg_poisoned;          /* per region: a piece failed since the
+                                     last immediate data for it */
+  uint64_t tg_in_place;           /* pieces landed in place (tests) */
   /* RC */
   struct fid_eq *eq;
   struct fid_pep *pep;
@@ -173,6 +200,8 @@ mxlStatus mxl_target_fill_info (MxlTarget *target, const void *addr,
 mxlStatus mxl_target_post_receives (MxlTarget *target, struct fid_ep *ep);
 /** Re-posts the receive buffer of @op_context if it is one of ours. */
 void mxl_target_repost (MxlTarget *target, void *op_context);
+/** The same for a receive that completed with an error. */
+void mxl_target_receive_failed (MxlTarget *target, void *op_context);
 /** Queues a connection event for mxlFabricsExtTargetPollEvent(). */
 void mxl_target_push_event (MxlTarget *target,
     mxlFabricsExtConnectionState previous, mxlFabricsExtConnectionState current,

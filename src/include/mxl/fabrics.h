@@ -131,8 +131,9 @@ MXL_EXPORT mxlStatus mxlFabricsDestroyTarget (mxlFabricsInstance in_fabricsInsta
  * mxlFabricsTargetSetup:
  * @in_config: provider, bind address and the flow writer to receive into.
  * @in_options: (nullable): JSON object: cqDepth (completion queue depth,
- *   integer >= 1), protocol ("write", "send", "tagged"), maxMessageSize,
- *   iovLimit, progressThread, postRingCapacity.
+ *   integer >= 1), protocol ("write", "send", "tagged"; default: write if
+ *   the provider offers FI_RMA, else tagged if FI_TAGGED, else send),
+ *   maxMessageSize, iovLimit, progressThread, postRingCapacity.
  * @out_info: (out) (transfer full): the TargetInfo to hand to initiators;
  *   free with mxlFabricsFreeTargetInfo().
  *
@@ -142,7 +143,9 @@ MXL_EXPORT mxlStatus mxlFabricsDestroyTarget (mxlFabricsInstance in_fabricsInsta
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG (bad config or options);
  * MXL_ERR_INVALID_STATE (provider ANY, already set up); MXL_ERR_NO_FABRIC
- * (no provider matches); MXL_ERR_UNKNOWN (other libfabric failure).
+ * (no provider matches); MXL_ERR_UNSUPPORTED_OPERATION (the protocol the
+ * options ask for is not offered by the provider, e.g. "tagged" on tcp);
+ * MXL_ERR_UNKNOWN (other libfabric failure).
  */
 MXL_EXPORT mxlStatus mxlFabricsTargetSetup (mxlFabricsTarget in_target,
     mxlFabricsTargetConfig const *in_config, char const *in_options,

@@ -185,7 +185,7 @@ fabtest_require (const FabProv *p)
 }
 
 /* The target's setup options with the protocol of the meson test
- * parameter MXL_TEST_PROTOCOL ("write", "send") added, when it is set. */
+ * parameter MXL_TEST_PROTOCOL ("write", "send", "tagged") added, when it is set. */
 static inline char *
 fabtest_target_options (const char *options)
 {

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Tagged send/receive (FI_TAGGED): the second variant of the design's
+ * two-way transfer ({"protocol": "tagged"}, or chosen at setup when the
+ * provider offers FI_TAGGED but not FI_RMA). Not in the reference. Offered
+ * here by tcp;ofi_rxm and shm; plain tcp (FI_EP_MSG) has no tag matching,
+ * so setup asking for it there fails with UNSUPPORTED_OPERATION.
+ *
+ * The target cuts every region (grain slot, or bounce entry of a
+ * continuous flow) into pieces of P bytes, P = the advertised receive size
+ * (TargetInfo ext.recvSize) less the 32-byte send header, and keeps one
+ * tagged receive posted on each piece, directly on the flow's memory: tag
+ * = region << 32 | piece (mxl_tagged_piece_tag()), no ignore bits. A
+ * message whose remote offset is a multiple of P (and which, being cut to
+ * at most P bytes, fits the piece) is sent with fi_tsendmsg to that tag
+ * and lands in place: no copy. Whole grains always do: the egress pump
+ * cuts a run that starts at 0 into pieces of exactly P. Every other
+ * message (a slice range starting mid-piece, the v210a key plane, sample
+ * chunks cut by iov_limit) goes the send protocol's way, header and data,
+ * with tag MXL_TAG_BOUNCE, into the receive ring (tagged receives that
+ * ignore every bit but the top one) and is validated and copied
+ * (protocol_send.c): correctness never depends on alignment.
+ *
+ * The immediate data is the value remote write uses and rides the last
+ * message (fi_tsendmsg FI_REMOTE_CQ_DATA). Tagged providers here are
+ * connectionless (rxm completes a large message after a rendezvous read,
+ * possibly after a later small one), so the initiator holds the last
+ * message until the others have completed (FI_DELIVERY_COMPLETE), as the
+ * send protocol does: when the last one's receive completes, the grain is
+ * whole, and the write protocol's ingress checks the grain header (or
+ * unpacks the bounce entry) and commits.
+ *
+ * Validation of a piece receive (the message matched our exact tag, so
+ * region and piece are those of the receive's context): length not zero
+ * and at most the piece (the provider truncates longer ones: an error
+ * completion, counted in completionErrors, and re-posted); with immediate
+ * data, the data must name this region (grain slot in the low 16 bits, or
+ * the entry), else it is counted in badImmediateData and not committed.
+ * A refused piece is counted in badBounceEntries, as the send protocol
+ * counts refused messages. A tag naming no region or piece matches no
+ * receive: the provider keeps it as an unexpected message and nothing of
+ * it reaches the flow. A receive is re-posted when its completion is
+ * consumed; a message arriving for a piece not yet re-posted waits in the
+ * provider (flow control rather than loss).
+ */
+#include "fabrics/protocol.h"
+
+#include <string.h>
+
+#include <rdma/fi_tagged.h>
+
+#include "fabrics/initiator.h"
+#include "fabrics/target.h"
+
+/* ------------------------------------------------------------ initiator */
+
+static MxlTaggedHook debug_hook;
+
+void
+mxl_tagged_debug_set_hook (MxlTaggedHook hook)
+{
+  debug_hook = hook;
+}
+
+ssize_t
+mxl_tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+    guint n_iov, MxlWriteCtx *ctx)
+{
+  const struct mxlFabricsTargetInfo_t *info = conn->info;
+  uint64_t piece = info->recv_size - MXL_SEND_HEADER_SIZE;
+  uint64_t off = t->chunk_remote_offset, len = t->chunk_length;
+  struct iovec v[MXL_LAYOUT_MAX_IOV + 1];
+  void *d[MXL_LAYOUT_MAX_IOV + 1];
+  struct fi_msg_tagged msg;
+  ssize_t n;
+
+  memset (&msg, 0, sizeof (msg));
+  msg.data = t->chunk_last ? t->imm : 0;
+  /* A whole piece (or the region's shorter last one) lands in place. */
+  if (t->remote_slot < info->n_regions && off % piece == 0 && len > 0 && len <= piece
+      && off / piece <= G_MAXUINT32 && off <= info->regions[t->remote_slot].len
+      && len <= info->regions[t->remote_slot].len - off && n_iov <= MXL_LAYOUT_MAX_IOV) {
+    msg.msg_iov = iov;
+    msg.desc = desc;
+    msg.iov_count = n_iov;
+    msg.tag = mxl_tagged_piece_tag (t->remote_slot, (uint32_t) (off / piece));
+    if (G_UNLIKELY (debug_hook != NULL))
+      debug_hook (&msg.tag, &msg.data);
+  } else {
+    n = mxl_send_gather (conn, t, iov, desc, n_iov, ctx, v, d);
+    if (n < 0)
+      return n;
+    msg.msg_iov = v;
+    msg.desc = d;
+    msg.iov_count = (size_t) n;
+    msg.tag = MXL_TAG_BOUNCE;
+  }
+  msg.addr = conn->state.u.connected.addr;
+  msg.context = ctx;
+  return fi_tsendmsg (conn->state.u.connected.ep, &msg, FI_COMPLETION
+      | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
+}
+
+static mxlStatus
+tagged_pump (MxlConn *conn)
+{
+  return mxl_egress_pump (conn, &mxl_grain_chunks, mxl_tagged_post);
+}
+
+static mxlStatus
+tagged_samples_pump (MxlConn *conn)
+{
+  return mxl_egress_pump (conn, &mxl_sample_chunks, mxl_tagged_post);
+}
+
+const MxlEgressOps mxl_tagged_egress_ops = {
+  .name = "tagged",
+  .queue_grain = mxl_rma_queue_grain,
+  .pump = tagged_pump,
+  .on_write_done = mxl_egress_on_write_done,
+  .reset = mxl_egress_reset,
+};
+
+const MxlEgressOps mxl_tagged_samples_egress_ops = {
+  .name = "tagged-samples",
+  .queue_grain = mxl_samples_queue_grain,
+  .queue_samples = mxl_samples_queue,
+  .pump = tagged_samples_pump,
+  .on_write_done = mxl_egress_on_write_done,
+  .reset = mxl_egress_reset,
+};
+
+/* ----------------------------------------------------------------- target */
+
+/* Bytes of piece receive @i and where it lands. */
+static uint64_t
+piece_span (MxlTarget *t, guint i, uint8_t **out_base, void **out_desc)
+{
+  guint r = i / t->tg_per_region, k = i % t->tg_per_region;
+  const MxlRemoteRegion *reg = &t->rx_regions[r];
+  uint64_t off = (uint64_t) k * t->tg_piece;
+
+  *out_base = (uint8_t *) (uintptr_t) reg->addr + off;
+  *out_desc = t->tg_mrs[t->continuous ? 0 : r].desc;
+  return MIN (t->tg_piece, reg->len - off);
+}
+
+static ssize_t
+post_piece (MxlTarget *t, struct fid_ep *ep, guint i)
+{
+  uint8_t *base;
+  void *desc;
+  uint64_t len = piece_span (t, i, &base, &desc);
+
+  return fi_trecv (ep, base, len, desc, FI_ADDR_UNSPEC,
+      mxl_tagged_piece_tag (i / t->tg_per_region, i % t->tg_per_region), 0,
+      &t->tg_ctx[i]);
+}
+
+static ssize_t
+post_ring (MxlTarget *t, struct fid_ep *ep, guint i)
+{
+  return fi_trecv (ep, t->rx_buf + t->rx_entry_size * i, t->rx_entry_size,
+      t->rx_region.desc, FI_ADDR_UNSPEC, MXL_TAG_BOUNCE, ~MXL_TAG_BOUNCE, &t->rx_ctx[i]);
+}
+
+static mxlStatus
+tagged_post_all (MxlTarget *t, struct fid_ep *ep)
+{
+  for (guint i = 0; i < t->n_rx + t->n_tg; i++) {
+    ssize_t rc = i < t->n_rx ? post_ring (t, ep, i) : post_piece (t, ep, i - t->n_rx);
+    if (rc != 0) {
+      g_warning ("fi_trecv: %s (%zd)", fi_strerror ((int) -rc), rc);
+      return mxl_ofi_status (rc);
+    }
+  }
+  return MXL_STATUS_OK;
+}
+
+static void
+tagged_repost (MxlTarget *t, void *op_context)
+{
+  struct fi_context2 *ctx = op_context;
+  ssize_t rc;
+
+  if (ctx >= t->rx_ctx && ctx < t->rx_ctx + t->n_rx)
+    rc = post_ring (t, t->rx_ep, (guint) (ctx - t->rx_ctx));
+  else if (ctx >= t->tg_ctx && ctx < t->tg_ctx + t->n_tg)
+    rc = post_piece (t, t->rx_ep, (guint) (ctx - t->tg_ctx));
+  else
+    return;
+  if (rc != 0)
+    g_warning ("fi_trecv (re-post): %s", fi_strerror ((int) -rc));
+}
+
+/* A piece whose message failed (truncated: longer than the piece) leaves
+ * its region incomplete: the next immediate data for it is refused. */
+static void
+tagged_failed (MxlTarget *t, void *op_context)
+{
+  struct fi_context2 *ctx = op_context;
+
+  if (ctx >= t->tg_ctx && ctx < t->tg_ctx + t->n_tg)
+    t->tg_poisoned[(ctx - t->tg_ctx) / t->tg_per_region] = TRUE;
+  tagged_repost (t, op_context);
+}
+
+const MxlRxOps mxl_tagged_rx_ops = { tagged_post_all, tagged_repost, tagged_failed };
+
+mxlStatus
+mxl_tagged_target_setup (MxlTarget *t, GError **error)
+{
+  uint64_t region_len, per_region, total;
+  size_t rx_size = MAX (t->dom->info->rx_attr->size, 1);
+  mxlStatus st;
+
+  /* The receive ring (bounce path) and the regions it copies into. */
+  st = mxl_send_target_setup (t, error);
+  if (st != MXL_STATUS_OK)
+    return st;
+  t->ingress = &mxl_tagged_ingress_ops;
+  t->rx_ops = &mxl_tagged_rx_ops;
+  t->tg_piece = t->rx_entry_size - MXL_SEND_HEADER_SIZE;
+  region_len = t->rx_regions[0].len;
+  per_region = (region_len + t->tg_piece - 1) / t->tg_piece;
+  total = per_region * t->n_rx_regions;
+  /* Every receive stays posted at once: the provider's receive queue must
+   * hold them all. */
+  if (per_region == 0 || total + t->n_rx > rx_size) {
+    g_set_error (error, MXL_OFI_ERROR, 0, "tagged protocol: %" G_GUINT64_FORMAT
+        " piece receives (%u regions of %" G_GUINT64_FORMAT " bytes in pieces of %"
+        G_GUINT64_FORMAT ") and %u ring receives exceed the provider's receive "
+        "queue of %zu: raise maxMessageSize or use fewer grains", total,
+        t->n_rx_regions, region_len, t->tg_piece, t->n_rx, rx_size);
+    return MXL_ERR_INVALID_ARG;
+  }
+  t->tg_per_region = (guint) per_region;
+  t->n_tg = (guint) total;
+  t->tg_ctx = g_new0 (struct fi_context2, t->n_tg);
+  t->tg_bad = g_new0 (gboolean, t->n_tg);
+  t->tg_poisoned = g_new0 (gboolean, t->n_rx_regions);
+  /* The flow's memory as receive buffers (local access; the slots may also
+   * be registered for remote write). */
+  t->n_tg_mrs = t->continuous ? 1 : t->n_rx_regions;
+  t->tg_mrs = g_new0 (MxlOfiRegion, t->n_tg_mrs);
+  if (t->continuous)
+    return mxl_ofi_region_register (t->dom, t->bounce, t->entry_count * t->entry_size,
+        FI_RECV, &t->tg_mrs[0], error);
+  for (guint r = 0; r < t->n_tg_mrs; r++) {
+    st = mxl_ofi_region_register (t->dom, t->regions[r].base, t->regions[r].len,
+        FI_RECV, &t->tg_mrs[r], error);
+    if (st != MXL_STATUS_OK)
+      return st;
+  }
+  return MXL_STATUS_OK;
+}
+
+/* Index of our piece receive that completed, or -1. */
+static gint
+piece_index (MxlTarget *t, const struct fi_cq_data_entry *e)
+{
+  struct fi_context2 *ctx = e->op_context;
+
+  if (!(e->flags & FI_RECV) || ctx < t->tg_ctx || ctx >= t->tg_ctx + t->n_tg)
+    return -1;
+  return (gint) (ctx - t->tg_ctx);
+}
+
+/* Validates a completed piece receive (its data is already in place);
+ * counts what it refuses. */
+static gboolean
+piece_ok (MxlTarget *t, guint i, const struct fi_cq_data_entry *e)
+{
+  uint8_t *base;
+  void *desc;
+  uint32_t region = i / t->tg_per_region;
+
+  if (e->len == 0 || e->len > piece_span (t, i, &base, &desc)) {
+    t->stats.badBounceEntries++;
+    g_debug ("target %" G_GUINT64_FORMAT ": tagged piece %u of %zu bytes refused",
+        t->id, i, e->len);
+    return FALSE;
+  }
+  /* The immediate data must name the region the last piece landed in. */
+  if ((e->flags & FI_REMOTE_CQ_DATA)
+      && (t->continuous ? e->data : (e->data & 0xFFFFu)) != region) {
+    t->stats.badImmediateData++;
+    g_debug ("target %" G_GUINT64_FORMAT ": immediate data 0x%" G_GINT64_MODIFIER
+        "x on a piece of region %u", t->id, (guint64) e->data, region);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The region named by immediate data @data, or -1. */
+static gint64
+imm_region (MxlTarget *t, uint64_t data)
+{
+  uint64_t r = t->continuous ? data : (data & 0xFFFFu);
+
+  return r < t->n_rx_regions ? (gint64) r : -1;
+}
+
+/* TRUE (and counted, and cleared) when a piece of the region of this
+ * immediate data failed since the last one: the transfer is incomplete. */
+static gboolean
+poisoned (MxlTarget *t, const struct fi_cq_data_entry *e)
+{
+  gint64 r;
+
+  if (!(e->flags & FI_REMOTE_CQ_DATA) || (r = imm_region (t, e->data)) < 0
+      || !t->tg_poisoned[r])
+    return FALSE;
+  t->tg_poisoned[r] = FALSE;
+  t->stats.badBounceEntries++;
+  g_debug ("target %" G_GUINT64_FORMAT ": region %" G_GINT64_FORMAT " lost a piece: "
+      "transfer not committed", t->id, r);
+  return TRUE;
+}
+
+static void
+tagged_on_drained (MxlTarget *t, const struct fi_cq_data_entry *e)
+{
+  gint i = piece_index (t, e);
+
+  if (i < 0) {
+    /* The send ring (bounce path): validated and copied there. */
+    struct fi_context2 *ctx = e->op_context;
+    if ((e->flags & FI_RECV) && ctx >= t->rx_ctx && ctx < t->rx_ctx + t->n_rx
+        && poisoned (t, e)) {
+      t->rx_bad[ctx - t->rx_ctx] = TRUE;
+      return;
+    }
+    mxl_send_ingress_ops.on_drained (t, e);
+    return;
+  }
+  t->tg_bad[i] = !piece_ok (t, (guint) i, e);
+  if (t->tg_bad[i]) {
+    t->tg_poisoned[i / t->tg_per_region] = TRUE;
+    if (e->flags & FI_REMOTE_CQ_DATA)
+      t->tg_poisoned[i / t->tg_per_region] = FALSE;   /* this was its end */
+    return;
+  }
+  t->tg_in_place++;
+  if (e->flags & FI_REMOTE_CQ_DATA) {
+    t->tg_bad[i] = poisoned (t, e);
+    if (!t->tg_bad[i])
+      t->rx_inner->on_drained (t, e);
+  }
+}
+
+static mxlStatus
+tagged_on_completion (MxlTarget *t, const struct fi_cq_data_entry *e,
+    uint64_t *out_index, uint64_t *out_count)
+{
+  gint i = piece_index (t, e);
+
+  if (i < 0)
+    return mxl_send_ingress_ops.on_completion (t, e, out_index, out_count);
+  if (t->tg_bad[i])
+    return MXL_ERR_INVALID_ARG;    /* counted when drained */
+  return t->rx_inner->on_completion (t, e, out_index, out_count);
+}
+
+const MxlIngressOps mxl_tagged_ingress_ops = {
+  .name = "tagged",
+  .on_completion = tagged_on_completion,
+  .on_drained = tagged_on_drained,
+};
