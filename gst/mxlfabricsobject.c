@@ -13,6 +13,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include <mxl/fabrics-ext.h>
+
 GST_DEBUG_CATEGORY_STATIC (mxl_fabrics_object_debug);
 #define GST_CAT_DEFAULT mxl_fabrics_object_debug
 
@@ -142,10 +144,14 @@ gst_mxl_fabrics_object_install_properties (GObjectClass * klass)
   g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_OPTIONS,
       g_param_spec_string ("options", "Options",
           "JSON object passed to the fabrics setup: cqDepth (completion "
-          "queue entries), protocol (\"write\", \"send\" or \"tagged\"), "
-          "progressThread (boolean), postRingCapacity (entries, power of "
-          "two), maxMessageSize (bytes), iovLimit (entries); empty means the "
-          "library defaults. Default: \"\"", GST_MXL_FABRICS_DEFAULT_OPTIONS,
+          "queue entries), protocol (\"write\", \"send\" or \"tagged\"; "
+          "unset: remote write where the provider offers FI_RMA, else tagged "
+          "where it offers FI_TAGGED, else send; on the src it decides, the "
+          "sink follows its TargetInfo), progressThread (boolean), "
+          "postRingCapacity (entries, power of two), maxMessageSize (bytes), "
+          "iovLimit (entries), samplesStaging (boolean, audio: one write per "
+          "batch, default true); empty means the library defaults. "
+          "Default: \"\"", GST_MXL_FABRICS_DEFAULT_OPTIONS,
           SETTING_FLAGS));
   g_object_class_install_property (klass,
       GST_MXL_FABRICS_PROP_CONNECTION_STATE,
@@ -247,49 +253,18 @@ gst_mxl_fabrics_object_get_property (GstMxlFabricsObject * obj,
   return TRUE;
 }
 
-static const gchar *const option_keys[] = {
-  "cqDepth", "protocol", "maxMessageSize", "iovLimit", "progressThread",
-  "postRingCapacity", NULL
-};
-
+/* The library's own check (mxlFabricsExtValidateOptions): malformed JSON,
+ * an unknown key or a bad value is an error at once, not at setup. */
 static gboolean
 validate_options (const gchar * options, GError ** error)
 {
-  JsonParser *parser;
-  JsonNode *root;
-  GError *parse_error = NULL;
-  gboolean ok = FALSE;
+  gchar reason[512];
 
-  if (options == NULL || options[0] == '\0')
+  if (mxlFabricsExtValidateOptions (options, reason, sizeof reason) == MXL_STATUS_OK)
     return TRUE;
-  parser = json_parser_new ();
-  if (!json_parser_load_from_data (parser, options, -1, &parse_error)) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "property options is not valid JSON: %s", parse_error->message);
-    g_error_free (parse_error);
-  } else if (!(root = json_parser_get_root (parser))
-      || !JSON_NODE_HOLDS_OBJECT (root)) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "property options must be a JSON object, e.g. {\"cqDepth\": 64}");
-  } else {
-    GList *members = json_object_get_members (json_node_get_object (root));
-    GList *l;
-
-    ok = TRUE;
-    for (l = members; l && ok; l = l->next) {
-      if (!g_strv_contains (option_keys, l->data)) {
-        gchar *known = g_strjoinv (", ", (gchar **) option_keys);
-        g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-            "property options: unknown key \"%s\" (known: %s)",
-            (const gchar *) l->data, known);
-        g_free (known);
-        ok = FALSE;
-      }
-    }
-    g_list_free (members);
-  }
-  g_object_unref (parser);
-  return ok;
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "property options: %s", reason);
+  return FALSE;
 }
 
 gboolean

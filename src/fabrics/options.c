@@ -10,6 +10,8 @@
 
 #include "fabrics/jsonutil.h"
 
+#include <mxl/fabrics-ext.h>
+
 typedef gboolean (*OptionReader) (JsonNode *node, const char *key,
     MxlSetupOptions *out, GError **error);
 
@@ -196,4 +198,50 @@ mxl_setup_options_parse (const char *json, MxlSetupOptions *out,
   }
   *out = opts;
   return MXL_STATUS_OK;
+}
+
+mxlStatus
+mxl_setup_options_validate (const char *json, GError **error)
+{
+  g_autoptr (JsonObject) root = NULL;
+  g_autoptr (GList) members = NULL;
+  MxlSetupOptions opts;
+  mxlStatus st;
+
+  if (json == NULL || json[0] == '\0')
+    return MXL_STATUS_OK;
+  root = mxl_json_parse_object (json, "setup options", error);
+  if (root == NULL)
+    return MXL_ERR_INVALID_ARG;
+  members = json_object_get_members (root);
+  for (GList *l = members; l != NULL; l = l->next) {
+    gboolean known = FALSE;
+    for (guint i = 0; i < G_N_ELEMENTS (option_table) && !known; i++)
+      known = g_str_equal (option_table[i].key, l->data);
+    if (!known) {
+      GString *keys = g_string_new (NULL);
+      for (guint i = 0; i < G_N_ELEMENTS (option_table); i++)
+        g_string_append_printf (keys, "%s%s", i ? ", " : "", option_table[i].key);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+          "setup options: unknown key \"%s\" (known: %s)", (const char *) l->data,
+          keys->str);
+      g_string_free (keys, TRUE);
+      return MXL_ERR_INVALID_ARG;
+    }
+  }
+  st = mxl_setup_options_parse (json, &opts, error);
+  if (st == MXL_STATUS_OK)
+    mxl_setup_options_clear (&opts);
+  return st;
+}
+
+mxlStatus
+mxlFabricsExtValidateOptions (char const *in_options, char *out_error, size_t in_error_len)
+{
+  g_autoptr (GError) error = NULL;
+  mxlStatus st = mxl_setup_options_validate (in_options, &error);
+
+  if (out_error != NULL && in_error_len > 0)
+    g_strlcpy (out_error, error ? error->message : "", in_error_len);
+  return st;
 }

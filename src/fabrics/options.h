@@ -64,6 +64,14 @@ typedef struct MxlSetupOptions {
 mxlStatus mxl_setup_options_parse (const char *json, MxlSetupOptions *out,
     GError **error);
 
+/**
+ * mxl_setup_options_validate:
+ * Like mxl_setup_options_parse() but an unknown key is an error too
+ * (mxlFabricsExtValidateOptions()). Returns: MXL_STATUS_OK or
+ * MXL_ERR_INVALID_ARG with @error set (G_IO_ERROR_INVALID_DATA).
+ */
+mxlStatus mxl_setup_options_validate (const char *json, GError **error);
+
 /** Fills @out with the defaults (owning nothing). */
 void mxl_setup_options_defaults (MxlSetupOptions *out);
 

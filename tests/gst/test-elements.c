@@ -311,6 +311,11 @@ test_start_errors (void)
   g_object_set (e, "options", "{\"cqdepth\": 4}", NULL);
   expect_start_error (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
       "unknown key \"cqdepth\"");
+  /* A known key with a bad value: the library's rule, named. */
+  e = make ("mxlfabricssink");
+  g_object_set (e, "options", "{\"protocol\": \"rdma\"}", NULL);
+  expect_start_error (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "one of \"write\", \"send\", \"tagged\"");
   /* Malformed TargetInfo on the sink. */
   e = make ("mxlfabricssink");
   g_object_set (e, "target-info", "%%%", NULL);

@@ -61,6 +61,25 @@ MXL_EXPORT mxlStatus mxlFabricsExtProviderFromString (char const *in_string,
     mxlFabricsProvider *out_provider);
 
 /**
+ * mxlFabricsExtValidateOptions:
+ * @in_options: (nullable): setup options JSON as given to
+ *   mxlFabricsTargetSetup() / mxlFabricsInitiatorSetup() (wire spec §7.3);
+ *   NULL or "" are valid (all defaults).
+ * @out_error: (out) (optional): buffer for the reason, NUL-terminated,
+ *   naming the offending key and what it accepts.
+ * @in_error_len: size of @out_error in bytes.
+ *
+ * Stricter than setup, which ignores keys it does not know: here an unknown
+ * key is an error too (a misspelt option in an element property is caught at
+ * once). Values are checked by the same rules setup applies.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for malformed JSON, a non-object,
+ * an unknown key or a bad value.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtValidateOptions (char const *in_options, char *out_error,
+    size_t in_error_len);
+
+/**
  * mxlFabricsExtGetLibfabricVersion:
  * @out_major, @out_minor: (out): fi_version() of the libfabric in use at run
  *   time (Debian 12: 1.17), which may differ from the headers built against.

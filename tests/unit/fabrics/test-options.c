@@ -5,6 +5,8 @@
 
 #include "fabrics/options.h"
 
+#include <mxl/fabrics-ext.h>
+
 static void
 assert_defaults (const MxlSetupOptions *o)
 {
@@ -162,6 +164,41 @@ test_all_keys (void)
   mxl_setup_options_clear (NULL);
 }
 
+/* The strict check elements use: unknown keys are errors there. */
+static void
+test_validate (void)
+{
+  char reason[256];
+
+  g_assert_cmpint (mxlFabricsExtValidateOptions (NULL, reason, sizeof reason), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpstr (reason, ==, "");
+  g_assert_cmpint (mxlFabricsExtValidateOptions ("", NULL, 0), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtValidateOptions ("{\"cqDepth\":128,\"protocol\":\"tagged\","
+          "\"progressThread\":true,\"postRingCapacity\":2,\"maxMessageSize\":4096,"
+          "\"iovLimit\":4,\"samplesStaging\":false,\"providerName\":\"shm\"}",
+          reason, sizeof reason), ==, MXL_STATUS_OK);
+
+  /* an unknown key (accepted and ignored by setup) names itself and the
+   * known ones */
+  g_assert_cmpint (mxlFabricsExtValidateOptions ("{\"cqdepth\":4}", reason, sizeof reason),
+      ==, MXL_ERR_INVALID_ARG);
+  g_assert_nonnull (strstr (reason, "unknown key \"cqdepth\""));
+  g_assert_nonnull (strstr (reason, "samplesStaging"));
+  /* a bad value: setup's own message */
+  g_assert_cmpint (mxlFabricsExtValidateOptions ("{\"cqDepth\":0}", reason, sizeof reason),
+      ==, MXL_ERR_INVALID_ARG);
+  g_assert_nonnull (strstr (reason, "cqDepth"));
+  g_assert_cmpint (mxlFabricsExtValidateOptions ("[1]", reason, sizeof reason), ==,
+      MXL_ERR_INVALID_ARG);
+  g_assert_cmpint (mxlFabricsExtValidateOptions ("{", reason, sizeof reason), ==,
+      MXL_ERR_INVALID_ARG);
+  /* a short buffer is truncated and terminated */
+  g_assert_cmpint (mxlFabricsExtValidateOptions ("{\"x\":1}", reason, 8), ==,
+      MXL_ERR_INVALID_ARG);
+  g_assert_cmpuint (strlen (reason), ==, 7);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -169,5 +206,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/options/b9-cq-depth", test_b9);
   g_test_add_func ("/fabrics/options/rejects", test_rejects);
   g_test_add_func ("/fabrics/options/all-keys", test_all_keys);
+  g_test_add_func ("/fabrics/options/validate", test_validate);
   return g_test_run ();
 }
