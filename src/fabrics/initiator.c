@@ -434,12 +434,45 @@ conn_free (MxlConn *conn)
 
 /* --------------------------------------------------------------- setup */
 
+static void drain_cq (MxlInitiator *init, int timeout_ms);
+
+/* How long teardown keeps progressing connections that sent messages
+ * (send, tagged) before closing them (ms). */
+#define TEARDOWN_MESSAGE_DRAIN_MS 20
+
+/* tcp;ofi_rxm reports a rendezvous send (a message over its 16 KiB eager
+ * size) complete before it closes the memory regions it registered for
+ * it, and only progress closes them: a domain closed right after the last
+ * completion fails with -FI_EBUSY (libfabric 1.17). Connections that sent
+ * messages are progressed a little first; remote write needs nothing. */
+static void
+drain_messages (MxlInitiator *init)
+{
+  gboolean messages = FALSE;
+  gint64 end;
+
+  for (guint i = 0; init->conns && i < init->conns->len && !messages; i++) {
+    const MxlConn *c = g_ptr_array_index (init->conns, i);
+    messages = c->state.kind == MXL_CONN_CONNECTED
+        && c->info->protocol != MXL_PROTOCOL_WRITE;
+  }
+  if (!messages || init->type_ops == NULL)
+    return;
+  end = g_get_monotonic_time () + TEARDOWN_MESSAGE_DRAIN_MS * 1000;
+  while (g_get_monotonic_time () < end) {
+    init->type_ops->poll_events (init);
+    drain_cq (init, -1);
+    g_usleep (1000);
+  }
+}
+
 static void
 teardown (MxlInitiator *init)
 {
   /* The progress thread goes first: from here on this thread owns the
    * endpoints again. */
   mxl_initiator_progress_stop (init, 0);
+  drain_messages (init);
   if (init->conns) {
     for (guint i = 0; i < init->conns->len; i++)
       mxl_conn_transition (g_ptr_array_index (init->conns, i), MXL_CONN_IN_REMOVE,
