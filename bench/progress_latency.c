@@ -6,13 +6,26 @@
  * side by side in one run. At most WINDOW grains are in flight (results are
  * polled with mxlFabricsExtInitiatorPollTransferResult, which also drives
  * progress when there is no thread). Prints p50/p99/max of the call time
- * and the bytes per second of each run.
+ * and the bytes per second of each run; the modes alternate, round after
+ * round, and the last lines give the median of each figure over the rounds
+ * with its range.
  *
- *   bench-progress-latency [grains per run, default 600]
+ * On a machine with fewer cores than busy threads (here: the caller, the
+ * progress thread, the target's reader and the kernel's tcp work on 2
+ * cores) a call is sometimes descheduled in the middle: its wall time is
+ * then the scheduler's, not ours. Every call's involuntary context switches
+ * are counted (getrusage RUSAGE_THREAD, outside the timed window); "pre"
+ * is how many calls were preempted and "p99 run" the 99th percentile of
+ * the calls that were not. "blk" counts calls that blocked (a voluntary
+ * switch: a contended lock, a wait), which a call that only enqueues must
+ * not do.
+ *
+ *   bench-progress-latency [grains per run, default 600] [rounds, default 5]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -99,9 +112,21 @@ iface (mxlFabricsProvider prov, const char *node)
 }
 
 typedef struct Result {
-  double p50_us, p99_us, max_us, bytes_per_s;
-  guint failed, not_ready;
+  double p50_us, p99_us, max_us, p99_run_us, bytes_per_s;
+  guint failed, not_ready, preempted, blocked;
 } Result;
+
+/* Context switches of the calling thread: involuntary (preempted) in
+ * @out_inv, voluntary (it blocked: a lock, a sleep, a syscall that waits)
+ * returned. */
+static long
+context_switches (long *out_inv)
+{
+  struct rusage ru;
+  getrusage (RUSAGE_THREAD, &ru);
+  *out_inv = ru.ru_nivcsw;
+  return ru.ru_nvcsw;
+}
 
 static gboolean
 run (mxlFabricsProvider prov, gboolean thread, guint n, Result *out)
@@ -116,8 +141,8 @@ run (mxlFabricsProvider prov, gboolean thread, guint n, Result *out)
   mxlFabricsInitiatorConfig ic;
   Reader rd;
   GThread *rth;
-  double *lat = g_new0 (double, n), t0, t1;
-  guint in_flight = 0, done = 0;
+  double *lat = g_new0 (double, n), *run_lat = g_new0 (double, n), t0, t1;
+  guint in_flight = 0, done = 0, n_run = 0;
   mxlGrainInfo gi;
   uint8_t *payload;
   uint64_t grain_bytes = 0;
@@ -161,6 +186,7 @@ run (mxlFabricsProvider prov, gboolean thread, guint n, Result *out)
   t0 = bench_now_s ();
   for (guint i = 0; i < n; i++) {
     double a, b;
+    long vol, inv, vol2, inv2;
     mxlFabricsExtTransferResult res;
     /* Window: wait for results (not timed). */
     while (in_flight >= WINDOW) {
@@ -170,10 +196,17 @@ run (mxlFabricsProvider prov, gboolean thread, guint n, Result *out)
         out->failed += res.status != MXL_STATUS_OK;
       }
     }
+    vol = context_switches (&inv);
     a = bench_now_s ();
     st = mxlFabricsInitiatorTransferGrain (init, 100 + (i % 5), 0, 1080);
     b = bench_now_s ();
     lat[i] = (b - a) * 1e6;
+    vol2 = context_switches (&inv2);
+    out->blocked += vol2 != vol;
+    if (inv2 == inv)
+      run_lat[n_run++] = lat[i];
+    else
+      out->preempted++;
     if (st == MXL_STATUS_OK)
       in_flight++;
     else
@@ -194,6 +227,10 @@ run (mxlFabricsProvider prov, gboolean thread, guint n, Result *out)
   out->p50_us = lat[n / 2];
   out->p99_us = lat[(size_t) (n * 0.99)];
   out->max_us = lat[n - 1];
+  if (n_run > 0) {
+    qsort (run_lat, n_run, sizeof (double), bench_cmp_double);
+    out->p99_run_us = run_lat[(size_t) (n_run * 0.99)];
+  }
   out->bytes_per_s = (double) done * (double) grain_bytes / (t1 - t0);
   mxlFabricsFreeTargetInfo (info);
   mxlFabricsDestroyInitiator (is.fab, init);
@@ -201,35 +238,96 @@ run (mxlFabricsProvider prov, gboolean thread, guint n, Result *out)
   side_close (&is);
   side_close (&ts);
   g_free (lat);
+  g_free (run_lat);
   return TRUE;
+}
+
+#define MAX_ROUNDS 20
+
+static double
+median_of (double *v, guint n, double *lo, double *hi)
+{
+  qsort (v, n, sizeof (double), bench_cmp_double);
+  *lo = v[0];
+  *hi = v[n - 1];
+  return v[n / 2];
+}
+
+static void
+print_row (const char *prov, const char *mode, const char *round, const Result *r)
+{
+  printf ("%-4s %-7s %-6s %9.2f %9.2f %9.2f %10.2f %5u %5u %9.1f %6u %8u\n", prov, mode,
+      round, r->p50_us, r->p99_us, r->max_us, r->p99_run_us, r->preempted, r->blocked,
+      r->bytes_per_s / 1e6, r->failed, r->not_ready);
 }
 
 int
 main (int argc, char **argv)
 {
   guint n = argc > 1 ? (guint) atoi (argv[1]) : 600;
+  guint rounds = argc > 2 ? (guint) atoi (argv[2]) : 5;
   static const struct { const char *name; mxlFabricsProvider prov; } provs[] = {
     { "tcp", MXL_FABRICS_PROVIDER_TCP }, { "shm", MXL_FABRICS_PROVIDER_SHM },
   };
+  static Result res[2][2][MAX_ROUNDS];
+  gboolean ok[2][2][MAX_ROUNDS] = { { { FALSE } } };
 
-  if (n < 10)
-    n = 10;
+  n = MAX (n, 10);
+  rounds = CLAMP (rounds, 1, MAX_ROUNDS);
   g_log_set_always_fatal (G_LOG_FATAL_MASK);
-  printf ("1080p v210 grains, %u per run, window %d, one target\n", n, WINDOW);
-  printf ("%-4s %-10s %10s %10s %10s %12s %7s %9s\n", "prov", "mode", "p50 us", "p99 us",
-      "max us", "MB/s", "failed", "notready");
-  for (guint p = 0; p < G_N_ELEMENTS (provs); p++) {
-    for (int thread = 0; thread < 2; thread++) {
-      Result r;
-      if (!run (provs[p].prov, thread, n, &r)) {
-        printf ("%-4s %-10s setup failed\n", provs[p].name, thread ? "thread" : "caller");
-        continue;
+  printf ("1080p v210 grains, %u per run, window %d, one target, %u rounds "
+      "(modes alternate in each round); times in microseconds\n", n, WINDOW, rounds);
+  printf ("%-4s %-7s %-6s %9s %9s %9s %10s %5s %5s %9s %6s %8s\n", "prov", "mode", "round",
+      "p50", "p99", "max", "p99 run", "pre", "blk", "MB/s", "failed", "notready");
+  for (guint k = 0; k < rounds; k++) {
+    for (guint p = 0; p < G_N_ELEMENTS (provs); p++) {
+      for (int thread = 0; thread < 2; thread++) {
+        char round[16];
+        const char *mode = thread ? "thread" : "caller";
+
+        g_snprintf (round, sizeof round, "%u", k + 1);
+        ok[p][thread][k] = run (provs[p].prov, thread, n, &res[p][thread][k]);
+        if (!ok[p][thread][k])
+          printf ("%-4s %-7s %-6s setup failed\n", provs[p].name, mode, round);
+        else
+          print_row (provs[p].name, mode, round, &res[p][thread][k]);
+        fflush (stdout);
       }
-      printf ("%-4s %-10s %10.2f %10.2f %10.2f %12.1f %7u %9u\n", provs[p].name,
-          thread ? "thread" : "caller", r.p50_us, r.p99_us, r.max_us, r.bytes_per_s / 1e6,
-          r.failed, r.not_ready);
-      fflush (stdout);
     }
+  }
+  printf ("\nmedian over rounds [min .. max]\n");
+  for (guint p = 0; p < G_N_ELEMENTS (provs); p++) {
+    double with_tp = 0, without_tp = 0;
+    for (int thread = 0; thread < 2; thread++) {
+      double p99[MAX_ROUNDS], run99[MAX_ROUNDS], bps[MAX_ROUNDS], p50[MAX_ROUNDS];
+      double lo1, hi1, lo2, hi2, lo3, hi3, lo4, hi4, m1, m2, m3, m4;
+      guint c = 0;
+      for (guint k = 0; k < rounds; k++) {
+        if (!ok[p][thread][k])
+          continue;
+        p50[c] = res[p][thread][k].p50_us;
+        p99[c] = res[p][thread][k].p99_us;
+        run99[c] = res[p][thread][k].p99_run_us;
+        bps[c] = res[p][thread][k].bytes_per_s / 1e6;
+        c++;
+      }
+      if (c == 0)
+        continue;
+      m1 = median_of (p50, c, &lo1, &hi1);
+      m2 = median_of (p99, c, &lo2, &hi2);
+      m3 = median_of (run99, c, &lo3, &hi3);
+      m4 = median_of (bps, c, &lo4, &hi4);
+      printf ("%-4s %-7s p50 %.2f [%.2f .. %.2f]  p99 %.2f [%.2f .. %.2f]  "
+          "p99 run %.2f [%.2f .. %.2f]  MB/s %.0f [%.0f .. %.0f]\n", provs[p].name,
+          thread ? "thread" : "caller", m1, lo1, hi1, m2, lo2, hi2, m3, lo3, hi3, m4, lo4, hi4);
+      if (thread)
+        with_tp = m4;
+      else
+        without_tp = m4;
+    }
+    if (without_tp > 0)
+      printf ("%-4s bytes/s with the thread / without: %.2f\n", provs[p].name,
+          with_tp / without_tp);
   }
   return 0;
 }
