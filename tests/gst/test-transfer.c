@@ -485,6 +485,53 @@ test_zero_copy_not_lent (void)
  * and the median time from a buffer's render time (base time + PTS on the
  * pipeline's monotonic system clock) to its release stays under 2 ms; an
  * engine woken by its idle tick alone gives ~2.5-3 ms. */
+/* The src copies grains into buffers of its own small pool (gst/
+ * grainpool.h: written once at start, so the first grains of a stream do
+ * not pay page faults): a consumer that releases each buffer before the
+ * next gets every grain byte-exact in a pooled buffer, out of at most
+ * GST_MXL_FABRICS_GRAIN_POOL_MAX (4) distinct memory blocks. */
+#define RECYCLE_N 12
+static void
+test_src_buffers_recycled (void)
+{
+  gchar *ti = NULL;
+  GstElement *src = start_src ("shm", CAPS_720, NULL, &ti);
+  GstElement *sink = start_sink ("shm", CAPS_720, "wait-for-connection=true",
+      ti);
+  GHashTable *blocks = g_hash_table_new (g_direct_hash, g_direct_equal);
+  guint i;
+
+  wait_connected (sink);
+  set_pts_base (sink);
+  for (i = 0; i < RECYCLE_N; i++) {
+    GstBuffer *want = make_v210 (i, NULL);
+    GstBuffer *got;
+    GstMapInfo map;
+
+    push (sink, gst_buffer_ref (want));
+    got = pull (src, "out", WAIT_S * 1000);
+    g_assert_nonnull (got);
+    assert_same_bytes (got, want);
+    g_assert_nonnull (got->pool);
+    g_assert_true (gst_buffer_map (got, &map, GST_MAP_READ));
+    g_hash_table_add (blocks, map.data);
+    gst_buffer_unmap (got, &map);
+    gst_buffer_unref (got);
+    gst_buffer_unref (want);
+  }
+  g_test_message ("%u grains in %u distinct buffers", RECYCLE_N,
+      g_hash_table_size (blocks));
+  g_assert_cmpuint (g_hash_table_size (blocks), <=, 4);
+  g_assert_cmpuint (stat_u64 (src, "src", "grains"), ==, RECYCLE_N);
+  g_assert_cmpuint (stat_u64 (src, "src", "dropped"), ==, 0);
+  assert_no_error (sink);
+  assert_no_error (src);
+  stop (sink);
+  stop (src);
+  g_hash_table_unref (blocks);
+  g_free (ti);
+}
+
 #define PROMPT_N 15
 #define CAPS_360 "video/x-raw,format=v210,width=640,height=360,framerate=25/1"
 #define STRIDE_360 (((640 + 47) / 48) * 128)
@@ -1348,6 +1395,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/transfer/zero-copy/not-lent", test_zero_copy_not_lent);
   g_test_add_func ("/gst/transfer/zero-copy/released-promptly/tcp",
       test_zero_copy_released_promptly);
+  g_test_add_func ("/gst/transfer/src-buffers-recycled/shm",
+      test_src_buffers_recycled);
   g_test_add_func ("/gst/transfer/v210-interlaced/tcp", test_v210_interlaced);
   g_test_add_func ("/gst/transfer/v210a/tcp", test_v210a);
   g_test_add_func ("/gst/transfer/padded-stride/tcp", test_padded_stride);
