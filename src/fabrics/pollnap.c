@@ -29,8 +29,10 @@ mxl_poll_nap_next (MxlPollNap *nap, gint64 now_us)
   if (nap->period_us == 0 || nap->last_arrival_us == 0)
     return nap_us;
   /* The next grain on the period grid from the last arrival (grains that
-   * did not come move the grid on by whole periods). */
+   * did not come move the grid on by whole periods), for a few periods. */
   since = now_us - nap->last_arrival_us;
+  if (since >= MXL_POLL_NAP_WINDOWS * nap->period_us + nap->half_window_us)
+    return nap_us;
   expected = nap->last_arrival_us + nap->period_us;
   if (since >= nap->period_us + nap->half_window_us)
     expected = nap->last_arrival_us

@@ -10,8 +10,9 @@
  * at most MXL_POLL_NAP_WINDOW_US, so a grain that lands there waits about
  * half of that for its completion to be read instead of about half of the
  * back-off (up to 1 ms). A nap that would cross into the window stops at
- * its start. Without a period (continuous flows, unknown rate) it is the
- * plain back-off.
+ * its start. Grains that do not come move the window on by whole periods,
+ * for MXL_POLL_NAP_WINDOWS periods after the last grain; then, and without
+ * a period (continuous flows, unknown rate), it is the plain back-off.
  */
 #ifndef MXL_FABRICS_POLLNAP_H
 #define MXL_FABRICS_POLLNAP_H
@@ -26,6 +27,9 @@ G_BEGIN_DECLS
 #define MXL_POLL_NAP_WINDOW_US 100
 /* Smallest half-width of that window (us). */
 #define MXL_POLL_NAP_MIN_HALF_WINDOW_US 1000
+/* Windows kept on the grid after the last grain: a stream that stopped
+ * goes back to the plain back-off after this many periods. */
+#define MXL_POLL_NAP_WINDOWS 4
 
 typedef struct {
   gint64 period_us;     /* one grain period; 0: no window */

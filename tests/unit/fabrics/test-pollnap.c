@@ -58,10 +58,14 @@ test_window_60hz (void)
   g_assert_cmpuint (mxl_poll_nap_next (&nap, T0 + 30500), ==, 749);
   g_assert_cmpuint (mxl_poll_nap_next (&nap, T0 + 31249), ==, 100);
   g_assert_cmpuint (mxl_poll_nap_next (&nap, T0 + 35414), ==, 100);
-  /* Ten periods later the grid still holds: window around T0 + 11 * 16666. */
-  g_assert_cmpuint (mxl_poll_nap_next (&nap, T0 + 11 * 16666 - 2083), ==, 100);
-  g_assert_cmpuint (mxl_poll_nap_next (&nap, T0 + 11 * 16666 + 2082), ==, 100);
-  g_assert_cmpuint (mxl_poll_nap_next (&nap, T0 + 11 * 16666 - 2084), ==, 1);
+  /* The last window kept: around T0 + 4 * 16666, up to T0 + 68746. */
+  g_assert_cmpuint (mxl_poll_nap_next (&nap, T0 + 4 * 16666 - 2083), ==, 100);
+  g_assert_cmpuint (mxl_poll_nap_next (&nap, T0 + 4 * 16666 + 2082), ==, 100);
+  g_assert_cmpuint (mxl_poll_nap_next (&nap, T0 + 4 * 16666 - 2084), ==, 1);
+  /* Then the stream counts as stopped: plain back-off, no more windows. */
+  g_assert_cmpuint (mxl_poll_nap_next (&nap, T0 + 4 * 16666 + 2083), ==, 1000);
+  g_assert_cmpuint (mxl_poll_nap_next (&nap, T0 + 5 * 16666), ==, 1000);
+  g_assert_cmpuint (mxl_poll_nap_next (&nap, T0 + 11 * 16666), ==, 1000);
   /* A grain re-anchors the window and restarts the back-off. */
   mxl_poll_nap_arrived (&nap, T0 + 40000);
   g_assert_cmpuint (mxl_poll_nap_next (&nap, T0 + 40010), ==, 50);
