@@ -202,6 +202,11 @@ def main():
                                                   "benchmarks.md"))
     ap.add_argument("--no-doc", action="store_true")
     ap.add_argument("--note", default="")
+    ap.add_argument("--modes", default="fast,paced",
+                    help="comma list of fast, paced (default both)")
+    ap.add_argument("--baseline-build", default="",
+                    help="also run the ours cases with this build's plugin, "
+                    "interleaved, as \"ours ... (baseline)\"")
     a = ap.parse_args()
     if not 1 <= a.runs <= 20 or not 0 < a.duration <= 60 or a.fps <= 0:
         ap.error("--runs 1..20, --duration (0, 60], --fps > 0")
@@ -219,11 +224,32 @@ def main():
     log_path = os.path.join(tmp, "stderr.log")
     log = open(log_path, "w")
     all_cases = cases(tmp, a.port)
+    case_env = {}
+    if a.baseline_build:
+        benv = dict(env)
+        benv["GST_PLUGIN_PATH"] = os.path.join(
+            os.path.abspath(a.baseline_build), "gst")
+        base = []
+        for c in all_cases:
+            if c[5]:
+                # own port and TargetInfo file; same element text otherwise
+                bc = (c[0] + " (baseline)", c[1],
+                      c[2].replace("target-%s" % c[0][5:], "base-%s" % c[0][5:]),
+                      c[3].replace("target-%s" % c[0][5:], "base-%s" % c[0][5:])
+                      .replace("service=%d" % (a.port + 3),
+                               "service=%d" % (a.port + 4)),
+                      c[4], c[5])
+                case_env[bc[0]] = benv
+                base.append(bc)
+        all_cases = [x for c in all_cases
+                     for x in ([c] + [b for b in base
+                                      if b[0] == c[0] + " (baseline)"])]
     if a.only:
         want = a.only.split(",")
         all_cases = [c for c in all_cases
                      if any(c[0].startswith(w) for w in want)]
-    modes = [("fast", 0.0), ("%g fps" % a.fps, a.fps)]
+    modes = [m for m in [("fast", 0.0), ("%g fps" % a.fps, a.fps)]
+             if ("fast" if m[1] == 0 else "paced") in a.modes.split(",")]
     data, errors, ours_state = {}, [], {}
     for r in range(a.runs):
         for case in all_cases:
@@ -235,7 +261,8 @@ def main():
                 for f in os.listdir(tmp):
                     if f.endswith(".json") or f.startswith("shm.sock"):
                         os.unlink(os.path.join(tmp, f))
-                s, rv, err = run_case(exe, env, case, fps, a, tmp, log)
+                s, rv, err = run_case(exe, case_env.get(name, env), case,
+                                      fps, a, tmp, log)
                 if err and ours and not s and not rv:
                     # the elements cannot transfer yet: say why, once
                     ours_state[name] = ("%s (%s)" % (NOT_BUILT, err)
@@ -273,7 +300,8 @@ def main():
     header = ["transport", "mode", "frames/s (recv)", "CPU ms/frame send",
               "CPU ms/frame recv", "CPU ms/frame both", "latency ms median",
               "latency ms p99", "frames sent / recv / lost / damaged / dup (all runs)",
-              "ours tcp / this (fps; CPU)", "ours shm / this (fps; CPU)"]
+              "ours tcp / this (fps; CPU; p99 latency)",
+              "ours shm / this (fps; CPU; p99 latency)"]
     rows = []
     for case in all_cases:
         name, ours = case[0], case[5]
@@ -290,9 +318,12 @@ def main():
                     ratios.append("not yet measured" if o in ours_state
                                   else "–")
                 else:
-                    ratios.append("%s; %s" % (
+                    ratios.append("%s; %s; %s" % (
                         results.ratio(st(o, mode, "recv", "fps"), fps),
-                        results.ratio(cpu_total(o, mode), cpu)))
+                        results.ratio(cpu_total(o, mode), cpu),
+                        results.ratio(st(o, mode, "recv", "latency_ms_p99"),
+                                      st(name, mode, "recv",
+                                         "latency_ms_p99"))))
             rows.append([
                 name, mode, results.fmt_stat(fps),
                 results.fmt_stat(st(name, mode, "send", "cpu_ms_per_frame")),

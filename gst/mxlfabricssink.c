@@ -631,6 +631,12 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
   if (st == MXL_STATUS_OK)
     gst_mxl_fabrics_sink_engine_count_transfer (self, bytes);
   mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
+  /* Wake the engine thread now: it progresses the writes every busy tick
+   * while they are in flight, but only from its next wake-up on, which
+   * idle is up to one (5 ms) tick away; tcp sends what the socket did not
+   * take at posting only when progressed. */
+  if (st == MXL_STATUS_OK)
+    g_cond_broadcast (&self->engine_cond);
   g_mutex_unlock (&self->engine_lock);
 
   if (st == MXL_ERR_NOT_READY) {

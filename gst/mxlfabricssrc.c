@@ -103,6 +103,7 @@
 
 #include "mxlfabricssrc.h"
 #include "gstmxlfabricselements.h"
+#include "grainpool.h"
 
 #include <string.h>
 
@@ -335,6 +336,7 @@ engine_stop (GstMxlFabricsSrc * self)
   if (self->target)
     mxlFabricsDestroyTarget (self->flow.fabrics, self->target);
   self->target = NULL;
+  g_clear_pointer (&self->grain_pool, gst_mxl_fabrics_grain_pool_free);
   gst_mxl_fabrics_local_flow_close (&self->flow);
 }
 
@@ -370,6 +372,8 @@ engine_start (GstMxlFabricsSrc * self, GError ** error)
     self->grain_size = 0;
   else
     self->grain_size = gst_mxl_fabrics_format_grain_size (&self->format);
+  /* NULL for audio (no fixed size): buffers are then allocated per batch */
+  self->grain_pool = gst_mxl_fabrics_grain_pool_new (self->grain_size);
 
   memset (&config, 0, sizeof config);
   config.version = MXL_FABRICS_API_VERSION;
@@ -778,7 +782,8 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
     count (self, &self->obj->counters.invalid, 1, FALSE);
     return NULL;
   }
-  buf = gst_buffer_new_allocate (NULL, self->grain_size, NULL);
+  buf = gst_mxl_fabrics_grain_pool_acquire (self->grain_pool,
+      self->grain_size);
   gst_buffer_fill (buf, 0, payload, self->grain_size);
   /* The remote writer may have reused the slot while we copied: read the
    * header again, after the copy (a seqlock read; writes land header

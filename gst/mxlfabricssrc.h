@@ -42,6 +42,7 @@ struct _GstMxlFabricsSrc {
   GstMxlFabricsLocalFlow flow;
   mxlFabricsTarget target;
   gsize grain_size;             /* payload bytes (discrete flows) */
+  GstBufferPool *grain_pool;    /* buffers grains are copied into (grainpool.h) */
   gboolean have_head;           /* a completion has been seen */
   guint64 head;                 /* newest index completed by the target */
   guint64 next;                 /* next grain index to push */

@@ -35,7 +35,7 @@ mxl_instance_new_target (mxlFabricsInstance inst)
   MxlTarget *t = g_new0 (MxlTarget, 1);
 
   t->instance = inst;
-  t->idle_sleep_us = 50;
+  mxl_poll_nap_init (&t->nap, 0);
   mxl_lock_init (&t->lock);
   g_ptr_array_add (inst->targets, t);
   return t;

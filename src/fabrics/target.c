@@ -292,6 +292,11 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   t->protocol = t->options.protocol;
   t->writer = config->writer;
   t->grain_count = flow.grain_count;
+  /* Grains are expected once per grain period (the flow's rate); continuous
+   * flows arrive in batches of no fixed period: no poll window. */
+  mxl_poll_nap_init (&t->nap, flow.format != MXL_DATA_FORMAT_AUDIO
+      && flow.rate.numerator > 0 && flow.rate.denominator > 0
+      ? (gint64) (G_USEC_PER_SEC * flow.rate.denominator / flow.rate.numerator) : 0);
   mxl_grain_layout_init (&t->layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
   do {
     t->id = mxl_random_u64 ();
@@ -502,14 +507,13 @@ mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
       if (st != MXL_ERR_NOT_READY)
         break;
     } else {
-      /* shm/efa cannot wait on the CQ (P9): poll with a short, growing
-       * sleep; reset by every completion. */
-      g_usleep (t->idle_sleep_us);
-      t->idle_sleep_us = MIN (MAX (t->idle_sleep_us * 2, 50u), 1000u);
+      /* shm/efa cannot wait on the CQ (P9): poll with naps, short around
+       * the grain expected next (pollnap.h), never past the deadline. */
+      g_usleep (MIN ((gint64) mxl_poll_nap_next (&t->nap, now), deadline - now));
     }
   }
   if (st == MXL_STATUS_OK)
-    t->idle_sleep_us = 50;
+    mxl_poll_nap_arrived (&t->nap, g_get_monotonic_time ());
   return st;
 }
 

@@ -23,6 +23,7 @@
 #include "fabrics/events.h"
 #include "fabrics/ofi.h"
 #include "fabrics/options.h"
+#include "fabrics/pollnap.h"
 #include "fabrics/progress.h"
 #include "fabrics/protocol.h"
 #include "fabrics/provider.h"
@@ -121,7 +122,7 @@ struct mxlFabricsTarget_t {
   uint32_t *slot_pending;         /* buffered completions per slot */
   gboolean have_committed;        /* committed_max is set */
   uint64_t committed_max;         /* highest grain index committed */
-  guint idle_sleep_us;            /* poll back-off of blocking reads */
+  MxlPollNap nap;                 /* polls of blocking reads without a CQ wait object */
   /* posted receives: consumed by immediate data (FI_RX_CQ_DATA providers,
    * 8 bytes each) or the send protocol's receive ring (rx_entry_size each) */
   gboolean rx_cq_data;
