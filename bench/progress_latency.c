@@ -5,7 +5,9 @@
  * 1080p v210 grains to one target in the same process, over tcp and shm,
  * side by side in one run. At most WINDOW grains are in flight (results are
  * polled with mxlFabricsExtInitiatorPollTransferResult, which also drives
- * progress when there is no thread). Prints p50/p99/max of the call time
+ * progress when there is no thread). The target runs in a child process
+ * of its own (as on another host: its threads, page faults and memory
+ * maps do not interrupt the timed thread). Prints p50/p99/max of the call time
  * and the bytes per second of each run; the modes alternate, round after
  * round, and the last lines give the median of each figure over the rounds
  * with its range.
@@ -25,7 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -128,31 +133,115 @@ context_switches (long *out_inv)
   return ru.ru_nvcsw;
 }
 
+/* Child: the target (its own MXL domain), a reader thread draining grains;
+ * sends its TargetInfo on @fd, runs until the parent closes @fd. */
+static void G_GNUC_NORETURN
+target_child (mxlFabricsProvider prov, gboolean thread, const char *tname, int fd)
+{
+  const char *opts = thread ? "{\"progressThread\": true}" : NULL;
+  Side ts;
+  mxlFabricsTarget t;
+  mxlFabricsTargetInfo info;
+  mxlFabricsTargetConfig tc;
+  Reader rd;
+  GThread *rth;
+  char *str;
+  size_t len = 0;
+  uint32_t n32;
+  char c;
+
+  if (!side_open (&ts))
+    _exit (2);
+  memset (&tc, 0, sizeof tc);
+  tc.interface = iface (prov, prov == MXL_FABRICS_PROVIDER_SHM ? tname : "127.0.0.1");
+  tc.writer = ts.writer;
+  if (mxlFabricsCreateTarget (ts.fab, &t) != MXL_STATUS_OK
+      || mxlFabricsTargetSetup (t, &tc, opts, &info) != MXL_STATUS_OK
+      || mxlFabricsTargetInfoToString (info, NULL, &len) != MXL_STATUS_OK)
+    _exit (3);
+  str = g_malloc (len);
+  if (mxlFabricsTargetInfoToString (info, str, &len) != MXL_STATUS_OK)
+    _exit (4);
+  n32 = (uint32_t) strlen (str);
+  if (!bench_write_all (fd, &n32, sizeof n32) || !bench_write_all (fd, str, n32))
+    _exit (5);
+  memset (&rd, 0, sizeof rd);
+  rd.t = t;
+  rth = g_thread_new ("reader", read_loop, &rd);
+  /* until the parent closes its end (or 600 s) */
+  bench_read_all (fd, &c, 1, bench_now_s () + 600);
+  g_atomic_int_set (&rd.stop, 1);
+  g_thread_join (rth);
+  mxlFabricsFreeTargetInfo (info);
+  mxlFabricsDestroyTarget (ts.fab, t);
+  side_close (&ts);
+  g_free (str);
+  _exit (0);
+}
+
+/* Waits for @child at most 10 s, then kills it. */
+static void
+reap (pid_t child)
+{
+  int status;
+
+  for (int i = 0; i < 1000; i++) {
+    if (waitpid (child, &status, WNOHANG) == child)
+      return;
+    g_usleep (10000);
+  }
+  fprintf (stderr, "target process %d did not stop: killed\n", (int) child);
+  kill (child, SIGKILL);
+  waitpid (child, &status, 0);
+}
+
+static guint run_count;
+
 static gboolean
 run (mxlFabricsProvider prov, gboolean thread, guint n, Result *out)
 {
   const char *opts = thread ? "{\"progressThread\": true}" : NULL;
-  char tname[64], iname[64];
-  Side ts, is;
-  mxlFabricsTarget t;
+  char tname[64], iname[64], *str;
+  Side is;
   mxlFabricsInitiator init;
   mxlFabricsTargetInfo info;
-  mxlFabricsTargetConfig tc;
   mxlFabricsInitiatorConfig ic;
-  Reader rd;
-  GThread *rth;
   double *lat = g_new0 (double, n), *run_lat = g_new0 (double, n), t0, t1;
   guint in_flight = 0, done = 0, n_run = 0;
   mxlGrainInfo gi;
   uint8_t *payload;
   uint64_t grain_bytes = 0;
+  uint32_t n32 = 0;
+  int sv[2];
+  pid_t child;
   mxlStatus st;
 
   memset (out, 0, sizeof *out);
-  g_snprintf (tname, sizeof tname, "tgt-bench-%d-%d", (int) getpid (), thread);
-  g_snprintf (iname, sizeof iname, "ini-bench-%d-%d", (int) getpid (), thread);
-  if (!side_open (&ts) || !side_open (&is))
+  run_count++;
+  g_snprintf (tname, sizeof tname, "tgt-bench-%d-%u", (int) getpid (), run_count);
+  g_snprintf (iname, sizeof iname, "ini-bench-%d-%u", (int) getpid (), run_count);
+  if (socketpair (AF_UNIX, SOCK_STREAM, 0, sv) != 0)
     return FALSE;
+  child = fork ();
+  if (child < 0)
+    return FALSE;
+  if (child == 0) {
+    close (sv[0]);
+    target_child (prov, thread, tname, sv[1]);
+  }
+  close (sv[1]);
+  if (!bench_read_all (sv[0], &n32, sizeof n32, bench_now_s () + 20) || n32 == 0
+      || n32 > 1u << 20)
+    goto child_failed;
+  str = g_malloc0 (n32 + 1);
+  if (!bench_read_all (sv[0], str, n32, bench_now_s () + 5)
+      || mxlFabricsTargetInfoFromString (str, &info) != MXL_STATUS_OK) {
+    g_free (str);
+    goto child_failed;
+  }
+  g_free (str);
+  if (!side_open (&is))
+    goto child_failed;
   /* Initiator grains: committed once, transferred again and again. */
   for (uint64_t i = 0; i < 16; i++) {
     if (mxlFlowWriterOpenGrain (is.writer, 100 + i, &gi, &payload) != MXL_STATUS_OK)
@@ -161,27 +250,19 @@ run (mxlFabricsProvider prov, gboolean thread, guint n, Result *out)
     grain_bytes = gi.grainSize;
     mxlFlowWriterCommitGrain (is.writer, &gi);
   }
-  memset (&tc, 0, sizeof tc);
-  tc.interface = iface (prov, prov == MXL_FABRICS_PROVIDER_SHM ? tname : "127.0.0.1");
-  tc.writer = ts.writer;
   memset (&ic, 0, sizeof ic);
   ic.interface = iface (prov, prov == MXL_FABRICS_PROVIDER_SHM ? iname : "127.0.0.1");
   ic.reader = is.reader;
-  if (mxlFabricsCreateTarget (ts.fab, &t) != MXL_STATUS_OK
-      || mxlFabricsTargetSetup (t, &tc, opts, &info) != MXL_STATUS_OK
-      || mxlFabricsCreateInitiator (is.fab, &init) != MXL_STATUS_OK
+  if (mxlFabricsCreateInitiator (is.fab, &init) != MXL_STATUS_OK
       || mxlFabricsInitiatorSetup (init, &ic, opts) != MXL_STATUS_OK
       || mxlFabricsInitiatorAddTarget (init, info) != MXL_STATUS_OK)
-    return FALSE;
-  memset (&rd, 0, sizeof rd);
-  rd.t = t;
-  rth = g_thread_new ("reader", read_loop, &rd);
+    goto child_failed;
   t0 = bench_now_s ();
   while ((st = mxlFabricsInitiatorMakeProgressBlocking (init, 10)) == MXL_ERR_NOT_READY
       && bench_now_s () - t0 < 5)
     ;
   if (st != MXL_STATUS_OK)
-    return FALSE;
+    goto child_failed;
 
   t0 = bench_now_s ();
   for (guint i = 0; i < n; i++) {
@@ -221,8 +302,6 @@ run (mxlFabricsProvider prov, gboolean thread, guint n, Result *out)
     out->failed += res.status != MXL_STATUS_OK;
   }
   t1 = bench_now_s ();
-  g_atomic_int_set (&rd.stop, 1);
-  g_thread_join (rth);
   qsort (lat, n, sizeof (double), bench_cmp_double);
   out->p50_us = lat[n / 2];
   out->p99_us = lat[(size_t) (n * 0.99)];
@@ -234,12 +313,20 @@ run (mxlFabricsProvider prov, gboolean thread, guint n, Result *out)
   out->bytes_per_s = (double) done * (double) grain_bytes / (t1 - t0);
   mxlFabricsFreeTargetInfo (info);
   mxlFabricsDestroyInitiator (is.fab, init);
-  mxlFabricsDestroyTarget (ts.fab, t);
   side_close (&is);
-  side_close (&ts);
+  close (sv[0]);
+  reap (child);
   g_free (lat);
   g_free (run_lat);
   return TRUE;
+
+child_failed:
+  close (sv[0]);
+  kill (child, SIGKILL);
+  reap (child);
+  g_free (lat);
+  g_free (run_lat);
+  return FALSE;
 }
 
 #define MAX_ROUNDS 20
