@@ -8,6 +8,8 @@
  */
 #include "fabrics/initiator.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
 
 #include <mxl/flow.h>
@@ -313,6 +315,18 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
   init->type_ops->close (conn, cur, orderly);
 }
 
+/* A shm target's process is gone (TargetInfo ext.pid, same host): its
+ * shared region must not be written again, whatever state libfabric left
+ * it in (a lock the process held when it died is never released, and
+ * libfabric 1.17 spins on it). A reused pid only delays the verdict to the
+ * stall check. */
+static gboolean
+peer_gone (const MxlConn *conn)
+{
+  return conn->info->owner_pid != 0 && kill ((pid_t) conn->info->owner_pid, 0) != 0
+      && errno == ESRCH;
+}
+
 void
 mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
 {
@@ -323,7 +337,11 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
 
   switch (input) {
     case MXL_CONN_IN_TICK:
-      if (cur.kind == MXL_CONN_IDLE && now >= cur.u.idle.retry_at) {
+      if (cur.kind == MXL_CONN_IDLE && now >= cur.u.idle.retry_at && peer_gone (conn)) {
+        /* A TargetInfo of a process that is gone (a stale file): not
+         * opened; retried with back-off until it is replaced. */
+        idle_state (&next, cur.u.idle.attempts + 1);
+      } else if (cur.kind == MXL_CONN_IDLE && now >= cur.u.idle.retry_at) {
         conn->conn_id = ++init->next_conn_id;
         if (init->type_ops->open (conn, &next) != MXL_STATUS_OK)
           idle_state (&next, cur.u.idle.attempts + 1);
@@ -335,8 +353,9 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
         leave (conn, &cur, FALSE, reason);
         idle_state (&next, cur.u.connecting.attempts + 1);
       } else if (cur.kind == MXL_CONN_CONNECTED && !init->type_ops->reports_peer_loss
-          && conn->outstanding > 0
-          && now - conn->last_progress > MXL_CONN_STALL_MS * 1000) {
+          && ((conn->outstanding > 0
+                  && now - conn->last_progress > MXL_CONN_STALL_MS * 1000)
+              || peer_gone (conn))) {
         reason = MXL_ERR_NOT_READY;
         leave (conn, &cur, FALSE, MXL_ERR_INTERRUPTED);
         memset (&next, 0, sizeof (next));
@@ -958,6 +977,11 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
 
     if (c->state.kind != MXL_CONN_CONNECTED || (only_target && c->target_id != only_target))
       continue;
+    if (peer_gone (c)) {
+      /* checked before every post: see peer_gone() */
+      mxl_conn_transition (c, MXL_CONN_IN_TICK, MXL_STATUS_OK);
+      continue;
+    }
     st = queue_on (c, req, sreq);
     if (st == MXL_STATUS_OK) {
       /* Every transfer the protocol queued (one per grain, one or more

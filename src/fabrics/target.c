@@ -3,6 +3,7 @@
 #include "fabrics/target.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "fabrics/setup.h"
 
@@ -123,6 +124,8 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
     }
   }
   info->protocol = t->protocol;
+  if (t->desc->provider == MXL_FABRICS_PROVIDER_SHM)
+    info->owner_pid = (uint32_t) getpid ();
   if (t->protocol != MXL_PROTOCOL_WRITE)
     info->recv_size = t->rx_entry_size;
   def = mxl_flow_writer_get_def (t->writer);

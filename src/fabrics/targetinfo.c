@@ -157,6 +157,8 @@ mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
   json_builder_add_string_value (b, protocol != NULL ? protocol : "write");
   if (info->recv_size != 0)
     add_u64_string (b, "recvSize", info->recv_size);
+  if (info->owner_pid != 0)
+    add_u64_string (b, "pid", info->owner_pid);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fabricAddress");
   json_builder_add_string_value (b, address);
@@ -357,6 +359,15 @@ read_ext (JsonObject *root, struct mxlFabricsTargetInfo_t *info, GError **error)
   if (json_object_has_member (ext, "recvSize")
       && !get_u64_string (ext, "ext.", "recvSize", &info->recv_size, error))
     return FALSE;
+  if (json_object_has_member (ext, "pid")) {
+    uint64_t pid = 0;
+    if (!get_u64_string (ext, "ext.", "pid", &pid, error))
+      return FALSE;
+    /* Linux pids are at most 2^22 (pid_max); 0 and larger are refused. */
+    if (pid == 0 || pid > (1u << 22))
+      return fail (error, "ext.\"pid\" %" G_GUINT64_FORMAT " is not a process id", pid);
+    info->owner_pid = (uint32_t) pid;
+  }
   if (protocol != NULL && !mxl_protocol_kind_from_string (protocol, &info->protocol))
     return fail (error, "ext.\"protocol\" \"%.20s\" is not write, send or tagged",
         protocol);

@@ -38,11 +38,16 @@ struct mxlFabricsTargetInfo_t {
   uint64_t bounce_entry_size;    /* bytes including the 16-byte entry header */
   /* Our extensions, serialised under the key "ext" (ignored by the reference):
    * {"ext":{"protocol":"write|send|tagged","flowDef":"<NMOS flow JSON>",
-   *   "recvSize":"<bytes>"}} */
+   *   "recvSize":"<bytes>","pid":"<process id, shm>"}} */
   MxlProtocolKind protocol;
   uint64_t recv_size;            /* send protocol: bytes of one posted receive
                                     (message header included); 0 = not given */
   char *flow_def;                /* nullable, owned */
+  /* "pid": shm targets only (same host): the target's process id, so an
+   * initiator stops writing into the shared region of a process that is
+   * gone (libfabric 1.17's shm spins forever on a lock a dead process
+   * held). Untrusted: used only for kill(pid, 0). 0 = not given. */
+  uint32_t owner_pid;
 };
 
 /**

@@ -578,6 +578,72 @@ target_restart (const FabProv *p)
   g_free (def);
 }
 
+/* A shm TargetInfo whose process is gone (a stale file): the initiator
+ * never opens it (its region is never written), then reaches a live one
+ * added next to it. Uses TargetInfo ext.pid. */
+static void
+test_shm_target_gone (void)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
+  int fds[3][2];
+  Sender s;
+  mxlFabricsTargetInfo gone, live;
+  mxlFabricsExtConnectionState state = MXL_FABRICS_EXT_STATE_CONNECTED;
+  mxlFabricsExtConnectionEvent ev;
+  pid_t pid;
+  int status;
+
+  if (!fabtest_require (&fab_shm)) {
+    g_free (def);
+    return;
+  }
+  memset (&s, 0, sizeof s);
+  fabtest_side_init (&s.side, def, FLOW_ID);
+  s.init = fabtest_initiator (&s.side, &fab_shm, NULL);
+
+  /* a target that publishes its TargetInfo and is killed at once */
+  open_pipes (fds);
+  pid = spawn_target (&fab_shm, "video/v210", 320, 180, fds, 0, 1000000);
+  gone = fabtest_recv_info (fds[0][0], 10000);
+  g_assert_nonnull (gone);
+  g_assert_cmpuint (gone->owner_pid, ==, (uint32_t) pid);
+  kill (pid, SIGKILL);
+  waitpid (pid, &status, 0);
+  fabtest_cleanup_pid (pid);
+  close_pipes (fds);
+
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (s.init, gone), ==, MXL_STATUS_OK);
+  for (int i = 0; i < 30; i++) {
+    fabtest_write_grain (&s.side, (uint64_t) i, 0x5A, FALSE);
+    g_assert_cmpint (mxlFabricsInitiatorTransferGrain (s.init, (uint64_t) i, 0,
+            s.init->layout.total_slices), ==, MXL_STATUS_OK);
+    mxlFabricsInitiatorMakeProgressBlocking (s.init, 10);
+  }
+  while (mxlFabricsExtInitiatorPollEvent (s.init, &ev) == MXL_STATUS_OK)
+    g_assert_cmpint (ev.current, !=, MXL_FABRICS_EXT_STATE_CONNECTED);
+  g_assert_cmpint (mxlFabricsExtInitiatorGetTargetState (s.init, gone, &state), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (state, ==, MXL_FABRICS_EXT_STATE_IDLE);
+
+  /* a live target next to it is reached as usual */
+  open_pipes (fds);
+  pid = spawn_target (&fab_shm, "video/v210", 320, 180, fds, 100, 10);
+  live = fabtest_recv_info (fds[0][0], 10000);
+  g_assert_nonnull (live);
+  g_assert_cmpint (mxlFabricsInitiatorRemoveTarget (s.init, gone), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (s.init, live), ==, MXL_STATUS_OK);
+  g_assert_true (sender_wait_connected (&s, 10000));
+  s.acked = 100;
+  for (uint64_t i = 100; i < 110; i++)
+    g_assert_true (sender_send (&s, i, fds[1][0], fds[2][1]));
+  fabtest_assert_exit_ok (fabtest_wait_child (pid, 20000));
+  close_pipes (fds);
+  mxlFabricsFreeTargetInfo (gone);
+  mxlFabricsFreeTargetInfo (live);
+  fabtest_side_clear (&s.side);
+  g_free (def);
+}
+
 static void test_target_restart_tcp (void) { target_restart (&fab_tcp); }
 static void test_target_restart_shm (void) { target_restart (&fab_shm); }
 static void test_target_restart_rxm (void) { target_restart (&fab_rxm); }
@@ -625,6 +691,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/transfer/rxm/initiator-restart", test_initiator_restart_rxm);
   g_test_add_func ("/fabrics/transfer/tcp/target-restart", test_target_restart_tcp);
   g_test_add_func ("/fabrics/transfer/shm/target-restart", test_target_restart_shm);
+  g_test_add_func ("/fabrics/transfer/shm/target-gone", test_shm_target_gone);
   g_test_add_func ("/fabrics/transfer/rxm/target-restart", test_target_restart_rxm);
   return g_test_run ();
 }

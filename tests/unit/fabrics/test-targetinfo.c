@@ -106,6 +106,26 @@ test_recv_size (void)
   mxl_target_info_free (info);
 }
 
+/* ext.pid (shm targets) is written when set and read back. */
+static void
+test_owner_pid (void)
+{
+  struct mxlFabricsTargetInfo_t *info = make_info ();
+  g_autofree char *json = NULL;
+  g_autoptr (GError) error = NULL;
+  mxlStatus status = MXL_ERR_UNKNOWN;
+  struct mxlFabricsTargetInfo_t *back;
+
+  info->owner_pid = 4194304;
+  json = mxl_target_info_to_json (info);
+  g_assert_nonnull (strstr (json, "\"pid\":\"4194304\"}"));
+  back = mxl_target_info_from_json (json, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->owner_pid, ==, 4194304);
+  mxl_target_info_free (back);
+  mxl_target_info_free (info);
+}
+
 static void
 test_round_trip_64bit (void)
 {
@@ -311,6 +331,9 @@ static const Reject rejects[] = {
   { "\"id\"", "\"ext\":{\"flowDef\":{}},\"id\"", "ext.\"flowDef\" must be a string" },
   { "\"id\"", "\"ext\":{\"recvSize\":4096},\"id\"", "ext.\"recvSize\" must be a string" },
   { "\"id\"", "\"ext\":{\"recvSize\":\"-1\"},\"id\"", "ext.\"recvSize\" is not an unsigned" },
+  { "\"id\"", "\"ext\":{\"pid\":\"0\"},\"id\"", "ext.\"pid\" 0 is not a process id" },
+  { "\"id\"", "\"ext\":{\"pid\":\"4194305\"},\"id\"", "ext.\"pid\" 4194305 is not a process id" },
+  { "\"id\"", "\"ext\":{\"pid\":77},\"id\"", "ext.\"pid\" must be a string" },
 };
 
 static void
@@ -574,6 +597,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/targetinfo/to-json-exact", test_to_json_exact);
   g_test_add_func ("/fabrics/targetinfo/round-trip-64bit", test_round_trip_64bit);
   g_test_add_func ("/fabrics/targetinfo/recv-size", test_recv_size);
+  g_test_add_func ("/fabrics/targetinfo/owner-pid", test_owner_pid);
   g_test_add_func ("/fabrics/targetinfo/parse-with-reason", test_parse_with_reason);
   g_test_add_func ("/fabrics/targetinfo/spec-example", test_spec_example);
   g_test_add_func ("/fabrics/targetinfo/copy-equal", test_copy_equal);
