@@ -194,7 +194,11 @@ conn_add (GstMxlFabricsSink * self, Conn * c, GPtrArray * notices)
         GST_RESOURCE_ERROR_SETTINGS,
         g_strdup_printf ("cannot add target %s (%s): %s", c->id_str,
             gst_mxl_fabrics_status_name (st), st == MXL_ERR_EXISTS ?
-            "the same TargetInfo is given twice" : "the TargetInfo does not "
+            "the same TargetInfo is given twice" :
+            st == MXL_ERR_UNSUPPORTED_OPERATION ? "the receiver expects a "
+            "transfer protocol this sender cannot speak (its TargetInfo's "
+            "ext.protocol; set the same options protocol on both elements, "
+            "or none)" : "the TargetInfo does not "
             "fit this sink (another provider's address, a flow of another "
             "geometry, or an audio target for video)"), c->value);
     mxlFabricsFreeTargetInfo (c->info);

@@ -384,6 +384,13 @@ engine_start (GstMxlFabricsSrc * self, GError ** error)
   if (st == MXL_STATUS_OK)
     st = mxlFabricsTargetSetup (self->target, &config,
         options[0] ? options : NULL, &info);
+  if (st == MXL_ERR_UNSUPPORTED_OPERATION) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "cannot set up the MXL Fabrics target (%s): the provider does not "
+        "offer the transfer protocol asked for in options (tagged needs "
+        "FI_TAGGED: shm, not tcp)", gst_mxl_fabrics_status_name (st));
+    goto done;
+  }
   if (st != MXL_STATUS_OK) {
     g_set_error (error, GST_RESOURCE_ERROR, st == MXL_ERR_NO_FABRIC ?
         GST_RESOURCE_ERROR_NOT_FOUND : GST_RESOURCE_ERROR_OPEN_READ_WRITE,

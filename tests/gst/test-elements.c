@@ -311,6 +311,17 @@ test_start_errors (void)
   g_object_set (e, "options", "{\"cqdepth\": 4}", NULL);
   expect_start_error (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
       "unknown key \"cqdepth\"");
+  /* A protocol the provider lacks (tcp has no FI_TAGGED): named as such. */
+  e = make ("mxlfabricssrc");
+  g_object_set (e, "node", "127.0.0.1", "options", "{\"protocol\": \"tagged\"}", NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "provider", "tcp");
+  gst_util_set_object_arg (G_OBJECT (e), "caps",
+      "video/x-raw,format=v210,width=640,height=360,framerate=25/1");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING,
+      "*does not offer the \"tagged\" protocol*");
+  expect_start_error (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      "does not offer the transfer protocol");
+  g_test_assert_expected_messages ();
   /* A known key with a bad value: the library's rule, named. */
   e = make ("mxlfabricssink");
   g_object_set (e, "options", "{\"protocol\": \"rdma\"}", NULL);
