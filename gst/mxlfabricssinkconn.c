@@ -293,6 +293,20 @@ find_conn_by_id (GstMxlFabricsSink * self, guint64 id)
   return NULL;
 }
 
+/* Why a connection was lost, in words (the event's reason status). */
+static const gchar *
+lost_why (mxlStatus reason)
+{
+  switch (reason) {
+    case MXL_ERR_INTERRUPTED:
+      return "the receiver stopped or closed the connection";
+    case MXL_ERR_NOT_READY:
+      return "the receiver stopped answering";
+    default:
+      return gst_mxl_fabrics_status_name (reason);
+  }
+}
+
 static void
 poll_events (GstMxlFabricsSink * self, gboolean auto_reconnect,
     GPtrArray * notices)
@@ -335,13 +349,15 @@ poll_events (GstMxlFabricsSink * self, gboolean auto_reconnect,
           add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
               GST_RESOURCE_ERROR_WRITE,
               g_strdup_printf ("connection to target %s lost (%s): "
-                  "reconnecting in %u ms", c->id_str, reason, delay), c->value);
+                  "reconnecting in %u ms", c->id_str, lost_why (ev.reason), delay),
+              c->value);
         else {
           c->failed = TRUE;
           add_problem (notices, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
               GST_RESOURCE_ERROR_WRITE,
               g_strdup_printf ("connection to target %s lost (%s) and "
-                  "auto-reconnect is off", c->id_str, reason), c->value);
+                  "auto-reconnect is off", c->id_str, lost_why (ev.reason)),
+              c->value);
         }
         break;
       }
