@@ -10,9 +10,7 @@
 #include <gst/video/video.h>
 #include <mxl/time.h>
 
-/* The GstContext type and field mxlfabrics elements share their TAI offset
- * by (gst/timing.h). */
-#define TIMING_CONTEXT_TYPE "mxl-fabrics.timing"
+#include "timing.h"
 
 guint64
 demo_tai_now (void)
@@ -26,12 +24,20 @@ demo_tai_now (void)
 
 /* D = TAI - clock time (ns) for the element's clock: the one mxlfabricssink
  * answers context queries with (gst/timing.h) when it is for that clock,
- * else sampled here. The demo's pipelines run on a TAI clock: D is 0. */
+ * else computed by the same rule the sink will apply when it adopts that
+ * clock (gst_mxl_fabrics_timing_compute_offset: exactly 0 on the demo's TAI
+ * system clock). The sink adopts the pipeline clock only in its first
+ * render, after this probe has seen the first buffer: an offset sampled
+ * here (a TAI read minus a clock read, some 100 ns to, when the thread is
+ * preempted between them, milliseconds) moved that buffer's index by a
+ * sample or more across a rounding boundary, and the contiguity rule below
+ * carried the shift to every later buffer: every audio block of the run
+ * then differed from the receiver's. */
 static gint64
 tai_offset (GstElement * element, GstPad * pad)
 {
   GstClock *clock = gst_element_get_clock (element), *ctx_clock = NULL;
-  GstQuery *q = gst_query_new_context (TIMING_CONTEXT_TYPE);
+  GstQuery *q = gst_query_new_context (GST_MXL_FABRICS_TIMING_CONTEXT_TYPE);
   gboolean have = FALSE;
   gint64 offset = 0;
 
@@ -44,7 +50,7 @@ tai_offset (GstElement * element, GstPad * pad)
           (gst_context_get_structure (c), "tai-offset", &offset);
   }
   if (!have && clock)
-    offset = (gint64) demo_tai_now () - (gint64) gst_clock_get_time (clock);
+    offset = gst_mxl_fabrics_timing_compute_offset (clock);
   gst_query_unref (q);
   g_clear_object (&ctx_clock);
   g_clear_object (&clock);
