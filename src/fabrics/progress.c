@@ -98,7 +98,7 @@ progress_main (gpointer data)
   pthread_setschedparam (pthread_self (), SCHED_BATCH, &sp);
 
   while (!atomic_load_explicit (&p->stop, memory_order_acquire)) {
-    gboolean worked, has = FALSE;
+    gboolean worked, has = FALSE, announce;
 
     mxl_lock (p->lock);
     worked = p->pass (p->owner);
@@ -108,23 +108,28 @@ progress_main (gpointer data)
       sleep_us = MXL_PROGRESS_SLEEP_FIRST_US;
       continue;
     }
-    /* Dekker-style handshake with mxl_progress_wake() (progress.h). */
-    atomic_store_explicit (&p->sleeping, 1, memory_order_relaxed);
-    atomic_thread_fence (memory_order_seq_cst);
-    if (p->has_posts != NULL) {
-      mxl_lock (p->lock);
-      has = p->has_posts (p->owner);
-      mxl_unlock (p->lock);
+    announce = p->wait == MXL_PROGRESS_WAIT_FD || sleep_us > MXL_PROGRESS_QUIET_NAP_US;
+    if (announce) {
+      /* Dekker-style handshake with mxl_progress_wake() (progress.h). */
+      atomic_store_explicit (&p->sleeping, 1, memory_order_relaxed);
+      atomic_thread_fence (memory_order_seq_cst);
+      if (p->has_posts != NULL) {
+        mxl_lock (p->lock);
+        has = p->has_posts (p->owner);
+        mxl_unlock (p->lock);
+      }
     }
     if (!has && !atomic_load_explicit (&p->stop, memory_order_acquire)) {
       if (p->wait == MXL_PROGRESS_WAIT_FD) {
         wait_for (p, MXL_PROGRESS_TICK_US);
       } else {
+        /* a quiet nap (not announced): a post made now waits for its end */
         wait_for (p, sleep_us);
         sleep_us = MIN (sleep_us * 2, MXL_PROGRESS_SLEEP_MAX_US);
       }
     }
-    atomic_store_explicit (&p->sleeping, 0, memory_order_relaxed);
+    if (announce)
+      atomic_store_explicit (&p->sleeping, 0, memory_order_relaxed);
     drain_wake_fd (p);
   }
   return NULL;

@@ -41,6 +41,11 @@
 /** Growing sleep of an idle progress thread without wait fds (µs). */
 #define MXL_PROGRESS_SLEEP_FIRST_US 50
 #define MXL_PROGRESS_SLEEP_MAX_US 1000
+/** Naps up to this long (µs) are not announced to posters: a post made
+ * meanwhile is taken up when the nap ends, and the poster saves the
+ * eventfd write that wakes the thread (a cross-CPU wake-up, several µs at
+ * the 99th percentile on a VM). Longer sleeps are announced. */
+#define MXL_PROGRESS_QUIET_NAP_US 100
 #define MXL_PROGRESS_MAX_WAIT_FIDS 2
 
 /**
