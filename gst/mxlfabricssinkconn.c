@@ -24,6 +24,7 @@ typedef struct {
   gboolean lost;                /* waiting to be re-added */
   gboolean failed;              /* a fatal error was posted: left alone */
   guint attempts;
+  guint refused;                /* failed connection attempts in a row */
   gint64 retry_at_us;
   gint64 file_checked_us;
   guint64 grains, bytes, reconnects;
@@ -206,6 +207,7 @@ conn_add (GstMxlFabricsSink * self, Conn * c, GPtrArray * notices)
     return;
   }
   c->lost = FALSE;
+  c->refused = 0;
   set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_CONNECTING,
       "target added", notices);
 }
@@ -326,6 +328,18 @@ poll_events (GstMxlFabricsSink * self, gboolean auto_reconnect,
         (ev.current), gst_mxl_fabrics_status_name (ev.reason));
     switch (ev.current) {
       case MXL_FABRICS_EXT_STATE_IDLE:
+        /* An attempt failed (refused, unreachable, timed out): said once,
+         * after a few in a row, so that a stale TargetInfo or a receiver
+         * that is not running does not go unnoticed. Retries go on. */
+        if (ev.reason != MXL_STATUS_OK
+            && ++c->refused == GST_MXL_FABRICS_SINK_UNREACHABLE_WARN)
+          add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
+              GST_RESOURCE_ERROR_OPEN_WRITE,
+              g_strdup_printf ("target %s not reachable after %u attempts "
+                  "(%s): is its receiver running, and is this its current "
+                  "TargetInfo? Still trying", c->id_str, c->refused,
+                  gst_mxl_fabrics_status_name (ev.reason)), c->value);
+        /* fall through */
       case MXL_FABRICS_EXT_STATE_CONNECTING:
         if (c->state != GST_MXL_FABRICS_CONNECTION_CONNECTING)
           set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_CONNECTING,
@@ -333,6 +347,7 @@ poll_events (GstMxlFabricsSink * self, gboolean auto_reconnect,
         break;
       case MXL_FABRICS_EXT_STATE_CONNECTED:
         c->attempts = 0;
+        c->refused = 0;
         set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_CONNECTED, reason,
             notices);
         break;

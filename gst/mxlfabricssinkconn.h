@@ -22,6 +22,8 @@ G_BEGIN_DECLS
 /* Backoff of re-adding a lost target: first delay, doubled up to the max. */
 #define GST_MXL_FABRICS_SINK_RETRY_FIRST_MS 200
 #define GST_MXL_FABRICS_SINK_RETRY_MAX_MS 5000
+/* Failed connection attempts in a row before a WARNING says so. */
+#define GST_MXL_FABRICS_SINK_UNREACHABLE_WARN 3
 
 /** Starts the engine thread (start()). */
 void gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self);

@@ -991,6 +991,42 @@ test_src_state_changes (void)
 }
 
 /* The sink with no target plays, writes locally and counts drops. */
+/* A TargetInfo whose receiver is gone (a stale file): the sink keeps
+ * trying, and says so once with a WARNING instead of staying silent. */
+static void
+test_sink_stale_target (void)
+{
+  gchar *ti = NULL;
+  GstElement *src = start_src ("tcp", CAPS_720, NULL, &ti);
+  GstElement *sink;
+  GstMessage *msg;
+  GError *e = NULL;
+  gchar *d = NULL;
+  gboolean found = FALSE;
+  guint i;
+
+  stop (src);
+  sink = start_sink ("tcp", CAPS_720, NULL, ti);
+  for (i = 0; i < 3; i++)
+    push (sink, make_v210 (i, NULL));
+  /* other WARNINGs may come first (the first attempts) */
+  for (i = 0; i < 20 && !found; i++) {
+    msg = wait_message (sink, GST_MESSAGE_WARNING, 10000);
+    g_assert_nonnull (msg);
+    gst_message_parse_warning (msg, &e, &d);
+    g_test_message ("WARNING: %s", e->message);
+    found = strstr (e->message, "not reachable after 3 attempts") != NULL;
+    g_error_free (e);
+    g_free (d);
+    gst_message_unref (msg);
+  }
+  g_assert_true (found);
+  g_assert_cmpuint (stat_u64 (sink, "sink", "grains"), ==, 0);
+  assert_no_error (sink);
+  stop (sink);
+  g_free (ti);
+}
+
 static void
 test_sink_without_target (void)
 {
@@ -1423,6 +1459,7 @@ main (int argc, char **argv)
       test_audio_interleaved);
   g_test_add_func ("/gst/transfer/audiotestsrc/tcp", test_audiotestsrc);
   g_test_add_func ("/gst/transfer/src-state-changes", test_src_state_changes);
+  g_test_add_func ("/gst/transfer/sink-stale-target", test_sink_stale_target);
   g_test_add_func ("/gst/transfer/sink-without-target",
       test_sink_without_target);
   g_test_add_func ("/gst/transfer/src-timeout", test_src_timeout);
