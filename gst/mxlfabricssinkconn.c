@@ -338,7 +338,8 @@ poll_events (GstMxlFabricsSink * self, gboolean auto_reconnect,
               g_strdup_printf ("target %s not reachable after %u attempts "
                   "(%s): is its receiver running, and is this its current "
                   "TargetInfo? Still trying", c->id_str, c->refused,
-                  gst_mxl_fabrics_status_name (ev.reason)), c->value);
+                  ev.reason == MXL_ERR_NOT_READY ? "timed out" :
+                  "refused or failed"), c->value);
         /* fall through */
       case MXL_FABRICS_EXT_STATE_CONNECTING:
         if (c->state != GST_MXL_FABRICS_CONNECTION_CONNECTING)

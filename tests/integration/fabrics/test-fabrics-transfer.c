@@ -644,6 +644,64 @@ test_shm_target_gone (void)
   g_free (def);
 }
 
+/* The initiator moves from a live target to another (a TargetInfo file
+ * rewritten by a second receiver): RemoveTarget of the first, AddTarget of
+ * the second, whose grains must arrive intact (on shm, libfabric 1.17's
+ * fi_av_remove() left the next peer's progress crashing). */
+static void
+retarget_live (const FabProv *p)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
+  int fa[3][2], fb[3][2];
+  Sender s;
+  mxlFabricsTargetInfo ia, ib;
+  pid_t a, b;
+  int status;
+
+  if (!fabtest_require (p)) {
+    g_free (def);
+    return;
+  }
+  memset (&s, 0, sizeof s);
+  fabtest_side_init (&s.side, def, FLOW_ID);
+  s.init = fabtest_initiator (&s.side, p, NULL);
+  open_pipes (fa);
+  a = spawn_target (p, "video/v210", 320, 180, fa, 0, 1000000);
+  ia = fabtest_recv_info (fa[0][0], 10000);
+  g_assert_nonnull (ia);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (s.init, ia), ==, MXL_STATUS_OK);
+  g_assert_true (sender_wait_connected (&s, 10000));
+  for (uint64_t i = 0; i < 10; i++)
+    g_assert_true (sender_send (&s, i, fa[1][0], fa[2][1]));
+
+  open_pipes (fb);
+  b = spawn_target (p, "video/v210", 320, 180, fb, 100, 20);
+  ib = fabtest_recv_info (fb[0][0], 10000);
+  g_assert_nonnull (ib);
+  g_assert_cmpint (mxlFabricsInitiatorRemoveTarget (s.init, ia), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (s.init, ib), ==, MXL_STATUS_OK);
+  g_assert_true (sender_wait_connected (&s, 10000));
+  s.acked = 100;
+  for (uint64_t i = 100; i < 120; i++)
+    g_assert_true (sender_send (&s, i, fb[1][0], fb[2][1]));
+  fabtest_assert_exit_ok (fabtest_wait_child (b, 20000));
+  /* the first target is still alive and idle (waiting for grain 10) */
+  g_assert_cmpint (waitpid (a, &status, WNOHANG), ==, 0);
+  kill (a, SIGKILL);
+  waitpid (a, &status, 0);
+  fabtest_cleanup_pid (a);
+  close_pipes (fa);
+  close_pipes (fb);
+  mxlFabricsFreeTargetInfo (ia);
+  mxlFabricsFreeTargetInfo (ib);
+  fabtest_side_clear (&s.side);
+  g_free (def);
+}
+
+static void test_retarget_live_tcp (void) { retarget_live (&fab_tcp); }
+static void test_retarget_live_shm (void) { retarget_live (&fab_shm); }
+static void test_retarget_live_rxm (void) { retarget_live (&fab_rxm); }
+
 static void test_target_restart_tcp (void) { target_restart (&fab_tcp); }
 static void test_target_restart_shm (void) { target_restart (&fab_shm); }
 static void test_target_restart_rxm (void) { target_restart (&fab_rxm); }
@@ -692,6 +750,9 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/transfer/tcp/target-restart", test_target_restart_tcp);
   g_test_add_func ("/fabrics/transfer/shm/target-restart", test_target_restart_shm);
   g_test_add_func ("/fabrics/transfer/shm/target-gone", test_shm_target_gone);
+  g_test_add_func ("/fabrics/transfer/tcp/retarget-live", test_retarget_live_tcp);
+  g_test_add_func ("/fabrics/transfer/shm/retarget-live", test_retarget_live_shm);
+  g_test_add_func ("/fabrics/transfer/rxm/retarget-live", test_retarget_live_rxm);
   g_test_add_func ("/fabrics/transfer/rxm/target-restart", test_target_restart_rxm);
   return g_test_run ();
 }
