@@ -470,6 +470,24 @@ target_child (const FabProv *p, const char *def, int info_fd, int digest_fd, int
   _exit (0);
 }
 
+/* Opens @fds, starts a 320x180 v210 target process receiving @count
+ * grains from @first, adds its TargetInfo to @s and waits until connected.
+ * Returns: (transfer full): the TargetInfo; *@pid the process. */
+static mxlFabricsTargetInfo
+add_spawned_target (Sender *s, const FabProv *p, int fds[3][2], uint64_t first,
+    guint count, pid_t *pid)
+{
+  mxlFabricsTargetInfo info;
+
+  open_pipes (fds);
+  *pid = spawn_target (p, "video/v210", 320, 180, fds, first, count);
+  info = fabtest_recv_info (fds[0][0], 10000);
+  g_assert_nonnull (info);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (s->init, info), ==, MXL_STATUS_OK);
+  g_assert_true (sender_wait_connected (s, 10000));
+  return info;
+}
+
 /* Progresses @s until process @pid sleeps in poll() (its kernel wait
  * channel says so), at most @timeout_ms. */
 static gboolean
@@ -517,12 +535,7 @@ target_restart (const FabProv *p)
   fabtest_side_init (&s.side, def, FLOW_ID);
   s.init = fabtest_initiator (&s.side, p, NULL);
 
-  open_pipes (fds);
-  pid = spawn_target (p, "video/v210", 320, 180, fds, 0, 1000000);
-  info1 = fabtest_recv_info (fds[0][0], 10000);
-  g_assert_nonnull (info1);
-  g_assert_cmpint (mxlFabricsInitiatorAddTarget (s.init, info1), ==, MXL_STATUS_OK);
-  g_assert_true (sender_wait_connected (&s, 10000));
+  info1 = add_spawned_target (&s, p, fds, 0, 1000000, &pid);
   for (uint64_t i = 0; i < 20; i++)
     g_assert_true (sender_send (&s, i, fds[1][0], fds[2][1]));
   /* Grain 20 goes without its digest: the target receives it and then
@@ -665,12 +678,7 @@ retarget_live (const FabProv *p)
   memset (&s, 0, sizeof s);
   fabtest_side_init (&s.side, def, FLOW_ID);
   s.init = fabtest_initiator (&s.side, p, NULL);
-  open_pipes (fa);
-  a = spawn_target (p, "video/v210", 320, 180, fa, 0, 1000000);
-  ia = fabtest_recv_info (fa[0][0], 10000);
-  g_assert_nonnull (ia);
-  g_assert_cmpint (mxlFabricsInitiatorAddTarget (s.init, ia), ==, MXL_STATUS_OK);
-  g_assert_true (sender_wait_connected (&s, 10000));
+  ia = add_spawned_target (&s, p, fa, 0, 1000000, &a);
   for (uint64_t i = 0; i < 10; i++)
     g_assert_true (sender_send (&s, i, fa[1][0], fa[2][1]));
 
