@@ -15,6 +15,8 @@
 
 #include "flow/anc.h"
 
+#include "anctest.h"
+
 /* Packet A: C 0, line 9, offset 0, DID 0x61 (0x161), SDID 0x02 (0x102),
  * DC 2 (0x102), UDWs 0x0aa 0x3ff, checksum 0x20e; 90 bits + 6 stuffing. */
 static const guint8 st_a[] = {
@@ -61,60 +63,18 @@ assert_bytes (const guint8 * got, gsize ngot, const guint8 * want, gsize nwant)
   g_assert_cmpmem (got, ngot, want, nwant);
 }
 
-/* ------------------------------------------ a test-side ST 2038 packer */
-
-typedef struct {
-  GByteArray *bytes;
-  gsize bits;
-} Bits;
-
+/* One valid ST 2038 packet with @n UDWs (values derived from @seed). */
 static void
-put (Bits * b, guint n, guint32 v)
+put_st2038 (AncTestBits * b, guint line, guint8 did, guint8 sdid, guint n,
+    guint seed)
 {
-  while (n-- > 0) {
-    if (b->bits % 8 == 0) {
-      guint8 z = 0;
-      g_byte_array_append (b->bytes, &z, 1);
-    }
-    if ((v >> n) & 1)
-      b->bytes->data[b->bits / 8] |= (guint8) (0x80 >> (b->bits % 8));
-    b->bits++;
-  }
-}
-
-static guint16
-parity_word (guint8 v)
-{
-  guint p = (guint) __builtin_popcount (v) & 1;
-  return (guint16) (v | (p << 8) | ((p ^ 1) << 9));
-}
-
-/* Appends one valid ST 2038 packet with @n UDWs (values derived from
- * @seed) on @line. */
-static void
-put_st2038 (Bits * b, guint line, guint8 did, guint8 sdid, guint n, guint seed)
-{
-  guint16 w[3] = { parity_word (did), parity_word (sdid), parity_word (n) };
-  guint32 sum = 0;
+  guint16 udw[255];
+  AncTestPacket p = { 0, line, 0, did, sdid, n, udw };
   guint i;
 
-  put (b, 6, 0);
-  put (b, 1, 0);
-  put (b, 11, line);
-  put (b, 12, 0);
-  for (i = 0; i < 3; i++) {
-    put (b, 10, w[i]);
-    sum += w[i] & 0x1ff;
-  }
-  for (i = 0; i < n; i++) {
-    guint16 udw = (guint16) ((seed * 37 + i * 11) & 0x3ff);
-    put (b, 10, udw);
-    sum += udw & 0x1ff;
-  }
-  sum &= 0x1ff;
-  put (b, 10, sum | ((((sum >> 8) & 1) ^ 1) << 9));
-  while (b->bits % 8)
-    put (b, 1, 1);
+  for (i = 0; i < n; i++)
+    udw[i] = (guint16) ((seed * 37 + i * 11) & 0x3ff);
+  anctest_put_st2038 (b, &p);
 }
 
 /* ------------------------------------------------------------------ tests */
@@ -185,32 +145,39 @@ test_multi_packet (void)
 static void
 test_alignment (void)
 {
-  guint n;
+  guint16 udw[41];
+  guint n, i;
 
+  for (i = 0; i < G_N_ELEMENTS (udw); i++)
+    udw[i] = (guint16) ((i * 97 + 5) & 0x3ff);
   for (n = 0; n <= 40; n++) {
-    Bits b = { g_byte_array_new (), 0 };
+    AncTestPacket p[2] = {
+      {0, 10 + n, n, 0x45, 0x04, n, udw},
+      {1, 11 + n, 0, 0x60, 0x60, n + 1, udw},
+    };
+    GByteArray *st = anctest_st2038 (p, 2), *rfc = anctest_rfc8331 (p, 2);
     guint8 grain[MXL_DATA_FORMAT_GRAIN_SIZE], back[MXL_DATA_FORMAT_GRAIN_SIZE];
     gsize size = 0, back_size = 0, want = 4 * ((72 + 10 * n + 31) / 32);
     mxlAncStats stats;
 
-    put_st2038 (&b, 10 + n, 0x45, 0x04, n, n);
-    put_st2038 (&b, 11 + n, 0x60, 0x60, n + 1, n);
-    g_assert_cmpuint (b.bytes->len, ==, (70 + 10 * n + 7) / 8 +
+    g_assert_cmpuint (st->len, ==, (70 + 10 * n + 7) / 8 +
         (80 + 10 * n + 7) / 8);
-    g_assert_cmpint (mxlAncGrainFromSt2038 (b.bytes->data, b.bytes->len,
-            grain, sizeof (grain), &size, &stats), ==, MXL_STATUS_OK);
+    g_assert_cmpint (mxlAncGrainFromSt2038 (st->data, st->len, grain,
+            sizeof (grain), &size, &stats), ==, MXL_STATUS_OK);
     g_assert_cmpuint (stats.packets, ==, 2);
+    assert_bytes (grain, size, rfc->data, rfc->len);
     g_assert_cmpuint (size, ==, 6 + want + 4 * ((82 + 10 * n + 31) / 32));
-    g_assert_cmpuint ((size - 6) % 4, ==, 0);
     g_assert_cmpuint ((gsize) ((grain[0] << 8) | grain[1]), ==, size - 6);
     g_assert_cmpuint (grain[2], ==, 2);
-    /* the second packet starts at the word after the first */
+    /* the second packet starts at the word after the first: C 1, line */
+    g_assert_cmpuint (grain[6 + want] >> 7, ==, 1);
     g_assert_cmpuint ((guint) ((grain[6 + want] & 0x7f) << 4 |
             grain[7 + want] >> 4), ==, 11 + n);
     g_assert_cmpint (mxlAncGrainToSt2038 (grain, sizeof (grain), back,
             sizeof (back), &back_size, &stats), ==, MXL_STATUS_OK);
-    assert_bytes (back, back_size, b.bytes->data, b.bytes->len);
-    g_byte_array_unref (b.bytes);
+    assert_bytes (back, back_size, st->data, st->len);
+    g_byte_array_unref (st);
+    g_byte_array_unref (rfc);
   }
 }
 
@@ -218,7 +185,8 @@ test_alignment (void)
 static void
 test_oversize (void)
 {
-  Bits big = { g_byte_array_new (), 0 }, many = { g_byte_array_new (), 0 };
+  AncTestBits big = { g_byte_array_new (), 0 };
+  AncTestBits many = { g_byte_array_new (), 0 };
   guint8 grain[MXL_DATA_FORMAT_GRAIN_SIZE + 16];
   mxlAncStats stats;
   gsize size = 0;
