@@ -426,6 +426,25 @@ gst_mxl_fabrics_object_post_bad_input (GstMxlFabricsObject * obj,
 }
 
 void
+gst_mxl_fabrics_object_count_anc_dropped (GstMxlFabricsObject * obj,
+    guint64 n, const gchar * what)
+{
+  guint64 before;
+
+  GST_OBJECT_LOCK (obj->element);
+  before = obj->counters.anc_packets_dropped;
+  obj->counters.anc_packets_dropped += n;
+  GST_OBJECT_UNLOCK (obj->element);
+  GST_WARNING_OBJECT (obj->element, "%s", what);
+  if (before > 0)
+    return;
+  gst_mxl_fabrics_object_set_last_error (obj, what);
+  GST_ELEMENT_WARNING (obj->element, STREAM, FORMAT, ("ANC packets dropped"),
+      ("%s; later drops are counted in anc-packets-dropped (stats) and "
+          "logged, not posted (docs/anc-data.md)", what));
+}
+
+void
 gst_mxl_fabrics_object_post_error (GstMxlFabricsObject * obj,
     const GError * error, const gchar * debug)
 {
@@ -480,6 +499,7 @@ gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj)
       "dropped-early", G_TYPE_UINT64, obj->counters.dropped_early,
       "dropped-in-flight", G_TYPE_UINT64, obj->counters.dropped_in_flight,
       "grains-lent", G_TYPE_UINT64, obj->counters.grains_lent,
+      "anc-packets-dropped", G_TYPE_UINT64, obj->counters.anc_packets_dropped,
       "invalid", G_TYPE_UINT64, obj->counters.invalid,
       "discont", G_TYPE_UINT64, obj->counters.discont,
       "reconnects", G_TYPE_UINT64, obj->counters.reconnects,

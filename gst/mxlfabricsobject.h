@@ -65,6 +65,12 @@
  *      grains-lent       G_TYPE_UINT64  sink: grains whose payload the
  *          initiator reads straight from the buffer's memory (zero-copy)
  *          instead of a copy in the local flow
+ *      anc-packets-dropped G_TYPE_UINT64  ANC packets (not grains) left out
+ *          of ANC data (docs/anc-data.md): src: bad parity or checksum, or
+ *          cut short, in a grain from the network; sink: the same in an
+ *          ST 2038 buffer from upstream, and every packet of a buffer too
+ *          large for one grain (its grain is written empty). Not in
+ *          `dropped`: the grain itself is delivered
  *      invalid           G_TYPE_UINT64  grains flagged invalid (skipped), or
  *          rejected completions (bad immediate data or grain header)
  *      discont           G_TYPE_UINT64  buffers pushed with DISCONT (src)
@@ -177,6 +183,7 @@ typedef struct {
                                  * index (no clock/segment) */
   guint64 dropped_in_flight;    /* sink: ring slot still being sent */
   guint64 grains_lent;          /* sink: sent from the buffer (zero-copy) */
+  guint64 anc_packets_dropped;  /* ANC packets bad, cut short or too many */
   guint64 invalid;
   guint64 discont;
   guint64 reconnects;
@@ -254,6 +261,19 @@ gst_mxl_fabrics_object_get_state (GstMxlFabricsObject * obj);
 void gst_mxl_fabrics_object_post_bad_input (GstMxlFabricsObject * obj,
     guint64 bad_immediate_data, guint64 bad_grain_headers,
     guint64 bad_bounce_entries);
+
+/**
+ * gst_mxl_fabrics_object_count_anc_dropped:
+ * @n: ANC packets dropped (> 0).
+ * @what: why, for the log line and the WARNING (names counts and sizes).
+ *
+ * Adds @n to anc-packets-dropped and logs @what at WARNING level; the first
+ * drop since start also posts a STREAM FORMAT WARNING with it (ANC is not
+ * worth stopping a pipeline; one message, not one per frame) and sets
+ * last-error. Call without the object lock held.
+ */
+void gst_mxl_fabrics_object_count_anc_dropped (GstMxlFabricsObject * obj,
+    guint64 n, const gchar * what);
 
 /**
  * gst_mxl_fabrics_object_post_target_change:

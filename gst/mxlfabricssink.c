@@ -24,7 +24,10 @@
  * `interlace-mode=alternate` with one field per buffer), v210 + key
  * (`mxl-alpha=true`, see caps.h for the buffer layout), `audio/x-raw,
  * format=F32LE` (non-interleaved with GstAudioMeta, or interleaved) and
- * `meta/x-st-2038, alignment=frame`. GstVideoMeta strides and GstAudioMeta
+ * `meta/x-st-2038, alignment=frame` (each buffer converted into the RFC
+ * 8331 payload of one data grain, docs/anc-data.md; packets that are bad
+ * or do not fit are dropped and counted in `anc-packets-dropped`, with a
+ * WARNING for the first). GstVideoMeta strides and GstAudioMeta
  * offsets are honoured. Grain or sample indices come from the buffer
  * running time through TAI (the pipeline-wide offset, see timing.h), so use
  * it with `sync=true` (the default). Indices never go backwards: a buffer
@@ -127,6 +130,7 @@
 #include <string.h>
 
 #include <gst/audio/audio.h>
+#include <mxl/flow-ext.h>
 #include <mxl/time.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_mxl_fabrics_sink_debug);
@@ -661,24 +665,67 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
   return GST_FLOW_OK;
 }
 
+/* Converts the ST 2038 @buffer into the RFC 8331 payload of a data grain
+ * (mxl-flows.md §3.10) with the library (mxlAncGrainFromSt2038(),
+ * docs/anc-data.md), zeros after it. Packets that cannot be carried are
+ * dropped and counted (anc-packets-dropped); a buffer too large for one
+ * grain is never cut: its grain is written empty (ANC_Count 0). */
+static gboolean
+fill_anc_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
+    guint8 * payload)
+{
+  mxlAncStats stats;
+  GstMapInfo map;
+  gsize size = 0;
+  guint64 dropped;
+  mxlStatus st;
+
+  if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
+    return FALSE;
+  st = mxlAncGrainFromSt2038 (map.data, map.size, payload,
+      GST_MXL_FABRICS_DATA_GRAIN_SIZE, &size, &stats);
+  gst_buffer_unmap (buffer, &map);
+  dropped = (guint64) stats.badParity + stats.badChecksum + stats.malformed;
+  if (st == MXL_ERR_STRLEN) {
+    gchar *what = g_strdup_printf ("an ST 2038 buffer of %u ANC packets "
+        "needs %" G_GSIZE_FORMAT " bytes as RFC 8331, a video/smpte291 grain "
+        "holds %d bytes and %d packets: its packets are dropped, the grain "
+        "is written empty", stats.packets, size,
+        GST_MXL_FABRICS_DATA_GRAIN_SIZE, MXL_ANC_MAX_PACKETS);
+    gst_mxl_fabrics_object_count_anc_dropped (self->obj,
+        dropped + stats.packets, what);
+    g_free (what);
+    dropped = 0;
+    st = mxlAncGrainFromSt2038 (NULL, 0, payload,
+        GST_MXL_FABRICS_DATA_GRAIN_SIZE, &size, NULL);
+  }
+  if (st != MXL_STATUS_OK) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("cannot convert ANC data"),
+        ("mxlAncGrainFromSt2038: %s", gst_mxl_fabrics_status_name (st)));
+    return FALSE;
+  }
+  if (dropped > 0) {
+    gchar *what = g_strdup_printf ("%" G_GUINT64_FORMAT " ANC packets of an "
+        "ST 2038 buffer dropped (%u bad parity, %u bad checksum, %u cut "
+        "short or malformed), %u kept", dropped, stats.badParity,
+        stats.badChecksum, stats.malformed, stats.packets);
+    gst_mxl_fabrics_object_count_anc_dropped (self->obj, dropped, what);
+    g_free (what);
+  }
+  memset (payload + size, 0, GST_MXL_FABRICS_DATA_GRAIN_SIZE - size);
+  return TRUE;
+}
+
 /* Copies @buffer into @payload (grain_size bytes): v210 lines re-strided
- * from a GstVideoMeta, the v210a key plane after the fill, data grains
- * zero-padded to 4096 bytes. */
+ * from a GstVideoMeta, the v210a key plane after the fill; data grains are
+ * converted (fill_anc_grain()). */
 static gboolean
 fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint8 * payload)
 {
   gsize size = gst_buffer_get_size (buffer);
 
   if (self->format.media == GST_MXL_FABRICS_MEDIA_DATA) {
-    if (size > GST_MXL_FABRICS_DATA_GRAIN_SIZE) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("ANC data buffer too large"),
-          ("a video/smpte291 grain holds %d bytes, the buffer has %"
-              G_GSIZE_FORMAT, GST_MXL_FABRICS_DATA_GRAIN_SIZE, size));
-      return FALSE;
-    }
-    gst_buffer_extract (buffer, 0, payload, size);
-    memset (payload + size, 0, GST_MXL_FABRICS_DATA_GRAIN_SIZE - size);
-    return TRUE;
+    return fill_anc_grain (self, buffer, payload);
   } else {
     GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
     guint lines = gst_mxl_fabrics_format_lines_per_grain (&self->format);

@@ -30,8 +30,11 @@
  * Grains lapped before they could be read (`dropped-late`) or that never
  * arrived (`dropped-missing`) make the next buffer DISCONT; grains flagged
  * invalid are skipped (`invalid`); grains whose PTS would fall before
- * running time 0 are skipped (`dropped-early`). ANC data buffers hold the
- * RFC 8331 payload up to its Length (6 + Length bytes). The latency query
+ * running time 0 are skipped (`dropped-early`). ANC data grains (RFC 8331
+ * payloads) are pushed as `meta/x-st-2038` buffers (docs/anc-data.md):
+ * packets with bad parity or checksum, or beyond the grain's Length, are
+ * dropped and counted in `anc-packets-dropped`, with a WARNING for the
+ * first. The latency query
  * answers one grain period (audio: one batch of the flow's sync hint) plus
  * 10 ms, and a LATENCY message is posted once the flow is set up. `stats`
  * also carries the target's counters (grains-received, bad-immediate-data,
@@ -108,6 +111,7 @@
 #include <string.h>
 
 #include <gst/audio/audio.h>
+#include <mxl/flow-ext.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_mxl_fabrics_src_debug);
 #define GST_CAT_DEFAULT gst_mxl_fabrics_src_debug
@@ -730,6 +734,49 @@ pushed (GstMxlFabricsSrc * self, guint64 index, gsize bytes)
   self->last_index = index;
 }
 
+/* Turns @grain, the copy of a data grain (an RFC 8331 payload from its
+ * Length field, mxl-flows.md §3.10), into the ST 2038 buffer pushed
+ * downstream with the library (mxlAncGrainToSt2038(), docs/anc-data.md).
+ * Packets with bad parity or checksum or cut short are dropped and counted
+ * (anc-packets-dropped); the others are pushed, possibly none (an empty
+ * buffer keeps the frame's time). Takes @grain. */
+static GstBuffer *
+anc_to_st2038 (GstMxlFabricsSrc * self, GstBuffer * grain)
+{
+  GstBuffer *out = gst_mxl_fabrics_grain_pool_acquire (self->grain_pool,
+      self->grain_size);
+  GstMapInfo in_map, out_map;
+  mxlAncStats stats = { 0 };
+  gsize size = 0;
+  guint64 dropped;
+  mxlStatus st;
+
+  gst_buffer_map (grain, &in_map, GST_MAP_READ);
+  gst_buffer_map (out, &out_map, GST_MAP_WRITE);
+  /* The output is never longer than the grain (docs/anc-data.md). */
+  st = mxlAncGrainToSt2038 (in_map.data, in_map.size, out_map.data,
+      out_map.size, &size, &stats);
+  gst_buffer_unmap (out, &out_map);
+  gst_buffer_unmap (grain, &in_map);
+  gst_buffer_unref (grain);
+  if (st != MXL_STATUS_OK) {
+    GST_WARNING_OBJECT (self, "mxlAncGrainToSt2038: %s",
+        gst_mxl_fabrics_status_name (st));
+    size = 0;
+  }
+  gst_buffer_resize (out, 0, size);
+  dropped = (guint64) stats.badParity + stats.badChecksum + stats.malformed;
+  if (dropped > 0) {
+    gchar *what = g_strdup_printf ("%" G_GUINT64_FORMAT " ANC packets of a "
+        "grain from the network dropped (%u bad parity, %u bad checksum, %u "
+        "beyond its Length or ANC_Count), %u pushed", dropped,
+        stats.badParity, stats.badChecksum, stats.malformed, stats.packets);
+    gst_mxl_fabrics_object_count_anc_dropped (self->obj, dropped, what);
+    g_free (what);
+  }
+  return out;
+}
+
 /* Tries to turn grain self->next into a buffer. Returns the buffer, or NULL
  * when the grain was skipped (self->next moved on) or must be waited for. */
 static GstBuffer *
@@ -806,14 +853,8 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
     gst_buffer_unref (buf);
     return NULL;
   }
-  if (self->format.media == GST_MXL_FABRICS_MEDIA_DATA) {
-    /* RFC 8331 payload from its Length field (mxl-flows.md §3.10): Length,
-     * ANC_Count and F + reserved (6 bytes), then Length bytes of packets;
-     * what follows is unspecified and not pushed. */
-    gsize len = 6 + (((gsize) payload[0] << 8) | payload[1]);
-    if (len < self->grain_size)
-      gst_buffer_resize (buf, 0, len);
-  }
+  if (self->format.media == GST_MXL_FABRICS_MEDIA_DATA)
+    buf = anc_to_st2038 (self, buf);
   if (!stamp (self, buf, index, 1, offset)) {
     count (self, &self->obj->counters.dropped_early, 1, TRUE);
     gst_buffer_unref (buf);

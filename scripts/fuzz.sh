@@ -17,7 +17,7 @@ set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-12}
 [ $# -gt 0 ] && shift
-targets=${*:-"targetinfo flowdef options immdata bounce"}
+targets=${*:-"targetinfo flowdef options immdata bounce anc"}
 dir=${FUZZ_BUILD:-build-fuzz}
 
 if ! command -v clang >/dev/null; then

@@ -2,7 +2,8 @@
 /*
  * mxlfabricssink -> mxlfabricssrc end to end, over tcp and shm on loopback:
  * byte-exact grains (v210 progressive and interlaced, v210a, padded
- * strides, ANC data), two processes, state changes that never wait for the
+ * strides, ANC data as ST 2038 buffers and RFC 8331 grains, also from a
+ * plain MXL writer), two processes, state changes that never wait for the
  * network, late TargetInfo files, a restarted src, fan-out with equal PTS,
  * and the documented errors.
  *
@@ -20,6 +21,12 @@
 #include <gst/audio/audio.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
+
+#include <mxl/fabrics.h>
+#include <mxl/flow.h>
+#include <mxl/time.h>
+
+#include "anctest.h"
 
 #define NODE "127.0.0.1"
 #define WAIT_S 10
@@ -114,6 +121,16 @@ stop (GstElement * p)
 {
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
+}
+
+/* Neither pipeline posted an ERROR: stops the sink, then the src. */
+static void
+stop_clean (GstElement * sink, GstElement * src)
+{
+  assert_no_error (sink);
+  assert_no_error (src);
+  stop (sink);
+  stop (src);
 }
 
 /* A src pipeline: mxlfabricssrc ! appsink, PLAYING; returns its TargetInfo. */
@@ -729,35 +746,333 @@ test_padded_stride (void)
   round_trip ("tcp", CAPS_720, make_padded, 10);
 }
 
-/* RFC 8331 payload from the Length field: Length, ANC_Count, F + reserved,
- * then the packets (mxl-flows.md §3.10). */
-static GstBuffer *
-make_anc (guint i, GstBuffer ** expect)
-{
-  gsize len = 20 + 37 * i;      /* packet bytes */
-  GstBuffer *b = pattern_buffer (6 + len, i, GST_SECOND / 25);
-  GstMapInfo map;
+/* ANC data (docs/anc-data.md): each buffer an ST 2038 bitstream of several
+ * packets, a CEA-708 CDP on line 9 and AFD on line 11, on odd frames an
+ * ATC timecode packet in the C channel too; grains carry it as RFC 8331
+ * payloads. The packets are built by tests/unit/flow/anctest.h, apart from
+ * the library's conversion. */
+#define ANC_CAPS "meta/x-st-2038,alignment=frame,framerate=25/1"
 
-  gst_buffer_map (b, &map, GST_MAP_WRITE);
-  map.data[0] = (guint8) (len >> 8);
-  map.data[1] = (guint8) len;
-  map.data[2] = 1;
-  gst_buffer_unmap (b, &map);
+typedef struct {
+  AncTestPacket p[3];
+  guint16 udw[3][64];
+  guint n;
+} AncFrame;
+
+static void
+anc_frame (guint i, AncFrame * f)
+{
+  /* CDP (SMPTE ST 334-2): identifier, length, 25 fps, flags, sequence,
+   * cc_data with 10 triplets, footer with the sequence and a checksum */
+  guint8 cdp[43] = { 0x96, 0x69, 43, 0x3f, 0x43, 0, (guint8) i, 0x72,
+    0xe0 | 10
+  };
+  guint8 sum = 0;
+  guint k;
+
+  for (k = 0; k < 10; k++) {
+    cdp[9 + 3 * k] = k < 2 ? 0xfc + k : 0xfa;
+    cdp[10 + 3 * k] = (guint8) (0x80 | ((i + k) & 0x7f));
+    cdp[11 + 3 * k] = (guint8) (0x80 | ((i * 3 + k) & 0x7f));
+  }
+  cdp[39] = 0x74;
+  cdp[40] = 0;
+  cdp[41] = (guint8) i;
+  for (k = 0; k < 42; k++)
+    sum += cdp[k];
+  cdp[42] = (guint8) (256 - sum);
+  for (k = 0; k < 43; k++)
+    f->udw[0][k] = anctest_word (cdp[k]);
+  /* AFD and bar data (SMPTE ST 2016-3): 8 words */
+  for (k = 0; k < 8; k++)
+    f->udw[1][k] = anctest_word (k == 0 ? (guint8) ((i & 0xf) << 3) : 0);
+  /* ATC (SMPTE ST 12-2): 16 words of any 10-bit value */
+  for (k = 0; k < 16; k++)
+    f->udw[2][k] = (guint16) ((i * 31 + k * 7) & 0x3ff);
+  f->p[0] = (AncTestPacket) { 0, 9, 0, 0x61, 0x01, 43, f->udw[0] };
+  f->p[1] = (AncTestPacket) { 0, 11, 0, 0x41, 0x05, 8, f->udw[1] };
+  f->p[2] = (AncTestPacket) { 1, 10, 0x20, 0x60, 0x60, 16, f->udw[2] };
+  f->n = i % 2 ? 3 : 2;
+}
+
+static GstBuffer *
+bytes_buffer (GByteArray * bytes)
+{
+  GstBuffer *b = gst_buffer_new_memdup (bytes->data, bytes->len);
+
+  g_byte_array_unref (bytes);
   return b;
 }
 
+static GstBuffer *
+make_anc (guint i, GstBuffer ** expect)
+{
+  AncFrame f;
+  GstBuffer *b;
+
+  anc_frame (i, &f);
+  b = bytes_buffer (anctest_st2038 (f.p, f.n));
+  GST_BUFFER_PTS (b) = pts_base + i * (GST_SECOND / 25);
+  GST_BUFFER_DURATION (b) = GST_SECOND / 25;
+  return b;
+}
+
+/* Multi-packet ST 2038 buffers round-trip sink -> fabrics -> src
+ * byte-exact (the bytes were written raw into the grain before, and the
+ * src cut the buffer at a "Length" read from the ST 2038 bits). */
 static void
 test_data_shm (void)
 {
-  round_trip ("shm", "meta/x-st-2038,alignment=frame,framerate=25/1",
-      make_anc, 20);
+  round_trip ("shm", ANC_CAPS, make_anc, 20);
 }
 
 static void
 test_data_tcp (void)
 {
-  round_trip ("tcp", "meta/x-st-2038,alignment=frame,framerate=25/1",
-      make_anc, 20);
+  round_trip ("tcp", ANC_CAPS, make_anc, 20);
+}
+
+/* What other MXL readers see: the grain in the target's flow (the src's,
+ * in a shared domain) is the RFC 8331 payload of the buffer's packets,
+ * ANC_Count equal to the packet count. */
+static void
+test_data_grain_is_rfc8331 (void)
+{
+  gchar *dir = g_strdup ("/dev/shm/mxlfab-anc-XXXXXX");
+  const gchar *flow_id = "5b3e1f7c-9a2d-4c6b-8e1f-3a4d5c6b7e8f";
+  gchar *extra, *ti = NULL;
+  GstElement *src, *sink;
+  mxlInstance inst;
+  mxlFlowReader reader;
+  guint i;
+
+  g_assert_nonnull (g_mkdtemp (dir));
+  extra = g_strdup_printf ("domain=%s flow-id=%s", dir, flow_id);
+  src = start_src ("tcp", ANC_CAPS, extra, &ti);
+  inst = mxlCreateInstance (dir, NULL);
+  g_assert_nonnull (inst);
+  g_assert_cmpint (mxlCreateFlowReader (inst, flow_id, NULL, &reader), ==,
+      MXL_STATUS_OK);
+  sink = start_sink ("tcp", ANC_CAPS, "wait-for-connection=true", ti);
+  wait_connected (sink);
+  set_pts_base (sink);
+  for (i = 0; i < 4; i++)
+    push (sink, make_anc (i, NULL));
+  for (i = 0; i < 4; i++) {
+    GstBuffer *got = pull (src, "out", WAIT_S * 1000);
+    AncFrame f;
+    GByteArray *want;
+    mxlGrainInfo info;
+    guint8 *payload = NULL;
+
+    g_assert_nonnull (got);
+    anc_frame (i, &f);
+    want = anctest_rfc8331 (f.p, f.n);
+    g_assert_cmpint (mxlFlowReaderGetGrainNonBlocking (reader,
+            GST_BUFFER_OFFSET (got), &info, &payload), ==, MXL_STATUS_OK);
+    g_assert_cmpuint (info.grainSize, ==, 4096);
+    g_assert_cmpuint (payload[2], ==, f.n);     /* ANC_Count */
+    g_assert_cmpuint ((guint) (payload[0] << 8 | payload[1]), ==,
+        want->len - 6);         /* Length */
+    g_assert_cmpmem (payload, want->len, want->data, want->len);
+    g_byte_array_unref (want);
+    gst_buffer_unref (got);
+  }
+  g_assert_cmpuint (stat_u64 (src, "src", "anc-packets-dropped"), ==, 0);
+  g_assert_cmpuint (stat_u64 (sink, "sink", "anc-packets-dropped"), ==, 0);
+  assert_no_error (sink);
+  assert_no_error (src);
+  stop (sink);
+  g_assert_cmpint (mxlReleaseFlowReader (inst, reader), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlDestroyInstance (inst), ==, MXL_STATUS_OK);
+  stop (src);
+  remove_tree (dir);
+  g_free (extra);
+  g_free (ti);
+  g_free (dir);
+}
+
+/* A buffer whose packets do not fit one grain (13 packets of 255 words:
+ * 4270 bytes as RFC 8331) is never cut: the sink posts a WARNING naming the
+ * size, counts its packets, and the frame's grain arrives empty; the next
+ * buffer is delivered byte-exact. */
+static void
+test_data_oversize (void)
+{
+  gchar *ti = NULL;
+  GstElement *src = start_src ("tcp", ANC_CAPS, NULL, &ti);
+  GstElement *sink = start_sink ("tcp", ANC_CAPS, "wait-for-connection=true",
+      ti);
+  AncTestPacket big[13];
+  guint16 udw[255];
+  GstBuffer *b, *got, *want;
+  GstMessage *msg;
+  gchar *debug = NULL;
+  GError *error = NULL;
+  gboolean found = FALSE;
+  guint k;
+
+  for (k = 0; k < 255; k++)
+    udw[k] = anctest_word ((guint8) k);
+  for (k = 0; k < 13; k++)
+    big[k] = (AncTestPacket) { 0, 9 + k, 0, 0x62, 0x02, 255, udw };
+  wait_connected (sink);
+  set_pts_base (sink);
+  b = bytes_buffer (anctest_st2038 (big, 13));
+  GST_BUFFER_PTS (b) = pts_base;
+  GST_BUFFER_DURATION (b) = GST_SECOND / 25;
+  push (sink, b);
+  push (sink, make_anc (1, NULL));
+
+  got = pull (src, "out", WAIT_S * 1000);
+  g_assert_nonnull (got);
+  g_assert_cmpuint (gst_buffer_get_size (got), ==, 0);
+  gst_buffer_unref (got);
+  got = pull (src, "out", WAIT_S * 1000);
+  g_assert_nonnull (got);
+  want = make_anc (1, NULL);
+  assert_same_bytes (got, want);
+  gst_buffer_unref (got);
+  gst_buffer_unref (want);
+
+  g_assert_cmpuint (stat_u64 (sink, "sink", "anc-packets-dropped"), ==, 13);
+  g_assert_cmpuint (stat_u64 (src, "src", "anc-packets-dropped"), ==, 0);
+  /* (other WARNINGs, e.g. GstBaseSink's latency one, may come first) */
+  while (!found && (msg = wait_message (sink, GST_MESSAGE_WARNING, 1000))) {
+    gst_message_parse_warning (msg, &error, &debug);
+    found = strstr (debug, "13 ANC packets needs 4270 bytes") != NULL;
+    g_error_free (error);
+    g_free (debug);
+    gst_message_unref (msg);
+  }
+  g_assert_true (found);
+  stop_clean (sink, src);
+  g_free (ti);
+}
+
+/* A plain MXL writer (the library's flow writer and initiator, no sink):
+ * grains written in RFC 8331 reach mxlfabricssrc as the right ST 2038
+ * buffers; a packet with a bad checksum is dropped and counted, the other
+ * packets of its grain are delivered. */
+static void
+send_plain_grain (mxlFlowWriter writer, mxlFabricsInitiator init,
+    guint64 index, GByteArray * rfc)
+{
+  gint64 deadline = g_get_monotonic_time () + WAIT_S * G_USEC_PER_SEC;
+  mxlGrainInfo gi;
+  guint8 *payload = NULL;
+  mxlStatus st;
+
+  g_assert_cmpint (mxlFlowWriterOpenGrain (writer, index, &gi, &payload), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpuint (gi.grainSize, ==, 4096);
+  /* bytes after the payload are unspecified: not zero here */
+  memset (payload, 0xa5, gi.grainSize);
+  memcpy (payload, rfc->data, rfc->len);
+  gi.validSlices = gi.totalSlices;
+  g_assert_cmpint (mxlFlowWriterCommitGrain (writer, &gi), ==, MXL_STATUS_OK);
+  while ((st = mxlFabricsInitiatorTransferGrain (init, index, 0,
+              gi.totalSlices)) == MXL_ERR_NOT_READY) {
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    mxlFabricsInitiatorMakeProgressBlocking (init, 10);
+  }
+  g_assert_cmpint (st, ==, MXL_STATUS_OK);
+  while (mxlFabricsInitiatorMakeProgressBlocking (init, 10) ==
+      MXL_ERR_NOT_READY)
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+}
+
+static void
+test_data_plain_writer (void)
+{
+  static const mxlRational rate = { 25, 1 };
+  const gchar *flow_id = "0c8d2e4f-6a1b-4d3c-9e5f-7a8b9c0d1e2f";
+  gchar *dir = g_strdup ("/dev/shm/mxlfab-anc-XXXXXX");
+  gchar *def = g_strdup_printf ("{\"id\":\"%s\",\"format\":"
+      "\"urn:x-nmos:format:data\",\"label\":\"ANC\",\"tags\":"
+      "{\"urn:x-nmos:tag:grouphint/v1.0\":[\"Test:ANC\"]},"
+      "\"media_type\":\"video/smpte291\",\"grain_rate\":"
+      "{\"numerator\":25,\"denominator\":1}}", flow_id);
+  gchar *ti = NULL;
+  GstElement *src = start_src ("tcp", ANC_CAPS, NULL, &ti);
+  mxlFabricsInitiatorConfig cfg;
+  mxlFabricsTargetInfo info = NULL;
+  mxlFabricsInstance fab;
+  mxlFabricsInitiator init;
+  mxlFlowWriter writer;
+  mxlFlowReader reader;
+  mxlInstance inst;
+  gint64 deadline = g_get_monotonic_time () + WAIT_S * G_USEC_PER_SEC;
+  guint64 index;
+  AncFrame f;
+  GByteArray *rfc, *st;
+  GstBuffer *got, *want;
+
+  g_assert_nonnull (g_mkdtemp (dir));
+  inst = mxlCreateInstance (dir, NULL);
+  g_assert_nonnull (inst);
+  g_assert_cmpint (mxlCreateFlowWriter (inst, def, NULL, &writer, NULL, NULL),
+      ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlCreateFlowReader (inst, flow_id, NULL, &reader), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsCreateInstance (inst, NULL, &fab), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsCreateInitiator (fab, &init), ==, MXL_STATUS_OK);
+  memset (&cfg, 0, sizeof (cfg));
+  cfg.interface.provider = MXL_FABRICS_PROVIDER_TCP;
+  cfg.interface.caps.flags = MXL_FABRICS_IFACE_CAP_REMOTE_WRITE |
+      MXL_FABRICS_IFACE_CAP_BLOCKING_OPERATIONS;
+  cfg.interface.address.node = NODE;
+  cfg.reader = reader;
+  g_assert_cmpint (mxlFabricsInitiatorSetup (init, &cfg, NULL), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsTargetInfoFromString (ti, &info), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, info), ==,
+      MXL_STATUS_OK);
+  while (mxlFabricsInitiatorMakeProgressBlocking (init, 10) != MXL_STATUS_OK)
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+
+  /* three packets, RFC 8331 as any MXL writer makes it */
+  index = mxlGetCurrentIndex (&rate) + 2;
+  anc_frame (1, &f);
+  rfc = anctest_rfc8331 (f.p, f.n);
+  send_plain_grain (writer, init, index, rfc);
+  got = pull (src, "out", WAIT_S * 1000);
+  g_assert_nonnull (got);
+  g_assert_cmpuint (GST_BUFFER_OFFSET (got), ==, index);
+  want = bytes_buffer (anctest_st2038 (f.p, f.n));
+  assert_same_bytes (got, want);
+  gst_buffer_unref (got);
+  gst_buffer_unref (want);
+  g_assert_cmpuint (stat_u64 (src, "src", "anc-packets-dropped"), ==, 0);
+
+  /* the CDP's checksum broken: its packet is 72 + 43 * 10 = 502 bits, the
+   * checksum's bit 0 is bit 501 (byte 62, mask 0x04). That packet is
+   * dropped and counted; AFD and ATC are delivered. */
+  rfc->data[6 + 62] ^= 0x04;
+  send_plain_grain (writer, init, index + 1, rfc);
+  got = pull (src, "out", WAIT_S * 1000);
+  g_assert_nonnull (got);
+  st = anctest_st2038 (f.p + 1, f.n - 1);
+  want = bytes_buffer (st);
+  assert_same_bytes (got, want);
+  gst_buffer_unref (got);
+  gst_buffer_unref (want);
+  g_assert_cmpuint (stat_u64 (src, "src", "anc-packets-dropped"), ==, 1);
+  g_assert_cmpuint (stat_u64 (src, "src", "dropped"), ==, 0);
+
+  g_byte_array_unref (rfc);
+  g_assert_cmpint (mxlFabricsFreeTargetInfo (info), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsDestroyInstance (fab), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlReleaseFlowReader (inst, reader), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlReleaseFlowWriter (inst, writer), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlDestroyInstance (inst), ==, MXL_STATUS_OK);
+  stop (src);
+  remove_tree (dir);
+  g_free (def);
+  g_free (ti);
+  g_free (dir);
 }
 
 /* ------------------------------------------------------------------ audio */
@@ -1454,6 +1769,11 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/transfer/padded-stride/tcp", test_padded_stride);
   g_test_add_func ("/gst/transfer/data/shm", test_data_shm);
   g_test_add_func ("/gst/transfer/data/tcp", test_data_tcp);
+  g_test_add_func ("/gst/transfer/data/grain-is-rfc8331/tcp",
+      test_data_grain_is_rfc8331);
+  g_test_add_func ("/gst/transfer/data/plain-mxl-writer/tcp",
+      test_data_plain_writer);
+  g_test_add_func ("/gst/transfer/data/oversize/tcp", test_data_oversize);
   g_test_add_func ("/gst/transfer/audio-planar-8ch/tcp", test_audio_planar);
   g_test_add_func ("/gst/transfer/audio-interleaved-8ch/tcp",
       test_audio_interleaved);

@@ -10,10 +10,14 @@
  * mxlPrivateDomainCleanStale()) removes private domains of the same user
  * whose owner lock is free (owner exited or crashed), so a crash leaks at
  * most until the next start.
+ *
+ * ANC data: conversion between GStreamer's SMPTE ST 2038 buffers and the
+ * RFC 8331 payload of `video/smpte291` data grains (docs/anc-data.md).
  */
 #pragma once
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <mxl/mxl.h>
 #include <mxl/platform.h>
@@ -93,6 +97,95 @@ MXL_EXPORT mxlStatus mxlPrivateDomainCleanStale (char const *in_parent,
  * mxlCreateFlowWriter() in this thread; NULL when there is none.
  */
 MXL_EXPORT char const *mxlGetLastErrorMessage (void);
+
+/**
+ * mxlAncStats:
+ * @packets: packets written to the output.
+ * @badParity: packets dropped: bits 8-9 of DID, SDID or Data_Count are not
+ *   the parity of bits 0-7 (SMPTE ST 291-1; docs/anc-data.md).
+ * @badChecksum: packets dropped: the checksum word is not the sum of the
+ *   packet's words.
+ * @malformed: packets dropped because they cannot be read: cut short by the
+ *   end of the input or the RFC 8331 Length, nonzero ST 2038 leading bits or
+ *   zero stuffing bits, ANC_Count packets beyond the Length.
+ *
+ * What one conversion did; every packet of the input is in exactly one of
+ * the four counts (an ST 2038 buffer whose framing is lost counts the rest
+ * of it as one malformed packet).
+ */
+typedef struct mxlAncStats_t {
+  uint32_t packets;
+  uint32_t badParity;
+  uint32_t badChecksum;
+  uint32_t malformed;
+} mxlAncStats;
+
+/** Bytes of the RFC 8331 header at the start of a data grain payload:
+ * Length (16 bits), ANC_Count (8), F (2) and reserved (22). */
+#define MXL_ANC_GRAIN_HEADER_SIZE 6
+
+/** Most packets one RFC 8331 payload holds (ANC_Count is 8 bits). */
+#define MXL_ANC_MAX_PACKETS 255
+
+/**
+ * mxlAncGrainFromSt2038:
+ * @in: (array length=in_size) (nullable): an SMPTE ST 2038 bitstream: zero
+ *   or more ANC packets back to back, optionally followed by 0xFF stuffing
+ *   bytes; NULL only with @in_size 0.
+ * @out: (array length=out_capacity): where the RFC 8331 payload is written,
+ *   from its Length field on (a `video/smpte291` grain payload, mxl-flows.md
+ *   §3.10): Length, ANC_Count, F = 0, then each packet with S = 0 and
+ *   StreamNum = 0, its parity bits and checksum computed, padded with zero
+ *   bits to 32 bits. Must not overlap @in.
+ * @out_capacity: bytes available at @out (MXL_DATA_FORMAT_GRAIN_SIZE for a
+ *   grain).
+ * @out_size: (out): bytes of payload written (6 + Length); on
+ *   MXL_ERR_STRLEN the bytes the payload would need.
+ * @stats: (out) (optional): what was converted and dropped.
+ *
+ * Converts one frame of ANC data from GStreamer's `meta/x-st-2038` layout
+ * into the RFC 8331 payload of an MXL data grain. Packets whose DID, SDID or
+ * Data_Count parity or whose checksum is wrong, and packets cut short, are
+ * dropped and counted in @stats; the others keep their order. Layouts and
+ * rules: docs/anc-data.md.
+ *
+ * Returns: MXL_STATUS_OK (also when packets were dropped: see @stats);
+ * MXL_ERR_INVALID_ARG (NULL @out or @out_size, NULL @in with @in_size > 0);
+ * MXL_ERR_STRLEN when the payload does not fit @out_capacity (or 65535 + 6
+ * bytes) or has more than MXL_ANC_MAX_PACKETS packets: nothing usable is in
+ * @out, nothing is cut; @out_size and @stats->packets give the need.
+ */
+MXL_EXPORT mxlStatus mxlAncGrainFromSt2038 (uint8_t const *in, size_t in_size,
+    uint8_t *out, size_t out_capacity, size_t *out_size, mxlAncStats *stats);
+
+/**
+ * mxlAncGrainToSt2038:
+ * @in: (array length=in_size): an RFC 8331 payload from its Length field
+ *   (a `video/smpte291` grain payload, mxl-flows.md §3.10); bytes after
+ *   6 + Length are not read.
+ * @out: (array length=out_capacity): where the ST 2038 bitstream is
+ *   written: the packets back to back, each padded with one bits to a byte.
+ *   Must not overlap @in.
+ * @out_capacity: bytes at @out; @in_size bytes always suffice (an ST 2038
+ *   packet is never longer than its RFC 8331 form).
+ * @out_size: (out): bytes written (0 when no packet is left); on
+ *   MXL_ERR_STRLEN the bytes needed.
+ * @stats: (out) (optional): what was converted and dropped.
+ *
+ * Converts a data grain, typically received from the network, back into
+ * one `meta/x-st-2038` buffer. Everything is validated: a Length beyond
+ * @in_size drops every packet (malformed); a packet that runs past Length
+ * drops it and the ones after it (malformed); a packet whose DID, SDID or
+ * Data_Count parity or whose checksum is wrong is dropped (badParity,
+ * badChecksum) and the next one read. S, StreamNum and F have no ST 2038
+ * field and are not kept. Layouts and rules: docs/anc-data.md.
+ *
+ * Returns: MXL_STATUS_OK (also when packets were dropped: see @stats);
+ * MXL_ERR_INVALID_ARG (NULL @in, @out or @out_size, @in_size < 6);
+ * MXL_ERR_STRLEN when the result does not fit @out_capacity.
+ */
+MXL_EXPORT mxlStatus mxlAncGrainToSt2038 (uint8_t const *in, size_t in_size,
+    uint8_t *out, size_t out_capacity, size_t *out_size, mxlAncStats *stats);
 
 #ifdef __cplusplus
 }
