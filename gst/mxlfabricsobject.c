@@ -127,8 +127,9 @@ gst_mxl_fabrics_object_install_properties (GObjectClass * klass)
           GST_MXL_FABRICS_DEFAULT_NODE, SETTING_FLAGS));
   g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_SERVICE,
       g_param_spec_string ("service", "Service",
-          "Local bind port (tcp, verbs) or service name; empty means "
-          "automatic (an ephemeral port). Default: \"\"",
+          "Local bind port (tcp, verbs): a number 0 … 65535 or a service "
+          "name of /etc/services (e.g. \"http\"); empty means automatic (an "
+          "ephemeral port). Default: \"\"",
           GST_MXL_FABRICS_DEFAULT_SERVICE, SETTING_FLAGS));
   g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_DOMAIN,
       g_param_spec_string ("domain", "Domain",
