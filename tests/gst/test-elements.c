@@ -2,7 +2,10 @@
 /* The plugin as users see it (loaded from GST_PLUGIN_PATH): properties with
  * their defaults and blurbs, enum values, pad templates, action signals, and
  * the clear failures of start(). */
+#include <arpa/inet.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <gst/gst.h>
 #include <gst/base/gstbasesrc.h>
@@ -248,9 +251,10 @@ test_add_remove_target (void)
   gst_object_unref (e);
 }
 
-/* Drives @e to PAUSED, expects the state change to fail with an ERROR of
- * @domain/@code whose text contains @needle; connection-state ends "error"
- * and was notified. */
+/* Drives @e to PAUSED, expects the state change to fail with exactly one
+ * ERROR (ours, not also the base class's "failed to post a proper error
+ * message"), of @domain/@code, whose text contains @needle; connection-state
+ * ends "error" and was notified. */
 static void
 expect_start_error (GstElement * e, GQuark domain, gint code,
     const gchar * needle)
@@ -262,12 +266,13 @@ expect_start_error (GstElement * e, GQuark domain, gint code,
   gchar *debug = NULL;
   gint state = -1;
   gboolean saw_connection = FALSE;
+  guint errors = 0;
 
   gst_bin_add (GST_BIN (pipeline), e);
   g_assert_cmpint (gst_element_set_state (e, GST_STATE_PAUSED), ==,
       GST_STATE_CHANGE_FAILURE);
   while ((msg = gst_bus_pop (bus))) {
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR && error == NULL)
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR && errors++ == 0)
       gst_message_parse_error (msg, &error, &debug);
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
         && gst_structure_has_name (gst_message_get_structure (msg),
@@ -276,6 +281,7 @@ expect_start_error (GstElement * e, GQuark domain, gint code,
     gst_message_unref (msg);
   }
   g_assert_nonnull (error);
+  g_assert_cmpuint (errors, ==, 1);
   g_assert_true (error->domain == domain);
   g_assert_cmpint (error->code, ==, code);
   if (strstr (error->message, needle) == NULL)
@@ -352,6 +358,53 @@ test_start_errors (void)
       "no libfabric interface for provider verbs");
 }
 
+/* A tcp src on 127.0.0.1 with @service: expects a setup ERROR whose text
+ * contains @needle (the library's reason, also logged as a warning). */
+static void
+expect_service_error (const gchar * service, const gchar * needle)
+{
+  GstElement *e = make ("mxlfabricssrc");
+  gchar *pattern = g_strdup_printf ("*target setup failed*%s*", needle);
+
+  g_object_set (e, "node", "127.0.0.1", "service", service, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "provider", "tcp");
+  gst_util_set_object_arg (G_OBJECT (e), "caps",
+      "video/x-raw,format=v210,width=64,height=16,framerate=25/1");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, pattern);
+  expect_start_error (e, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_READ_WRITE, needle);
+  g_test_assert_expected_messages ();
+  g_free (pattern);
+}
+
+/* issue 20: service=80000 listened on 14464; a port in use was only a
+ * stderr warning while the ERROR said UNKNOWN. */
+static void
+test_service_errors (void)
+{
+  struct sockaddr_in sin = { .sin_family = AF_INET };
+  socklen_t len = sizeof sin;
+  gchar *port;
+  int fd;
+
+  expect_service_error ("80000",
+      "service \"80000\" is not a port number in 0 … 65535");
+  expect_service_error ("no-such-service-x",
+      "service \"no-such-service-x\" is neither a port number");
+
+  /* A port another socket listens on: the ERROR says so, naming it. */
+  fd = socket (AF_INET, SOCK_STREAM, 0);
+  g_assert_cmpint (fd, >=, 0);
+  sin.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (bind (fd, (struct sockaddr *) &sin, sizeof sin), ==, 0);
+  g_assert_cmpint (listen (fd, 1), ==, 0);
+  g_assert_cmpint (getsockname (fd, (struct sockaddr *) &sin, &len), ==, 0);
+  port = g_strdup_printf ("%u", ntohs (sin.sin_port));
+  expect_service_error (port, "Address already in use");
+  g_free (port);
+  close (fd);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -367,5 +420,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/elements/templates", test_templates);
   g_test_add_func ("/gst/elements/add-remove-target", test_add_remove_target);
   g_test_add_func ("/gst/elements/start-errors", test_start_errors);
+  g_test_add_func ("/gst/elements/service-errors", test_service_errors);
   return g_test_run ();
 }

@@ -87,10 +87,15 @@ MXL_EXPORT mxlStatus mxlPrivateDomainCleanStale (char const *in_parent,
  * files): "<domain>: cannot build flow <id>: No space left on device (...)"
  * with a hint for the common causes (full domain file system, open file
  * limit). The status code alone (MXL_ERR_UNKNOWN) cannot carry it.
- * Thread-local; cleared when mxlCreateFlowWriter() starts creating a flow.
+ * Also why the last mxlFabricsTargetSetup() or mxlFabricsInitiatorSetup()
+ * of the calling thread failed, as libfabric or the validation of the
+ * config said it, e.g. "fi_passive_ep: Address already in use (-98)" or
+ * "service \"80000\" is not a port number in 0 … 65535".
+ * Thread-local; cleared when mxlCreateFlowWriter() starts creating a flow
+ * and when a fabrics setup starts.
  *
  * Returns: (transfer none) (nullable): the message, valid until the next
- * mxlCreateFlowWriter() in this thread; NULL when there is none.
+ * of those calls in this thread; NULL when there is none.
  */
 MXL_EXPORT char const *mxlGetLastErrorMessage (void);
 
