@@ -256,11 +256,13 @@ set_field_rate (GstMxlFabricsFormat * fmt, gint fps_n, gint fps_d)
 
 /* ------------------------------------------------------------------ caps */
 
+/* "" when the caps say nothing (any colourspace matches; a flow created
+ * from them says BT709). */
 static const gchar *
 colorspace_from_colorimetry (const gchar * colorimetry)
 {
   if (colorimetry == NULL)
-    return "BT709";
+    return "";
   if (g_str_has_prefix (colorimetry, "bt2020")
       || g_str_has_prefix (colorimetry, "bt2100"))
     return "BT2020";
@@ -1030,6 +1032,14 @@ gst_mxl_fabrics_format_check_match (const GstMxlFabricsFormat * caps_fmt,
       MISMATCH (error, "caps scanning %s does not match the flow's "
           "interlace_mode %s", scan_name (caps_fmt->scan),
           scan_name (flow_fmt->scan));
+      return FALSE;
+    }
+    /* Written as a label only, but a wrong one shifts every colour. */
+    if (caps_fmt->colorspace[0] != '\0' && flow_fmt->colorspace[0] != '\0'
+        && g_ascii_strcasecmp (caps_fmt->colorspace,
+            flow_fmt->colorspace) != 0) {
+      MISMATCH (error, "caps colorimetry (colorspace %s) does not match the "
+          "flow's colorspace %s", caps_fmt->colorspace, flow_fmt->colorspace);
       return FALSE;
     }
   }

@@ -123,7 +123,9 @@ typedef enum {
  * @interleaved: caps-side only: the sink received interleaved audio and must
  *   de-interleave; never written into a flow definition.
  * @colorspace: video colourspace name as in the flow definition ("BT709",
- *   "BT2020", "BT601"); informative, not checked by matching.
+ *   "BT2020", "BT601"); from caps: their colorimetry (bt601* is BT601,
+ *   bt2020* and bt2100* BT2020, any other BT709), "" when the caps have none
+ *   (matches any; a flow made from it says BT709).
  *
  * The geometry that caps and flow definitions have in common.
  */
@@ -280,8 +282,9 @@ gchar *gst_mxl_fabrics_flow_def_new (const GstMxlFabricsFormat * fmt,
  *   both values, e.g. "caps width 1280 does not match the flow's
  *   frame_width 1920".
  *
- * Compares media type, edit rate, size, scanning and channel count
- * (colourspace and audio layout are not compared).
+ * Compares media type, edit rate, size, scanning, video colourspace (when
+ * both give one; case-insensitive) and channel count (audio layout is not
+ * compared).
  *
  * Returns: TRUE when the caps can be written into / read from the flow.
  */
