@@ -367,6 +367,12 @@ audio_format_from_structure (const GstStructure * s, GstMxlFabricsFormat * fmt,
         "audio caps need a fixed rate >= 1 and channels >= 1");
     return FALSE;
   }
+  if (channels > MXL_FLOW_MAX_CHANNELS) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "audio caps channels=%d is outside 1 … %d (the most channels of an "
+        "MXL flow)", channels, MXL_FLOW_MAX_CHANNELS);
+    return FALSE;
+  }
   fmt->media = GST_MXL_FABRICS_MEDIA_AUDIO;
   fmt->rate_n = rate;
   fmt->rate_d = 1;
@@ -693,9 +699,9 @@ parse_audio (JsonObject * root, GstMxlFabricsFormat * fmt, GError ** error)
     return FALSE;
   }
   if (channels < 1 || channels != (gdouble) (gint64) channels
-      || channels > G_MAXINT) {
-    FLOWDEF_ERROR (error, "channel_count %g must be a positive integer",
-        channels);
+      || channels > MXL_FLOW_MAX_CHANNELS) {
+    FLOWDEF_ERROR (error, "channel_count %g must be an integer in 1 … %d",
+        channels, MXL_FLOW_MAX_CHANNELS);
     return FALSE;
   }
   if (fmt->rate_d != 1) {

@@ -64,6 +64,7 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include <mxl/flow-ext.h>
 
 G_BEGIN_DECLS
 
@@ -74,7 +75,9 @@ G_BEGIN_DECLS
 #define GST_MXL_FABRICS_DATA_GRAIN_SIZE 4096
 
 /* Pad template caps shared by both elements (src adds mxl-alpha when needed;
- * the sink template also lists interleaved audio). */
+ * the sink template also lists interleaved audio). Channels are limited as
+ * the library's flows are (MXL_FLOW_MAX_CHANNELS); rates are not: how low a
+ * rate can go depends on the domain's history (the ERROR then names it). */
 #define GST_MXL_FABRICS_VIDEO_CAPS \
   "video/x-raw, format = (string) v210, " \
   "width = (int) [ 2, 7680 ], height = (int) [ 1, 4320 ], " \
@@ -88,13 +91,15 @@ G_BEGIN_DECLS
 #define GST_MXL_FABRICS_SRC_CAPS \
   GST_MXL_FABRICS_VIDEO_CAPS "; " \
   "audio/x-raw, format = (string) F32LE, layout = (string) non-interleaved, " \
-  "rate = (int) [ 1, 2147483647 ], channels = (int) [ 1, 2147483647 ]; " \
+  "rate = (int) [ 1, 2147483647 ], " \
+  "channels = (int) [ 1, " G_STRINGIFY (MXL_FLOW_MAX_CHANNELS) " ]; " \
   GST_MXL_FABRICS_DATA_CAPS
 #define GST_MXL_FABRICS_SINK_CAPS \
   GST_MXL_FABRICS_VIDEO_CAPS "; " \
   "audio/x-raw, format = (string) F32LE, " \
   "layout = (string) { non-interleaved, interleaved }, " \
-  "rate = (int) [ 1, 2147483647 ], channels = (int) [ 1, 2147483647 ]; " \
+  "rate = (int) [ 1, 2147483647 ], " \
+  "channels = (int) [ 1, " G_STRINGIFY (MXL_FLOW_MAX_CHANNELS) " ]; " \
   GST_MXL_FABRICS_DATA_CAPS
 
 typedef enum {

@@ -192,6 +192,18 @@ test_enums (void)
   gst_object_unref (e);
 }
 
+/* @caps_str can (@in) or cannot link to both templates. */
+static void
+assert_in_both_templates (const gchar * caps_str, GstCaps * sink_caps,
+    GstCaps * src_caps, gboolean in)
+{
+  GstCaps *c = gst_caps_from_string (caps_str);
+
+  g_assert_cmpint (gst_caps_can_intersect (c, sink_caps), ==, in);
+  g_assert_cmpint (gst_caps_can_intersect (c, src_caps), ==, in);
+  gst_caps_unref (c);
+}
+
 static void
 test_templates (void)
 {
@@ -218,6 +230,11 @@ test_templates (void)
   c = gst_caps_from_string ("video/x-raw,format=UYVY,width=1920,height=1080");
   g_assert_false (gst_caps_can_intersect (c, kc));
   gst_caps_unref (c);
+  /* issue 20: channels as the library's flows allow, 1 … 1024 */
+  assert_in_both_templates ("audio/x-raw,format=F32LE,layout=non-interleaved,"
+      "rate=48000,channels=1024", kc, sc, TRUE);
+  assert_in_both_templates ("audio/x-raw,format=F32LE,layout=non-interleaved,"
+      "rate=48000,channels=1025", kc, sc, FALSE);
   gst_caps_unref (sc);
   gst_caps_unref (kc);
   gst_object_unref (src);
@@ -356,6 +373,23 @@ test_start_errors (void)
       "video/x-raw,format=v210,width=1920,height=1080,framerate=50/1");
   expect_start_error (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
       "no libfabric interface for provider verbs");
+  /* issue 20: caps the library refuses name the quantity and its range,
+   * not a bare INVALID_ARG */
+  e = make ("mxlfabricssrc");
+  gst_util_set_object_arg (G_OBJECT (e), "caps", "audio/x-raw,format=F32LE,"
+      "layout=non-interleaved,rate=48000,channels=100000");
+  expect_start_error (e, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "channels=100000 is outside 1 … 1024");
+  e = make ("mxlfabricssrc");
+  gst_util_set_object_arg (G_OBJECT (e), "caps", "audio/x-raw,format=F32LE,"
+      "layout=non-interleaved,rate=1,channels=2");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING,
+      "*sample_rate*too low*");
+  expect_start_error (e, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_READ_WRITE, "INVALID_ARG: flow definition: "
+      "sample_rate: rate 1/1 is too low for a 200000000 ns history (at least "
+      "2.5 per second)");
+  g_test_assert_expected_messages ();
 }
 
 /* A tcp src on 127.0.0.1 with @service: expects a setup ERROR whose text
