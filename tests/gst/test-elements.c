@@ -241,6 +241,21 @@ test_templates (void)
   gst_object_unref (sink);
 }
 
+/* issue 20: the origin was https://example.invalid; it is what the build
+ * was given (meson option package-origin), by default GStreamer's "Unknown
+ * package origin", never a made-up address. */
+static void
+test_plugin_origin (void)
+{
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (),
+      "mxlfabrics");
+
+  g_assert_nonnull (plugin);
+  g_assert_cmpstr (gst_plugin_get_origin (plugin), ==, PACKAGE_ORIGIN);
+  g_assert_null (strstr (gst_plugin_get_origin (plugin), ".invalid"));
+  gst_object_unref (plugin);
+}
+
 static void
 test_add_remove_target (void)
 {
@@ -452,6 +467,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/elements/sink-properties", test_sink_properties);
   g_test_add_func ("/gst/elements/enums", test_enums);
   g_test_add_func ("/gst/elements/templates", test_templates);
+  g_test_add_func ("/gst/elements/plugin-origin", test_plugin_origin);
   g_test_add_func ("/gst/elements/add-remove-target", test_add_remove_target);
   g_test_add_func ("/gst/elements/start-errors", test_start_errors);
   g_test_add_func ("/gst/elements/service-errors", test_service_errors);
