@@ -95,7 +95,8 @@ resolve_service (const MxlProviderDesc *desc, const char *service,
 
   if (service == NULL || desc->node_kind != MXL_NODE_IP)
     return service;
-  if (g_ascii_isdigit (service[0])) {
+  /* all digits: a number (names such as "9pfs" may start with one) */
+  if (service[0] != '\0' && strspn (service, "0123456789") == strlen (service)) {
     if (!g_ascii_string_to_unsigned (service, 10, 0, G_MAXUINT16, &port, NULL)) {
       g_set_error (error, MXL_OFI_ERROR, 0, "service \"%s\" is not a port "
           "number in 0 … %u", service, G_MAXUINT16);
