@@ -81,10 +81,10 @@ mxl_provider_to_string (mxlFabricsProvider provider)
 }
 
 /* The service libfabric gets for @service: for IP providers a port number
- * 0 … 65535, or a service name of this host's services database (getservbyname(3):
- * /etc/services, no network), given to libfabric as its number; other
- * providers take @service as it is. @buf holds a resolved number. NULL with
- * @error set when @service is neither. */
+ * 0 … 65535, or a service name of this host's services database
+ * (getservbyname(3): /etc/services, no network), given to libfabric as its
+ * number; other providers take @service as it is. @buf holds a resolved
+ * number. NULL with @error set when @service is neither. */
 static const char *
 resolve_service (const MxlProviderDesc *desc, const char *service,
     char buf[8], GError **error)
