@@ -256,11 +256,13 @@ set_field_rate (GstMxlFabricsFormat * fmt, gint fps_n, gint fps_d)
 
 /* ------------------------------------------------------------------ caps */
 
+/* "" when the caps say nothing (any colourspace matches; a flow created
+ * from them says BT709). */
 static const gchar *
 colorspace_from_colorimetry (const gchar * colorimetry)
 {
   if (colorimetry == NULL)
-    return "BT709";
+    return "";
   if (g_str_has_prefix (colorimetry, "bt2020")
       || g_str_has_prefix (colorimetry, "bt2100"))
     return "BT2020";
@@ -363,6 +365,12 @@ audio_format_from_structure (const GstStructure * s, GstMxlFabricsFormat * fmt,
       || !gst_structure_get_int (s, "channels", &channels) || channels <= 0) {
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "audio caps need a fixed rate >= 1 and channels >= 1");
+    return FALSE;
+  }
+  if (channels > MXL_FLOW_MAX_CHANNELS) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "audio caps channels=%d is outside 1 … %d (the most channels of an "
+        "MXL flow)", channels, MXL_FLOW_MAX_CHANNELS);
     return FALSE;
   }
   fmt->media = GST_MXL_FABRICS_MEDIA_AUDIO;
@@ -691,9 +699,9 @@ parse_audio (JsonObject * root, GstMxlFabricsFormat * fmt, GError ** error)
     return FALSE;
   }
   if (channels < 1 || channels != (gdouble) (gint64) channels
-      || channels > G_MAXINT) {
-    FLOWDEF_ERROR (error, "channel_count %g must be a positive integer",
-        channels);
+      || channels > MXL_FLOW_MAX_CHANNELS) {
+    FLOWDEF_ERROR (error, "channel_count %g must be an integer in 1 … %d",
+        channels, MXL_FLOW_MAX_CHANNELS);
     return FALSE;
   }
   if (fmt->rate_d != 1) {
@@ -1030,6 +1038,14 @@ gst_mxl_fabrics_format_check_match (const GstMxlFabricsFormat * caps_fmt,
       MISMATCH (error, "caps scanning %s does not match the flow's "
           "interlace_mode %s", scan_name (caps_fmt->scan),
           scan_name (flow_fmt->scan));
+      return FALSE;
+    }
+    /* Written as a label only, but a wrong one shifts every colour. */
+    if (caps_fmt->colorspace[0] != '\0' && flow_fmt->colorspace[0] != '\0'
+        && g_ascii_strcasecmp (caps_fmt->colorspace,
+            flow_fmt->colorspace) != 0) {
+      MISMATCH (error, "caps colorimetry (colorspace %s) does not match the "
+          "flow's colorspace %s", caps_fmt->colorspace, flow_fmt->colorspace);
       return FALSE;
     }
   }

@@ -64,6 +64,7 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include <mxl/flow-ext.h>
 
 G_BEGIN_DECLS
 
@@ -74,7 +75,9 @@ G_BEGIN_DECLS
 #define GST_MXL_FABRICS_DATA_GRAIN_SIZE 4096
 
 /* Pad template caps shared by both elements (src adds mxl-alpha when needed;
- * the sink template also lists interleaved audio). */
+ * the sink template also lists interleaved audio). Channels are limited as
+ * the library's flows are (MXL_FLOW_MAX_CHANNELS); rates are not: how low a
+ * rate can go depends on the domain's history (the ERROR then names it). */
 #define GST_MXL_FABRICS_VIDEO_CAPS \
   "video/x-raw, format = (string) v210, " \
   "width = (int) [ 2, 7680 ], height = (int) [ 1, 4320 ], " \
@@ -88,13 +91,15 @@ G_BEGIN_DECLS
 #define GST_MXL_FABRICS_SRC_CAPS \
   GST_MXL_FABRICS_VIDEO_CAPS "; " \
   "audio/x-raw, format = (string) F32LE, layout = (string) non-interleaved, " \
-  "rate = (int) [ 1, 2147483647 ], channels = (int) [ 1, 2147483647 ]; " \
+  "rate = (int) [ 1, 2147483647 ], " \
+  "channels = (int) [ 1, " G_STRINGIFY (MXL_FLOW_MAX_CHANNELS) " ]; " \
   GST_MXL_FABRICS_DATA_CAPS
 #define GST_MXL_FABRICS_SINK_CAPS \
   GST_MXL_FABRICS_VIDEO_CAPS "; " \
   "audio/x-raw, format = (string) F32LE, " \
   "layout = (string) { non-interleaved, interleaved }, " \
-  "rate = (int) [ 1, 2147483647 ], channels = (int) [ 1, 2147483647 ]; " \
+  "rate = (int) [ 1, 2147483647 ], " \
+  "channels = (int) [ 1, " G_STRINGIFY (MXL_FLOW_MAX_CHANNELS) " ]; " \
   GST_MXL_FABRICS_DATA_CAPS
 
 typedef enum {
@@ -123,7 +128,9 @@ typedef enum {
  * @interleaved: caps-side only: the sink received interleaved audio and must
  *   de-interleave; never written into a flow definition.
  * @colorspace: video colourspace name as in the flow definition ("BT709",
- *   "BT2020", "BT601"); informative, not checked by matching.
+ *   "BT2020", "BT601"); from caps: their colorimetry (bt601* is BT601,
+ *   bt2020* and bt2100* BT2020, any other BT709), "" when the caps have none
+ *   (matches any; a flow made from it says BT709).
  *
  * The geometry that caps and flow definitions have in common.
  */
@@ -280,8 +287,9 @@ gchar *gst_mxl_fabrics_flow_def_new (const GstMxlFabricsFormat * fmt,
  *   both values, e.g. "caps width 1280 does not match the flow's
  *   frame_width 1920".
  *
- * Compares media type, edit rate, size, scanning and channel count
- * (colourspace and audio layout are not compared).
+ * Compares media type, edit rate, size, scanning, video colourspace (when
+ * both give one; case-insensitive) and channel count (audio layout is not
+ * compared).
  *
  * Returns: TRUE when the caps can be written into / read from the flow.
  */

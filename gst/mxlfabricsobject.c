@@ -127,8 +127,9 @@ gst_mxl_fabrics_object_install_properties (GObjectClass * klass)
           GST_MXL_FABRICS_DEFAULT_NODE, SETTING_FLAGS));
   g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_SERVICE,
       g_param_spec_string ("service", "Service",
-          "Local bind port (tcp, verbs) or service name; empty means "
-          "automatic (an ephemeral port). Default: \"\"",
+          "Local bind port (tcp, verbs): a number 0 … 65535 or a service "
+          "name of /etc/services (e.g. \"http\"); empty means automatic (an "
+          "ephemeral port). Default: \"\"",
           GST_MXL_FABRICS_DEFAULT_SERVICE, SETTING_FLAGS));
   g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_DOMAIN,
       g_param_spec_string ("domain", "Domain",
@@ -367,6 +368,7 @@ gst_mxl_fabrics_object_reset_stats (GstMxlFabricsObject * obj)
   g_ptr_array_set_size (obj->target_stats, 0);
   g_clear_pointer (&obj->engine_stats, gst_structure_free);
   g_clear_pointer (&obj->last_error, g_free);
+  obj->error_posted = FALSE;
   GST_OBJECT_UNLOCK (obj->element);
 }
 
@@ -449,11 +451,42 @@ gst_mxl_fabrics_object_post_error (GstMxlFabricsObject * obj,
     const GError * error, const gchar * debug)
 {
   gst_mxl_fabrics_object_set_last_error (obj, error->message);
+  GST_OBJECT_LOCK (obj->element);
+  obj->error_posted = TRUE;
+  GST_OBJECT_UNLOCK (obj->element);
   gst_element_message_full (obj->element, GST_MESSAGE_ERROR, error->domain,
       error->code, g_strdup (error->message), g_strdup (debug), __FILE__,
       GST_FUNCTION, __LINE__);
   gst_mxl_fabrics_object_set_state (obj, GST_MXL_FABRICS_CONNECTION_ERROR,
       NULL, error->message);
+}
+
+gboolean
+gst_mxl_fabrics_object_post_message (GstMxlFabricsObject * obj,
+    GstElementClass * parent_class, GstMessage * message)
+{
+  gboolean fallback = FALSE;
+
+  if (GST_MESSAGE_TYPE (message) == GST_MESSAGE_ERROR
+      && GST_MESSAGE_SRC (message) == GST_OBJECT (obj->element)) {
+    GError *error = NULL;
+
+    gst_message_parse_error (message, &error, NULL);
+    GST_OBJECT_LOCK (obj->element);
+    fallback = obj->error_posted
+        && g_error_matches (error, GST_CORE_ERROR, GST_CORE_ERROR_STATE_CHANGE);
+    if (fallback)
+      obj->error_posted = FALSE;
+    GST_OBJECT_UNLOCK (obj->element);
+    g_error_free (error);
+  }
+  if (fallback) {
+    GST_DEBUG_OBJECT (obj->element, "dropped the base class's fallback ERROR: "
+        "ours was posted");
+    gst_message_unref (message);
+    return FALSE;
+  }
+  return parent_class->post_message (obj->element, message);
 }
 
 void

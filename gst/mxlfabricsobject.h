@@ -211,6 +211,8 @@ typedef struct {
   /* Engine counters (ext stats API), merged into stats; nullable. */
   GstStructure *engine_stats;
   gchar *last_error;
+  /* gst_mxl_fabrics_object_post_error() posted since the last start */
+  gboolean error_posted;
 } GstMxlFabricsObject;
 
 GstMxlFabricsObject *gst_mxl_fabrics_object_new (GstElement * element);
@@ -314,6 +316,25 @@ void gst_mxl_fabrics_object_post_timeout (GstMxlFabricsObject * obj,
  * and moves connection-state to error. */
 void gst_mxl_fabrics_object_post_error (GstMxlFabricsObject * obj,
     const GError * error, const gchar * debug);
+
+/**
+ * gst_mxl_fabrics_object_post_message:
+ * @parent_class: the element's parent class, whose post_message posts.
+ * @message: (transfer full): what the element posts.
+ *
+ * The elements' GstElementClass.post_message. When start() returns FALSE,
+ * GstBaseSrc (READY->PAUSED) and GstBaseSink (NULL->READY) of GStreamer 1.22
+ * always post a fallback ERROR of their own, CORE_ERROR_STATE_CHANGE ("state
+ * change failed and some element failed to post a proper error message"),
+ * even when the element already posted one. Every start() of ours posts its
+ * ERROR with gst_mxl_fabrics_object_post_error() before returning FALSE, so
+ * that fallback is dropped here when ours came first: the bus gets exactly
+ * one ERROR, the one that says what to fix. Any other message is posted.
+ *
+ * Returns: what @parent_class's post_message returns; FALSE when dropped.
+ */
+gboolean gst_mxl_fabrics_object_post_message (GstMxlFabricsObject * obj,
+    GstElementClass * parent_class, GstMessage * message);
 
 /**
  * gst_mxl_fabrics_object_set_target_stats:

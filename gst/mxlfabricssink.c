@@ -320,6 +320,13 @@ gst_mxl_fabrics_sink_set_context (GstElement * element, GstContext * context)
 }
 
 static gboolean
+gst_mxl_fabrics_sink_post_message (GstElement * element, GstMessage * message)
+{
+  return gst_mxl_fabrics_object_post_message (GST_MXL_FABRICS_SINK (element)->obj,
+      GST_ELEMENT_CLASS (gst_mxl_fabrics_sink_parent_class), message);
+}
+
+static gboolean
 gst_mxl_fabrics_sink_query (GstBaseSink * sink, GstQuery * query)
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
@@ -431,12 +438,16 @@ engine_setup (GstMxlFabricsSink * self, GError ** error)
     st = mxlFabricsInitiatorSetup (initiator, &config,
         options[0] ? options : NULL);
   if (st != MXL_STATUS_OK) {
+    /* the library's reason, e.g. "service \"80000\" is not a port number" */
+    const gchar *why = mxlGetLastErrorMessage ();
+
     g_set_error (error, GST_RESOURCE_ERROR, st == MXL_ERR_NO_FABRIC ?
         GST_RESOURCE_ERROR_NOT_FOUND : st == MXL_ERR_UNSUPPORTED_OPERATION ?
         GST_RESOURCE_ERROR_SETTINGS : GST_RESOURCE_ERROR_OPEN_WRITE,
-        "cannot set up the MXL Fabrics initiator (%s) on node \"%s\" service "
-        "\"%s\": check provider and node (an address of this host)%s",
-        gst_mxl_fabrics_status_name (st), node, service,
+        "cannot set up the MXL Fabrics initiator (%s%s%s) on node \"%s\" "
+        "service \"%s\": check provider and node (an address of this host)%s",
+        gst_mxl_fabrics_status_name (st), why ? ": " : "", why ? why : "",
+        node, service,
         st == MXL_ERR_UNSUPPORTED_OPERATION ? "; this library cannot send "
         "this media type yet" : "");
     if (initiator)
@@ -1125,6 +1136,8 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_set_context);
+  element_class->post_message =
+      GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_post_message);
   basesink_class->start = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_start);
   basesink_class->stop = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_stop);
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_set_caps);

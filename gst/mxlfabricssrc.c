@@ -304,6 +304,13 @@ gst_mxl_fabrics_src_set_context (GstElement * element, GstContext * context)
       context);
 }
 
+static gboolean
+gst_mxl_fabrics_src_post_message (GstElement * element, GstMessage * message)
+{
+  return gst_mxl_fabrics_object_post_message (GST_MXL_FABRICS_SRC (element)->obj,
+      GST_ELEMENT_CLASS (gst_mxl_fabrics_src_parent_class), message);
+}
+
 /* Longest single wait of the streaming thread for a completion: bounds how
  * long unlock() takes to be noticed, and how often events and the timeout
  * are checked. The target is driven on every wait (libfabric-local.md P2). */
@@ -396,11 +403,15 @@ engine_start (GstMxlFabricsSrc * self, GError ** error)
     goto done;
   }
   if (st != MXL_STATUS_OK) {
+    /* the library's reason, e.g. "fi_passive_ep: Address already in use" */
+    const gchar *why = mxlGetLastErrorMessage ();
+
     g_set_error (error, GST_RESOURCE_ERROR, st == MXL_ERR_NO_FABRIC ?
         GST_RESOURCE_ERROR_NOT_FOUND : GST_RESOURCE_ERROR_OPEN_READ_WRITE,
-        "cannot set up the MXL Fabrics target (%s) on node \"%s\" service "
+        "cannot set up the MXL Fabrics target (%s%s%s) on node \"%s\" service "
         "\"%s\": check provider, node (an address of this host) and service "
-        "(a free port)", gst_mxl_fabrics_status_name (st), node, service);
+        "(a free port)", gst_mxl_fabrics_status_name (st), why ? ": " : "",
+        why ? why : "", node, service);
     goto done;
   }
   if (mxlFabricsTargetInfoToString (info, NULL, &size) != MXL_STATUS_OK
@@ -1070,6 +1081,8 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
 
   element_class->set_context =
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_set_context);
+  element_class->post_message =
+      GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_post_message);
   basesrc_class->start = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_start);
   basesrc_class->stop = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_stop);
   basesrc_class->get_caps = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_get_caps);

@@ -7,9 +7,10 @@
 #   <!-- doc-skip: REASON -->      not run here; REASON says why and which
 #                                  test runs it instead
 # and a block with neither fails the check. Paths "build/", "$PWD/build/"
-# and "-C build" in a block are rewritten to the build tree under test; PATH holds its
-# tools, GST_PLUGIN_PATH its plugin, MXL_BUILD_DIR (scripts/demo.sh) its
-# path. TAP output.
+# and "-C build" in a block are rewritten to the build tree under test;
+# GST_PLUGIN_PATH holds its plugin, MXL_BUILD_DIR (scripts/demo.sh) its
+# path. PATH is left as the user has it: in a build tree the tools are not
+# on it, so a block calls them as build/src/tools/NAME. TAP output.
 # Usage: sh scripts/check-docs.sh [BUILDDIR] [FILE...]
 set -u
 cd "$(dirname "$0")/.."
@@ -20,10 +21,9 @@ build=$(cd "$build" && pwd) || exit 2
 [ $# -gt 0 ] || set -- README.md docs/*.md
 work=$(mktemp -d "${TMPDIR:-/tmp}/mxl-docs-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-PATH=$build/src/tools:$build/gst/demo:$PATH
 GST_PLUGIN_PATH=$build/gst
 MXL_BUILD_DIR=$build
-export PATH GST_PLUGIN_PATH MXL_BUILD_DIR
+export GST_PLUGIN_PATH MXL_BUILD_DIR
 
 # Split the files into $work/NNN.sh blocks with $work/NNN.meta
 # ("file:line<TAB>marker").

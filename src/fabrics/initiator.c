@@ -15,6 +15,7 @@
 #include <mxl/flow.h>
 
 #include "fabrics/setup.h"
+#include "flow/flow-priv.h"
 
 #define CTX_POOL_SIZE 1024u
 #define ORPHAN_RECLAIM_US (2 * G_USEC_PER_SEC)
@@ -533,6 +534,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
 
   if (init->setup_done)
     return MXL_ERR_INVALID_STATE;
+  mxl_last_error_clear ();
   if (config->reader == NULL) {
     st = MXL_ERR_INVALID_ARG;
     goto fail;
@@ -623,6 +625,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
 fail:
   g_warning ("initiator setup failed (status %d): %s", st,
       error ? error->message : "invalid configuration");
+  mxl_last_error_set ("%s", error ? error->message : "invalid configuration");
   teardown (init);
   return st;
 }

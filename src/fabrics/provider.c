@@ -3,6 +3,7 @@
 #include "fabrics/provider.h"
 
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
 #include <unistd.h>
@@ -79,15 +80,40 @@ mxl_provider_to_string (mxlFabricsProvider provider)
   return desc ? desc->name : NULL;
 }
 
-static gboolean
-is_numeric (const char *s)
+/* The service libfabric gets for @service: for IP providers a port number
+ * 0 … 65535, or a service name of this host's services database
+ * (getservbyname(3): /etc/services, no network), given to libfabric as its
+ * number; other providers take @service as it is. @buf holds a resolved
+ * number. NULL with @error set when @service is neither. */
+static const char *
+resolve_service (const MxlProviderDesc *desc, const char *service,
+    char buf[8], GError **error)
 {
-  if (s == NULL || *s == '\0')
-    return FALSE;
-  for (; *s; s++)
-    if (!g_ascii_isdigit (*s))
-      return FALSE;
-  return TRUE;
+  struct servent entry, *found = NULL;
+  char names[1024];
+  guint64 port;
+
+  if (service == NULL || desc->node_kind != MXL_NODE_IP)
+    return service;
+  /* all digits: a number (names such as "9pfs" may start with one) */
+  if (service[0] != '\0' && strspn (service, "0123456789") == strlen (service)) {
+    if (!g_ascii_string_to_unsigned (service, 10, 0, G_MAXUINT16, &port, NULL)) {
+      g_set_error (error, MXL_OFI_ERROR, 0, "service \"%s\" is not a port "
+          "number in 0 … %u", service, G_MAXUINT16);
+      return NULL;
+    }
+    g_snprintf (buf, 8, "%u", (guint) port);
+    return buf;
+  }
+  if (getservbyname_r (service, "tcp", &entry, names, sizeof names, &found) != 0
+      || found == NULL) {
+    g_set_error (error, MXL_OFI_ERROR, 0, "service \"%s\" is neither a port "
+        "number (0 … %u) nor a service name of this host (/etc/services)",
+        service, G_MAXUINT16);
+    return NULL;
+  }
+  g_snprintf (buf, 8, "%u", (guint) ntohs ((uint16_t) found->s_port));
+  return buf;
 }
 
 static gboolean
@@ -129,6 +155,7 @@ mxl_provider_build_hints (const mxlFabricsInterfaceConfig *config,
   struct fi_info *hints;
   uint64_t flags;
   const char *node, *service;
+  char port[8];
 
   if (config == NULL || out_hints == NULL) {
     g_set_error (error, MXL_OFI_ERROR, 0, "NULL config");
@@ -165,11 +192,8 @@ mxl_provider_build_hints (const mxlFabricsInterfaceConfig *config,
         "node \"%s\" is not a numeric address usable by %s", node, desc->name);
     return MXL_ERR_INVALID_ARG;
   }
-  if (service != NULL && desc->node_kind == MXL_NODE_IP && !is_numeric (service)) {
-    g_set_error (error, MXL_OFI_ERROR, 0, "service \"%s\" is not a port number",
-        service);
+  if (resolve_service (desc, service, port, error) == NULL && service != NULL)
     return MXL_ERR_INVALID_ARG;
-  }
 
   hints = fi_allocinfo ();
   if (hints == NULL) {
@@ -227,19 +251,24 @@ mxl_provider_getinfo_exact (const mxlFabricsInterfaceConfig *config, MxlRole rol
     uint64_t caps, struct fi_info **out_info, GError **error)
 {
   struct fi_info *hints = NULL, *info = NULL;
+  const char *service;
+  char port[8];
   mxlStatus st;
   int rc;
 
   st = mxl_provider_build_hints (config, role, &hints, error);
   if (st != MXL_STATUS_OK)
     return st;
+  /* validated by mxl_provider_build_hints(): cannot fail here */
+  service = resolve_service (mxl_provider_lookup (config->provider),
+      config->address.service, port, NULL);
   /* The role's RMA capability of the hints is replaced by @caps; what the
    * interface config asks for (SEND_RECEIVE) is kept. */
   hints->caps = (hints->caps & ~(FI_RMA | FI_WRITE | FI_REMOTE_WRITE)) | caps;
   /* A masked capability is one the provider does not have: no match. */
   rc = (hints->caps & debug_caps_mask) ? -FI_ENODATA
-      : fi_getinfo (MXL_FI_VERSION, config->address.node,
-          config->address.service, FI_SOURCE, hints, &info);
+      : fi_getinfo (MXL_FI_VERSION, config->address.node, service, FI_SOURCE,
+          hints, &info);
   fi_freeinfo (hints);
   if (rc != 0) {
     mxl_ofi_fail (rc, "fi_getinfo", error);

@@ -75,9 +75,13 @@ const char *mxl_provider_to_string (mxlFabricsProvider provider);
  * (our operation contexts start with a struct fi_context2) plus the
  * provider's rx mode (FI_RX_CQ_DATA for verbs, libfabric-local.md P8).
  *
+ * The service of tcp and verbs (MXL_NODE_IP) is a port number 0 … 65535 or
+ * a name getservbyname(3) resolves from the host's services database (no
+ * network); libfabric gets its number (mxl_provider_getinfo()).
+ *
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG (unknown provider, caps without
  * REMOTE_WRITE and SEND_RECEIVE, service without node, a node or service the
- * provider cannot use); MXL_ERR_INVALID_STATE (provider ANY);
+ * provider cannot use, a port above 65535); MXL_ERR_INVALID_STATE (provider ANY);
  * MXL_ERR_NO_FABRIC (SEND_RECEIVE without REMOTE_WRITE).
  */
 mxlStatus mxl_provider_build_hints (const mxlFabricsInterfaceConfig *config,

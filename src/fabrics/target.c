@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "fabrics/setup.h"
+#include "flow/flow-priv.h"
 
 void
 mxl_target_push_event (MxlTarget *t, mxlFabricsExtConnectionState previous,
@@ -277,6 +278,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
 
   if (t->setup_done)
     return MXL_ERR_INVALID_STATE;
+  mxl_last_error_clear ();
   if (config->writer == NULL) {
     st = MXL_ERR_INVALID_ARG;
     goto fail;
@@ -360,6 +362,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
 fail:
   g_warning ("target setup failed (status %d): %s", st,
       error ? error->message : "invalid configuration");
+  mxl_last_error_set ("%s", error ? error->message : "invalid configuration");
   teardown (t);
   return st;
 }

@@ -226,10 +226,17 @@ mxl_flow_create (mxlInstance instance, const MxlFlowDef *def,
   mxl_last_error_clear ();
   /* §7.3: N = 0 (or L too small) would make an unusable flow */
   if (mxlIsDiscreteDataFormat (def->format) ? n == 0 : l < 2) {
-    g_warning ("flow definition: %s: rate %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
-        " is too low for a %" G_GUINT64_FORMAT " ns history",
+    /* N >= 1 needs rate >= 1e9 / D, L0 >= 1 needs rate >= 5e8 / D (§2.5) */
+    char *why = g_strdup_printf ("flow definition: %s: rate %" G_GINT64_FORMAT
+        "/%" G_GINT64_FORMAT " is too low for a %" G_GUINT64_FORMAT " ns "
+        "history (at least %g per second)",
         def->format == MXL_DATA_FORMAT_AUDIO ? "sample_rate" : "grain_rate",
-        def->rate.numerator, def->rate.denominator, history_ns);
+        def->rate.numerator, def->rate.denominator, history_ns,
+        (mxlIsDiscreteDataFormat (def->format) ? 1e9 : 5e8) / (double) history_ns);
+
+    g_warning ("%s", why);
+    mxl_last_error_set ("%s", why);
+    g_free (why);
     g_free (final_dir);
     return MXL_ERR_INVALID_ARG;
   }

@@ -109,6 +109,7 @@ struct mxlFlowReader_t {
 /* last-error.c: the text behind mxlGetLastErrorMessage() */
 void mxl_last_error_clear (void);
 void mxl_last_error_set_errno (int err, const char *format, ...) G_GNUC_PRINTF (2, 3);
+void mxl_last_error_set (const char *format, ...) G_GNUC_PRINTF (1, 2);
 
 /* flow-map.c */
 mxlStatus mxl_status_from_errno (int err);

@@ -9,12 +9,13 @@
 #include <string.h>
 
 #include <json-glib/json-glib.h>
+#include <mxl/flow-ext.h>
 
 #include "flow/geometry.h"
 
 #define GROUPHINT_TAG "urn:x-nmos:tag:grouphint/v1.0"
 #define DATA_GRAIN_SLICES 4096u
-#define MAX_CHANNELS 1024u
+#define MAX_CHANNELS ((guint) MXL_FLOW_MAX_CHANNELS)
 
 G_DEFINE_QUARK (mxl-flow-def-error-quark, mxl_flow_def_error)
 

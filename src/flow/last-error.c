@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The cause of the last failed flow creation in the calling thread
- * (mxlGetLastErrorMessage(), flow-ext.h): the mxlStatus codes of the SDK
- * API cannot say "No space left on device", so the text is kept aside for
- * callers that report errors to a user.
+ * The cause of the last failed flow creation or fabrics setup in the calling
+ * thread (mxlGetLastErrorMessage(), flow-ext.h): the mxlStatus codes of the
+ * SDK API cannot say "No space left on device" or "Address already in use",
+ * so the text is kept aside for callers that report errors to a user.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -39,6 +39,16 @@ mxl_last_error_set_errno (int err, const char *format, ...)
   g_private_replace (&last_error,
       g_strdup_printf ("%s: %s%s", what, g_strerror (err), hint));
   g_free (what);
+}
+
+void
+mxl_last_error_set (const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_private_replace (&last_error, g_strdup_vprintf (format, args));
+  va_end (args);
 }
 
 MXL_EXPORT const char *

@@ -80,8 +80,11 @@ mxlCreateFlowWriter (mxlInstance instance, char const *flowDef,
 
   if (instance == NULL || flowDef == NULL || writer == NULL)
     return MXL_ERR_INVALID_ARG;
+  mxl_last_error_clear ();
   if (!mxl_flow_def_parse (flowDef, &def, &error)) {
     g_warning ("%s", error->message);
+    /* names the field and its range, e.g. "channel_count: ... in 1 … 1024" */
+    mxl_last_error_set ("%s", error->message);
     g_error_free (error);
     return MXL_ERR_INVALID_ARG;
   }

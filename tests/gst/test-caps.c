@@ -479,6 +479,7 @@ test_mismatch (void)
 {
   gchar *d = video_def (NULL, NULL);     /* 1080p 30000/1001 v210 */
   gchar *d_a = video_def ("media_type", "\"media_type\":\"video/v210a\"");
+  gchar *d_709 = video_def (NULL, "\"colorspace\":\"BT709\"");
   GstMxlFabricsFormat fmt = { 0 };
   gchar *audio;
 
@@ -499,6 +500,24 @@ test_mismatch (void)
       "interlace_mode progressive");
   expect_mismatch ("audio/x-raw,format=F32LE,rate=48000,channels=2", d,
       "audio/float32 does not match the flow's media_type video/v210");
+  /* issue 20: a bt601 sender was accepted by a BT709 flow and mislabelled */
+  expect_mismatch ("video/x-raw,format=v210,width=1920,height=1080,"
+      "framerate=30000/1001,colorimetry=bt601", d_709, "caps colorimetry "
+      "(colorspace BT601) does not match the flow's colorspace BT709");
+  expect_mismatch ("video/x-raw,format=v210,width=1920,height=1080,"
+      "framerate=30000/1001,colorimetry=bt2020", d_709, "colorspace BT709");
+  {
+    GstCaps *c = gst_caps_from_string ("video/x-raw,format=v210,width=1920,"
+        "height=1080,framerate=30000/1001,colorimetry=bt709");
+
+    g_assert_true (gst_mxl_fabrics_caps_check_flow_def (c, d_709, NULL));
+    gst_caps_unref (c);
+    /* caps that give no colorimetry match any colorspace */
+    c = gst_caps_from_string ("video/x-raw,format=v210,width=1920,"
+        "height=1080,framerate=30000/1001");
+    g_assert_true (gst_mxl_fabrics_caps_check_flow_def (c, d_709, NULL));
+    gst_caps_unref (c);
+  }
 
   fmt.media = GST_MXL_FABRICS_MEDIA_AUDIO;
   fmt.rate_n = 48000;
@@ -513,6 +532,7 @@ test_mismatch (void)
   g_free (audio);
   g_free (d);
   g_free (d_a);
+  g_free (d_709);
 }
 
 static void

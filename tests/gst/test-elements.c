@@ -2,7 +2,10 @@
 /* The plugin as users see it (loaded from GST_PLUGIN_PATH): properties with
  * their defaults and blurbs, enum values, pad templates, action signals, and
  * the clear failures of start(). */
+#include <arpa/inet.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <gst/gst.h>
 #include <gst/base/gstbasesrc.h>
@@ -189,6 +192,18 @@ test_enums (void)
   gst_object_unref (e);
 }
 
+/* @caps_str can (@in) or cannot link to both templates. */
+static void
+assert_in_both_templates (const gchar * caps_str, GstCaps * sink_caps,
+    GstCaps * src_caps, gboolean in)
+{
+  GstCaps *c = gst_caps_from_string (caps_str);
+
+  g_assert_cmpint (gst_caps_can_intersect (c, sink_caps), ==, in);
+  g_assert_cmpint (gst_caps_can_intersect (c, src_caps), ==, in);
+  gst_caps_unref (c);
+}
+
 static void
 test_templates (void)
 {
@@ -215,10 +230,30 @@ test_templates (void)
   c = gst_caps_from_string ("video/x-raw,format=UYVY,width=1920,height=1080");
   g_assert_false (gst_caps_can_intersect (c, kc));
   gst_caps_unref (c);
+  /* issue 20: channels as the library's flows allow, 1 … 1024 */
+  assert_in_both_templates ("audio/x-raw,format=F32LE,layout=non-interleaved,"
+      "rate=48000,channels=1024", kc, sc, TRUE);
+  assert_in_both_templates ("audio/x-raw,format=F32LE,layout=non-interleaved,"
+      "rate=48000,channels=1025", kc, sc, FALSE);
   gst_caps_unref (sc);
   gst_caps_unref (kc);
   gst_object_unref (src);
   gst_object_unref (sink);
+}
+
+/* issue 20: the origin was https://example.invalid; it is what the build
+ * was given (meson option package-origin), by default GStreamer's "Unknown
+ * package origin", never a made-up address. */
+static void
+test_plugin_origin (void)
+{
+  GstPlugin *plugin = gst_registry_find_plugin (gst_registry_get (),
+      "mxlfabrics");
+
+  g_assert_nonnull (plugin);
+  g_assert_cmpstr (gst_plugin_get_origin (plugin), ==, PACKAGE_ORIGIN);
+  g_assert_null (strstr (gst_plugin_get_origin (plugin), ".invalid"));
+  gst_object_unref (plugin);
 }
 
 static void
@@ -248,9 +283,10 @@ test_add_remove_target (void)
   gst_object_unref (e);
 }
 
-/* Drives @e to PAUSED, expects the state change to fail with an ERROR of
- * @domain/@code whose text contains @needle; connection-state ends "error"
- * and was notified. */
+/* Drives @e to PAUSED, expects the state change to fail with exactly one
+ * ERROR (ours, not also the base class's "failed to post a proper error
+ * message"), of @domain/@code, whose text contains @needle; connection-state
+ * ends "error" and was notified. */
 static void
 expect_start_error (GstElement * e, GQuark domain, gint code,
     const gchar * needle)
@@ -262,12 +298,13 @@ expect_start_error (GstElement * e, GQuark domain, gint code,
   gchar *debug = NULL;
   gint state = -1;
   gboolean saw_connection = FALSE;
+  guint errors = 0;
 
   gst_bin_add (GST_BIN (pipeline), e);
   g_assert_cmpint (gst_element_set_state (e, GST_STATE_PAUSED), ==,
       GST_STATE_CHANGE_FAILURE);
   while ((msg = gst_bus_pop (bus))) {
-    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR && error == NULL)
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR && errors++ == 0)
       gst_message_parse_error (msg, &error, &debug);
     if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ELEMENT
         && gst_structure_has_name (gst_message_get_structure (msg),
@@ -276,6 +313,7 @@ expect_start_error (GstElement * e, GQuark domain, gint code,
     gst_message_unref (msg);
   }
   g_assert_nonnull (error);
+  g_assert_cmpuint (errors, ==, 1);
   g_assert_true (error->domain == domain);
   g_assert_cmpint (error->code, ==, code);
   if (strstr (error->message, needle) == NULL)
@@ -350,6 +388,70 @@ test_start_errors (void)
       "video/x-raw,format=v210,width=1920,height=1080,framerate=50/1");
   expect_start_error (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
       "no libfabric interface for provider verbs");
+  /* issue 20: caps the library refuses name the quantity and its range,
+   * not a bare INVALID_ARG */
+  e = make ("mxlfabricssrc");
+  gst_util_set_object_arg (G_OBJECT (e), "caps", "audio/x-raw,format=F32LE,"
+      "layout=non-interleaved,rate=48000,channels=100000");
+  expect_start_error (e, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "channels=100000 is outside 1 … 1024");
+  e = make ("mxlfabricssrc");
+  gst_util_set_object_arg (G_OBJECT (e), "caps", "audio/x-raw,format=F32LE,"
+      "layout=non-interleaved,rate=1,channels=2");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING,
+      "*sample_rate*too low*");
+  expect_start_error (e, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_READ_WRITE, "INVALID_ARG: flow definition: "
+      "sample_rate: rate 1/1 is too low for a 200000000 ns history (at least "
+      "2.5 per second)");
+  g_test_assert_expected_messages ();
+}
+
+/* A tcp src on 127.0.0.1 with @service: expects a setup ERROR whose text
+ * contains @needle (the library's reason, also logged as a warning). */
+static void
+expect_service_error (const gchar * service, const gchar * needle)
+{
+  GstElement *e = make ("mxlfabricssrc");
+  gchar *pattern = g_strdup_printf ("*target setup failed*%s*", needle);
+
+  g_object_set (e, "node", "127.0.0.1", "service", service, NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "provider", "tcp");
+  gst_util_set_object_arg (G_OBJECT (e), "caps",
+      "video/x-raw,format=v210,width=64,height=16,framerate=25/1");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, pattern);
+  expect_start_error (e, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_READ_WRITE, needle);
+  g_test_assert_expected_messages ();
+  g_free (pattern);
+}
+
+/* issue 20: service=80000 listened on 14464; a port in use was only a
+ * stderr warning while the ERROR said UNKNOWN. */
+static void
+test_service_errors (void)
+{
+  struct sockaddr_in sin = { .sin_family = AF_INET };
+  socklen_t len = sizeof sin;
+  gchar *port;
+  int fd;
+
+  expect_service_error ("80000",
+      "service \"80000\" is not a port number in 0 … 65535");
+  expect_service_error ("no-such-service-x",
+      "service \"no-such-service-x\" is neither a port number");
+
+  /* A port another socket listens on: the ERROR says so, naming it. */
+  fd = socket (AF_INET, SOCK_STREAM, 0);
+  g_assert_cmpint (fd, >=, 0);
+  sin.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (bind (fd, (struct sockaddr *) &sin, sizeof sin), ==, 0);
+  g_assert_cmpint (listen (fd, 1), ==, 0);
+  g_assert_cmpint (getsockname (fd, (struct sockaddr *) &sin, &len), ==, 0);
+  port = g_strdup_printf ("%u", ntohs (sin.sin_port));
+  expect_service_error (port, "Address already in use");
+  g_free (port);
+  close (fd);
 }
 
 int
@@ -365,7 +467,9 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/elements/sink-properties", test_sink_properties);
   g_test_add_func ("/gst/elements/enums", test_enums);
   g_test_add_func ("/gst/elements/templates", test_templates);
+  g_test_add_func ("/gst/elements/plugin-origin", test_plugin_origin);
   g_test_add_func ("/gst/elements/add-remove-target", test_add_remove_target);
   g_test_add_func ("/gst/elements/start-errors", test_start_errors);
+  g_test_add_func ("/gst/elements/service-errors", test_service_errors);
   return g_test_run ();
 }

@@ -1613,6 +1613,56 @@ test_errors (void)
   g_free (ti);
 }
 
+/* issue 20: a bt601 sender was accepted by a BT709 receiver, whose output
+ * then said bt709. The sink refuses the target naming colorimetry (as an
+ * ERROR, or a WARNING where a refused target only costs itself), and the
+ * src receives nothing. */
+static void
+test_colorimetry_mismatch (void)
+{
+  GstElement *src, *sink;
+  GstMessage *m;
+  GstBuffer *got;
+  GError *e = NULL;
+  gchar *ti = NULL, *d = NULL;
+  gint64 deadline = g_get_monotonic_time () + WAIT_S * G_USEC_PER_SEC;
+
+  src = start_src ("tcp", CAPS_720 ",colorimetry=bt709", NULL, &ti);
+  sink = start_sink ("tcp", CAPS_720 ",colorimetry=bt601", NULL, ti);
+  push (sink, pattern_buffer (((1280 + 47) / 48) * 128 * 720, 0,
+          GST_SECOND / 25));
+  /* the first ERROR or WARNING of the sink element, but for basesink's
+   * latency warning (CORE CLOCK: appsrc gives no max latency) */
+  while (e == NULL && g_get_monotonic_time () < deadline) {
+    m = wait_message (sink, GST_MESSAGE_ERROR | GST_MESSAGE_WARNING,
+        MAX ((deadline - g_get_monotonic_time ()) / 1000, 1));
+    if (m == NULL)
+      break;
+    if (g_strcmp0 (GST_OBJECT_NAME (GST_MESSAGE_SRC (m)), "sink") == 0) {
+      if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR)
+        gst_message_parse_error (m, &e, &d);
+      else
+        gst_message_parse_warning (m, &e, &d);
+      if (g_error_matches (e, GST_CORE_ERROR, GST_CORE_ERROR_CLOCK)) {
+        g_clear_error (&e);
+        g_clear_pointer (&d, g_free);
+      }
+    }
+    gst_message_unref (m);
+  }
+  g_assert_nonnull (e);
+  if (strstr (e->message, "caps colorimetry (colorspace BT601) does not match "
+          "the flow's colorspace BT709") == NULL)
+    g_error ("colorimetry not named in \"%s\"", e->message);
+  got = pull (src, "out", 200);
+  g_assert_null (got);
+  g_error_free (e);
+  g_free (d);
+  stop (sink);
+  stop (src);
+  g_free (ti);
+}
+
 /* ------------------------------------------------------- two processes */
 
 #define PROC_CAPS "video/x-raw,format=v210,width=1920,height=1080,framerate=25/1"
@@ -1787,6 +1837,8 @@ main (int argc, char **argv)
       test_late_file_and_src_restart);
   g_test_add_func ("/gst/transfer/fan-out-same-pts", test_fan_out_same_pts);
   g_test_add_func ("/gst/transfer/errors", test_errors);
+  g_test_add_func ("/gst/transfer/colorimetry-mismatch/tcp",
+      test_colorimetry_mismatch);
   g_test_add_func ("/gst/transfer/two-processes-1080p", test_two_processes);
   return g_test_run ();
 }

@@ -39,7 +39,9 @@ typedef enum mxlFabricsProvider_t {
   MXL_FABRICS_PROVIDER_SHM = 4,    /* FI_EP_RDM between processes of one host */
 } mxlFabricsProvider;
 
-/** Endpoint address: numeric IP literal and port for tcp/verbs, GID for efa, names for shm. */
+/** Endpoint address: numeric IP literal and port for tcp/verbs (service: a
+ * port number 0 … 65535 or a service name of the host's services database,
+ * e.g. "http"), GID for efa, names for shm. */
 typedef struct mxlFabricsEndpointAddress_t {
   char const *node;
   char const *service;

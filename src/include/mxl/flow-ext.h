@@ -25,6 +25,11 @@
 /** Default parent directory of private domains (tmpfs on Linux). */
 #define MXL_PRIVATE_DOMAIN_PARENT "/dev/shm"
 
+/** Most channels (channel_count) of an audio flow this library creates or
+ * opens: our limit, the flow definition sets none (mxl-flows.md §2.3). A
+ * plain literal, so that it can be stringified into static caps. */
+#define MXL_FLOW_MAX_CHANNELS 1024
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -86,15 +91,24 @@ MXL_EXPORT mxlStatus mxlPrivateDomainCleanStale (char const *in_parent,
 /**
  * mxlGetLastErrorMessage:
  *
- * Why the last mxlCreateFlowWriter() of the calling thread failed when the
- * cause was a system error (creating, sizing or publishing the flow's
- * files): "<domain>: cannot build flow <id>: No space left on device (...)"
- * with a hint for the common causes (full domain file system, open file
- * limit). The status code alone (MXL_ERR_UNKNOWN) cannot carry it.
- * Thread-local; cleared when mxlCreateFlowWriter() starts creating a flow.
+ * Why the last mxlCreateFlowWriter() of the calling thread failed: a flow
+ * definition it refused, naming the field and its allowed range
+ * ("flow definition: channel_count: 100000 is not an integer in 1 … 1024",
+ * "flow definition: grain_rate: rate 1/2 is too low for a 200000000 ns
+ * history (at least 5 per second)"), or a system error (creating, sizing or
+ * publishing the flow's files): "<domain>: cannot build flow <id>: No space
+ * left on device (...)" with a hint for the common causes (full domain file
+ * system, open file limit). The status codes alone (MXL_ERR_INVALID_ARG,
+ * MXL_ERR_UNKNOWN) cannot carry it.
+ * Also why the last mxlFabricsTargetSetup() or mxlFabricsInitiatorSetup()
+ * of the calling thread failed, as libfabric or the validation of the
+ * config said it, e.g. "fi_passive_ep: Address already in use (-98)" or
+ * "service \"80000\" is not a port number in 0 … 65535".
+ * Thread-local; cleared when mxlCreateFlowWriter() or a fabrics setup
+ * starts.
  *
  * Returns: (transfer none) (nullable): the message, valid until the next
- * mxlCreateFlowWriter() in this thread; NULL when there is none.
+ * of those calls in this thread; NULL when there is none.
  */
 MXL_EXPORT char const *mxlGetLastErrorMessage (void);
 

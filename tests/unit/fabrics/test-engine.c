@@ -5,6 +5,8 @@
  * checks, provider names and fi_getinfo hints (verbs and efa included, built
  * without their hardware), memory regions and keys, status mapping, events.
  */
+#include <arpa/inet.h>
+#include <netdb.h>
 #include <string.h>
 
 #include <glib.h>
@@ -312,6 +314,10 @@ test_hints (void)
       { MXL_FABRICS_PROVIDER_EFA, "10.0.0.5", NULL, MXL_ERR_INVALID_ARG },   /* GID is IPv6 */
       { MXL_FABRICS_PROVIDER_VERBS, "host.example", NULL, MXL_ERR_INVALID_ARG },
       { MXL_FABRICS_PROVIDER_TCP, "127.0.0.1", "80a", MXL_ERR_INVALID_ARG },
+      /* issue 20: 80000 was taken and bound 80000 mod 65536 = 14464 */
+      { MXL_FABRICS_PROVIDER_TCP, "127.0.0.1", "80000", MXL_ERR_INVALID_ARG },
+      { MXL_FABRICS_PROVIDER_VERBS, "10.0.0.5", "65536", MXL_ERR_INVALID_ARG },
+      { MXL_FABRICS_PROVIDER_TCP, "127.0.0.1", "no-such-service-x", MXL_ERR_INVALID_ARG },
       { MXL_FABRICS_PROVIDER_TCP, "1.2.3", NULL, MXL_ERR_INVALID_ARG },
       { MXL_FABRICS_PROVIDER_SHM, NULL, "svc", MXL_ERR_INVALID_ARG },
       { MXL_FABRICS_PROVIDER_ANY, "127.0.0.1", NULL, MXL_ERR_INVALID_STATE },
@@ -324,6 +330,39 @@ test_hints (void)
       g_assert_null (h);
       g_assert_nonnull (error);
       g_error_free (error);
+    }
+  }
+  /* Ports are 0 … 65535; a service name is resolved locally (issue 20). */
+  {
+    mxlFabricsInterfaceConfig c = config (MXL_FABRICS_PROVIDER_TCP, "127.0.0.1", "80000");
+    struct fi_info *h = NULL;
+    GError *error = NULL;
+    struct servent *http = getservbyname ("http", "tcp");
+
+    g_assert_cmpint (mxl_provider_build_hints (&c, MXL_ROLE_TARGET, &h, &error), ==,
+        MXL_ERR_INVALID_ARG);
+    g_assert_cmpstr (error->message, ==, "service \"80000\" is not a port number in 0 … 65535");
+    g_clear_error (&error);
+    c.address.service = "65535";
+    g_assert_cmpint (mxl_provider_build_hints (&c, MXL_ROLE_TARGET, &h, NULL), ==, MXL_STATUS_OK);
+    fi_freeinfo (h);
+    /* a name: the tcp provider gets its number and binds that port */
+    if (http == NULL) {
+      g_test_message ("no \"http\" in this host's services database: name case skipped");
+    } else {
+      struct fi_info *info = NULL;
+      struct sockaddr_in *sin;
+
+      c.address.service = "http";
+      g_assert_cmpint (mxl_provider_getinfo (&c, MXL_ROLE_TARGET, &info, &error), ==,
+          MXL_STATUS_OK);
+      g_assert_no_error (error);
+      g_assert_cmpuint (info->addr_format, ==, FI_SOCKADDR_IN);
+      sin = info->src_addr;
+      g_assert_nonnull (sin);
+      g_assert_cmpuint (ntohs (sin->sin_port), ==, ntohs ((uint16_t) http->s_port));
+      g_assert_cmpuint (ntohs (sin->sin_port), ==, 80);
+      fi_freeinfo (info);
     }
   }
   /* verbs and efa have no device here: setup says so with NO_FABRIC. */

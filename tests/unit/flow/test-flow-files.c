@@ -275,6 +275,22 @@ test_invalid_writer_args (void)
   g_assert_cmpint (mxlCreateFlowWriter (inst, bad, NULL, &w, NULL, NULL), ==, MXL_ERR_INVALID_ARG);
   g_test_assert_expected_messages ();
   g_free (bad);
+  /* issue 20: the refused quantity and its range are in the last error
+   * message too (the status alone was all an element could show) */
+  expect_lib_warning ("*channel_count*");
+  bad = flowtest_audio_def_full (FIXTURE_AUDIO_ID, 48000, 100000);
+  g_assert_cmpint (mxlCreateFlowWriter (inst, bad, NULL, &w, NULL, NULL), ==, MXL_ERR_INVALID_ARG);
+  g_test_assert_expected_messages ();
+  g_assert_cmpstr (mxlGetLastErrorMessage (), ==,
+      "flow definition: channel_count: 100000 is not an integer in 1 … 1024");
+  g_free (bad);
+  expect_lib_warning ("*sample_rate*too low*");
+  bad = flowtest_audio_def_full (FIXTURE_AUDIO_ID, 2, 2);
+  g_assert_cmpint (mxlCreateFlowWriter (inst, bad, NULL, &w, NULL, NULL), ==, MXL_ERR_INVALID_ARG);
+  g_test_assert_expected_messages ();
+  g_assert_cmpstr (mxlGetLastErrorMessage (), ==, "flow definition: sample_rate: rate 2/1 "
+      "is too low for a 200000000 ns history (at least 2.5 per second)");
+  g_free (bad);
   g_assert_cmpuint (count_dir (domain), ==, 0);
 
   mxlDestroyInstance (inst);
