@@ -805,14 +805,16 @@ pull_planar (GstElement * src, guint channels, gsize n)
 
 /* 8-channel audio from appsrc, planar or interleaved, through
  * mxlfabricssink -> mxlfabricssrc: every sample of every channel arrives,
- * in order, exactly (the src outputs planar audio with GstAudioMeta). */
+ * in order, exactly (the src outputs planar audio with GstAudioMeta).
+ * @positioned: caps and meta carry 7.1 channel positions (MXL has none). */
 static void
-audio_round_trip (gboolean interleaved)
+audio_round_trip_full (gboolean interleaved, gboolean positioned)
 {
   const guint channels = 8, per_buffer = 480, n_buffers = 20;
   gchar *caps = g_strdup_printf ("audio/x-raw,format=F32LE,layout=%s,"
-      "rate=48000,channels=%u", interleaved ? "interleaved" :
-      "non-interleaved", channels);
+      "rate=48000,channels=%u%s", interleaved ? "interleaved" :
+      "non-interleaved", channels, positioned ?
+      ",channel-mask=(bitmask)0xc3f" : "");
   gchar *src_caps = g_strdup_printf ("audio/x-raw,format=F32LE,"
       "layout=non-interleaved,rate=48000,channels=%u", channels);
   gchar *ti = NULL;
@@ -842,9 +844,17 @@ audio_round_trip (gboolean interleaved)
     gst_buffer_unmap (b, &map);
     if (!interleaved) {
       GstAudioInfo info;
+
       gst_audio_info_set_format (&info, GST_AUDIO_FORMAT_F32LE, 48000,
           channels, NULL);
       info.layout = GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+      if (positioned) {
+        /* the meta describes the caps, positions included */
+        GstCaps *c = gst_caps_from_string (caps);
+        g_assert_true (gst_audio_info_from_caps (&info, c));
+        gst_caps_unref (c);
+        g_assert_false (info.flags & GST_AUDIO_FLAG_UNPOSITIONED);
+      }
       gst_buffer_add_audio_meta (b, &info, per_buffer, NULL);
     }
     GST_BUFFER_PTS (b) = pts_base + i * 10 * GST_MSECOND;
@@ -870,13 +880,104 @@ audio_round_trip (gboolean interleaved)
 static void
 test_audio_planar (void)
 {
-  audio_round_trip (FALSE);
+  audio_round_trip_full (FALSE, FALSE);
 }
 
 static void
 test_audio_interleaved (void)
 {
-  audio_round_trip (TRUE);
+  audio_round_trip_full (TRUE, FALSE);
+}
+
+/* GstAudioMeta positions that differ from the sink's (unpositioned) are
+ * no reason for a CRITICAL (gst_audio_buffer_map compares the infos). */
+static void
+test_audio_planar_positioned (void)
+{
+  audio_round_trip_full (FALSE, TRUE);
+}
+
+/* One audio buffer the caps do not describe: the sink posts a STREAM
+ * FORMAT ERROR whose text contains @needle, and no CRITICAL (the suite
+ * runs with G_DEBUG=fatal-criticals). */
+static void
+expect_audio_buffer_error (gboolean interleaved, GstBuffer * buf,
+    const gchar * needle)
+{
+  gchar *caps = g_strdup_printf ("audio/x-raw,format=F32LE,layout=%s,"
+      "rate=48000,channels=8", interleaved ? "interleaved" :
+      "non-interleaved");
+  GstElement *sink = start_sink ("tcp", caps, "wait-for-connection=false",
+      NULL);
+  GstMessage *msg;
+  GError *e = NULL;
+  gchar *d = NULL;
+
+  set_pts_base (sink);
+  GST_BUFFER_PTS (buf) = pts_base;
+  GST_BUFFER_DURATION (buf) = 10 * GST_MSECOND;
+  push (sink, buf);
+  msg = wait_message (sink, GST_MESSAGE_ERROR, WAIT_S * 1000);
+  g_assert_nonnull (msg);
+  gst_message_parse_error (msg, &e, &d);
+  g_test_message ("ERROR: %s", e->message);
+  g_assert_true (e->domain == GST_STREAM_ERROR);
+  g_assert_cmpint (e->code, ==, GST_STREAM_ERROR_FORMAT);
+  if (strstr (e->message, needle) == NULL)
+    g_error ("\"%s\" not in \"%s\"", needle, e->message);
+  g_assert_cmpuint (stat_u64 (sink, "sink", "grains"), ==, 0);
+  g_error_free (e);
+  g_free (d);
+  gst_message_unref (msg);
+  stop (sink);
+  g_free (caps);
+}
+
+/* An audio buffer of @samples 8-channel samples, with a GstAudioMeta of
+ * @meta_channels channels in @layout for @meta_samples (0: no meta). */
+static GstBuffer *
+make_audio (gsize samples, GstAudioLayout layout, gint meta_channels,
+    gsize meta_samples)
+{
+  GstBuffer *b = gst_buffer_new_allocate (NULL, samples * 8 * 4, NULL);
+  GstAudioInfo info;
+
+  gst_buffer_memset (b, 0, 0, samples * 8 * 4);
+  if (meta_samples == 0)
+    return b;
+  gst_audio_info_set_format (&info, GST_AUDIO_FORMAT_F32LE, 48000,
+      meta_channels, NULL);
+  info.layout = layout;
+  g_assert_nonnull (gst_buffer_add_audio_meta (b, &info, meta_samples, NULL));
+  return b;
+}
+
+static void
+test_audio_bad_buffers (void)
+{
+  GstBuffer *b;
+
+  /* non-interleaved without GstAudioMeta (issue 13 item 4) */
+  expect_audio_buffer_error (FALSE, make_audio (480, 0, 0, 0),
+      "non-interleaved buffer without GstAudioMeta");
+  /* a meta of fewer channels than the caps: planes 4..7 do not exist */
+  expect_audio_buffer_error (FALSE,
+      make_audio (480, GST_AUDIO_LAYOUT_NON_INTERLEAVED, 4, 480),
+      "GstAudioMeta describes 4 channels of F32LE, the caps 8 channels");
+  /* a meta of more samples than the buffer holds (shrunk after) */
+  b = make_audio (480, GST_AUDIO_LAYOUT_NON_INTERLEAVED, 8, 480);
+  gst_buffer_resize (b, 0, 240 * 8 * 4);
+  expect_audio_buffer_error (FALSE, b,
+      "GstAudioMeta describes 480 samples, the buffer of 7680 bytes holds 240");
+  /* a meta whose layout is not the caps' */
+  expect_audio_buffer_error (TRUE,
+      make_audio (480, GST_AUDIO_LAYOUT_NON_INTERLEAVED, 8, 480),
+      "GstAudioMeta is non-interleaved, the caps say layout=interleaved");
+  /* interleaved, no meta, a partial sample at the end */
+  b = make_audio (480, 0, 0, 0);
+  gst_buffer_resize (b, 0, 480 * 8 * 4 - 4);
+  expect_audio_buffer_error (TRUE, b, "15356 bytes are no whole number of "
+      "8-channel F32LE samples");
 }
 
 /* `audiotestsrc ! mxlfabricssink` with no caps filter: the sink takes what
@@ -1457,6 +1558,9 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/transfer/audio-planar-8ch/tcp", test_audio_planar);
   g_test_add_func ("/gst/transfer/audio-interleaved-8ch/tcp",
       test_audio_interleaved);
+  g_test_add_func ("/gst/transfer/audio-planar-positioned/tcp",
+      test_audio_planar_positioned);
+  g_test_add_func ("/gst/transfer/audio-bad-buffers", test_audio_bad_buffers);
   g_test_add_func ("/gst/transfer/audiotestsrc/tcp", test_audiotestsrc);
   g_test_add_func ("/gst/transfer/src-state-changes", test_src_state_changes);
   g_test_add_func ("/gst/transfer/sink-stale-target", test_sink_stale_target);
