@@ -4,7 +4,8 @@
 # SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM), then stop cleanly with exit status 0
 # on SIGTERM (sender) and SIGINT (receiver), and on the reverse in a second
 # round; with shm, no /dev/shm region named after a stopped process
-# remains. Every process is started here and stopped by PID; every wait is
+# remains. Third round: both killed with SIGKILL leave their regions, which
+# the next receiver's setup removes. Every process is started here and stopped by PID; every wait is
 # bounded. TAP output. Usage: test-demo-signals.sh PROVIDER BUILDDIR
 set -u
 provider=$1 build=$2
@@ -33,24 +34,33 @@ wait_exit() {
   wait "$1"
 }
 
-# leftover PID: the shm provider regions named after PID (mxlfabricssrc and
-# mxlfabricssink name their shm endpoints "mxlfabrics-<pid>-<n>").
-leftover() { ls /dev/shm 2>/dev/null | grep "^mxlfabrics-$1-" ; }
-
-echo "1..8"
-for round in 1 2; do
-  if [ "$round" = 1 ]; then ssig=TERM rsig=INT; else ssig=INT rsig=TERM; fi
-  ti=$out/video-$round.json
+# start_receiver ROUND: a receiver in $recv whose TargetInfo is in $ti
+start_receiver() {
+  ti=$out/video-$1.json
   "$bin" --role receiver --provider "$provider" $node --no-audio \
-    --video-target-info "$ti" --max-seconds 60 >"$out/recv-$round.log" 2>&1 &
+    --video-target-info "$ti" --max-seconds 60 >"$out/recv-$1.log" 2>&1 &
   recv=$!
   pids="$pids $recv"
   i=0
   while [ ! -s "$ti" ] && alive "$recv" && [ "$i" -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
+start_sender() {
   "$bin" --role sender --provider "$provider" $node --no-audio \
-    --video-target-info "@$ti" --duration 60 >"$out/send-$round.log" 2>&1 &
+    --video-target-info "@$ti" --duration 60 >"$out/send-$1.log" 2>&1 &
   send=$!
   pids="$pids $send"
+}
+
+# leftover PID: the shm provider regions named after PID (mxlfabricssrc and
+# mxlfabricssink name their shm endpoints "mxlfabrics-<pid>-<n>").
+leftover() { ls /dev/shm 2>/dev/null | grep "^mxlfabrics-$1-" ; }
+
+echo "1..10"
+for round in 1 2; do
+  if [ "$round" = 1 ]; then ssig=TERM rsig=INT; else ssig=INT rsig=TERM; fi
+  start_receiver $round
+  start_sender $round
   # give the sender time to start and connect
   sleep 2
   survived=0
@@ -79,3 +89,24 @@ for round in 1 2; do
   ok $? "round $round: no shm region of the stopped processes remains ($left)"
   pids=
 done
+
+if [ "$provider" = shm ]; then
+  start_receiver 3
+  start_sender 3
+  sleep 2
+  kill -KILL "$send" "$recv"
+  wait "$send" "$recv" 2>/dev/null
+  killed="$send $recv"
+  left=$(leftover "$send"; leftover "$recv")
+  [ -n "$left" ]
+  ok $? "round 3: the processes killed with SIGKILL left their regions ($(echo $left))"
+  start_receiver 4
+  left=$(for p in $killed; do leftover "$p"; done)
+  [ -z "$left" ] && alive "$recv" && [ -n "$(leftover "$recv")" ]
+  ok $? "round 3: the next receiver's setup removed them ($left) and kept its own"
+  kill -TERM "$recv"
+  wait_exit "$recv" 20
+else
+  ok 0 "# SKIP round 3 is for shm"
+  ok 0 "# SKIP round 3 is for shm"
+fi

@@ -33,6 +33,18 @@ extern "C" {
 #define MXL_FABRICS_EXT_PROVIDER_TCP_RXM ((mxlFabricsProvider) 101)
 
 /**
+ * MXL_FABRICS_EXT_SHM_NODE_PREFIX:
+ * A shm interface node of the form MXL_FABRICS_EXT_SHM_NODE_PREFIX
+ * "<pid>-<n>" (e.g. "mxlfabrics-4242-0", what mxlfabricssrc and
+ * mxlfabricssink use by default) declares that the endpoint belongs to
+ * process <pid>: once that process is gone, the next shm setup of any
+ * process removes the region it left in /dev/shm. Regions of other node
+ * names are never removed by this library: such a region of a killed
+ * process stays (16 MiB) until removed by hand.
+ */
+#define MXL_FABRICS_EXT_SHM_NODE_PREFIX "mxlfabrics-"
+
+/**
  * MXL_FABRICS_EXT_STATUS_CQ_OVERRUN:
  * Status returned once by a target read when more completions were waiting
  * than the completion queue depth (cqDepth): the application drains too
