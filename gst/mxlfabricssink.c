@@ -441,6 +441,7 @@ engine_setup (GstMxlFabricsSink * self, GError ** error)
   }
   g_mutex_lock (&self->engine_lock);
   self->initiator = initiator;
+  self->provider = provider;
   /* Zero-copy only where nobody else reads the flow: a private domain. */
   GST_OBJECT_LOCK (self);
   self->lend = self->zero_copy && self->flow.private_domain != NULL

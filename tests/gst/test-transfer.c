@@ -1092,6 +1092,33 @@ test_src_state_changes (void)
 }
 
 /* The sink with no target plays, writes locally and counts drops. */
+/* Pops WARNINGs of @pipeline (at most 20, @ms each) until one contains
+ * @needle and @needle2 (nullable); fails when none does. Other WARNINGs
+ * may come first. */
+static void
+expect_warning (GstElement * pipeline, const gchar * needle,
+    const gchar * needle2, guint ms)
+{
+  gboolean found = FALSE;
+  guint i;
+
+  for (i = 0; i < 20 && !found; i++) {
+    GstMessage *msg = wait_message (pipeline, GST_MESSAGE_WARNING, ms);
+    GError *e = NULL;
+    gchar *d = NULL;
+
+    g_assert_nonnull (msg);
+    gst_message_parse_warning (msg, &e, &d);
+    g_test_message ("WARNING: %s", e->message);
+    found = strstr (e->message, needle) != NULL
+        && (needle2 == NULL || strstr (e->message, needle2) != NULL);
+    g_error_free (e);
+    g_free (d);
+    gst_message_unref (msg);
+  }
+  g_assert_true (found);
+}
+
 /* A TargetInfo whose receiver is gone (a stale file): the sink keeps
  * trying, and says so once with a WARNING instead of staying silent. */
 static void
@@ -1100,10 +1127,6 @@ test_sink_stale_target (void)
   gchar *ti = NULL;
   GstElement *src = start_src ("tcp", CAPS_720, NULL, &ti);
   GstElement *sink;
-  GstMessage *msg;
-  GError *e = NULL;
-  gchar *d = NULL;
-  gboolean found = FALSE;
   guint i;
 
   stop (src);
@@ -1111,20 +1134,49 @@ test_sink_stale_target (void)
   for (i = 0; i < 3; i++)
     push (sink, make_v210 (i, NULL));
   /* other WARNINGs may come first (the first attempts) */
-  for (i = 0; i < 20 && !found; i++) {
-    msg = wait_message (sink, GST_MESSAGE_WARNING, 10000);
-    g_assert_nonnull (msg);
-    gst_message_parse_warning (msg, &e, &d);
-    g_test_message ("WARNING: %s", e->message);
-    found = strstr (e->message, "not reachable after 3 attempts") != NULL;
-    g_error_free (e);
-    g_free (d);
-    gst_message_unref (msg);
-  }
-  g_assert_true (found);
+  expect_warning (sink, "not reachable after 3 attempts", NULL, 10000);
   g_assert_cmpuint (stat_u64 (sink, "sink", "grains"), ==, 0);
   assert_no_error (sink);
   stop (sink);
+  g_free (ti);
+}
+
+/* A TargetInfo naming a provider the library does not know is accepted
+ * (the reference maps it to "any"), with a WARNING naming the provider
+ * written and the one the sink sends with; the transfer works. */
+static void
+test_sink_unknown_provider (void)
+{
+  gchar *ti = NULL, *edited;
+  GstElement *src = start_src ("tcp", CAPS_720, NULL, &ti);
+  GstElement *sink;
+  guint i;
+
+  g_assert_nonnull (strstr (ti, "\"provider\":\"tcp\""));
+  {
+    gchar **parts = g_strsplit (ti, "\"provider\":\"tcp\"", 2);
+    edited = g_strjoinv ("\"provider\":\"rdma-magic\"", parts);
+    g_strfreev (parts);
+  }
+  sink = start_sink ("tcp", CAPS_720, "wait-for-connection=true", edited);
+  expect_warning (sink, "names provider \"rdma-magic\", which this library "
+      "does not know", "sends with provider tcp", 5000);
+  wait_connected (sink);
+  set_pts_base (sink);
+  for (i = 0; i < 3; i++) {
+    GstBuffer *b = make_v210 (i, NULL), *got;
+
+    push (sink, gst_buffer_ref (b));
+    got = pull (src, "out", WAIT_S * 1000);
+    g_assert_nonnull (got);
+    assert_same_bytes (got, b);
+    gst_buffer_unref (got);
+    gst_buffer_unref (b);
+  }
+  assert_no_error (sink);
+  stop (sink);
+  stop (src);
+  g_free (edited);
   g_free (ti);
 }
 
@@ -1564,6 +1616,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/transfer/audiotestsrc/tcp", test_audiotestsrc);
   g_test_add_func ("/gst/transfer/src-state-changes", test_src_state_changes);
   g_test_add_func ("/gst/transfer/sink-stale-target", test_sink_stale_target);
+  g_test_add_func ("/gst/transfer/sink-unknown-provider",
+      test_sink_unknown_provider);
   g_test_add_func ("/gst/transfer/sink-without-target",
       test_sink_without_target);
   g_test_add_func ("/gst/transfer/src-timeout", test_src_timeout);

@@ -385,6 +385,26 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoParse (char const *in_string,
 MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetId (mxlFabricsTargetInfo in_targetInfo,
     uint64_t *out_id);
 
+/**
+ * mxlFabricsExtTargetInfoGetProvider:
+ * @out_provider: (out): the provider the TargetInfo's "provider" names
+ *   (names as mxlFabricsExtProviderFromString(), "tcp;ofi_rxm" included);
+ *   MXL_FABRICS_PROVIDER_ANY for a name this library does not know.
+ * @out_name: (out) (transfer none) (nullable): the name as written, valid
+ *   as long as @in_targetInfo; NULL to ignore.
+ *
+ * An unknown provider name is accepted by the parser, as by the reference,
+ * which maps it to "any" (wire spec §1.4 step 8); the initiator always uses
+ * its own provider. This lets an application tell its users that the
+ * TargetInfo named something else.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL @in_targetInfo or
+ * @out_provider.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetProvider (
+    mxlFabricsTargetInfo in_targetInfo, mxlFabricsProvider *out_provider,
+    char const **out_name);
+
 #ifdef __cplusplus
 }
 #endif
