@@ -3,12 +3,15 @@
 # library: the uninstalled one (build/meson-uninstalled, what `meson devenv`
 # and PKG_CONFIG_PATH=build/meson-uninstalled give) and the installed one,
 # from `meson install --destdir` into a temporary directory (never the
-# system). TAP output. Usage: test-pkgconfig.sh BUILDDIR VERSION
+# system). TAP output. Usage: test-pkgconfig.sh BUILDDIR VERSION [SANITIZE]
+# (SANITIZE: meson's b_sanitize; a sanitized library needs the application
+# built with the same runtime)
 set -u
-build=$1 version=$2
+build=$1 version=$2 sanitize=${3:-none}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mxl-pkgconfig-test-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cc=${CC:-cc}
+[ "$sanitize" = none ] || cc="$cc -fsanitize=$sanitize"
 cat >"$tmp/app.c" <<'C'
 #include <mxl/fabrics.h>
 #include <mxl/fabrics-ext.h>
