@@ -693,6 +693,14 @@ fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint8 * payload)
     GstMapInfo map;
     guint l;
 
+    if (meta && (meta->stride[0] <= 0 || offset > size)) {
+      /* a cast to gsize would wrap the checks below around */
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot use the video "
+              "buffer: its GstVideoMeta has stride %d and offset %"
+              G_GSIZE_FORMAT " for a buffer of %" G_GSIZE_FORMAT " bytes",
+              meta->stride[0], offset, size), (NULL));
+      return FALSE;
+    }
     if (alpha)
       need = key_offset + a * lines;
     if (stride < v || size < need) {

@@ -897,16 +897,13 @@ test_audio_planar_positioned (void)
   audio_round_trip_full (FALSE, TRUE);
 }
 
-/* One audio buffer the caps do not describe: the sink posts a STREAM
- * FORMAT ERROR whose text contains @needle, and no CRITICAL (the suite
- * runs with G_DEBUG=fatal-criticals). */
+/* One buffer that @caps do not describe: the sink posts a STREAM FORMAT
+ * ERROR whose text contains @needle, and no CRITICAL (the suite runs with
+ * G_DEBUG=fatal-criticals) nor a read outside the buffer. */
 static void
-expect_audio_buffer_error (gboolean interleaved, GstBuffer * buf,
+expect_buffer_error (const gchar * caps, GstBuffer * buf,
     const gchar * needle)
 {
-  gchar *caps = g_strdup_printf ("audio/x-raw,format=F32LE,layout=%s,"
-      "rate=48000,channels=8", interleaved ? "interleaved" :
-      "non-interleaved");
   GstElement *sink = start_sink ("tcp", caps, "wait-for-connection=false",
       NULL);
   GstMessage *msg;
@@ -930,6 +927,17 @@ expect_audio_buffer_error (gboolean interleaved, GstBuffer * buf,
   g_free (d);
   gst_message_unref (msg);
   stop (sink);
+}
+
+static void
+expect_audio_buffer_error (gboolean interleaved, GstBuffer * buf,
+    const gchar * needle)
+{
+  gchar *caps = g_strdup_printf ("audio/x-raw,format=F32LE,layout=%s,"
+      "rate=48000,channels=8", interleaved ? "interleaved" :
+      "non-interleaved");
+
+  expect_buffer_error (caps, buf, needle);
   g_free (caps);
 }
 
@@ -950,6 +958,35 @@ make_audio (gsize samples, GstAudioLayout layout, gint meta_channels,
   info.layout = layout;
   g_assert_nonnull (gst_buffer_add_audio_meta (b, &info, meta_samples, NULL));
   return b;
+}
+
+/* A v210 buffer whose GstVideoMeta has @stride and @offset. */
+static GstBuffer *
+make_v210_meta (gint stride, gsize offset)
+{
+  GstBuffer *b = make_v210 (0, NULL);
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { offset };
+  gint strides[GST_VIDEO_MAX_PLANES] = { stride };
+
+  gst_buffer_add_video_meta_full (b, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_v210, W, H, 1, offsets, strides);
+  return b;
+}
+
+/* A GstVideoMeta with a negative stride or an offset past the buffer: a
+ * STREAM ERROR naming them, not a read outside the buffer. */
+static void
+test_video_bad_meta (void)
+{
+  expect_buffer_error (CAPS_720, make_v210_meta (-V210_STRIDE,
+          (gsize) V210_STRIDE * (H - 1)), "GstVideoMeta has stride -3456");
+  expect_buffer_error (CAPS_720, make_v210_meta (-1, 0),
+      "GstVideoMeta has stride -1");
+  expect_buffer_error (CAPS_720, make_v210_meta (V210_STRIDE, G_MAXSIZE - 16),
+      "and offset 18446744073709551599 for a buffer of 2488320 bytes");
+  /* a positive stride too small for the width: the existing check */
+  expect_buffer_error (CAPS_720, make_v210_meta (V210_STRIDE - 128, 0),
+      "buffer too small for the caps");
 }
 
 static void
@@ -1613,6 +1650,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/transfer/audio-planar-positioned/tcp",
       test_audio_planar_positioned);
   g_test_add_func ("/gst/transfer/audio-bad-buffers", test_audio_bad_buffers);
+  g_test_add_func ("/gst/transfer/video-bad-meta", test_video_bad_meta);
   g_test_add_func ("/gst/transfer/audiotestsrc/tcp", test_audiotestsrc);
   g_test_add_func ("/gst/transfer/src-state-changes", test_src_state_changes);
   g_test_add_func ("/gst/transfer/sink-stale-target", test_sink_stale_target);
