@@ -5,10 +5,12 @@
 # on SIGTERM (sender) and SIGINT (receiver), and on the reverse in a second
 # round; with shm, no /dev/shm region named after a stopped process
 # remains. Third round: both killed with SIGKILL leave their regions, which
-# the next receiver's setup removes. Every process is started here and stopped by PID; every wait is
-# bounded. TAP output. Usage: test-demo-signals.sh PROVIDER BUILDDIR
+# the next receiver's setup removes. Last, scripts/demo.sh itself survives
+# SIGUSR1 and SIGHUP (dying would orphan its two processes) and reports OK.
+# Every process is started here and stopped by PID; every wait is
+# bounded. TAP output. Usage: test-demo-signals.sh PROVIDER BUILDDIR SRCDIR
 set -u
-provider=$1 build=$2
+provider=$1 build=$2 src=$3
 bin=$build/gst/demo/mxl-fabrics-demo
 out=$(mktemp -d "${TMPDIR:-/tmp}/mxl-demo-signals-XXXXXX")
 pids=
@@ -56,7 +58,7 @@ start_sender() {
 # mxlfabricssink name their shm endpoints "mxlfabrics-<pid>-<n>").
 leftover() { ls /dev/shm 2>/dev/null | grep "^mxlfabrics-$1-" ; }
 
-echo "1..10"
+echo "1..12"
 for round in 1 2; do
   if [ "$round" = 1 ]; then ssig=TERM rsig=INT; else ssig=INT rsig=TERM; fi
   start_receiver $round
@@ -110,3 +112,20 @@ else
   ok 0 "# SKIP round 3 is for shm"
   ok 0 "# SKIP round 3 is for shm"
 fi
+
+sh "$src/scripts/demo.sh" --build "$build" --out "$out/script" \
+  --provider "$provider" --duration 3 --no-audio >"$out/script.log" 2>&1 &
+script=$!
+pids="$script"
+sleep 2
+kill -USR1 "$script"
+sleep 0.3
+kill -HUP "$script"
+wait_exit "$script" 60
+rc=$?
+sed 's/^/# demo.sh: /' "$out/script.log" | tail -n 3
+[ "$rc" = 0 ] && grep -q '^  result         OK' "$out/script.log"
+ok $? "scripts/demo.sh survives SIGUSR1 and SIGHUP and reports OK (exit $rc)"
+orphans=$(ps -eo args | grep -F -- "$out/script/" | grep -v grep)
+[ -z "$orphans" ]
+ok $? "no demo process of the script is left running"
