@@ -6,7 +6,7 @@
  * /dev/shm that only fi_close() of the endpoint (or libfabric's own SIGINT
  * and SIGTERM handler, when the application has not replaced it) removes: a
  * process stopped by SIGKILL, a crash, or a signal whose handler does not
- * close its endpoints leaves it behind (libfabric-local.md P12). The file
+ * close its endpoints leaves it behind (docs/fabrics-engine.md). The file
  * is named after the endpoint's source address, "<addr>:<uid>:<index>"
  * (prov/shm/src/smr_ep.c, smr_endpoint_name(); smr_init.c,
  * smr_resolve_addr()): "<node>:<uid>:<index>" for a node without a
