@@ -7,8 +7,8 @@
  * and SIGTERM handler, when the application has not replaced it) removes: a
  * process stopped by SIGKILL, a crash, or a signal whose handler does not
  * close its endpoints leaves it behind (docs/fabrics-engine.md). The file
- * is named after the endpoint's source address, "<addr>:<uid>:<index>"
- * (prov/shm/src/smr_ep.c, smr_endpoint_name(); smr_init.c,
+ * is named after the endpoint's source address (libfabric's
+ * prov/shm/src/smr_ep.c, smr_endpoint_name(); smr_init.c,
  * smr_resolve_addr()): "<node>:<uid>:<index>" for a node without a
  * service, "<node>:<service>" with one (this library always asks for
  * FI_SOURCE, and shm then needs a node).
