@@ -230,8 +230,8 @@ gst_mxl_fabrics_pick_provider (mxlFabricsInstance fabrics,
     if (*out == MXL_FABRICS_PROVIDER_SHM || pick == NULL) {
       /* shm names its endpoints: one unique name per element instance. */
       static gint counter;
-      *node = g_strdup_printf ("mxlfabrics-%d-%d", (int) getpid (),
-          g_atomic_int_add (&counter, 1));
+      *node = g_strdup_printf (MXL_FABRICS_EXT_SHM_NODE_PREFIX "%d-%d",
+          (int) getpid (), g_atomic_int_add (&counter, 1));
     } else {
       *node = g_strdup (pick);
     }

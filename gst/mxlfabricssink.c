@@ -456,6 +456,7 @@ engine_setup (GstMxlFabricsSink * self, GError ** error)
   }
   g_mutex_lock (&self->engine_lock);
   self->initiator = initiator;
+  self->provider = provider;
   /* Zero-copy only where nobody else reads the flow: a private domain. */
   GST_OBJECT_LOCK (self);
   self->lend = self->zero_copy && self->flow.private_domain != NULL
@@ -750,6 +751,14 @@ fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint8 * payload)
     GstMapInfo map;
     guint l;
 
+    if (meta && (meta->stride[0] <= 0 || offset > size)) {
+      /* a cast to gsize would wrap the checks below around */
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot use the video "
+              "buffer: its GstVideoMeta has stride %d and offset %"
+              G_GSIZE_FORMAT " for a buffer of %" G_GSIZE_FORMAT " bytes",
+              meta->stride[0], offset, size), (NULL));
+      return FALSE;
+    }
     if (alpha)
       need = key_offset + a * lines;
     if (stride < v || size < need) {
@@ -921,6 +930,54 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
   return ret;
 }
 
+/* Checks @buffer against the caps before gst_audio_buffer_map(), whose
+ * preconditions (a GstAudioMeta on non-interleaved buffers, of the caps'
+ * layout, describing no more samples than the buffer holds) end in a
+ * g_return_val_if_fail CRITICAL, and which takes a meta's channel count over
+ * the caps'. Fills @ainfo with what to map with: the meta's info when there
+ * is one (channel positions may differ from ours, harmlessly), else the
+ * caps'. Returns: NULL, or why the buffer cannot be used. */
+static gchar *
+check_audio_buffer (GstMxlFabricsSink * self, GstBuffer * buffer,
+    GstAudioInfo * ainfo)
+{
+  GstAudioLayout layout = self->format.interleaved ?
+      GST_AUDIO_LAYOUT_INTERLEAVED : GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  GstAudioMeta *meta = gst_buffer_get_audio_meta (buffer);
+
+  gst_audio_info_set_format (ainfo, GST_AUDIO_FORMAT_F32LE,
+      self->format.rate_n, self->format.channels, NULL);
+  ainfo->layout = layout;
+  if (meta == NULL && layout == GST_AUDIO_LAYOUT_NON_INTERLEAVED)
+    return g_strdup ("a layout=non-interleaved buffer without GstAudioMeta: "
+        "the meta gives each channel's offset (add it with "
+        "gst_buffer_add_audio_meta)");
+  if (meta == NULL)
+    return gst_buffer_get_size (buffer) % GST_AUDIO_INFO_BPF (ainfo) == 0 ?
+        NULL : g_strdup_printf ("its %" G_GSIZE_FORMAT " bytes are no whole "
+        "number of %u-channel F32LE samples", gst_buffer_get_size (buffer),
+        self->format.channels);
+  if (meta->info.layout != layout)
+    return g_strdup_printf ("its GstAudioMeta is %s, the caps say "
+        "layout=%s", meta->info.layout == GST_AUDIO_LAYOUT_INTERLEAVED ?
+        "interleaved" : "non-interleaved", self->format.interleaved ?
+        "interleaved" : "non-interleaved");
+  if (GST_AUDIO_INFO_FORMAT (&meta->info) != GST_AUDIO_FORMAT_F32LE
+      || GST_AUDIO_INFO_CHANNELS (&meta->info) != (gint) self->format.channels)
+    return g_strdup_printf ("its GstAudioMeta describes %d channels of %s, "
+        "the caps %u channels of F32LE", GST_AUDIO_INFO_CHANNELS (&meta->info),
+        gst_audio_format_to_string (GST_AUDIO_INFO_FORMAT (&meta->info)),
+        self->format.channels);
+  if (meta->samples > gst_buffer_get_size (buffer) /
+      GST_AUDIO_INFO_BPF (&meta->info))
+    return g_strdup_printf ("its GstAudioMeta describes %" G_GSIZE_FORMAT
+        " samples, the buffer of %" G_GSIZE_FORMAT " bytes holds %"
+        G_GSIZE_FORMAT, meta->samples, gst_buffer_get_size (buffer),
+        gst_buffer_get_size (buffer) / GST_AUDIO_INFO_BPF (&meta->info));
+  *ainfo = meta->info;
+  return NULL;
+}
+
 /* Writes the samples of @buffer from sample @first on, in batches of at
  * most the flow's write limit, de-interleaving interleaved input and
  * honouring GstAudioMeta offsets (gst_audio_buffer_map). */
@@ -933,11 +990,14 @@ render_samples (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
   size_t max_write = 0;
   gsize done, n;
   GstFlowReturn ret = GST_FLOW_OK;
+  gchar *why = check_audio_buffer (self, buffer, &ainfo);
 
-  gst_audio_info_set_format (&ainfo, GST_AUDIO_FORMAT_F32LE,
-      self->format.rate_n, channels, NULL);
-  ainfo.layout = self->format.interleaved ? GST_AUDIO_LAYOUT_INTERLEAVED :
-      GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  if (why != NULL) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot use the audio buffer: "
+            "%s", why), (NULL));
+    g_free (why);
+    return GST_FLOW_ERROR;
+  }
   if (!gst_audio_buffer_map (&abuf, &ainfo, buffer, GST_MAP_READ)) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot map the audio buffer"),
         ("its size or GstAudioMeta does not fit the caps"));

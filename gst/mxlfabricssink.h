@@ -61,6 +61,7 @@ struct _GstMxlFabricsSink {
   GMutex engine_lock;
   GCond engine_cond;
   mxlFabricsInitiator initiator;
+  mxlFabricsProvider provider;  /* the initiator's (engine_lock) */
   GPtrArray *conns;             /* GstMxlFabricsSinkConn, engine_lock */
   guint n_connected;            /* engine_lock */
   gboolean engine_quit;         /* engine_lock */

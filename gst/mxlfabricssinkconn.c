@@ -170,6 +170,32 @@ gst_mxl_fabrics_sink_check_target_info (const gchar * json,
   return ok;
 }
 
+/* A TargetInfo naming a provider this library does not know is accepted
+ * (the reference maps it to "any", wire spec §1.4 step 8); the sink says
+ * so, and which provider it sends with. */
+static void
+warn_unknown_provider (GstMxlFabricsSink * self, Conn * c,
+    GPtrArray * notices)
+{
+  mxlFabricsProvider named = MXL_FABRICS_PROVIDER_ANY;
+  const char *name = NULL;
+  char ours[32] = "";
+  size_t size = sizeof ours;
+
+  if (mxlFabricsExtTargetInfoGetProvider (c->info, &named, &name) !=
+      MXL_STATUS_OK || named != MXL_FABRICS_PROVIDER_ANY)
+    return;
+  if (mxlFabricsProviderToString (self->provider, ours, &size) !=
+      MXL_STATUS_OK)
+    g_strlcpy (ours, "?", sizeof ours);
+  add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS,
+      g_strdup_printf ("the TargetInfo of target %s names provider \"%s\", "
+          "which this library does not know: accepted (as by the MXL "
+          "reference, it counts as \"any\"); this sink sends with provider "
+          "%s", c->id_str, name ? name : "", ours), c->value);
+}
+
 /* Puts @c's TargetInfo on the initiator. */
 static void
 conn_add (GstMxlFabricsSink * self, Conn * c, GPtrArray * notices)
@@ -188,6 +214,7 @@ conn_add (GstMxlFabricsSink * self, Conn * c, GPtrArray * notices)
   mxlFabricsTargetInfoFromString (c->json, &c->info);
   mxlFabricsExtTargetInfoGetId (c->info, &c->id);
   g_snprintf (c->id_str, sizeof c->id_str, "%" G_GUINT64_FORMAT, c->id);
+  warn_unknown_provider (self, c, notices);
   st = mxlFabricsInitiatorAddTarget (self->initiator, c->info);
   if (st != MXL_STATUS_OK) {
     c->failed = TRUE;

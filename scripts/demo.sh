@@ -106,6 +106,10 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+# Like mxl-fabrics-demo, ignore the signals we do not use: dying on one
+# would orphan the receiver and sender started here (a closed pipe makes
+# the next write fail instead, and set -e then stops them via cleanup).
+trap '' HUP USR1 USR2 PIPE ALRM
 
 # Waits up to $1 s for process $2 to exit; its status in $status.
 wait_exit() {

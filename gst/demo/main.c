@@ -22,9 +22,18 @@
  * process, PNG conversion excluded. Exit status of the sender/receiver: 0,
  * or 3 after a pipeline ERROR (the summary holds its text), 2 for bad
  * options.
+ *
+ * Signals: SIGINT and SIGTERM stop cleanly (receiver: stop; sender: EOS,
+ * then stop) and the exit status is the one above. Asynchronous signals
+ * whose default action ends the process and that the demo does not use
+ * (SIGHUP, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGIO,
+ * SIGPWR, SIGSTKFLT, the real-time signals) are ignored (ignore_signals()),
+ * so a stray `kill -USR1` or a closed terminal does not end a transfer.
+ * SIGQUIT (quit with a core dump) and the fault signals keep their default.
  */
 #include "demo.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
@@ -329,6 +338,26 @@ write_summary (Demo * d, double cpu_user, double cpu_sys,
   return ok;
 }
 
+/* The signals of the header comment that are ignored; called first in
+ * main(), so that libraries installing their own handler later win. */
+static void
+ignore_signals (void)
+{
+  static const int sigs[] = { SIGHUP, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM,
+    SIGVTALRM, SIGPROF, SIGIO, SIGPWR,
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+  };
+  guint i;
+  int rt;
+
+  for (i = 0; i < G_N_ELEMENTS (sigs); i++)
+    signal (sigs[i], SIG_IGN);
+  for (rt = SIGRTMIN; rt <= SIGRTMAX; rt++)
+    signal (rt, SIG_IGN);
+}
+
 static int
 run_role (Options * o, DemoRole role)
 {
@@ -451,6 +480,7 @@ main (int argc, char **argv)
   GError *error = NULL;
   int rc = 2;
 
+  ignore_signals ();
   o.duration = 10;
   o.max_seconds = 600;
   o.fps = 50;

@@ -370,3 +370,18 @@ mxlFabricsExtTargetInfoGetId (mxlFabricsTargetInfo in_targetInfo, uint64_t *out_
   *out_id = in_targetInfo->id;
   return MXL_STATUS_OK;
 }
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtTargetInfoGetProvider (mxlFabricsTargetInfo in_targetInfo,
+    mxlFabricsProvider *out_provider, char const **out_name)
+{
+  if (in_targetInfo == NULL || out_provider == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (in_targetInfo->provider == NULL
+      || mxl_provider_from_string (in_targetInfo->provider, TRUE, out_provider)
+      != MXL_STATUS_OK)
+    *out_provider = MXL_FABRICS_PROVIDER_ANY;
+  if (out_name != NULL)
+    *out_name = in_targetInfo->provider;
+  return MXL_STATUS_OK;
+}

@@ -279,6 +279,7 @@ struct mxlFabricsInitiator_t {
   struct fid_eq *eq;         /* RC */
   struct fid_ep *ep;         /* RDM */
   struct fid_av *av;         /* RDM */
+  struct MxlShmHold *shm_hold;  /* RDM shm: its region is in use (shmstale.h) */
   /* application-visible */
   GQueue events;             /* mxlFabricsExtConnectionEvent* */
   mxlFabricsExtInitiatorStats stats;

@@ -7,6 +7,8 @@
  */
 #include "fabrics/initiator.h"
 
+#include "fabrics/shmstale.h"
+
 static mxlStatus
 rdm_setup (MxlInitiator *init, GError **error)
 {
@@ -25,6 +27,8 @@ rdm_setup (MxlInitiator *init, GError **error)
     return mxl_ofi_fail (rc, "fi_ep_bind(cq)", error);
   if ((rc = fi_enable (init->ep)) != 0)
     return mxl_ofi_fail (rc, "fi_enable", error);
+  if (init->desc->provider == MXL_FABRICS_PROVIDER_SHM)
+    init->shm_hold = mxl_shm_region_hold (init->ep);
   return MXL_STATUS_OK;
 }
 
@@ -77,6 +81,8 @@ rdm_teardown (MxlInitiator *init)
 {
   mxl_ofi_close (init->ep ? &init->ep->fid : NULL, "ep");
   init->ep = NULL;
+  mxl_shm_region_release (init->shm_hold);
+  init->shm_hold = NULL;
   mxl_ofi_close (init->av ? &init->av->fid : NULL, "av");
   init->av = NULL;
 }

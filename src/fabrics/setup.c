@@ -3,6 +3,7 @@
 #include "fabrics/setup.h"
 
 #include "fabrics/protocol.h"
+#include "fabrics/shmstale.h"
 
 /* The statuses of a getinfo that found no entry with the capabilities. */
 static gboolean
@@ -108,6 +109,9 @@ mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
     g_set_error (error, MXL_OFI_ERROR, 0, "more than 65536 grains cannot be addressed");
     return MXL_ERR_INVALID_ARG;
   }
+  /* Regions of dead processes would fill /dev/shm (shmstale.h). */
+  if (iface->provider == MXL_FABRICS_PROVIDER_SHM)
+    mxl_shm_clean_stale (MXL_SHM_REGION_DIR);
   return select_protocol (iface, role, out_options, out_info, error);
 }
 

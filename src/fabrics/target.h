@@ -158,6 +158,8 @@ struct mxlFabricsTarget_t {
   /* RDM */
   struct fid_ep *ep;
   struct fid_av *av;
+  struct MxlShmHold *shm_hold;    /* shm: the endpoint's region is in use
+                                     (shmstale.h) */
   /* application-visible */
   mxlFabricsExtTargetStats stats;
   GQueue events;                  /* mxlFabricsExtConnectionEvent* */

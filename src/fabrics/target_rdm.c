@@ -7,6 +7,8 @@
  */
 #include "fabrics/target.h"
 
+#include "fabrics/shmstale.h"
+
 static mxlStatus
 rdm_open (MxlTarget *t, GError **error)
 {
@@ -28,6 +30,8 @@ rdm_open (MxlTarget *t, GError **error)
     return st;
   if ((rc = fi_enable (t->ep)) != 0)
     return mxl_ofi_fail (rc, "fi_enable", error);
+  if (t->desc->provider == MXL_FABRICS_PROVIDER_SHM)
+    t->shm_hold = mxl_shm_region_hold (t->ep);
   if (t->n_rx > 0) {
     t->rx_ep = t->ep;
     st = mxl_target_post_receives (t, t->ep);
@@ -59,6 +63,8 @@ rdm_close (MxlTarget *t)
    * file (libfabric-local.md P12). */
   mxl_ofi_close (t->ep ? &t->ep->fid : NULL, "ep");
   t->ep = NULL;
+  mxl_shm_region_release (t->shm_hold);
+  t->shm_hold = NULL;
   mxl_ofi_close (t->av ? &t->av->fid : NULL, "av");
   t->av = NULL;
 }

@@ -1120,14 +1120,16 @@ pull_planar (GstElement * src, guint channels, gsize n)
 
 /* 8-channel audio from appsrc, planar or interleaved, through
  * mxlfabricssink -> mxlfabricssrc: every sample of every channel arrives,
- * in order, exactly (the src outputs planar audio with GstAudioMeta). */
+ * in order, exactly (the src outputs planar audio with GstAudioMeta).
+ * @positioned: caps and meta carry 7.1 channel positions (MXL has none). */
 static void
-audio_round_trip (gboolean interleaved)
+audio_round_trip_full (gboolean interleaved, gboolean positioned)
 {
   const guint channels = 8, per_buffer = 480, n_buffers = 20;
   gchar *caps = g_strdup_printf ("audio/x-raw,format=F32LE,layout=%s,"
-      "rate=48000,channels=%u", interleaved ? "interleaved" :
-      "non-interleaved", channels);
+      "rate=48000,channels=%u%s", interleaved ? "interleaved" :
+      "non-interleaved", channels, positioned ?
+      ",channel-mask=(bitmask)0xc3f" : "");
   gchar *src_caps = g_strdup_printf ("audio/x-raw,format=F32LE,"
       "layout=non-interleaved,rate=48000,channels=%u", channels);
   gchar *ti = NULL;
@@ -1157,9 +1159,17 @@ audio_round_trip (gboolean interleaved)
     gst_buffer_unmap (b, &map);
     if (!interleaved) {
       GstAudioInfo info;
+
       gst_audio_info_set_format (&info, GST_AUDIO_FORMAT_F32LE, 48000,
           channels, NULL);
       info.layout = GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+      if (positioned) {
+        /* the meta describes the caps, positions included */
+        GstCaps *c = gst_caps_from_string (caps);
+        g_assert_true (gst_audio_info_from_caps (&info, c));
+        gst_caps_unref (c);
+        g_assert_false (info.flags & GST_AUDIO_FLAG_UNPOSITIONED);
+      }
       gst_buffer_add_audio_meta (b, &info, per_buffer, NULL);
     }
     GST_BUFFER_PTS (b) = pts_base + i * 10 * GST_MSECOND;
@@ -1185,13 +1195,141 @@ audio_round_trip (gboolean interleaved)
 static void
 test_audio_planar (void)
 {
-  audio_round_trip (FALSE);
+  audio_round_trip_full (FALSE, FALSE);
 }
 
 static void
 test_audio_interleaved (void)
 {
-  audio_round_trip (TRUE);
+  audio_round_trip_full (TRUE, FALSE);
+}
+
+/* GstAudioMeta positions that differ from the sink's (unpositioned) are
+ * no reason for a CRITICAL (gst_audio_buffer_map compares the infos). */
+static void
+test_audio_planar_positioned (void)
+{
+  audio_round_trip_full (FALSE, TRUE);
+}
+
+/* One buffer that @caps do not describe: the sink posts a STREAM FORMAT
+ * ERROR whose text contains @needle, and no CRITICAL (the suite runs with
+ * G_DEBUG=fatal-criticals) nor a read outside the buffer. */
+static void
+expect_buffer_error (const gchar * caps, GstBuffer * buf,
+    const gchar * needle)
+{
+  GstElement *sink = start_sink ("tcp", caps, "wait-for-connection=false",
+      NULL);
+  GstMessage *msg;
+  GError *e = NULL;
+  gchar *d = NULL;
+
+  set_pts_base (sink);
+  GST_BUFFER_PTS (buf) = pts_base;
+  GST_BUFFER_DURATION (buf) = 10 * GST_MSECOND;
+  push (sink, buf);
+  msg = wait_message (sink, GST_MESSAGE_ERROR, WAIT_S * 1000);
+  g_assert_nonnull (msg);
+  gst_message_parse_error (msg, &e, &d);
+  g_test_message ("ERROR: %s", e->message);
+  g_assert_true (e->domain == GST_STREAM_ERROR);
+  g_assert_cmpint (e->code, ==, GST_STREAM_ERROR_FORMAT);
+  if (strstr (e->message, needle) == NULL)
+    g_error ("\"%s\" not in \"%s\"", needle, e->message);
+  g_assert_cmpuint (stat_u64 (sink, "sink", "grains"), ==, 0);
+  g_error_free (e);
+  g_free (d);
+  gst_message_unref (msg);
+  stop (sink);
+}
+
+static void
+expect_audio_buffer_error (gboolean interleaved, GstBuffer * buf,
+    const gchar * needle)
+{
+  gchar *caps = g_strdup_printf ("audio/x-raw,format=F32LE,layout=%s,"
+      "rate=48000,channels=8", interleaved ? "interleaved" :
+      "non-interleaved");
+
+  expect_buffer_error (caps, buf, needle);
+  g_free (caps);
+}
+
+/* An audio buffer of @samples 8-channel samples, with a GstAudioMeta of
+ * @meta_channels channels in @layout for @meta_samples (0: no meta). */
+static GstBuffer *
+make_audio (gsize samples, GstAudioLayout layout, gint meta_channels,
+    gsize meta_samples)
+{
+  GstBuffer *b = gst_buffer_new_allocate (NULL, samples * 8 * 4, NULL);
+  GstAudioInfo info;
+
+  gst_buffer_memset (b, 0, 0, samples * 8 * 4);
+  if (meta_samples == 0)
+    return b;
+  gst_audio_info_set_format (&info, GST_AUDIO_FORMAT_F32LE, 48000,
+      meta_channels, NULL);
+  info.layout = layout;
+  g_assert_nonnull (gst_buffer_add_audio_meta (b, &info, meta_samples, NULL));
+  return b;
+}
+
+/* A v210 buffer whose GstVideoMeta has @stride and @offset. */
+static GstBuffer *
+make_v210_meta (gint stride, gsize offset)
+{
+  GstBuffer *b = make_v210 (0, NULL);
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { offset };
+  gint strides[GST_VIDEO_MAX_PLANES] = { stride };
+
+  gst_buffer_add_video_meta_full (b, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_v210, W, H, 1, offsets, strides);
+  return b;
+}
+
+/* A GstVideoMeta with a negative stride or an offset past the buffer: a
+ * STREAM ERROR naming them, not a read outside the buffer. */
+static void
+test_video_bad_meta (void)
+{
+  expect_buffer_error (CAPS_720, make_v210_meta (-V210_STRIDE,
+          (gsize) V210_STRIDE * (H - 1)), "GstVideoMeta has stride -3456");
+  expect_buffer_error (CAPS_720, make_v210_meta (-1, 0),
+      "GstVideoMeta has stride -1");
+  expect_buffer_error (CAPS_720, make_v210_meta (V210_STRIDE, G_MAXSIZE - 16),
+      "and offset 18446744073709551599 for a buffer of 2488320 bytes");
+  /* a positive stride too small for the width: the existing check */
+  expect_buffer_error (CAPS_720, make_v210_meta (V210_STRIDE - 128, 0),
+      "buffer too small for the caps");
+}
+
+static void
+test_audio_bad_buffers (void)
+{
+  GstBuffer *b;
+
+  /* non-interleaved without GstAudioMeta (issue 13 item 4) */
+  expect_audio_buffer_error (FALSE, make_audio (480, 0, 0, 0),
+      "non-interleaved buffer without GstAudioMeta");
+  /* a meta of fewer channels than the caps: planes 4..7 do not exist */
+  expect_audio_buffer_error (FALSE,
+      make_audio (480, GST_AUDIO_LAYOUT_NON_INTERLEAVED, 4, 480),
+      "GstAudioMeta describes 4 channels of F32LE, the caps 8 channels");
+  /* a meta of more samples than the buffer holds (shrunk after) */
+  b = make_audio (480, GST_AUDIO_LAYOUT_NON_INTERLEAVED, 8, 480);
+  gst_buffer_resize (b, 0, 240 * 8 * 4);
+  expect_audio_buffer_error (FALSE, b,
+      "GstAudioMeta describes 480 samples, the buffer of 7680 bytes holds 240");
+  /* a meta whose layout is not the caps' */
+  expect_audio_buffer_error (TRUE,
+      make_audio (480, GST_AUDIO_LAYOUT_NON_INTERLEAVED, 8, 480),
+      "GstAudioMeta is non-interleaved, the caps say layout=interleaved");
+  /* interleaved, no meta, a partial sample at the end */
+  b = make_audio (480, 0, 0, 0);
+  gst_buffer_resize (b, 0, 480 * 8 * 4 - 4);
+  expect_audio_buffer_error (TRUE, b, "15356 bytes are no whole number of "
+      "8-channel F32LE samples");
 }
 
 /* `audiotestsrc ! mxlfabricssink` with no caps filter: the sink takes what
@@ -1306,6 +1444,33 @@ test_src_state_changes (void)
 }
 
 /* The sink with no target plays, writes locally and counts drops. */
+/* Pops WARNINGs of @pipeline (at most 20, @ms each) until one contains
+ * @needle and @needle2 (nullable); fails when none does. Other WARNINGs
+ * may come first. */
+static void
+expect_warning (GstElement * pipeline, const gchar * needle,
+    const gchar * needle2, guint ms)
+{
+  gboolean found = FALSE;
+  guint i;
+
+  for (i = 0; i < 20 && !found; i++) {
+    GstMessage *msg = wait_message (pipeline, GST_MESSAGE_WARNING, ms);
+    GError *e = NULL;
+    gchar *d = NULL;
+
+    g_assert_nonnull (msg);
+    gst_message_parse_warning (msg, &e, &d);
+    g_test_message ("WARNING: %s", e->message);
+    found = strstr (e->message, needle) != NULL
+        && (needle2 == NULL || strstr (e->message, needle2) != NULL);
+    g_error_free (e);
+    g_free (d);
+    gst_message_unref (msg);
+  }
+  g_assert_true (found);
+}
+
 /* A TargetInfo whose receiver is gone (a stale file): the sink keeps
  * trying, and says so once with a WARNING instead of staying silent. */
 static void
@@ -1314,10 +1479,6 @@ test_sink_stale_target (void)
   gchar *ti = NULL;
   GstElement *src = start_src ("tcp", CAPS_720, NULL, &ti);
   GstElement *sink;
-  GstMessage *msg;
-  GError *e = NULL;
-  gchar *d = NULL;
-  gboolean found = FALSE;
   guint i;
 
   stop (src);
@@ -1325,20 +1486,49 @@ test_sink_stale_target (void)
   for (i = 0; i < 3; i++)
     push (sink, make_v210 (i, NULL));
   /* other WARNINGs may come first (the first attempts) */
-  for (i = 0; i < 20 && !found; i++) {
-    msg = wait_message (sink, GST_MESSAGE_WARNING, 10000);
-    g_assert_nonnull (msg);
-    gst_message_parse_warning (msg, &e, &d);
-    g_test_message ("WARNING: %s", e->message);
-    found = strstr (e->message, "not reachable after 3 attempts") != NULL;
-    g_error_free (e);
-    g_free (d);
-    gst_message_unref (msg);
-  }
-  g_assert_true (found);
+  expect_warning (sink, "not reachable after 3 attempts", NULL, 10000);
   g_assert_cmpuint (stat_u64 (sink, "sink", "grains"), ==, 0);
   assert_no_error (sink);
   stop (sink);
+  g_free (ti);
+}
+
+/* A TargetInfo naming a provider the library does not know is accepted
+ * (the reference maps it to "any"), with a WARNING naming the provider
+ * written and the one the sink sends with; the transfer works. */
+static void
+test_sink_unknown_provider (void)
+{
+  gchar *ti = NULL, *edited;
+  GstElement *src = start_src ("tcp", CAPS_720, NULL, &ti);
+  GstElement *sink;
+  guint i;
+
+  g_assert_nonnull (strstr (ti, "\"provider\":\"tcp\""));
+  {
+    gchar **parts = g_strsplit (ti, "\"provider\":\"tcp\"", 2);
+    edited = g_strjoinv ("\"provider\":\"rdma-magic\"", parts);
+    g_strfreev (parts);
+  }
+  sink = start_sink ("tcp", CAPS_720, "wait-for-connection=true", edited);
+  expect_warning (sink, "names provider \"rdma-magic\", which this library "
+      "does not know", "sends with provider tcp", 5000);
+  wait_connected (sink);
+  set_pts_base (sink);
+  for (i = 0; i < 3; i++) {
+    GstBuffer *b = make_v210 (i, NULL), *got;
+
+    push (sink, gst_buffer_ref (b));
+    got = pull (src, "out", WAIT_S * 1000);
+    g_assert_nonnull (got);
+    assert_same_bytes (got, b);
+    gst_buffer_unref (got);
+    gst_buffer_unref (b);
+  }
+  assert_no_error (sink);
+  stop (sink);
+  stop (src);
+  g_free (edited);
   g_free (ti);
 }
 
@@ -1827,9 +2017,15 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/transfer/audio-planar-8ch/tcp", test_audio_planar);
   g_test_add_func ("/gst/transfer/audio-interleaved-8ch/tcp",
       test_audio_interleaved);
+  g_test_add_func ("/gst/transfer/audio-planar-positioned/tcp",
+      test_audio_planar_positioned);
+  g_test_add_func ("/gst/transfer/audio-bad-buffers", test_audio_bad_buffers);
+  g_test_add_func ("/gst/transfer/video-bad-meta", test_video_bad_meta);
   g_test_add_func ("/gst/transfer/audiotestsrc/tcp", test_audiotestsrc);
   g_test_add_func ("/gst/transfer/src-state-changes", test_src_state_changes);
   g_test_add_func ("/gst/transfer/sink-stale-target", test_sink_stale_target);
+  g_test_add_func ("/gst/transfer/sink-unknown-provider",
+      test_sink_unknown_provider);
   g_test_add_func ("/gst/transfer/sink-without-target",
       test_sink_without_target);
   g_test_add_func ("/gst/transfer/src-timeout", test_src_timeout);

@@ -33,6 +33,18 @@ extern "C" {
 #define MXL_FABRICS_EXT_PROVIDER_TCP_RXM ((mxlFabricsProvider) 101)
 
 /**
+ * MXL_FABRICS_EXT_SHM_NODE_PREFIX:
+ * A shm interface node of the form MXL_FABRICS_EXT_SHM_NODE_PREFIX
+ * "<pid>-<n>" (e.g. "mxlfabrics-4242-0", what mxlfabricssrc and
+ * mxlfabricssink use by default) declares that the endpoint belongs to
+ * process <pid>: once that process is gone, the next shm setup of any
+ * process removes the region it left in /dev/shm. Regions of other node
+ * names are never removed by this library: such a region of a killed
+ * process stays (16 MiB) until removed by hand.
+ */
+#define MXL_FABRICS_EXT_SHM_NODE_PREFIX "mxlfabrics-"
+
+/**
  * MXL_FABRICS_EXT_STATUS_CQ_OVERRUN:
  * Status returned once by a target read when more completions were waiting
  * than the completion queue depth (cqDepth): the application drains too
@@ -372,6 +384,26 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoParse (char const *in_string,
  * MXL_ERR_INVALID_ARG for NULL. */
 MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetId (mxlFabricsTargetInfo in_targetInfo,
     uint64_t *out_id);
+
+/**
+ * mxlFabricsExtTargetInfoGetProvider:
+ * @out_provider: (out): the provider the TargetInfo's "provider" names
+ *   (names as mxlFabricsExtProviderFromString(), "tcp;ofi_rxm" included);
+ *   MXL_FABRICS_PROVIDER_ANY for a name this library does not know.
+ * @out_name: (out) (transfer none) (nullable): the name as written, valid
+ *   as long as @in_targetInfo; NULL to ignore.
+ *
+ * An unknown provider name is accepted by the parser, as by the reference,
+ * which maps it to "any" (wire spec §1.4 step 8); the initiator always uses
+ * its own provider. This lets an application tell its users that the
+ * TargetInfo named something else.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL @in_targetInfo or
+ * @out_provider.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetProvider (
+    mxlFabricsTargetInfo in_targetInfo, mxlFabricsProvider *out_provider,
+    char const **out_name);
 
 #ifdef __cplusplus
 }

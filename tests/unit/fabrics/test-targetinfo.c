@@ -590,10 +590,57 @@ test_parse_with_reason (void)
       MXL_ERR_INVALID_ARG);
 }
 
+/* The provider a TargetInfo names: known names map to their value, an
+ * unknown one (accepted, §1.4 step 8) to ANY, with the name as written. */
+static void
+test_get_provider (void)
+{
+  static const struct {
+    const char *name;
+    mxlFabricsProvider want;
+  } cases[] = {
+    { "tcp", MXL_FABRICS_PROVIDER_TCP }, { "shm", MXL_FABRICS_PROVIDER_SHM },
+    { "verbs", MXL_FABRICS_PROVIDER_VERBS }, { "efa", MXL_FABRICS_PROVIDER_EFA },
+    { "tcp;ofi_rxm", MXL_FABRICS_EXT_PROVIDER_TCP_RXM },
+    { "rdma-magic", MXL_FABRICS_PROVIDER_ANY }, { "TCP", MXL_FABRICS_PROVIDER_ANY },
+    { "unknown", MXL_FABRICS_PROVIDER_ANY }, { "", MXL_FABRICS_PROVIDER_ANY },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
+    char *json = g_strdup_printf ("{\"addressFormat\":2,\"fabricAddress\":"
+        "\"AgCJ0X8AAAEAAAAAAAAAAA==\",\"id\":\"7\",\"provider\":\"%s\","
+        "\"regions\":[{\"addr\":\"0\",\"len\":\"64\",\"rkey\":\"1\"}]}",
+        cases[i].name);
+    mxlFabricsTargetInfo info = NULL;
+    mxlFabricsProvider p = (mxlFabricsProvider) 999;
+    const char *name = NULL;
+
+    g_assert_cmpint (mxlFabricsTargetInfoFromString (json, &info), ==, MXL_STATUS_OK);
+    g_assert_cmpint (mxlFabricsExtTargetInfoGetProvider (info, &p, &name), ==,
+        MXL_STATUS_OK);
+    g_assert_cmpint (p, ==, cases[i].want);
+    g_assert_cmpstr (name, ==, cases[i].name);
+    p = (mxlFabricsProvider) 999;
+    g_assert_cmpint (mxlFabricsExtTargetInfoGetProvider (info, &p, NULL), ==,
+        MXL_STATUS_OK);
+    g_assert_cmpint (p, ==, cases[i].want);
+    g_assert_cmpint (mxlFabricsExtTargetInfoGetProvider (info, NULL, &name), ==,
+        MXL_ERR_INVALID_ARG);
+    mxlFabricsFreeTargetInfo (info);
+    g_free (json);
+  }
+  {
+    mxlFabricsProvider p;
+    g_assert_cmpint (mxlFabricsExtTargetInfoGetProvider (NULL, &p, NULL), ==,
+        MXL_ERR_INVALID_ARG);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/fabrics/targetinfo/get-provider", test_get_provider);
   g_test_add_func ("/fabrics/targetinfo/to-json-exact", test_to_json_exact);
   g_test_add_func ("/fabrics/targetinfo/round-trip-64bit", test_round_trip_64bit);
   g_test_add_func ("/fabrics/targetinfo/recv-size", test_recv_size);

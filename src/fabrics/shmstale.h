@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * shm provider regions left in /dev/shm by processes that are gone.
+ *
+ * libfabric 1.17's shm provider backs every endpoint with a 16 MiB file in
+ * /dev/shm that only fi_close() of the endpoint (or libfabric's own SIGINT
+ * and SIGTERM handler, when the application has not replaced it) removes: a
+ * process stopped by SIGKILL, a crash, or a signal whose handler does not
+ * close its endpoints leaves it behind (docs/fabrics-engine.md). The file
+ * is named after the endpoint's source address (libfabric's
+ * prov/shm/src/smr_ep.c, smr_endpoint_name(); smr_init.c,
+ * smr_resolve_addr()): "<node>:<uid>:<index>" for a node without a
+ * service, "<node>:<service>" with one (this library always asks for
+ * FI_SOURCE, and shm then needs a node).
+ *
+ * Every shm setup of this library (mxl_setup_begin()) first sweeps the
+ * directory (mxl_shm_clean_stale()); every shm endpoint this library
+ * enables holds a shared flock(2) on its region for its lifetime
+ * (mxl_shm_region_hold()), which the kernel drops when the process dies
+ * however it dies, as the private-domain cleanup relies on
+ * (src/flow/private-domain.c).
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "fabrics/ofi.h"
+
+/** Where libfabric 1.17's shm provider puts its regions (SMR_DIR). */
+#define MXL_SHM_REGION_DIR "/dev/shm"
+
+typedef struct MxlShmHold MxlShmHold;
+
+/**
+ * mxl_shm_clean_stale:
+ * @dir: the directory to sweep (MXL_SHM_REGION_DIR; tests pass another).
+ *
+ * Removes the shm regions of processes that no longer exist. A file is
+ * removed only when all of these hold:
+ * - its name starts with MXL_FABRICS_EXT_SHM_NODE_PREFIX "<pid>-", <pid>
+ *   decimal: the region of a node of that form, the elements' default
+ *   ("mxlfabrics-<pid>-<n>:<uid>:<index>", or "...:<service>"). Any other
+ *   name (a node chosen by the application; "<pid>:<uid>:<index>", which
+ *   libfabric gives programs that set no FI_SOURCE address, never this
+ *   library) is never touched: only this library's endpoints hold the lock
+ *   below, so only their regions can be told from a live process's in
+ *   another PID namespace;
+ * - it is a regular file owned by this process's effective uid;
+ * - kill(<pid>, 0) fails with ESRCH: no process of that pid exists in this
+ *   PID namespace (EPERM means one exists);
+ * - flock(LOCK_EX | LOCK_NB) on it is granted: no living endpoint of this
+ *   library holds it (mxl_shm_region_hold()), even one in another PID
+ *   namespace sharing /dev/shm (containers with a shared IPC namespace),
+ *   whose pid kill() cannot see.
+ *
+ * Races, all erring on the side of leaving a file: a pid reused by a new
+ * process keeps the dead one's region until that process is gone too; a
+ * zombie counts as alive until reaped. A region is unlinked while the lock
+ * is held, so no endpoint of this library can take it meanwhile. What is not
+ * covered: a process of another program (no lock) in another PID namespace
+ * whose region has a pid name, and, for any process in another PID
+ * namespace, the microseconds between its fi_enable() creating the file and
+ * mxl_shm_region_hold() locking it, and regions of an older version of this
+ * library (no lock) in another PID namespace. Setting
+ * MXL_FABRICS_SHM_KEEP_STALE=1 in the environment turns the sweep off.
+ *
+ * Returns: the number of files removed.
+ */
+guint mxl_shm_clean_stale (const char *dir);
+
+/**
+ * mxl_shm_region_hold:
+ * @ep: an enabled shm endpoint.
+ *
+ * Takes a shared flock(2) on @ep's region file (its fi_getname() without
+ * the "fi_shm://" or "fi_ns://" prefix, in MXL_SHM_REGION_DIR), which marks
+ * it as in use for mxl_shm_clean_stale().
+ *
+ * Returns: (transfer full) (nullable): the hold, for
+ * mxl_shm_region_release() after the endpoint is closed; NULL (logged at
+ * debug level) when the file cannot be opened or locked, in which case the
+ * region is protected by its pid only.
+ */
+MxlShmHold *mxl_shm_region_hold (struct fid_ep *ep);
+
+/** Drops a hold of mxl_shm_region_hold(); NULL is ignored. */
+void mxl_shm_region_release (MxlShmHold *hold);

@@ -1,0 +1,131 @@
+#!/bin/sh
+# mxl-fabrics-demo and signals, over $1 (tcp or shm): a receiver and a
+# sender keep running through each signal they do not use (SIGHUP,
+# SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM), then stop cleanly with exit status 0
+# on SIGTERM (sender) and SIGINT (receiver), and on the reverse in a second
+# round; with shm, no /dev/shm region named after a stopped process
+# remains. Third round: both killed with SIGKILL leave their regions, which
+# the next receiver's setup removes. Last, scripts/demo.sh itself survives
+# SIGUSR1 and SIGHUP (dying would orphan its two processes) and reports OK.
+# Every process is started here and stopped by PID; every wait is
+# bounded. TAP output. Usage: test-demo-signals.sh PROVIDER BUILDDIR SRCDIR
+set -u
+provider=$1 build=$2 src=$3
+bin=$build/gst/demo/mxl-fabrics-demo
+out=$(mktemp -d "${TMPDIR:-/tmp}/mxl-demo-signals-XXXXXX")
+pids=
+cleanup() {
+  for p in $pids; do kill -KILL "$p" 2>/dev/null; done
+  rm -rf "$out"
+}
+trap cleanup EXIT
+export GST_PLUGIN_PATH="$build/gst"
+node=
+[ "$provider" = tcp ] && node="--node 127.0.0.1"
+
+n=1
+ok() { if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fi; n=$((n + 1)); }
+alive() { kill -0 "$1" 2>/dev/null; }
+
+# wait_exit PID SECONDS: the exit status of PID (started here), or 124
+# after SIGKILL when it did not end in time.
+wait_exit() {
+  i=0
+  while alive "$1" && [ "$i" -lt $(($2 * 10)) ]; do sleep 0.1; i=$((i + 1)); done
+  if alive "$1"; then kill -KILL "$1"; wait "$1"; return 124; fi
+  wait "$1"
+}
+
+# start_receiver ROUND: a receiver in $recv whose TargetInfo is in $ti
+start_receiver() {
+  ti=$out/video-$1.json
+  "$bin" --role receiver --provider "$provider" $node --no-audio \
+    --video-target-info "$ti" --max-seconds 60 >"$out/recv-$1.log" 2>&1 &
+  recv=$!
+  pids="$pids $recv"
+  i=0
+  while [ ! -s "$ti" ] && alive "$recv" && [ "$i" -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
+start_sender() {
+  "$bin" --role sender --provider "$provider" $node --no-audio \
+    --video-target-info "@$ti" --duration 60 >"$out/send-$1.log" 2>&1 &
+  send=$!
+  pids="$pids $send"
+}
+
+# leftover PID: the shm provider regions named after PID (mxlfabricssrc and
+# mxlfabricssink name their shm endpoints "mxlfabrics-<pid>-<n>").
+leftover() { ls /dev/shm 2>/dev/null | grep "^mxlfabrics-$1-" ; }
+
+echo "1..12"
+for round in 1 2; do
+  if [ "$round" = 1 ]; then ssig=TERM rsig=INT; else ssig=INT rsig=TERM; fi
+  start_receiver $round
+  start_sender $round
+  # give the sender time to start and connect
+  sleep 2
+  survived=0
+  for sig in HUP USR1 USR2 PIPE ALRM; do
+    kill -"$sig" "$send" "$recv" 2>/dev/null
+    sleep 0.2
+    if ! alive "$send" || ! alive "$recv"; then
+      echo "# SIG$sig ended a process (sender alive: $(alive "$send" && echo yes || echo no))"
+      survived=1
+      break
+    fi
+  done
+  ok $survived "round $round: sender and receiver survive SIGHUP, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM"
+  kill -"$ssig" "$send" 2>/dev/null
+  wait_exit "$send" 20
+  rc=$?
+  sed 's/^/# sender: /' "$out/send-$round.log" | tail -n 5
+  ok $rc "round $round: the sender exits 0 on SIG$ssig (got $rc)"
+  kill -"$rsig" "$recv" 2>/dev/null
+  wait_exit "$recv" 20
+  rc=$?
+  sed 's/^/# receiver: /' "$out/recv-$round.log" | tail -n 5
+  ok $rc "round $round: the receiver exits 0 on SIG$rsig (got $rc)"
+  left=$(leftover "$send"; leftover "$recv")
+  [ -z "$left" ]
+  ok $? "round $round: no shm region of the stopped processes remains ($left)"
+  pids=
+done
+
+if [ "$provider" = shm ]; then
+  start_receiver 3
+  start_sender 3
+  sleep 2
+  kill -KILL "$send" "$recv"
+  wait "$send" "$recv" 2>/dev/null
+  killed="$send $recv"
+  left=$(leftover "$send"; leftover "$recv")
+  [ -n "$left" ]
+  ok $? "round 3: the processes killed with SIGKILL left their regions ($(echo $left))"
+  start_receiver 4
+  left=$(for p in $killed; do leftover "$p"; done)
+  [ -z "$left" ] && alive "$recv" && [ -n "$(leftover "$recv")" ]
+  ok $? "round 3: the next receiver's setup removed them ($left) and kept its own"
+  kill -TERM "$recv"
+  wait_exit "$recv" 20
+else
+  ok 0 "# SKIP round 3 is for shm"
+  ok 0 "# SKIP round 3 is for shm"
+fi
+
+sh "$src/scripts/demo.sh" --build "$build" --out "$out/script" \
+  --provider "$provider" --duration 3 --no-audio >"$out/script.log" 2>&1 &
+script=$!
+pids="$script"
+sleep 2
+kill -USR1 "$script"
+sleep 0.3
+kill -HUP "$script"
+wait_exit "$script" 60
+rc=$?
+sed 's/^/# demo.sh: /' "$out/script.log" | tail -n 3
+[ "$rc" = 0 ] && grep -q '^  result         OK' "$out/script.log"
+ok $? "scripts/demo.sh survives SIGUSR1 and SIGHUP and reports OK (exit $rc)"
+orphans=$(ps -eo args | grep -F -- "$out/script/" | grep -v grep)
+[ -z "$orphans" ]
+ok $? "no demo process of the script is left running"
