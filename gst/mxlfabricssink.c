@@ -137,6 +137,7 @@ enum {
   PROP_AUTO_RECONNECT,
   PROP_WAIT_FOR_CONNECTION,
   PROP_ZERO_COPY,
+  PROP_ERROR_ON_ALL_FAILED,
 };
 
 enum {
@@ -164,25 +165,37 @@ target_free (GstMxlFabricsSinkTarget * target)
   g_free (target);
 }
 
-/* Adds a target from a TargetInfo value; object lock NOT held. */
+/* Adds a target from a TargetInfo value; object lock NOT held. What can be
+ * checked at once is: a document the library refuses, and a target already
+ * given, compared by TargetInfo id, so the same target as @path, JSON or
+ * base64 is one. A file still to come is checked when it is read (a
+ * failure then is that target's alone, mxlfabricssinkconn.c). */
 static gboolean
 add_target (GstMxlFabricsSink * self, const gchar * value,
     gboolean from_property, GError ** error)
 {
   GstMxlFabricsSinkTarget *target;
   gchar *json = NULL, *path = NULL;
+  guint64 id = 0;
   guint i;
 
   if (!gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path, error))
     return FALSE;
+  if (json && !gst_mxl_fabrics_sink_target_info_id (json, &id, error)) {
+    g_free (json);
+    g_free (path);
+    return FALSE;
+  }
 
   GST_OBJECT_LOCK (self);
   for (i = 0; i < self->targets->len; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (g_strcmp0 (t->value, value) == 0) {
-      GST_OBJECT_UNLOCK (self);
+    if (g_strcmp0 (t->value, value) == 0
+        || (json && t->have_id && t->id == id)) {
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "this TargetInfo was already added");
+          "this TargetInfo (target %" G_GUINT64_FORMAT ") was already added"
+          "%s%s", id, t->path ? " as @" : "", t->path ? t->path : "");
+      GST_OBJECT_UNLOCK (self);
       g_free (json);
       g_free (path);
       return FALSE;
@@ -192,6 +205,8 @@ add_target (GstMxlFabricsSink * self, const gchar * value,
   target->value = g_strdup (value);
   target->json = json;
   target->path = path;
+  target->have_id = json != NULL;
+  target->id = id;
   target->from_property = from_property;
   g_ptr_array_add (self->targets, target);
   GST_OBJECT_UNLOCK (self);
@@ -269,6 +284,9 @@ gst_mxl_fabrics_sink_set_property (GObject * object, guint prop_id,
     case PROP_ZERO_COPY:
       self->zero_copy = g_value_get_boolean (value);
       break;
+    case PROP_ERROR_ON_ALL_FAILED:
+      self->error_on_all_failed = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -297,6 +315,9 @@ gst_mxl_fabrics_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_ZERO_COPY:
       g_value_set_boolean (value, self->zero_copy);
+      break;
+    case PROP_ERROR_ON_ALL_FAILED:
+      g_value_set_boolean (value, self->error_on_all_failed);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -619,6 +640,7 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
         g_get_monotonic_time () + 50 * G_TIME_SPAN_MILLISECOND);
   }
   if (self->n_connected == 0) {
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
     g_mutex_unlock (&self->engine_lock);
     count_dropped (self, &self->obj->counters.dropped_no_target);
     return GST_FLOW_OK;
@@ -719,23 +741,30 @@ fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint8 * payload)
 }
 
 /* Whether the ring slot of grain @index is still read by a transfer
- * (queued, or posted and not completed). Call with engine_lock held. */
+ * (queued, or posted and not completed), after dropping what only a target
+ * a ring behind still waited for (mxlFabricsExtInitiatorReleaseGrainSlot;
+ * @drop_holders: also disconnect tcp/verbs targets whose posted writes
+ * still read it while another target does not). Call with engine_lock
+ * held. */
 static gboolean
-slot_in_flight (GstMxlFabricsSink * self, guint64 index)
+slot_in_flight (GstMxlFabricsSink * self, guint64 index,
+    gboolean drop_holders)
 {
   bool busy = FALSE;
 
   return self->initiator != NULL
-      && mxlFabricsExtInitiatorGrainInFlight (self->initiator, index, &busy)
-      == MXL_STATUS_OK && busy;
+      && mxlFabricsExtInitiatorReleaseGrainSlot (self->initiator, index,
+      drop_holders, &busy) == MXL_STATUS_OK && busy;
 }
 
 /* A ring slot still read by a remote write must not change under it: the
  * target would get the old grain's header with a payload partly of the new
  * one, a torn frame nothing downstream can detect. Drives progress until
  * the slot of @index is free, for at most a quarter of a grain period
- * (20 ms at most), so that a stalled target does not stall the stream.
- * Returns FALSE when it is still in flight: the caller drops the buffer. */
+ * (20 ms at most), so that a stalled target does not stall the stream;
+ * then a target still reading it is dropped if that frees the slot for
+ * the others (a target a ring behind costs only itself). Returns FALSE
+ * when it is still in flight: the caller drops the buffer. */
 static gboolean
 wait_slot_free (GstMxlFabricsSink * self, guint64 index)
 {
@@ -746,15 +775,17 @@ wait_slot_free (GstMxlFabricsSink * self, guint64 index)
   gboolean busy;
 
   g_mutex_lock (&self->engine_lock);
-  while ((busy = slot_in_flight (self, index))
+  while ((busy = slot_in_flight (self, index, FALSE))
       && g_get_monotonic_time () < end) {
     mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
-    if (!(busy = slot_in_flight (self, index)))
+    if (!(busy = slot_in_flight (self, index, FALSE)))
       break;
     g_mutex_unlock (&self->engine_lock);
     g_usleep (100);
     g_mutex_lock (&self->engine_lock);
   }
+  if (busy)
+    busy = slot_in_flight (self, index, TRUE);
   g_mutex_unlock (&self->engine_lock);
   return !busy;
 }
@@ -825,6 +856,9 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
         "still being sent (a target or the network is slower than the "
         "stream); dropped instead of overwriting it", index);
     count_dropped (self, &self->obj->counters.dropped_in_flight);
+    g_mutex_lock (&self->engine_lock);
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
+    g_mutex_unlock (&self->engine_lock);
     return GST_FLOW_OK;
   }
   st = mxlFlowWriterOpenGrain (self->flow.writer, index, &info, &payload);
@@ -1020,7 +1054,8 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_AUTO_RECONNECT,
       g_param_spec_boolean ("auto-reconnect", "Auto reconnect",
           "Reconnect to a lost target with backoff, posting a WARNING for "
-          "each loss; FALSE makes a lost target an ERROR. Default: true",
+          "each loss; FALSE leaves a lost target failed (WARNING, its state "
+          "error; see error-on-all-failed). Default: true",
           GST_MXL_FABRICS_SINK_DEFAULT_AUTO_RECONNECT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -1043,6 +1078,20 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
+  g_object_class_install_property (gobject_class, PROP_ERROR_ON_ALL_FAILED,
+      g_param_spec_boolean ("error-on-all-failed", "Error on all failed",
+          "Post an ERROR once every target has failed for good (TargetInfo "
+          "refused, caps that do not match its flow, refused by the "
+          "initiator, or lost with auto-reconnect off) so that none can "
+          "receive; a target read from an @path file is not failed for good "
+          "(it is retried when the file changes). A target that fails while "
+          "another can still receive only gets a WARNING and its own state "
+          "error. FALSE never posts that ERROR (e.g. an application that adds "
+          "targets later). Default: true",
+          GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
   /**
    * GstMxlFabricsSink::add-target:
    * @sink: the element
@@ -1051,7 +1100,10 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
    * Adds one more target to transfer to.
    *
    * Returns: TRUE when the TargetInfo is well-formed (or names a file still
-   * to come) and was not already added.
+   * to come) and its target was not already added (compared by TargetInfo
+   * id, whether given as @path, JSON or base64); FALSE, with a WARNING in
+   * the log, otherwise. A target that fails later (caps mismatch, refused,
+   * unreachable) gets a WARNING and its own state, and the others go on.
    */
   signals[SIGNAL_ADD_TARGET] = g_signal_new_class_handler ("add-target",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
@@ -1099,6 +1151,7 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->auto_reconnect = GST_MXL_FABRICS_SINK_DEFAULT_AUTO_RECONNECT;
   self->wait_for_connection = GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION;
   self->zero_copy = GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY;
+  self->error_on_all_failed = GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED;
   self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify) target_free);
   g_mutex_init (&self->engine_lock);
   g_cond_init (&self->engine_cond);
