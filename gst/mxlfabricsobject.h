@@ -87,6 +87,8 @@
  *          target-id (string, "" while its TargetInfo file is awaited),
  *          source (string: the target-info value as given), state (enum),
  *          grains, bytes (uint64: transfers posted to it while connected),
+ *          dropped (uint64: grains it did not get while added: it was
+ *          behind, not connected, or the grain was dropped for all),
  *          reconnects (uint64)
  */
 #pragma once

@@ -16,9 +16,23 @@
  * State changes never wait for the network. With no connected target,
  * buffers are still written into the local flow, not transferred, and
  * counted as `dropped` in `stats`, unless `wait-for-connection` is set. A
- * lost target is retried with a WARNING while `auto-reconnect` is on. A
- * malformed TargetInfo, caps that do not match the target's flow, or a
- * missing provider are ERRORs.
+ * lost target is retried with a WARNING while `auto-reconnect` is on.
+ *
+ * One bad target never stops the others. `add-target` returns FALSE for a
+ * TargetInfo the library refuses and for a target already given (compared
+ * by TargetInfo id: `@path`, JSON and base64 of one target are one). A
+ * target that fails later (caps that do not match its flow, refused by the
+ * initiator, lost with `auto-reconnect=false`) gets a WARNING and its own
+ * state `error`; one from an `@path` file is retried when the file changes.
+ * The ERROR comes once every target has failed for good and
+ * `error-on-all-failed` is set (the default): then no target can ever
+ * receive the stream. A malformed `target-info` property and a missing
+ * provider are ERRORs at start. A target that falls behind (slower than
+ * the stream, or stopped) costs only itself: grains are not queued on it
+ * while another target keeps up (its `dropped` in `targets`, a WARNING
+ * naming it at most every 5 s), and on tcp it is disconnected and
+ * reconnected when its writes still read a ring slot that comes round
+ * again.
  *
  * Accepted caps: `video/x-raw, format=v210` (progressive, or
  * `interlace-mode=alternate` with one field per buffer), v210 + key
@@ -33,7 +47,8 @@
  * a buffer without timestamp takes the index after the last one (the
  * current TAI index for the first). The caps must match the target's flow
  * (the src's `caps`): TargetInfos of this library carry the target's flow
- * definition and a mismatch is a STREAM FORMAT ERROR naming the quantity.
+ * definition and a mismatch is a STREAM FORMAT WARNING naming the
+ * quantity (that target's failure, see above).
  *
  * Zero-copy (`zero-copy`, default true): when the local flow is private
  * (`domain` unset, so no other process can read it), a video buffer whose
@@ -50,16 +65,18 @@
  *
  * Threads: render writes and commits the grain, then posts its transfer;
  * a ring slot still read by a transfer (queued or posted, not completed) is
- * never written: render drives progress for at most a quarter of a grain
- * period (20 ms at most) until it is free, and otherwise drops the buffer
- * (`dropped-in-flight`), so a target receives every grain bit-exact or not
- * at all. A separate engine
+ * never written: render drops what only a target a ring behind still
+ * waited for (not started: that target loses the grain), drives progress
+ * for at most a quarter of a grain period (20 ms at most) until it is
+ * free, then disconnects a tcp target still reading it if another target
+ * is not, and otherwise drops the buffer (`dropped-in-flight`), so a target
+ * receives every grain bit-exact or not at all. A separate engine
  * thread (every 5 ms) drives the initiator, reads the `@path` TargetInfo
  * files every 100 ms (a file that does not exist yet is waited for; a
  * rewritten one, e.g. by a restarted src, replaces the target), turns
  * connection events into `connection-state` and messages, and re-adds a
  * lost target after 200 ms, doubling up to 5 s (`auto-reconnect`; each loss
- * is a WARNING, or an ERROR with `auto-reconnect=false`).
+ * is a WARNING; with `auto-reconnect=false` the target fails).
  *
  * The element messages `mxl-fabrics-connection` (fields `state`: the
  * element's state, connected when at least one target is; `target-id`: the
@@ -72,7 +89,8 @@
  * initiator counters (transfers-queued, transfers-completed,
  * transfers-dropped, writes-posted, write-errors, retries, bytes-posted,
  * connections-lost) and `targets`, one structure per target (source,
- * target-id, state, grains, bytes, reconnects); every field is explained in
+ * target-id, state, grains, bytes, dropped, reconnects); every field is
+ * explained in
  * mxlfabricsobject.h.
  *
  * ## Examples (two hosts; start the src first, it writes the TargetInfo)
