@@ -359,9 +359,10 @@ target_options (const gchar * options)
   JsonNode *root = NULL;
   gchar *out;
 
-  if (options[0] == '\0')
-    root = json_node_init_object (json_node_alloc (), json_object_new ());
-  else if (json_parser_load_from_data (parser, options, -1, NULL)
+  if (options[0] == '\0') {
+    root = json_node_new (JSON_NODE_OBJECT);
+    json_node_take_object (root, json_object_new ());
+  } else if (json_parser_load_from_data (parser, options, -1, NULL)
       && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     root = json_node_copy (json_parser_get_root (parser));
   g_object_unref (parser);
