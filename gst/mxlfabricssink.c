@@ -210,7 +210,7 @@ add_target (GstMxlFabricsSink * self, const gchar * value,
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
     if (g_strcmp0 (t->value, value) == 0
         || (json && t->have_id && t->id == id)) {
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
           "this TargetInfo (target %" G_GUINT64_FORMAT ") was already added"
           "%s%s", id, t->path ? " as @" : "", t->path ? t->path : "");
       GST_OBJECT_UNLOCK (self);
@@ -382,7 +382,14 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
   GST_OBJECT_UNLOCK (self);
   if (target_info[0] != '\0') {
     remove_target (self, target_info);
-    if (!add_target (self, target_info, TRUE, &error)) {
+    if (!add_target (self, target_info, TRUE, &error)
+        && g_error_matches (error, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_BUSY)) {
+      /* given by add-target as well: one target */
+      GST_ELEMENT_WARNING (self, RESOURCE, BUSY, ("%s", error->message),
+          ("target-info \"%s\"", target_info));
+      g_clear_error (&error);
+    } else if (error) {
       g_free (target_info);
       goto failed;
     }

@@ -401,7 +401,7 @@ test_add_target_refusals (void)
   GstElement *src = hgst_parse ("mxlfabricssrc name=src provider=tcp node="
       NODE " caps=\"" CAPS "\" ! fakesink");
   GstElement *p = sink_pipeline ("tcp", NULL), *sink;
-  gchar *json, *b64;
+  gchar *json, *b64, *extra, *warnings;
   gboolean removed = FALSE;
 
   hgst_play (src);
@@ -421,9 +421,22 @@ test_add_target_refusals (void)
   g_assert_true (add_target (sink, b64));
   g_assert_false (add_target (sink, at_file));
   g_assert_false (add_target (sink, json));
-
   gst_object_unref (sink);
   gst_object_unref (p);
+
+  /* the target-info property naming a target add-target gave already: one
+   * target, a WARNING, no ERROR at start */
+  extra = g_strdup_printf ("target-info=%s", at_file);
+  p = sink_pipeline ("tcp", extra);
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  g_assert_true (add_target (sink, json));
+  hgst_play (p);
+  warnings = bus_warnings (p);  /* fails on any ERROR */
+  g_assert_nonnull (strstr (warnings, "already added"));
+  g_free (warnings);
+  g_free (extra);
+  gst_object_unref (sink);
+  hgst_stop (p);
   hgst_stop (src);
   g_free (json);
   g_free (b64);
