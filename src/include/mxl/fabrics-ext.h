@@ -214,7 +214,9 @@ typedef struct mxlFabricsExtInitiatorStats_t {
   uint64_t transfersCompleted;   /* per target: last write completed */
   uint64_t transfersDropped;     /* not accepted: post ring full until the
                                     deadline (transfer call), or not started
-                                    within 1 s (per target) */
+                                    within 1 s or before their local slot
+                                    came round again (per target,
+                                    mxlFabricsExtInitiatorReleaseGrainSlot) */
   uint64_t writesPosted;         /* fi_writemsg calls that succeeded */
   uint64_t writesCompleted;
   uint64_t writeErrors;          /* error completions */
