@@ -312,6 +312,8 @@ mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind, guint count,
   mxl_unlock (&init->lock);
 }
 
+static gboolean peer_gone (const MxlConn *conn);
+
 /* Leaves a state that holds transport resources. */
 static void
 leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reason)
@@ -328,7 +330,10 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
   g_hash_table_remove (init->by_conn_id, &conn->conn_id);
   orphan_contexts (init, conn->conn_id);
   init->type_ops->close (conn, cur, orderly);
-  if (init->type_ops == &mxl_initiator_rc_ops)
+  /* Nobody reads the writes' memory any more: the endpoint is closed, or
+   * the shm receiver that would copy it (it reads the sender's memory when
+   * it progresses) has exited. */
+  if (init->type_ops == &mxl_initiator_rc_ops || peer_gone (conn))
     release_contexts (init, conn->conn_id);
 }
 

@@ -310,24 +310,42 @@ assert_subsequence (gchar ** got, GPtrArray * sent)
 
 /* Two receivers on @provider, one slowed downstream (identity, 60 ms a
  * frame at 50 fps; its src keeps draining the transport meanwhile, so its
- * losses happen in its own ring) or, with @stop, stopped by SIGSTOP (its
+ * losses happen in its own ring) or, with STOPPED, stopped by SIGSTOP (its
  * transport stops: the sender skips it and, tcp, disconnects it once its
- * writes hold a slot of the sender's ring a whole ring later): the fast
- * one gets every frame. */
-static void
-bad_receiver (const gchar * provider, gboolean stop)
+ * writes hold a slot of the sender's ring a whole ring later) or, with
+ * KILLED, killed a second into the stream: the fast one gets every
+ * frame. */
+/* Kills (and reaps) a child one second into the stream. */
+static gpointer
+kill_later (gpointer data)
 {
+  g_usleep (G_USEC_PER_SEC);
+  child_kill (data);
+  return NULL;
+}
+
+typedef enum {
+  SLOW,                         /* identity sleep-time downstream */
+  STOPPED,                      /* SIGSTOP */
+  KILLED,                       /* SIGKILL */
+} Badness;
+
+static void
+bad_receiver (const gchar * provider, Badness how)
+{
+  gboolean stop = how != SLOW;
   gchar *dir = g_dir_make_tmp ("mxlfab-fanout-XXXXXX", NULL);
   Child fast, slow;
   gchar *extra, *at_fast, *at_slow, *warnings, **got_fast, **got_slow;
   GstElement *p, *sink;
   GPtrArray *sent;
   guint64 slow_dropped, fast_dropped, fast_grains, slow_grains;
+  GThread *killer = NULL;
   guint i;
 
   g_assert_nonnull (dir);
   child_start (&fast, dir, "fast", provider, CAPS, 0);
-  child_start (&slow, dir, "slow", provider, CAPS, stop ? 0 : SLOW_US);
+  child_start (&slow, dir, "slow", provider, CAPS, how == SLOW ? SLOW_US : 0);
   at_fast = g_strdup_printf ("@%s", fast.file);
   at_slow = g_strdup_printf ("@%s", slow.file);
   extra = g_strdup_printf ("target-info=%s", at_fast);
@@ -337,10 +355,14 @@ bad_receiver (const gchar * provider, gboolean stop)
   g_assert_true (add_target (sink, at_slow));
   g_assert_true (wait_target_state (sink, at_fast, STATE_CONNECTED, 10000));
   g_assert_true (wait_target_state (sink, at_slow, STATE_CONNECTED, 10000));
-  if (stop)
+  if (how == STOPPED)
     g_assert_cmpint (kill (slow.pid, SIGSTOP), ==, 0);
+  else if (how == KILLED)       /* mid-stream, reaped as a shell would */
+    killer = g_thread_new ("killer", kill_later, &slow);
 
   sent = push_frames (p);
+  if (killer)
+    g_thread_join (killer);
   /* per-target stats are refreshed every 100 ms */
   g_usleep (200 * 1000);
   fast_grains = target_u64 (sink, at_fast, "grains");
@@ -356,7 +378,10 @@ bad_receiver (const gchar * provider, gboolean stop)
   gst_element_set_state (p, GST_STATE_NULL);
 
   got_fast = child_finish (&fast);
-  got_slow = child_finish (&slow);
+  if (how == KILLED)
+    got_slow = g_new0 (gchar *, 1);
+  else
+    got_slow = child_finish (&slow);
   g_test_message ("fast receiver got %u of %u frames, slow one %u",
       g_strv_length (got_fast), N_FRAMES, g_strv_length (got_slow));
   /* the fast receiver: every frame, bit-exact, in order */
@@ -373,7 +398,8 @@ bad_receiver (const gchar * provider, gboolean stop)
   if (stop) {
     /* a stopped receiver falls behind at the sender: a WARNING names it */
     g_assert_cmpuint (slow_dropped, >, 0);
-    if (!strstr (warnings, at_slow + 1) || !strstr (warnings, "behind"))
+    if (!strstr (warnings, at_slow + 1)
+        || !strstr (warnings, how == KILLED ? "lost" : "behind"))
       g_error ("no WARNING names the slow target %s: %s", at_slow, warnings);
   }
 
@@ -544,19 +570,25 @@ test_all_failed_no_error (void)
 static void
 test_slow_tcp (void)
 {
-  bad_receiver ("tcp", FALSE);
+  bad_receiver ("tcp", SLOW);
 }
 
 static void
 test_slow_shm (void)
 {
-  bad_receiver ("shm", FALSE);
+  bad_receiver ("shm", SLOW);
 }
 
 static void
 test_stopped_tcp (void)
 {
-  bad_receiver ("tcp", TRUE);
+  bad_receiver ("tcp", STOPPED);
+}
+
+static void
+test_killed_tcp (void)
+{
+  bad_receiver ("tcp", KILLED);
 }
 
 
@@ -577,5 +609,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/fanout/slow-receiver/tcp", test_slow_tcp);
   g_test_add_func ("/gst/fanout/slow-receiver/shm", test_slow_shm);
   g_test_add_func ("/gst/fanout/stopped-receiver/tcp", test_stopped_tcp);
+  g_test_add_func ("/gst/fanout/killed-receiver/tcp", test_killed_tcp);
   return g_test_run ();
 }
