@@ -121,7 +121,9 @@ typedef enum {
  * @GST_MXL_FABRICS_CONNECTION_CONNECTED: transfers flow.
  * @GST_MXL_FABRICS_CONNECTION_STALLED: src: connected but no grain for
  *   `timeout` ns (no data is not a disconnection).
- * @GST_MXL_FABRICS_CONNECTION_ERROR: a fatal error was posted.
+ * @GST_MXL_FABRICS_CONNECTION_ERROR: a fatal error was posted; sink: also
+ *   when every target failed, and a target's own state when it failed
+ *   (the others go on).
  */
 typedef enum {
   GST_MXL_FABRICS_CONNECTION_DISCONNECTED = 0,
