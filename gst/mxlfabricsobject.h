@@ -93,6 +93,8 @@
  *          target-id (string, "" while its TargetInfo file is awaited),
  *          source (string: the target-info value as given), state (enum),
  *          grains, bytes (uint64: transfers posted to it while connected),
+ *          dropped (uint64: grains it did not get while added: it was
+ *          behind, not connected, or the grain was dropped for all),
  *          reconnects (uint64)
  */
 #pragma once
@@ -125,7 +127,9 @@ typedef enum {
  * @GST_MXL_FABRICS_CONNECTION_CONNECTED: transfers flow.
  * @GST_MXL_FABRICS_CONNECTION_STALLED: src: connected but no grain for
  *   `timeout` ns (no data is not a disconnection).
- * @GST_MXL_FABRICS_CONNECTION_ERROR: a fatal error was posted.
+ * @GST_MXL_FABRICS_CONNECTION_ERROR: a fatal error was posted; sink: also
+ *   when every target failed, and a target's own state when it failed
+ *   (the others go on).
  */
 typedef enum {
   GST_MXL_FABRICS_CONNECTION_DISCONNECTED = 0,

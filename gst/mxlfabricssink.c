@@ -16,9 +16,23 @@
  * State changes never wait for the network. With no connected target,
  * buffers are still written into the local flow, not transferred, and
  * counted as `dropped` in `stats`, unless `wait-for-connection` is set. A
- * lost target is retried with a WARNING while `auto-reconnect` is on. A
- * malformed TargetInfo, caps that do not match the target's flow, or a
- * missing provider are ERRORs.
+ * lost target is retried with a WARNING while `auto-reconnect` is on.
+ *
+ * One bad target never stops the others. `add-target` returns FALSE for a
+ * TargetInfo the library refuses and for a target already given (compared
+ * by TargetInfo id: `@path`, JSON and base64 of one target are one). A
+ * target that fails later (caps that do not match its flow, refused by the
+ * initiator, lost with `auto-reconnect=false`) gets a WARNING and its own
+ * state `error`; one from an `@path` file is retried when the file changes.
+ * The ERROR comes once every target has failed for good and
+ * `error-on-all-failed` is set (the default): then no target can ever
+ * receive the stream. A malformed `target-info` property and a missing
+ * provider are ERRORs at start. A target that falls behind (slower than
+ * the stream, or stopped) costs only itself: grains are not queued on it
+ * while another target keeps up (its `dropped` in `targets`, a WARNING
+ * naming it at most every 5 s), and on tcp it is disconnected and
+ * reconnected when its writes still read a ring slot that comes round
+ * again.
  *
  * Accepted caps: `video/x-raw, format=v210` (progressive, or
  * `interlace-mode=alternate` with one field per buffer), v210 + key
@@ -36,7 +50,8 @@
  * a buffer without timestamp takes the index after the last one (the
  * current TAI index for the first). The caps must match the target's flow
  * (the src's `caps`): TargetInfos of this library carry the target's flow
- * definition and a mismatch is a STREAM FORMAT ERROR naming the quantity.
+ * definition and a mismatch is a STREAM FORMAT WARNING naming the
+ * quantity (that target's failure, see above).
  *
  * Zero-copy (`zero-copy`, default true): when the local flow is private
  * (`domain` unset, so no other process can read it), a video buffer whose
@@ -53,16 +68,18 @@
  *
  * Threads: render writes and commits the grain, then posts its transfer;
  * a ring slot still read by a transfer (queued or posted, not completed) is
- * never written: render drives progress for at most a quarter of a grain
- * period (20 ms at most) until it is free, and otherwise drops the buffer
- * (`dropped-in-flight`), so a target receives every grain bit-exact or not
- * at all. A separate engine
+ * never written: render drops what only a target a ring behind still
+ * waited for (not started: that target loses the grain), drives progress
+ * for at most a quarter of a grain period (20 ms at most) until it is
+ * free, then disconnects a tcp target still reading it if another target
+ * is not, and otherwise drops the buffer (`dropped-in-flight`), so a target
+ * receives every grain bit-exact or not at all. A separate engine
  * thread (every 5 ms) drives the initiator, reads the `@path` TargetInfo
  * files every 100 ms (a file that does not exist yet is waited for; a
  * rewritten one, e.g. by a restarted src, replaces the target), turns
  * connection events into `connection-state` and messages, and re-adds a
  * lost target after 200 ms, doubling up to 5 s (`auto-reconnect`; each loss
- * is a WARNING, or an ERROR with `auto-reconnect=false`).
+ * is a WARNING; with `auto-reconnect=false` the target fails).
  *
  * The element messages `mxl-fabrics-connection` (fields `state`: the
  * element's state, connected when at least one target is; `target-id`: the
@@ -75,7 +92,8 @@
  * initiator counters (transfers-queued, transfers-completed,
  * transfers-dropped, writes-posted, write-errors, retries, bytes-posted,
  * connections-lost) and `targets`, one structure per target (source,
- * target-id, state, grains, bytes, reconnects); every field is explained in
+ * target-id, state, grains, bytes, dropped, reconnects); every field is
+ * explained in
  * mxlfabricsobject.h.
  *
  * ## Examples (two hosts; start the src first, it writes the TargetInfo)
@@ -141,6 +159,7 @@ enum {
   PROP_AUTO_RECONNECT,
   PROP_WAIT_FOR_CONNECTION,
   PROP_ZERO_COPY,
+  PROP_ERROR_ON_ALL_FAILED,
 };
 
 enum {
@@ -168,25 +187,37 @@ target_free (GstMxlFabricsSinkTarget * target)
   g_free (target);
 }
 
-/* Adds a target from a TargetInfo value; object lock NOT held. */
+/* Adds a target from a TargetInfo value; object lock NOT held. What can be
+ * checked at once is: a document the library refuses, and a target already
+ * given, compared by TargetInfo id, so the same target as @path, JSON or
+ * base64 is one. A file still to come is checked when it is read (a
+ * failure then is that target's alone, mxlfabricssinkconn.c). */
 static gboolean
 add_target (GstMxlFabricsSink * self, const gchar * value,
     gboolean from_property, GError ** error)
 {
   GstMxlFabricsSinkTarget *target;
   gchar *json = NULL, *path = NULL;
+  guint64 id = 0;
   guint i;
 
   if (!gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path, error))
     return FALSE;
+  if (json && !gst_mxl_fabrics_sink_target_info_id (json, &id, error)) {
+    g_free (json);
+    g_free (path);
+    return FALSE;
+  }
 
   GST_OBJECT_LOCK (self);
   for (i = 0; i < self->targets->len; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (g_strcmp0 (t->value, value) == 0) {
+    if (g_strcmp0 (t->value, value) == 0
+        || (json && t->have_id && t->id == id)) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
+          "this TargetInfo (target %" G_GUINT64_FORMAT ") was already added"
+          "%s%s", id, t->path ? " as @" : "", t->path ? t->path : "");
       GST_OBJECT_UNLOCK (self);
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "this TargetInfo was already added");
       g_free (json);
       g_free (path);
       return FALSE;
@@ -196,6 +227,8 @@ add_target (GstMxlFabricsSink * self, const gchar * value,
   target->value = g_strdup (value);
   target->json = json;
   target->path = path;
+  target->have_id = json != NULL;
+  target->id = id;
   target->from_property = from_property;
   g_ptr_array_add (self->targets, target);
   GST_OBJECT_UNLOCK (self);
@@ -273,6 +306,9 @@ gst_mxl_fabrics_sink_set_property (GObject * object, guint prop_id,
     case PROP_ZERO_COPY:
       self->zero_copy = g_value_get_boolean (value);
       break;
+    case PROP_ERROR_ON_ALL_FAILED:
+      self->error_on_all_failed = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -301,6 +337,9 @@ gst_mxl_fabrics_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_ZERO_COPY:
       g_value_set_boolean (value, self->zero_copy);
+      break;
+    case PROP_ERROR_ON_ALL_FAILED:
+      g_value_set_boolean (value, self->error_on_all_failed);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -354,7 +393,14 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
   GST_OBJECT_UNLOCK (self);
   if (target_info[0] != '\0') {
     remove_target (self, target_info);
-    if (!add_target (self, target_info, TRUE, &error)) {
+    if (!add_target (self, target_info, TRUE, &error)
+        && g_error_matches (error, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_BUSY)) {
+      /* given by add-target as well: one target */
+      GST_ELEMENT_WARNING (self, RESOURCE, BUSY, ("%s", error->message),
+          ("target-info \"%s\"", target_info));
+      g_clear_error (&error);
+    } else if (error) {
       g_free (target_info);
       goto failed;
     }
@@ -635,6 +681,7 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
         g_get_monotonic_time () + 50 * G_TIME_SPAN_MILLISECOND);
   }
   if (self->n_connected == 0) {
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
     g_mutex_unlock (&self->engine_lock);
     count_dropped (self, &self->obj->counters.dropped_no_target);
     return GST_FLOW_OK;
@@ -786,23 +833,30 @@ fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint8 * payload)
 }
 
 /* Whether the ring slot of grain @index is still read by a transfer
- * (queued, or posted and not completed). Call with engine_lock held. */
+ * (queued, or posted and not completed), after dropping what only a target
+ * a ring behind still waited for (mxlFabricsExtInitiatorReleaseGrainSlot;
+ * @drop_holders: also disconnect tcp/verbs targets whose posted writes
+ * still read it while another target does not). Call with engine_lock
+ * held. */
 static gboolean
-slot_in_flight (GstMxlFabricsSink * self, guint64 index)
+slot_in_flight (GstMxlFabricsSink * self, guint64 index,
+    gboolean drop_holders)
 {
   bool busy = FALSE;
 
   return self->initiator != NULL
-      && mxlFabricsExtInitiatorGrainInFlight (self->initiator, index, &busy)
-      == MXL_STATUS_OK && busy;
+      && mxlFabricsExtInitiatorReleaseGrainSlot (self->initiator, index,
+      drop_holders, &busy) == MXL_STATUS_OK && busy;
 }
 
 /* A ring slot still read by a remote write must not change under it: the
  * target would get the old grain's header with a payload partly of the new
  * one, a torn frame nothing downstream can detect. Drives progress until
  * the slot of @index is free, for at most a quarter of a grain period
- * (20 ms at most), so that a stalled target does not stall the stream.
- * Returns FALSE when it is still in flight: the caller drops the buffer. */
+ * (20 ms at most), so that a stalled target does not stall the stream;
+ * then a target still reading it is dropped if that frees the slot for
+ * the others (a target a ring behind costs only itself). Returns FALSE
+ * when it is still in flight: the caller drops the buffer. */
 static gboolean
 wait_slot_free (GstMxlFabricsSink * self, guint64 index)
 {
@@ -813,15 +867,17 @@ wait_slot_free (GstMxlFabricsSink * self, guint64 index)
   gboolean busy;
 
   g_mutex_lock (&self->engine_lock);
-  while ((busy = slot_in_flight (self, index))
+  while ((busy = slot_in_flight (self, index, FALSE))
       && g_get_monotonic_time () < end) {
     mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
-    if (!(busy = slot_in_flight (self, index)))
+    if (!(busy = slot_in_flight (self, index, FALSE)))
       break;
     g_mutex_unlock (&self->engine_lock);
     g_usleep (100);
     g_mutex_lock (&self->engine_lock);
   }
+  if (busy)
+    busy = slot_in_flight (self, index, TRUE);
   g_mutex_unlock (&self->engine_lock);
   return !busy;
 }
@@ -892,6 +948,9 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
         "still being sent (a target or the network is slower than the "
         "stream); dropped instead of overwriting it", index);
     count_dropped (self, &self->obj->counters.dropped_in_flight);
+    g_mutex_lock (&self->engine_lock);
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
+    g_mutex_unlock (&self->engine_lock);
     return GST_FLOW_OK;
   }
   st = mxlFlowWriterOpenGrain (self->flow.writer, index, &info, &payload);
@@ -1138,7 +1197,8 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_AUTO_RECONNECT,
       g_param_spec_boolean ("auto-reconnect", "Auto reconnect",
           "Reconnect to a lost target with backoff, posting a WARNING for "
-          "each loss; FALSE makes a lost target an ERROR. Default: true",
+          "each loss; FALSE leaves a lost target failed (WARNING, its state "
+          "error; see error-on-all-failed). Default: true",
           GST_MXL_FABRICS_SINK_DEFAULT_AUTO_RECONNECT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -1161,6 +1221,20 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
+  g_object_class_install_property (gobject_class, PROP_ERROR_ON_ALL_FAILED,
+      g_param_spec_boolean ("error-on-all-failed", "Error on all failed",
+          "Post an ERROR once every target has failed for good (TargetInfo "
+          "refused, caps that do not match its flow, refused by the "
+          "initiator, or lost with auto-reconnect off) so that none can "
+          "receive; a target read from an @path file is not failed for good "
+          "(it is retried when the file changes). A target that fails while "
+          "another can still receive only gets a WARNING and its own state "
+          "error. FALSE never posts that ERROR (e.g. an application that adds "
+          "targets later). Default: true",
+          GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
+
   /**
    * GstMxlFabricsSink::add-target:
    * @sink: the element
@@ -1169,7 +1243,10 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
    * Adds one more target to transfer to.
    *
    * Returns: TRUE when the TargetInfo is well-formed (or names a file still
-   * to come) and was not already added.
+   * to come) and its target was not already added (compared by TargetInfo
+   * id, whether given as @path, JSON or base64); FALSE, with a WARNING in
+   * the log, otherwise. A target that fails later (caps mismatch, refused,
+   * unreachable) gets a WARNING and its own state, and the others go on.
    */
   signals[SIGNAL_ADD_TARGET] = g_signal_new_class_handler ("add-target",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
@@ -1219,6 +1296,7 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->auto_reconnect = GST_MXL_FABRICS_SINK_DEFAULT_AUTO_RECONNECT;
   self->wait_for_connection = GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION;
   self->zero_copy = GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY;
+  self->error_on_all_failed = GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED;
   self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify) target_free);
   g_mutex_init (&self->engine_lock);
   g_cond_init (&self->engine_cond);

@@ -22,6 +22,7 @@ G_DECLARE_FINAL_TYPE (GstMxlFabricsSink, gst_mxl_fabrics_sink, GST,
 #define GST_MXL_FABRICS_SINK_DEFAULT_AUTO_RECONNECT TRUE
 #define GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION FALSE
 #define GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY TRUE
+#define GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED TRUE
 
 /* One target requested through target-info or add-target. */
 typedef struct {
@@ -30,6 +31,8 @@ typedef struct {
                                  * @path file does not exist yet */
   gchar *path;                  /* file of an @path value, else NULL */
   gboolean from_property;       /* TRUE for the target-info property's one */
+  gboolean have_id;             /* json parsed: id is its TargetInfo id */
+  guint64 id;
 } GstMxlFabricsSinkTarget;
 
 struct _GstMxlFabricsSink {
@@ -43,6 +46,7 @@ struct _GstMxlFabricsSink {
   gboolean auto_reconnect;
   gboolean wait_for_connection;
   gboolean zero_copy;
+  gboolean error_on_all_failed;
   GPtrArray *targets;           /* of GstMxlFabricsSinkTarget */
 
   /* negotiated (streaming thread) */
@@ -65,6 +69,7 @@ struct _GstMxlFabricsSink {
   GPtrArray *conns;             /* GstMxlFabricsSinkConn, engine_lock */
   guint n_connected;            /* engine_lock */
   gboolean engine_quit;         /* engine_lock */
+  gboolean all_failed_posted;   /* engine_lock: the no-target ERROR is out */
   gboolean flushing;            /* engine_lock: unlock() of a waiting render */
   gboolean lend;                /* zero-copy in use (set_caps, streaming) */
   GstMxlFabricsLender lender;   /* engine_lock: buffers the initiator reads */

@@ -22,12 +22,19 @@ typedef struct {
   gchar id_str[24];
   GstMxlFabricsConnectionState state;
   gboolean lost;                /* waiting to be re-added */
-  gboolean failed;              /* a fatal error was posted: left alone */
+  gboolean failed;              /* failed (WARNING posted): left alone until
+                                 * its @path file changes */
+  GError *error;                /* why it failed */
   guint attempts;
   guint refused;                /* failed connection attempts in a row */
   gint64 retry_at_us;
   gint64 file_checked_us;
   guint64 grains, bytes, reconnects;
+  guint64 dropped;              /* grains this target did not get */
+  guint64 behind_drops;         /* of which because it was behind */
+  guint64 behind_warned;        /* behind_drops at the last WARNING */
+  gint64 behind_warned_us;
+  guint64 seen_skipped, seen_dropped;   /* initiator's target counters */
 } Conn;
 
 /* What the tick found, posted once engine_lock is released (a bus sync
@@ -60,13 +67,17 @@ conn_free (Conn * c)
   g_free (c->json);
   if (c->info)
     mxlFabricsFreeTargetInfo (c->info);
+  g_clear_error (&c->error);
   g_free (c);
 }
 
+/* The element's state: connected while any target is, connecting while
+ * any is, error when every target failed, else disconnected. */
 static GstMxlFabricsConnectionState
 aggregate (GstMxlFabricsSink * self)
 {
-  gboolean connecting = FALSE;
+  gboolean connecting = FALSE, all_failed = self->conns
+      && self->conns->len > 0;
   guint i;
 
   for (i = 0; self->conns && i < self->conns->len; i++) {
@@ -75,9 +86,11 @@ aggregate (GstMxlFabricsSink * self)
       return GST_MXL_FABRICS_CONNECTION_CONNECTED;
     if (c->state == GST_MXL_FABRICS_CONNECTION_CONNECTING)
       connecting = TRUE;
+    if (c->state != GST_MXL_FABRICS_CONNECTION_ERROR)
+      all_failed = FALSE;
   }
-  return connecting ? GST_MXL_FABRICS_CONNECTION_CONNECTING :
-      GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
+  return connecting ? GST_MXL_FABRICS_CONNECTION_CONNECTING : all_failed ?
+      GST_MXL_FABRICS_CONNECTION_ERROR : GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
 }
 
 static void
@@ -126,16 +139,61 @@ add_problem (GPtrArray * notices, GstMessageType type, GQuark domain,
   g_free (message);
 }
 
+/* A target failed: WARNING, its own state error; the others go on (the
+ * element's ERROR comes only from check_all_failed()). Takes @error. */
+static void
+conn_fail (GstMxlFabricsSink * self, Conn * c, GError * error,
+    GPtrArray * notices)
+{
+  gchar *name = c->id_str[0] ? g_strdup_printf ("target %s", c->id_str) :
+      g_strdup ("a target");
+
+  c->failed = TRUE;
+  g_clear_error (&c->error);
+  c->error = error;
+  add_problem (notices, GST_MESSAGE_WARNING, error->domain, error->code,
+      g_strdup_printf ("%s failed: %s; %s", name, error->message, c->path ?
+          "waiting for its TargetInfo file to change" :
+          "the other targets go on"), c->value);
+  set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_ERROR, error->message,
+      notices);
+  g_free (name);
+}
+
+/* Once every target has failed for good (a followed @path file may still
+ * be rewritten), and error-on-all-failed is set: one ERROR, with the last
+ * failure's domain, code and text. */
+static void
+check_all_failed (GstMxlFabricsSink * self, GPtrArray * notices)
+{
+  const GError *last = NULL;
+  gboolean want;
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  want = self->error_on_all_failed;
+  GST_OBJECT_UNLOCK (self);
+  if (!want || self->all_failed_posted || self->conns->len == 0)
+    return;
+  for (i = 0; i < self->conns->len; i++) {
+    Conn *c = g_ptr_array_index (self->conns, i);
+    if (!c->failed || c->path != NULL || c->error == NULL)
+      return;
+    last = c->error;
+  }
+  self->all_failed_posted = TRUE;
+  add_problem (notices, GST_MESSAGE_ERROR, last->domain, last->code,
+      g_strdup_printf ("%s (no target left that can receive this stream)",
+          last->message), NULL);
+}
+
 gboolean
-gst_mxl_fabrics_sink_check_target_info (const gchar * json,
-    const GstMxlFabricsFormat * fmt, GError ** error)
+gst_mxl_fabrics_sink_target_info_id (const gchar * json, guint64 * id,
+    GError ** error)
 {
   mxlFabricsTargetInfo info = NULL;
-  GstMxlFabricsFormat target_fmt;
-  GError *flow_error = NULL, *mismatch = NULL;
   char *reason = NULL;
-  gchar *def;
-  gboolean ok = TRUE;
+  uint64_t v = 0;
 
   if (mxlFabricsExtTargetInfoParse (json, &info, &reason) != MXL_STATUS_OK) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
@@ -145,7 +203,24 @@ gst_mxl_fabrics_sink_check_target_info (const gchar * json,
     free (reason);
     return FALSE;
   }
+  mxlFabricsExtTargetInfoGetId (info, &v);
   mxlFabricsFreeTargetInfo (info);
+  if (id)
+    *id = v;
+  return TRUE;
+}
+
+gboolean
+gst_mxl_fabrics_sink_check_target_info (const gchar * json,
+    const GstMxlFabricsFormat * fmt, GError ** error)
+{
+  GstMxlFabricsFormat target_fmt;
+  GError *flow_error = NULL, *mismatch = NULL;
+  gchar *def;
+  gboolean ok = TRUE;
+
+  if (!gst_mxl_fabrics_sink_target_info_id (json, NULL, error))
+    return FALSE;
   if (fmt == NULL)
     return TRUE;
   def = gst_mxl_fabrics_target_info_flow_def (json);
@@ -203,12 +278,12 @@ conn_add (GstMxlFabricsSink * self, Conn * c, GPtrArray * notices)
   GError *error = NULL;
   mxlStatus st;
 
+  /* named by its id in what follows, failures included */
+  if (gst_mxl_fabrics_sink_target_info_id (c->json, &c->id, NULL))
+    g_snprintf (c->id_str, sizeof c->id_str, "%" G_GUINT64_FORMAT, c->id);
   if (!gst_mxl_fabrics_sink_check_target_info (c->json, &self->format,
           &error)) {
-    c->failed = TRUE;
-    add_problem (notices, GST_MESSAGE_ERROR, error->domain, error->code,
-        g_strdup (error->message), c->value);
-    g_error_free (error);
+    conn_fail (self, c, error, notices);
     return;
   }
   mxlFabricsTargetInfoFromString (c->json, &c->info);
@@ -217,10 +292,9 @@ conn_add (GstMxlFabricsSink * self, Conn * c, GPtrArray * notices)
   warn_unknown_provider (self, c, notices);
   st = mxlFabricsInitiatorAddTarget (self->initiator, c->info);
   if (st != MXL_STATUS_OK) {
-    c->failed = TRUE;
-    add_problem (notices, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
-        GST_RESOURCE_ERROR_SETTINGS,
-        g_strdup_printf ("cannot add target %s (%s): %s", c->id_str,
+    conn_fail (self, c, g_error_new (GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_SETTINGS, "cannot add target %s (%s): %s",
+            c->id_str,
             gst_mxl_fabrics_status_name (st), st == MXL_ERR_EXISTS ?
             "the same TargetInfo is given twice" :
             st == MXL_ERR_UNSUPPORTED_OPERATION ? "the receiver expects a "
@@ -228,13 +302,14 @@ conn_add (GstMxlFabricsSink * self, Conn * c, GPtrArray * notices)
             "ext.protocol; set the same options protocol on both elements, "
             "or none)" : "the TargetInfo does not "
             "fit this sink (another provider's address, a flow of another "
-            "geometry, or an audio target for video)"), c->value);
+            "geometry, or an audio target for video)"), notices);
     mxlFabricsFreeTargetInfo (c->info);
     c->info = NULL;
     return;
   }
   c->lost = FALSE;
   c->refused = 0;
+  c->seen_skipped = c->seen_dropped = 0;        /* a new initiator target */
   set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_CONNECTING,
       "target added", notices);
 }
@@ -279,6 +354,7 @@ conn_check_file (GstMxlFabricsSink * self, Conn * c, gint64 now,
   g_free (c->json);
   c->json = text;
   c->failed = FALSE;
+  g_clear_error (&c->error);
   c->attempts = 0;
   GST_INFO_OBJECT (self, "TargetInfo file %s (re)read", c->path);
 }
@@ -331,6 +407,10 @@ lost_why (mxlStatus reason)
       return "the receiver stopped or closed the connection";
     case MXL_ERR_NOT_READY:
       return "the receiver stopped answering";
+    case MXL_ERR_OUT_OF_RANGE_TOO_LATE:
+      return "it fell a whole ring behind the stream, its receiver or the "
+          "network is slower than the stream; the other targets were not "
+          "held up";
     default:
       return gst_mxl_fabrics_status_name (reason);
   }
@@ -394,14 +474,10 @@ poll_events (GstMxlFabricsSink * self, gboolean auto_reconnect,
               g_strdup_printf ("connection to target %s lost (%s): "
                   "reconnecting in %u ms", c->id_str, lost_why (ev.reason), delay),
               c->value);
-        else {
-          c->failed = TRUE;
-          add_problem (notices, GST_MESSAGE_ERROR, GST_RESOURCE_ERROR,
-              GST_RESOURCE_ERROR_WRITE,
-              g_strdup_printf ("connection to target %s lost (%s) and "
-                  "auto-reconnect is off", c->id_str, lost_why (ev.reason)),
-              c->value);
-        }
+        else
+          conn_fail (self, c, g_error_new (GST_RESOURCE_ERROR,
+                  GST_RESOURCE_ERROR_WRITE, "connection lost (%s) and "
+                  "auto-reconnect is off", lost_why (ev.reason)), notices);
         break;
       }
       default:
@@ -452,10 +528,9 @@ reconcile (GstMxlFabricsSink * self, GPtrArray * notices)
     c->state = GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
     if (!gst_mxl_fabrics_target_info_resolve (v, NULL, &c->json, &c->path,
             &error)) {
-      c->failed = TRUE;
-      add_problem (notices, GST_MESSAGE_ERROR, error->domain, error->code,
-          g_strdup (error->message), v);
-      g_error_free (error);
+      g_ptr_array_add (self->conns, c);
+      conn_fail (self, c, error, notices);
+      continue;
     } else if (c->json == NULL) {
       /* An @path file still to come: connecting as far as users see. */
       set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_CONNECTING,
@@ -467,20 +542,54 @@ reconcile (GstMxlFabricsSink * self, GPtrArray * notices)
   g_ptr_array_unref (values);
 }
 
+/* "target <id> (@path)": how messages name a target. */
+static gchar *
+conn_name (const Conn * c)
+{
+  return c->path ? g_strdup_printf ("target %s (@%s)", c->id_str, c->path) :
+      g_strdup_printf ("target %s", c->id_str);
+}
+
+/* A WARNING when @c lost grains because it was behind, at most one per
+ * GST_MXL_FABRICS_SINK_BEHIND_WARN_MS per target. */
 static void
-update_stats (GstMxlFabricsSink * self)
+check_behind (Conn * c, gint64 now, GPtrArray * notices)
+{
+  gchar *name;
+
+  if (c->behind_drops == c->behind_warned || (c->behind_warned_us != 0
+          && now - c->behind_warned_us <
+          GST_MXL_FABRICS_SINK_BEHIND_WARN_MS * 1000))
+    return;
+  name = conn_name (c);
+  add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_WRITE,
+      g_strdup_printf ("%s is falling behind: %" G_GUINT64_FORMAT " grains "
+          "not sent to it (%" G_GUINT64_FORMAT " since the last warning); its "
+          "receiver or the network is slower than the stream. The other "
+          "targets are not held up", name, c->behind_drops,
+          c->behind_drops - c->behind_warned), c->value);
+  c->behind_warned = c->behind_drops;
+  c->behind_warned_us = now;
+  g_free (name);
+}
+
+static void
+update_stats (GstMxlFabricsSink * self, gint64 now, GPtrArray * notices)
 {
   mxlFabricsExtInitiatorStats is;
   guint i;
 
   for (i = 0; i < self->conns->len; i++) {
     Conn *c = g_ptr_array_index (self->conns, i);
+    check_behind (c, now, notices);
     gst_mxl_fabrics_object_set_target_stats (self->obj, c->value,
         gst_structure_new ("target", "source", G_TYPE_STRING, c->value,
             "target-id", G_TYPE_STRING, c->id_str,
             "state", GST_TYPE_MXL_FABRICS_CONNECTION_STATE, c->state,
             "grains", G_TYPE_UINT64, c->grains,
             "bytes", G_TYPE_UINT64, c->bytes,
+            "dropped", G_TYPE_UINT64, c->dropped,
             "reconnects", G_TYPE_UINT64, c->reconnects, NULL));
   }
   if (self->initiator == NULL
@@ -561,12 +670,13 @@ engine_thread (gpointer data)
           == MXL_ERR_NOT_READY && self->n_connected > 0
           && transfers_in_flight (self->initiator);
       poll_events (self, auto_reconnect, notices);
+      check_all_failed (self, notices);
       /* Lent buffers go back upstream as soon as their writes completed. */
       if (self->lender.held > 0)
         gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);
       if (now - stats_at > 100 * G_TIME_SPAN_MILLISECOND) {
         stats_at = now;
-        update_stats (self);
+        update_stats (self, now, notices);
       }
     }
     if (notices->len > 0) {
@@ -596,6 +706,7 @@ gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self)
       "mxlfabricssink connections");
   g_mutex_lock (&self->engine_lock);
   self->engine_quit = FALSE;
+  self->all_failed_posted = FALSE;
   self->flushing = FALSE;
   self->n_connected = 0;
   if (self->conns == NULL)
@@ -641,9 +752,45 @@ gst_mxl_fabrics_sink_engine_count_transfer (GstMxlFabricsSink * self,
 
   for (i = 0; i < self->conns->len; i++) {
     Conn *c = g_ptr_array_index (self->conns, i);
-    if (c->state == GST_MXL_FABRICS_CONNECTION_CONNECTED) {
+    mxlFabricsExtInitiatorTargetStats ts = {.version =
+          MXL_FABRICS_API_VERSION };
+    guint64 skipped = 0, dropped = 0;
+
+    if (c->state != GST_MXL_FABRICS_CONNECTION_CONNECTED) {
+      if (c->info)
+        c->dropped++;           /* added, but not connected (yet, again) */
+      continue;
+    }
+    /* The initiator did not queue the grain on a target that is behind,
+     * and dropped queued ones whose slot came up again: its own loss. */
+    if (c->info && mxlFabricsExtInitiatorGetTargetStats (self->initiator,
+            c->info, &ts) == MXL_STATUS_OK) {
+      skipped = ts.grainsSkipped - MIN (c->seen_skipped, ts.grainsSkipped);
+      dropped = ts.transfersDropped - MIN (c->seen_dropped,
+          ts.transfersDropped);
+      c->seen_skipped = ts.grainsSkipped;
+      c->seen_dropped = ts.transfersDropped;
+    }
+    if (skipped == 0) {
       c->grains++;
       c->bytes += bytes;
     }
+    dropped = MIN (dropped, c->grains);
+    c->grains -= dropped;
+    c->bytes -= MIN (c->bytes, dropped * bytes);
+    c->dropped += skipped + dropped;
+    c->behind_drops += skipped + dropped;
+  }
+}
+
+void
+gst_mxl_fabrics_sink_engine_count_dropped (GstMxlFabricsSink * self)
+{
+  guint i;
+
+  for (i = 0; self->conns && i < self->conns->len; i++) {
+    Conn *c = g_ptr_array_index (self->conns, i);
+    if (c->info)
+      c->dropped++;
   }
 }

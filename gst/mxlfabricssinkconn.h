@@ -22,6 +22,8 @@ G_BEGIN_DECLS
 /* Backoff of re-adding a lost target: first delay, doubled up to the max. */
 #define GST_MXL_FABRICS_SINK_RETRY_FIRST_MS 200
 #define GST_MXL_FABRICS_SINK_RETRY_MAX_MS 5000
+/* At most one "falling behind" WARNING per target per this (ms). */
+#define GST_MXL_FABRICS_SINK_BEHIND_WARN_MS 5000
 /* Failed connection attempts in a row before a WARNING says so. */
 #define GST_MXL_FABRICS_SINK_UNREACHABLE_WARN 3
 
@@ -36,6 +38,16 @@ void gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self);
 void gst_mxl_fabrics_sink_engine_wake (GstMxlFabricsSink * self);
 
 /**
+ * gst_mxl_fabrics_sink_target_info_id:
+ * @json: TargetInfo JSON.
+ * @id: (out) (optional): its id (mxlFabricsExtTargetInfoGetId).
+ * @error: GST_RESOURCE_ERROR_SETTINGS for a document the library refuses
+ *   (mxlFabricsExtTargetInfoParse), with its reason.
+ */
+gboolean gst_mxl_fabrics_sink_target_info_id (const gchar * json,
+    guint64 * id, GError ** error);
+
+/**
  * gst_mxl_fabrics_sink_check_target_info:
  * @json: TargetInfo JSON.
  * @fmt: (nullable): the caps format to compare with the target's flow
@@ -47,8 +59,15 @@ gboolean gst_mxl_fabrics_sink_check_target_info (const gchar * json,
     const GstMxlFabricsFormat * fmt, GError ** error);
 
 /** Called with engine_lock held after a transfer of @bytes was posted:
- * counts it on every connected target. */
+ * counts it on every connected target it was queued on, and as dropped on
+ * those the initiator skipped because they were behind (WARNING from the
+ * engine thread, at most one per GST_MXL_FABRICS_SINK_BEHIND_WARN_MS). */
 void gst_mxl_fabrics_sink_engine_count_transfer (GstMxlFabricsSink * self,
     gsize bytes);
+
+/** Called with engine_lock held when a grain was not transferred at all
+ * (its ring slot still read, or no target connected): counted on every
+ * target added to the initiator. */
+void gst_mxl_fabrics_sink_engine_count_dropped (GstMxlFabricsSink * self);
 
 G_END_DECLS

@@ -23,7 +23,10 @@
  * GstAudioMeta, v210a as v210 caps with `mxl-alpha=true` and the key plane
  * after the fill (caps.h).
  *
- * The streaming thread drives the target in bounded 10 ms reads (unlock()
+ * The library's progress thread (setup option `progressThread`, on unless
+ * `options` set it) drains the target's completions and commits grains,
+ * so a slow or blocked downstream does not hold up the sender's writes.
+ * The streaming thread reads its results in bounded 10 ms reads (unlock()
  * interrupts within one), copies each completed grain out of the ring into
  * a new buffer, then checks that the slot still holds that grain: one
  * overwritten meanwhile by the remote writer is dropped (`dropped-torn`).
@@ -112,6 +115,7 @@
 
 #include <gst/audio/audio.h>
 #include <mxl/flow-ext.h>
+#include <json-glib/json-glib.h>
 
 GST_DEBUG_CATEGORY_STATIC (gst_mxl_fabrics_src_debug);
 #define GST_CAT_DEFAULT gst_mxl_fabrics_src_debug
@@ -351,6 +355,38 @@ engine_stop (GstMxlFabricsSrc * self)
   gst_mxl_fabrics_local_flow_close (&self->flow);
 }
 
+/* The setup options of the target: the element's `options` with the
+ * library's progress thread on unless they set "progressThread" (a
+ * malformed document is passed on as it is, for setup to refuse). The
+ * thread drains the completion queue and commits grains while the
+ * streaming thread is blocked downstream: without it a slow downstream
+ * stopped the target's progress, so the sender's writes to it did not
+ * complete and held the sender's ring (docs/fabrics-engine.md, "Progress
+ * thread"). Returns: (transfer full). */
+static gchar *
+target_options (const gchar * options)
+{
+  JsonParser *parser = json_parser_new ();
+  JsonNode *root = NULL;
+  gchar *out;
+
+  if (options[0] == '\0') {
+    root = json_node_new (JSON_NODE_OBJECT);
+    json_node_take_object (root, json_object_new ());
+  } else if (json_parser_load_from_data (parser, options, -1, NULL)
+      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    root = json_node_copy (json_parser_get_root (parser));
+  g_object_unref (parser);
+  if (root == NULL)
+    return g_strdup (options);
+  if (!json_object_has_member (json_node_get_object (root), "progressThread"))
+    json_object_set_boolean_member (json_node_get_object (root),
+        "progressThread", TRUE);
+  out = json_to_string (root, FALSE);
+  json_node_unref (root);
+  return out;
+}
+
 /* Creates the flow, sets up the target and publishes its TargetInfo. Never
  * waits for an initiator. */
 static gboolean
@@ -370,7 +406,7 @@ engine_start (GstMxlFabricsSrc * self, GError ** error)
   domain = g_strdup (self->obj->domain);
   node = g_strdup (self->obj->node);
   service = g_strdup (self->obj->service);
-  options = g_strdup (self->obj->options);
+  options = target_options (self->obj->options);
   GST_OBJECT_UNLOCK (self);
 
   if (!gst_mxl_fabrics_local_flow_open (&self->flow, domain,
@@ -393,8 +429,7 @@ engine_start (GstMxlFabricsSrc * self, GError ** error)
   config.writer = self->flow.writer;
   st = mxlFabricsCreateTarget (self->flow.fabrics, &self->target);
   if (st == MXL_STATUS_OK)
-    st = mxlFabricsTargetSetup (self->target, &config,
-        options[0] ? options : NULL, &info);
+    st = mxlFabricsTargetSetup (self->target, &config, options, &info);
   if (st == MXL_ERR_UNSUPPORTED_OPERATION) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "cannot set up the MXL Fabrics target (%s): the provider does not "

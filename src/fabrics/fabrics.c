@@ -354,6 +354,35 @@ mxlFabricsExtInitiatorGrainInFlight (mxlFabricsInitiator in_initiator,
 }
 
 MXL_EXPORT mxlStatus
+mxlFabricsExtInitiatorReleaseGrainSlot (mxlFabricsInitiator in_initiator,
+    uint64_t in_grainIndex, bool in_dropHolders, bool *out_inFlight)
+{
+  gboolean in_flight = FALSE;
+  mxlStatus st;
+
+  if (in_initiator == NULL || out_inFlight == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (!in_initiator->setup_done || in_initiator->continuous
+      || in_initiator->grain_count == 0)
+    return MXL_ERR_INVALID_STATE;
+  st = mxl_initiator_release_slot (in_initiator, in_grainIndex, in_dropHolders,
+      &in_flight);
+  *out_inFlight = in_flight;
+  return st;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtInitiatorGetTargetStats (mxlFabricsInitiator in_initiator,
+    mxlFabricsTargetInfo in_targetInfo, mxlFabricsExtInitiatorTargetStats *out_stats)
+{
+  if (in_initiator == NULL || in_targetInfo == NULL || out_stats == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (!in_initiator->setup_done)
+    return MXL_ERR_INVALID_STATE;
+  return mxl_initiator_target_stats (in_initiator, in_targetInfo->id, out_stats);
+}
+
+MXL_EXPORT mxlStatus
 mxlFabricsExtInitiatorPollTransferResult (mxlFabricsInitiator in_initiator,
     uint16_t in_timeoutMs, mxlFabricsExtTransferResult *out_result)
 {

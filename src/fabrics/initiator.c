@@ -36,6 +36,7 @@ mxl_initiator_ctx_get (MxlInitiator *init)
   init->ctx_free = ctx->next_free;
   ctx->in_use = TRUE;
   ctx->orphaned_at = 0;
+  ctx->released = FALSE;
   init->ctx_used++;
   return ctx;
 }
@@ -67,6 +68,20 @@ orphan_contexts (MxlInitiator *init, uint64_t conn_id)
       ctx->orphaned_at = now;
       init->ctx_orphaned++;
     }
+  }
+}
+
+/* The endpoint of connection generation @conn_id was closed (connected
+ * endpoints: fi_close ends every access to the buffers of its posted
+ * writes, fi_endpoint(3)): its orphaned contexts no longer hold their local
+ * slot, though they stay taken until reclaimed. */
+static void
+release_contexts (MxlInitiator *init, uint64_t conn_id)
+{
+  for (guint i = 0; i < init->ctx_count; i++) {
+    MxlWriteCtx *ctx = &init->ctx_pool[i];
+    if (ctx->in_use && ctx->conn_id == conn_id && ctx->orphaned_at > 0)
+      ctx->released = TRUE;
   }
 }
 
@@ -298,6 +313,8 @@ mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind, guint count,
   mxl_unlock (&init->lock);
 }
 
+static gboolean peer_gone (const MxlConn *conn);
+
 /* Leaves a state that holds transport resources. */
 static void
 leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reason)
@@ -314,6 +331,11 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
   g_hash_table_remove (init->by_conn_id, &conn->conn_id);
   orphan_contexts (init, conn->conn_id);
   init->type_ops->close (conn, cur, orderly);
+  /* Nobody reads the writes' memory any more: the endpoint is closed, or
+   * the shm receiver that would copy it (it reads the sender's memory when
+   * it progresses) has exited. */
+  if (init->type_ops == &mxl_initiator_rc_ops || peer_gone (conn))
+    release_contexts (init, conn->conn_id);
 }
 
 /* A shm target's process is gone (TargetInfo ext.pid, same host): its
@@ -963,6 +985,36 @@ queue_on (MxlConn *conn, const MxlGrainRequest *req, const MxlSamplesRequest *sr
   return st;
 }
 
+/* Grains a target may lag behind the newest before it is skipped: half the
+ * local ring, so that its posted writes hold at most half the slots and
+ * have half a ring of time to complete before their slot comes up for
+ * reuse; at most half a queue, so that its queue never fills. */
+static uint64_t
+behind_lag (const MxlInitiator *init)
+{
+  return CLAMP (init->grain_count / 2, 1u, MXL_CONN_QUEUE / 2);
+}
+
+/* Whether @conn is behind for grain @index: its oldest unfinished transfer
+ * is behind_lag() grains older. When another connected target is not,
+ * such a target does not get the grain: one slow, stalled or lost target
+ * must not make the writer wait for it, nor hold slots of the local ring
+ * that the other targets' grains need. A lone target is never skipped
+ * (the writer's own slot check paces it). */
+static gboolean
+conn_behind (MxlConn *conn, uint64_t index)
+{
+  const MxlTracked *oldest;
+
+  conn->behind = FALSE;
+  if (conn->tr_len == 0)
+    return FALSE;
+  oldest = &conn->tracked[conn->tr_head];
+  conn->behind = oldest->grain_index < index
+      && index - oldest->grain_index >= behind_lag (conn->init);
+  return conn->behind;
+}
+
 static mxlStatus
 fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest *sreq,
     uint64_t only_target)
@@ -972,6 +1024,13 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
    * samples their head index. */
   MxlTracked what = { .grain_index = req ? req->grain_index : sreq->head,
     .start = req ? req->req_start : 0, .end = req ? req->req_end : 0 };
+  guint keeping_up = 0;
+
+  for (guint i = 0; req != NULL && !req->raw && i < init->conns->len; i++) {
+    MxlConn *c = g_ptr_array_index (init->conns, i);
+    if (c->state.kind == MXL_CONN_CONNECTED && !conn_behind (c, req->grain_index))
+      keeping_up++;
+  }
 
   for (guint i = 0; i < init->conns->len; i++) {
     MxlConn *c = g_ptr_array_index (init->conns, i);
@@ -983,6 +1042,10 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
     if (peer_gone (c)) {
       /* checked before every post: see peer_gone() */
       mxl_conn_transition (c, MXL_CONN_IN_TICK, MXL_STATUS_OK);
+      continue;
+    }
+    if (req != NULL && !req->raw && c->behind && keeping_up > 0) {
+      c->grains_skipped++;
       continue;
     }
     st = queue_on (c, req, sreq);
@@ -1232,16 +1295,11 @@ mxlStatus
 mxl_initiator_target_state (MxlInitiator *init, uint64_t target_id,
     mxlFabricsExtConnectionState *out)
 {
-  MxlConn *conn;
-  mxlStatus st = MXL_ERR_NOT_FOUND;
+  mxlFabricsExtInitiatorTargetStats ts;
+  mxlStatus st = mxl_initiator_target_stats (init, target_id, &ts);
 
-  mxl_lock (&init->lock);
-  conn = init->conns ? find_conn (init, target_id) : NULL;
-  if (conn != NULL) {
-    *out = public_state (conn->state.kind);
-    st = MXL_STATUS_OK;
-  }
-  mxl_unlock (&init->lock);
+  if (st == MXL_STATUS_OK)
+    *out = ts.state;
   return st;
 }
 
@@ -1264,7 +1322,8 @@ mxl_initiator_slot_in_use_locked (const MxlInitiator *init, uint32_t slot)
   }
   /* ... and the provider reads it until each posted write completes. */
   for (guint i = 0; i < init->ctx_count; i++)
-    if (init->ctx_pool[i].in_use && init->ctx_pool[i].local_slot == slot)
+    if (init->ctx_pool[i].in_use && !init->ctx_pool[i].released
+        && init->ctx_pool[i].local_slot == slot)
       return TRUE;
   return FALSE;
 }
@@ -1278,6 +1337,100 @@ mxl_initiator_slot_in_use (MxlInitiator *init, uint32_t slot)
   in_use = mxl_initiator_slot_in_use_locked (init, slot);
   mxl_unlock (&init->lock);
   return in_use;
+}
+
+/* Whether a posted write of @conn still reads local slot @slot. */
+static gboolean
+conn_holds_slot (const MxlInitiator *init, const MxlConn *conn, uint32_t slot)
+{
+  for (guint i = 0; i < init->ctx_count; i++) {
+    const MxlWriteCtx *ctx = &init->ctx_pool[i];
+    if (ctx->in_use && !ctx->released && ctx->orphaned_at == 0
+        && ctx->conn_id == conn->conn_id && ctx->local_slot == slot)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* Drops @conn's queued transfers of local slot @slot that have not
+ * started: from the head of its queue, where the oldest are (a transfer
+ * further back of the same slot would be a ring younger than the one in
+ * front of it, which conn_behind() prevents). */
+static void
+drop_queued_of_slot (MxlConn *conn, uint32_t slot)
+{
+  while (conn->q_len > 0) {
+    MxlTransfer *t = &conn->queue[conn->q_head];
+
+    if (t->started || t->req.local_slot != slot)
+      break;
+    conn->transfers_dropped++;
+    conn->init->stats.transfersDropped++;
+    mxl_conn_track_fail (conn, t->seq, MXL_ERR_OUT_OF_RANGE_TOO_LATE, 0, TRUE);
+    conn->q_head = (conn->q_head + 1) % MXL_CONN_QUEUE;
+    conn->q_len--;
+  }
+}
+
+mxlStatus
+mxl_initiator_release_slot (MxlInitiator *init, uint64_t index,
+    gboolean drop_holders, gboolean *out_in_flight)
+{
+  uint32_t slot = (uint32_t) (index % init->grain_count);
+  guint free_conns = 0;
+
+  mxl_lock (&init->lock);
+  for (guint i = 0; i < init->conns->len; i++) {
+    MxlConn *c = g_ptr_array_index (init->conns, i);
+
+    if (c->state.kind != MXL_CONN_CONNECTED || c->egress == NULL)
+      continue;
+    drop_queued_of_slot (c, slot);
+    if (!conn_holds_slot (init, c, slot))
+      free_conns++;
+  }
+  /* Closing a connected endpoint ends its reads of the slot; only worth it
+   * when another target waits for the slot (a lone target skips the grain
+   * and keeps its connection). */
+  if (drop_holders && free_conns > 0 && init->type_ops == &mxl_initiator_rc_ops) {
+    for (guint i = 0; i < init->conns->len; i++) {
+      MxlConn *c = g_ptr_array_index (init->conns, i);
+
+      if (c->state.kind != MXL_CONN_CONNECTED || !conn_holds_slot (init, c, slot))
+        continue;
+      c->fell_behind++;
+      g_debug ("initiator: target %" G_GUINT64_FORMAT " is a ring behind: "
+          "disconnected so that the others get grain %" G_GUINT64_FORMAT,
+          c->target_id, index);
+      mxl_conn_transition (c, MXL_CONN_IN_ERROR, MXL_ERR_OUT_OF_RANGE_TOO_LATE);
+    }
+  }
+  *out_in_flight = mxl_initiator_slot_in_use_locked (init, slot);
+  mxl_unlock (&init->lock);
+  return MXL_STATUS_OK;
+}
+
+mxlStatus
+mxl_initiator_target_stats (MxlInitiator *init, uint64_t target_id,
+    mxlFabricsExtInitiatorTargetStats *out)
+{
+  MxlConn *conn;
+  mxlStatus st = MXL_ERR_NOT_FOUND;
+
+  mxl_lock (&init->lock);
+  conn = init->conns ? find_conn (init, target_id) : NULL;
+  if (conn != NULL) {
+    memset (out, 0, sizeof *out);
+    out->version = MXL_FABRICS_API_VERSION;
+    out->state = public_state (conn->state.kind);
+    out->grainsSkipped = conn->grains_skipped;
+    out->transfersDropped = conn->transfers_dropped;
+    out->fellBehind = conn->fell_behind;
+    out->behind = conn->behind;
+    st = MXL_STATUS_OK;
+  }
+  mxl_unlock (&init->lock);
+  return st;
 }
 
 void

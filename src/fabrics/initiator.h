@@ -67,6 +67,8 @@ struct MxlWriteCtx {
   gint64 orphaned_at;        /* > 0: its connection is gone; reclaim later */
   gboolean in_use;
   gboolean last;             /* carried the immediate data */
+  gboolean released;         /* orphaned with its endpoint closed: the
+                                provider reads its memory no more */
   guint next_free;
   uint32_t local_slot;       /* grain flows: the local slot this write reads */
   /* send protocol: the message header, alive until the completion
@@ -191,6 +193,15 @@ struct MxlConn {
    * first (initiator.c). */
   MxlTracked tracked[MXL_CONN_TRACKED];
   guint tr_head, tr_len;
+  /* Fan-out to a target that falls behind (initiator.c, conn_behind()):
+   * grains not queued on it, queued ones dropped before they started when
+   * their local slot came up for reuse, and disconnections because its
+   * posted writes still read a slot the others needed. Kept across
+   * reconnections. */
+  uint64_t grains_skipped;
+  uint64_t transfers_dropped;
+  uint64_t fell_behind;
+  gboolean behind;
 };
 
 /** Header slots per connection: queued + in-flight transfers at most. */
@@ -405,6 +416,14 @@ void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,
 /** Takes an injected post failure: 0, or the negative fi errno to use
  * instead of posting. */
 int mxl_initiator_take_post_fault (MxlInitiator *init);
+
+/** mxlFabricsExtInitiatorReleaseGrainSlot() (initiator.c). */
+mxlStatus mxl_initiator_release_slot (MxlInitiator *init, uint64_t index,
+    gboolean drop_holders, gboolean *out_in_flight);
+
+/** mxlFabricsExtInitiatorGetTargetStats() (initiator.c). */
+mxlStatus mxl_initiator_target_stats (MxlInitiator *init, uint64_t target_id,
+    mxlFabricsExtInitiatorTargetStats *out);
 
 /** mxlFabricsExtInitiatorPollTransferResult(); @timeout_ms 0: at once. */
 mxlStatus mxl_initiator_poll_result (MxlInitiator *init, int timeout_ms,

@@ -215,6 +215,7 @@ mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post
 
     if (!t->started && g_get_monotonic_time () > t->deadline) {
       init->stats.transfersDropped++;
+      conn->transfers_dropped++;
       mxl_conn_track_fail (conn, t->seq, MXL_ERR_TIMEOUT, 0, TRUE);
       dequeue_head (conn);
       continue;

@@ -256,29 +256,42 @@ test_plugin_origin (void)
   gst_object_unref (plugin);
 }
 
+/* A well-formed TargetInfo (mxl-fabrics-wire.md §1.3 a, one region) with
+ * id @id. */
+#define TARGET_INFO(id) "{\"addressFormat\":2,\"fabricAddress\":" \
+    "\"AgCJ0X8AAAEAAAAAAAAAAA==\",\"id\":\"" id "\",\"provider\":\"tcp\"," \
+    "\"regions\":[{\"addr\":\"0\",\"len\":\"5537792\",\"rkey\":\"1\"}]}"
+
 static void
 test_add_remove_target (void)
 {
   GstElement *e = make ("mxlfabricssink");
   gboolean ok = FALSE;
-  gchar *b64 = g_base64_encode ((const guchar *) "{\"id\":1}", 8);
+  const gchar *a = TARGET_INFO ("1"), *b = TARGET_INFO ("2");
+  gchar *a64 = g_base64_encode ((const guchar *) a, strlen (a));
+  gchar *b64 = g_base64_encode ((const guchar *) b, strlen (b));
 
-  g_signal_emit_by_name (e, "add-target", "{\"id\":1}", &ok);
+  g_signal_emit_by_name (e, "add-target", a, &ok);
   g_assert_true (ok);
-  g_signal_emit_by_name (e, "add-target", "{\"id\":1}", &ok);
+  g_signal_emit_by_name (e, "add-target", a, &ok);
   g_assert_false (ok);          /* already added */
+  g_signal_emit_by_name (e, "add-target", a64, &ok);
+  g_assert_false (ok);          /* the same target, as base64 */
   g_signal_emit_by_name (e, "add-target", b64, &ok);
   g_assert_true (ok);
   g_signal_emit_by_name (e, "add-target", "@/nonexistent/yet.json", &ok);
   g_assert_true (ok);           /* waited for */
+  g_signal_emit_by_name (e, "add-target", "{\"id\":1}", &ok);
+  g_assert_false (ok);          /* malformed: the library refuses it */
   g_signal_emit_by_name (e, "add-target", "not a target info", &ok);
   g_assert_false (ok);
   g_signal_emit_by_name (e, "add-target", "[1,2]", &ok);
   g_assert_false (ok);
-  g_signal_emit_by_name (e, "remove-target", "{\"id\":1}", &ok);
+  g_signal_emit_by_name (e, "remove-target", a, &ok);
   g_assert_true (ok);
-  g_signal_emit_by_name (e, "remove-target", "{\"id\":1}", &ok);
+  g_signal_emit_by_name (e, "remove-target", a, &ok);
   g_assert_false (ok);
+  g_free (a64);
   g_free (b64);
   gst_object_unref (e);
 }

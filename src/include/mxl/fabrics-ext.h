@@ -226,7 +226,9 @@ typedef struct mxlFabricsExtInitiatorStats_t {
   uint64_t transfersCompleted;   /* per target: last write completed */
   uint64_t transfersDropped;     /* not accepted: post ring full until the
                                     deadline (transfer call), or not started
-                                    within 1 s (per target) */
+                                    within 1 s or before their local slot
+                                    came round again (per target,
+                                    mxlFabricsExtInitiatorReleaseGrainSlot) */
   uint64_t writesPosted;         /* fi_writemsg calls that succeeded */
   uint64_t writesCompleted;
   uint64_t writeErrors;          /* error completions */
@@ -276,6 +278,77 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetStats (mxlFabricsInitiator in_init
  */
 MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGrainInFlight (mxlFabricsInitiator in_initiator,
     uint64_t in_grainIndex, bool *out_inFlight);
+
+/**
+ * mxlFabricsExtInitiatorReleaseGrainSlot:
+ * @in_grainIndex: the grain index about to be written into the local flow
+ *   (discrete flows); its local ring slot is index mod grain count.
+ * @in_dropHolders: also disconnect targets whose posted writes still read
+ *   the slot (see below).
+ * @out_inFlight: (out): as mxlFabricsExtInitiatorGrainInFlight(), after
+ *   what this call released.
+ *
+ * Makes the slot of @in_grainIndex free for the writer at the cost of the
+ * targets that are a ring behind, never of the others. A transfer of the
+ * slot's previous grain still queued on a target and not started is
+ * dropped from that target's queue (its result fails with
+ * MXL_ERR_OUT_OF_RANGE_TOO_LATE; counted in its transfersDropped,
+ * mxlFabricsExtInitiatorGetTargetStats()). With @in_dropHolders, a target
+ * on a connected endpoint (FI_EP_MSG: tcp, verbs) whose posted writes still
+ * read the slot is disconnected (state lost, reason
+ * MXL_ERR_OUT_OF_RANGE_TOO_LATE; counted in fellBehind) when another
+ * connected target does not hold the slot: closing its endpoint ends the
+ * provider's reads of the slot (fi_endpoint(3), fi_close), so the others
+ * need not skip the grain. A lone target, and targets on connectionless
+ * endpoints (FI_EP_RDM: shm, efa, tcp;ofi_rxm), whose posted writes cannot
+ * be withdrawn, keep the slot busy until those writes complete: the caller
+ * then skips the grain, as with GrainInFlight.
+ *
+ * Independently of this call, TransferGrain does not queue a grain on a
+ * target whose oldest unfinished transfer is half the local ring (at most
+ * 32 grains) older than the grain, when another connected target is not
+ * that far behind: the target is behind, the grain is counted in its
+ * grainsSkipped, and its posted writes thus hold at most half the ring. A
+ * lone target is never skipped.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL;
+ * MXL_ERR_INVALID_STATE when the initiator is not set up or its flow is
+ * continuous (audio).
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtInitiatorReleaseGrainSlot (mxlFabricsInitiator in_initiator,
+    uint64_t in_grainIndex, bool in_dropHolders, bool *out_inFlight);
+
+/**
+ * mxlFabricsExtInitiatorTargetStats:
+ * Counters of one target of an initiator, kept from AddTarget until it is
+ * removed (across reconnections).
+ */
+typedef struct mxlFabricsExtInitiatorTargetStats_t {
+  int version;                   /* MXL_FABRICS_API_VERSION */
+  mxlFabricsExtConnectionState state;
+  uint64_t grainsSkipped;        /* grains not queued on it: it was behind
+                                    (its oldest unfinished transfer half the
+                                    local ring older, at most 32 grains)
+                                    while another target was not */
+  uint64_t transfersDropped;     /* queued on it and dropped before they
+                                    started: not within 1 s, or their local
+                                    slot came up for reuse
+                                    (mxlFabricsExtInitiatorReleaseGrainSlot) */
+  uint64_t fellBehind;           /* disconnections because its posted writes
+                                    still read a slot the others needed */
+  bool behind;                   /* it was behind at the last grain */
+} mxlFabricsExtInitiatorTargetStats;
+
+/**
+ * mxlFabricsExtInitiatorGetTargetStats:
+ * @in_targetInfo: a TargetInfo added to the initiator (matched by its id).
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL; MXL_ERR_NOT_FOUND
+ * for a target not added (or removed); MXL_ERR_INVALID_STATE when the
+ * initiator is not set up.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetTargetStats (mxlFabricsInitiator in_initiator,
+    mxlFabricsTargetInfo in_targetInfo, mxlFabricsExtInitiatorTargetStats *out_stats);
 
 /**
  * mxlFabricsExtInitiatorSetGrainPayload:

@@ -330,6 +330,80 @@ out:
 static void test_overrun_tcp (void) { overrun (&fab_tcp); }
 static void test_overrun_rxm (void) { overrun (&fab_rxm); }
 
+/* Fan-out with one target never read (its provider makes no progress, so
+ * the 1080p writes to it never complete): the other target gets every
+ * grain. As the sink does before each grain, the slot is released at the
+ * cost of the target a ring behind: it is skipped once half the ring
+ * behind, and disconnected when its posted write still holds a slot that
+ * comes round again (connected endpoints only: closing one ends its
+ * reads). */
+static void
+behind (const FabProv *p)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 1920, 1080);
+  FabSide fs, ss, is;
+  mxlFabricsTarget t[2];
+  mxlFabricsTargetInfo info[2];
+  mxlFabricsInitiator init;
+  mxlFabricsExtInitiatorTargetStats st;
+  uint64_t index = 0;
+
+  if (!fabtest_require (p)) {
+    g_free (def);
+    return;
+  }
+  fabtest_side_init (&fs, def, FLOW_ID);
+  fabtest_side_init (&ss, def, FLOW_ID);
+  fabtest_side_init (&is, def, FLOW_ID);
+  t[0] = fabtest_target (&fs, p, NULL, &info[0]);
+  t[1] = fabtest_target (&ss, p, NULL, &info[1]);
+  init = fabtest_initiator (&is, p, NULL);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, info[0]), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, info[1]), ==, MXL_STATUS_OK);
+  fabtest_connect (init, t, 2, FALSE, 5000);
+  for (uint64_t i = 0; i < 4 * init->grain_count; i++) {
+    gint64 end = g_get_monotonic_time () + 50 * 1000;
+    bool busy = TRUE;
+
+    while (mxlFabricsExtInitiatorReleaseGrainSlot (init, i, FALSE, &busy) == MXL_STATUS_OK
+        && busy && g_get_monotonic_time () < end) {
+      mxlFabricsInitiatorMakeProgressNonBlocking (init);
+      g_usleep (200);
+    }
+    if (busy)
+      g_assert_cmpint (mxlFabricsExtInitiatorReleaseGrainSlot (init, i, TRUE, &busy), ==,
+          MXL_STATUS_OK);
+    g_assert_false (busy);
+    fabtest_write_grain (&is, i, 3, FALSE);
+    g_assert_cmpint (mxlFabricsInitiatorTransferGrain (init, i, 0,
+            init->layout.total_slices), ==, MXL_STATUS_OK);
+    g_assert_cmpint (fabtest_read_one (t[0], init, FALSE, &index, 5000), ==, MXL_STATUS_OK);
+    g_assert_cmpuint (index, ==, i);
+  }
+  g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (init, info[0], &st), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpuint (st.grainsSkipped, ==, 0);
+  g_assert_cmpuint (st.transfersDropped, ==, 0);
+  g_assert_cmpuint (st.fellBehind, ==, 0);
+  g_assert_cmpint (st.state, ==, MXL_FABRICS_EXT_STATE_CONNECTED);
+  g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (init, info[1], &st), ==,
+      MXL_STATUS_OK);
+  g_test_message ("stalled target: %" G_GUINT64_FORMAT " skipped, %" G_GUINT64_FORMAT
+      " dropped, %" G_GUINT64_FORMAT " disconnections", st.grainsSkipped,
+      st.transfersDropped, st.fellBehind);
+  g_assert_cmpuint (st.grainsSkipped, >, 0);
+  g_assert_cmpuint (st.fellBehind, ==, 1);
+  g_assert_cmpint (st.state, ==, MXL_FABRICS_EXT_STATE_LOST);
+  mxlFabricsFreeTargetInfo (info[0]);
+  mxlFabricsFreeTargetInfo (info[1]);
+  fabtest_side_clear (&is);
+  fabtest_side_clear (&ss);
+  fabtest_side_clear (&fs);
+  g_free (def);
+}
+
+static void test_behind_tcp (void) { behind (&fab_tcp); }
+
 /* After hostile traffic: a real grain (7, 180 slices) still arrives intact. */
 static void
 assert_still_usable (Pair *pr)
@@ -905,6 +979,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/grains/rxm/split", test_split_rxm);
   g_test_add_func ("/fabrics/grains/tcp/cq-overrun", test_overrun_tcp);
   g_test_add_func ("/fabrics/grains/rxm/cq-overrun", test_overrun_rxm);
+  g_test_add_func ("/fabrics/grains/tcp/behind-costs-only-itself", test_behind_tcp);
   g_test_add_func ("/fabrics/grains/tcp/hostile", test_hostile_tcp);
   g_test_add_func ("/fabrics/grains/shm/hostile", test_hostile_shm);
   g_test_add_func ("/fabrics/grains/tcp/geometry-mismatch", geometry_mismatch);

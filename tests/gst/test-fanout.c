@@ -1,0 +1,614 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Fan-out under a bad receiver (issue 20, items 2 and 3): one mxlfabricssink
+ * with two targets, each an mxlfabricssrc in its own process (this binary
+ * re-executed with --child-src). One receiver is slowed downstream
+ * (identity sleep-time) or stopped (SIGSTOP); the other must still get
+ * every frame bit-exact, the bad one's losses are counted on its own
+ * target in the sink's stats, and a WARNING names it.
+ *
+ * Also: add-target refuses what it can check at once (malformed,
+ * duplicate given as @file, JSON or base64), and a target whose caps do not
+ * match gets a WARNING and its own failed state while another target keeps
+ * receiving every frame, with no ERROR.
+ *
+ * Children are stopped and reaped by PID; every wait is bounded.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "../hardening/hgst.h"
+
+#define NODE HGST_NODE
+#define WIDTH 320
+#define HEIGHT 180
+#define CAPS "video/x-raw,format=v210,width=320,height=180,framerate=50/1"
+#define OTHER_CAPS "video/x-raw,format=v210,width=640,height=360,framerate=50/1"
+#define FRAME_BYTES (((WIDTH + 47) / 48) * 128 * HEIGHT)
+#define FRAME_NS (20 * GST_MSECOND)
+#define N_FRAMES 150
+#define SLOW_US 60000           /* the slow receiver's identity sleep-time */
+
+/* GstMxlFabricsConnectionState values (mxlfabricsobject.h) */
+#define STATE_CONNECTED 3
+#define STATE_ERROR 5
+
+static const gchar *self_exe;
+
+/* Child: a src on @provider writing its TargetInfo to @file, @caps, with
+ * identity sleep-time=@sleep_us downstream; pulls buffers until none came
+ * for 3 s (20 s for the first) and writes their SHA-1s, one a line, to
+ * @out. */
+static int
+child_src (const gchar * provider, const gchar * file, const gchar * out,
+    const gchar * caps, guint sleep_us)
+{
+  gchar *desc = g_strdup_printf ("mxlfabricssrc name=src provider=%s %s "
+      "caps=\"%s\" target-info-file=%s ! identity sleep-time=%u ! appsink "
+      "name=out sync=false", provider, g_str_equal (provider, "tcp") ?
+      "node=" NODE : "", caps, file, sleep_us);
+  GstElement *p = hgst_parse (desc), *sink = gst_bin_get_by_name (GST_BIN (p),
+      "out");
+  GString *sums = g_string_new (NULL);
+  guint received = 0;
+
+  if (gst_element_set_state (p, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE)
+    return 3;
+  for (;;) {
+    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        (received ? 3 : 20) * GST_SECOND);
+    gchar *sum;
+
+    if (s == NULL)
+      break;
+    sum = hgst_checksum (gst_sample_get_buffer (s));
+    g_string_append_printf (sums, "%s\n", sum);
+    g_free (sum);
+    gst_sample_unref (s);
+    received++;
+  }
+  g_file_set_contents (out, sums->str, -1, NULL);
+  g_string_free (sums, TRUE);
+  gst_object_unref (sink);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  g_free (desc);
+  return 0;
+}
+
+typedef struct {
+  gchar *file, *out;
+  GPid pid;
+} Child;
+
+static void
+child_start (Child * c, const gchar * dir, const gchar * name,
+    const gchar * provider, const gchar * caps, guint sleep_us)
+{
+  gchar *sleep = g_strdup_printf ("%u", sleep_us);
+  gchar *file = g_strdup_printf ("%s/%s.json", dir, name);
+  gchar *out = g_strdup_printf ("%s/%s.sums", dir, name);
+  gchar *argv[] = { (gchar *) self_exe, (gchar *) "--child-src",
+    (gchar *) provider, file, out, (gchar *) caps, sleep, NULL
+  };
+  GError *error = NULL;
+  guint i;
+
+  c->file = file;
+  c->out = out;
+  g_assert_true (g_spawn_async (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+          NULL, NULL, &c->pid, &error));
+  for (i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
+    g_usleep (20 * 1000);
+  g_assert_true (g_file_test (file, G_FILE_TEST_EXISTS));
+  g_free (sleep);
+}
+
+/* Stops a child that is still waiting (SIGKILL), by PID. */
+static void
+child_kill (Child * c)
+{
+  gint status = 0;
+
+  kill (c->pid, SIGKILL);
+  g_assert_cmpint (waitpid (c->pid, &status, 0), ==, c->pid);
+  g_unlink (c->out);
+  g_unlink (c->file);
+  g_free (c->out);
+  g_free (c->file);
+}
+
+/* Waits (bounded) for the child to end by itself; returns the checksums it
+ * received (g_strfreev). */
+static gchar **
+child_finish (Child * c)
+{
+  gint status = 0;
+  gboolean reaped = hgst_reap (c->pid, 30000, &status);
+  gchar *text = NULL, **sums;
+
+  g_assert_true (reaped);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  g_assert_true (g_file_get_contents (c->out, &text, NULL, NULL));
+  sums = g_strsplit (g_strchomp (text), "\n", -1);
+  if (text[0] == '\0') {
+    g_strfreev (sums);
+    sums = g_new0 (gchar *, 1);
+  }
+  g_free (text);
+  g_unlink (c->out);
+  g_unlink (c->file);
+  g_free (c->out);
+  g_free (c->file);
+  return sums;
+}
+
+/* The per-target stats structure (copy) of the sink whose source is
+ * @source, or NULL. */
+static GstStructure *
+target_stats (GstElement * sink, const gchar * source)
+{
+  GstStructure *s = NULL, *found = NULL;
+  const GValue *targets;
+  guint k;
+
+  g_object_get (sink, "stats", &s, NULL);
+  targets = gst_structure_get_value (s, "targets");
+  for (k = 0; targets && k < gst_value_array_get_size (targets); k++) {
+    const GstStructure *t =
+        gst_value_get_structure (gst_value_array_get_value (targets, k));
+    if (g_strcmp0 (gst_structure_get_string (t, "source"), source) == 0)
+      found = gst_structure_copy (t);
+  }
+  gst_structure_free (s);
+  return found;
+}
+
+static gint
+target_state (GstElement * sink, const gchar * source)
+{
+  GstStructure *t = target_stats (sink, source);
+  gint st = -1;
+
+  if (t) {
+    gst_structure_get_enum (t, "state",
+        g_type_from_name ("GstMxlFabricsConnectionState"), &st);
+    gst_structure_free (t);
+  }
+  return st;
+}
+
+static guint64
+target_u64 (GstElement * sink, const gchar * source, const gchar * field)
+{
+  GstStructure *t = target_stats (sink, source);
+  guint64 v = G_MAXUINT64;
+
+  g_assert_nonnull (t);
+  if (!gst_structure_get_uint64 (t, field, &v))
+    g_error ("target stats have no uint64 %s: %s", field,
+        gst_structure_to_string (t));
+  gst_structure_free (t);
+  return v;
+}
+
+/* Waits (bounded) until the target of @source is in @state. */
+static gboolean
+wait_target_state (GstElement * sink, const gchar * source, gint state,
+    guint ms)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
+
+  while (target_state (sink, source) != state) {
+    if (g_get_monotonic_time () > end)
+      return FALSE;
+    g_usleep (10 * 1000);
+  }
+  return TRUE;
+}
+
+/* Collects the text of every WARNING and fails on any ERROR of @p. */
+static gchar *
+bus_warnings (GstElement * p)
+{
+  GstBus *bus = gst_element_get_bus (p);
+  GString *all = g_string_new (NULL);
+  GstMessage *m;
+
+  while ((m = gst_bus_pop_filtered (bus,
+              GST_MESSAGE_WARNING | GST_MESSAGE_ERROR))) {
+    GError *e = NULL;
+    gchar *d = NULL;
+
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (m, &e, &d);
+      g_error ("unexpected ERROR: %s (%s)", e->message, d);
+    }
+    gst_message_parse_warning (m, &e, &d);
+    g_string_append_printf (all, "%s (%s)\n", e->message, d ? d : "");
+    g_error_free (e);
+    g_free (d);
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  return g_string_free (all, FALSE);
+}
+
+/* A sink pipeline on @provider fed by appsrc, with wait-for-connection. */
+static GstElement *
+sink_pipeline (const gchar * provider, const gchar * extra)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=in is-live=true format=time "
+      "caps=\"" CAPS "\" ! mxlfabricssink name=sink provider=%s %s "
+      "wait-for-connection=true %s", provider, g_str_equal (provider, "tcp") ?
+      "node=" NODE : "", extra ? extra : "");
+  GstElement *p = hgst_parse (desc);
+
+  g_free (desc);
+  return p;
+}
+
+static gboolean
+add_target (GstElement * sink, const gchar * value)
+{
+  gboolean ok = FALSE;
+
+  g_signal_emit_by_name (sink, "add-target", value, &ok);
+  return ok;
+}
+
+/* Pushes N_FRAMES frames in real time (sync=true paces them) and returns
+ * their checksums; waits (bounded) until the sink rendered them all. */
+static GPtrArray *
+push_frames (GstElement * p)
+{
+  GstElement *in = gst_bin_get_by_name (GST_BIN (p), "in");
+  GPtrArray *sent = g_ptr_array_new_with_free_func (g_free);
+  GstClockTime base = hgst_running_time (p, 100 * GST_MSECOND);
+  gint64 end;
+  guint k;
+
+  for (k = 0; k < N_FRAMES; k++) {
+    GstBuffer *b = hgst_frame (FRAME_BYTES, k, base + k * FRAME_NS, FRAME_NS);
+
+    g_ptr_array_add (sent, hgst_checksum (b));
+    g_assert_cmpint (gst_app_src_push_buffer (GST_APP_SRC (in), b), ==,
+        GST_FLOW_OK);
+  }
+  end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  while (hgst_stat (p, "sink", "buffers") < N_FRAMES
+      && g_get_monotonic_time () < end)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (hgst_stat (p, "sink", "buffers"), ==, N_FRAMES);
+  g_usleep (300 * 1000);        /* the last transfers complete */
+  gst_object_unref (in);
+  return sent;
+}
+
+/* Every checksum of @got is in @sent, in increasing order of frame. */
+static guint
+assert_subsequence (gchar ** got, GPtrArray * sent)
+{
+  guint i, k = 0;
+
+  for (i = 0; got[i]; i++) {
+    while (k < sent->len && g_strcmp0 (got[i], g_ptr_array_index (sent, k)))
+      k++;
+    if (k == sent->len)
+      g_error ("received frame %u is not a sent frame (or out of order)", i);
+    k++;
+  }
+  return i;
+}
+
+/* Two receivers on @provider, one slowed downstream (identity, 60 ms a
+ * frame at 50 fps; its src keeps draining the transport meanwhile, so its
+ * losses happen in its own ring) or, with STOPPED, stopped by SIGSTOP (its
+ * transport stops: the sender skips it and, tcp, disconnects it once its
+ * writes hold a slot of the sender's ring a whole ring later) or, with
+ * KILLED, killed a second into the stream: the fast one gets every
+ * frame. */
+/* Kills (and reaps) a child one second into the stream. */
+static gpointer
+kill_later (gpointer data)
+{
+  g_usleep (G_USEC_PER_SEC);
+  child_kill (data);
+  return NULL;
+}
+
+typedef enum {
+  SLOW,                         /* identity sleep-time downstream */
+  STOPPED,                      /* SIGSTOP */
+  KILLED,                       /* SIGKILL */
+} Badness;
+
+static void
+bad_receiver (const gchar * provider, Badness how)
+{
+  gboolean stop = how != SLOW;
+  gchar *dir = g_dir_make_tmp ("mxlfab-fanout-XXXXXX", NULL);
+  Child fast, slow;
+  gchar *extra, *at_fast, *at_slow, *warnings, **got_fast, **got_slow;
+  GstElement *p, *sink;
+  GPtrArray *sent;
+  guint64 slow_dropped, fast_dropped, fast_grains, slow_grains;
+  GThread *killer = NULL;
+  guint i;
+
+  g_assert_nonnull (dir);
+  child_start (&fast, dir, "fast", provider, CAPS, 0);
+  child_start (&slow, dir, "slow", provider, CAPS, how == SLOW ? SLOW_US : 0);
+  at_fast = g_strdup_printf ("@%s", fast.file);
+  at_slow = g_strdup_printf ("@%s", slow.file);
+  extra = g_strdup_printf ("target-info=%s", at_fast);
+  p = sink_pipeline (provider, extra);
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  hgst_play (p);
+  g_assert_true (add_target (sink, at_slow));
+  g_assert_true (wait_target_state (sink, at_fast, STATE_CONNECTED, 10000));
+  g_assert_true (wait_target_state (sink, at_slow, STATE_CONNECTED, 10000));
+  if (how == STOPPED)
+    g_assert_cmpint (kill (slow.pid, SIGSTOP), ==, 0);
+  else if (how == KILLED)       /* mid-stream, reaped as a shell would */
+    killer = g_thread_new ("killer", kill_later, &slow);
+
+  sent = push_frames (p);
+  if (killer)
+    g_thread_join (killer);
+  /* per-target stats are refreshed every 100 ms */
+  g_usleep (200 * 1000);
+  fast_grains = target_u64 (sink, at_fast, "grains");
+  fast_dropped = target_u64 (sink, at_fast, "dropped");
+  slow_grains = target_u64 (sink, at_slow, "grains");
+  slow_dropped = target_u64 (sink, at_slow, "dropped");
+  warnings = bus_warnings (p);
+  g_test_message ("sink: fast target grains %" G_GUINT64_FORMAT " dropped %"
+      G_GUINT64_FORMAT ", slow target grains %" G_GUINT64_FORMAT " dropped %"
+      G_GUINT64_FORMAT ", dropped-in-flight %" G_GUINT64_FORMAT "; warnings: %s",
+      fast_grains, fast_dropped, slow_grains, slow_dropped,
+      hgst_stat (p, "sink", "dropped-in-flight"), warnings);
+  gst_element_set_state (p, GST_STATE_NULL);
+
+  got_fast = child_finish (&fast);
+  if (how == KILLED)
+    got_slow = g_new0 (gchar *, 1);
+  else
+    got_slow = child_finish (&slow);
+  g_test_message ("fast receiver got %u of %u frames, slow one %u",
+      g_strv_length (got_fast), N_FRAMES, g_strv_length (got_slow));
+  /* the fast receiver: every frame, bit-exact, in order */
+  g_assert_cmpuint (g_strv_length (got_fast), ==, N_FRAMES);
+  for (i = 0; i < N_FRAMES; i++)
+    g_assert_cmpstr (got_fast[i], ==, g_ptr_array_index (sent, i));
+  g_assert_cmpuint (fast_grains, ==, N_FRAMES);
+  g_assert_cmpuint (fast_dropped, ==, 0);
+  /* the slow one: what it got is bit-exact, and every frame is either
+   * sent to it or counted as dropped on its own target */
+  assert_subsequence (got_slow, sent);
+  g_assert_cmpuint (g_strv_length (got_slow), <, N_FRAMES);
+  g_assert_cmpuint (slow_grains + slow_dropped, ==, N_FRAMES);
+  if (stop) {
+    /* a stopped receiver falls behind at the sender: a WARNING names it */
+    g_assert_cmpuint (slow_dropped, >, 0);
+    if (!strstr (warnings, at_slow + 1)
+        || !strstr (warnings, how == KILLED ? "lost" : "behind"))
+      g_error ("no WARNING names the slow target %s: %s", at_slow, warnings);
+  }
+
+  g_strfreev (got_fast);
+  g_strfreev (got_slow);
+  g_ptr_array_unref (sent);
+  g_free (warnings);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (extra);
+  g_free (at_fast);
+  g_free (at_slow);
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+/* add-target refuses at once what it can check: documents the library
+ * refuses, and a target given already, whichever form names it. */
+static void
+test_add_target_refusals (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-fanout-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "target.json", NULL);
+  gchar *at_file = g_strdup_printf ("@%s", file);
+  GstElement *src = hgst_parse ("mxlfabricssrc name=src provider=tcp node="
+      NODE " caps=\"" CAPS "\" ! fakesink");
+  GstElement *p = sink_pipeline ("tcp", NULL), *sink;
+  gchar *json, *b64, *extra, *warnings;
+  gboolean removed = FALSE;
+
+  hgst_play (src);
+  json = hgst_target_info (src);
+  b64 = g_base64_encode ((const guchar *) json, strlen (json));
+  g_assert_true (g_file_set_contents (file, json, -1, NULL));
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  g_assert_false (add_target (sink, "{}"));
+  g_assert_false (add_target (sink, "{\"provider\":\"tcp\"}"));
+  g_assert_true (add_target (sink, at_file));
+  g_assert_false (add_target (sink, at_file));
+  g_assert_false (add_target (sink, json));     /* the same target as JSON */
+  g_assert_false (add_target (sink, b64));      /* and as base64 */
+  /* and the other way round: JSON first, then the file naming it */
+  g_signal_emit_by_name (sink, "remove-target", at_file, &removed);
+  g_assert_true (removed);
+  g_assert_true (add_target (sink, b64));
+  g_assert_false (add_target (sink, at_file));
+  g_assert_false (add_target (sink, json));
+  gst_object_unref (sink);
+  gst_object_unref (p);
+
+  /* the target-info property naming a target add-target gave already: one
+   * target, a WARNING, no ERROR at start */
+  extra = g_strdup_printf ("target-info=%s", at_file);
+  p = sink_pipeline ("tcp", extra);
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  g_assert_true (add_target (sink, json));
+  hgst_play (p);
+  warnings = bus_warnings (p);  /* fails on any ERROR */
+  g_assert_nonnull (strstr (warnings, "already added"));
+  g_free (warnings);
+  g_free (extra);
+  gst_object_unref (sink);
+  hgst_stop (p);
+  hgst_stop (src);
+  g_free (json);
+  g_free (b64);
+  g_unlink (file);
+  g_rmdir (dir);
+  g_free (at_file);
+  g_free (file);
+  g_free (dir);
+}
+
+/* A target whose flow does not match the caps fails alone: a WARNING
+ * naming the mismatch, its own state error, no ERROR, and the other target
+ * gets every frame. */
+static void
+test_caps_mismatch_alone (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-fanout-XXXXXX", NULL);
+  Child good, bad;
+  gchar *extra, *at_good, *at_bad, *warnings, **got;
+  GstElement *p, *sink;
+  GPtrArray *sent;
+  gint state = 0;
+  guint i;
+
+  g_assert_nonnull (dir);
+  child_start (&good, dir, "good", "tcp", CAPS, 0);
+  child_start (&bad, dir, "bad", "tcp", OTHER_CAPS, 0);
+  at_good = g_strdup_printf ("@%s", good.file);
+  at_bad = g_strdup_printf ("@%s", bad.file);
+  extra = g_strdup_printf ("target-info=%s", at_good);
+  p = sink_pipeline ("tcp", extra);
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  hgst_play (p);
+  g_assert_true (add_target (sink, at_bad));
+  g_assert_true (wait_target_state (sink, at_good, STATE_CONNECTED, 10000));
+
+  sent = push_frames (p);
+  g_assert_true (wait_target_state (sink, at_bad, STATE_ERROR, 5000));
+  g_object_get (sink, "connection-state", &state, NULL);
+  g_assert_cmpint (state, ==, STATE_CONNECTED);
+  g_usleep (200 * 1000);
+  g_assert_cmpuint (target_u64 (sink, at_good, "grains"), ==, N_FRAMES);
+  warnings = bus_warnings (p);  /* fails on any ERROR */
+  g_test_message ("warnings: %s", warnings);
+  if (!strstr (warnings, at_bad) || !strstr (warnings, "does not match"))
+    g_error ("no WARNING names the mismatched target %s: %s", at_bad,
+        warnings);
+  gst_element_set_state (p, GST_STATE_NULL);
+
+  got = child_finish (&good);
+  child_kill (&bad);
+  g_assert_cmpuint (g_strv_length (got), ==, N_FRAMES);
+  for (i = 0; i < N_FRAMES; i++)
+    g_assert_cmpstr (got[i], ==, g_ptr_array_index (sent, i));
+
+  g_strfreev (got);
+  g_ptr_array_unref (sent);
+  g_free (warnings);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (extra);
+  g_free (at_good);
+  g_free (at_bad);
+  g_rmdir (dir);
+  g_free (dir);
+}
+
+/* With error-on-all-failed=false, even a sink whose only target fails
+ * posts no ERROR: the target's state is error, and so is the element's. */
+static void
+test_all_failed_no_error (void)
+{
+  GstElement *src = hgst_parse ("mxlfabricssrc name=src provider=tcp node="
+      NODE " caps=\"" OTHER_CAPS "\" ! fakesink");
+  GstElement *p = sink_pipeline ("tcp", "error-on-all-failed=false"), *sink;
+  GstElement *in;
+  gchar *json, *warnings;
+  gint state = 0;
+
+  hgst_play (src);
+  json = hgst_target_info (src);
+  sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  in = gst_bin_get_by_name (GST_BIN (p), "in");
+  g_object_set (sink, "wait-for-connection", FALSE, NULL);
+  hgst_play (p);
+  g_assert_true (add_target (sink, json));
+  g_assert_cmpint (gst_app_src_push_buffer (GST_APP_SRC (in),
+          hgst_frame (FRAME_BYTES, 0, hgst_running_time (p, 0), FRAME_NS)),
+      ==, GST_FLOW_OK);
+  g_assert_true (wait_target_state (sink, json, STATE_ERROR, 5000));
+  g_usleep (300 * 1000);
+  warnings = bus_warnings (p);  /* fails on any ERROR */
+  g_assert_nonnull (strstr (warnings, "does not match"));
+  g_object_get (sink, "connection-state", &state, NULL);
+  g_assert_cmpint (state, ==, STATE_ERROR);
+
+  g_free (warnings);
+  gst_object_unref (in);
+  gst_object_unref (sink);
+  hgst_stop (p);
+  hgst_stop (src);
+  g_free (json);
+}
+
+static void
+test_slow_tcp (void)
+{
+  bad_receiver ("tcp", SLOW);
+}
+
+static void
+test_slow_shm (void)
+{
+  bad_receiver ("shm", SLOW);
+}
+
+static void
+test_stopped_tcp (void)
+{
+  bad_receiver ("tcp", STOPPED);
+}
+
+static void
+test_killed_tcp (void)
+{
+  bad_receiver ("tcp", KILLED);
+}
+
+
+int
+main (int argc, char **argv)
+{
+  self_exe = argv[0];
+  gst_registry_fork_set_enabled (FALSE);
+  gst_init (&argc, &argv);
+  if (argc == 7 && g_str_equal (argv[1], "--child-src"))
+    return child_src (argv[2], argv[3], argv[4], argv[5],
+        (guint) atoi (argv[6]));
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gst/fanout/add-target-refusals", test_add_target_refusals);
+  g_test_add_func ("/gst/fanout/caps-mismatch-alone/tcp",
+      test_caps_mismatch_alone);
+  g_test_add_func ("/gst/fanout/all-failed-no-error", test_all_failed_no_error);
+  g_test_add_func ("/gst/fanout/slow-receiver/tcp", test_slow_tcp);
+  g_test_add_func ("/gst/fanout/slow-receiver/shm", test_slow_shm);
+  g_test_add_func ("/gst/fanout/stopped-receiver/tcp", test_stopped_tcp);
+  g_test_add_func ("/gst/fanout/killed-receiver/tcp", test_killed_tcp);
+  return g_test_run ();
+}
