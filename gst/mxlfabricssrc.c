@@ -29,8 +29,8 @@
  * overwritten meanwhile by the remote writer is dropped (`dropped-torn`).
  * A grain absent from its slot while a newer one completed is waited for
  * up to a grain period (50 ms at most), then counted `dropped-missing`
- * (moved to `dropped-late` if it completes after all); a src that falls
- * `ring-length` - 1 grains behind the newest re-aligns to it and counts
+ * (moved to `dropped-late` if it completes after all); a src that falls a
+ * ring (`ring-length` grains) behind the newest re-aligns to it and counts
  * the grains skipped (`dropped-skipped`); a grain overwritten before it was
  * read is `dropped-late`. Each makes the next buffer DISCONT; grains flagged
  * invalid are skipped (`invalid`); grains whose PTS would fall before
@@ -932,9 +932,10 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
   GstBuffer *buf;
   mxlStatus st;
 
-  if (ring > 1 && self->head - index >= ring - 1) {
-    /* A ring behind the newest grain: the sender is overwriting what we
-     * would read next. Re-align to the newest and count what is skipped. */
+  if (ring > 0 && self->head - index >= ring) {
+    /* A ring behind the newest grain: the sender has overwritten what we
+     * would read next (grain index + ring <= head) and is going on. Re-align
+     * to the newest and count what is skipped. */
     GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " grains behind the "
         "newest (%" G_GUINT64_FORMAT "): skipping to it", self->head - index,
         self->head);
@@ -1250,8 +1251,9 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
       g_param_spec_uint ("ring-length", "Ring length",
           "Grain slots of the flow's ring (video, ANC; ignored for audio): "
           "how many grains the src may fall behind the sender before it "
-          "re-aligns to the newest (ring-length - 1 grain periods); 0 = the "
-          "domain's history (200 ms by default: 10 grains at 50 fps), at "
+          "re-aligns to the newest (it may lag ring-length - 1 grain periods "
+          "without a loss); 0 = the domain's history (200 ms by default: "
+          "10 grains at 50 fps), at "
           "least 4 grains. An existing flow in domain keeps its ring. "
           "Default: 0", 0, 65536, GST_MXL_FABRICS_SRC_DEFAULT_RING_LENGTH,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
