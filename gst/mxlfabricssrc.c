@@ -42,14 +42,15 @@
  * query answers what the grains showed: arrival minus origin time of the
  * grains that completed while the src waited for them (all but the two
  * largest of the last 16), plus 10 ms, rounded up to a millisecond, at
- * least one grain period (audio: one batch of the flow's sync hint) plus
- * 10 ms, at most the ring, never lowered while streaming; plus the
- * `latency` property (headroom, ms). A LATENCY message is posted once the
- * flow is set up and whenever it rises (the first grain raises it before
- * it is pushed, so the sinks' preroll already uses it; docs/sizing.md).
- * `stats`
- * also carries the target's counters (grains-received, bad-immediate-data,
- * bad-grain-headers, cq-overruns, completions-superseded,
+ * least one grain period up to 100 ms (audio: one batch of the flow's sync
+ * hint) plus 10 ms, at most the ring, never lowered while streaming; plus
+ * the `latency` property (headroom, ms). A LATENCY message is posted once
+ * the flow is set up and whenever it rises (the first grain raises it
+ * before it is pushed, so the sinks' preroll already uses it;
+ * docs/sizing.md).
+ *
+ * `stats` also carries the target's counters (grains-received,
+ * bad-immediate-data, bad-grain-headers, cq-overruns, completions-superseded,
  * completion-errors, connections-accepted, disconnections,
  * commit-failures; audio: batches-received, batches-lost,
  * bad-bounce-entries, entries-out-of-sequence, samples-skipped); see
@@ -341,6 +342,7 @@ gst_mxl_fabrics_src_set_context (GstElement * element, GstContext * context)
  * any grain arrived) in the latency query: the copy out of the ring and
  * the push. */
 #define LATENCY_MARGIN (10 * GST_MSECOND)
+#define INITIAL_LATENCY_MAX (100 * GST_MSECOND)
 /* Longest wait for a grain absent from its slot while newer ones have
  * completed (completions may come out of order): a grain period, at most
  * this. */
@@ -472,6 +474,17 @@ done:
 
 static GstClockTime unit_duration (GstMxlFabricsSrc * self);
 
+/* The latency before any grain arrived: a live sender's frame is complete
+ * one period after its timestamp, plus LATENCY_MARGIN; for rates below
+ * 10 fps at most 100 ms + LATENCY_MARGIN (the first grain raises it before
+ * it is pushed when it arrives later: a still every 10 s need not wait
+ * 10 s when it is sent as soon as it is stamped). */
+static GstClockTime
+initial_latency (GstMxlFabricsSrc * self)
+{
+  return MIN (unit_duration (self), INITIAL_LATENCY_MAX) + LATENCY_MARGIN;
+}
+
 static gboolean
 gst_mxl_fabrics_src_start (GstBaseSrc * src)
 {
@@ -503,7 +516,7 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
   self->n_missed = 0;
   self->n_lateness = 0;
   GST_OBJECT_LOCK (self);
-  self->latency = unit_duration (self) + LATENCY_MARGIN;
+  self->latency = initial_latency (self);
   GST_OBJECT_UNLOCK (self);
   gst_mxl_fabrics_object_set_state (self->obj,
       GST_MXL_FABRICS_CONNECTION_LISTENING, NULL, "target ready");
@@ -733,8 +746,8 @@ cmp_clock_time (gconstpointer a, gconstpointer b)
  * of a grain minus its origin time, for grains that completed while the src
  * waited for them (so downstream holding the streaming thread does not
  * count), all but the two largest of the last LATENESS_KEPT (one-off
- * hiccups), plus LATENCY_MARGIN; never less than before, nor than one grain
- * period + LATENCY_MARGIN, never more than the ring (an older grain is
+ * hiccups), plus LATENCY_MARGIN; never less than before (from start:
+ * initial_latency), never more than the ring (an older grain is
  * overwritten anyway). Raised in whole milliseconds; each raise posts a
  * LATENCY message. Returns: TRUE when it was raised. */
 static gboolean
