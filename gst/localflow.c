@@ -100,6 +100,15 @@ gboolean
 gst_mxl_fabrics_local_flow_open (GstMxlFabricsLocalFlow * flow,
     const gchar * domain, const gchar * flow_def, GError ** error)
 {
+  return gst_mxl_fabrics_local_flow_open_ring (flow, domain, flow_def, 0,
+      error);
+}
+
+gboolean
+gst_mxl_fabrics_local_flow_open_ring (GstMxlFabricsLocalFlow * flow,
+    const gchar * domain, const gchar * flow_def, guint grain_count,
+    GError ** error)
+{
   GstMxlFabricsFormat fmt;
   const gchar *path;
   bool created = false;
@@ -130,8 +139,8 @@ gst_mxl_fabrics_local_flow_open (GstMxlFabricsLocalFlow * flow,
         path);
     goto fail;
   }
-  st = mxlCreateFlowWriter (flow->instance, flow_def, NULL, &flow->writer,
-      &flow->config, &created);
+  st = mxlCreateFlowWriterWithGrainCount (flow->instance, flow_def, NULL,
+      grain_count, &flow->writer, &flow->config, &created);
   if (st != MXL_STATUS_OK) {
     if (st == MXL_ERR_CONFLICT)
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,

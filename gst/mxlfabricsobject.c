@@ -529,6 +529,7 @@ gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj)
       "dropped-late", G_TYPE_UINT64, obj->counters.dropped_late,
       "dropped-torn", G_TYPE_UINT64, obj->counters.dropped_torn,
       "dropped-missing", G_TYPE_UINT64, obj->counters.dropped_missing,
+      "dropped-skipped", G_TYPE_UINT64, obj->counters.dropped_skipped,
       "dropped-early", G_TYPE_UINT64, obj->counters.dropped_early,
       "dropped-in-flight", G_TYPE_UINT64, obj->counters.dropped_in_flight,
       "grains-lent", G_TYPE_UINT64, obj->counters.grains_lent,

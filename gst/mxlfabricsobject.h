@@ -52,11 +52,16 @@
  *      dropped-no-target G_TYPE_UINT64  sink: written into the local flow but
  *          not transferred (no connected target, wait-for-connection=false)
  *      dropped-late      G_TYPE_UINT64  src: the ring slot was overwritten
- *          (lapped) before it could be read
+ *          (lapped) before it could be read, or the grain completed only
+ *          after the src had moved past it
  *      dropped-torn      G_TYPE_UINT64  src: the slot was overwritten while
  *          it was being copied out (the copy is discarded)
  *      dropped-missing   G_TYPE_UINT64  src: grain indices that never arrived
- *          (a gap in the sequence; the next buffer has DISCONT)
+ *          (a gap in the sequence; the next buffer has DISCONT); an index
+ *          that completes after it was counted here moves to dropped-late
+ *      dropped-skipped   G_TYPE_UINT64  src: grains skipped because the src
+ *          fell a ring behind the newest completed grain and re-aligned to
+ *          it (the buffer after the jump has DISCONT)
  *      dropped-early     G_TYPE_UINT64  src: grains whose PTS would be before
  *          running time 0; sink: buffers without a usable timestamp
  *      dropped-in-flight G_TYPE_UINT64  sink: buffers not written because
@@ -183,6 +188,7 @@ typedef struct {
   guint64 dropped_late;         /* src: lapped (slot overwritten before read) */
   guint64 dropped_torn;         /* src: overwritten while being copied */
   guint64 dropped_missing;      /* src: index never arrived (gap) */
+  guint64 dropped_skipped;      /* src: skipped re-aligning to the head */
   guint64 dropped_early;        /* src: before running time 0; sink: no
                                  * index (no clock/segment) */
   guint64 dropped_in_flight;    /* sink: ring slot still being sent */

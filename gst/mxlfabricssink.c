@@ -44,8 +44,11 @@
  * WARNING for the first). GstVideoMeta strides and GstAudioMeta
  * offsets are honoured. Grain or sample indices come from the buffer
  * running time through TAI (the pipeline-wide offset, see timing.h), so use
- * it with `sync=true` (the default). Indices never go backwards: a buffer
- * whose time maps to an index already written takes the next one; a field
+ * it with `sync=true` (the default). Video follows the stream's own phase
+ * (gst_mxl_fabrics_follow_grain_index, docs/architecture.md "Grain
+ * indices"): timestamps that jitter by less than half a period get
+ * consecutive indices. Indices never go backwards: a buffer whose time
+ * maps to an index already written takes the next one; a field
  * of interlaced video takes an index of its parity (even = first field);
  * a buffer without timestamp takes the index after the last one (the
  * current TAI index for the first). The caps must match the target's flow
@@ -621,9 +624,11 @@ count_dropped (GstMxlFabricsSink * self, guint64 * cause)
 }
 
 /* Index of the first grain/sample of @buffer: from its running time through
- * TAI (timing.h), or, for a buffer without timestamp, the one after the last
- * (the current TAI index for the first). Indices never go backwards: a
- * buffer that maps to an index already written gets the next one. */
+ * TAI (timing.h; video follows the stream's phase with
+ * gst_mxl_fabrics_follow_grain_index), or, for a buffer without timestamp,
+ * the one after the last (the current TAI index for the first). Indices
+ * never go backwards: a buffer that maps to an index already written gets
+ * the next one. */
 static guint64
 buffer_index (GstMxlFabricsSink * self, GstBuffer * buffer)
 {
@@ -637,10 +642,17 @@ buffer_index (GstMxlFabricsSink * self, GstBuffer * buffer)
         GST_FORMAT_TIME, pts);
     gint64 offset = 0;
 
+    GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
+    guint64 tai;
+
     gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing,
         &offset);
-    index = gst_mxl_fabrics_timing_pts_to_index (rt, n, d, offset,
-        gst_element_get_base_time (GST_ELEMENT (self)));
+    if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
+      index = gst_mxl_fabrics_timing_pts_to_index (rt, n, d, offset, base);
+    else if (gst_mxl_fabrics_timing_running_time_to_tai (rt, offset, base,
+            &tai))
+      index = gst_mxl_fabrics_follow_grain_index (tai, n, d, self->have_last,
+          self->last_index, &self->index_phase);
   } else if (self->have_last) {
     index = self->last_index + (self->format.media ==
         GST_MXL_FABRICS_MEDIA_AUDIO ? 0 : 1);

@@ -30,18 +30,33 @@
  * interrupts within one), copies each completed grain out of the ring into
  * a new buffer, then checks that the slot still holds that grain: one
  * overwritten meanwhile by the remote writer is dropped (`dropped-torn`).
- * Grains lapped before they could be read (`dropped-late`) or that never
- * arrived (`dropped-missing`) make the next buffer DISCONT; grains flagged
+ * A grain absent from its slot while a newer one completed is waited for
+ * up to a grain period (50 ms at most), then counted `dropped-missing`
+ * (moved to `dropped-late` if it completes after all); a src that falls a
+ * ring (`ring-length` grains) behind the newest re-aligns to it and counts
+ * the grains skipped (`dropped-skipped`); a grain overwritten before it was
+ * read is `dropped-late`. Each makes the next buffer DISCONT; grains flagged
  * invalid are skipped (`invalid`); grains whose PTS would fall before
  * running time 0 are skipped (`dropped-early`). ANC data grains (RFC 8331
  * payloads) are pushed as `meta/x-st-2038` buffers (docs/anc-data.md):
  * packets with bad parity or checksum, or beyond the grain's Length, are
  * dropped and counted in `anc-packets-dropped`, with a WARNING for the
- * first. The latency query
- * answers one grain period (audio: one batch of the flow's sync hint) plus
- * 10 ms, and a LATENCY message is posted once the flow is set up. `stats`
- * also carries the target's counters (grains-received, bad-immediate-data,
- * bad-grain-headers, cq-overruns, completions-superseded,
+ * first.
+ *
+ * Latency: a grain's PTS is its origin time, so it reaches the src as late
+ * as the sender's pipeline, its sink and the transfer make it. The latency
+ * query answers what the grains showed: arrival minus origin time of the
+ * grains that completed while the src waited for them (all but the two
+ * largest of the last 16), plus 10 ms, rounded up to a millisecond, at
+ * least one grain period up to 100 ms (audio: one batch of the flow's sync
+ * hint) plus 10 ms, at most the ring, never lowered while streaming; plus
+ * the `latency` property (headroom, ms). A LATENCY message is posted once
+ * the flow is set up and whenever it rises (the first grain raises it
+ * before it is pushed, so the sinks' preroll already uses it;
+ * docs/sizing.md).
+ *
+ * `stats` also carries the target's counters (grains-received,
+ * bad-immediate-data, bad-grain-headers, cq-overruns, completions-superseded,
  * completion-errors, connections-accepted, disconnections,
  * commit-failures; audio: batches-received, batches-lost,
  * bad-bounce-entries, entries-out-of-sequence, samples-skipped); see
@@ -126,6 +141,8 @@ enum {
   PROP_TARGET_INFO,
   PROP_TARGET_INFO_FILE,
   PROP_TIMEOUT,
+  PROP_RING_LENGTH,
+  PROP_LATENCY,
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -140,6 +157,7 @@ gst_mxl_fabrics_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
 {
   GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (object);
+  gboolean latency_changed = FALSE;
 
   if (gst_mxl_fabrics_object_set_property (self->obj, prop_id, value))
     return;
@@ -161,11 +179,21 @@ gst_mxl_fabrics_src_set_property (GObject * object, guint prop_id,
     case PROP_TIMEOUT:
       self->timeout = g_value_get_uint64 (value);
       break;
+    case PROP_RING_LENGTH:
+      self->ring_length = g_value_get_uint (value);
+      break;
+    case PROP_LATENCY:
+      latency_changed = self->latency_ms != g_value_get_uint (value);
+      self->latency_ms = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
+  if (latency_changed)
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
 }
 
 static void
@@ -192,6 +220,12 @@ gst_mxl_fabrics_src_get_property (GObject * object, guint prop_id,
       break;
     case PROP_TIMEOUT:
       g_value_set_uint64 (value, self->timeout);
+      break;
+    case PROP_RING_LENGTH:
+      g_value_set_uint (value, self->ring_length);
+      break;
+    case PROP_LATENCY:
+      g_value_set_uint (value, self->latency_ms);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -319,10 +353,18 @@ gst_mxl_fabrics_src_post_message (GstElement * element, GstMessage * message)
  * long unlock() takes to be noticed, and how often events and the timeout
  * are checked. The target is driven on every wait (libfabric-local.md P2). */
 #define READ_WAIT_MS 10
-/* Added to one grain period (or batch) in the latency query: the transfer
- * and the copy out of the ring. */
+/* Added to the measured lateness (and to one grain period or batch before
+ * any grain arrived) in the latency query: the copy out of the ring and
+ * the push. */
 #define LATENCY_MARGIN (10 * GST_MSECOND)
+#define INITIAL_LATENCY_MAX (100 * GST_MSECOND)
+/* Longest wait for a grain absent from its slot while newer ones have
+ * completed (completions may come out of order): a grain period, at most
+ * this. */
+#define ABSENT_WAIT_MAX_US (50 * G_TIME_SPAN_MILLISECOND)
 #define STATS_PERIOD_US (200 * G_TIME_SPAN_MILLISECOND)
+/* Most completions taken at once after a read (see create). */
+#define DRAIN_MAX 256
 
 static gboolean
 is_audio (GstMxlFabricsSrc * self)
@@ -400,8 +442,10 @@ engine_start (GstMxlFabricsSrc * self, GError ** error)
   size_t size = 0;
   mxlStatus st;
   gboolean ok = FALSE;
+  guint ring_length;
 
   GST_OBJECT_LOCK (self);
+  ring_length = self->ring_length;
   want = self->obj->provider;
   domain = g_strdup (self->obj->domain);
   node = g_strdup (self->obj->node);
@@ -409,8 +453,8 @@ engine_start (GstMxlFabricsSrc * self, GError ** error)
   options = target_options (self->obj->options);
   GST_OBJECT_UNLOCK (self);
 
-  if (!gst_mxl_fabrics_local_flow_open (&self->flow, domain,
-          self->flow_def_json, error))
+  if (!gst_mxl_fabrics_local_flow_open_ring (&self->flow, domain,
+          self->flow_def_json, ring_length, error))
     goto done;
   if (!gst_mxl_fabrics_pick_provider (self->flow.fabrics, want, &provider,
           &node, error))
@@ -478,6 +522,19 @@ done:
   return ok;
 }
 
+static GstClockTime unit_duration (GstMxlFabricsSrc * self);
+
+/* The latency before any grain arrived: a live sender's frame is complete
+ * one period after its timestamp, plus LATENCY_MARGIN; for rates below
+ * 10 fps at most 100 ms + LATENCY_MARGIN (the first grain raises it before
+ * it is pushed when it arrives later: a still every 10 s need not wait
+ * 10 s when it is sent as soon as it is stamped). */
+static GstClockTime
+initial_latency (GstMxlFabricsSrc * self)
+{
+  return MIN (unit_duration (self), INITIAL_LATENCY_MAX) + LATENCY_MARGIN;
+}
+
 static gboolean
 gst_mxl_fabrics_src_start (GstBaseSrc * src)
 {
@@ -505,6 +562,12 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
   self->stalled = FALSE;
   self->stats_at_us = 0;
   self->bad_input_seen = 0;
+  self->absent_since_us = 0;
+  self->n_missed = 0;
+  self->n_lateness = 0;
+  GST_OBJECT_LOCK (self);
+  self->latency = initial_latency (self);
+  GST_OBJECT_UNLOCK (self);
   gst_mxl_fabrics_object_set_state (self->obj,
       GST_MXL_FABRICS_CONNECTION_LISTENING, NULL, "target ready");
   /* The flow (and so the grain period) is known: let the pipeline ask. */
@@ -571,10 +634,13 @@ gst_mxl_fabrics_src_query (GstBaseSrc * src, GstQuery * query)
   if (gst_mxl_fabrics_timing_handle_query (&self->timing, query))
     return TRUE;
   if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && self->have_format) {
-    /* A grain is complete one grain period after its origin time, plus the
-     * transfer; audio batches likewise. */
-    gst_query_set_latency (query, TRUE, unit_duration (self) + LATENCY_MARGIN,
-        GST_CLOCK_TIME_NONE);
+    GstClockTime min;
+
+    /* what the grains showed (see update_latency), plus the headroom */
+    GST_OBJECT_LOCK (self);
+    min = self->latency + self->latency_ms * GST_MSECOND;
+    GST_OBJECT_UNLOCK (self);
+    gst_query_set_latency (query, TRUE, min, GST_CLOCK_TIME_NONE);
     return TRUE;
   }
   return GST_BASE_SRC_CLASS (gst_mxl_fabrics_src_parent_class)->query (src,
@@ -718,11 +784,88 @@ on_data (GstMxlFabricsSrc * self)
         GST_MXL_FABRICS_CONNECTION_CONNECTED, NULL, "data received");
 }
 
-/* A completion for grain @index was read (and committed by the target). */
+static int
+cmp_clock_time (gconstpointer a, gconstpointer b)
+{
+  GstClockTime x = *(const GstClockTime *) a, y = *(const GstClockTime *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* The latency the src reports (before the `latency` headroom): the arrival
+ * of a grain minus its origin time, for grains that completed while the src
+ * waited for them (so downstream holding the streaming thread does not
+ * count), all but the two largest of the last LATENESS_KEPT (one-off
+ * hiccups), plus LATENCY_MARGIN; never less than before (from start:
+ * initial_latency), never more than the ring (an older grain is
+ * overwritten anyway). Raised in whole milliseconds; each raise posts a
+ * LATENCY message. Returns: TRUE when it was raised. */
+static gboolean
+update_latency (GstMxlFabricsSrc * self, GstClockTime lateness)
+{
+  GstClockTime sorted[GST_MXL_FABRICS_SRC_LATENESS_KEPT], want, ring;
+  guint n;
+  gboolean raised = FALSE;
+
+  if (self->n_lateness < GST_MXL_FABRICS_SRC_LATENESS_KEPT) {
+    self->lateness[self->n_lateness++] = lateness;
+  } else {
+    memmove (self->lateness, self->lateness + 1,
+        sizeof self->lateness - sizeof self->lateness[0]);
+    self->lateness[GST_MXL_FABRICS_SRC_LATENESS_KEPT - 1] = lateness;
+  }
+  n = self->n_lateness;
+  memcpy (sorted, self->lateness, n * sizeof sorted[0]);
+  qsort (sorted, n, sizeof sorted[0], cmp_clock_time);
+  want = sorted[n > 2 ? n - 3 : n - 1] + LATENCY_MARGIN;
+  want = (want + GST_MSECOND - 1) / GST_MSECOND * GST_MSECOND;
+  ring = (guint64) self->flow.config.discrete.grainCount * unit_duration (self);
+  if (ring > 0)
+    want = MIN (want, ring);
+  GST_OBJECT_LOCK (self);
+  if (want > self->latency) {
+    self->latency = want;
+    raised = TRUE;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (raised) {
+    GST_INFO_OBJECT (self, "grains arrive %" GST_TIME_FORMAT " after their "
+        "origin time: latency raised to %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (lateness), GST_TIME_ARGS (want));
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+  }
+  return raised;
+}
+
+/* Grain @index, counted missing earlier, completed after all: it was not
+ * missing but late. */
 static void
-on_grain_completed (GstMxlFabricsSrc * self, guint64 index)
+missed_arrived (GstMxlFabricsSrc * self, guint64 index)
+{
+  guint i;
+
+  for (i = 0; i < self->n_missed; i++) {
+    if (self->missed[i] != index)
+      continue;
+    self->missed[i] = self->missed[--self->n_missed];
+    GST_OBJECT_LOCK (self);
+    self->obj->counters.dropped_missing--;
+    self->obj->counters.dropped_late++;
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+}
+
+/* A completion for grain @index was read (and committed by the target);
+ * @waited: it arrived while the src waited in a read (the queue was empty
+ * before), so now is its arrival time. */
+static void
+on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
 {
   guint64 window = 2 * (guint64) self->flow.config.discrete.grainCount;
+  /* the src had pushed everything before: it was waiting for this one */
+  gboolean waiting = waited && (!self->have_head || self->next > self->head);
 
   if (!self->have_head) {
     self->have_head = TRUE;
@@ -736,6 +879,22 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index)
         G_GUINT64_FORMAT ": following the new sequence", self->next, index);
     self->head = self->next = index;
     self->discont = TRUE;
+    self->n_missed = 0;
+    self->absent_since_us = 0;
+  } else if (index < self->next) {
+    missed_arrived (self, index);
+  }
+  if (self->absent_since_us != 0 && index == self->absent_index)
+    self->absent_since_us = 0;  /* it came: read it now */
+  if (waiting && index == self->head) {
+    guint64 origin = gst_mxl_fabrics_index_to_tai (index,
+        self->format.rate_n, self->format.rate_d);
+    guint64 now = gst_mxl_fabrics_tai_now ();
+
+    /* raised before the grain is pushed: the first buffer's preroll
+     * computes the pipeline latency with it */
+    if (origin != GST_CLOCK_TIME_NONE && now != 0)
+      update_latency (self, now > origin ? now - origin : 0);
   }
   on_data (self);
 }
@@ -823,6 +982,50 @@ anc_to_st2038 (GstMxlFabricsSrc * self, GstBuffer * grain)
   return out;
 }
 
+/* How long a grain absent from its slot is waited for once a newer one has
+ * completed: one grain period, at most ABSENT_WAIT_MAX_US. */
+static gint64
+absent_wait_us (GstMxlFabricsSrc * self)
+{
+  return CLAMP ((gint64) (unit_duration (self) / GST_USECOND), 1000,
+      ABSENT_WAIT_MAX_US);
+}
+
+/* Whether self->next is an absent grain still waited for. */
+static gboolean
+awaiting_absent (GstMxlFabricsSrc * self)
+{
+  return self->absent_since_us != 0 && self->absent_index == self->next
+      && g_get_monotonic_time () - self->absent_since_us <
+      absent_wait_us (self);
+}
+
+/* Grain @index (= self->next) is not in its slot (the slot holds an older
+ * grain, or none) although a newer one completed: wait for it, then count
+ * it missing (remembered, in case it still completes). */
+static void
+grain_absent (GstMxlFabricsSrc * self, guint64 index)
+{
+  if (self->absent_since_us == 0 || self->absent_index != index) {
+    self->absent_index = index;
+    self->absent_since_us = g_get_monotonic_time ();
+    return;
+  }
+  if (awaiting_absent (self))
+    return;
+  self->absent_since_us = 0;
+  GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " never arrived", index);
+  count (self, &self->obj->counters.dropped_missing, 1, TRUE);
+  if (self->n_missed == GST_MXL_FABRICS_SRC_MISSED_KEPT) {
+    memmove (self->missed, self->missed + 1,
+        sizeof self->missed - sizeof self->missed[0]);
+    self->n_missed--;
+  }
+  self->missed[self->n_missed++] = index;
+  self->next++;
+  self->discont = TRUE;
+}
+
 /* Tries to turn grain self->next into a buffer. Returns the buffer, or NULL
  * when the grain was skipped (self->next moved on) or must be waited for. */
 static GstBuffer *
@@ -830,31 +1033,39 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
 {
   mxlGrainInfo info, again;
   uint8_t *payload = NULL, *payload2 = NULL;
+  guint64 ring = self->flow.config.discrete.grainCount;
   guint64 index = self->next;
   GstBuffer *buf;
   mxlStatus st;
 
+  if (ring > 0 && self->head - index >= ring) {
+    /* A ring behind the newest grain: the sender has overwritten what we
+     * would read next (grain index + ring <= head) and is going on. Re-align
+     * to the newest and count what is skipped. */
+    GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " grains behind the "
+        "newest (%" G_GUINT64_FORMAT "): skipping to it", self->head - index,
+        self->head);
+    count (self, &self->obj->counters.dropped_skipped, self->head - index,
+        TRUE);
+    self->next = index = self->head;
+    self->discont = TRUE;
+    self->absent_since_us = 0;
+  }
   st = mxlFlowReaderGetGrainNonBlocking (self->flow.reader, index, &info,
       &payload);
   switch (st) {
     case MXL_STATUS_OK:
       break;
     case MXL_ERR_OUT_OF_RANGE_TOO_LATE:
-      /* Lapped: the initiator is a ring ahead. Jump to the newest. */
-      GST_WARNING_OBJECT (self, "grain %" G_GUINT64_FORMAT " overwritten "
-          "before it was read: skipping to %" G_GUINT64_FORMAT, index,
-          self->head);
-      count (self, &self->obj->counters.dropped_late,
-          MAX (self->head, index + 1) - index, TRUE);
-      self->next = MAX (self->head, index + 1);
+      /* Lapped since the check above. */
+      count (self, &self->obj->counters.dropped_late, 1, TRUE);
+      self->next++;
       self->discont = TRUE;
       return NULL;
     case MXL_ERR_OUT_OF_RANGE_TOO_EARLY:
-      /* A newer grain completed but this one is not in its slot: it never
-       * arrived (not transferred, or superseded). */
-      count (self, &self->obj->counters.dropped_missing, 1, TRUE);
-      self->next++;
-      self->discont = TRUE;
+      /* A newer grain completed but this one is not (complete) in its
+       * slot: not arrived yet, or never. */
+      grain_absent (self, index);
       return NULL;
     default:
       GST_ELEMENT_ERROR (self, RESOURCE, READ, ("cannot read the local flow"),
@@ -863,13 +1074,19 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
       *ret = GST_FLOW_ERROR;
       return NULL;
   }
+  if (info.index < index) {
+    /* The slot still holds a grain of an earlier lap: this one has not
+     * arrived. */
+    grain_absent (self, index);
+    return NULL;
+  }
+  self->absent_since_us = 0;
   self->next++;
   if (info.index != index) {
-    /* The slot already holds (the header of) another grain: the remote
-     * writer is overwriting it. */
-    GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " torn (slot holds %"
-        G_GUINT64_FORMAT ")", index, info.index);
-    count (self, &self->obj->counters.dropped_torn, 1, TRUE);
+    /* The slot already holds a newer grain: lapped before we read it. */
+    GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " overwritten by %"
+        G_GUINT64_FORMAT " before it was read", index, info.index);
+    count (self, &self->obj->counters.dropped_late, 1, TRUE);
     self->discont = TRUE;
     return NULL;
   }
@@ -987,20 +1204,29 @@ gst_mxl_fabrics_src_create (GstPushSrc * src, GstBuffer ** buffer)
     guint64 index = 0;
     size_t n = 0;
     mxlStatus st;
+    gboolean waited = FALSE;
 
     if (is_flushing (self))
       return GST_FLOW_FLUSHING;
-    if (!is_audio (self) && self->have_head && self->next <= self->head) {
+    if (!is_audio (self) && self->have_head && self->next <= self->head
+        && !awaiting_absent (self)) {
       *buffer = take_grain (self, offset, &ret);
       if (*buffer || ret != GST_FLOW_OK)
         return ret;
-      continue;
+      if (!awaiting_absent (self))
+        continue;
     }
-    if (is_audio (self))
+    if (is_audio (self)) {
       st = mxlFabricsTargetReadSamples (self->target, READ_WAIT_MS, &index,
           &n);
-    else
-      st = mxlFabricsTargetReadGrain (self->target, READ_WAIT_MS, &index);
+    } else {
+      /* a completion already queued arrived earlier than now: only one
+       * that comes during the wait tells the arrival time */
+      st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
+      waited = st == MXL_ERR_NOT_READY;
+      if (waited)
+        st = mxlFabricsTargetReadGrain (self->target, READ_WAIT_MS, &index);
+    }
     poll_target_events (self);
     refresh_engine_stats (self);
     switch (st) {
@@ -1011,7 +1237,22 @@ gst_mxl_fabrics_src_create (GstPushSrc * src, GstBuffer ** buffer)
           if (*buffer || ret != GST_FLOW_OK)
             return ret;
         } else {
-          on_grain_completed (self, index);
+          guint k;
+
+          on_grain_completed (self, index, waited);
+          /* Take every completion that is already there before reading a
+           * grain, so that the head is the newest (after a stall, a ring
+           * behind: re-align instead of meeting overwritten slots one by
+           * one). Bounded: what a default CQ holds, several times. */
+          for (k = 0; k < DRAIN_MAX; k++) {
+            st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
+            if (st == MXL_ERR_INVALID_ARG)
+              count (self, &self->obj->counters.invalid, 1, FALSE);
+            else if (st != MXL_STATUS_OK)
+              break;
+            else
+              on_grain_completed (self, index, FALSE);
+          }
         }
         break;
       case MXL_ERR_NOT_READY:
@@ -1106,6 +1347,25 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
           "Default: 0", 0, G_MAXUINT64, GST_MXL_FABRICS_SRC_DEFAULT_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  g_object_class_install_property (gobject_class, PROP_RING_LENGTH,
+      g_param_spec_uint ("ring-length", "Ring length",
+          "Grain slots of the flow's ring (video, ANC; ignored for audio): "
+          "how many grains the src may fall behind the sender before it "
+          "re-aligns to the newest (it may lag ring-length - 1 grain periods "
+          "without a loss); 0 = the domain's history (200 ms by default: "
+          "10 grains at 50 fps), at "
+          "least 4 grains. An existing flow in domain keeps its ring. "
+          "Default: 0", 0, 65536, GST_MXL_FABRICS_SRC_DEFAULT_RING_LENGTH,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_LATENCY,
+      g_param_spec_uint ("latency", "Latency",
+          "Milliseconds of headroom added to the latency the src reports "
+          "(which covers how late the grains arrive after their origin "
+          "time, measured while streaming). Default: 0", 0, 60000,
+          GST_MXL_FABRICS_SRC_DEFAULT_LATENCY,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_PLAYING));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -1137,6 +1397,8 @@ gst_mxl_fabrics_src_init (GstMxlFabricsSrc * self)
   self->target_info_file =
       g_strdup (GST_MXL_FABRICS_SRC_DEFAULT_TARGET_INFO_FILE);
   self->timeout = GST_MXL_FABRICS_SRC_DEFAULT_TIMEOUT;
+  self->ring_length = GST_MXL_FABRICS_SRC_DEFAULT_RING_LENGTH;
+  self->latency_ms = GST_MXL_FABRICS_SRC_DEFAULT_LATENCY;
   g_mutex_init (&self->wait_lock);
   g_cond_init (&self->wait_cond);
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);

@@ -19,6 +19,15 @@ G_DECLARE_FINAL_TYPE (GstMxlFabricsSrc, gst_mxl_fabrics_src, GST,
 #define GST_MXL_FABRICS_SRC_DEFAULT_FLOW_DEF ""
 #define GST_MXL_FABRICS_SRC_DEFAULT_TARGET_INFO_FILE ""
 #define GST_MXL_FABRICS_SRC_DEFAULT_TIMEOUT 0
+#define GST_MXL_FABRICS_SRC_DEFAULT_RING_LENGTH 0
+#define GST_MXL_FABRICS_SRC_DEFAULT_LATENCY 0
+
+/* Grain indices counted missing that are remembered, so that one arriving
+ * late after all moves to dropped-late (the newest ones are kept). */
+#define GST_MXL_FABRICS_SRC_MISSED_KEPT 64
+/* Latency measurements kept: the reported latency covers all but the two
+ * largest of the last ones. */
+#define GST_MXL_FABRICS_SRC_LATENESS_KEPT 16
 
 struct _GstMxlFabricsSrc {
   GstPushSrc parent;
@@ -32,6 +41,9 @@ struct _GstMxlFabricsSrc {
   gchar *target_info;           /* read-only property: published TargetInfo */
   gchar *target_info_file;
   GstClockTime timeout;
+  guint ring_length;            /* grains; 0 = automatic */
+  guint latency_ms;             /* headroom added to the reported latency */
+  GstClockTime latency;         /* reported min latency (without headroom) */
 
   /* resolved in start() */
   gboolean have_format;
@@ -52,6 +64,15 @@ struct _GstMxlFabricsSrc {
   gboolean stalled;
   gint64 stats_at_us;           /* last engine stats refresh */
   guint64 bad_input_seen;       /* bad input total last posted */
+  /* an index absent from its slot while newer ones completed: waited for
+   * up to a grain period (absent_since_us), then counted missing */
+  guint64 absent_index;
+  gint64 absent_since_us;       /* 0: nothing awaited */
+  guint64 missed[GST_MXL_FABRICS_SRC_MISSED_KEPT];
+  guint n_missed;
+  /* arrival - origin time of grains completed while the src waited */
+  GstClockTime lateness[GST_MXL_FABRICS_SRC_LATENESS_KEPT];
+  guint n_lateness;
 
   /* unlock: interrupts bounded waits of the streaming thread */
   GMutex wait_lock;

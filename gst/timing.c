@@ -311,19 +311,78 @@ gst_mxl_fabrics_timing_index_to_pts (guint64 index, gint num, gint den,
   return TRUE;
 }
 
-guint64
-gst_mxl_fabrics_timing_pts_to_index (GstClockTime running_time, gint num,
-    gint den, gint64 offset, GstClockTime base_time)
+gboolean
+gst_mxl_fabrics_timing_running_time_to_tai (GstClockTime running_time,
+    gint64 offset, GstClockTime base_time, guint64 * tai)
 {
   __int128 t;
 
   if (!GST_CLOCK_TIME_IS_VALID (running_time)
       || !GST_CLOCK_TIME_IS_VALID (base_time))
-    return G_MAXUINT64;
+    return FALSE;
   t = (__int128) running_time + (__int128) base_time + offset;
   if (t < 0 || t > (__int128) G_MAXUINT64)
+    return FALSE;
+  *tai = (guint64) t;
+  return TRUE;
+}
+
+guint64
+gst_mxl_fabrics_timing_pts_to_index (GstClockTime running_time, gint num,
+    gint den, gint64 offset, GstClockTime base_time)
+{
+  guint64 tai;
+
+  if (!gst_mxl_fabrics_timing_running_time_to_tai (running_time, offset,
+          base_time, &tai))
     return G_MAXUINT64;
-  return gst_mxl_fabrics_tai_to_index ((guint64) t, num, den);
+  return gst_mxl_fabrics_tai_to_index (tai, num, den);
+}
+
+guint64
+gst_mxl_fabrics_follow_grain_index (guint64 tai, gint num, gint den,
+    gboolean have_last, guint64 last, gint64 * phase)
+{
+  __int128 period, half, r;
+  guint64 index, ts;
+
+  if (num <= 0 || den <= 0)
+    return G_MAXUINT64;
+  /* P rounded to ns; 1 ns more or less per period does not move a rounding */
+  period = MAX (gst_util_uint64_scale_round (GST_SECOND, den, num), 1);
+  half = period / 2;
+  if (have_last && last < G_MAXUINT64 - 1
+      && (ts = gst_mxl_fabrics_index_to_tai (last + 1, num, den))
+      != GST_CLOCK_TIME_NONE) {
+    r = (__int128) tai - ts - *phase;
+    if (r < half) {
+      /* consecutive: within half a period of its expected time, or early */
+      index = last + 1;
+      *phase += (gint64) (CLAMP (r, -half, half) / 8);
+      if (*phase >= half) {
+        /* a slow sender: its times reached the next slot */
+        *phase -= (gint64) period;
+        index++;
+      }
+      return index;
+    }
+    if (*phase >= -half) {
+      /* a gap of k indices in the sender's own phase */
+      __int128 k = (r + half) / period;
+      r -= k * period;
+      *phase += (gint64) (CLAMP (r, -half, half) / 8);
+      return k >= (__int128) (G_MAXUINT64 - 1 - last) ? G_MAXUINT64 - 1 :
+          last + 1 + (guint64) k;
+    }
+    /* a fast sender ran ahead of its times: re-anchor after its gap */
+  }
+  index = gst_mxl_fabrics_tai_to_index (tai, num, den);
+  if (have_last && index <= last && last < G_MAXUINT64 - 1)
+    index = last + 1;
+  ts = gst_mxl_fabrics_index_to_tai (index, num, den);
+  r = ts == GST_CLOCK_TIME_NONE ? 0 : (__int128) tai - ts;
+  *phase = (gint64) CLAMP (r, -period, period);
+  return index;
 }
 
 void

@@ -186,6 +186,52 @@ guint64 gst_mxl_fabrics_timing_pts_to_index (GstClockTime running_time,
     gint num, gint den, gint64 offset, GstClockTime base_time);
 
 /**
+ * gst_mxl_fabrics_timing_running_time_to_tai:
+ * @tai: (out): @running_time + @base_time + @offset, TAI ns.
+ *
+ * Returns: FALSE for an invalid time or one before the TAI epoch.
+ */
+gboolean gst_mxl_fabrics_timing_running_time_to_tai (GstClockTime running_time,
+    gint64 offset, GstClockTime base_time, guint64 * tai);
+
+/**
+ * gst_mxl_fabrics_follow_grain_index:
+ * @tai: TAI ns of the buffer (gst_mxl_fabrics_timing_running_time_to_tai()).
+ * @num, @den: grain (or field) rate, both > 0.
+ * @have_last: whether @last holds the index given to the previous buffer.
+ * @last: that index.
+ * @phase: (inout): state of the rule: the smoothed offset, ns, of the
+ *   buffers' times from the origin times ts(i) of the indices they got
+ *   (any value when !@have_last; keep it with @last between calls).
+ *
+ * The grain index rule of mxlfabricssink (docs/architecture.md "Grain
+ * indices"). Timestamps from a capture or `do-timestamp=true` sit at an
+ * arbitrary phase to the TAI grid of ts(i) (mxl-flows.md §5.2) and jitter;
+ * rounding each one alone makes two buffers of a phase near half a period
+ * share an index and the next skip one. So a stream follows its own phase:
+ *
+ *  - the first buffer takes idx(@tai), and the phase is @tai - ts(idx);
+ *  - a later buffer whose time lies less than half a period P after its
+ *    expected time ts(@last + 1) + phase takes @last + 1 (earlier ones too:
+ *    indices never go back or repeat);
+ *  - one k periods later (k = the deviation rounded to the nearest
+ *    multiple of P, >= 1) takes @last + 1 + k: the sender left k indices
+ *    out (a frame it dropped is an index the receiver never gets);
+ *  - the phase follows the deviations (clamped to +-P/2) with weight 1/8,
+ *    so a sender whose clock runs a little slow drifts it; when it reaches
+ *    P/2 one index is left out and the phase moves back by P. A sender
+ *    that runs fast gets consecutive indices ahead of its times (never
+ *    backwards); after its next gap it takes idx(@tai) again.
+ *
+ * So timestamps that jitter by less than half a period around a steady
+ * phase get consecutive indices, whatever that phase.
+ *
+ * Returns: the index, or G_MAXUINT64 for an invalid rate.
+ */
+guint64 gst_mxl_fabrics_follow_grain_index (guint64 tai, gint num, gint den,
+    gboolean have_last, guint64 last, gint64 * phase);
+
+/**
  * gst_mxl_fabrics_timing_add_reference_meta:
  * Adds a GstReferenceTimestampMeta with caps
  * GST_MXL_FABRICS_TAI_REFERENCE_CAPS, timestamp @tai and @duration ns.

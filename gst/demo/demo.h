@@ -6,11 +6,12 @@
  * Both ends key what they record by MXL index: the grain index of a frame,
  * the sample index of an audio sample (mxl-flows.md §5.2). The receiver
  * reads it from the buffer (GST_BUFFER_OFFSET, set by mxlfabricssrc); the
- * sender computes it the way mxlfabricssink documents it (the buffer's
- * running time + base time + the pipeline's TAI offset, rounded to the
- * edit rate; never backwards for video; audio stays contiguous within half
- * a batch of jitter). Both pipelines run on a CLOCK_TAI GstSystemClock, so
- * that offset is 0 and times are TAI ns.
+ * sender computes it the way mxlfabricssink does (the buffer's running
+ * time + base time + the pipeline's TAI offset; video through
+ * gst_mxl_fabrics_follow_grain_index, as the sink; audio rounded to the
+ * sample rate, contiguous within half a batch of jitter). Both pipelines
+ * run on a CLOCK_TAI GstSystemClock, so that offset is 0 and times are TAI
+ * ns.
  *
  * Video: one checksum (MD5 of the grain's bytes) per frame. Audio: batches
  * arrive cut differently on each side (the sink splits by the flow's write
@@ -62,6 +63,7 @@ typedef struct {
   /* sender: the index rule of mxlfabricssink */
   gboolean have_last;
   guint64 last_index;           /* video: last grain; audio: end of last batch */
+  gint64 phase;                 /* video: gst_mxl_fabrics_follow_grain_index */
   /* audio block being summed */
   gboolean blk_open;
   guint64 blk;                  /* block number */

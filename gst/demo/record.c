@@ -84,8 +84,8 @@ buffer_tai (DemoStream * s, GstPad * pad, GstBuffer * buf, guint64 * tai)
   return TRUE;
 }
 
-/* The index mxlfabricssink gives @buf (before its never-backwards and
- * contiguity rules): its TAI time at the edit rate @num/@den, or
+/* The sample index mxlfabricssink gives audio buffer @buf (before its
+ * contiguity rule): its TAI time at the sample rate @num/@den, or
  * G_MAXUINT64 without a usable timestamp. */
 static guint64
 sender_index (DemoStream * s, GstPad * pad, GstBuffer * buf, gint num,
@@ -242,15 +242,15 @@ record_video (DemoStream * s, GstPad * pad, GstBuffer * buf, DemoItem * it)
   {
     GstCaps *caps = gst_pad_get_current_caps (pad);
     GstVideoInfo info;
-    guint64 index = G_MAXUINT64;
+    guint64 index = G_MAXUINT64, tai;
 
-    if (caps && gst_video_info_from_caps (&info, caps))
-      index = sender_index (s, pad, buf, GST_VIDEO_INFO_FPS_N (&info),
-          GST_VIDEO_INFO_FPS_D (&info));
+    /* mxlfabricssink's rule: the stream's own phase, never backwards */
+    if (caps && gst_video_info_from_caps (&info, caps)
+        && buffer_tai (s, pad, buf, &tai))
+      index = gst_mxl_fabrics_follow_grain_index (tai,
+          GST_VIDEO_INFO_FPS_N (&info), GST_VIDEO_INFO_FPS_D (&info),
+          s->have_last, s->last_index, &s->phase);
     gst_clear_caps (&caps);
-    /* mxlfabricssink: indices never go backwards */
-    if (index != G_MAXUINT64 && s->have_last && index <= s->last_index)
-      index = s->last_index + 1;
     if (index != G_MAXUINT64) {
       s->have_last = TRUE;
       s->last_index = index;

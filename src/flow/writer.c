@@ -7,6 +7,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include <mxl/flow-ext.h>
 #include <mxl/time.h>
 
 #include "flow/flow-priv.h"
@@ -66,14 +67,32 @@ out:
   return st;
 }
 
-mxlStatus
-mxlCreateFlowWriter (mxlInstance instance, char const *flowDef,
-    char const *options, mxlFlowWriter *writer, mxlFlowConfigInfo *configInfo,
+/* The history that gives a discrete flow @grains slots (§2.5: N = floor(D
+ * num / (1e9 den)); D = ceil(grains 1e9 den / num) gives exactly @grains
+ * for any rate up to 1 GHz). 0 when it does not fit. */
+static uint64_t
+history_for_grains (const MxlFlowDef *def, uint32_t grains)
+{
+  unsigned __int128 d;
+
+  if (def->rate.numerator <= 0 || def->rate.denominator <= 0)
+    return 0;
+  d = ((unsigned __int128) grains * 1000000000u * (uint64_t) def->rate.denominator
+      + (uint64_t) def->rate.numerator - 1) / (uint64_t) def->rate.numerator;
+  return d > G_MAXINT64 ? 0 : (uint64_t) d;
+}
+
+/* @grains: G_MAXUINT32 = the domain's history as is (mxlCreateFlowWriter);
+ * 0 = the domain's, at least MXL_FLOW_MIN_GRAIN_COUNT; else exactly. */
+static mxlStatus
+create_writer (mxlInstance instance, char const *flowDef, char const *options,
+    uint32_t grains, mxlFlowWriter *writer, mxlFlowConfigInfo *configInfo,
     bool *created)
 {
   MxlFlowDef def;
   GError *error = NULL;
   uint32_t commit_hint, sync_hint;
+  uint64_t history_ns;
   mxlFlowWriter w;
   gboolean was_created = FALSE;
   mxlStatus st;
@@ -87,6 +106,18 @@ mxlCreateFlowWriter (mxlInstance instance, char const *flowDef,
     mxl_last_error_set ("%s", error->message);
     g_error_free (error);
     return MXL_ERR_INVALID_ARG;
+  }
+  history_ns = instance->history_ns;
+  if (grains != G_MAXUINT32 && mxlIsDiscreteDataFormat (def.format)) {
+    if (grains == 0 && mxl_flow_def_grain_count (&def, history_ns) <
+        MXL_FLOW_MIN_GRAIN_COUNT)
+      grains = MXL_FLOW_MIN_GRAIN_COUNT;
+    if (grains != 0 && (history_ns = history_for_grains (&def, grains)) == 0) {
+      g_warning ("flow definition: a ring of %u grains at %" G_GINT64_FORMAT
+          "/%" G_GINT64_FORMAT " Hz is too long", grains, def.rate.numerator,
+          def.rate.denominator);
+      return MXL_ERR_INVALID_ARG;
+    }
   }
   commit_hint = sync_hint = mxl_flow_def_default_batch_hint (&def);
   st = parse_options (options, &commit_hint, &sync_hint);
@@ -103,7 +134,7 @@ mxlCreateFlowWriter (mxlInstance instance, char const *flowDef,
     memcpy (w->id, def.id_text, sizeof w->id);
     w->refs = 1;
     w->watch = -1;
-    st = mxl_flow_create (instance, &def, flowDef, instance->history_ns,
+    st = mxl_flow_create (instance, &def, flowDef, history_ns,
         commit_hint, sync_hint, &w->map, &was_created);
     if (st != MXL_STATUS_OK) {
       g_free (w);
@@ -122,6 +153,25 @@ mxlCreateFlowWriter (mxlInstance instance, char const *flowDef,
   if (created)
     *created = was_created;
   return MXL_STATUS_OK;
+}
+
+mxlStatus
+mxlCreateFlowWriter (mxlInstance instance, char const *flowDef,
+    char const *options, mxlFlowWriter *writer, mxlFlowConfigInfo *configInfo,
+    bool *created)
+{
+  return create_writer (instance, flowDef, options, G_MAXUINT32, writer,
+      configInfo, created);
+}
+
+mxlStatus
+mxlCreateFlowWriterWithGrainCount (mxlInstance instance, char const *flowDef,
+    char const *options, uint32_t in_grainCount, mxlFlowWriter *writer,
+    mxlFlowConfigInfo *configInfo, bool *created)
+{
+  return create_writer (instance, flowDef, options,
+      in_grainCount == G_MAXUINT32 ? G_MAXUINT32 - 1 : in_grainCount, writer,
+      configInfo, created);
 }
 
 /* Called with the instance lock held, the writer already out of the table. */

@@ -227,6 +227,79 @@ test_reference_meta (void)
   gst_buffer_unref (buf);
 }
 
+/* gst_mxl_fabrics_follow_grain_index: timestamps at a phase near half a
+ * period with deterministic jitter of +-40% of half a period get consecutive
+ * indices; a buffer the sender left out leaves exactly one index out; a
+ * sender running slow leaves out one index per period of drift. */
+static void
+test_follow_index (void)
+{
+  const guint64 p = 20000000;   /* 50 fps */
+  const guint64 t0 = G_GUINT64_CONSTANT (1785000000000000000);
+  GRand *rand = g_rand_new_with_seed (20);
+  guint64 last = 0, first = 0, i, gaps = 0;
+  gint64 phase = 0;
+  gboolean have = FALSE;
+
+  for (i = 0; i < 2000; i++) {
+    /* phase 0.4 P: rounding each time alone gives the first buffer (the
+     * earliest possible) the index below, and a later one the index above */
+    gint64 jitter = i == 0 ? -4000000 : g_rand_int_range (rand, -4000000,
+        4000001);
+    guint64 t = t0 + i * p + p * 40 / 100 + jitter;
+    guint64 idx = gst_mxl_fabrics_follow_grain_index (t, 50, 1, have, last,
+        &phase);
+
+    if (!have)
+      first = idx;
+    else
+      g_assert_cmpuint (idx, ==, last + 1);
+    have = TRUE;
+    last = idx;
+  }
+  g_assert_cmpuint (last - first, ==, 1999);
+
+  /* the sender drops frame 10 (of a stream at phase -0.45 P) */
+  have = FALSE;
+  for (i = 0; i < 40; i++) {
+    gint64 jitter = g_rand_int_range (rand, -4000000, 4000001);
+    guint64 t = t0 + i * p - p * 45 / 100 + jitter, idx;
+
+    if (i == 10)
+      continue;
+    idx = gst_mxl_fabrics_follow_grain_index (t, 50, 1, have, last, &phase);
+    if (have)
+      g_assert_cmpuint (idx, ==, last + (i == 11 ? 2 : 1));
+    have = TRUE;
+    last = idx;
+  }
+
+  /* 1% slow (period 20.2 ms): 1000 buffers span 1010 periods, so 10
+   * indices are left out, one at a time, and indices stay near the times */
+  have = FALSE;
+  for (i = 0; i < 1000; i++) {
+    guint64 t = t0 + i * (p + p / 100) + g_rand_int_range (rand, -2000000,
+        2000001), idx;
+    idx = gst_mxl_fabrics_follow_grain_index (t, 50, 1, have, last, &phase);
+    if (!have)
+      first = idx;
+    else {
+      g_assert_cmpuint (idx, >, last);
+      g_assert_cmpuint (idx, <=, last + 2);
+      gaps += idx - last - 1;
+    }
+    g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (idx, 50, 1) + p, >, t);
+    g_assert_cmpuint (t + p, >, gst_mxl_fabrics_index_to_tai (idx, 50, 1));
+    have = TRUE;
+    last = idx;
+  }
+  g_assert_cmpuint (gaps, >=, 9);
+  g_assert_cmpuint (gaps, <=, 11);
+  g_assert_cmpuint (gst_mxl_fabrics_follow_grain_index (t0, 0, 1, FALSE, 0,
+          &phase), ==, G_MAXUINT64);
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -236,6 +309,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/timing/index-to-tai", test_index_to_tai);
   g_test_add_func ("/gst/timing/tai-to-index", test_tai_to_index);
   g_test_add_func ("/gst/timing/pts", test_pts);
+  g_test_add_func ("/gst/timing/follow-index", test_follow_index);
   g_test_add_func ("/gst/timing/offset-tai-clock", test_offset_tai_clock);
   g_test_add_func ("/gst/timing/context-roundtrip", test_context_roundtrip);
   g_test_add_func ("/gst/timing/shared-context", test_shared_context);

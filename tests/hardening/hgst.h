@@ -159,6 +159,48 @@ hgst_running_time (GstElement * p, GstClockTime ahead)
   return t;
 }
 
+/* Plays @rx (whose src is named "src"), hands its TargetInfo to @tx (whose
+ * sink is named "sink") and plays @tx; returns the TargetInfo (g_free()). */
+static inline gchar *
+hgst_play_pair (GstElement * rx, GstElement * tx)
+{
+  gchar *ti;
+
+  hgst_play (rx);
+  ti = hgst_target_info (rx);
+  hgst_set_target_info (tx, ti);
+  hgst_play (tx);
+  return ti;
+}
+
+/* Pushes @b into the appsrc named "in" of @p; fails unless it is taken. */
+static inline void
+hgst_push (GstElement * p, GstBuffer * b)
+{
+  GstElement *in = gst_bin_get_by_name (GST_BIN (p), "in");
+
+  g_assert_cmpint (gst_app_src_push_buffer (GST_APP_SRC (in), b), ==,
+      GST_FLOW_OK);
+  gst_object_unref (in);
+}
+
+/* The next buffer of the appsink named "out" of @p, NULL after @ms. */
+static inline GstBuffer *
+hgst_pull (GstElement * p, guint ms)
+{
+  GstElement *out = gst_bin_get_by_name (GST_BIN (p), "out");
+  GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (out),
+      ms * GST_MSECOND);
+  GstBuffer *b = NULL;
+
+  if (s) {
+    b = gst_buffer_ref (gst_sample_get_buffer (s));
+    gst_sample_unref (s);
+  }
+  gst_object_unref (out);
+  return b;
+}
+
 /* Waits up to @ms for child @pid to exit (continuing it first, in case it
  * was stopped); past that, kills it by PID. TRUE when it exited by itself. */
 static inline gboolean

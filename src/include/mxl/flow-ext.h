@@ -16,9 +16,11 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include <mxl/flow.h>
 #include <mxl/mxl.h>
 #include <mxl/platform.h>
 
@@ -87,6 +89,29 @@ MXL_EXPORT mxlStatus mxlPrivateDomainDestroy (mxlPrivateDomain in_domain);
  */
 MXL_EXPORT mxlStatus mxlPrivateDomainCleanStale (char const *in_parent,
     unsigned int *out_removed);
+
+/** Fewest grains mxlCreateFlowWriterWithGrainCount() gives a discrete flow
+ * when asked for the domain's history: a writer and a reader need a slot
+ * each, plus one being transferred and one of margin. */
+#define MXL_FLOW_MIN_GRAIN_COUNT 4
+
+/**
+ * mxlCreateFlowWriterWithGrainCount:
+ * @in_grainCount: slots of the ring of a discrete flow this call creates;
+ *   0 = from the domain's history (mxl-flows.md §2.5), but at least
+ *   MXL_FLOW_MIN_GRAIN_COUNT, so that rates below 5 Hz (which the 200 ms
+ *   default history would give no grain, and mxlCreateFlowWriter()
+ *   refuses) get a usable ring. Ignored for continuous (audio) flows.
+ *
+ * As mxlCreateFlowWriter() otherwise; a flow that already exists keeps its
+ * ring (read the actual grainCount from @configInfo).
+ *
+ * Returns: as mxlCreateFlowWriter(); MXL_ERR_INVALID_ARG also when the
+ *   ring of @in_grainCount grains would hold more than 2^63 ns.
+ */
+MXL_EXPORT mxlStatus mxlCreateFlowWriterWithGrainCount (mxlInstance instance,
+    char const *flowDef, char const *options, uint32_t in_grainCount,
+    mxlFlowWriter *writer, mxlFlowConfigInfo *configInfo, bool *created);
 
 /**
  * mxlGetLastErrorMessage:

@@ -4,6 +4,8 @@
  * over loopback tcp, tcp;ofi_rxm and shm, plus connection events and
  * statistics of our extension API.
  */
+#include <mxl/flow-ext.h>
+
 #include "fabtest.h"
 
 #define FLOW_A "5fbec3b1-1b0f-417d-9059-8b94a47197ed"
@@ -491,6 +493,85 @@ test_unsupported_options (void)
   g_free (def);
 }
 
+/* A side whose flow is created by mxlCreateFlowWriterWithGrainCount. */
+static void
+side_init_ring (FabSide *s, const char *def, const char *id, uint32_t grains,
+    mxlFlowConfigInfo *cfg)
+{
+  fabtest_side_init (s, NULL, NULL);
+  g_assert_cmpint (mxlCreateFlowWriterWithGrainCount (s->mxl, def, NULL, grains,
+      &s->writer, cfg, NULL), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlCreateFlowReader (s->mxl, id, NULL, &s->reader), ==, MXL_STATUS_OK);
+  s->flow_id = g_strdup (id);
+}
+
+/* Issue 20 item 8: a 1/10 fps flow (a monitoring still) has no grain in the
+ * 200 ms default history, which mxlCreateFlowWriter refuses (mxl-flows.md
+ * §2.5); mxlCreateFlowWriterWithGrainCount gives it MXL_FLOW_MIN_GRAIN_COUNT
+ * grains (or exactly the count asked for), a tcp target is set up on it,
+ * and grains beyond one ring arrive bit-exact. */
+static void
+test_low_rate_ring (void)
+{
+  char *def = flowtest_video_def (FLOW_A, "video/v210", 96, 54, 1, 10, "progressive");
+  char *fast = flowtest_video_def (FLOW_B, "video/v210", 96, 54, 50, 1, "progressive");
+  FabSide ts, is, x;
+  mxlFlowConfigInfo cfg;
+  mxlFlowWriter w;
+  mxlFabricsTargetInfo info = NULL;
+  mxlFabricsTarget t;
+  mxlFabricsInitiator init;
+  uint64_t index = 0, i;
+
+  if (!fabtest_require (&fab_tcp)) {
+    g_free (def);
+    g_free (fast);
+    return;
+  }
+  /* the reference rule refuses the flow; the extension makes a ring */
+  fabtest_side_init (&x, NULL, NULL);
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*1/10 is too low*");
+  g_assert_cmpint (mxlCreateFlowWriter (x.mxl, def, NULL, &w, NULL, NULL), ==,
+      MXL_ERR_INVALID_ARG);
+  g_test_assert_expected_messages ();
+  g_assert_cmpint (mxlCreateFlowWriterWithGrainCount (x.mxl, fast, NULL, 7, &w, &cfg, NULL),
+      ==, MXL_STATUS_OK);
+  g_assert_cmpuint (cfg.discrete.grainCount, ==, 7);
+  g_assert_cmpint (mxlReleaseFlowWriter (x.mxl, w), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlCreateFlowWriterWithGrainCount (x.mxl, fast, NULL, 0, &w, &cfg, NULL),
+      ==, MXL_STATUS_OK);
+  g_assert_cmpuint (cfg.discrete.grainCount, ==, 10);   /* 200 ms at 50 fps */
+  g_assert_cmpint (mxlReleaseFlowWriter (x.mxl, w), ==, MXL_STATUS_OK);
+  fabtest_side_clear (&x);
+
+  side_init_ring (&ts, def, FLOW_A, 0, &cfg);
+  g_assert_cmpuint (cfg.discrete.grainCount, ==, MXL_FLOW_MIN_GRAIN_COUNT);
+  side_init_ring (&is, def, FLOW_A, 0, &cfg);
+  t = fabtest_target (&ts, &fab_tcp, NULL, &info);
+  g_assert_cmpuint (info->n_regions, ==, MXL_FLOW_MIN_GRAIN_COUNT);
+  init = fabtest_initiator (&is, &fab_tcp, NULL);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, info), ==, MXL_STATUS_OK);
+  fabtest_connect (init, &t, 1, TRUE, 5000);
+  for (i = 0; i < 2 * MXL_FLOW_MIN_GRAIN_COUNT; i++) {
+    char *d1, *d2;
+
+    fabtest_write_grain (&is, i, 3, FALSE);
+    g_assert_cmpint (mxlFabricsInitiatorTransferGrain (init, i, 0, 54), ==, MXL_STATUS_OK);
+    g_assert_cmpint (fabtest_read_one (t, init, TRUE, &index, 5000), ==, MXL_STATUS_OK);
+    g_assert_cmpuint (index, ==, i);
+    d1 = fabtest_grain_digest (&ts, i, NULL);
+    d2 = fabtest_grain_digest (&is, i, NULL);
+    g_assert_cmpstr (d1, ==, d2);
+    g_free (d1);
+    g_free (d2);
+  }
+  g_assert_cmpint (mxlFabricsFreeTargetInfo (info), ==, MXL_STATUS_OK);
+  fabtest_side_clear (&is);
+  fabtest_side_clear (&ts);
+  g_free (def);
+  g_free (fast);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -511,5 +592,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/api/interfaces", test_interfaces);
   g_test_add_func ("/fabrics/api/setup-remote-write", test_setup_remote_write);
   g_test_add_func ("/fabrics/api/unsupported-options", test_unsupported_options);
+  g_test_add_func ("/fabrics/api/tcp/low-rate-ring", test_low_rate_ring);
   return g_test_run ();
 }
