@@ -11,7 +11,8 @@
  *   appsrc is-live=true format=time caps=C ! mxlfabricssink target-info=@F
  * with a buffer already queued in appsrc before it is set to PLAYING, and
  * one more pushed every frame period (60 fps) until the receiver has
- * pushed a buffer, as a live camera would. Measured, CLOCK_MONOTONIC:
+ * pushed a buffer, as a live camera would (appsrc keeps only the newest
+ * frame not taken yet). Measured, CLOCK_MONOTONIC:
  *   playing   - the sink element posts its state change to PLAYING
  *   connected - the sink posts mxl-fabrics-connection with state connected
  *   first     - the src pushes the first buffer of this run
@@ -28,6 +29,10 @@
  * as failed.
  *
  *   bench-connect-start [--runs N] [--providers tcp,shm] [--sink-props "..."]
+ *       [--backlog]
+ *
+ * --backlog: appsrc keeps every frame pushed while the sink sets up (~12
+ * at 60 fps), which the sink then renders in a burst.
  *
  * Before/after of a change: run it with GST_PLUGIN_PATH set to each build's
  * gst/ folder (bench/run-connect.sh does both, interleaved).
@@ -126,12 +131,14 @@ frame (void)
 /* --sender: one sender; pushes a frame every period until "quit" on
  * stdin (at most 10 s), then prints "playing <s> connected <s>" (0: never). */
 static int
-sender_main (const char *provider, const char *file, const char *props)
+sender_main (const char *provider, const char *file, const char *props,
+    gboolean backlog)
 {
   gchar *desc = g_strdup_printf ("appsrc name=in is-live=true format=time "
-      "caps=\"" CAPS "\" ! mxlfabricssink name=sink provider=%s %s "
-      "target-info=@%s %s", provider, g_str_equal (provider, "tcp") ?
-      "node=127.0.0.1" : "", file, props);
+      "%s caps=\"" CAPS "\" ! mxlfabricssink name=sink provider=%s %s "
+      "target-info=@%s %s", backlog ? "" :
+      "max-buffers=1 leaky-type=downstream", provider,
+      g_str_equal (provider, "tcp") ? "node=127.0.0.1" : "", file, props);
   GError *error = NULL;
   GstElement *p = gst_parse_launch (desc, &error);
   GstElement *sink, *in;
@@ -161,8 +168,9 @@ sender_main (const char *provider, const char *file, const char *props)
     struct pollfd pfd = {.fd = 0,.events = POLLIN };
     if (poll (&pfd, 1, FRAME_US / 1000) > 0)
       break;                    /* "quit" (or EOF) */
-    /* a live camera keeps producing; appsrc queues what the sink has not
-     * taken yet */
+    /* a live camera keeps producing: appsrc keeps the newest frame the
+     * sink has not taken yet (max-buffers=1, leaky downstream), as a
+     * capture ring would, not a backlog of every frame since the start */
     gst_app_src_push_buffer (GST_APP_SRC (in), frame ());
   }
   g_mutex_lock (&marks.lock);
@@ -183,10 +191,12 @@ sender_main (const char *provider, const char *file, const char *props)
  * within the deadline. */
 static gboolean
 run_once (const char *self, const char *provider, const char *file,
-    const char *props, double *to_connected, double *to_first,
+    const char *props, gboolean backlog, double *to_connected, double *to_first,
     double *start_to_first, double *pad_to_first)
 {
-  const gchar *argv[] = { self, "--sender", provider, file, props, NULL };
+  const gchar *argv[] = { self, "--sender", provider, file, props,
+    backlog ? "backlog" : "newest", NULL
+  };
   GError *error = NULL;
   GPid pid;
   gint in_fd, out_fd, status = 0;
@@ -270,12 +280,14 @@ main (int argc, char **argv)
 {
   guint runs = 11;
   const char *providers = "tcp,shm", *props = "";
+  gboolean backlog = FALSE;
   gchar **list;
 
   gst_init (&argc, &argv);
   g_mutex_init (&marks.lock);
-  if (argc == 5 && g_str_equal (argv[1], "--sender"))
-    return sender_main (argv[2], argv[3], argv[4]);
+  if (argc == 6 && g_str_equal (argv[1], "--sender"))
+    return sender_main (argv[2], argv[3], argv[4],
+        g_str_equal (argv[5], "backlog"));
   for (int i = 1; i < argc; i++) {
     if (g_str_equal (argv[i], "--runs") && i + 1 < argc)
       runs = (guint) atoi (argv[++i]);
@@ -283,9 +295,11 @@ main (int argc, char **argv)
       providers = argv[++i];
     else if (g_str_equal (argv[i], "--sink-props") && i + 1 < argc)
       props = argv[++i];
+    else if (g_str_equal (argv[i], "--backlog"))
+      backlog = TRUE;
     else {
       fprintf (stderr, "usage: %s [--runs N] [--providers tcp,shm] "
-          "[--sink-props \"prop=value ...\"]\n", argv[0]);
+          "[--sink-props \"prop=value ...\"] [--backlog]\n", argv[0]);
       return 2;
     }
   }
@@ -316,7 +330,7 @@ main (int argc, char **argv)
       g_usleep (20000);
     for (guint r = 0; r < runs; r++) {
       double c, f, w, b;
-      if (!run_once (argv[0], *pv, file, props, &c, &f, &w, &b))
+      if (!run_once (argv[0], *pv, file, props, backlog, &c, &f, &w, &b))
         failed++;
       if (b >= 0)
         pad_first[n_pad++] = b;
@@ -328,8 +342,8 @@ main (int argc, char **argv)
         whole[n_whole++] = w;
       g_usleep (200000);        /* the target listens again */
     }
-    printf ("%s (1080p60 v210, receiver listening, sink props \"%s\")\n", *pv,
-        props);
+    printf ("%s (1080p60 v210, receiver listening, sink props \"%s\"%s)\n",
+        *pv, props, backlog ? ", backlog" : "");
     print_stat ("PLAYING -> connected", conn, n_conn);
     print_stat ("PLAYING -> first grain", first, n_first);
     print_stat ("set_state -> first grain", whole, n_whole);

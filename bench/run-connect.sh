@@ -6,9 +6,9 @@
 # invocation.
 #
 #   sh bench/run-connect.sh --build-dir build [--baseline-build DIR]
-#       [--rounds N] [--runs N] [--sink-props "prop=value ..."]
+#       [--rounds N] [--runs N] [--sink-props "prop=value ..."] [--backlog]
 set -eu
-build=build baseline= rounds=3 runs=7 props=
+build=build baseline= rounds=3 runs=7 props= backlog=
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build=$2; shift 2 ;;
@@ -16,7 +16,8 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --sink-props) props=$2; shift 2 ;;
-    *) echo "usage: $0 --build-dir DIR [--baseline-build DIR] [--rounds N] [--runs N] [--sink-props P]" >&2
+    --backlog) backlog=--backlog; shift ;;
+    *) echo "usage: $0 --build-dir DIR [--baseline-build DIR] [--rounds N] [--runs N] [--sink-props P] [--backlog]" >&2
        exit 2 ;;
   esac
 done
@@ -27,7 +28,7 @@ while [ "$r" -le "$rounds" ]; do
   for b in $baseline $build; do
     echo "== round $r, plugin of $b"
     GST_PLUGIN_PATH=$(cd "$b" && pwd)/gst timeout 300 "$exe" --runs "$runs" \
-        --sink-props "$props"
+        --sink-props "$props" $backlog
   done
   r=$((r + 1))
 done
