@@ -1557,42 +1557,72 @@ stop_thread (gpointer data)
   return NULL;
 }
 
+/* A sink with wait-timeout=0 and no receiver, its render waiting for the
+ * first buffer (bounded: 10 s for the setup). */
+static GstElement *
+start_waiting_sink (gchar ** file)
+{
+  gchar *props;
+  GstElement *sink;
+
+  *file = tmp_path ("never.json");
+  props = g_strdup_printf ("wait-for-connection=true wait-timeout=0 "
+      "target-info=@%s", *file);
+  sink = start_sink ("tcp", CAPS_720, props, NULL);
+  push (sink, make_v210 (0, NULL));
+  for (guint i = 0; i < 1000 && stat_u64 (sink, "sink", "buffers") < 1; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (stat_u64 (sink, "sink", "buffers"), ==, 1);
+  g_free (props);
+  return sink;
+}
+
 /* wait-timeout=0 (no limit): only a flush or a state change ends the wait,
- * and each does at once (bounded here by 2 s, not measured). */
+ * and each does at once (bounded here by 2 s, not measured). A flush: the
+ * render returns (it held the sink pad's stream lock while it waited). */
 static void
 test_wait_unlocked (void)
 {
-  gchar *file = tmp_path ("never.json");
-  gchar *props = g_strdup_printf ("wait-for-connection=true wait-timeout=0 "
-      "target-info=@%s", file);
-  GstElement *sink = start_sink ("tcp", CAPS_720, props, NULL);
+  gchar *file = NULL;
+  GstElement *sink = start_waiting_sink (&file);
   GstElement *in = gst_bin_get_by_name (GST_BIN (sink), "in");
-  GstPad *pad;
-  StopJob job = { sink, 0 };
+  GstElement *e = gst_bin_get_by_name (GST_BIN (sink), "sink");
+  GstPad *src_pad = gst_element_get_static_pad (in, "src");
+  GstPad *sink_pad = gst_element_get_static_pad (e, "sink");
+  StopJob job = { NULL, 0 };
   GThread *th;
+  gboolean locked = FALSE;
   gint64 t0;
+  guint i;
 
-  push (sink, make_v210 (0, NULL));
-  g_usleep (300 * 1000);
-  /* a flush: render returns FLUSHING, the pipeline keeps playing */
-  pad = gst_element_get_static_pad (in, "src");
-  g_assert_true (gst_pad_push_event (pad, gst_event_new_flush_start ()));
-  g_assert_true (gst_pad_push_event (pad, gst_event_new_flush_stop (TRUE)));
-  gst_object_unref (pad);
-  push (sink, make_v210 (1, NULL));
-  g_usleep (300 * 1000);
-  /* a state change while render waits again */
+  g_usleep (100 * 1000);
+  g_assert_false (GST_PAD_STREAM_TRYLOCK (sink_pad));     /* render waits */
+  g_assert_true (gst_pad_push_event (src_pad, gst_event_new_flush_start ()));
+  for (i = 0; i < 200 && !(locked = GST_PAD_STREAM_TRYLOCK (sink_pad)); i++)
+    g_usleep (10 * 1000);
+  g_assert_true (locked);
+  GST_PAD_STREAM_UNLOCK (sink_pad);
+  g_assert_cmpuint (stat_u64 (sink, "sink", "dropped"), ==, 0);
+  gst_object_unref (sink_pad);
+  gst_object_unref (src_pad);
+  gst_object_unref (e);
+  gst_object_unref (in);
+  stop (sink);
+  remove_tmp (file);
+
+  /* a state change */
+  sink = start_waiting_sink (&file);
+  g_usleep (100 * 1000);
+  job.pipeline = sink;
   t0 = g_get_monotonic_time ();
   th = g_thread_new ("stop", stop_thread, &job);
-  for (guint i = 0; i < 200 && job.done_at == 0; i++)
+  for (i = 0; i < 200 && job.done_at == 0; i++)
     g_usleep (10 * 1000);
   g_assert_cmpint (job.done_at, !=, 0);
   g_thread_join (th);
   g_test_message ("stopped %.3f s after set_state(NULL)",
       (job.done_at - t0) / 1e6);
-  gst_object_unref (in);
   gst_object_unref (sink);
-  g_free (props);
   remove_tmp (file);
 }
 
