@@ -13,9 +13,17 @@
  * file the src writes with its `target-info-file` property) or with the
  * `add-target` action signal.
  *
- * State changes never wait for the network. With no connected target,
- * buffers are still written into the local flow, not transferred, and
- * counted as `dropped` in `stats`, unless `wait-for-connection` is set. A
+ * State changes never wait for the network. Render does, by default, as
+ * shmsink and srtsink do (`wait-for-connection`, default true): a buffer
+ * is written into the local flow and then waits until a target is
+ * connected, for at most `wait-timeout` (default 2 s); a flush or a state
+ * change ends the wait at once. An EOS sent to the pipeline (gst-launch-1.0
+ * -e and Ctrl-C) cannot: the source pushes it from the thread that is
+ * waiting here, after render returns, so `wait-timeout` bounds it. When the
+ * wait runs out the buffer is dropped with a WARNING and renders stop
+ * waiting until a target has connected. With `wait-for-connection=false`
+ * buffers without a connected target are written into the local flow, not
+ * transferred, and counted as `dropped-no-target` in `stats`. A
  * lost target is retried with a WARNING while `auto-reconnect` is on.
  *
  * One bad target never stops the others. `add-target` returns FALSE for a
@@ -77,7 +85,9 @@
  * free, then disconnects a tcp target still reading it if another target
  * is not, and otherwise drops the buffer (`dropped-in-flight`), so a target
  * receives every grain bit-exact or not at all. A separate engine
- * thread (every 5 ms) drives the initiator, reads the `@path` TargetInfo
+ * thread (every 5 ms; every 200 us during the first 100 ms of a connection
+ * attempt, so that a waiting render starts as soon as the target accepts)
+ * drives the initiator, reads the `@path` TargetInfo
  * files every 100 ms (a file that does not exist yet is waited for; a
  * rewritten one, e.g. by a restarted src, replaces the target), turns
  * connection events into `connection-state` and messages, and re-adds a
@@ -161,6 +171,7 @@ enum {
   PROP_TARGET_INFO = GST_MXL_FABRICS_PROP_LAST,
   PROP_AUTO_RECONNECT,
   PROP_WAIT_FOR_CONNECTION,
+  PROP_WAIT_TIMEOUT,
   PROP_ZERO_COPY,
   PROP_ERROR_ON_ALL_FAILED,
 };
@@ -306,6 +317,9 @@ gst_mxl_fabrics_sink_set_property (GObject * object, guint prop_id,
     case PROP_WAIT_FOR_CONNECTION:
       self->wait_for_connection = g_value_get_boolean (value);
       break;
+    case PROP_WAIT_TIMEOUT:
+      self->wait_timeout = g_value_get_uint (value);
+      break;
     case PROP_ZERO_COPY:
       self->zero_copy = g_value_get_boolean (value);
       break;
@@ -337,6 +351,9 @@ gst_mxl_fabrics_sink_get_property (GObject * object, guint prop_id,
       break;
     case PROP_WAIT_FOR_CONNECTION:
       g_value_set_boolean (value, self->wait_for_connection);
+      break;
+    case PROP_WAIT_TIMEOUT:
+      g_value_set_uint (value, self->wait_timeout);
       break;
     case PROP_ZERO_COPY:
       g_value_set_boolean (value, self->zero_copy);
@@ -424,6 +441,7 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
 
   gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, NULL);
   self->have_last = FALSE;
+  self->wait_expired = FALSE;
   /* The flow and the initiator are created in set_caps (their geometry
    * comes from the caps); the engine thread handles targets from now on. */
   gst_mxl_fabrics_sink_engine_start (self);
@@ -663,6 +681,48 @@ buffer_index (GstMxlFabricsSink * self, GstBuffer * buffer)
   return index;
 }
 
+/* With wait-for-connection: waits (engine_lock held, released while
+ * waiting) until a target is connected, on engine_cond, which the engine
+ * thread signals on every change of the connected count and unlock() on a
+ * flush or state change. A flush or state change makes it wait for the
+ * pipeline to play again (gst_base_sink_wait_preroll), or returns
+ * FLUSHING. An EOS cannot end the wait: basesrc pushes it from the thread
+ * that is in this render, after it returns, so the wait is bounded by
+ * wait-timeout; once that ran out, renders do not wait again until a
+ * target has connected (*expired is set once, for the WARNING). */
+static GstFlowReturn
+wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
+{
+  gint64 deadline;
+
+  deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  *expired = FALSE;
+  if (self->n_connected > 0)
+    self->wait_expired = FALSE;
+  while (self->n_connected == 0 && !self->wait_expired) {
+    if (self->flushing) {
+      GstFlowReturn ret;
+
+      g_mutex_unlock (&self->engine_lock);
+      ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self));
+      g_mutex_lock (&self->engine_lock);
+      if (ret != GST_FLOW_OK)
+        return ret;
+      /* paused meanwhile: the time paused does not count */
+      deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+      continue;
+    }
+    if (timeout_ms == 0)
+      g_cond_wait (&self->engine_cond, &self->engine_lock);
+    else if (!g_cond_wait_until (&self->engine_cond, &self->engine_lock,
+            deadline) && self->n_connected == 0 && !self->flushing) {
+      self->wait_expired = TRUE;
+      *expired = TRUE;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
 /* Posts the transfer of the committed grain @index (or sample batch) to
  * every connected target; with none, waits (wait-for-connection) or counts
  * the grain as dropped. */
@@ -670,31 +730,33 @@ static GstFlowReturn
 transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
     guint16 total_slices)
 {
-  gboolean wait;
+  gboolean wait, expired = FALSE;
+  guint timeout_ms;
   mxlStatus st;
 
   GST_OBJECT_LOCK (self);
   wait = self->wait_for_connection;
+  timeout_ms = self->wait_timeout;
   GST_OBJECT_UNLOCK (self);
 
   g_mutex_lock (&self->engine_lock);
-  while (wait && self->n_connected == 0) {
-    if (self->flushing) {
-      GstFlowReturn ret;
+  if (wait) {
+    GstFlowReturn ret = wait_connected (self, timeout_ms, &expired);
 
+    if (ret != GST_FLOW_OK) {
       g_mutex_unlock (&self->engine_lock);
-      ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self));
-      if (ret != GST_FLOW_OK)
-        return ret;
-      g_mutex_lock (&self->engine_lock);
-      continue;
+      return ret;
     }
-    g_cond_wait_until (&self->engine_cond, &self->engine_lock,
-        g_get_monotonic_time () + 50 * G_TIME_SPAN_MILLISECOND);
   }
   if (self->n_connected == 0) {
     gst_mxl_fabrics_sink_engine_count_dropped (self);
     g_mutex_unlock (&self->engine_lock);
+    if (expired)
+      GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("no target connected "
+              "within %u ms (wait-timeout): buffers are dropped until one "
+              "connects", timeout_ms), ("is the receiver running, and is "
+              "this its current TargetInfo? The sink goes on connecting; "
+              "wait-timeout=0 waits without limit"));
     count_dropped (self, &self->obj->counters.dropped_no_target);
     return GST_FLOW_OK;
   }
@@ -1216,10 +1278,23 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_WAIT_FOR_CONNECTION,
       g_param_spec_boolean ("wait-for-connection", "Wait for connection",
-          "Block rendering until a target is connected; FALSE writes buffers "
-          "into the local flow without transferring them and counts them as "
-          "dropped. Default: false",
+          "Block rendering (never a state change) until a target is "
+          "connected, for at most wait-timeout; flushes and state changes "
+          "end the wait at once. FALSE writes buffers into the local flow "
+          "without transferring them and counts them as dropped-no-target. "
+          "Default: true",
           GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_WAIT_TIMEOUT,
+      g_param_spec_uint ("wait-timeout", "Wait timeout",
+          "With wait-for-connection: how long (ms) a render waits for a "
+          "connection before it drops its buffer with a WARNING and stops "
+          "waiting until a target has connected; it bounds how long an EOS "
+          "sent to the pipeline (gst-launch-1.0 -e, Ctrl-C) waits behind "
+          "it. 0: wait without limit (then only a flush or a state change "
+          "ends the wait). Default: 2000",
+          0, G_MAXUINT, GST_MXL_FABRICS_SINK_DEFAULT_WAIT_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_ZERO_COPY,
@@ -1307,6 +1382,7 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->target_info = g_strdup (GST_MXL_FABRICS_SINK_DEFAULT_TARGET_INFO);
   self->auto_reconnect = GST_MXL_FABRICS_SINK_DEFAULT_AUTO_RECONNECT;
   self->wait_for_connection = GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION;
+  self->wait_timeout = GST_MXL_FABRICS_SINK_DEFAULT_WAIT_TIMEOUT;
   self->zero_copy = GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY;
   self->error_on_all_failed = GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED;
   self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify) target_free);

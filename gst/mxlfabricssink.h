@@ -20,7 +20,9 @@ G_DECLARE_FINAL_TYPE (GstMxlFabricsSink, gst_mxl_fabrics_sink, GST,
 
 #define GST_MXL_FABRICS_SINK_DEFAULT_TARGET_INFO ""
 #define GST_MXL_FABRICS_SINK_DEFAULT_AUTO_RECONNECT TRUE
-#define GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION FALSE
+#define GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION TRUE
+/* How long render waits for a connection (ms, 0 = no limit). */
+#define GST_MXL_FABRICS_SINK_DEFAULT_WAIT_TIMEOUT 2000
 #define GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY TRUE
 #define GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED TRUE
 
@@ -45,6 +47,7 @@ struct _GstMxlFabricsSink {
   gchar *target_info;
   gboolean auto_reconnect;
   gboolean wait_for_connection;
+  guint wait_timeout;           /* ms, 0 = no limit */
   gboolean zero_copy;
   gboolean error_on_all_failed;
   GPtrArray *targets;           /* of GstMxlFabricsSinkTarget */
@@ -72,6 +75,9 @@ struct _GstMxlFabricsSink {
   gboolean engine_quit;         /* engine_lock */
   gboolean all_failed_posted;   /* engine_lock: the no-target ERROR is out */
   gboolean flushing;            /* engine_lock: unlock() of a waiting render */
+  gboolean wait_expired;        /* engine_lock: a render waited wait-timeout
+                                 * in vain; no more waits until a target
+                                 * has connected */
   gboolean lend;                /* zero-copy in use (set_caps, streaming) */
   GstMxlFabricsLender lender;   /* engine_lock: buffers the initiator reads */
   GThread *engine_thread;

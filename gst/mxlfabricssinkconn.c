@@ -642,13 +642,33 @@ transfers_in_flight (mxlFabricsInitiator initiator)
       && st.transfersQueued > st.transfersCompleted + st.transfersDropped;
 }
 
+/* Whether a connection attempt is under way (connecting, not idle until a
+ * retry): its completion (tcp: FI_CONNECTED on the EQ) is only seen when
+ * the engine thread progresses the initiator. */
+static gboolean
+any_connecting (GstMxlFabricsSink * self)
+{
+  guint i;
+
+  for (i = 0; i < self->conns->len; i++) {
+    Conn *c = g_ptr_array_index (self->conns, i);
+    mxlFabricsExtConnectionState st;
+
+    if (c->info && c->state == GST_MXL_FABRICS_CONNECTION_CONNECTING
+        && mxlFabricsExtInitiatorGetTargetState (self->initiator, c->info,
+            &st) == MXL_STATUS_OK && st == MXL_FABRICS_EXT_STATE_CONNECTING)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 static gpointer
 engine_thread (gpointer data)
 {
   GstMxlFabricsSink *self = data;
   GPtrArray *notices = g_ptr_array_new_with_free_func ((GDestroyNotify)
       notice_free);
-  gint64 stats_at = 0;
+  gint64 stats_at = 0, connecting_since = 0;
 
   g_mutex_lock (&self->engine_lock);
   while (!self->engine_quit) {
@@ -671,6 +691,18 @@ engine_thread (gpointer data)
           && transfers_in_flight (self->initiator);
       poll_events (self, auto_reconnect, notices);
       check_all_failed (self, notices);
+      /* A connection attempt under way: short ticks for its first
+       * GST_MXL_FABRICS_SINK_CONNECT_FAST_MS, so that the connection (and a
+       * render waiting for it) does not wait up to a whole tick; an
+       * attempt that takes longer (an unreachable host) is ticked at the
+       * normal period. */
+      if (!any_connecting (self))
+        connecting_since = 0;
+      else if (connecting_since == 0)
+        connecting_since = now;
+      if (connecting_since != 0
+          && now - connecting_since < GST_MXL_FABRICS_SINK_CONNECT_FAST_MS * 1000)
+        busy = TRUE;
       /* Lent buffers go back upstream as soon as their writes completed. */
       if (self->lender.held > 0)
         gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);

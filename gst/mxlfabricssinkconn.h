@@ -18,6 +18,8 @@ G_BEGIN_DECLS
 #define GST_MXL_FABRICS_SINK_TICK_MS 5
 /* Engine thread period while transfers are in flight (us). */
 #define GST_MXL_FABRICS_SINK_BUSY_TICK_US 200
+/* A connection attempt is ticked at the busy period for this long (ms). */
+#define GST_MXL_FABRICS_SINK_CONNECT_FAST_MS 100
 #define GST_MXL_FABRICS_SINK_FILE_CHECK_MS 100
 /* Backoff of re-adding a lost target: first delay, doubled up to the max. */
 #define GST_MXL_FABRICS_SINK_RETRY_FIRST_MS 200

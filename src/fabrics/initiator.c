@@ -1015,11 +1015,25 @@ conn_behind (MxlConn *conn, uint64_t index)
   return conn->behind;
 }
 
+/* A transfer for a target that is added but not connected (idle or
+ * connecting, also after a re-add, or lost): not queued, counted, and
+ * reported with a result of its own, so that it is never lost unseen. */
+static void
+refuse_not_connected (MxlInitiator *init, MxlConn *conn, const MxlTracked *what)
+{
+  MxlTracked tr = *what;
+
+  tr.status = MXL_ERR_NOT_READY;
+  init->stats.transfersNotConnected++;
+  push_result (init, conn->target_id, &tr);
+}
+
 static mxlStatus
 fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest *sreq,
     uint64_t only_target)
 {
   mxlStatus result = MXL_STATUS_OK;
+  guint taken = 0, refused = 0;
   /* What a result reports: grains their index and slice range; batches of
    * samples their head index. */
   MxlTracked what = { .grain_index = req ? req->grain_index : sreq->head,
@@ -1037,11 +1051,20 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
     uint64_t first_seq = c->next_seq;
     mxlStatus st;
 
-    if (c->state.kind != MXL_CONN_CONNECTED || (only_target && c->target_id != only_target))
+    if (only_target && c->target_id != only_target)
       continue;
+    if (c->state.kind != MXL_CONN_CONNECTED) {
+      if (c->state.kind != MXL_CONN_REMOVED) {
+        refuse_not_connected (init, c, &what);
+        refused++;
+      }
+      continue;
+    }
     if (peer_gone (c)) {
       /* checked before every post: see peer_gone() */
       mxl_conn_transition (c, MXL_CONN_IN_TICK, MXL_STATUS_OK);
+      refuse_not_connected (init, c, &what);
+      refused++;
       continue;
     }
     if (req != NULL && !req->raw && c->behind && keeping_up > 0) {
@@ -1049,11 +1072,17 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
       continue;
     }
     st = queue_on (c, req, sreq);
-    if (st == MXL_STATUS_OK) {
+    if (st == MXL_STATUS_OK && c->next_seq == first_seq
+        && c->state.kind != MXL_CONN_CONNECTED) {
+      /* lost while queue_on made room: nothing was queued */
+      refuse_not_connected (init, c, &what);
+      refused++;
+    } else if (st == MXL_STATUS_OK) {
       /* Every transfer the protocol queued (one per grain, one or more
        * per batch of samples) is tracked until its writes completed. */
       for (uint64_t seq = first_seq; seq < c->next_seq; seq++)
         tracked_add (c, seq, &what);
+      taken++;
     } else if (st == MXL_ERR_INVALID_ARG) {
       MxlTracked tr = what;
       tr.status = st;
@@ -1069,6 +1098,10 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
         mxl_conn_transition (c, MXL_CONN_IN_ERROR, st);
     }
   }
+  /* No target took it because none is connected yet (or any more): the
+   * caller can wait for a connection event and send it again. */
+  if (result == MXL_STATUS_OK && taken == 0 && refused > 0)
+    result = MXL_ERR_NOT_READY;
   return result;
 }
 

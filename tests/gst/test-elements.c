@@ -39,6 +39,7 @@ static const PropSpec sink_props[] = {
   {"target-info", G_TYPE_STRING, TRUE},
   {"auto-reconnect", G_TYPE_BOOLEAN, TRUE},
   {"wait-for-connection", G_TYPE_BOOLEAN, TRUE},
+  {"wait-timeout", G_TYPE_UINT, TRUE},
 };
 
 static GstElement *
@@ -139,15 +140,18 @@ static void
 test_sink_properties (void)
 {
   GstElement *e = make ("mxlfabricssink");
-  gboolean reconnect = FALSE, wait = TRUE, sync = FALSE;
+  gboolean reconnect = FALSE, wait = FALSE, sync = FALSE;
+  guint wait_timeout = 0;
 
   check_props (e, common_props, G_N_ELEMENTS (common_props));
   check_props (e, sink_props, G_N_ELEMENTS (sink_props));
   check_common_defaults (e);
   g_object_get (e, "auto-reconnect", &reconnect, "wait-for-connection", &wait,
-      "sync", &sync, NULL);
+      "wait-timeout", &wait_timeout, "sync", &sync, NULL);
   g_assert_true (reconnect);
-  g_assert_false (wait);
+  /* as shmsink and srtsink: render waits for a receiver (issue 13 item 6) */
+  g_assert_true (wait);
+  g_assert_cmpuint (wait_timeout, ==, 2000);
   g_assert_true (sync);
   assert_string_prop (e, "target-info", "");
   gst_object_unref (e);

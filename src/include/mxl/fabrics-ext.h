@@ -246,6 +246,11 @@ typedef struct mxlFabricsExtInitiatorStats_t {
   uint64_t transferResultsDropped; /* results dropped, oldest first, because the
                                     application polled fewer than
                                     MXL_FABRICS_EXT_RESULT_QUEUE_MAX behind */
+  uint64_t transfersNotConnected; /* per target: transfers refused because the
+                                    target was added but not connected (still
+                                    connecting, re-added after a loss, or lost);
+                                    each also has a result with
+                                    MXL_ERR_NOT_READY (so in transfersFailed) */
 } mxlFabricsExtInitiatorStats;
 
 /** Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL;

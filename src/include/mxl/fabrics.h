@@ -261,9 +261,21 @@ MXL_EXPORT mxlStatus mxlFabricsInitiatorRemoveTarget (mxlFabricsInitiator in_ini
  * connected target (wire spec §3.3); the last write carries immediate data
  * `slot | (end << 16)`.
  *
- * Returns: MXL_STATUS_OK (posted or queued); MXL_ERR_INVALID_ARG (start >
- * end, end > totalSlices, a write beyond a region); MXL_ERR_NOT_READY (the
- * provider's queue stayed full past the retry deadline).
+ * Targets that are added but not connected (AddTarget returned, the
+ * connection is still being set up; a target re-added after a loss; a lost
+ * target) do not get the grain: it is not queued for them, and each such
+ * target gets a transfer result with MXL_ERR_NOT_READY and counts it in
+ * `transfersNotConnected` (mxlFabricsExtInitiatorGetStats()). Wait for the
+ * MXL_FABRICS_EXT_STATE_CONNECTED event (mxlFabricsExtInitiatorPollEvent())
+ * before the first transfer, or send again after NOT_READY.
+ *
+ * Returns: MXL_STATUS_OK (posted or queued for at least one connected
+ * target, or no target added); MXL_ERR_INVALID_ARG (start > end, end >
+ * totalSlices, a write beyond a region); MXL_ERR_NOT_READY (the provider's
+ * queue stayed full past the retry deadline, or targets are added but none
+ * is connected). With the progress thread (setup option "progressThread")
+ * the call returns before the connections are looked at: a refusal then
+ * shows in the results and the counter only.
  */
 MXL_EXPORT mxlStatus mxlFabricsInitiatorTransferGrain (mxlFabricsInitiator in_initiator,
     uint64_t in_grainIndex, uint16_t in_startSlice, uint16_t in_endSlice);
@@ -279,10 +291,16 @@ MXL_EXPORT mxlStatus mxlFabricsInitiatorTransferGrain (mxlFabricsInitiator in_in
  * the last write carries the entry index. A batch longer than a target's
  * entries is sent as several entries of consecutive samples.
  *
- * Returns: MXL_STATUS_OK (posted or queued); MXL_ERR_INVALID_ARG (count 0,
- * longer than the ring, head < count); MXL_ERR_INVALID_STATE (a grain
- * initiator, not set up); MXL_ERR_NOT_READY (the provider's queue stayed
- * full past the retry deadline).
+ * Targets that are added but not connected are refused as by
+ * mxlFabricsInitiatorTransferGrain(): one MXL_ERR_NOT_READY result each
+ * (grainIndex = @in_headIndex), counted in `transfersNotConnected`.
+ *
+ * Returns: MXL_STATUS_OK (posted or queued for at least one connected
+ * target, or no target added); MXL_ERR_INVALID_ARG (count 0, longer than
+ * the ring, head < count); MXL_ERR_INVALID_STATE (a grain initiator, not
+ * set up); MXL_ERR_NOT_READY (the provider's queue stayed full past the
+ * retry deadline, or targets are added but none is connected; with the
+ * progress thread only the results say so).
  */
 MXL_EXPORT mxlStatus mxlFabricsInitiatorTransferSamples (mxlFabricsInitiator in_initiator,
     uint64_t in_headIndex, size_t in_count);

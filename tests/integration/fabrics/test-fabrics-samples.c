@@ -564,6 +564,53 @@ sustained (gconstpointer data)
   pair_close (&pr);
 }
 
+/* TransferSamples to a target added again and not yet connected (issue 13
+ * item 2, the samples sibling of transfer/not-connected): refused with
+ * NOT_READY, one result with the batch's head, counted; once connected,
+ * the next batch arrives. */
+static void
+not_connected (gconstpointer data)
+{
+  const Case *tc = data;
+  Pair pr;
+  uint64_t head = 50000;
+  mxlFabricsExtInitiatorStats st = { .version = MXL_FABRICS_API_VERSION };
+  mxlFabricsExtTransferResult r;
+  gint64 deadline;
+
+  if (!pair_open (&pr, tc->prov, tc->channels, tc->batch, tc->options, tc->options))
+    return;
+  g_assert_cmpint (mxlFabricsInitiatorRemoveTarget (pr.init, pr.info), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr.init, pr.info), ==, MXL_STATUS_OK);
+  write_batch (&pr, head, tc->batch);
+  g_assert_cmpint (mxlFabricsInitiatorTransferSamples (pr.init, head, tc->batch), ==,
+      MXL_ERR_NOT_READY);
+  g_assert_cmpint (mxlFabricsExtInitiatorGetStats (pr.init, &st), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (st.transfersNotConnected, ==, 1);
+  g_assert_cmpint (mxlFabricsExtInitiatorPollTransferResult (pr.init, 0, &r), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (r.status, ==, MXL_ERR_NOT_READY);
+  g_assert_cmpuint (r.grainIndex, ==, head);
+  g_assert_cmpuint (r.targetId, ==, pr.info->id);
+
+  /* connected again: the next batch arrives */
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  for (;;) {
+    uint64_t h;
+    size_t n;
+    g_assert_cmpint (mxlFabricsTargetReadSamplesNonBlocking (pr.t, &h, &n), ==,
+        MXL_ERR_NOT_READY);
+    if (mxlFabricsInitiatorMakeProgressNonBlocking (pr.init) == MXL_STATUS_OK)
+      break;
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    g_usleep (500);
+  }
+  transfer_and_check (&pr, head + tc->batch, tc->batch);
+  g_assert_cmpint (mxlFabricsExtInitiatorGetStats (pr.init, &st), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (st.transfersNotConnected, ==, 1);
+  pair_close (&pr);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -572,7 +619,7 @@ main (int argc, char **argv)
   static const guint channels[] = { 8, 64 };
   static const guint batches[] = { 48, 480, 1024 };
   static Case cases[3][2][3];
-  static Case specials[3][6];
+  static Case specials[3][7];
   static const char *sg = "{\"samplesStaging\": false}";
 
   g_test_init (&argc, &argv, NULL);
@@ -594,6 +641,7 @@ main (int argc, char **argv)
         { "stream-8ch-1024-sg", { provs[p], 8, 1024, sg }, stream },
         { "staging-full", { provs[p], 8, 480, NULL }, staging_full },
         { "sustained-64ch-48", { provs[p], 64, 48, NULL }, sustained },
+        { "not-connected", { provs[p], 8, 480, NULL }, not_connected },
       };
       for (guint k = 0; k < G_N_ELEMENTS (sp); k++) {
         char *path = g_strdup_printf ("/fabrics/samples/%s/%s", labels[p], sp[k].name);

@@ -628,9 +628,16 @@ test_shm_target_gone (void)
   g_assert_cmpint (mxlFabricsInitiatorAddTarget (s.init, gone), ==, MXL_STATUS_OK);
   for (int i = 0; i < 30; i++) {
     fabtest_write_grain (&s.side, (uint64_t) i, 0x5A, FALSE);
+    /* never connected: refused and counted, not lost silently */
     g_assert_cmpint (mxlFabricsInitiatorTransferGrain (s.init, (uint64_t) i, 0,
-            s.init->layout.total_slices), ==, MXL_STATUS_OK);
+            s.init->layout.total_slices), ==, MXL_ERR_NOT_READY);
     mxlFabricsInitiatorMakeProgressBlocking (s.init, 10);
+  }
+  {
+    mxlFabricsExtInitiatorStats st = { .version = MXL_FABRICS_API_VERSION };
+    g_assert_cmpint (mxlFabricsExtInitiatorGetStats (s.init, &st), ==, MXL_STATUS_OK);
+    g_assert_cmpuint (st.transfersNotConnected, ==, 30);
+    g_assert_cmpuint (st.transfersQueued, ==, 0);
   }
   while (mxlFabricsExtInitiatorPollEvent (s.init, &ev) == MXL_STATUS_OK)
     g_assert_cmpint (ev.current, !=, MXL_FABRICS_EXT_STATE_CONNECTED);
@@ -714,6 +721,178 @@ static void test_target_restart_tcp (void) { target_restart (&fab_tcp); }
 static void test_target_restart_shm (void) { target_restart (&fab_shm); }
 static void test_target_restart_rxm (void) { target_restart (&fab_rxm); }
 
+/* ---- transfers to targets that are not connected (issue 13 item 2) ---- */
+
+/* The next result of @init: for target @id, grain @index, @status. */
+static void
+expect_result (mxlFabricsInitiator init, uint64_t id, uint64_t index, mxlStatus status)
+{
+  mxlFabricsExtTransferResult r;
+
+  g_assert_cmpint (mxlFabricsExtInitiatorPollTransferResult (init, 2000, &r), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpuint (r.targetId, ==, id);
+  g_assert_cmpuint (r.grainIndex, ==, index);
+  g_assert_cmpint (r.status, ==, status);
+}
+
+static uint64_t
+not_connected_count (mxlFabricsInitiator init)
+{
+  mxlFabricsExtInitiatorStats st = { .version = MXL_FABRICS_API_VERSION };
+
+  g_assert_cmpint (mxlFabricsExtInitiatorGetStats (init, &st), ==, MXL_STATUS_OK);
+  return st.transfersNotConnected;
+}
+
+/* Progresses @init until target @info is in @state (bounded). */
+static void
+wait_target_state (mxlFabricsInitiator init, mxlFabricsTargetInfo info,
+    mxlFabricsExtConnectionState state)
+{
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  mxlFabricsExtConnectionState cur = MXL_FABRICS_EXT_STATE_IDLE;
+
+  for (;;) {
+    mxlFabricsInitiatorMakeProgressNonBlocking (init);
+    g_assert_cmpint (mxlFabricsExtInitiatorGetTargetState (init, info, &cur), ==, MXL_STATUS_OK);
+    if (cur == state)
+      return;
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    g_usleep (1000);
+  }
+}
+
+/* A grain transferred right after AddTarget, before the connection is up,
+ * is refused with NOT_READY, reported by a result and counted, never lost
+ * silently; the same in a fan-out where one target is connected and the
+ * other is not, for a lost target and for one re-added after the loss. */
+static void
+not_connected (const FabProv *p)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
+  FabSide t1s, t2s, is;
+  mxlFabricsTarget t1, t2, both[2];
+  mxlFabricsTargetInfo i1 = NULL, i2 = NULL;
+  mxlFabricsInitiator init;
+  uint64_t id1, id2, index;
+  char *want, *got;
+
+  if (!fabtest_require (p)) {
+    g_free (def);
+    return;
+  }
+  fabtest_side_init (&t1s, def, FLOW_ID);
+  fabtest_side_init (&t2s, def, FLOW_ID);
+  fabtest_side_init (&is, def, FLOW_ID);
+  t1 = fabtest_target (&t1s, p, NULL, &i1);
+  t2 = fabtest_target (&t2s, p, NULL, &i2);
+  init = fabtest_initiator (&is, p, NULL);
+  g_assert_cmpint (mxlFabricsExtTargetInfoGetId (i1, &id1), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtTargetInfoGetId (i2, &id2), ==, MXL_STATUS_OK);
+
+  /* right after AddTarget: not connected yet (tcp: connect not even
+   * started; shm: the address is inserted on the first progress) */
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, i1), ==, MXL_STATUS_OK);
+  fabtest_write_grain (&is, 5, 1, FALSE);
+  g_assert_cmpint (mxlFabricsInitiatorTransferGrain (init, 5, 0, 180), ==, MXL_ERR_NOT_READY);
+  g_assert_cmpuint (not_connected_count (init), ==, 1);
+  expect_result (init, id1, 5, MXL_ERR_NOT_READY);
+
+  /* connected: the next grain arrives, and only that one */
+  both[0] = t1;
+  fabtest_connect (init, both, 1, FALSE, 10000);
+  fabtest_write_grain (&is, 6, 1, FALSE);
+  g_assert_cmpint (mxlFabricsInitiatorTransferGrain (init, 6, 0, 180), ==, MXL_STATUS_OK);
+  g_assert_cmpint (fabtest_read_one (t1, init, FALSE, &index, 5000), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (index, ==, 6);
+  want = fabtest_grain_digest (&is, 6, NULL);
+  got = fabtest_grain_digest (&t1s, 6, NULL);
+  g_assert_cmpstr (got, ==, want);
+  g_free (want);
+  g_free (got);
+  expect_result (init, id1, 6, MXL_STATUS_OK);
+
+  /* fan-out, target 2 added but not connected: target 1 gets the grain,
+   * target 2 a NOT_READY result, and the call succeeds */
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, i2), ==, MXL_STATUS_OK);
+  fabtest_write_grain (&is, 7, 1, FALSE);
+  g_assert_cmpint (mxlFabricsInitiatorTransferGrain (init, 7, 0, 180), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (not_connected_count (init), ==, 2);
+  expect_result (init, id2, 7, MXL_ERR_NOT_READY);
+  g_assert_cmpint (fabtest_read_one (t1, init, FALSE, &index, 5000), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (index, ==, 7);
+  expect_result (init, id1, 7, MXL_STATUS_OK);
+
+  /* both connected, then target 1 goes away: lost, then re-added (and not
+   * connected again: its process is gone); each refusal is counted */
+  both[1] = t2;
+  fabtest_connect (init, both, 2, FALSE, 10000);
+  g_assert_cmpint (mxlFabricsDestroyTarget (t1s.fab, t1), ==, MXL_STATUS_OK);
+  fabtest_write_grain (&is, 8, 1, FALSE);
+  if (p->provider != MXL_FABRICS_PROVIDER_TCP) {
+    /* connectionless (shm, rxm): no transport loss report, only the stall
+     * check; removed instead, so re-adding makes it a new target */
+    g_assert_cmpint (mxlFabricsInitiatorRemoveTarget (init, i1), ==, MXL_STATUS_OK);
+  } else {
+    wait_target_state (init, i1, MXL_FABRICS_EXT_STATE_LOST);
+    g_assert_cmpint (mxlFabricsInitiatorTransferGrain (init, 8, 0, 180), ==, MXL_STATUS_OK);
+    g_assert_cmpuint (not_connected_count (init), ==, 3);
+    /* the target must read for the delivery to complete */
+    g_assert_cmpint (fabtest_read_one (t2, init, FALSE, &index, 5000), ==, MXL_STATUS_OK);
+    g_assert_cmpuint (index, ==, 8);
+    {
+      mxlFabricsExtTransferResult r;
+      gboolean saw_refused = FALSE, saw_ok = FALSE;
+      while ((!saw_refused || !saw_ok)
+          && mxlFabricsExtInitiatorPollTransferResult (init, 2000, &r) == MXL_STATUS_OK) {
+        if (r.grainIndex != 8)
+          continue;        /* grains 6, 7 cancelled at the loss, if any */
+        if (r.targetId == id1) {
+          g_assert_cmpint (r.status, ==, MXL_ERR_NOT_READY);
+          saw_refused = TRUE;
+        } else {
+          g_assert_cmpuint (r.targetId, ==, id2);
+          g_assert_cmpint (r.status, ==, MXL_STATUS_OK);
+          saw_ok = TRUE;
+        }
+      }
+      g_assert_true (saw_refused && saw_ok);
+    }
+  }
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, i1), ==, MXL_STATUS_OK);
+  {
+    uint64_t before = not_connected_count (init);
+    fabtest_write_grain (&is, 9, 1, FALSE);
+    g_assert_cmpint (mxlFabricsInitiatorTransferGrain (init, 9, 0, 180), ==, MXL_STATUS_OK);
+    g_assert_cmpuint (not_connected_count (init), ==, before + 1);
+    g_assert_cmpint (fabtest_read_one (t2, init, FALSE, &index, 5000), ==, MXL_STATUS_OK);
+    g_assert_cmpuint (index, ==, 9);
+    /* both removed, target 2 added again: not connected yet, so nobody
+     * is: NOT_READY again */
+    g_assert_cmpint (mxlFabricsInitiatorRemoveTarget (init, i1), ==, MXL_STATUS_OK);
+    g_assert_cmpint (mxlFabricsInitiatorRemoveTarget (init, i2), ==, MXL_STATUS_OK);
+    g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, i2), ==, MXL_STATUS_OK);
+    fabtest_write_grain (&is, 10, 1, FALSE);
+    g_assert_cmpint (mxlFabricsInitiatorTransferGrain (init, 10, 0, 180), ==,
+        MXL_ERR_NOT_READY);
+    g_assert_cmpuint (not_connected_count (init), ==, before + 2);
+  }
+
+  g_assert_cmpint (mxlFabricsDestroyInitiator (is.fab, init), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsDestroyTarget (t2s.fab, t2), ==, MXL_STATUS_OK);
+  mxlFabricsFreeTargetInfo (i1);
+  mxlFabricsFreeTargetInfo (i2);
+  fabtest_side_clear (&is);
+  fabtest_side_clear (&t2s);
+  fabtest_side_clear (&t1s);
+  g_free (def);
+}
+
+static void test_not_connected_tcp (void) { not_connected (&fab_tcp); }
+static void test_not_connected_shm (void) { not_connected (&fab_shm); }
+static void test_not_connected_rxm (void) { not_connected (&fab_rxm); }
+
 static int
 child_main (char **argv)
 {
@@ -762,5 +941,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/transfer/shm/retarget-live", test_retarget_live_shm);
   g_test_add_func ("/fabrics/transfer/rxm/retarget-live", test_retarget_live_rxm);
   g_test_add_func ("/fabrics/transfer/rxm/target-restart", test_target_restart_rxm);
+  g_test_add_func ("/fabrics/transfer/tcp/not-connected", test_not_connected_tcp);
+  g_test_add_func ("/fabrics/transfer/shm/not-connected", test_not_connected_shm);
+  g_test_add_func ("/fabrics/transfer/rxm/not-connected", test_not_connected_rxm);
   return g_test_run ();
 }
