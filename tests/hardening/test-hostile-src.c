@@ -310,7 +310,8 @@ test_flood (void)
   g_assert_cmpuint (pushed + hgst_stat (p, "src", "dropped"), ==, 310);
   g_assert_cmpuint (hgst_stat (p, "src", "dropped"), ==,
       hgst_stat (p, "src", "dropped-late") + hgst_stat (p, "src", "dropped-torn")
-      + hgst_stat (p, "src", "dropped-missing") + hgst_stat (p, "src", "dropped-early"));
+      + hgst_stat (p, "src", "dropped-missing") + hgst_stat (p, "src", "dropped-early")
+      + hgst_stat (p, "src", "dropped-skipped"));
   g_assert_cmpuint (hgst_stat (p, "src", "bad-immediate-data"), ==, 0);
   g_test_message ("%s", out);
   g_test_message ("flood: %u of 310 grains pushed, dropped %" G_GUINT64_FORMAT

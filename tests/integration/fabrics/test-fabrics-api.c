@@ -318,7 +318,10 @@ test_setup_validation (void)
     { MXL_FABRICS_PROVIDER_TCP, MXL_FABRICS_IFACE_CAP_SEND_RECEIVE, "127.0.0.1", NULL, MXL_ERR_NO_FABRIC },
     { MXL_FABRICS_PROVIDER_TCP, FAB_CAPS, NULL, "5000", MXL_ERR_INVALID_ARG },
     { MXL_FABRICS_PROVIDER_TCP, FAB_CAPS, "localhost", NULL, MXL_ERR_INVALID_ARG },
-    { MXL_FABRICS_PROVIDER_TCP, FAB_CAPS, "127.0.0.1", "http", MXL_ERR_INVALID_ARG },
+    /* service names are looked up in /etc/services ("http" is port 80);
+     * an unknown name and a number past 65535 are refused */
+    { MXL_FABRICS_PROVIDER_TCP, FAB_CAPS, "127.0.0.1", "no-such-service-mxl", MXL_ERR_INVALID_ARG },
+    { MXL_FABRICS_PROVIDER_TCP, FAB_CAPS, "127.0.0.1", "80000", MXL_ERR_INVALID_ARG },
     /* not an address of this host: fi_getinfo matches, binding fails */
     { MXL_FABRICS_PROVIDER_TCP, FAB_CAPS, "192.0.2.254", NULL, MXL_ERR_UNKNOWN },
   };
