@@ -97,22 +97,6 @@ child_src (const gchar * file, const gchar * out)
   return 0;
 }
 
-static gboolean
-reap (GPid pid, guint ms, gint * status)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
-
-  while (g_get_monotonic_time () < end) {
-    if (waitpid (pid, status, WNOHANG) == pid)
-      return TRUE;
-    g_usleep (20 * 1000);
-  }
-  kill (pid, SIGCONT);
-  kill (pid, SIGKILL);
-  waitpid (pid, status, 0);
-  return FALSE;
-}
-
 static void
 push_frame (GstElement * in, guint k, GstClockTime base)
 {
@@ -206,7 +190,7 @@ test_stalled_target (void)
       hgst_stat (p, "sink", "buffers"), hgst_stat (p, "sink", "grains"), busy);
   gst_element_set_state (p, GST_STATE_NULL);
 
-  g_assert_true (reap (pid, 20000, &status));
+  g_assert_true (hgst_reap (pid, 20000, &status));
   g_assert_true (WIFEXITED (status));
   g_assert_cmpint (WEXITSTATUS (status), ==, 0);
   g_assert_true (g_file_get_contents (out, &text, NULL, NULL));

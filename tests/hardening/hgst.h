@@ -6,7 +6,9 @@
  */
 #pragma once
 
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <gst/app/app.h>
 #include <gst/gst.h>
@@ -155,4 +157,22 @@ hgst_running_time (GstElement * p, GstClockTime ahead)
   t = gst_clock_get_time (clock) - gst_element_get_base_time (p) + ahead;
   gst_object_unref (clock);
   return t;
+}
+
+/* Reaps child @pid within @ms; after that continues and kills it (SIGKILL)
+ * and reaps it anyway. Returns: TRUE when it ended by itself in time. */
+static inline gboolean
+hgst_reap (GPid pid, guint ms, gint * status)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
+
+  while (g_get_monotonic_time () < end) {
+    if (waitpid (pid, status, WNOHANG) == pid)
+      return TRUE;
+    g_usleep (10 * 1000);
+  }
+  kill (pid, SIGCONT);
+  kill (pid, SIGKILL);
+  waitpid (pid, status, 0);
+  return FALSE;
 }
