@@ -464,6 +464,7 @@ update_stats (GstMxlFabricsSink * self)
           "transfers-queued", G_TYPE_UINT64, is.transfersQueued,
           "transfers-completed", G_TYPE_UINT64, is.transfersCompleted,
           "transfers-dropped", G_TYPE_UINT64, is.transfersDropped,
+          "transfers-failed", G_TYPE_UINT64, is.transfersFailed,
           "writes-posted", G_TYPE_UINT64, is.writesPosted,
           "write-errors", G_TYPE_UINT64, is.writeErrors,
           "retries", G_TYPE_UINT64, is.retries,

@@ -35,6 +35,7 @@ mxl_initiator_ctx_get (MxlInitiator *init)
   init->ctx_free = ctx->next_free;
   ctx->in_use = TRUE;
   ctx->orphaned_at = 0;
+  ctx->reclaim_drain = 0;
   init->ctx_used++;
   return ctx;
 }
@@ -54,9 +55,13 @@ mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx)
 }
 
 /* Contexts of a connection generation that is gone: their completions, if
- * any still come, are ignored; they return to the pool after a while. */
+ * any still come, are ignored; they return to the pool after a while, or,
+ * when the generation's own endpoint was closed (@closed: no completion of
+ * it can be produced any more), once the CQ has been read empty after the
+ * close: the local slots they read are free again at once, and a
+ * completion still queued cannot meet a reused context. */
 static void
-orphan_contexts (MxlInitiator *init, uint64_t conn_id)
+orphan_contexts (MxlInitiator *init, uint64_t conn_id, gboolean closed)
 {
   gint64 now = g_get_monotonic_time ();
 
@@ -64,6 +69,7 @@ orphan_contexts (MxlInitiator *init, uint64_t conn_id)
     MxlWriteCtx *ctx = &init->ctx_pool[i];
     if (ctx->in_use && ctx->conn_id == conn_id && ctx->orphaned_at == 0) {
       ctx->orphaned_at = now;
+      ctx->reclaim_drain = closed ? init->cq_drains + 1 : 0;
       init->ctx_orphaned++;
     }
   }
@@ -76,7 +82,8 @@ reclaim_orphans (MxlInitiator *init)
 
   for (guint i = 0; i < init->ctx_count; i++) {
     MxlWriteCtx *ctx = &init->ctx_pool[i];
-    if (ctx->in_use && ctx->orphaned_at > 0 && now - ctx->orphaned_at > ORPHAN_RECLAIM_US)
+    if (ctx->in_use && ctx->orphaned_at > 0 && (now - ctx->orphaned_at > ORPHAN_RECLAIM_US
+            || (ctx->reclaim_drain > 0 && init->cq_drains >= ctx->reclaim_drain)))
       mxl_initiator_ctx_put (init, ctx);
   }
 }
@@ -311,7 +318,9 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
   conn->egress = NULL;
   conn->outstanding = 0;
   g_hash_table_remove (init->by_conn_id, &conn->conn_id);
-  orphan_contexts (init, conn->conn_id);
+  /* A connection with its own endpoint (shm, initiator_rdm.c) closes it. */
+  orphan_contexts (init, conn->conn_id,
+      cur->kind == MXL_CONN_CONNECTED && cur->u.connected.av != NULL);
   init->type_ops->close (conn, cur, orderly);
 }
 
@@ -812,6 +821,7 @@ drain_cq (MxlInitiator *init, int timeout_ms)
 
     switch (mxl_ofi_cq_read (init->cq, buf, CQ_BATCH, timeout_ms, &n, &err, &rc)) {
       case MXL_CQ_READ_EMPTY:
+        init->cq_drains++;
         return;
       case MXL_CQ_READ_ENTRIES:
         for (size_t i = 0; i < n; i++)

@@ -65,6 +65,8 @@ struct MxlWriteCtx {
   uint64_t transfer_seq;
   uint64_t bytes;
   gint64 orphaned_at;        /* > 0: its connection is gone; reclaim later */
+  uint64_t reclaim_drain;    /* > 0: its endpoint is closed; reclaimed once
+                                init->cq_drains reaches this */
   gboolean in_use;
   gboolean last;             /* carried the immediate data */
   guint next_free;
@@ -138,7 +140,9 @@ typedef struct MxlConnState {
   union {
     struct { gint64 retry_at; guint attempts; } idle;
     struct { struct fid_ep *ep; gint64 since; guint attempts; } connecting;
-    struct { struct fid_ep *ep; fi_addr_t addr; } connected;
+    /* @av: the connection's own address vector when @ep is its own
+     * (shm: initiator_rdm.c), else NULL */
+    struct { struct fid_ep *ep; fi_addr_t addr; struct fid_av *av; } connected;
     struct { mxlStatus reason; } lost;
   } u;
 } MxlConnState;
@@ -269,6 +273,7 @@ struct mxlFabricsInitiator_t {
   guint ctx_free;            /* head of the free list (ctx_count = none) */
   guint ctx_used;
   guint ctx_orphaned;        /* in use by a connection generation that is gone */
+  uint64_t cq_drains;        /* drain_cq() calls that found the CQ empty */
   MxlOfiRegion ctx_region;   /* the pool, FI_SEND (send protocol headers) */
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
