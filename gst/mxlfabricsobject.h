@@ -77,7 +77,8 @@
  *          refreshed while streaming. src (mxlFabricsExtTargetGetStats):
  *          grains-received, bad-immediate-data, bad-grain-headers,
  *          cq-overruns, completions-superseded, completion-errors,
- *          connections-accepted, disconnections, commit-failures, and for
+ *          connections-accepted, disconnections, initiators-refused,
+ *          commit-failures, and for
  *          audio batches-received, batches-lost, bad-bounce-entries,
  *          entries-out-of-sequence, samples-skipped. sink
  *          (mxlFabricsExtInitiatorGetStats): transfers-queued,

@@ -14,6 +14,7 @@
 
 #include <mxl/flow.h>
 
+#include "fabrics/claim.h"
 #include "fabrics/setup.h"
 
 #define CTX_POOL_SIZE 1024u
@@ -36,6 +37,7 @@ mxl_initiator_ctx_get (MxlInitiator *init)
   ctx->in_use = TRUE;
   ctx->orphaned_at = 0;
   ctx->reclaim_drain = 0;
+  ctx->claim = FALSE;
   init->ctx_used++;
   return ctx;
 }
@@ -320,7 +322,8 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
   g_hash_table_remove (init->by_conn_id, &conn->conn_id);
   /* A connection with its own endpoint (shm, initiator_rdm.c) closes it. */
   orphan_contexts (init, conn->conn_id,
-      cur->kind == MXL_CONN_CONNECTED && cur->u.connected.av != NULL);
+      cur->kind == MXL_CONN_CONNECTED ? cur->u.connected.av != NULL
+      : cur->u.connecting.av != NULL);
   init->type_ops->close (conn, cur, orderly);
 }
 
@@ -374,11 +377,11 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
       break;
     case MXL_CONN_IN_CONNECTED:
       if (cur.kind == MXL_CONN_CONNECTING) {
-        struct fid_ep *ep = cur.u.connecting.ep;
         memset (&next, 0, sizeof (next));
         next.kind = MXL_CONN_CONNECTED;
-        next.u.connected.ep = ep;
-        next.u.connected.addr = FI_ADDR_UNSPEC;
+        next.u.connected.ep = cur.u.connecting.ep;
+        next.u.connected.addr = cur.u.connecting.addr;
+        next.u.connected.av = cur.u.connecting.av;
       }
       break;
     case MXL_CONN_IN_SHUTDOWN:
@@ -455,6 +458,9 @@ find_conn (MxlInitiator *init, uint64_t target_id)
 static void
 conn_free (MxlConn *conn)
 {
+  if (conn->init->dom != NULL)
+    mxl_ofi_region_close (conn->init->dom, &conn->claim_region);
+  g_free (conn->claim_buf);
   mxl_samples_conn_release (conn);
   mxl_target_info_free (conn->info);
   g_free (conn);
@@ -614,6 +620,9 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   if (st != MXL_STATUS_OK)
     goto fail;
   init->results = g_new0 (mxlFabricsExtTransferResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
+  do {
+    init->claim_token = mxl_random_u64 () & ~MXL_CLAIM_RELEASE;
+  } while (init->claim_token == 0);
   init->stats.version = MXL_FABRICS_API_VERSION;
   init->setup_done = TRUE;
   if (init->options.progress_thread) {
@@ -786,13 +795,19 @@ on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
 
   if (ctx < init->ctx_pool || ctx >= init->ctx_pool + init->ctx_count || !ctx->in_use)
     return;                  /* not ours, or reclaimed already */
+  conn = g_hash_table_lookup (init->by_conn_id, &ctx->conn_id);
+  if (ctx->claim) {
+    mxl_initiator_ctx_put (init, ctx);
+    if (conn != NULL)
+      mxl_initiator_rdm_claim_done (conn, ok);
+    return;
+  }
   if (ok && take_fault (init, MXL_INJECT_ERROR_COMPLETION, &err))
     ok = FALSE;              /* test hook: as if fi_cq_readerr() returned it */
   if (ok)
     init->stats.writesCompleted++;
   else
     init->stats.writeErrors++;
-  conn = g_hash_table_lookup (init->by_conn_id, &ctx->conn_id);
   if (conn != NULL && conn->state.kind == MXL_CONN_CONNECTED) {
     conn->last_progress = g_get_monotonic_time ();
     tracked_complete (conn, ctx->transfer_seq, ok, err);

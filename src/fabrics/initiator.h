@@ -69,6 +69,7 @@ struct MxlWriteCtx {
                                 init->cq_drains reaches this */
   gboolean in_use;
   gboolean last;             /* carried the immediate data */
+  gboolean claim;            /* a claim write or read (initiator_rdm.c) */
   guint next_free;
   uint32_t local_slot;       /* grain flows: the local slot this write reads */
   /* send protocol: the message header, alive until the completion
@@ -139,7 +140,10 @@ typedef struct MxlConnState {
   MxlConnKind kind;
   union {
     struct { gint64 retry_at; guint attempts; } idle;
-    struct { struct fid_ep *ep; gint64 since; guint attempts; } connecting;
+    /* @addr, @av: RDM connections that claim their target first
+     * (initiator_rdm.c); FI_ADDR_UNSPEC and NULL on RC */
+    struct { struct fid_ep *ep; gint64 since; guint attempts; fi_addr_t addr;
+      struct fid_av *av; } connecting;
     /* @av: the connection's own address vector when @ep is its own
      * (shm: initiator_rdm.c), else NULL */
     struct { struct fid_ep *ep; fi_addr_t addr; struct fid_av *av; } connected;
@@ -191,6 +195,14 @@ struct MxlConn {
   uint64_t *staging_owner;   /* transfer seq in each slot, G_MAXUINT64 = none */
   uint64_t staged_transfers; /* entries sent from a staging slot */
   uint64_t staging_full;     /* batches refused: no free slot (NOT_READY) */
+  /* claims of an exclusive RDM target (claim.h, initiator_rdm.c): words
+   * [0] claim, [1] release, [2] owner read back; registered FI_WRITE |
+   * FI_READ when first needed */
+  uint64_t *claim_buf;
+  MxlOfiRegion claim_region;
+  guint claim_phase;         /* 0 due at claim_due, 1 write posted, 2 read
+                                posted, 3 read again at claim_due */
+  gint64 claim_due;
   /* Transfers tracked for results: a ring of consecutive seqs, oldest
    * first (initiator.c). */
   MxlTracked tracked[MXL_CONN_TRACKED];
@@ -300,6 +312,7 @@ struct mxlFabricsInitiator_t {
   uint64_t posts_popped;           /* progress thread, under lock */
   mxlStatus thread_status;         /* MakeProgress status after the last pass */
   gboolean defer_pump;             /* pass: queue popped transfers, post after */
+  uint64_t claim_token;      /* claims (claim.h): random, bit 63 clear, not 0 */
   /* test hooks */
   guint inject_count[2];
   int inject_err[2];
@@ -384,6 +397,9 @@ const MxlEgressOps *mxl_initiator_egress_for (const MxlInitiator *init,
 
 /** The one transition function of a connection's state (see MxlConnInput). */
 void mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason);
+
+/** A claim write or read of @conn completed (initiator_rdm.c). */
+void mxl_initiator_rdm_claim_done (MxlConn *conn, gboolean ok);
 
 /** Connection of a live RC endpoint, or NULL. */
 MxlConn *mxl_initiator_conn_by_fid (MxlInitiator *init, struct fid *fid);

@@ -22,6 +22,8 @@
 
 #include <string.h>
 
+#include "fabrics/claim.h"
+
 static gboolean
 own_endpoint (const MxlInitiator *init)
 {
@@ -89,6 +91,156 @@ connection_info (const MxlConn *conn)
   return info;
 }
 
+/* ---------------------------------------------------------------- claims
+ * An exclusive target (TargetInfo ext.claimAddr/claimKey, claim.h) is
+ * claimed before the connection counts as connected, and claimed again
+ * every MXL_CLAIM_HEARTBEAT_MS while connected. */
+
+static gboolean
+claims (const MxlConn *conn)
+{
+  return conn->info->has_claim && (conn->init->dom->info->caps & FI_READ);
+}
+
+static void
+conn_ep (const MxlConn *conn, struct fid_ep **ep, fi_addr_t *addr)
+{
+  if (conn->state.kind == MXL_CONN_CONNECTING) {
+    *ep = conn->state.u.connecting.ep;
+    *addr = conn->state.u.connecting.addr;
+  } else {
+    *ep = conn->state.u.connected.ep;
+    *addr = conn->state.u.connected.addr;
+  }
+}
+
+/* Posts the claim write (@read FALSE) or the read of the owner word.
+ * Returns: 0, or the negative fi errno (-FI_EAGAIN: try again later). */
+static ssize_t
+claim_post (MxlConn *conn, gboolean read)
+{
+  MxlInitiator *init = conn->init;
+  MxlWriteCtx *ctx;
+  struct iovec iov;
+  struct fi_rma_iov rma;
+  struct fi_msg_rma msg;
+  fi_addr_t addr;
+  struct fid_ep *ep;
+  ssize_t rc;
+
+  if (conn->claim_buf == NULL) {
+    g_autoptr (GError) error = NULL;
+    conn->claim_buf = g_new0 (uint64_t, 3);
+    if (mxl_ofi_region_register (init->dom, conn->claim_buf, 3 * sizeof (uint64_t),
+            FI_WRITE | FI_READ, &conn->claim_region, &error) != MXL_STATUS_OK) {
+      g_warning ("initiator: claim buffer: %s", error->message);
+      g_clear_pointer (&conn->claim_buf, g_free);
+      return -FI_ENOMEM;
+    }
+  }
+  if ((ctx = mxl_initiator_ctx_get (init)) == NULL)
+    return -FI_EAGAIN;
+  ctx->conn_id = conn->conn_id;
+  ctx->claim = TRUE;
+  ctx->local_slot = G_MAXUINT32;
+  conn->claim_buf[0] = init->claim_token;
+  conn->claim_buf[2] = 0;
+  conn_ep (conn, &ep, &addr);
+  iov.iov_base = read ? &conn->claim_buf[2] : &conn->claim_buf[0];
+  iov.iov_len = sizeof (uint64_t);
+  rma.addr = conn->info->claim_addr
+      + (read ? 0 : mxl_claim_mailbox (init->claim_token) * sizeof (uint64_t));
+  rma.len = sizeof (uint64_t);
+  rma.key = conn->info->claim_key;
+  memset (&msg, 0, sizeof msg);
+  msg.msg_iov = &iov;
+  msg.desc = &conn->claim_region.desc;
+  msg.iov_count = 1;
+  msg.addr = addr;
+  msg.rma_iov = &rma;
+  msg.rma_iov_count = 1;
+  msg.context = ctx;
+  msg.data = mxl_claim_imm (init->claim_token);
+  rc = read ? fi_readmsg (ep, &msg, FI_COMPLETION)
+      : fi_writemsg (ep, &msg, FI_COMPLETION | FI_REMOTE_CQ_DATA | FI_DELIVERY_COMPLETE);
+  if (rc != 0)
+    mxl_initiator_ctx_put (init, ctx);
+  return rc;
+}
+
+/* On an orderly removal: frees the target for the next initiator. Injected
+ * (no completion to wait for: the endpoint is closed next). */
+static void
+claim_release (MxlConn *conn, struct fid_ep *ep, fi_addr_t addr)
+{
+  uint64_t value = conn->init->claim_token | MXL_CLAIM_RELEASE;
+  struct iovec iov = { &value, sizeof value };
+  struct fi_rma_iov rma = { conn->info->claim_addr
+        + mxl_claim_mailbox (conn->init->claim_token) * sizeof (uint64_t),
+    sizeof value, conn->info->claim_key };
+  struct fi_msg_rma msg = { .msg_iov = &iov, .iov_count = 1, .addr = addr,
+    .rma_iov = &rma, .rma_iov_count = 1,
+    .data = mxl_claim_imm (conn->init->claim_token) };
+  ssize_t rc = fi_writemsg (ep, &msg, FI_INJECT | FI_REMOTE_CQ_DATA);
+
+  if (rc != 0)
+    g_debug ("initiator: claim release of target %" G_GUINT64_FORMAT ": %s",
+        conn->target_id, fi_strerror ((int) -rc));
+}
+
+/* Drives the claim of one connection (each progress pass). */
+static void
+claim_tick (MxlConn *conn, gint64 now)
+{
+  ssize_t rc;
+
+  if ((conn->state.kind != MXL_CONN_CONNECTING && conn->state.kind != MXL_CONN_CONNECTED)
+      || !claims (conn) || (conn->claim_phase != 0 && conn->claim_phase != 3)
+      || now < conn->claim_due)
+    return;
+  rc = claim_post (conn, conn->claim_phase == 3);
+  if (rc == 0)
+    conn->claim_phase = conn->claim_phase == 3 ? 2 : 1;
+  else if (rc != -FI_EAGAIN)
+    mxl_conn_transition (conn, MXL_CONN_IN_ERROR, mxl_ofi_status (rc));
+}
+
+void
+mxl_initiator_rdm_claim_done (MxlConn *conn, gboolean ok)
+{
+  uint64_t owner;
+  gint64 now = g_get_monotonic_time ();
+
+  if (!ok) {
+    conn->claim_phase = 0;
+    mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_UNKNOWN);
+    return;
+  }
+  if (conn->claim_phase == 1) {
+    /* Written; the target takes it up when it next drains its CQ. */
+    conn->claim_phase = 3;
+    conn->claim_due = now;
+    return;
+  }
+  if (conn->claim_phase != 2)
+    return;
+  owner = conn->claim_buf[2];
+  if (owner == 0) {
+    conn->claim_phase = 3;
+    conn->claim_due = now + MXL_CLAIM_POLL_MS * 1000;
+    return;
+  }
+  conn->claim_phase = 0;
+  conn->claim_due = now + MXL_CLAIM_HEARTBEAT_MS * 1000;
+  if (owner != conn->init->claim_token) {
+    g_debug ("initiator: target %" G_GUINT64_FORMAT " has another initiator",
+        conn->target_id);
+    mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_CONFLICT);
+  } else if (conn->state.kind == MXL_CONN_CONNECTING) {
+    mxl_conn_transition (conn, MXL_CONN_IN_CONNECTED, MXL_STATUS_OK);
+  }
+}
+
 static mxlStatus
 rdm_setup (MxlInitiator *init, GError **error)
 {
@@ -130,6 +282,19 @@ rdm_open (MxlConn *conn, MxlConnState *next)
       close_endpoint (ep, own_av);
     return MXL_ERR_INTERNAL;
   }
+  if (claims (conn)) {
+    /* Connected once the claim is granted (claim_tick()). */
+    next->kind = MXL_CONN_CONNECTING;
+    next->u.connecting.ep = ep;
+    next->u.connecting.since = g_get_monotonic_time ();
+    next->u.connecting.attempts = conn->state.kind == MXL_CONN_IDLE
+        ? conn->state.u.idle.attempts : 0;
+    next->u.connecting.addr = addr;
+    next->u.connecting.av = own_av;
+    conn->claim_phase = 0;
+    conn->claim_due = 0;
+    return MXL_STATUS_OK;
+  }
   next->kind = MXL_CONN_CONNECTED;
   next->u.connected.ep = ep;
   next->u.connected.addr = addr;
@@ -140,15 +305,24 @@ rdm_open (MxlConn *conn, MxlConnState *next)
 static void
 rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
 {
+  gboolean connected = state->kind == MXL_CONN_CONNECTED;
+  struct fid_ep *ep;
+  struct fid_av *av;
   fi_addr_t addr;
   int rc;
 
-  if (state->kind != MXL_CONN_CONNECTED)
+  conn->claim_phase = 0;
+  if (state->kind != MXL_CONN_CONNECTED && state->kind != MXL_CONN_CONNECTING)
     return;
-  if (state->u.connected.av != NULL) {
+  ep = connected ? state->u.connected.ep : state->u.connecting.ep;
+  av = connected ? state->u.connected.av : state->u.connecting.av;
+  addr = connected ? state->u.connected.addr : state->u.connecting.addr;
+  if (connected && orderly && claims (conn))
+    claim_release (conn, ep, addr);
+  if (av != NULL) {
     /* The connection's own endpoint: closing it discards whatever the
      * provider still holds for the peer (see the top of this file). */
-    close_endpoint (state->u.connected.ep, state->u.connected.av);
+    close_endpoint (ep, av);
     return;
   }
   /* A shared endpoint: only an orderly removal takes the address out of
@@ -157,7 +331,6 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
    * fabrics-transfer-shm-retarget-live; shm has its own endpoints now). */
   if (!orderly)
     return;
-  addr = state->u.connected.addr;
   rc = fi_av_remove (conn->init->av, &addr, 1, 0);
   if (rc != 0)
     g_debug ("initiator: fi_av_remove: %s", fi_strerror (-rc));
@@ -166,6 +339,10 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
 static void
 rdm_poll_events (MxlInitiator *init)
 {
+  gint64 now = g_get_monotonic_time ();
+
+  for (guint i = 0; i < init->conns->len; i++)
+    claim_tick (g_ptr_array_index (init->conns, i), now);
 }
 
 static void

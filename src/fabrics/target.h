@@ -20,6 +20,7 @@
 #include <mxl/fabrics-ext.h>
 
 #include "fabrics/bounce.h"
+#include "fabrics/claim.h"
 #include "fabrics/events.h"
 #include "fabrics/ofi.h"
 #include "fabrics/options.h"
@@ -158,6 +159,7 @@ struct mxlFabricsTarget_t {
   /* RDM */
   struct fid_ep *ep;
   struct fid_av *av;
+  MxlClaimTarget claim;           /* exclusive RDM targets (claim.h) */
   /* application-visible */
   mxlFabricsExtTargetStats stats;
   GQueue events;                  /* mxlFabricsExtConnectionEvent* */
