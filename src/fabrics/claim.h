@@ -22,8 +22,11 @@
  *    owner, the same owner, or an owner silent for MXL_CLAIM_LAPSE_MS makes
  *    the claimant the owner (word 0); any other is refused (counted once
  *    per token: initiatorsRefused).
- *  - the owner claims again every MXL_CLAIM_HEARTBEAT_MS; on an orderly
- *    removal it writes token | MXL_CLAIM_RELEASE, which frees the target.
+ *  - the owner claims again every MXL_CLAIM_HEARTBEAT_MS. A mailbox holding
+ *    token | MXL_CLAIM_RELEASE frees the target at once; our initiators do
+ *    not send it (the target may be gone when a connection is removed: a
+ *    write into the region of a closed shm endpoint crashes libfabric
+ *    1.17), so a removed owner's claim lapses.
  *
  * Interoperation: a reference initiator does not claim and writes as it
  * always did (the target commits its grains; it cannot tell it from the

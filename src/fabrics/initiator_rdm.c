@@ -168,26 +168,6 @@ claim_post (MxlConn *conn, gboolean read)
   return rc;
 }
 
-/* On an orderly removal: frees the target for the next initiator. Injected
- * (no completion to wait for: the endpoint is closed next). */
-static void
-claim_release (MxlConn *conn, struct fid_ep *ep, fi_addr_t addr)
-{
-  uint64_t value = conn->init->claim_token | MXL_CLAIM_RELEASE;
-  struct iovec iov = { &value, sizeof value };
-  struct fi_rma_iov rma = { conn->info->claim_addr
-        + mxl_claim_mailbox (conn->init->claim_token) * sizeof (uint64_t),
-    sizeof value, conn->info->claim_key };
-  struct fi_msg_rma msg = { .msg_iov = &iov, .iov_count = 1, .addr = addr,
-    .rma_iov = &rma, .rma_iov_count = 1,
-    .data = mxl_claim_imm (conn->init->claim_token) };
-  ssize_t rc = fi_writemsg (ep, &msg, FI_INJECT | FI_REMOTE_CQ_DATA);
-
-  if (rc != 0)
-    g_debug ("initiator: claim release of target %" G_GUINT64_FORMAT ": %s",
-        conn->target_id, fi_strerror ((int) -rc));
-}
-
 /* Drives the claim of one connection (each progress pass). */
 static void
 claim_tick (MxlConn *conn, gint64 now)
@@ -317,8 +297,9 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
   ep = connected ? state->u.connected.ep : state->u.connecting.ep;
   av = connected ? state->u.connected.av : state->u.connecting.av;
   addr = connected ? state->u.connected.addr : state->u.connecting.addr;
-  if (connected && orderly && claims (conn))
-    claim_release (conn, ep, addr);
+  /* No release of a claim: the target may be gone already (a write into
+   * the region of a closed shm endpoint crashes in libfabric 1.17); the
+   * claim lapses after MXL_CLAIM_LAPSE_MS. */
   if (av != NULL) {
     /* The connection's own endpoint: closing it discards whatever the
      * provider still holds for the peer (see the top of this file). */
