@@ -22,6 +22,8 @@
  * - second-sender-{shm,tcp}: a second sender to the same receiver is
  *   refused with a WARNING saying the receiver already has a sender, the
  *   receiver counts it, and only the first sender's frames arrive.
+ * - shared-receiver-shm: a receiver whose options allow several senders
+ *   ("exclusive": false) takes both.
  *
  * Children are stopped and reaped by PID; every wait is bounded.
  */
@@ -61,10 +63,13 @@ on_sigint (int sig)
 static int
 child_src (const gchar * provider, const gchar * file, const gchar * out)
 {
+  /* "shared": shm with several senders allowed */
+  gboolean shared = g_str_equal (provider, "shared");
   gchar *desc = g_strdup_printf ("mxlfabricssrc name=src provider=%s %s "
       "caps=\"" CAPS "\" target-info-file=%s ! appsink name=out sync=false "
-      "max-buffers=1000", provider, g_str_equal (provider, "tcp") ?
-      "node=" HGST_NODE : "", file);
+      "max-buffers=1000", shared ? "shm" : provider,
+      g_str_equal (provider, "tcp") ? "node=" HGST_NODE : shared ?
+      "options=\"{\\\"exclusive\\\":false}\"" : "", file);
   GstElement *p = hgst_parse (desc), *sink = gst_bin_get_by_name (GST_BIN (p),
       "out");
   FILE *f = fopen (out, "w");
@@ -238,6 +243,30 @@ spawn_receiver (const gchar * provider, const gchar * file, const gchar * out)
   return pid;
 }
 
+/* Ends a receiver with SIGINT (in order) and reaps it. */
+static void
+stop_receiver (GPid pid)
+{
+  gint status = 0;
+
+  g_assert_cmpint (kill (pid, SIGINT), ==, 0);
+  g_assert_true (hgst_reap (pid, 10000, &status));
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
+/* Removes the test's files and directory and frees their names. */
+static void
+remove_files (gchar * dir, gchar * file, gchar * out)
+{
+  if (out)
+    g_unlink (out);
+  g_unlink (file);
+  g_rmdir (dir);
+  g_free (out);
+  g_free (file);
+  g_free (dir);
+}
+
 /* Waits (bounded by @ms) until @out holds @n frames. */
 static void
 wait_frames (const gchar * out, guint n, guint ms)
@@ -333,10 +362,7 @@ test_receiver_restarts (void)
   hgst_assert_no_error (ps.p);
 
   sender_free (&ps);
-  g_unlink (file);
-  g_rmdir (dir);
-  g_free (file);
-  g_free (dir);
+  remove_files (dir, file, NULL);
 }
 
 /* Waits (bounded by @ms) for a WARNING of @p containing @text. */
@@ -379,7 +405,6 @@ second_sender (const gchar * provider)
   GArray *frames;
   guint64 refused = 0;
   guint from_a = 0, from_b = 0, bad = 0, gaps = 0;
-  gint status = 0;
 
   for (guint i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
     g_usleep (20 * 1000);
@@ -394,9 +419,7 @@ second_sender (const gchar * provider)
   sender_free (&b);
   sender_free (&a);
 
-  g_assert_cmpint (kill (pid, SIGINT), ==, 0);
-  g_assert_true (hgst_reap (pid, 10000, &status));
-  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  stop_receiver (pid);
   frames = read_frames (out, &refused);
   for (guint k = 0; k < frames->len; k++) {
     const Frame *fr = &g_array_index (frames, Frame, k);
@@ -417,12 +440,51 @@ second_sender (const gchar * provider)
   g_assert_cmpuint (refused, ==, 1);
 
   g_array_unref (frames);
-  g_unlink (out);
-  g_unlink (file);
-  g_rmdir (dir);
-  g_free (out);
-  g_free (file);
-  g_free (dir);
+  remove_files (dir, file, out);
+}
+
+/* The application allows more senders: both are accepted. */
+static void
+test_shared_receiver_shm (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-shared-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "target.json", NULL);
+  gchar *out = g_build_filename (dir, "received", NULL);
+  GPid pid = spawn_receiver ("shared", file, out);
+  Sender a, b;
+  GArray *frames;
+  guint64 refused = 0;
+  guint from[3] = { 0, 0, 0 };
+
+  for (guint i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
+    g_usleep (20 * 1000);
+  sender_start (&a, 1, "shm", file);
+  sender_start (&b, 2, "shm", file);
+  g_assert_true (hgst_wait_connected (a.p, 5000));
+  g_assert_true (hgst_wait_connected (b.p, 5000));
+  wait_frames (out, 40, 8000);
+  sender_stop_pushing (&b);
+  sender_stop_pushing (&a);
+  /* Both wrote (their grains share indices, so the receiver may keep
+   * either one's grain of an index). */
+  g_assert_cmpuint (hgst_stat (a.p, "sink", "transfers-completed"), >=, 10);
+  g_assert_cmpuint (hgst_stat (b.p, "sink", "transfers-completed"), >=, 10);
+  hgst_assert_no_error (a.p);
+  hgst_assert_no_error (b.p);
+  sender_free (&b);
+  sender_free (&a);
+  stop_receiver (pid);
+  frames = read_frames (out, &refused);
+  for (guint k = 0; k < frames->len; k++)
+    from[g_array_index (frames, Frame, k).sender]++;
+  g_test_message ("shared receiver: %u frames of sender 1, %u of sender 2, "
+      "%u bad; initiators-refused %" G_GUINT64_FORMAT, from[1], from[2],
+      from[0], refused);
+  g_assert_cmpuint (from[1] + from[2], >=, 40);
+  g_assert_cmpuint (from[0], ==, 0);
+  g_assert_cmpuint (refused, ==, 0);
+  g_array_unref (frames);
+  remove_files (dir, file, out);
 }
 
 static void
@@ -449,5 +511,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/senders/shm-receiver-restarts", test_receiver_restarts);
   g_test_add_func ("/gst/senders/second-sender-shm", test_second_sender_shm);
   g_test_add_func ("/gst/senders/second-sender-tcp", test_second_sender_tcp);
+  g_test_add_func ("/gst/senders/shared-receiver-shm", test_shared_receiver_shm);
   return g_test_run ();
 }
