@@ -37,6 +37,7 @@ mxl_initiator_ctx_get (MxlInitiator *init)
   ctx->in_use = TRUE;
   ctx->orphaned_at = 0;
   ctx->reclaim_drain = 0;
+  ctx->parked = FALSE;
   ctx->claim = FALSE;
   init->ctx_used++;
   return ctx;
@@ -61,9 +62,13 @@ mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx)
  * when the generation's own endpoint was closed (@closed: no completion of
  * it can be produced any more), once the CQ has been read empty after the
  * close: the local slots they read are free again at once, and a
- * completion still queued cannot meet a reused context. */
+ * completion still queued cannot meet a reused context. @parked: the
+ * endpoint stays open (parked, initiator_rdm.c): they wait for their
+ * completions (a stopped peer that continues still reads the slots they
+ * name) or the park's end. */
 static void
-orphan_contexts (MxlInitiator *init, uint64_t conn_id, gboolean closed)
+orphan_contexts (MxlInitiator *init, uint64_t conn_id, gboolean closed,
+    gboolean parked)
 {
   gint64 now = g_get_monotonic_time ();
 
@@ -71,10 +76,32 @@ orphan_contexts (MxlInitiator *init, uint64_t conn_id, gboolean closed)
     MxlWriteCtx *ctx = &init->ctx_pool[i];
     if (ctx->in_use && ctx->conn_id == conn_id && ctx->orphaned_at == 0) {
       ctx->orphaned_at = now;
-      ctx->reclaim_drain = closed ? init->cq_drains + 1 : 0;
+      ctx->reclaim_drain = closed && !parked ? init->cq_drains + 1 : 0;
+      ctx->parked = parked;
       init->ctx_orphaned++;
     }
   }
+}
+
+void
+mxl_initiator_release_contexts (MxlInitiator *init, uint64_t conn_id)
+{
+  for (guint i = 0; i < init->ctx_count; i++) {
+    MxlWriteCtx *ctx = &init->ctx_pool[i];
+    if (ctx->in_use && ctx->conn_id == conn_id && ctx->orphaned_at > 0) {
+      ctx->parked = FALSE;
+      ctx->reclaim_drain = init->cq_drains + 1;
+    }
+  }
+}
+
+gboolean
+mxl_initiator_contexts_in_use (const MxlInitiator *init, uint64_t conn_id)
+{
+  for (guint i = 0; i < init->ctx_count; i++)
+    if (init->ctx_pool[i].in_use && init->ctx_pool[i].conn_id == conn_id)
+      return TRUE;
+  return FALSE;
 }
 
 static void
@@ -84,7 +111,8 @@ reclaim_orphans (MxlInitiator *init)
 
   for (guint i = 0; i < init->ctx_count; i++) {
     MxlWriteCtx *ctx = &init->ctx_pool[i];
-    if (ctx->in_use && ctx->orphaned_at > 0 && (now - ctx->orphaned_at > ORPHAN_RECLAIM_US
+    if (ctx->in_use && ctx->orphaned_at > 0
+        && ((!ctx->parked && now - ctx->orphaned_at > ORPHAN_RECLAIM_US)
             || (ctx->reclaim_drain > 0 && init->cq_drains >= ctx->reclaim_drain)))
       mxl_initiator_ctx_put (init, ctx);
   }
@@ -311,6 +339,7 @@ static void
 leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reason)
 {
   MxlInitiator *init = conn->init;
+  gboolean own;
 
   if (cur->kind != MXL_CONN_CONNECTING && cur->kind != MXL_CONN_CONNECTED)
     return;
@@ -320,11 +349,18 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
   conn->egress = NULL;
   conn->outstanding = 0;
   g_hash_table_remove (init->by_conn_id, &conn->conn_id);
-  /* A connection with its own endpoint (shm, initiator_rdm.c) closes it. */
-  orphan_contexts (init, conn->conn_id,
-      cur->kind == MXL_CONN_CONNECTED ? cur->u.connected.av != NULL
-      : cur->u.connecting.av != NULL);
+  /* A connection with its own endpoint (shm, initiator_rdm.c) closes it,
+   * or, lost with writes in flight to a peer that still lives (stopped,
+   * say), parks it: should the peer continue, it would still read the
+   * local slots those writes name, so they stay in use until their
+   * completions come. */
+  own = cur->kind == MXL_CONN_CONNECTED ? cur->u.connected.av != NULL
+      : cur->u.connecting.av != NULL;
+  conn->parking = own && !orderly && !mxl_conn_peer_gone (conn)
+      && mxl_initiator_contexts_in_use (init, conn->conn_id);
+  orphan_contexts (init, conn->conn_id, own, conn->parking);
   init->type_ops->close (conn, cur, orderly);
+  conn->parking = FALSE;
 }
 
 /* A shm target's process is gone (TargetInfo ext.pid, same host): its
@@ -332,8 +368,8 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
  * it in (a lock the process held when it died is never released, and
  * libfabric 1.17 spins on it). A reused pid only delays the verdict to the
  * stall check. */
-static gboolean
-peer_gone (const MxlConn *conn)
+gboolean
+mxl_conn_peer_gone (const MxlConn *conn)
 {
   return conn->info->owner_pid != 0 && kill ((pid_t) conn->info->owner_pid, 0) != 0
       && errno == ESRCH;
@@ -349,7 +385,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
 
   switch (input) {
     case MXL_CONN_IN_TICK:
-      if (cur.kind == MXL_CONN_IDLE && now >= cur.u.idle.retry_at && peer_gone (conn)) {
+      if (cur.kind == MXL_CONN_IDLE && now >= cur.u.idle.retry_at && mxl_conn_peer_gone (conn)) {
         /* A TargetInfo of a process that is gone (a stale file): not
          * opened; retried with back-off until it is replaced. */
         idle_state (&next, cur.u.idle.attempts + 1);
@@ -367,7 +403,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
       } else if (cur.kind == MXL_CONN_CONNECTED && !init->type_ops->reports_peer_loss
           && ((conn->outstanding > 0
                   && now - conn->last_progress > MXL_CONN_STALL_MS * 1000)
-              || peer_gone (conn))) {
+              || mxl_conn_peer_gone (conn))) {
         reason = MXL_ERR_NOT_READY;
         leave (conn, &cur, FALSE, MXL_ERR_INTERRUPTED);
         memset (&next, 0, sizeof (next));
@@ -901,6 +937,8 @@ mxl_initiator_progress_once (MxlInitiator *init)
   }
   /* Scanned only while there are orphans: every progress pass with writes
    * in flight walked the whole pool (~6,000 instructions, 1 ms audio). */
+  if (init->parked != NULL && init->parked->len > 0)
+    mxl_initiator_rdm_check_parked (init);
   if (init->ctx_orphaned > 0)
     reclaim_orphans (init);
   sweep_removed (init);
@@ -1002,8 +1040,8 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
 
     if (c->state.kind != MXL_CONN_CONNECTED || (only_target && c->target_id != only_target))
       continue;
-    if (peer_gone (c)) {
-      /* checked before every post: see peer_gone() */
+    if (mxl_conn_peer_gone (c)) {
+      /* checked before every post: see mxl_conn_peer_gone() */
       mxl_conn_transition (c, MXL_CONN_IN_TICK, MXL_STATUS_OK);
       continue;
     }

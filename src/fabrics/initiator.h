@@ -67,6 +67,8 @@ struct MxlWriteCtx {
   gint64 orphaned_at;        /* > 0: its connection is gone; reclaim later */
   uint64_t reclaim_drain;    /* > 0: its endpoint is closed; reclaimed once
                                 init->cq_drains reaches this */
+  gboolean parked;           /* its endpoint is parked (initiator_rdm.c):
+                                reclaimed by its completion or the park's end */
   gboolean in_use;
   gboolean last;             /* carried the immediate data */
   gboolean claim;            /* a claim write or read (initiator_rdm.c) */
@@ -179,6 +181,7 @@ struct MxlConn {
   uint64_t max_msg;
   uint32_t iov_limit;
   gboolean ordered;          /* the last piece need not wait for the others */
+  gboolean parking;          /* leave(): its own endpoint is to be parked */
   /* continuous flows: entry index counter (wire spec §2.2) and the 16-byte
    * header slots, one per transfer that can be queued or in flight */
   uint32_t next_entry;
@@ -313,6 +316,7 @@ struct mxlFabricsInitiator_t {
   mxlStatus thread_status;         /* MakeProgress status after the last pass */
   gboolean defer_pump;             /* pass: queue popped transfers, post after */
   uint64_t claim_token;      /* claims (claim.h): random, bit 63 clear, not 0 */
+  GPtrArray *parked;         /* MxlParkedEp* (initiator_rdm.c), NULL = none yet */
   /* test hooks */
   guint inject_count[2];
   int inject_err[2];
@@ -397,6 +401,24 @@ const MxlEgressOps *mxl_initiator_egress_for (const MxlInitiator *init,
 
 /** The one transition function of a connection's state (see MxlConnInput). */
 void mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason);
+
+/** A lost connection's own endpoint is kept open this long at most while
+ * its peer process lives and writes it posted have not completed (ms). */
+#define MXL_PARK_MAX_MS 30000
+
+/** Parked endpoints whose peer is gone, whose writes all completed, or
+ * that are older than MXL_PARK_MAX_MS are closed (initiator_rdm.c). */
+void mxl_initiator_rdm_check_parked (MxlInitiator *init);
+
+/** TRUE when the shm peer of @conn is known to be gone (TargetInfo ext.pid). */
+gboolean mxl_conn_peer_gone (const MxlConn *conn);
+
+/** Releases the contexts of connection generation @conn_id now that no
+ * completion of theirs can come (their endpoint is closed). */
+void mxl_initiator_release_contexts (MxlInitiator *init, uint64_t conn_id);
+
+/** TRUE when a context of connection generation @conn_id is in use. */
+gboolean mxl_initiator_contexts_in_use (const MxlInitiator *init, uint64_t conn_id);
 
 /** A claim write or read of @conn completed (initiator_rdm.c). */
 void mxl_initiator_rdm_claim_done (MxlConn *conn, gboolean ok);

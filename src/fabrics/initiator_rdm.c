@@ -20,6 +20,8 @@
  */
 #include "fabrics/initiator.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
 
 #include "fabrics/claim.h"
@@ -60,6 +62,61 @@ close_endpoint (struct fid_ep *ep, struct fid_av *av)
    * file (libfabric-local.md P12). */
   mxl_ofi_close (ep ? &ep->fid : NULL, "ep");
   mxl_ofi_close (av ? &av->fid : NULL, "av");
+}
+
+/* The own endpoint of a connection lost with writes in flight to a peer
+ * that still lives (initiator.c, leave()): kept open, so that the writes'
+ * completions still come if the peer continues, until then. */
+typedef struct {
+  struct fid_ep *ep;
+  struct fid_av *av;
+  uint64_t conn_id;
+  uint32_t pid;
+  gint64 since;
+} MxlParkedEp;
+
+static void
+park (MxlConn *conn, struct fid_ep *ep, struct fid_av *av)
+{
+  MxlInitiator *init = conn->init;
+  MxlParkedEp *p = g_new0 (MxlParkedEp, 1);
+
+  p->ep = ep;
+  p->av = av;
+  p->conn_id = conn->conn_id;
+  p->pid = conn->info->owner_pid;
+  p->since = g_get_monotonic_time ();
+  if (init->parked == NULL)
+    init->parked = g_ptr_array_new ();
+  g_ptr_array_add (init->parked, p);
+  g_debug ("initiator: endpoint of target %" G_GUINT64_FORMAT " parked until "
+      "its writes complete", conn->target_id);
+}
+
+static void
+unpark (MxlInitiator *init, guint i)
+{
+  MxlParkedEp *p = g_ptr_array_index (init->parked, i);
+
+  close_endpoint (p->ep, p->av);
+  mxl_initiator_release_contexts (init, p->conn_id);
+  g_ptr_array_remove_index_fast (init->parked, i);
+  g_free (p);
+}
+
+void
+mxl_initiator_rdm_check_parked (MxlInitiator *init)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  for (guint i = init->parked->len; i-- > 0;) {
+    MxlParkedEp *p = g_ptr_array_index (init->parked, i);
+    gboolean gone = p->pid != 0 && kill ((pid_t) p->pid, 0) != 0 && errno == ESRCH;
+
+    if (gone || !mxl_initiator_contexts_in_use (init, p->conn_id)
+        || now - p->since > (gint64) MXL_PARK_MAX_MS * 1000)
+      unpark (init, i);
+  }
 }
 
 /* A shm endpoint is named after its info's source address: one given by
@@ -303,7 +360,10 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
   if (av != NULL) {
     /* The connection's own endpoint: closing it discards whatever the
      * provider still holds for the peer (see the top of this file). */
-    close_endpoint (ep, av);
+    if (conn->parking)
+      park (conn, ep, av);
+    else
+      close_endpoint (ep, av);
     return;
   }
   /* A shared endpoint: only an orderly removal takes the address out of
@@ -329,6 +389,9 @@ rdm_poll_events (MxlInitiator *init)
 static void
 rdm_teardown (MxlInitiator *init)
 {
+  while (init->parked != NULL && init->parked->len > 0)
+    unpark (init, init->parked->len - 1);
+  g_clear_pointer (&init->parked, g_ptr_array_unref);
   close_endpoint (init->ep, init->av);
   init->ep = NULL;
   init->av = NULL;

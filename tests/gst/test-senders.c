@@ -24,6 +24,8 @@
  *   receiver counts it, and only the first sender's frames arrive.
  * - shared-receiver-shm: a receiver whose options allow several senders
  *   ("exclusive": false) takes both.
+ * - stalled-receiver-shm: a receiver stopped (SIGSTOP) is reported lost and
+ *   its transfers failed; it gets frames again once it continues.
  *
  * Children are stopped and reaped by PID; every wait is bounded.
  */
@@ -384,7 +386,7 @@ wait_warning (GstElement * p, const gchar * text, guint ms)
       gst_message_parse_warning (m, &e, NULL);
     else
       gst_message_parse_error (m, &e, NULL);
-    g_test_message ("sender 2: %s: %s", GST_MESSAGE_TYPE_NAME (m), e->message);
+    g_test_message ("%s: %s", GST_MESSAGE_TYPE_NAME (m), e->message);
     found = GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING
         && strstr (e->message, text) != NULL;
     g_error_free (e);
@@ -439,6 +441,62 @@ second_sender (const gchar * provider)
   g_assert_cmpuint (bad, ==, 0);
   g_assert_cmpuint (refused, ==, 1);
 
+  g_array_unref (frames);
+  remove_files (dir, file, out);
+}
+
+/* A shm receiver that stops answering (SIGSTOP): the sender fails what it
+ * had in flight and says the connection is lost within the stall limit
+ * (5 s, MXL_CONN_STALL_MS), and streams to it again once it continues. */
+static void
+test_stalled_receiver_shm (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-stalled-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "target.json", NULL);
+  gchar *out = g_build_filename (dir, "received", NULL);
+  GPid pid = spawn_receiver ("shm", file, out);
+  Sender ps;
+  GArray *frames;
+  guint before, bad = 0;
+  gint state = 0;
+  guint64 queued, completed, failed;
+  GstElement *sink;
+
+  for (guint i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
+    g_usleep (20 * 1000);
+  sender_start (&ps, 1, "shm", file);
+  wait_frames (out, 20, 8000);
+  g_assert_cmpint (kill (pid, SIGSTOP), ==, 0);
+  g_assert_true (wait_warning (ps.p, "the receiver stopped answering", 8000));
+  sink = gst_bin_get_by_name (GST_BIN (ps.p), "sink");
+  g_object_get (sink, "connection-state", &state, NULL);
+  gst_object_unref (sink);
+  g_assert_cmpint (state, !=, 3);       /* not connected */
+  g_usleep (300 * 1000);                /* engine stats: every 100 ms */
+  queued = hgst_stat (ps.p, "sink", "transfers-queued");
+  completed = hgst_stat (ps.p, "sink", "transfers-completed");
+  failed = hgst_stat (ps.p, "sink", "transfers-failed");
+  g_test_message ("stalled: queued %" G_GUINT64_FORMAT ", completed %"
+      G_GUINT64_FORMAT ", failed %" G_GUINT64_FORMAT, queued, completed, failed);
+  g_assert_cmpuint (failed, >, 0);
+  g_assert_cmpuint (queued, ==, completed + failed);
+
+  frames = read_frames (out, NULL);
+  before = frames->len;
+  g_array_unref (frames);
+  g_assert_cmpint (kill (pid, SIGCONT), ==, 0);
+  wait_frames (out, before + 20, 10000);
+  sender_stop_pushing (&ps);
+  hgst_assert_no_error (ps.p);
+  sender_free (&ps);
+  stop_receiver (pid);
+  frames = read_frames (out, NULL);
+  for (guint k = 0; k < frames->len; k++)
+    bad += g_array_index (frames, Frame, k).sender != 1;
+  g_test_message ("stalled receiver: %u frames before the stop, %u in all, "
+      "%u bad", before, frames->len, bad);
+  g_assert_cmpuint (frames->len, >=, before + 20);
+  g_assert_cmpuint (bad, ==, 0);
   g_array_unref (frames);
   remove_files (dir, file, out);
 }
@@ -512,5 +570,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/senders/second-sender-shm", test_second_sender_shm);
   g_test_add_func ("/gst/senders/second-sender-tcp", test_second_sender_tcp);
   g_test_add_func ("/gst/senders/shared-receiver-shm", test_shared_receiver_shm);
+  g_test_add_func ("/gst/senders/stalled-receiver-shm", test_stalled_receiver_shm);
   return g_test_run ();
 }
