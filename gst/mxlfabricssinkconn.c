@@ -306,6 +306,9 @@ lost_why (mxlStatus reason)
       return "the receiver stopped or closed the connection";
     case MXL_ERR_NOT_READY:
       return "the receiver stopped answering";
+    case MXL_ERR_CONFLICT:
+      /* a claim lapsed (this sender was silent) and another took over */
+      return "the receiver already has a sender now";
     default:
       return gst_mxl_fabrics_status_name (reason);
   }
