@@ -3,7 +3,33 @@
  * initiator's side is in initiator_rdm.c. */
 #include "fabrics/claim.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
+
+uint64_t
+mxl_claim_token (gboolean with_pid)
+{
+  uint64_t token;
+
+  do {
+    token = mxl_random_u64 () & ~MXL_CLAIM_RELEASE;
+    if (with_pid)
+      token = ((uint64_t) (uint32_t) getpid () << 32) | (token & 0xFFFFFFFFu);
+  } while ((token & 0xFFFFFFFFu) == 0);
+  return token;
+}
+
+/* shm: the owner's process (bits 32..62 of its token) is gone. A pid of 0
+ * or one that is reused only leaves the decision to the lapse. */
+static gboolean
+owner_gone (const MxlClaimTarget *c)
+{
+  pid_t pid = (pid_t) ((c->owner >> 32) & 0x7FFFFFFFu);
+
+  return c->check_pid && pid > 0 && kill (pid, 0) != 0 && errno == ESRCH;
+}
 
 mxlStatus
 mxl_claim_target_open (MxlClaimTarget *c, MxlOfiDomain *dom, GError **error)
@@ -64,7 +90,7 @@ mxl_claim_target_on_claim (MxlClaimTarget *c, uint64_t data, uint64_t *refused)
     return;
   }
   if (c->owner == 0 || c->owner == token
-      || now - c->owner_seen > (gint64) MXL_CLAIM_LAPSE_MS * 1000) {
+      || now - c->owner_seen > (gint64) MXL_CLAIM_LAPSE_MS * 1000 || owner_gone (c)) {
     if (c->owner != token)
       g_debug ("claim: initiator %016" G_GINT64_MODIFIER "x owns the target", token);
     set_owner (c, token);

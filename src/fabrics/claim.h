@@ -19,9 +19,12 @@
  *    advertise a claim region). Then it reads word 0 (RMA read) until it is
  *    not 0: its own token means granted, another one refused.
  *  - the target, when it drains the completion, reads the mailbox: no
- *    owner, the same owner, or an owner silent for MXL_CLAIM_LAPSE_MS makes
- *    the claimant the owner (word 0); any other is refused (counted once
- *    per token: initiatorsRefused).
+ *    owner, the same owner, an owner silent for MXL_CLAIM_LAPSE_MS, or (shm)
+ *    an owner whose process is gone makes the claimant the owner (word 0);
+ *    any other is refused (counted once per token: initiatorsRefused).
+ *  - shm initiators (same host) put their process id in bits 32..62 of the
+ *    token (mxl_claim_token()), so that a restarted sender takes over from
+ *    its dead predecessor at once; elsewhere those bits are random.
  *  - the owner claims again every MXL_CLAIM_HEARTBEAT_MS. A mailbox holding
  *    token | MXL_CLAIM_RELEASE frees the target at once; our initiators do
  *    not send it (the target may be gone when a connection is removed: a
@@ -85,9 +88,14 @@ typedef struct MxlClaimTarget {
   MxlOfiRegion region;
   uint64_t owner;                /* token, 0 = none */
   gint64 owner_seen;             /* monotonic time of its last claim */
+  gboolean check_pid;            /* shm: tokens carry the owner's process id */
   uint64_t refused[MXL_CLAIM_REFUSED_KEPT];      /* tokens counted already */
   guint refused_next;
 } MxlClaimTarget;
+
+/** A new initiator token: random, bit 63 clear, never 0; with @with_pid
+ * (shm) bits 32..62 are this process's id. */
+uint64_t mxl_claim_token (gboolean with_pid);
 
 /**
  * mxl_claim_target_open:

@@ -656,9 +656,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   if (st != MXL_STATUS_OK)
     goto fail;
   init->results = g_new0 (mxlFabricsExtTransferResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
-  do {
-    init->claim_token = mxl_random_u64 () & ~MXL_CLAIM_RELEASE;
-  } while (init->claim_token == 0);
+  init->claim_token = mxl_claim_token (init->desc->provider == MXL_FABRICS_PROVIDER_SHM);
   init->stats.version = MXL_FABRICS_API_VERSION;
   init->setup_done = TRUE;
   if (init->options.progress_thread) {

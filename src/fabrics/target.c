@@ -357,6 +357,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
     st = mxl_claim_target_open (&t->claim, t->dom, &error);
     if (st != MXL_STATUS_OK)
       goto fail;
+    t->claim.check_pid = t->desc->provider == MXL_FABRICS_PROVIDER_SHM;
   }
   st = t->type_ops->open (t, &error);
   if (st != MXL_STATUS_OK)

@@ -5,6 +5,8 @@
  * releases, and claims that do not hold together.
  */
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fabrics/claim.h"
 
@@ -52,6 +54,38 @@ test_owner_and_refusals (void)
   mxl_claim_target_close (&c, NULL);
 }
 
+/* shm: a claimant takes over at once from an owner whose process is gone. */
+static void
+test_owner_process_gone (void)
+{
+  MxlClaimTarget c;
+  uint64_t refused = 0, mine = mxl_claim_token (TRUE), dead, other;
+  pid_t pid = fork ();
+
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    _exit (0);
+  g_assert_cmpint (waitpid (pid, NULL, 0), ==, pid);
+  g_assert_cmpuint (mine >> 32, ==, (guint64) getpid ());
+  dead = ((uint64_t) pid << 32) | 0x1234u;
+  other = ((uint64_t) getpid () << 32) | 0x5678u;
+  memset (&c, 0, sizeof c);
+  c.words = g_new0 (uint64_t, MXL_CLAIM_WORDS);
+  c.check_pid = TRUE;
+  claim (&c, other, &refused);          /* a live owner keeps the target */
+  claim (&c, mine, &refused);
+  g_assert_cmpuint (c.words[0], ==, other);
+  g_assert_cmpuint (refused, ==, 1);
+  c.words[0] = 0;
+  c.owner = 0;
+  claim (&c, dead, &refused);
+  g_assert_cmpuint (c.words[0], ==, dead);
+  claim (&c, mine, &refused);           /* its process is gone */
+  g_assert_cmpuint (c.words[0], ==, mine);
+  g_assert_cmpuint (refused, ==, 1);
+  mxl_claim_target_close (&c, NULL);
+}
+
 static void
 test_bad_claims (void)
 {
@@ -87,6 +121,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/fabrics/claim/owner-and-refusals", test_owner_and_refusals);
+  g_test_add_func ("/fabrics/claim/owner-process-gone", test_owner_process_gone);
   g_test_add_func ("/fabrics/claim/bad-claims", test_bad_claims);
   return g_test_run ();
 }
