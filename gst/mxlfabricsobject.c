@@ -151,7 +151,9 @@ gst_mxl_fabrics_object_install_properties (GObjectClass * klass)
           "sink follows its TargetInfo), progressThread (boolean), "
           "postRingCapacity (entries, power of two), maxMessageSize (bytes), "
           "iovLimit (entries), samplesStaging (boolean, audio: one write per "
-          "batch, default true); empty means the library defaults. "
+          "batch, default true), exclusive (boolean, src: one sender at a "
+          "time, default true; false lets several senders write into the "
+          "flow); empty means the library defaults. "
           "Default: \"\"", GST_MXL_FABRICS_DEFAULT_OPTIONS,
           SETTING_FLAGS));
   g_object_class_install_property (klass,

@@ -88,11 +88,13 @@
  *          refreshed while streaming. src (mxlFabricsExtTargetGetStats):
  *          grains-received, bad-immediate-data, bad-grain-headers,
  *          cq-overruns, completions-superseded, completion-errors,
- *          connections-accepted, disconnections, commit-failures, and for
+ *          connections-accepted, disconnections, initiators-refused,
+ *          commit-failures, and for
  *          audio batches-received, batches-lost, bad-bounce-entries,
  *          entries-out-of-sequence, samples-skipped. sink
  *          (mxlFabricsExtInitiatorGetStats): transfers-queued,
- *          transfers-completed, transfers-dropped, writes-posted,
+ *          transfers-completed, transfers-dropped, transfers-failed,
+ *          writes-posted,
  *          write-errors, retries, bytes-posted, connections-lost.
  *      targets           GST_TYPE_ARRAY of "target" structures (sink only):
  *          target-id (string, "" while its TargetInfo file is awaited),

@@ -27,6 +27,8 @@ typedef struct {
   GError *error;                /* why it failed */
   guint attempts;
   guint refused;                /* failed connection attempts in a row */
+  gboolean taken;               /* refused: the receiver has another sender
+                                 * (warned once until connected) */
   gint64 retry_at_us;
   gint64 file_checked_us;
   guint64 grains, bytes, reconnects;
@@ -411,6 +413,9 @@ lost_why (mxlStatus reason)
       return "it fell a whole ring behind the stream, its receiver or the "
           "network is slower than the stream; the other targets were not "
           "held up";
+    case MXL_ERR_CONFLICT:
+      /* a claim lapsed (this sender was silent) and another took over */
+      return "the receiver already has a sender now";
     default:
       return gst_mxl_fabrics_status_name (reason);
   }
@@ -435,10 +440,23 @@ poll_events (GstMxlFabricsSink * self, gboolean auto_reconnect,
         (ev.current), gst_mxl_fabrics_status_name (ev.reason));
     switch (ev.current) {
       case MXL_FABRICS_EXT_STATE_IDLE:
+        /* The receiver refused this sender because it has one: said at
+         * once (not a reachability problem). Retries go on, so this sink
+         * takes over when the other sender stops. */
+        if (ev.reason == MXL_ERR_CONFLICT) {
+          if (!c->taken)
+            add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
+                GST_RESOURCE_ERROR_BUSY,
+                g_strdup_printf ("target %s refused this sender: the "
+                    "receiver already has a sender (one sender per "
+                    "receiver unless its options allow more). Still "
+                    "trying", c->id_str), c->value);
+          c->taken = TRUE;
+        }
         /* An attempt failed (refused, unreachable, timed out): said once,
          * after a few in a row, so that a stale TargetInfo or a receiver
          * that is not running does not go unnoticed. Retries go on. */
-        if (ev.reason != MXL_STATUS_OK
+        else if (ev.reason != MXL_STATUS_OK
             && ++c->refused == GST_MXL_FABRICS_SINK_UNREACHABLE_WARN)
           add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
               GST_RESOURCE_ERROR_OPEN_WRITE,
@@ -456,6 +474,7 @@ poll_events (GstMxlFabricsSink * self, gboolean auto_reconnect,
       case MXL_FABRICS_EXT_STATE_CONNECTED:
         c->attempts = 0;
         c->refused = 0;
+        c->taken = FALSE;
         set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_CONNECTED, reason,
             notices);
         break;
@@ -600,6 +619,7 @@ update_stats (GstMxlFabricsSink * self, gint64 now, GPtrArray * notices)
           "transfers-queued", G_TYPE_UINT64, is.transfersQueued,
           "transfers-completed", G_TYPE_UINT64, is.transfersCompleted,
           "transfers-dropped", G_TYPE_UINT64, is.transfersDropped,
+          "transfers-failed", G_TYPE_UINT64, is.transfersFailed,
           "writes-posted", G_TYPE_UINT64, is.writesPosted,
           "write-errors", G_TYPE_UINT64, is.writeErrors,
           "retries", G_TYPE_UINT64, is.retries,

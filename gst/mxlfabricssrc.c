@@ -58,6 +58,7 @@
  * `stats` also carries the target's counters (grains-received,
  * bad-immediate-data, bad-grain-headers, cq-overruns, completions-superseded,
  * completion-errors, connections-accepted, disconnections,
+ * initiators-refused,
  * commit-failures; audio: batches-received, batches-lost,
  * bad-bounce-entries, entries-out-of-sequence, samples-skipped); see
  * mxlfabricsobject.h. Input the target rejects (immediate data, grain
@@ -713,6 +714,7 @@ refresh_engine_stats (GstMxlFabricsSrc * self)
           "completion-errors", G_TYPE_UINT64, ts.completionErrors,
           "connections-accepted", G_TYPE_UINT64, ts.connectionsAccepted,
           "disconnections", G_TYPE_UINT64, ts.disconnections,
+          "initiators-refused", G_TYPE_UINT64, ts.initiatorsRefused,
           "commit-failures", G_TYPE_UINT64, ts.commitFailures,
           "batches-received", G_TYPE_UINT64, ts.batchesReceived,
           "batches-lost", G_TYPE_UINT64, ts.batchesLost,

@@ -14,6 +14,7 @@
 
 #include <mxl/flow.h>
 
+#include "fabrics/claim.h"
 #include "fabrics/setup.h"
 #include "flow/flow-priv.h"
 
@@ -37,6 +38,9 @@ mxl_initiator_ctx_get (MxlInitiator *init)
   ctx->in_use = TRUE;
   ctx->orphaned_at = 0;
   ctx->released = FALSE;
+  ctx->reclaim_drain = 0;
+  ctx->parked = FALSE;
+  ctx->claim = FALSE;
   init->ctx_used++;
   return ctx;
 }
@@ -56,9 +60,17 @@ mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx)
 }
 
 /* Contexts of a connection generation that is gone: their completions, if
- * any still come, are ignored; they return to the pool after a while. */
+ * any still come, are ignored; they return to the pool after a while, or,
+ * when the generation's own endpoint was closed (@closed: no completion of
+ * it can be produced any more), once the CQ has been read empty after the
+ * close: the local slots they read are free again at once, and a
+ * completion still queued cannot meet a reused context. @parked: the
+ * endpoint stays open (parked, initiator_rdm.c): they wait for their
+ * completions (a stopped peer that continues still reads the slots they
+ * name) or the park's end. */
 static void
-orphan_contexts (MxlInitiator *init, uint64_t conn_id)
+orphan_contexts (MxlInitiator *init, uint64_t conn_id, gboolean closed,
+    gboolean parked)
 {
   gint64 now = g_get_monotonic_time ();
 
@@ -66,23 +78,46 @@ orphan_contexts (MxlInitiator *init, uint64_t conn_id)
     MxlWriteCtx *ctx = &init->ctx_pool[i];
     if (ctx->in_use && ctx->conn_id == conn_id && ctx->orphaned_at == 0) {
       ctx->orphaned_at = now;
+      ctx->reclaim_drain = closed && !parked ? init->cq_drains + 1 : 0;
+      ctx->parked = parked;
       init->ctx_orphaned++;
     }
   }
 }
 
-/* The endpoint of connection generation @conn_id was closed (connected
- * endpoints: fi_close ends every access to the buffers of its posted
- * writes, fi_endpoint(3)): its orphaned contexts no longer hold their local
- * slot, though they stay taken until reclaimed. */
+/* The endpoint of connection generation @conn_id was closed (fi_close ends
+ * every access to the buffers of its posted writes, fi_endpoint(3)), or the
+ * shm receiver that would copy them is gone: its orphaned contexts no
+ * longer hold their local slot, though they stay taken until reclaimed;
+ * with @reclaim, they are reclaimed once the CQ has been read empty. */
 static void
-release_contexts (MxlInitiator *init, uint64_t conn_id)
+release_contexts (MxlInitiator *init, uint64_t conn_id, gboolean reclaim)
 {
   for (guint i = 0; i < init->ctx_count; i++) {
     MxlWriteCtx *ctx = &init->ctx_pool[i];
-    if (ctx->in_use && ctx->conn_id == conn_id && ctx->orphaned_at > 0)
+    if (ctx->in_use && ctx->conn_id == conn_id && ctx->orphaned_at > 0) {
       ctx->released = TRUE;
+      if (reclaim) {
+        ctx->parked = FALSE;
+        ctx->reclaim_drain = init->cq_drains + 1;
+      }
+    }
   }
+}
+
+void
+mxl_initiator_release_contexts (MxlInitiator *init, uint64_t conn_id)
+{
+  release_contexts (init, conn_id, TRUE);
+}
+
+gboolean
+mxl_initiator_contexts_in_use (const MxlInitiator *init, uint64_t conn_id)
+{
+  for (guint i = 0; i < init->ctx_count; i++)
+    if (init->ctx_pool[i].in_use && init->ctx_pool[i].conn_id == conn_id)
+      return TRUE;
+  return FALSE;
 }
 
 static void
@@ -92,7 +127,9 @@ reclaim_orphans (MxlInitiator *init)
 
   for (guint i = 0; i < init->ctx_count; i++) {
     MxlWriteCtx *ctx = &init->ctx_pool[i];
-    if (ctx->in_use && ctx->orphaned_at > 0 && now - ctx->orphaned_at > ORPHAN_RECLAIM_US)
+    if (ctx->in_use && ctx->orphaned_at > 0
+        && ((!ctx->parked && now - ctx->orphaned_at > ORPHAN_RECLAIM_US)
+            || (ctx->reclaim_drain > 0 && init->cq_drains >= ctx->reclaim_drain)))
       mxl_initiator_ctx_put (init, ctx);
   }
 }
@@ -313,13 +350,12 @@ mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind, guint count,
   mxl_unlock (&init->lock);
 }
 
-static gboolean peer_gone (const MxlConn *conn);
-
 /* Leaves a state that holds transport resources. */
 static void
 leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reason)
 {
   MxlInitiator *init = conn->init;
+  gboolean own;
 
   if (cur->kind != MXL_CONN_CONNECTING && cur->kind != MXL_CONN_CONNECTED)
     return;
@@ -329,13 +365,25 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
   conn->egress = NULL;
   conn->outstanding = 0;
   g_hash_table_remove (init->by_conn_id, &conn->conn_id);
-  orphan_contexts (init, conn->conn_id);
+  /* A connection with its own endpoint (shm, initiator_rdm.c) closes it,
+   * or, lost with writes in flight to a peer that still lives (stopped,
+   * say), parks it: should the peer continue, it would still read the
+   * local slots those writes name, so they stay in use until their
+   * completions come. */
+  own = cur->kind == MXL_CONN_CONNECTED ? cur->u.connected.av != NULL
+      : cur->u.connecting.av != NULL;
+  conn->parking = own && !orderly && !mxl_conn_peer_gone (conn)
+      && mxl_initiator_contexts_in_use (init, conn->conn_id);
+  orphan_contexts (init, conn->conn_id, own, conn->parking);
   init->type_ops->close (conn, cur, orderly);
-  /* Nobody reads the writes' memory any more: the endpoint is closed, or
-   * the shm receiver that would copy it (it reads the sender's memory when
-   * it progresses) has exited. */
-  if (init->type_ops == &mxl_initiator_rc_ops || peer_gone (conn))
-    release_contexts (init, conn->conn_id);
+  /* Nobody reads the writes' memory any more: the endpoint is closed (RC,
+   * or a connection's own shm endpoint that was not parked), or the shm
+   * receiver that would copy it (it reads the sender's memory when it
+   * progresses) has exited. */
+  if (init->type_ops == &mxl_initiator_rc_ops || (own && !conn->parking)
+      || mxl_conn_peer_gone (conn))
+    release_contexts (init, conn->conn_id, FALSE);
+  conn->parking = FALSE;
 }
 
 /* A shm target's process is gone (TargetInfo ext.pid, same host): its
@@ -343,8 +391,8 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
  * it in (a lock the process held when it died is never released, and
  * libfabric 1.17 spins on it). A reused pid only delays the verdict to the
  * stall check. */
-static gboolean
-peer_gone (const MxlConn *conn)
+gboolean
+mxl_conn_peer_gone (const MxlConn *conn)
 {
   return conn->info->owner_pid != 0 && kill ((pid_t) conn->info->owner_pid, 0) != 0
       && errno == ESRCH;
@@ -360,7 +408,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
 
   switch (input) {
     case MXL_CONN_IN_TICK:
-      if (cur.kind == MXL_CONN_IDLE && now >= cur.u.idle.retry_at && peer_gone (conn)) {
+      if (cur.kind == MXL_CONN_IDLE && now >= cur.u.idle.retry_at && mxl_conn_peer_gone (conn)) {
         /* A TargetInfo of a process that is gone (a stale file): not
          * opened; retried with back-off until it is replaced. */
         idle_state (&next, cur.u.idle.attempts + 1);
@@ -378,7 +426,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
       } else if (cur.kind == MXL_CONN_CONNECTED && !init->type_ops->reports_peer_loss
           && ((conn->outstanding > 0
                   && now - conn->last_progress > MXL_CONN_STALL_MS * 1000)
-              || peer_gone (conn))) {
+              || mxl_conn_peer_gone (conn))) {
         reason = MXL_ERR_NOT_READY;
         leave (conn, &cur, FALSE, MXL_ERR_INTERRUPTED);
         memset (&next, 0, sizeof (next));
@@ -388,11 +436,11 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
       break;
     case MXL_CONN_IN_CONNECTED:
       if (cur.kind == MXL_CONN_CONNECTING) {
-        struct fid_ep *ep = cur.u.connecting.ep;
         memset (&next, 0, sizeof (next));
         next.kind = MXL_CONN_CONNECTED;
-        next.u.connected.ep = ep;
-        next.u.connected.addr = FI_ADDR_UNSPEC;
+        next.u.connected.ep = cur.u.connecting.ep;
+        next.u.connected.addr = cur.u.connecting.addr;
+        next.u.connected.av = cur.u.connecting.av;
       }
       break;
     case MXL_CONN_IN_SHUTDOWN:
@@ -469,6 +517,9 @@ find_conn (MxlInitiator *init, uint64_t target_id)
 static void
 conn_free (MxlConn *conn)
 {
+  if (conn->init->dom != NULL)
+    mxl_ofi_region_close (conn->init->dom, &conn->claim_region);
+  g_free (conn->claim_buf);
   mxl_samples_conn_release (conn);
   mxl_target_info_free (conn->info);
   g_free (conn);
@@ -629,6 +680,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   if (st != MXL_STATUS_OK)
     goto fail;
   init->results = g_new0 (mxlFabricsExtTransferResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
+  init->claim_token = mxl_claim_token (init->desc->provider == MXL_FABRICS_PROVIDER_SHM);
   init->stats.version = MXL_FABRICS_API_VERSION;
   init->setup_done = TRUE;
   if (init->options.progress_thread) {
@@ -802,13 +854,19 @@ on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
 
   if (ctx < init->ctx_pool || ctx >= init->ctx_pool + init->ctx_count || !ctx->in_use)
     return;                  /* not ours, or reclaimed already */
+  conn = g_hash_table_lookup (init->by_conn_id, &ctx->conn_id);
+  if (ctx->claim) {
+    mxl_initiator_ctx_put (init, ctx);
+    if (conn != NULL)
+      mxl_initiator_rdm_claim_done (conn, ok);
+    return;
+  }
   if (ok && take_fault (init, MXL_INJECT_ERROR_COMPLETION, &err))
     ok = FALSE;              /* test hook: as if fi_cq_readerr() returned it */
   if (ok)
     init->stats.writesCompleted++;
   else
     init->stats.writeErrors++;
-  conn = g_hash_table_lookup (init->by_conn_id, &ctx->conn_id);
   if (conn != NULL && conn->state.kind == MXL_CONN_CONNECTED) {
     conn->last_progress = g_get_monotonic_time ();
     tracked_complete (conn, ctx->transfer_seq, ok, err);
@@ -837,6 +895,7 @@ drain_cq (MxlInitiator *init, int timeout_ms)
 
     switch (mxl_ofi_cq_read (init->cq, buf, CQ_BATCH, timeout_ms, &n, &err, &rc)) {
       case MXL_CQ_READ_EMPTY:
+        init->cq_drains++;
         return;
       case MXL_CQ_READ_ENTRIES:
         for (size_t i = 0; i < n; i++)
@@ -901,6 +960,8 @@ mxl_initiator_progress_once (MxlInitiator *init)
   }
   /* Scanned only while there are orphans: every progress pass with writes
    * in flight walked the whole pool (~6,000 instructions, 1 ms audio). */
+  if (init->parked != NULL && init->parked->len > 0)
+    mxl_initiator_rdm_check_parked (init);
   if (init->ctx_orphaned > 0)
     reclaim_orphans (init);
   sweep_removed (init);
@@ -1060,8 +1121,8 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
       }
       continue;
     }
-    if (peer_gone (c)) {
-      /* checked before every post: see peer_gone() */
+    if (mxl_conn_peer_gone (c)) {
+      /* checked before every post: see mxl_conn_peer_gone() */
       mxl_conn_transition (c, MXL_CONN_IN_TICK, MXL_STATUS_OK);
       refuse_not_connected (init, c, &what);
       refused++;

@@ -65,10 +65,15 @@ struct MxlWriteCtx {
   uint64_t transfer_seq;
   uint64_t bytes;
   gint64 orphaned_at;        /* > 0: its connection is gone; reclaim later */
+  uint64_t reclaim_drain;    /* > 0: its endpoint is closed; reclaimed once
+                                init->cq_drains reaches this */
+  gboolean parked;           /* its endpoint is parked (initiator_rdm.c):
+                                reclaimed by its completion or the park's end */
   gboolean in_use;
   gboolean last;             /* carried the immediate data */
   gboolean released;         /* orphaned with its endpoint closed: the
                                 provider reads its memory no more */
+  gboolean claim;            /* a claim write or read (initiator_rdm.c) */
   guint next_free;
   uint32_t local_slot;       /* grain flows: the local slot this write reads */
   /* send protocol: the message header, alive until the completion
@@ -139,8 +144,13 @@ typedef struct MxlConnState {
   MxlConnKind kind;
   union {
     struct { gint64 retry_at; guint attempts; } idle;
-    struct { struct fid_ep *ep; gint64 since; guint attempts; } connecting;
-    struct { struct fid_ep *ep; fi_addr_t addr; } connected;
+    /* @addr, @av: RDM connections that claim their target first
+     * (initiator_rdm.c); FI_ADDR_UNSPEC and NULL on RC */
+    struct { struct fid_ep *ep; gint64 since; guint attempts; fi_addr_t addr;
+      struct fid_av *av; } connecting;
+    /* @av: the connection's own address vector when @ep is its own
+     * (shm: initiator_rdm.c), else NULL */
+    struct { struct fid_ep *ep; fi_addr_t addr; struct fid_av *av; } connected;
     struct { mxlStatus reason; } lost;
   } u;
 } MxlConnState;
@@ -173,6 +183,7 @@ struct MxlConn {
   uint64_t max_msg;
   uint32_t iov_limit;
   gboolean ordered;          /* the last piece need not wait for the others */
+  gboolean parking;          /* leave(): its own endpoint is to be parked */
   /* continuous flows: entry index counter (wire spec §2.2) and the 16-byte
    * header slots, one per transfer that can be queued or in flight */
   uint32_t next_entry;
@@ -189,6 +200,14 @@ struct MxlConn {
   uint64_t *staging_owner;   /* transfer seq in each slot, G_MAXUINT64 = none */
   uint64_t staged_transfers; /* entries sent from a staging slot */
   uint64_t staging_full;     /* batches refused: no free slot (NOT_READY) */
+  /* claims of an exclusive RDM target (claim.h, initiator_rdm.c): words
+   * [0] claim, [1] release, [2] owner read back; registered FI_WRITE |
+   * FI_READ when first needed */
+  uint64_t *claim_buf;
+  MxlOfiRegion claim_region;
+  guint claim_phase;         /* 0 due at claim_due, 1 write posted, 2 read
+                                posted, 3 read again at claim_due */
+  gint64 claim_due;
   /* Transfers tracked for results: a ring of consecutive seqs, oldest
    * first (initiator.c). */
   MxlTracked tracked[MXL_CONN_TRACKED];
@@ -280,6 +299,7 @@ struct mxlFabricsInitiator_t {
   guint ctx_free;            /* head of the free list (ctx_count = none) */
   guint ctx_used;
   guint ctx_orphaned;        /* in use by a connection generation that is gone */
+  uint64_t cq_drains;        /* drain_cq() calls that found the CQ empty */
   MxlOfiRegion ctx_region;   /* the pool, FI_SEND (send protocol headers) */
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
@@ -290,7 +310,8 @@ struct mxlFabricsInitiator_t {
   struct fid_eq *eq;         /* RC */
   struct fid_ep *ep;         /* RDM */
   struct fid_av *av;         /* RDM */
-  struct MxlShmHold *shm_hold;  /* RDM shm: its region is in use (shmstale.h) */
+  GHashTable *shm_holds;     /* RDM shm: struct fid_ep* → MxlShmHold*, one
+                                per enabled endpoint (shmstale.h) */
   /* application-visible */
   GQueue events;             /* mxlFabricsExtConnectionEvent* */
   mxlFabricsExtInitiatorStats stats;
@@ -307,6 +328,8 @@ struct mxlFabricsInitiator_t {
   uint64_t posts_popped;           /* progress thread, under lock */
   mxlStatus thread_status;         /* MakeProgress status after the last pass */
   gboolean defer_pump;             /* pass: queue popped transfers, post after */
+  uint64_t claim_token;      /* claims (claim.h): random, bit 63 clear, not 0 */
+  GPtrArray *parked;         /* MxlParkedEp* (initiator_rdm.c), NULL = none yet */
   /* test hooks */
   guint inject_count[2];
   int inject_err[2];
@@ -391,6 +414,27 @@ const MxlEgressOps *mxl_initiator_egress_for (const MxlInitiator *init,
 
 /** The one transition function of a connection's state (see MxlConnInput). */
 void mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason);
+
+/** A lost connection's own endpoint is kept open this long at most while
+ * its peer process lives and writes it posted have not completed (ms). */
+#define MXL_PARK_MAX_MS 30000
+
+/** Parked endpoints whose peer is gone, whose writes all completed, or
+ * that are older than MXL_PARK_MAX_MS are closed (initiator_rdm.c). */
+void mxl_initiator_rdm_check_parked (MxlInitiator *init);
+
+/** TRUE when the shm peer of @conn is known to be gone (TargetInfo ext.pid). */
+gboolean mxl_conn_peer_gone (const MxlConn *conn);
+
+/** Releases the contexts of connection generation @conn_id now that no
+ * completion of theirs can come (their endpoint is closed). */
+void mxl_initiator_release_contexts (MxlInitiator *init, uint64_t conn_id);
+
+/** TRUE when a context of connection generation @conn_id is in use. */
+gboolean mxl_initiator_contexts_in_use (const MxlInitiator *init, uint64_t conn_id);
+
+/** A claim write or read of @conn completed (initiator_rdm.c). */
+void mxl_initiator_rdm_claim_done (MxlConn *conn, gboolean ok);
 
 /** Connection of a live RC endpoint, or NULL. */
 MxlConn *mxl_initiator_conn_by_fid (MxlInitiator *init, struct fid *fid);

@@ -2,7 +2,10 @@
 /*
  * Connected (FI_EP_MSG) initiator: tcp, verbs. One event queue and one
  * completion queue for all targets, one endpoint per target connection,
- * connected without private data (wire spec §6.2, §6.4). Event queue entries
+ * connected with 8 bytes of private data, the initiator's claim token, so
+ * that a target refusing it counts initiators, not attempts (claim.h; wire
+ * spec §6.2: a reference target reads 24-byte EQ entries, which hold a
+ * connection request with up to 8 bytes of data; it ignores them), §6.4. Event queue entries
  * are routed to connections through a table of live endpoints, so an event
  * for an endpoint already closed is ignored.
  */
@@ -36,7 +39,8 @@ rc_open (MxlConn *conn, MxlConnState *next)
    * (wire spec §6.1). */
   if ((rc = fi_ep_bind (ep, &init->eq->fid, 0)) != 0
       || (rc = fi_ep_bind (ep, &init->cq->fid, FI_TRANSMIT | FI_RECV)) != 0
-      || (rc = fi_connect (ep, conn->info->fabric_address, NULL, 0)) != 0) {
+      || (rc = fi_connect (ep, conn->info->fabric_address, &init->claim_token,
+              sizeof (init->claim_token))) != 0) {
     g_debug ("initiator: connecting to target %" G_GUINT64_FORMAT ": %s",
         conn->target_id, fi_strerror (-rc));
     mxl_ofi_close (&ep->fid, "ep");
@@ -46,6 +50,8 @@ rc_open (MxlConn *conn, MxlConnState *next)
   next->kind = MXL_CONN_CONNECTING;
   next->u.connecting.ep = ep;
   next->u.connecting.since = g_get_monotonic_time ();
+  next->u.connecting.addr = FI_ADDR_UNSPEC;
+  next->u.connecting.av = NULL;
   next->u.connecting.attempts = conn->state.kind == MXL_CONN_IDLE
       ? conn->state.u.idle.attempts : 0;
   return MXL_STATUS_OK;
@@ -78,7 +84,8 @@ rc_poll_events (MxlInitiator *init)
     if (conn == NULL)
       continue;              /* endpoint already closed */
     if (ev.error)
-      mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_UNKNOWN);
+      mxl_conn_transition (conn, MXL_CONN_IN_ERROR,
+          ev.busy ? MXL_ERR_CONFLICT : MXL_ERR_UNKNOWN);
     else if (ev.event == FI_CONNECTED)
       mxl_conn_transition (conn, MXL_CONN_IN_CONNECTED, MXL_STATUS_OK);
     else if (ev.event == FI_SHUTDOWN)

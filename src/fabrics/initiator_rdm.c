@@ -1,71 +1,390 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Connectionless (FI_EP_RDM) initiator: shm, efa, tcp;ofi_rxm. One enabled
- * endpoint; a target becomes usable as soon as its address is in the
- * address vector (wire spec §6.5). A target that vanished is noticed through
- * error completions or writes that stop completing (MXL_CONN_STALL_MS).
+ * Connectionless (FI_EP_RDM) initiator: shm, efa, tcp;ofi_rxm. A target
+ * becomes usable as soon as its address is in the address vector (wire
+ * spec §6.5). A target that vanished is noticed through error completions
+ * or writes that stop completing (MXL_CONN_STALL_MS).
+ *
+ * shm gets one endpoint and address vector per connection, opened when the
+ * connection opens and closed when it is left; the other providers share
+ * one. Why: libfabric 1.17 shm completes an endpoint's sends and
+ * delivery-complete writes strictly in posting order, from a response
+ * queue in its own region that the peer updates once it has processed the
+ * command (prov/shm/src/smr_progress.c, smr_progress_resp()). A receiver
+ * that stops or is killed before it processed one leaves that response
+ * busy forever, and every later completion of the endpoint, to any peer,
+ * waits behind it: a restarted receiver then got a few grains (as many as
+ * the sender's local ring holds) and nothing more. Closing the endpoint
+ * drops that queue; a fresh one per connection also never needs
+ * fi_av_remove(), which corrupts the endpoint on 1.17 (see rdm_close()).
  */
 #include "fabrics/initiator.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "fabrics/claim.h"
 #include "fabrics/shmstale.h"
 
+static gboolean
+own_endpoint (const MxlInitiator *init)
+{
+  return init->desc->provider == MXL_FABRICS_PROVIDER_SHM;
+}
+
+/* Opens an endpoint bound to @av and the initiator's CQ, from @info. */
 static mxlStatus
-rdm_setup (MxlInitiator *init, GError **error)
+open_endpoint (MxlInitiator *init, struct fi_info *info, struct fid_av **av,
+    struct fid_ep **ep, GError **error)
 {
   mxlStatus st;
   int rc;
 
-  st = mxl_ofi_av_open (init->dom, 4, &init->av, error);
+  st = mxl_ofi_av_open (init->dom, 4, av, error);
   if (st != MXL_STATUS_OK)
     return st;
-  rc = fi_endpoint (init->dom->domain, init->dom->info, &init->ep, NULL);
+  rc = fi_endpoint (init->dom->domain, info, ep, NULL);
   if (rc != 0)
     return mxl_ofi_fail (rc, "fi_endpoint", error);
-  if ((rc = fi_ep_bind (init->ep, &init->av->fid, 0)) != 0)
+  if ((rc = fi_ep_bind (*ep, &(*av)->fid, 0)) != 0)
     return mxl_ofi_fail (rc, "fi_ep_bind(av)", error);
-  if ((rc = fi_ep_bind (init->ep, &init->cq->fid, FI_TRANSMIT | FI_RECV)) != 0)
+  if ((rc = fi_ep_bind (*ep, &init->cq->fid, FI_TRANSMIT | FI_RECV)) != 0)
     return mxl_ofi_fail (rc, "fi_ep_bind(cq)", error);
-  if ((rc = fi_enable (init->ep)) != 0)
+  if ((rc = fi_enable (*ep)) != 0)
     return mxl_ofi_fail (rc, "fi_enable", error);
-  if (init->desc->provider == MXL_FABRICS_PROVIDER_SHM)
-    init->shm_hold = mxl_shm_region_hold (init->ep);
+  if (init->desc->provider == MXL_FABRICS_PROVIDER_SHM) {
+    MxlShmHold *hold = mxl_shm_region_hold (*ep);
+
+    if (hold != NULL) {
+      if (init->shm_holds == NULL)
+        init->shm_holds = g_hash_table_new_full (NULL, NULL, NULL,
+            (GDestroyNotify) mxl_shm_region_release);
+      g_hash_table_insert (init->shm_holds, *ep, hold);
+    }
+  }
   return MXL_STATUS_OK;
+}
+
+static void
+close_endpoint (MxlInitiator *init, struct fid_ep *ep, struct fid_av *av)
+{
+  /* The endpoint goes first: for shm its fi_close() removes its /dev/shm
+   * file (libfabric-local.md P12); then the hold on that file goes. */
+  mxl_ofi_close (ep ? &ep->fid : NULL, "ep");
+  if (ep != NULL && init->shm_holds != NULL)
+    g_hash_table_remove (init->shm_holds, ep);
+  mxl_ofi_close (av ? &av->fid : NULL, "av");
+}
+
+/* The own endpoint of a connection lost with writes in flight to a peer
+ * that still lives (initiator.c, leave()): kept open, so that the writes'
+ * completions still come if the peer continues, until then. */
+typedef struct {
+  struct fid_ep *ep;
+  struct fid_av *av;
+  uint64_t conn_id;
+  uint32_t pid;
+  gint64 since;
+} MxlParkedEp;
+
+static void
+park (MxlConn *conn, struct fid_ep *ep, struct fid_av *av)
+{
+  MxlInitiator *init = conn->init;
+  MxlParkedEp *p = g_new0 (MxlParkedEp, 1);
+
+  p->ep = ep;
+  p->av = av;
+  p->conn_id = conn->conn_id;
+  p->pid = conn->info->owner_pid;
+  p->since = g_get_monotonic_time ();
+  if (init->parked == NULL)
+    init->parked = g_ptr_array_new ();
+  g_ptr_array_add (init->parked, p);
+  g_debug ("initiator: endpoint of target %" G_GUINT64_FORMAT " parked until "
+      "its writes complete", conn->target_id);
+}
+
+static void
+unpark (MxlInitiator *init, guint i)
+{
+  MxlParkedEp *p = g_ptr_array_index (init->parked, i);
+
+  close_endpoint (init, p->ep, p->av);
+  mxl_initiator_release_contexts (init, p->conn_id);
+  g_ptr_array_remove_index_fast (init->parked, i);
+  g_free (p);
+}
+
+void
+mxl_initiator_rdm_check_parked (MxlInitiator *init)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  for (guint i = init->parked->len; i-- > 0;) {
+    MxlParkedEp *p = g_ptr_array_index (init->parked, i);
+    gboolean gone = p->pid != 0 && kill ((pid_t) p->pid, 0) != 0 && errno == ESRCH;
+
+    if (gone || !mxl_initiator_contexts_in_use (init, p->conn_id)
+        || now - p->since > (gint64) MXL_PARK_MAX_MS * 1000)
+      unpark (init, i);
+  }
+}
+
+/* A shm endpoint is named after its info's source address: one given by
+ * name (the elements name theirs, "fi_ns://<node>:<service>") would be the
+ * same file for every connection, so each connection's endpoint gets the
+ * name with ".<conn_id>" appended. Names from libfabric ("fi_shm://<pid>")
+ * get a unique suffix from libfabric itself. */
+static struct fi_info *
+connection_info (const MxlConn *conn)
+{
+  const struct fi_info *base = conn->init->dom->info;
+  struct fi_info *info = fi_dupinfo (base);
+  char *name;
+
+  if (info == NULL || base->src_addr == NULL || base->addr_format != FI_ADDR_STR
+      || base->src_addrlen == 0 || ((const char *) base->src_addr)[base->src_addrlen - 1]
+      || strstr (base->src_addr, "fi_shm://") != NULL)
+    return info;
+  name = g_strdup_printf ("%s.%" G_GUINT64_FORMAT, (const char *) base->src_addr,
+      conn->conn_id);
+  free (info->src_addr);
+  info->src_addrlen = strlen (name) + 1;
+  info->src_addr = strdup (name);
+  g_free (name);
+  if (info->src_addr == NULL) {
+    fi_freeinfo (info);
+    return NULL;
+  }
+  return info;
+}
+
+/* ---------------------------------------------------------------- claims
+ * An exclusive target (TargetInfo ext.claimAddr/claimKey, claim.h) is
+ * claimed before the connection counts as connected, and claimed again
+ * every MXL_CLAIM_HEARTBEAT_MS while connected. */
+
+static gboolean
+claims (const MxlConn *conn)
+{
+  return conn->info->has_claim && (conn->init->dom->info->caps & FI_READ);
+}
+
+static void
+conn_ep (const MxlConn *conn, struct fid_ep **ep, fi_addr_t *addr)
+{
+  if (conn->state.kind == MXL_CONN_CONNECTING) {
+    *ep = conn->state.u.connecting.ep;
+    *addr = conn->state.u.connecting.addr;
+  } else {
+    *ep = conn->state.u.connected.ep;
+    *addr = conn->state.u.connected.addr;
+  }
+}
+
+/* Posts the claim write (@read FALSE) or the read of the owner word.
+ * Returns: 0, or the negative fi errno (-FI_EAGAIN: try again later). */
+static ssize_t
+claim_post (MxlConn *conn, gboolean read)
+{
+  MxlInitiator *init = conn->init;
+  MxlWriteCtx *ctx;
+  struct iovec iov;
+  struct fi_rma_iov rma;
+  struct fi_msg_rma msg;
+  fi_addr_t addr;
+  struct fid_ep *ep;
+  ssize_t rc;
+
+  if (conn->claim_buf == NULL) {
+    g_autoptr (GError) error = NULL;
+    conn->claim_buf = g_new0 (uint64_t, 3);
+    if (mxl_ofi_region_register (init->dom, conn->claim_buf, 3 * sizeof (uint64_t),
+            FI_WRITE | FI_READ, &conn->claim_region, &error) != MXL_STATUS_OK) {
+      g_warning ("initiator: claim buffer: %s", error->message);
+      g_clear_pointer (&conn->claim_buf, g_free);
+      return -FI_ENOMEM;
+    }
+  }
+  if ((ctx = mxl_initiator_ctx_get (init)) == NULL)
+    return -FI_EAGAIN;
+  ctx->conn_id = conn->conn_id;
+  ctx->claim = TRUE;
+  ctx->local_slot = G_MAXUINT32;
+  conn->claim_buf[0] = init->claim_token;
+  conn->claim_buf[2] = 0;
+  conn_ep (conn, &ep, &addr);
+  iov.iov_base = read ? &conn->claim_buf[2] : &conn->claim_buf[0];
+  iov.iov_len = sizeof (uint64_t);
+  rma.addr = conn->info->claim_addr
+      + (read ? 0 : mxl_claim_mailbox (init->claim_token) * sizeof (uint64_t));
+  rma.len = sizeof (uint64_t);
+  rma.key = conn->info->claim_key;
+  memset (&msg, 0, sizeof msg);
+  msg.msg_iov = &iov;
+  msg.desc = &conn->claim_region.desc;
+  msg.iov_count = 1;
+  msg.addr = addr;
+  msg.rma_iov = &rma;
+  msg.rma_iov_count = 1;
+  msg.context = ctx;
+  msg.data = mxl_claim_imm (init->claim_token);
+  rc = read ? fi_readmsg (ep, &msg, FI_COMPLETION)
+      : fi_writemsg (ep, &msg, FI_COMPLETION | FI_REMOTE_CQ_DATA | FI_DELIVERY_COMPLETE);
+  if (rc != 0)
+    mxl_initiator_ctx_put (init, ctx);
+  return rc;
+}
+
+/* Drives the claim of one connection (each progress pass). */
+static void
+claim_tick (MxlConn *conn, gint64 now)
+{
+  ssize_t rc;
+
+  if ((conn->state.kind != MXL_CONN_CONNECTING && conn->state.kind != MXL_CONN_CONNECTED)
+      || !claims (conn) || (conn->claim_phase != 0 && conn->claim_phase != 3)
+      || now < conn->claim_due)
+    return;
+  rc = claim_post (conn, conn->claim_phase == 3);
+  if (rc == 0)
+    conn->claim_phase = conn->claim_phase == 3 ? 2 : 1;
+  else if (rc != -FI_EAGAIN)
+    mxl_conn_transition (conn, MXL_CONN_IN_ERROR, mxl_ofi_status (rc));
+}
+
+void
+mxl_initiator_rdm_claim_done (MxlConn *conn, gboolean ok)
+{
+  uint64_t owner;
+  gint64 now = g_get_monotonic_time ();
+
+  if (!ok) {
+    conn->claim_phase = 0;
+    mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_UNKNOWN);
+    return;
+  }
+  if (conn->claim_phase == 1) {
+    /* Written; the target takes it up when it next drains its CQ. */
+    conn->claim_phase = 3;
+    conn->claim_due = now;
+    return;
+  }
+  if (conn->claim_phase != 2)
+    return;
+  owner = conn->claim_buf[2];
+  if (owner == 0) {
+    conn->claim_phase = 3;
+    conn->claim_due = now + MXL_CLAIM_POLL_MS * 1000;
+    return;
+  }
+  conn->claim_phase = 0;
+  conn->claim_due = now + MXL_CLAIM_HEARTBEAT_MS * 1000;
+  if (owner != conn->init->claim_token) {
+    g_debug ("initiator: target %" G_GUINT64_FORMAT " has another initiator",
+        conn->target_id);
+    mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_CONFLICT);
+  } else if (conn->state.kind == MXL_CONN_CONNECTING) {
+    mxl_conn_transition (conn, MXL_CONN_IN_CONNECTED, MXL_STATUS_OK);
+  }
+}
+
+static mxlStatus
+rdm_setup (MxlInitiator *init, GError **error)
+{
+  if (own_endpoint (init))
+    return MXL_STATUS_OK;       /* per connection, in rdm_open() */
+  return open_endpoint (init, init->dom->info, &init->av, &init->ep, error);
 }
 
 static mxlStatus
 rdm_open (MxlConn *conn, MxlConnState *next)
 {
+  g_autoptr (GError) error = NULL;
   MxlInitiator *init = conn->init;
   fi_addr_t addr = FI_ADDR_NOTAVAIL;
+  struct fid_ep *ep = init->ep;
+  struct fid_av *av = init->av, *own_av = NULL;
   int rc;
 
-  rc = fi_av_insert (init->av, conn->info->fabric_address, 1, &addr, 0, NULL);
+  if (own_endpoint (init)) {
+    struct fi_info *info = connection_info (conn);
+    mxlStatus st = info ? open_endpoint (init, info, &own_av, &ep, &error)
+        : MXL_ERR_INTERNAL;
+
+    if (info)
+      fi_freeinfo (info);
+    if (st != MXL_STATUS_OK) {
+      g_warning ("initiator: endpoint for target %" G_GUINT64_FORMAT ": %s",
+          conn->target_id, error ? error->message : "out of memory");
+      close_endpoint (init, ep, own_av);
+      return st;
+    }
+    av = own_av;
+  }
+  rc = fi_av_insert (av, conn->info->fabric_address, 1, &addr, 0, NULL);
   if (rc != 1) {
     g_warning ("initiator: fi_av_insert of target %" G_GUINT64_FORMAT ": %s",
         conn->target_id, rc < 0 ? fi_strerror (-rc) : "address rejected");
+    if (own_av)
+      close_endpoint (init, ep, own_av);
     return MXL_ERR_INTERNAL;
   }
+  if (claims (conn)) {
+    /* Connected once the claim is granted (claim_tick()). */
+    next->kind = MXL_CONN_CONNECTING;
+    next->u.connecting.ep = ep;
+    next->u.connecting.since = g_get_monotonic_time ();
+    next->u.connecting.attempts = conn->state.kind == MXL_CONN_IDLE
+        ? conn->state.u.idle.attempts : 0;
+    next->u.connecting.addr = addr;
+    next->u.connecting.av = own_av;
+    conn->claim_phase = 0;
+    conn->claim_due = 0;
+    return MXL_STATUS_OK;
+  }
   next->kind = MXL_CONN_CONNECTED;
-  next->u.connected.ep = init->ep;
+  next->u.connected.ep = ep;
   next->u.connected.addr = addr;
+  next->u.connected.av = own_av;
   return MXL_STATUS_OK;
 }
 
 static void
 rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
 {
+  gboolean connected = state->kind == MXL_CONN_CONNECTED;
+  struct fid_ep *ep;
+  struct fid_av *av;
   fi_addr_t addr;
   int rc;
 
-  /* Only an orderly removal takes the address out of the AV, and never on
-   * shm: on libfabric 1.17, fi_av_remove() of a shm peer, dead or alive,
-   * leaves the next peer added crashing in its own fi_cq_read() (test
-   * fabrics-transfer-shm-retarget-live). Such entries stay (bounded by the
-   * AV size, 256 shm peers); re-adding inserts the new address. */
-  if (state->kind != MXL_CONN_CONNECTED || !orderly
-      || conn->init->desc->provider == MXL_FABRICS_PROVIDER_SHM)
+  conn->claim_phase = 0;
+  if (state->kind != MXL_CONN_CONNECTED && state->kind != MXL_CONN_CONNECTING)
     return;
-  addr = state->u.connected.addr;
+  ep = connected ? state->u.connected.ep : state->u.connecting.ep;
+  av = connected ? state->u.connected.av : state->u.connecting.av;
+  addr = connected ? state->u.connected.addr : state->u.connecting.addr;
+  /* No release of a claim: the target may be gone already (a write into
+   * the region of a closed shm endpoint crashes in libfabric 1.17); the
+   * claim lapses after MXL_CLAIM_LAPSE_MS. */
+  if (av != NULL) {
+    /* The connection's own endpoint: closing it discards whatever the
+     * provider still holds for the peer (see the top of this file). */
+    if (conn->parking)
+      park (conn, ep, av);
+    else
+      close_endpoint (conn->init, ep, av);
+    return;
+  }
+  /* A shared endpoint: only an orderly removal takes the address out of
+   * the AV (on libfabric 1.17, fi_av_remove() of a shm peer, dead or
+   * alive, left the next peer added crashing in its own fi_cq_read(): test
+   * fabrics-transfer-shm-retarget-live; shm has its own endpoints now). */
+  if (!orderly)
+    return;
   rc = fi_av_remove (conn->init->av, &addr, 1, 0);
   if (rc != 0)
     g_debug ("initiator: fi_av_remove: %s", fi_strerror (-rc));
@@ -74,16 +393,21 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
 static void
 rdm_poll_events (MxlInitiator *init)
 {
+  gint64 now = g_get_monotonic_time ();
+
+  for (guint i = 0; i < init->conns->len; i++)
+    claim_tick (g_ptr_array_index (init->conns, i), now);
 }
 
 static void
 rdm_teardown (MxlInitiator *init)
 {
-  mxl_ofi_close (init->ep ? &init->ep->fid : NULL, "ep");
+  while (init->parked != NULL && init->parked->len > 0)
+    unpark (init, init->parked->len - 1);
+  g_clear_pointer (&init->parked, g_ptr_array_unref);
+  close_endpoint (init, init->ep, init->av);
   init->ep = NULL;
-  mxl_shm_region_release (init->shm_hold);
-  init->shm_hold = NULL;
-  mxl_ofi_close (init->av ? &init->av->fid : NULL, "av");
+  g_clear_pointer (&init->shm_holds, g_hash_table_unref);
   init->av = NULL;
 }
 

@@ -305,14 +305,22 @@ mxl_ofi_eq_read (struct fid_eq *eq, int timeout_ms, MxlEqEvent *out)
     out->error = TRUE;
     out->fid = err.fid;
     out->err = err.err;
+    /* err_data (the reject's private data) is the provider's, valid until
+     * the next read (fi_eq(3), err_data_size 0 on input) */
+    out->busy = err.err == FI_ECONNREFUSED && err.err_data != NULL
+        && err.err_data_size >= sizeof (MXL_REJECT_BUSY)
+        && memcmp (err.err_data, MXL_REJECT_BUSY, sizeof (MXL_REJECT_BUSY)) == 0;
     return MXL_STATUS_OK;
   }
   if (rc < 0)
     return mxl_ofi_status (rc);
   out->event = event;
   out->fid = entry.cm.fid;
-  if (event == FI_CONNREQ)
+  if (event == FI_CONNREQ) {
     out->info = entry.cm.info;
+    if ((size_t) rc >= sizeof (entry.cm) + sizeof (uint64_t))
+      memcpy (&out->token, entry.cm.data, sizeof (uint64_t));
+  }
   return MXL_STATUS_OK;
 }
 

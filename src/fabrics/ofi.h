@@ -170,7 +170,18 @@ typedef struct MxlEqEvent {
   struct fi_info *info;
   gboolean error;
   int err;                        /* positive FI_E* value of an error entry */
+  uint64_t token;                 /* FI_CONNREQ: the initiator's claim token
+                                     (8 bytes of private data, our
+                                     initiators), 0 when it sent none */
+  gboolean busy;                  /* error entry of a connection refused with
+                                     MXL_REJECT_BUSY: the target has an
+                                     initiator already */
 } MxlEqEvent;
+
+/** Private data of fi_reject() when a connected target refuses a second
+ * initiator (8 bytes with the NUL; a reference initiator ignores it). */
+#define MXL_REJECT_BUSY "mxlbusy"
+
 
 /**
  * mxl_ofi_eq_read:

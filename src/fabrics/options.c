@@ -115,6 +115,13 @@ read_progress_thread (JsonNode *node, const char *key, MxlSetupOptions *out,
 }
 
 static gboolean
+read_exclusive (JsonNode *node, const char *key, MxlSetupOptions *out,
+    GError **error)
+{
+  return read_boolean (node, key, &out->exclusive, error);
+}
+
+static gboolean
 read_samples_staging (JsonNode *node, const char *key, MxlSetupOptions *out,
     GError **error)
 {
@@ -149,6 +156,7 @@ static const struct {
   { "postRingCapacity", read_post_ring_capacity },
   { "providerName", read_provider_name },
   { "samplesStaging", read_samples_staging },
+  { "exclusive", read_exclusive },
 };
 
 void
@@ -159,6 +167,7 @@ mxl_setup_options_defaults (MxlSetupOptions *out)
   out->protocol = MXL_PROTOCOL_WRITE;
   out->post_ring_capacity = MXL_DEFAULT_POST_RING_CAPACITY;
   out->samples_staging = TRUE;
+  out->exclusive = TRUE;
 }
 
 void

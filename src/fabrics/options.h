@@ -18,6 +18,8 @@ typedef struct MxlSetupOptions {
   gboolean protocol_set;        /* "protocol" given */
   MxlProtocolKind protocol;     /* "protocol": "write" | "send" | "tagged" */
   gboolean progress_thread;     /* "progressThread": boolean, default FALSE */
+  gboolean exclusive;           /* "exclusive": boolean, default TRUE (target: one
+                                   initiator at a time, docs/fabrics-engine.md) */
   gboolean samples_staging;     /* "samplesStaging": boolean, default TRUE (initiator of a
                                    continuous flow: one packed write per entry) */
   uint32_t post_ring_capacity;  /* "postRingCapacity": power of two >= 2; default MXL_DEFAULT_POST_RING_CAPACITY */

@@ -210,6 +210,9 @@ mxl_provider_build_hints (const mxlFabricsInterfaceConfig *config,
     hints->caps |= FI_MSG | FI_SEND | FI_RECV;
   if (role == MXL_ROLE_TARGET && (desc->rx_mode & FI_RX_CQ_DATA))
     hints->caps |= FI_MSG | FI_RECV;     /* receives to consume immediate data */
+  /* Connectionless: claims read the target's owner word (claim.h). */
+  if (desc->ep_type == FI_EP_RDM)
+    hints->caps |= role == MXL_ROLE_TARGET ? FI_REMOTE_READ : FI_READ;
   hints->domain_attr->mr_mode =
       FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
   hints->mode = FI_CONTEXT | FI_CONTEXT2 | desc->rx_mode;
@@ -265,6 +268,8 @@ mxl_provider_getinfo_exact (const mxlFabricsInterfaceConfig *config, MxlRole rol
   /* The role's RMA capability of the hints is replaced by @caps; what the
    * interface config asks for (SEND_RECEIVE) is kept. */
   hints->caps = (hints->caps & ~(FI_RMA | FI_WRITE | FI_REMOTE_WRITE)) | caps;
+  if (!(caps & FI_RMA))
+    hints->caps &= ~(FI_READ | FI_REMOTE_READ);
   /* A masked capability is one the provider does not have: no match. */
   rc = (hints->caps & debug_caps_mask) ? -FI_ENODATA
       : fi_getinfo (MXL_FI_VERSION, config->address.node, service, FI_SOURCE,

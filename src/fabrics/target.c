@@ -125,6 +125,11 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
     }
   }
   info->protocol = t->protocol;
+  if (t->claim.words != NULL) {
+    info->has_claim = TRUE;
+    info->claim_addr = t->claim.region.remote_addr;
+    info->claim_key = t->claim.region.key;
+  }
   if (t->desc->provider == MXL_FABRICS_PROVIDER_SHM)
     info->owner_pid = (uint32_t) getpid ();
   if (t->protocol != MXL_PROTOCOL_WRITE)
@@ -144,6 +149,7 @@ teardown (MxlTarget *t)
   t->threaded = FALSE;
   if (t->type_ops)
     t->type_ops->close (t);
+  mxl_claim_target_close (&t->claim, t->dom);
   if (t->dom) {
     mxl_ofi_region_close (t->dom, &t->rx_region);
     for (guint i = 0; t->tg_mrs && i < t->n_tg_mrs; i++)
@@ -343,6 +349,18 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   st = setup_receives (t, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
+  /* One initiator at a time: RC targets refuse further connections
+   * themselves; an RDM target needs claims (claim.h), for remote write
+   * where the slot field can hold MXL_CLAIM_SLOT and RMA reads work. */
+  if (t->type_ops == &mxl_target_rdm_ops && t->options.exclusive
+      && t->protocol == MXL_PROTOCOL_WRITE
+      && (t->dom->info->caps & FI_REMOTE_READ)
+      && (t->continuous ? t->entry_count : t->grain_count) < MXL_CLAIM_SLOT) {
+    st = mxl_claim_target_open (&t->claim, t->dom, &error);
+    if (st != MXL_STATUS_OK)
+      goto fail;
+    t->claim.check_pid = t->desc->provider == MXL_FABRICS_PROVIDER_SHM;
+  }
   st = t->type_ops->open (t, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
@@ -416,6 +434,18 @@ refill (MxlTarget *t, int timeout_ms)
     }
     g_debug ("target %" G_GUINT64_FORMAT ": error completion %s", t->id,
         fi_strerror (err.err));
+  }
+  /* Claims are handled as they are drained and leave the batch. */
+  if (t->claim.words != NULL) {
+    size_t kept = 0;
+    for (size_t i = 0; i < len; i++) {
+      if ((t->batch[i].flags & FI_REMOTE_CQ_DATA) && mxl_claim_is_imm (t->batch[i].data))
+        mxl_claim_target_on_claim (&t->claim, t->batch[i].data,
+            &t->stats.initiatorsRefused);
+      else
+        t->batch[kept++] = t->batch[i];
+    }
+    len = kept;
   }
   t->batch_len = len;
   t->batch_pos = 0;

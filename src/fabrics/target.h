@@ -20,6 +20,7 @@
 #include <mxl/fabrics-ext.h>
 
 #include "fabrics/bounce.h"
+#include "fabrics/claim.h"
 #include "fabrics/events.h"
 #include "fabrics/ofi.h"
 #include "fabrics/options.h"
@@ -160,6 +161,7 @@ struct mxlFabricsTarget_t {
   struct fid_av *av;
   struct MxlShmHold *shm_hold;    /* shm: the endpoint's region is in use
                                      (shmstale.h) */
+  MxlClaimTarget claim;           /* exclusive RDM targets (claim.h) */
   /* application-visible */
   mxlFabricsExtTargetStats stats;
   GQueue events;                  /* mxlFabricsExtConnectionEvent* */

@@ -23,6 +23,7 @@ typedef struct MxlRcInput {
   MxlRcInputKind kind;
   struct fid *fid;
   struct fi_info *info;
+  uint64_t token;      /* CONNREQ: the initiator's claim token, 0 = none */
   int err;
 } MxlRcInput;
 
@@ -54,13 +55,24 @@ state_ep (const MxlRcState *s)
   return NULL;
 }
 
+/* @busy: refused because an initiator is connected: said in the reject's
+ * private data (MXL_REJECT_BUSY), so that our initiator can tell it from a
+ * target that is not there. */
 static void
-reject (MxlTarget *t, struct fi_info *info)
+reject (MxlTarget *t, const MxlRcInput *in, gboolean busy)
 {
-  int rc = fi_reject (t->pep, info->handle, NULL, 0);
+  struct fi_info *info = in->info;
+  int rc = fi_reject (t->pep, info->handle, busy ? MXL_REJECT_BUSY : NULL,
+      busy ? sizeof (MXL_REJECT_BUSY) : 0);
   if (rc != 0)
     g_debug ("fi_reject: %s", fi_strerror (-rc));
   t->stats.connectionsRejected++;
+  /* Counted once per initiator (its retries carry the same token). */
+  if (busy && mxl_claim_note_refused (&t->claim, in->token)) {
+    t->stats.initiatorsRefused++;
+    g_debug ("target %" G_GUINT64_FORMAT ": a second initiator refused (this "
+        "target has one)", t->id);
+  }
 }
 
 /* Endpoint for an incoming request, bound and accepted. */
@@ -101,14 +113,14 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
   switch (in->kind) {
     case RC_IN_CONNREQ:
       if (t->rc.kind != MXL_RC_LISTENING) {
-        reject (t, in->info);   /* one initiator at a time */
+        reject (t, in, TRUE);   /* one initiator at a time */
         return;
       }
       next.kind = MXL_RC_ACCEPTING;
       next.u.accepting.ep = accept_request (t, in->info);
       next.u.accepting.since = g_get_monotonic_time ();
       if (next.u.accepting.ep == NULL) {
-        reject (t, in->info);
+        reject (t, in, FALSE);
         return;
       }
       break;
@@ -160,7 +172,8 @@ rc_poll_events (MxlTarget *t, int timeout_ms)
   /* With nothing to wait for but the EQ, block on it for the timeout;
    * otherwise only drain what is there. */
   while (mxl_ofi_eq_read (t->eq, timeout_ms, &ev) == MXL_STATUS_OK) {
-    MxlRcInput in = { .fid = ev.fid, .info = ev.info, .err = ev.err };
+    MxlRcInput in = { .fid = ev.fid, .info = ev.info, .err = ev.err,
+      .token = ev.token };
 
     if (ev.error)
       in.kind = RC_IN_ERROR;

@@ -159,6 +159,10 @@ mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
     add_u64_string (b, "recvSize", info->recv_size);
   if (info->owner_pid != 0)
     add_u64_string (b, "pid", info->owner_pid);
+  if (info->has_claim) {
+    add_u64_string (b, "claimAddr", info->claim_addr);
+    add_u64_string (b, "claimKey", info->claim_key);
+  }
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fabricAddress");
   json_builder_add_string_value (b, address);
@@ -367,6 +371,12 @@ read_ext (JsonObject *root, struct mxlFabricsTargetInfo_t *info, GError **error)
     if (pid == 0 || pid > (1u << 22))
       return fail (error, "ext.\"pid\" %" G_GUINT64_FORMAT " is not a process id", pid);
     info->owner_pid = (uint32_t) pid;
+  }
+  if (json_object_has_member (ext, "claimAddr") || json_object_has_member (ext, "claimKey")) {
+    if (!get_u64_string (ext, "ext.", "claimAddr", &info->claim_addr, error)
+        || !get_u64_string (ext, "ext.", "claimKey", &info->claim_key, error))
+      return FALSE;
+    info->has_claim = TRUE;
   }
   if (protocol != NULL && !mxl_protocol_kind_from_string (protocol, &info->protocol))
     return fail (error, "ext.\"protocol\" \"%.20s\" is not write, send or tagged",

@@ -38,7 +38,8 @@ struct mxlFabricsTargetInfo_t {
   uint64_t bounce_entry_size;    /* bytes including the 16-byte entry header */
   /* Our extensions, serialised under the key "ext" (ignored by the reference):
    * {"ext":{"protocol":"write|send|tagged","flowDef":"<NMOS flow JSON>",
-   *   "recvSize":"<bytes>","pid":"<process id, shm>"}} */
+   *   "recvSize":"<bytes>","pid":"<process id, shm>",
+   *   "claimAddr":"<addr>","claimKey":"<rkey>"}} */
   MxlProtocolKind protocol;
   uint64_t recv_size;            /* send protocol: bytes of one posted receive
                                     (message header included); 0 = not given */
@@ -48,6 +49,11 @@ struct mxlFabricsTargetInfo_t {
    * gone (libfabric 1.17's shm spins forever on a lock a dead process
    * held). Untrusted: used only for kill(pid, 0). 0 = not given. */
   uint32_t owner_pid;
+  /* "claimAddr", "claimKey": an exclusive connectionless target's claim
+   * region (claim.h): an initiator claims the target there before it
+   * writes grains. Both or neither. */
+  gboolean has_claim;
+  uint64_t claim_addr, claim_key;
 };
 
 /**

@@ -209,6 +209,11 @@ typedef struct mxlFabricsExtTargetStats_t {
                                     committed, errors) dropped, oldest first,
                                     because the application read fewer than
                                     MXL_FABRICS_EXT_RESULT_QUEUE_MAX behind */
+  uint64_t initiatorsRefused;    /* initiators refused because another one
+                                    is this target's sender: RC connection
+                                    requests rejected while connected, RDM
+                                    claims of a second initiator (setup
+                                    option "exclusive", docs/fabrics-engine.md) */
 } mxlFabricsExtTargetStats;
 
 /** Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL;

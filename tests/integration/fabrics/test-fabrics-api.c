@@ -212,6 +212,99 @@ out:
   g_free (d3);
 }
 
+/* Claims (claim.h) on a connectionless target: our initiator claims and
+ * connects; one that does not claim (a reference initiator, which ignores
+ * ext.claimAddr/claimKey: simulated by clearing them) is still served; a
+ * second claiming initiator is refused with MXL_ERR_CONFLICT and counted
+ * once, however often it retries. */
+static void
+claims (const FabProv *p)
+{
+  FabSide ts, s1, s2, s3;
+  mxlFabricsTargetInfo info = NULL, plain;
+  mxlFabricsTarget t;
+  mxlFabricsInitiator i1, i2, i3;
+  mxlFabricsExtTargetStats tstats;
+  mxlFabricsExtConnectionEvent ev;
+  char *dt = v210_def (FLOW_A), *d1 = v210_def (FLOW_B), *d2 = v210_def (FLOW_C),
+      *d3 = v210_def ("8c2e1b20-5c83-4b20-9d90-4f7f9b3e4c32");
+  gboolean refused = FALSE;
+  gint64 deadline;
+  uint64_t index;
+  char *want, *got;
+
+  if (!fabtest_require (p))
+    goto out;
+  fabtest_side_init (&ts, dt, FLOW_A);
+  fabtest_side_init (&s1, d1, FLOW_B);
+  fabtest_side_init (&s2, d2, FLOW_C);
+  fabtest_side_init (&s3, d3, "8c2e1b20-5c83-4b20-9d90-4f7f9b3e4c32");
+  t = fabtest_target (&ts, p, NULL, &info);
+  g_assert_true (info->has_claim);
+  i1 = fabtest_initiator (&s1, p, NULL);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (i1, info), ==, MXL_STATUS_OK);
+  fabtest_connect (i1, &t, 1, FALSE, 5000);
+  fabtest_write_grain (&s1, 0, 1, FALSE);
+  g_assert_cmpint (mxlFabricsInitiatorTransferGrain (i1, 0, 0, 1080), ==, MXL_STATUS_OK);
+  g_assert_cmpint (fabtest_read_one (t, i1, FALSE, &index, 5000), ==, MXL_STATUS_OK);
+  want = fabtest_grain_digest (&s1, 0, NULL);
+  got = fabtest_grain_digest (&ts, 0, NULL);
+  g_assert_cmpstr (got, ==, want);
+  g_free (want);
+  g_free (got);
+
+  /* no claim: served as before */
+  plain = mxl_target_info_copy (info);
+  plain->has_claim = FALSE;
+  i2 = fabtest_initiator (&s2, p, NULL);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (i2, plain), ==, MXL_STATUS_OK);
+  fabtest_connect (i2, &t, 1, FALSE, 5000);
+  fabtest_write_grain (&s2, 1, 2, FALSE);
+  g_assert_cmpint (mxlFabricsInitiatorTransferGrain (i2, 1, 0, 1080), ==, MXL_STATUS_OK);
+  g_assert_cmpint (fabtest_read_one (t, i2, FALSE, &index, 5000), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (index, ==, 1);
+  want = fabtest_grain_digest (&s2, 1, NULL);
+  got = fabtest_grain_digest (&ts, 1, NULL);
+  g_assert_cmpstr (got, ==, want);
+  g_free (want);
+  g_free (got);
+
+  /* a second claimant: refused, retried, counted once */
+  i3 = fabtest_initiator (&s3, p, NULL);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (i3, info), ==, MXL_STATUS_OK);
+  deadline = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < deadline) {
+    g_assert_cmpint (mxlFabricsTargetReadGrainNonBlocking (t, &index), ==, MXL_ERR_NOT_READY);
+    g_assert_cmpint (mxlFabricsInitiatorMakeProgressNonBlocking (i1), ==, MXL_STATUS_OK);
+    g_assert_cmpint (mxlFabricsInitiatorMakeProgressNonBlocking (i3), ==, MXL_ERR_NOT_READY);
+    while (mxlFabricsExtInitiatorPollEvent (i3, &ev) == MXL_STATUS_OK) {
+      g_assert_cmpint (ev.current, !=, MXL_FABRICS_EXT_STATE_CONNECTED);
+      if (ev.current == MXL_FABRICS_EXT_STATE_IDLE && ev.reason == MXL_ERR_CONFLICT)
+        refused = TRUE;
+    }
+    g_usleep (1000);
+  }
+  g_assert_true (refused);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (t, &tstats), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (tstats.initiatorsRefused, ==, 1);
+  g_assert_cmpuint (tstats.grainsReceived, ==, 2);
+
+  mxl_target_info_free (plain);
+  mxlFabricsFreeTargetInfo (info);
+  fabtest_side_clear (&s3);
+  fabtest_side_clear (&s2);
+  fabtest_side_clear (&s1);
+  fabtest_side_clear (&ts);
+out:
+  g_free (dt);
+  g_free (d1);
+  g_free (d2);
+  g_free (d3);
+}
+
+static void test_claims_shm (void) { claims (&fab_shm); }
+static void test_claims_rxm (void) { claims (&fab_rxm); }
+
 static void test_multi_tcp (void) { multi_target (&fab_tcp); }
 static void test_multi_shm (void) { multi_target (&fab_shm); }
 static void test_multi_rxm (void) { multi_target (&fab_rxm); }
@@ -589,6 +682,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/api/tcp/multi-target", test_multi_tcp);
   g_test_add_func ("/fabrics/api/shm/multi-target", test_multi_shm);
   g_test_add_func ("/fabrics/api/rxm/multi-target", test_multi_rxm);
+  g_test_add_func ("/fabrics/api/shm/claims", test_claims_shm);
+  g_test_add_func ("/fabrics/api/rxm/claims", test_claims_rxm);
   g_test_add_func ("/fabrics/api/targetinfo-round-trip", test_targetinfo_round_trip);
   g_test_add_func ("/fabrics/api/cq-depth-option", test_cq_depth_option);
   g_test_add_func ("/fabrics/api/setup-validation", test_setup_validation);

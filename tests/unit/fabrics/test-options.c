@@ -17,6 +17,7 @@ assert_defaults (const MxlSetupOptions *o)
   g_assert_cmpint (o->protocol, ==, MXL_PROTOCOL_WRITE);
   g_assert_false (o->progress_thread);
   g_assert_true (o->samples_staging);
+  g_assert_true (o->exclusive);
   g_assert_cmpuint (o->post_ring_capacity, ==, MXL_DEFAULT_POST_RING_CAPACITY);
   g_assert_null (o->provider_name);
 }
@@ -94,6 +95,7 @@ test_rejects (void)
     { "{\"progressThread\": 1}", "\"progressThread\"" },
     { "{\"progressThread\": \"true\"}", "\"progressThread\"" },
     { "{\"samplesStaging\": 0}", "\"samplesStaging\"" },
+    { "{\"exclusive\": \"no\"}", "\"exclusive\"" },
     { "{\"postRingCapacity\": 0}", "\"postRingCapacity\"" },
     { "{\"postRingCapacity\": 1}", "\"postRingCapacity\"" },
     { "{\"postRingCapacity\": 3}", "\"postRingCapacity\"" },
@@ -129,7 +131,8 @@ test_all_keys (void)
   g_assert_cmpint (mxl_setup_options_parse (
           "{\"cqDepth\":128,\"maxMessageSize\":9007199254740993,\"iovLimit\":4,"
           "\"protocol\":\"tagged\",\"progressThread\":true,\"postRingCapacity\":2,"
-          "\"providerName\":\"tcp;ofi_rxm\",\"samplesStaging\":false,\"unknown\":{\"x\":[1,2]},\"cqdepth\":0}",
+          "\"providerName\":\"tcp;ofi_rxm\",\"samplesStaging\":false,\"exclusive\":false,"
+          "\"unknown\":{\"x\":[1,2]},\"cqdepth\":0}",
           &o, &error), ==, MXL_STATUS_OK);
   g_assert_no_error (error);
   g_assert_cmpuint (o.cq_depth, ==, 128);
@@ -141,6 +144,7 @@ test_all_keys (void)
   g_assert_cmpuint (o.post_ring_capacity, ==, 2);
   g_assert_cmpstr (o.provider_name, ==, "tcp;ofi_rxm");
   g_assert_false (o.samples_staging);
+  g_assert_false (o.exclusive);
   mxl_setup_options_clear (&o);
   assert_defaults (&o);
 

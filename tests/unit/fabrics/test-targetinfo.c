@@ -126,6 +126,38 @@ test_owner_pid (void)
   mxl_target_info_free (info);
 }
 
+/* ext.claimAddr / ext.claimKey (exclusive RDM targets): both or neither. */
+static void
+test_claim_region (void)
+{
+  struct mxlFabricsTargetInfo_t *info = make_info ();
+  g_autofree char *json = NULL;
+  g_autoptr (GError) error = NULL;
+  mxlStatus status = MXL_ERR_UNKNOWN;
+  struct mxlFabricsTargetInfo_t *back;
+  const char *half = "{\"addressFormat\":2,\"ext\":{\"claimAddr\":\"1\"},"
+      "\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\",\"id\":\"1\",\"provider\":"
+      "\"shm\",\"regions\":[{\"addr\":\"0\",\"len\":\"8\",\"rkey\":\"1\"}]}";
+
+  info->has_claim = TRUE;
+  info->claim_addr = G_MAXUINT64;
+  info->claim_key = 42;
+  json = mxl_target_info_to_json (info);
+  g_assert_nonnull (strstr (json, "\"claimAddr\":\"18446744073709551615\","
+          "\"claimKey\":\"42\""));
+  back = mxl_target_info_from_json (json, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (back->has_claim);
+  g_assert_cmpuint (back->claim_addr, ==, G_MAXUINT64);
+  g_assert_cmpuint (back->claim_key, ==, 42);
+  mxl_target_info_free (back);
+  back = mxl_target_info_from_json (half, &status, &error);
+  g_assert_null (back);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "claimKey"));
+  mxl_target_info_free (info);
+}
+
 static void
 test_round_trip_64bit (void)
 {
@@ -645,6 +677,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/targetinfo/round-trip-64bit", test_round_trip_64bit);
   g_test_add_func ("/fabrics/targetinfo/recv-size", test_recv_size);
   g_test_add_func ("/fabrics/targetinfo/owner-pid", test_owner_pid);
+  g_test_add_func ("/fabrics/targetinfo/claim-region", test_claim_region);
   g_test_add_func ("/fabrics/targetinfo/parse-with-reason", test_parse_with_reason);
   g_test_add_func ("/fabrics/targetinfo/spec-example", test_spec_example);
   g_test_add_func ("/fabrics/targetinfo/copy-equal", test_copy_equal);

@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Senders and receivers coming and going (issue 20, items 1 and 4), with
+ * the real elements in two processes.
+ *
+ * Senders are appsrc ! mxlfabricssink pipelines in this process that
+ * follow the receiver's TargetInfo file (target-info=@file); each pushes a
+ * small v210 frame every 20 ms from a thread, every 32-bit word of frame k
+ * of sender s being (s << 24) | k. The receiver is this binary re-executed
+ * with --child-src: mxlfabricssrc ! appsink, writing one line per frame to
+ * a file ("<sender> <k>", or "BAD" for a frame that is not one repeated
+ * word), so that a receiver killed with SIGKILL leaves its count behind
+ * too; on SIGINT it stops its pipeline in order and appends "refused <n>"
+ * (its initiators-refused counter).
+ *
+ * - shm-receiver-restarts: one sender, a shm receiver restarted 5 times.
+ *   Each instance is first stopped (SIGSTOP) so that the sender has writes
+ *   posted that the receiver never processes, then ended with SIGKILL or
+ *   SIGINT: on libfabric 1.17 shm such a write kept the sender's endpoint
+ *   from completing anything for any later receiver, which then got as
+ *   many frames as the sender's local ring holds and no more.
+ * - second-sender-{shm,tcp}: a second sender to the same receiver is
+ *   refused with a WARNING saying the receiver already has a sender, the
+ *   receiver counts it, and only the first sender's frames arrive.
+ * - shared-receiver-shm: a receiver whose options allow several senders
+ *   ("exclusive": false) takes both.
+ * - stalled-receiver-shm: a receiver stopped (SIGSTOP) is reported lost and
+ *   its transfers failed; it gets frames again once it continues.
+ *
+ * Children are stopped and reaped by PID; every wait is bounded.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "../hardening/hgst.h"
+
+#define HEIGHT 32
+#define CAPS "video/x-raw,format=v210,width=384,height=32,framerate=50/1"
+#define FRAME_BYTES (1024 * HEIGHT)
+#define FRAME_NS (20 * GST_MSECOND)
+#define INSTANCES 6             /* the first receiver and 5 restarts */
+#define MIN_FRAMES 40           /* each instance, before it is stopped */
+
+static const gchar *self_exe;
+static volatile sig_atomic_t child_stop;
+
+static guint32
+frame_value (guint sender, guint k)
+{
+  return (guint32) sender << 24 | (k & 0xffffffu);
+}
+
+static void
+on_sigint (int sig)
+{
+  child_stop = 1;
+}
+
+/* Child: see the top of the file. No frame for 20 s ends it too. */
+static int
+child_src (const gchar * provider, const gchar * file, const gchar * out)
+{
+  /* "shared": shm with several senders allowed */
+  gboolean shared = g_str_equal (provider, "shared");
+  gchar *desc = g_strdup_printf ("mxlfabricssrc name=src provider=%s %s "
+      "caps=\"" CAPS "\" target-info-file=%s ! appsink name=out sync=false "
+      "max-buffers=1000", shared ? "shm" : provider,
+      g_str_equal (provider, "tcp") ? "node=" HGST_NODE : shared ?
+      "options=\"{\\\"exclusive\\\":false}\"" : "", file);
+  GstElement *p = hgst_parse (desc), *sink = gst_bin_get_by_name (GST_BIN (p),
+      "out");
+  FILE *f = fopen (out, "w");
+  gint64 last = g_get_monotonic_time ();
+
+  signal (SIGINT, on_sigint);
+  if (f == NULL || gst_element_set_state (p, GST_STATE_PLAYING) ==
+      GST_STATE_CHANGE_FAILURE)
+    return 3;
+  while (!child_stop && g_get_monotonic_time () - last < 20 * G_USEC_PER_SEC) {
+    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
+        100 * GST_MSECOND);
+    GstMapInfo map;
+    gboolean ok;
+    guint32 v = 0;
+
+    if (s == NULL)
+      continue;
+    last = g_get_monotonic_time ();
+    g_assert_true (gst_buffer_map (gst_sample_get_buffer (s), &map,
+            GST_MAP_READ));
+    ok = map.size == FRAME_BYTES;
+    if (ok) {
+      const guint32 *w = (const guint32 *) map.data;
+      gsize k;
+      v = w[0];
+      ok = (v >> 24) >= 1 && (v >> 24) <= 2;
+      for (k = 1; ok && k < map.size / 4; k++)
+        ok = w[k] == v;
+    }
+    gst_buffer_unmap (gst_sample_get_buffer (s), &map);
+    if (ok)
+      fprintf (f, "%u %u\n", v >> 24, v & 0xffffffu);
+    else
+      fprintf (f, "BAD\n");
+    fflush (f);
+    gst_sample_unref (s);
+  }
+  fprintf (f, "refused %" G_GUINT64_FORMAT "\n", hgst_stat (p, "src",
+          "initiators-refused"));
+  gst_element_set_state (p, GST_STATE_NULL);
+  fclose (f);
+  gst_object_unref (sink);
+  gst_object_unref (p);
+  g_free (desc);
+  return 0;
+}
+
+/* One line of the child's file. */
+typedef struct {
+  guint sender;                 /* 0: BAD */
+  guint k;
+} Frame;
+
+/* The child's frames; @refused: its last "refused" line, G_MAXUINT64 when
+ * there is none. */
+static GArray *
+read_frames (const gchar * out, guint64 * refused)
+{
+  GArray *frames = g_array_new (FALSE, FALSE, sizeof (Frame));
+  gchar *text = NULL, **lines;
+
+  if (refused)
+    *refused = G_MAXUINT64;
+  if (!g_file_get_contents (out, &text, NULL, NULL))
+    return frames;
+  lines = g_strsplit (text, "\n", -1);
+  for (gchar ** l = lines; *l; l++) {
+    Frame fr = { 0, 0 };
+    if (**l == '\0')
+      continue;
+    if (g_str_has_prefix (*l, "refused ")) {
+      if (refused)
+        *refused = g_ascii_strtoull (*l + 8, NULL, 10);
+      continue;
+    }
+    if (!g_str_equal (*l, "BAD"))
+      sscanf (*l, "%u %u", &fr.sender, &fr.k);
+    g_array_append_val (frames, fr);
+  }
+  g_strfreev (lines);
+  g_free (text);
+  return frames;
+}
+
+/* A sender pipeline and the thread that pushes its frames. */
+typedef struct {
+  GstElement *p, *in;
+  GstClockTime base;
+  guint sender;
+  gint stop;
+  guint pushed;
+  GThread *thread;
+} Sender;
+
+static gpointer
+pusher_thread (gpointer data)
+{
+  Sender *ps = data;
+
+  /* bounded: 60 s of frames at most */
+  while (!g_atomic_int_get (&ps->stop) && ps->pushed < 3000) {
+    GstBuffer *b = gst_buffer_new_allocate (NULL, FRAME_BYTES, NULL);
+    GstMapInfo map;
+    guint32 *w;
+
+    gst_buffer_map (b, &map, GST_MAP_WRITE);
+    w = (guint32 *) map.data;
+    for (gsize i = 0; i < FRAME_BYTES / 4; i++)
+      w[i] = frame_value (ps->sender, ps->pushed);
+    gst_buffer_unmap (b, &map);
+    GST_BUFFER_PTS (b) = ps->base + ps->pushed * FRAME_NS;
+    GST_BUFFER_DURATION (b) = FRAME_NS;
+    if (gst_app_src_push_buffer (GST_APP_SRC (ps->in), b) != GST_FLOW_OK)
+      break;
+    ps->pushed++;
+    g_usleep (FRAME_NS / 1000);
+  }
+  return NULL;
+}
+
+static void
+sender_start (Sender * ps, guint sender, const gchar * provider,
+    const gchar * file)
+{
+  gchar *desc = g_strdup_printf ("appsrc name=in format=time caps=\"" CAPS
+      "\" max-bytes=0 block=true ! mxlfabricssink name=sink provider=%s %s "
+      "sync=false target-info=@%s", provider, g_str_equal (provider, "tcp") ?
+      "node=" HGST_NODE : "", file);
+  GstClock *clock;
+
+  memset (ps, 0, sizeof *ps);
+  ps->sender = sender;
+  ps->p = hgst_parse (desc);
+  ps->in = gst_bin_get_by_name (GST_BIN (ps->p), "in");
+  hgst_play (ps->p);
+  clock = gst_element_get_clock (ps->p);
+  ps->base = clock ? gst_clock_get_time (clock) -
+      gst_element_get_base_time (ps->p) + 50 * GST_MSECOND : 0;
+  g_clear_object (&clock);
+  ps->thread = g_thread_new ("pusher", pusher_thread, ps);
+  g_free (desc);
+}
+
+static void
+sender_stop_pushing (Sender * ps)
+{
+  g_atomic_int_set (&ps->stop, 1);
+  g_thread_join (ps->thread);
+}
+
+static void
+sender_free (Sender * ps)
+{
+  hgst_stop (ps->p);
+  gst_object_unref (ps->in);
+}
+
+static GPid
+spawn_receiver (const gchar * provider, const gchar * file, const gchar * out)
+{
+  gchar *argv[] = { (gchar *) self_exe, (gchar *) "--child-src",
+    (gchar *) provider, (gchar *) file, (gchar *) out, NULL
+  };
+  GError *error = NULL;
+  GPid pid;
+
+  g_unlink (file);
+  g_assert_true (g_spawn_async (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+          NULL, NULL, &pid, &error));
+  return pid;
+}
+
+/* Ends a receiver with SIGINT (in order) and reaps it. */
+static void
+stop_receiver (GPid pid)
+{
+  gint status = 0;
+
+  g_assert_cmpint (kill (pid, SIGINT), ==, 0);
+  g_assert_true (hgst_reap (pid, 10000, &status));
+  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+}
+
+/* Removes the test's files and directory and frees their names. */
+static void
+remove_files (gchar * dir, gchar * file, gchar * out)
+{
+  if (out)
+    g_unlink (out);
+  g_unlink (file);
+  g_rmdir (dir);
+  g_free (out);
+  g_free (file);
+  g_free (dir);
+}
+
+/* Waits (bounded by @ms) until @out holds @n frames. */
+static void
+wait_frames (const gchar * out, guint n, guint ms)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
+
+  while (g_get_monotonic_time () < end) {
+    GArray *frames = read_frames (out, NULL);
+    guint have = frames->len;
+    g_array_unref (frames);
+    if (have >= n)
+      return;
+    g_usleep (20 * 1000);
+  }
+}
+
+static void
+test_receiver_restarts (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-restart-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "target.json", NULL);
+  Sender ps;
+  guint64 queued = 0, completed = 0, failed = 0, total = 0;
+
+  g_assert_nonnull (dir);
+  sender_start (&ps, 1, "shm", file);
+  for (guint i = 0; i < INSTANCES; i++) {
+    gchar *out = g_strdup_printf ("%s/received.%u", dir, i);
+    gboolean kill9 = i % 2 == 1;
+    GPid pid = spawn_receiver ("shm", file, out);
+    GArray *frames;
+    gint status = 0;
+    guint bad = 0, gaps = 0;
+
+    wait_frames (out, MIN_FRAMES, 8000);
+    /* Writes posted while it is stopped are never processed by it. */
+    g_assert_cmpint (kill (pid, SIGSTOP), ==, 0);
+    g_usleep (150 * 1000);
+    if (kill9) {
+      g_assert_cmpint (kill (pid, SIGKILL), ==, 0);
+    } else {
+      g_assert_cmpint (kill (pid, SIGINT), ==, 0);
+      g_assert_cmpint (kill (pid, SIGCONT), ==, 0);
+    }
+    g_assert_true (hgst_reap (pid, 10000, &status));
+    if (kill9)
+      g_assert_true (WIFSIGNALED (status) && WTERMSIG (status) == SIGKILL);
+    else
+      g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+
+    frames = read_frames (out, NULL);
+    for (guint k = 0; k < frames->len; k++) {
+      const Frame *fr = &g_array_index (frames, Frame, k);
+      if (fr->sender != 1)
+        bad++;
+      else if (k > 0 && fr->k != g_array_index (frames, Frame, k - 1).k + 1)
+        gaps++;
+    }
+    g_test_message ("receiver %u (%s): %u frames (%u .. %u), %u bad, %u gaps",
+        i, kill9 ? "SIGKILL" : "SIGINT", frames->len,
+        frames->len ? g_array_index (frames, Frame, 0).k : 0,
+        frames->len ? g_array_index (frames, Frame, frames->len - 1).k : 0,
+        bad, gaps);
+    /* every frame from its first one on, each one bit-exact */
+    g_assert_cmpuint (frames->len, >=, MIN_FRAMES);
+    g_assert_cmpuint (bad, ==, 0);
+    g_assert_cmpuint (gaps, ==, 0);
+    total += frames->len;
+    g_array_unref (frames);
+    g_unlink (out);
+    g_free (out);
+  }
+  sender_stop_pushing (&ps);
+
+  /* Nothing is left hanging: every transfer queued completed or failed
+   * (the last receiver is gone, so its transfers fail within the stall
+   * limit at most). Engine stats are refreshed every 100 ms. */
+  for (guint t = 0; t < 800; t++) {
+    queued = hgst_stat (ps.p, "sink", "transfers-queued");
+    completed = hgst_stat (ps.p, "sink", "transfers-completed");
+    failed = hgst_stat (ps.p, "sink", "transfers-failed");
+    if (queued == completed + failed)
+      break;
+    g_usleep (10 * 1000);
+  }
+  g_test_message ("sender: pushed %u, transfers queued %" G_GUINT64_FORMAT
+      ", completed %" G_GUINT64_FORMAT ", failed %" G_GUINT64_FORMAT
+      ", dropped-in-flight %" G_GUINT64_FORMAT, ps.pushed, queued, completed,
+      failed, hgst_stat (ps.p, "sink", "dropped-in-flight"));
+  g_assert_cmpuint (queued, ==, completed + failed);
+  g_assert_cmpuint (completed, >=, total);
+  g_assert_cmpuint (queued, <=, ps.pushed);
+  hgst_assert_no_error (ps.p);
+
+  sender_free (&ps);
+  remove_files (dir, file, NULL);
+}
+
+/* Waits (bounded by @ms) for a WARNING of @p containing @text. */
+static gboolean
+wait_warning (GstElement * p, const gchar * text, guint ms)
+{
+  GstBus *bus = gst_element_get_bus (p);
+  gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
+  gboolean found = FALSE;
+
+  while (!found && g_get_monotonic_time () < end) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 50 * GST_MSECOND,
+        GST_MESSAGE_WARNING | GST_MESSAGE_ERROR);
+    GError *e = NULL;
+
+    if (m == NULL)
+      continue;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING)
+      gst_message_parse_warning (m, &e, NULL);
+    else
+      gst_message_parse_error (m, &e, NULL);
+    g_test_message ("%s: %s", GST_MESSAGE_TYPE_NAME (m), e->message);
+    found = GST_MESSAGE_TYPE (m) == GST_MESSAGE_WARNING
+        && strstr (e->message, text) != NULL;
+    g_error_free (e);
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  return found;
+}
+
+static void
+second_sender (const gchar * provider)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-senders-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "target.json", NULL);
+  gchar *out = g_build_filename (dir, "received", NULL);
+  GPid pid = spawn_receiver (provider, file, out);
+  Sender a, b;
+  GArray *frames;
+  guint64 refused = 0;
+  guint from_a = 0, from_b = 0, bad = 0, gaps = 0;
+
+  for (guint i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
+    g_usleep (20 * 1000);
+  sender_start (&a, 1, provider, file);
+  wait_frames (out, 10, 8000);
+  sender_start (&b, 2, provider, file);
+  g_assert_true (wait_warning (b.p, "the receiver already has a sender", 5000));
+  g_usleep (500 * 1000);        /* both keep pushing */
+  sender_stop_pushing (&b);
+  sender_stop_pushing (&a);
+  g_assert_cmpint (hgst_stat (b.p, "sink", "transfers-queued"), ==, 0);
+  sender_free (&b);
+  sender_free (&a);
+
+  stop_receiver (pid);
+  frames = read_frames (out, &refused);
+  for (guint k = 0; k < frames->len; k++) {
+    const Frame *fr = &g_array_index (frames, Frame, k);
+    if (fr->sender == 1 && k > 0 && fr->k != g_array_index (frames, Frame,
+            k - 1).k + 1)
+      gaps++;
+    from_a += fr->sender == 1;
+    from_b += fr->sender == 2;
+    bad += fr->sender == 0;
+  }
+  g_test_message ("%s receiver: %u frames of sender 1 (%u gaps), %u of "
+      "sender 2, %u bad; initiators-refused %" G_GUINT64_FORMAT, provider,
+      from_a, gaps, from_b, bad, refused);
+  /* only the first sender's frames, bit-exact, and the refusal counted */
+  g_assert_cmpuint (from_a, >=, 30);
+  g_assert_cmpuint (from_b, ==, 0);
+  g_assert_cmpuint (bad, ==, 0);
+  g_assert_cmpuint (refused, ==, 1);
+
+  g_array_unref (frames);
+  remove_files (dir, file, out);
+}
+
+/* A shm receiver that stops answering (SIGSTOP): the sender fails what it
+ * had in flight and says the connection is lost within the stall limit
+ * (5 s, MXL_CONN_STALL_MS), and streams to it again once it continues. */
+static void
+test_stalled_receiver_shm (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-stalled-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "target.json", NULL);
+  gchar *out = g_build_filename (dir, "received", NULL);
+  GPid pid = spawn_receiver ("shm", file, out);
+  Sender ps;
+  GArray *frames;
+  guint before, bad = 0;
+  gint state = 0;
+  guint64 queued, completed, failed;
+  GstElement *sink;
+
+  for (guint i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
+    g_usleep (20 * 1000);
+  sender_start (&ps, 1, "shm", file);
+  wait_frames (out, 20, 8000);
+  g_assert_cmpint (kill (pid, SIGSTOP), ==, 0);
+  g_assert_true (wait_warning (ps.p, "the receiver stopped answering", 8000));
+  sink = gst_bin_get_by_name (GST_BIN (ps.p), "sink");
+  g_object_get (sink, "connection-state", &state, NULL);
+  gst_object_unref (sink);
+  g_assert_cmpint (state, !=, 3);       /* not connected */
+  g_usleep (300 * 1000);                /* engine stats: every 100 ms */
+  queued = hgst_stat (ps.p, "sink", "transfers-queued");
+  completed = hgst_stat (ps.p, "sink", "transfers-completed");
+  failed = hgst_stat (ps.p, "sink", "transfers-failed");
+  g_test_message ("stalled: queued %" G_GUINT64_FORMAT ", completed %"
+      G_GUINT64_FORMAT ", failed %" G_GUINT64_FORMAT, queued, completed, failed);
+  g_assert_cmpuint (failed, >, 0);
+  g_assert_cmpuint (queued, ==, completed + failed);
+
+  frames = read_frames (out, NULL);
+  before = frames->len;
+  g_array_unref (frames);
+  g_assert_cmpint (kill (pid, SIGCONT), ==, 0);
+  wait_frames (out, before + 20, 10000);
+  sender_stop_pushing (&ps);
+  hgst_assert_no_error (ps.p);
+  sender_free (&ps);
+  stop_receiver (pid);
+  frames = read_frames (out, NULL);
+  for (guint k = 0; k < frames->len; k++)
+    bad += g_array_index (frames, Frame, k).sender != 1;
+  g_test_message ("stalled receiver: %u frames before the stop, %u in all, "
+      "%u bad", before, frames->len, bad);
+  g_assert_cmpuint (frames->len, >=, before + 20);
+  g_assert_cmpuint (bad, ==, 0);
+  g_array_unref (frames);
+  remove_files (dir, file, out);
+}
+
+/* The application allows more senders: both are accepted. */
+static void
+test_shared_receiver_shm (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-shared-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "target.json", NULL);
+  gchar *out = g_build_filename (dir, "received", NULL);
+  GPid pid = spawn_receiver ("shared", file, out);
+  Sender a, b;
+  GArray *frames;
+  guint64 refused = 0;
+  guint from[3] = { 0, 0, 0 };
+
+  for (guint i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
+    g_usleep (20 * 1000);
+  sender_start (&a, 1, "shm", file);
+  sender_start (&b, 2, "shm", file);
+  g_assert_true (hgst_wait_connected (a.p, 5000));
+  g_assert_true (hgst_wait_connected (b.p, 5000));
+  wait_frames (out, 40, 8000);
+  sender_stop_pushing (&b);
+  sender_stop_pushing (&a);
+  /* Both wrote (their grains share indices, so the receiver may keep
+   * either one's grain of an index). */
+  g_assert_cmpuint (hgst_stat (a.p, "sink", "transfers-completed"), >=, 10);
+  g_assert_cmpuint (hgst_stat (b.p, "sink", "transfers-completed"), >=, 10);
+  hgst_assert_no_error (a.p);
+  hgst_assert_no_error (b.p);
+  sender_free (&b);
+  sender_free (&a);
+  stop_receiver (pid);
+  frames = read_frames (out, &refused);
+  for (guint k = 0; k < frames->len; k++)
+    from[g_array_index (frames, Frame, k).sender]++;
+  g_test_message ("shared receiver: %u frames of sender 1, %u of sender 2, "
+      "%u bad; initiators-refused %" G_GUINT64_FORMAT, from[1], from[2],
+      from[0], refused);
+  g_assert_cmpuint (from[1] + from[2], >=, 40);
+  g_assert_cmpuint (from[0], ==, 0);
+  g_assert_cmpuint (refused, ==, 0);
+  g_array_unref (frames);
+  remove_files (dir, file, out);
+}
+
+static void
+test_second_sender_shm (void)
+{
+  second_sender ("shm");
+}
+
+static void
+test_second_sender_tcp (void)
+{
+  second_sender ("tcp");
+}
+
+int
+main (int argc, char **argv)
+{
+  self_exe = argv[0];
+  gst_registry_fork_set_enabled (FALSE);
+  gst_init (&argc, &argv);
+  if (argc == 5 && g_str_equal (argv[1], "--child-src"))
+    return child_src (argv[2], argv[3], argv[4]);
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gst/senders/shm-receiver-restarts", test_receiver_restarts);
+  g_test_add_func ("/gst/senders/second-sender-shm", test_second_sender_shm);
+  g_test_add_func ("/gst/senders/second-sender-tcp", test_second_sender_tcp);
+  g_test_add_func ("/gst/senders/shared-receiver-shm", test_shared_receiver_shm);
+  g_test_add_func ("/gst/senders/stalled-receiver-shm", test_stalled_receiver_shm);
+  return g_test_run ();
+}
