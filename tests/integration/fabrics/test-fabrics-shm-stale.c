@@ -30,10 +30,13 @@ on_term (int sig)
   _exit (0);
 }
 
-/* Child: one shm target or initiator on @node, 'R' on @fd,
- * then waits to be killed (at most CHILD_LIFE_S). */
+/* Child: one shm target or initiator on @node, 'R' on @fd once set up,
+ * then waits to be killed (at most CHILD_LIFE_S). A target that allows
+ * several senders writes its TargetInfo to @ti_path; an initiator adds the
+ * target of @ti_path and writes 'R' once connected: a shm initiator's
+ * endpoints, and so its regions, are its connections' (initiator_rdm.c). */
 static int
-child_main (const char *role, const char *node, int fd)
+child_main (const char *role, const char *node, int fd, const char *ti_path)
 {
   char *def = fabtest_v210_def (FLOW_ID, "video/v210", 64, 16);
   FabSide s;
@@ -53,8 +56,23 @@ child_main (const char *role, const char *node, int fd)
     cfg.interface = iface;
     cfg.writer = s.writer;
     if (mxlFabricsCreateTarget (s.fab, &t) != MXL_STATUS_OK
-        || mxlFabricsTargetSetup (t, &cfg, NULL, &info) != MXL_STATUS_OK)
+        || mxlFabricsTargetSetup (t, &cfg, "{\"exclusive\": false}", &info)
+        != MXL_STATUS_OK)
       return 20;
+    if (strcmp (ti_path, "-") != 0) {
+      size_t size = 0;
+      char *text;
+      gboolean ok;
+
+      if (mxlFabricsTargetInfoToString (info, NULL, &size) != MXL_STATUS_OK)
+        return 24;
+      text = g_malloc (size);
+      ok = mxlFabricsTargetInfoToString (info, text, &size) == MXL_STATUS_OK
+          && g_file_set_contents (ti_path, text, -1, NULL);
+      g_free (text);
+      if (!ok)
+        return 24;
+    }
   } else {
     mxlFabricsInitiatorConfig cfg;
     mxlFabricsInitiator i;
@@ -62,9 +80,24 @@ child_main (const char *role, const char *node, int fd)
     memset (&cfg, 0, sizeof (cfg));
     cfg.interface = iface;
     cfg.reader = s.reader;
+    mxlFabricsTargetInfo info = NULL;
+    char *text = NULL;
+    gint64 deadline = g_get_monotonic_time () + 10 * G_TIME_SPAN_SECOND;
+    mxlStatus st;
+
     if (mxlFabricsCreateInitiator (s.fab, &i) != MXL_STATUS_OK
         || mxlFabricsInitiatorSetup (i, &cfg, NULL) != MXL_STATUS_OK)
       return 21;
+    if (!g_file_get_contents (ti_path, &text, NULL, NULL)
+        || mxlFabricsTargetInfoFromString (text, &info) != MXL_STATUS_OK
+        || mxlFabricsInitiatorAddTarget (i, info) != MXL_STATUS_OK)
+      return 25;
+    g_free (text);
+    while ((st = mxlFabricsInitiatorMakeProgressNonBlocking (i)) == MXL_ERR_NOT_READY
+        && g_get_monotonic_time () < deadline)
+      g_usleep (1000);
+    if (st != MXL_STATUS_OK)
+      return 26;
   }
   signal (SIGTERM, on_term);
   if (!fabtest_write_full (fd, "R", 1))
@@ -75,7 +108,7 @@ child_main (const char *role, const char *node, int fd)
 }
 
 static pid_t
-spawn (const char *role, const char *node, int *out_fd)
+spawn (const char *role, const char *node, const char *ti_path, int *out_fd)
 {
   int fds[2];
   char *fd_arg;
@@ -88,7 +121,7 @@ spawn (const char *role, const char *node, int *out_fd)
   g_assert_cmpint (pid, >=, 0);
   if (pid == 0) {
     char *args[] = { self_exe, (char *) "--shm-child", (char *) role,
-      (char *) node, fd_arg, NULL };
+      (char *) node, fd_arg, (char *) ti_path, NULL };
     close (fds[0]);
     /* a test that fails stops here: its children must not outlive it */
     prctl (PR_SET_PDEATHSIG, SIGKILL);
@@ -148,7 +181,7 @@ test_killed (void)
   char *def = fabtest_v210_def (FLOW_ID, "video/v210", 64, 16);
   int dead[2 * ROUNDS], fds[2 * ROUNDS], live_fd, hidden_fd, hidden_pid;
   pid_t live, hidden;
-  char *hidden_node;
+  char *hidden_node, *ti_path;
   GString *left = g_string_new (NULL);
   guint leaked = 0;
   FabSide s;
@@ -164,7 +197,10 @@ test_killed (void)
     return;
   }
   g_unsetenv ("MXL_FABRICS_SHM_KEEP_STALE");
-  live = spawn ("target", "self", &live_fd);
+  ti_path = g_build_filename (g_get_tmp_dir (), "shm-stale-XXXXXX", NULL);
+  close (g_mkstemp (ti_path));
+  /* a live receiver: every sender below connects to it */
+  live = spawn ("target", "self", ti_path, &live_fd);
   g_assert_cmpuint (regions_of (live, NULL), ==, 1);
   /* a live sender whose node names a pid that does not exist here */
   {
@@ -176,15 +212,15 @@ test_killed (void)
     hidden_pid = (int) p;
   }
   hidden_node = g_strdup_printf (MXL_FABRICS_EXT_SHM_NODE_PREFIX "%d-0", hidden_pid);
-  hidden = spawn ("initiator", hidden_node, &hidden_fd);
+  hidden = spawn ("initiator", hidden_node, ti_path, &hidden_fd);
   g_assert_cmpuint (regions_of (hidden_pid, NULL), ==, 1);
 
   for (guint r = 0; r < ROUNDS; r++) {
-    pid_t recv = spawn ("target", "self", &fds[2 * r]);
+    pid_t recv = spawn ("target", "self", "-", &fds[2 * r]);
     pid_t send;
 
     /* "self": the child names its node after its pid, as the elements do */
-    send = spawn ("initiator", "self", &fds[2 * r + 1]);
+    send = spawn ("initiator", "self", ti_path, &fds[2 * r + 1]);
     g_assert_cmpuint (regions_of (recv, NULL), ==, 1);
     g_assert_cmpuint (regions_of (send, NULL), ==, 1);
     /* the receiver killed with -9 in rounds 0 and 2, the sender in round 1 */
@@ -233,6 +269,8 @@ test_killed (void)
   fabtest_cleanup_pid (live);
   fabtest_cleanup_pid (hidden);
   g_string_free (left, TRUE);
+  g_unlink (ti_path);
+  g_free (ti_path);
   g_free (hidden_node);
   g_free (own_node);
   g_free (def);
@@ -242,11 +280,11 @@ int
 main (int argc, char **argv)
 {
   self_exe = g_file_read_link ("/proc/self/exe", NULL);
-  if (argc == 5 && strcmp (argv[1], "--shm-child") == 0) {
+  if (argc == 6 && strcmp (argv[1], "--shm-child") == 0) {
     char *node = strcmp (argv[3], "self") == 0
         ? g_strdup_printf (MXL_FABRICS_EXT_SHM_NODE_PREFIX "%d-0", (int) getpid ())
         : g_strdup (argv[3]);
-    return child_main (argv[2], node, atoi (argv[4]));
+    return child_main (argv[2], node, atoi (argv[4]), argv[5]);
   }
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/fabrics/shm-stale/killed", test_killed);
