@@ -59,22 +59,21 @@ fabtest_cleanup_pid (pid_t pid)
 {
   GDir *dir = g_dir_open ("/dev/shm", 0, NULL);
   char *domain_prefix = g_strdup_printf ("mxl-fabtest-%d-", (int) pid);
-  char *ep_infix = g_strdup_printf ("-%d-", (int) pid);
+  char *ep_prefix = g_strdup_printf (MXL_FABRICS_EXT_SHM_NODE_PREFIX "%d-", (int) pid);
   const char *name;
 
   while (dir && (name = g_dir_read_name (dir)) != NULL) {
     char *path = g_build_filename ("/dev/shm", name, NULL);
     if (g_str_has_prefix (name, domain_prefix))
       mxl_remove_tree (path);
-    else if ((g_str_has_prefix (name, "tgt-") || g_str_has_prefix (name, "ini-"))
-        && strstr (name, ep_infix) == name + 3)
+    else if (g_str_has_prefix (name, ep_prefix))
       g_unlink (path);
     g_free (path);
   }
   if (dir)
     g_dir_close (dir);
   g_free (domain_prefix);
-  g_free (ep_infix);
+  g_free (ep_prefix);
 }
 
 /* @domain_options: (nullable) written to the domain's options.json before
@@ -147,8 +146,11 @@ fabtest_iface (const FabProv *p, MxlRole role, char **name_out)
   c.provider = p->provider;
   c.caps.flags = FAB_CAPS;
   if (p->shm) {
-    *name_out = g_strdup_printf ("%s-%d-%u-%08x", role == MXL_ROLE_TARGET ? "tgt" : "ini",
-        (int) getpid (), ++counter, g_random_int ());
+    /* the elements' form (MXL_FABRICS_EXT_SHM_NODE_PREFIX "<pid>-"), so
+     * that the next setup sweeps what a killed test process left */
+    *name_out = g_strdup_printf (MXL_FABRICS_EXT_SHM_NODE_PREFIX "%d-%s%u-%08x",
+        (int) getpid (), role == MXL_ROLE_TARGET ? "tgt" : "ini", ++counter,
+        g_random_int ());
     c.address.node = *name_out;
     c.address.service = "engine";
   } else {
