@@ -35,15 +35,6 @@
 #define CAPS_50 "video/x-raw,format=v210,width=192,height=108,framerate=50/1"
 #define PERIOD_50 (GST_SECOND / 50)
 
-static guint64
-tai_now (void)
-{
-  struct timespec ts;
-
-  g_assert_cmpint (clock_gettime (CLOCK_TAI, &ts), ==, 0);
-  return (guint64) ts.tv_sec * GST_SECOND + (guint64) ts.tv_nsec;
-}
-
 static void
 sleep_until_tai (guint64 t)
 {
@@ -132,7 +123,7 @@ test_jitter_do_timestamp (void)
    * time, +-0.2 period (40% of half a period) of seeded jitter; the first
    * at -0.2. Rounded alone, the first takes the index below and some later
    * one the index above, which used to leave an index out. */
-  tai0 = tai_now ();
+  tai0 = hgst_tai_now ();
   rt0 = hgst_running_time (p, 0);
   t0 = (tai0 / PERIOD_50 + 10) * PERIOD_50 + PERIOD_50 * 2 / 5;
   for (i = 0; i < JITTER_N; i++) {

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include <glib/gstdio.h>
 #include <gst/app/app.h>
@@ -160,6 +161,16 @@ hgst_running_time (GstElement * p, GstClockTime ahead)
   t = gst_clock_get_time (clock) - gst_element_get_base_time (p) + ahead;
   gst_object_unref (clock);
   return t;
+}
+
+/* Now on CLOCK_TAI (the clock of MXL grain indices), in ns. */
+static inline guint64
+hgst_tai_now (void)
+{
+  struct timespec ts;
+
+  g_assert_cmpint (clock_gettime (CLOCK_TAI, &ts), ==, 0);
+  return (guint64) ts.tv_sec * GST_SECOND + (guint64) ts.tv_nsec;
 }
 
 /* Plays @rx (whose src is named "src"), hands its TargetInfo to @tx (whose
