@@ -58,29 +58,6 @@ remove_tmp (gchar * path)
   g_free (path);
 }
 
-static gchar *
-checksum (GstBuffer * buf)
-{
-  GstMapInfo map;
-  gchar *sum;
-
-  g_assert_true (gst_buffer_map (buf, &map, GST_MAP_READ));
-  sum = g_compute_checksum_for_data (G_CHECKSUM_SHA1, map.data, map.size);
-  gst_buffer_unmap (buf, &map);
-  return sum;
-}
-
-static GstElement *
-parse (const gchar * desc)
-{
-  GError *error = NULL;
-  GstElement *p = gst_parse_launch (desc, &error);
-
-  if (p == NULL)
-    g_error ("cannot build \"%s\": %s", desc, error->message);
-  return p;
-}
-
 /* Pops bus messages for up to @ms; fails on ERROR unless @allow_error. */
 static GstMessage *
 wait_message (GstElement * pipeline, GstMessageType types, guint ms)
@@ -104,16 +81,6 @@ assert_no_error (GstElement * pipeline)
     g_error ("%s: %s (%s)", GST_OBJECT_NAME (GST_MESSAGE_SRC (msg)),
         e->message, d);
   }
-}
-
-static void
-set_state_checked (GstElement * p, GstState state)
-{
-  GstStateChangeReturn r = gst_element_set_state (p, state);
-
-  if (r == GST_STATE_CHANGE_FAILURE)
-    assert_no_error (p);
-  g_assert_cmpint (r, !=, GST_STATE_CHANGE_FAILURE);
 }
 
 static void
@@ -142,10 +109,10 @@ start_src (const gchar * provider, const gchar * caps, const gchar * extra,
       "%s caps=\"%s\" %s ! appsink name=out sync=false max-buffers=1000",
       provider, g_str_equal (provider, "tcp") ? "node=" NODE : "", caps,
       extra ? extra : "");
-  GstElement *p = parse (desc);
+  GstElement *p = hgst_parse (desc);
   GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
 
-  set_state_checked (p, GST_STATE_PLAYING);
+  hgst_play (p);
   if (target_info) {
     g_object_get (src, "target-info", target_info, NULL);
     g_assert_nonnull (*target_info);
@@ -165,14 +132,14 @@ start_sink (const gchar * provider, const gchar * caps, const gchar * props,
       "caps=\"%s\" ! mxlfabricssink name=sink provider=%s %s %s",
       caps, provider, g_str_equal (provider, "tcp") ? "node=" NODE : "",
       props ? props : "");
-  GstElement *p = parse (desc);
+  GstElement *p = hgst_parse (desc);
 
   if (target_info) {
     GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
     g_object_set (sink, "target-info", target_info, NULL);
     gst_object_unref (sink);
   }
-  set_state_checked (p, GST_STATE_PLAYING);
+  hgst_play (p);
   g_free (desc);
   return p;
 }
@@ -203,21 +170,6 @@ stat_u64_settled (GstElement * pipeline, const gchar * name, const gchar * field
   for (int i = 0; i < 200 && (v = stat_u64 (pipeline, name, field)) != want; i++)
     g_usleep (10 * 1000);
   return v;
-}
-
-/* Deterministic content of buffer @i (bytes differ per frame and offset). */
-static void
-fill_pattern (guint8 * p, gsize size, guint i)
-{
-  guint32 x = 0x9e3779b9u * (i + 1);
-  gsize k;
-
-  for (k = 0; k < size; k++) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    p[k] = (guint8) x;
-  }
 }
 
 /* Added to the PTS of generated buffers: set to a little after the sink
@@ -252,24 +204,17 @@ wait_connected (GstElement * pipeline)
   g_assert_cmpint (state, ==, 3);
 }
 
+/* Buffer @i of hgst_fill() bytes, @dur long, from pts_base on. */
 static GstBuffer *
 pattern_buffer (gsize size, guint i, GstClockTime dur)
 {
-  GstBuffer *b = gst_buffer_new_allocate (NULL, size, NULL);
-  GstMapInfo map;
-
-  gst_buffer_map (b, &map, GST_MAP_WRITE);
-  fill_pattern (map.data, size, i);
-  gst_buffer_unmap (b, &map);
-  GST_BUFFER_PTS (b) = pts_base + i * dur;
-  GST_BUFFER_DURATION (b) = dur;
-  return b;
+  return hgst_frame (size, i, pts_base + i * dur, dur);
 }
 
 static void
 assert_same_bytes (GstBuffer * got, GstBuffer * want)
 {
-  gchar *a = checksum (got), *b = checksum (want);
+  gchar *a = hgst_checksum (got), *b = hgst_checksum (want);
 
   g_assert_cmpuint (gst_buffer_get_size (got), ==, gst_buffer_get_size (want));
   g_assert_cmpstr (a, ==, b);
@@ -398,7 +343,7 @@ make_poisoned_v210 (guint i, GstBuffer ** expect)
 
   x->size = (gsize) V210_STRIDE * H;
   x->data = g_malloc (x->size);
-  fill_pattern (x->data, x->size, i);
+  hgst_fill (x->data, x->size, i);
   *expect = pattern_buffer (x->size, i, GST_SECOND / 25);
   b = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY, x->data,
       x->size, 0, x->size, x, poison_and_free);
@@ -1314,7 +1259,7 @@ test_audiotestsrc (void)
 {
   const guint spb = 441, nbuf = 20;
   gchar *ti = NULL, *desc;
-  GstElement *ref = parse ("audiotestsrc name=a wave=saw num-buffers=20 "
+  GstElement *ref = hgst_parse ("audiotestsrc name=a wave=saw num-buffers=20 "
       "samplesperbuffer=441 ! appsink name=out sync=false");
   GstElement *src, *sink, *e;
   GstCaps *neg;
@@ -1331,13 +1276,13 @@ test_audiotestsrc (void)
       "rate=%d,channels=%d", rate, channels);
   src = start_src ("tcp", desc, NULL, &ti);
   g_free (desc);
-  sink = parse ("audiotestsrc name=a wave=saw num-buffers=20 "
+  sink = hgst_parse ("audiotestsrc name=a wave=saw num-buffers=20 "
       "samplesperbuffer=441 ! mxlfabricssink name=sink provider=tcp node="
       NODE " wait-for-connection=true");
   e = gst_bin_get_by_name (GST_BIN (sink), "sink");
   g_object_set (e, "target-info", ti, NULL);
   gst_object_unref (e);
-  set_state_checked (sink, GST_STATE_PLAYING);
+  hgst_play (sink);
   got = pull_planar (src, (guint) channels, n);
   e = gst_bin_get_by_name (GST_BIN (sink), "sink");
   {
@@ -1367,7 +1312,7 @@ test_audiotestsrc (void)
     g_free (rc);
     gst_object_unref (cf);
   }
-  set_state_checked (ref, GST_STATE_PLAYING);
+  hgst_play (ref);
   want = g_new0 (gfloat, (gsize) channels * n);
   for (gsize got_n = 0; got_n < n;) {
     GstBuffer *b = hgst_pull (ref, WAIT_S * 1000);
@@ -1642,7 +1587,7 @@ test_late_file_and_src_restart (void)
 static void
 test_fan_out_same_pts (void)
 {
-  GstElement *srcs = parse ("mxlfabricssrc name=a provider=tcp node=" NODE
+  GstElement *srcs = hgst_parse ("mxlfabricssrc name=a provider=tcp node=" NODE
       " caps=\"" CAPS_720 "\" ! appsink name=oa sync=false "
       "mxlfabricssrc name=b provider=tcp node=" NODE " caps=\"" CAPS_720
       "\" ! appsink name=ob sync=false");
@@ -1651,7 +1596,7 @@ test_fan_out_same_pts (void)
   gboolean ok = FALSE;
   guint i, n = 10;
 
-  set_state_checked (srcs, GST_STATE_PLAYING);
+  hgst_play (srcs);
   a = gst_bin_get_by_name (GST_BIN (srcs), "a");
   b = gst_bin_get_by_name (GST_BIN (srcs), "b");
   g_object_get (a, "target-info", &ta, NULL);
@@ -1762,7 +1707,7 @@ test_errors (void)
   gchar *ti = NULL, *props;
 
   /* malformed TargetInfo: fails READY -> PAUSED with a settings error */
-  sink = parse ("appsrc caps=\"" CAPS_720 "\" ! mxlfabricssink name=sink "
+  sink = hgst_parse ("appsrc caps=\"" CAPS_720 "\" ! mxlfabricssink name=sink "
       "target-info={\\\"id\\\":\\\"1\\\"}");
   g_assert_cmpint (gst_element_set_state (sink, GST_STATE_PAUSED), ==,
       GST_STATE_CHANGE_FAILURE);
@@ -1858,7 +1803,7 @@ child_src (const gchar * provider, const gchar * caps, const gchar * file,
 static GstPadProbeReturn
 record_checksum (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
-  g_ptr_array_add (data, checksum (GST_PAD_PROBE_INFO_BUFFER (info)));
+  g_ptr_array_add (data, hgst_checksum (GST_PAD_PROBE_INFO_BUFFER (info)));
   return GST_PAD_PROBE_OK;
 }
 
@@ -1900,12 +1845,12 @@ start_all_frames (const gchar * provider, gboolean live, gboolean appsrc,
    * (the sink-first order is test_late_file_and_src_restart) */
   pid = hgst_spawn_child (provider, caps, file, out, nstr, NULL);
   g_assert_true (hgst_wait_file (file));
-  p = parse (desc);
+  p = hgst_parse (desc);
   sink = gst_bin_get_by_name (GST_BIN (p), "sink");
   pad = gst_element_get_static_pad (sink, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, record_checksum, sent,
       NULL);
-  set_state_checked (p, GST_STATE_PLAYING);
+  hgst_play (p);
   if (appsrc) {
     /* a live application source: the first buffer comes at once, before
      * the sink could have connected */
