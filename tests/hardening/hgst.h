@@ -348,6 +348,8 @@ hgst_pull_each (GstElement * p, guint n, guint first_ms, guint ms,
   return got;
 }
 
+/* An HgstEachBuffer: appends the SHA-1 of @b and a newline to the GString
+ * @sums. */
 static inline void
 hgst_append_checksum (GstBuffer * b, gpointer sums)
 {
