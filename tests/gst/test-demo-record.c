@@ -37,15 +37,6 @@ tie_after (guint64 after)
   return t < after ? t + 62500 : t;
 }
 
-static guint64
-tai_now (void)
-{
-  struct timespec ts;
-
-  g_assert_cmpint (clock_gettime (CLOCK_TAI, &ts), ==, 0);
-  return (guint64) ts.tv_sec * GST_SECOND + (guint64) ts.tv_nsec;
-}
-
 /* The sample whose value the buffers carry: exact in float32. */
 static gfloat
 sample_value (guint c, guint64 k)
@@ -106,7 +97,7 @@ test_audio_index_at_tie (void)
       GST_CLOCK_TYPE_TAI, NULL);
   gst_pipeline_use_clock (GST_PIPELINE (sink), clock);
   gst_object_unref (clock);
-  base = tie_after (tai_now () + 300 * GST_MSECOND);
+  base = tie_after (hgst_tai_now () + 300 * GST_MSECOND);
   gst_element_set_start_time (sink, GST_CLOCK_TIME_NONE);
   gst_element_set_base_time (sink, base);
   /* idx(t) = (t * 48000 + 5e8) / 1e9: the tie rounds up */

@@ -38,8 +38,6 @@
 #define STATE_CONNECTED 3
 #define STATE_ERROR 5
 
-static const gchar *self_exe;
-
 /* Child: a src on @provider writing its TargetInfo to @file, @caps, with
  * identity sleep-time=@sleep_us downstream; pulls buffers until none came
  * for 3 s (20 s for the first) and writes their SHA-1s, one a line, to
@@ -52,30 +50,12 @@ child_src (const gchar * provider, const gchar * file, const gchar * out,
       "caps=\"%s\" target-info-file=%s ! identity sleep-time=%u ! appsink "
       "name=out sync=false", provider, g_str_equal (provider, "tcp") ?
       "node=" NODE : "", caps, file, sleep_us);
-  GstElement *p = hgst_parse (desc), *sink = gst_bin_get_by_name (GST_BIN (p),
-      "out");
-  GString *sums = g_string_new (NULL);
-  guint received = 0;
+  GstElement *p = hgst_parse (desc);
 
   if (gst_element_set_state (p, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE)
     return 3;
-  for (;;) {
-    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-        (received ? 3 : 20) * GST_SECOND);
-    gchar *sum;
-
-    if (s == NULL)
-      break;
-    sum = hgst_checksum (gst_sample_get_buffer (s));
-    g_string_append_printf (sums, "%s\n", sum);
-    g_free (sum);
-    gst_sample_unref (s);
-    received++;
-  }
-  g_file_set_contents (out, sums->str, -1, NULL);
-  g_string_free (sums, TRUE);
-  gst_object_unref (sink);
+  hgst_write_checksums (p, out, 0, 20000, 3000);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
   g_free (desc);
@@ -94,19 +74,11 @@ child_start (Child * c, const gchar * dir, const gchar * name,
   gchar *sleep = g_strdup_printf ("%u", sleep_us);
   gchar *file = g_strdup_printf ("%s/%s.json", dir, name);
   gchar *out = g_strdup_printf ("%s/%s.sums", dir, name);
-  gchar *argv[] = { (gchar *) self_exe, (gchar *) "--child-src",
-    (gchar *) provider, file, out, (gchar *) caps, sleep, NULL
-  };
-  GError *error = NULL;
-  guint i;
 
   c->file = file;
   c->out = out;
-  g_assert_true (g_spawn_async (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-          NULL, NULL, &c->pid, &error));
-  for (i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
-    g_usleep (20 * 1000);
-  g_assert_true (g_file_test (file, G_FILE_TEST_EXISTS));
+  c->pid = hgst_spawn_child (provider, file, out, caps, sleep, NULL);
+  g_assert_true (hgst_wait_file (file));
   g_free (sleep);
 }
 
@@ -129,20 +101,10 @@ child_kill (Child * c)
 static gchar **
 child_finish (Child * c)
 {
-  gint status = 0;
-  gboolean reaped = hgst_reap (c->pid, 30000, &status);
-  gchar *text = NULL, **sums;
+  gchar **sums;
 
-  g_assert_true (reaped);
-  g_assert_true (WIFEXITED (status));
-  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
-  g_assert_true (g_file_get_contents (c->out, &text, NULL, NULL));
-  sums = g_strsplit (g_strchomp (text), "\n", -1);
-  if (text[0] == '\0') {
-    g_strfreev (sums);
-    sums = g_new0 (gchar *, 1);
-  }
-  g_free (text);
+  hgst_assert_child_ok (c->pid, 30000);
+  sums = hgst_read_lines (c->out);
   g_unlink (c->out);
   g_unlink (c->file);
   g_free (c->out);
@@ -595,10 +557,7 @@ test_killed_tcp (void)
 int
 main (int argc, char **argv)
 {
-  self_exe = argv[0];
-  gst_registry_fork_set_enabled (FALSE);
-  gst_init (&argc, &argv);
-  if (argc == 7 && g_str_equal (argv[1], "--child-src"))
+  if (hgst_init (&argc, &argv, 7))
     return child_src (argv[2], argv[3], argv[4], argv[5],
         (guint) atoi (argv[6]));
   g_test_init (&argc, &argv, NULL);

@@ -46,7 +46,6 @@
 #define INSTANCES 6             /* the first receiver and 5 restarts */
 #define MIN_FRAMES 40           /* each instance, before it is stopped */
 
-static const gchar *self_exe;
 static volatile sig_atomic_t child_stop;
 
 static guint32
@@ -233,40 +232,16 @@ sender_free (Sender * ps)
 static GPid
 spawn_receiver (const gchar * provider, const gchar * file, const gchar * out)
 {
-  gchar *argv[] = { (gchar *) self_exe, (gchar *) "--child-src",
-    (gchar *) provider, (gchar *) file, (gchar *) out, NULL
-  };
-  GError *error = NULL;
-  GPid pid;
-
   g_unlink (file);
-  g_assert_true (g_spawn_async (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-          NULL, NULL, &pid, &error));
-  return pid;
+  return hgst_spawn_child (provider, file, out, NULL);
 }
 
 /* Ends a receiver with SIGINT (in order) and reaps it. */
 static void
 stop_receiver (GPid pid)
 {
-  gint status = 0;
-
   g_assert_cmpint (kill (pid, SIGINT), ==, 0);
-  g_assert_true (hgst_reap (pid, 10000, &status));
-  g_assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
-}
-
-/* Removes the test's files and directory and frees their names. */
-static void
-remove_files (gchar * dir, gchar * file, gchar * out)
-{
-  if (out)
-    g_unlink (out);
-  g_unlink (file);
-  g_rmdir (dir);
-  g_free (out);
-  g_free (file);
-  g_free (dir);
+  hgst_assert_child_ok (pid, 10000);
 }
 
 /* Waits (bounded by @ms) until @out holds @n frames. */
@@ -364,7 +339,7 @@ test_receiver_restarts (void)
   hgst_assert_no_error (ps.p);
 
   sender_free (&ps);
-  remove_files (dir, file, NULL);
+  hgst_remove_files (dir, file, NULL);
 }
 
 /* Waits (bounded by @ms) for a WARNING of @p containing @text. */
@@ -408,8 +383,7 @@ second_sender (const gchar * provider)
   guint64 refused = 0;
   guint from_a = 0, from_b = 0, bad = 0, gaps = 0;
 
-  for (guint i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
-    g_usleep (20 * 1000);
+  hgst_wait_file (file);
   sender_start (&a, 1, provider, file);
   wait_frames (out, 10, 8000);
   sender_start (&b, 2, provider, file);
@@ -442,7 +416,7 @@ second_sender (const gchar * provider)
   g_assert_cmpuint (refused, ==, 1);
 
   g_array_unref (frames);
-  remove_files (dir, file, out);
+  hgst_remove_files (dir, file, out);
 }
 
 /* A shm receiver that stops answering (SIGSTOP): the sender fails what it
@@ -462,8 +436,7 @@ test_stalled_receiver_shm (void)
   guint64 queued, completed, failed;
   GstElement *sink;
 
-  for (guint i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
-    g_usleep (20 * 1000);
+  hgst_wait_file (file);
   sender_start (&ps, 1, "shm", file);
   wait_frames (out, 20, 8000);
   g_assert_cmpint (kill (pid, SIGSTOP), ==, 0);
@@ -498,7 +471,7 @@ test_stalled_receiver_shm (void)
   g_assert_cmpuint (frames->len, >=, before + 20);
   g_assert_cmpuint (bad, ==, 0);
   g_array_unref (frames);
-  remove_files (dir, file, out);
+  hgst_remove_files (dir, file, out);
 }
 
 /* The application allows more senders: both are accepted. */
@@ -514,8 +487,7 @@ test_shared_receiver_shm (void)
   guint64 refused = 0;
   guint from[3] = { 0, 0, 0 };
 
-  for (guint i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
-    g_usleep (20 * 1000);
+  hgst_wait_file (file);
   sender_start (&a, 1, "shm", file);
   sender_start (&b, 2, "shm", file);
   g_assert_true (hgst_wait_connected (a.p, 5000));
@@ -542,7 +514,7 @@ test_shared_receiver_shm (void)
   g_assert_cmpuint (from[0], ==, 0);
   g_assert_cmpuint (refused, ==, 0);
   g_array_unref (frames);
-  remove_files (dir, file, out);
+  hgst_remove_files (dir, file, out);
 }
 
 static void
@@ -560,10 +532,7 @@ test_second_sender_tcp (void)
 int
 main (int argc, char **argv)
 {
-  self_exe = argv[0];
-  gst_registry_fork_set_enabled (FALSE);
-  gst_init (&argc, &argv);
-  if (argc == 5 && g_str_equal (argv[1], "--child-src"))
+  if (hgst_init (&argc, &argv, 5))
     return child_src (argv[2], argv[3], argv[4]);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gst/senders/shm-receiver-restarts", test_receiver_restarts);

@@ -35,17 +35,6 @@
 #define CAPS_50 "video/x-raw,format=v210,width=192,height=108,framerate=50/1"
 #define PERIOD_50 (GST_SECOND / 50)
 
-static const gchar *self_exe;
-
-static guint64
-tai_now (void)
-{
-  struct timespec ts;
-
-  g_assert_cmpint (clock_gettime (CLOCK_TAI, &ts), ==, 0);
-  return (guint64) ts.tv_sec * GST_SECOND + (guint64) ts.tv_nsec;
-}
-
 static void
 sleep_until_tai (guint64 t)
 {
@@ -69,6 +58,18 @@ src_pipeline (const gchar * caps, const gchar * extra, const gchar * sink)
 
 #define JITTER_N 100
 
+/* Appends "offset pts discont sha1" of @b to the GString @res. */
+static void
+append_line (GstBuffer * b, gpointer res)
+{
+  gchar *sum = hgst_checksum (b);
+
+  g_string_append_printf (res, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+      " %d %s\n", GST_BUFFER_OFFSET (b), GST_BUFFER_PTS (b),
+      GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_DISCONT) ? 1 : 0, sum);
+  g_free (sum);
+}
+
 /* Child: the src; writes "offset pts discont sha1" per buffer, then
  * "stats dropped discont". */
 static int
@@ -78,25 +79,10 @@ child_src (const gchar * file, const gchar * out, guint n)
   GstElement *p = src_pipeline (CAPS_50, extra,
       "appsink name=out sync=false max-buffers=1000");
   GString *res = g_string_new (NULL);
-  guint i;
-  int rc = 0;
+  int rc;
 
   hgst_play (p);
-  for (i = 0; i < n; i++) {
-    GstBuffer *b = hgst_pull (p, 20000);
-    gchar *sum;
-
-    if (b == NULL) {
-      rc = 2;
-      break;
-    }
-    sum = hgst_checksum (b);
-    g_string_append_printf (res, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
-        " %d %s\n", GST_BUFFER_OFFSET (b), GST_BUFFER_PTS (b),
-        GST_BUFFER_FLAG_IS_SET (b, GST_BUFFER_FLAG_DISCONT) ? 1 : 0, sum);
-    g_free (sum);
-    gst_buffer_unref (b);
-  }
+  rc = hgst_pull_each (p, n, 20000, 20000, append_line, res) < n ? 2 : 0;
   g_string_append_printf (res, "stats %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
       "\n", hgst_stat (p, "src", "dropped"), hgst_stat (p, "src", "discont"));
   g_file_set_contents (out, res->str, -1, NULL);
@@ -113,29 +99,21 @@ test_jitter_do_timestamp (void)
   gchar *file = g_build_filename (dir, "target.json", NULL);
   gchar *out = g_build_filename (dir, "got.txt", NULL);
   gchar *nstr = g_strdup_printf ("%u", JITTER_N);
-  gchar *argv[] = { (gchar *) self_exe, (gchar *) "--child-src", file, out,
-    nstr, NULL
-  };
   gchar *desc = g_strdup_printf ("appsrc name=in is-live=true format=time "
       "caps=\"" CAPS_50 "\" ! mxlfabricssink name=sink "
       "provider=tcp node=" HGST_NODE " wait-for-connection=true "
       "target-info=@%s", file);
   GPtrArray *sent = g_ptr_array_new_with_free_func (g_free);
   GRand *rand = g_rand_new_with_seed (5);
-  GError *error = NULL;
   GstElement *p;
   GPid pid;
-  gint status = 0;
-  gchar *text = NULL, **lines;
+  gchar **lines;
   guint64 t0, tai0, first = 0, first_pts = 0;
   GstClockTime rt0;
   guint i;
 
-  g_assert_true (g_spawn_async (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-          NULL, NULL, &pid, &error));
-  for (i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
-    g_usleep (20 * 1000);
-  g_assert_true (g_file_test (file, G_FILE_TEST_EXISTS));
+  pid = hgst_spawn_child (file, out, nstr, NULL);
+  g_assert_true (hgst_wait_file (file));
   p = hgst_parse (desc);
   hgst_play (p);
   g_assert_true (hgst_wait_connected (p, WAIT_S * 1000));
@@ -145,7 +123,7 @@ test_jitter_do_timestamp (void)
    * time, +-0.2 period (40% of half a period) of seeded jitter; the first
    * at -0.2. Rounded alone, the first takes the index below and some later
    * one the index above, which used to leave an index out. */
-  tai0 = tai_now ();
+  tai0 = hgst_tai_now ();
   rt0 = hgst_running_time (p, 0);
   t0 = (tai0 / PERIOD_50 + 10) * PERIOD_50 + PERIOD_50 * 2 / 5;
   for (i = 0; i < JITTER_N; i++) {
@@ -160,13 +138,10 @@ test_jitter_do_timestamp (void)
     sleep_until_tai (t - 10 * GST_MSECOND);     /* pace: the sink syncs */
     hgst_push (p, b);
   }
-  g_assert_true (hgst_reap (pid, 20000, &status));
-  g_assert_true (WIFEXITED (status));
-  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  hgst_assert_child_ok (pid, 20000);
   hgst_assert_no_error (p);
   g_assert_cmpuint (hgst_stat (p, "sink", "dropped"), ==, 0);
-  g_assert_true (g_file_get_contents (out, &text, NULL, NULL));
-  lines = g_strsplit (g_strchomp (text), "\n", -1);
+  lines = hgst_read_lines (out);
   g_assert_cmpuint (g_strv_length (lines), ==, JITTER_N + 1);
   for (i = 0; i < JITTER_N; i++) {
     gchar **f = g_strsplit (lines[i], " ", 4);
@@ -186,16 +161,10 @@ test_jitter_do_timestamp (void)
   }
   g_assert_cmpstr (lines[JITTER_N], ==, "stats 0 1");   /* dropped, discont */
   g_strfreev (lines);
-  g_free (text);
   hgst_stop (p);
   g_rand_free (rand);
   g_ptr_array_unref (sent);
-  g_unlink (out);
-  g_unlink (file);
-  g_rmdir (dir);
-  g_free (out);
-  g_free (file);
-  g_free (dir);
+  hgst_remove_files (dir, file, out);
   g_free (nstr);
   g_free (desc);
 }
@@ -228,18 +197,11 @@ run_bus (GstElement * p, guint ms)
   gst_object_unref (bus);
 }
 
+/* A stats field of the receiver's fakesink (named "fs"). */
 static guint64
 sink_stat (GstElement * p, const gchar * field)
 {
-  GstElement *e = gst_bin_get_by_name (GST_BIN (p), "fs");
-  GstStructure *s = NULL;
-  guint64 v = G_MAXUINT64;
-
-  g_object_get (e, "stats", &s, NULL);
-  g_assert_true (gst_structure_get_uint64 (s, field, &v));
-  gst_structure_free (s);
-  gst_object_unref (e);
-  return v;
+  return hgst_stat (p, "fs", field);
 }
 
 static void
@@ -454,10 +416,7 @@ test_ring_length_property (void)
 int
 main (int argc, char **argv)
 {
-  self_exe = argv[0];
-  gst_registry_fork_set_enabled (FALSE);
-  gst_init (&argc, &argv);
-  if (argc == 5 && g_str_equal (argv[1], "--child-src"))
+  if (hgst_init (&argc, &argv, 5))
     return child_src (argv[2], argv[3], (guint) atoi (argv[4]));
   g_test_init (&argc, &argv, NULL);
 

@@ -30,8 +30,6 @@
 #define N_STOPPED 60            /* frames while it is stopped */
 #define N_AFTER 25              /* frames after it continues */
 
-static const gchar *self_exe;
-
 /* The value every 32-bit word of frame @k holds. */
 static guint32
 frame_value (guint k)
@@ -39,58 +37,61 @@ frame_value (guint k)
   return 0x5a000000u | k;
 }
 
+/* What the child saw. */
+typedef struct {
+  guint bad;
+  GString *values;
+} Seen;
+
+/* Checks one buffer the src pushed: bad = not one repeated value of a
+ * frame that was sent. */
+static void
+check_frame (GstBuffer * b, gpointer data)
+{
+  Seen *seen = data;
+  GstMapInfo map;
+  gboolean ok;
+  guint32 v = 0;
+
+  g_assert_true (gst_buffer_map (b, &map, GST_MAP_READ));
+  ok = map.size == FRAME_BYTES;
+  if (ok) {
+    const guint32 *w = (const guint32 *) map.data;
+    gsize k;
+    v = w[0];
+    ok = (v & 0xff000000u) == 0x5a000000u
+        && (v & 0xffffffu) < N_BEFORE + N_STOPPED + N_AFTER;
+    for (k = 1; ok && k < map.size / 4; k++)
+      ok = w[k] == v;
+  }
+  gst_buffer_unmap (b, &map);
+  if (!ok)
+    seen->bad++;
+  g_string_append_printf (seen->values, " %s%u", ok ? "" : "BAD:",
+      v & 0xffffffu);
+}
+
 /* Child: pulls buffers until none came for 3 s (20 s for the first) and
- * writes "received bad frames..." to @out; bad = not one repeated value of
- * a frame that was sent. */
+ * writes "received bad frames..." to @out (check_frame()). */
 static int
 child_src (const gchar * file, const gchar * out)
 {
   gchar *desc = g_strdup_printf ("mxlfabricssrc name=src provider=tcp "
       "node=" NODE " caps=\"" CAPS "\" target-info-file=%s ! appsink "
       "name=out sync=false max-buffers=1000", file);
-  GstElement *p = hgst_parse (desc), *sink = gst_bin_get_by_name (GST_BIN (p),
-      "out");
-  guint received = 0, bad = 0;
-  GString *values = g_string_new (NULL);
+  GstElement *p = hgst_parse (desc);
+  Seen seen = { 0, g_string_new (NULL) };
+  guint received;
   gchar *text;
 
   if (gst_element_set_state (p, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE)
     return 3;
-  for (;;) {
-    GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
-        (received ? 3 : 20) * GST_SECOND);
-    GstBuffer *b;
-    GstMapInfo map;
-    gboolean ok;
-    guint32 v = 0;
-
-    if (s == NULL)
-      break;
-    b = gst_sample_get_buffer (s);
-    g_assert_true (gst_buffer_map (b, &map, GST_MAP_READ));
-    ok = map.size == FRAME_BYTES;
-    if (ok) {
-      const guint32 *w = (const guint32 *) map.data;
-      gsize k;
-      v = w[0];
-      ok = (v & 0xff000000u) == 0x5a000000u
-          && (v & 0xffffffu) < N_BEFORE + N_STOPPED + N_AFTER;
-      for (k = 1; ok && k < map.size / 4; k++)
-        ok = w[k] == v;
-    }
-    gst_buffer_unmap (b, &map);
-    received++;
-    if (!ok)
-      bad++;
-    g_string_append_printf (values, " %s%u", ok ? "" : "BAD:", v & 0xffffffu);
-    gst_sample_unref (s);
-  }
-  text = g_strdup_printf ("%u %u%s\n", received, bad, values->str);
+  received = hgst_pull_each (p, 0, 20000, 3000, check_frame, &seen);
+  text = g_strdup_printf ("%u %u%s\n", received, seen.bad, seen.values->str);
   g_file_set_contents (out, text, -1, NULL);
   g_free (text);
-  g_string_free (values, TRUE);
-  gst_object_unref (sink);
+  g_string_free (seen.values, TRUE);
   gst_element_set_state (p, GST_STATE_NULL);
   gst_object_unref (p);
   g_free (desc);
@@ -98,7 +99,7 @@ child_src (const gchar * file, const gchar * out)
 }
 
 static void
-push_frame (GstElement * in, guint k, GstClockTime base)
+push_frame (GstElement * p, guint k, GstClockTime base)
 {
   GstBuffer *b = gst_buffer_new_allocate (NULL, FRAME_BYTES, NULL);
   GstMapInfo map;
@@ -112,8 +113,7 @@ push_frame (GstElement * in, guint k, GstClockTime base)
   gst_buffer_unmap (b, &map);
   GST_BUFFER_PTS (b) = base + k * FRAME_NS;
   GST_BUFFER_DURATION (b) = FRAME_NS;
-  g_assert_cmpint (gst_app_src_push_buffer (GST_APP_SRC (in), b), ==,
-      GST_FLOW_OK);
+  hgst_push (p, b);
 }
 
 /* Waits (bounded) until sink of @p has done @n renders (buffers + drops). */
@@ -133,32 +133,23 @@ test_stalled_target (void)
   gchar *dir = g_dir_make_tmp ("mxlfab-torn-XXXXXX", NULL);
   gchar *file = g_build_filename (dir, "target.json", NULL);
   gchar *out = g_build_filename (dir, "received", NULL);
-  gchar *argv[] = { (gchar *) self_exe, (gchar *) "--child-src", file, out,
-    NULL
-  };
   gchar *desc = g_strdup_printf ("appsrc name=in format=time caps=\"" CAPS
       "\" max-bytes=0 block=true ! mxlfabricssink name=sink provider=tcp "
       "node=" NODE " sync=false wait-for-connection=true target-info=@%s",
       file);
-  GstElement *p, *in, *sink;
+  GstElement *p, *sink;
   GstClock *clock;
   GstClockTime base;
-  GError *error = NULL;
   GPid pid;
-  gint status = 0;
   gchar *text = NULL, **f;
-  guint k, i, received, bad;
+  guint k, received, bad;
   guint64 busy;
 
   g_assert_nonnull (dir);
-  g_assert_true (g_spawn_async (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-          NULL, NULL, &pid, &error));
-  for (i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
-    g_usleep (20 * 1000);
-  g_assert_true (g_file_test (file, G_FILE_TEST_EXISTS));
+  pid = hgst_spawn_child (file, out, NULL);
+  g_assert_true (hgst_wait_file (file));
 
   p = hgst_parse (desc);
-  in = gst_bin_get_by_name (GST_BIN (p), "in");
   sink = gst_bin_get_by_name (GST_BIN (p), "sink");
   g_assert_cmpint (gst_element_set_state (p, GST_STATE_PLAYING), !=,
       GST_STATE_CHANGE_FAILURE);
@@ -169,17 +160,17 @@ test_stalled_target (void)
   g_clear_object (&clock);
 
   for (k = 0; k < N_BEFORE; k++) {
-    push_frame (in, k, base);
+    push_frame (p, k, base);
     g_usleep (20 * 1000);
   }
   wait_rendered (p, N_BEFORE, 5000);
   g_assert_cmpint (kill (pid, SIGSTOP), ==, 0);
   for (; k < N_BEFORE + N_STOPPED; k++)
-    push_frame (in, k, base);
+    push_frame (p, k, base);
   wait_rendered (p, N_BEFORE + N_STOPPED, 10000);
   g_assert_cmpint (kill (pid, SIGCONT), ==, 0);
   for (; k < N_BEFORE + N_STOPPED + N_AFTER; k++) {
-    push_frame (in, k, base);
+    push_frame (p, k, base);
     g_usleep (20 * 1000);
   }
   wait_rendered (p, N_BEFORE + N_STOPPED + N_AFTER, 5000);
@@ -190,9 +181,7 @@ test_stalled_target (void)
       hgst_stat (p, "sink", "buffers"), hgst_stat (p, "sink", "grains"), busy);
   gst_element_set_state (p, GST_STATE_NULL);
 
-  g_assert_true (hgst_reap (pid, 20000, &status));
-  g_assert_true (WIFEXITED (status));
-  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  hgst_assert_child_ok (pid, 20000);
   g_assert_true (g_file_get_contents (out, &text, NULL, NULL));
   g_test_message ("src pushed (frame numbers): %s", g_strchomp (text));
   f = g_strsplit (text, " ", 3);
@@ -207,25 +196,16 @@ test_stalled_target (void)
 
   g_strfreev (f);
   g_free (text);
-  gst_object_unref (in);
   gst_object_unref (sink);
   gst_object_unref (p);
-  g_unlink (out);
-  g_unlink (file);
-  g_rmdir (dir);
-  g_free (out);
-  g_free (file);
-  g_free (dir);
+  hgst_remove_files (dir, file, out);
   g_free (desc);
 }
 
 int
 main (int argc, char **argv)
 {
-  self_exe = argv[0];
-  gst_registry_fork_set_enabled (FALSE);
-  gst_init (&argc, &argv);
-  if (argc == 4 && g_str_equal (argv[1], "--child-src"))
+  if (hgst_init (&argc, &argv, 4))
     return child_src (argv[2], argv[3]);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gst/torn/stalled-target/tcp", test_stalled_target);

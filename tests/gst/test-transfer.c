@@ -27,12 +27,11 @@
 #include <mxl/flow.h>
 #include <mxl/time.h>
 
+#include "../hardening/hgst.h"
 #include "anctest.h"
 
 #define NODE "127.0.0.1"
 #define WAIT_S 10
-
-static const gchar *self_exe;
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -57,29 +56,6 @@ remove_tmp (gchar * path)
   g_rmdir (dir);
   g_free (dir);
   g_free (path);
-}
-
-static gchar *
-checksum (GstBuffer * buf)
-{
-  GstMapInfo map;
-  gchar *sum;
-
-  g_assert_true (gst_buffer_map (buf, &map, GST_MAP_READ));
-  sum = g_compute_checksum_for_data (G_CHECKSUM_SHA1, map.data, map.size);
-  gst_buffer_unmap (buf, &map);
-  return sum;
-}
-
-static GstElement *
-parse (const gchar * desc)
-{
-  GError *error = NULL;
-  GstElement *p = gst_parse_launch (desc, &error);
-
-  if (p == NULL)
-    g_error ("cannot build \"%s\": %s", desc, error->message);
-  return p;
 }
 
 /* Pops bus messages for up to @ms; fails on ERROR unless @allow_error. */
@@ -108,16 +84,6 @@ assert_no_error (GstElement * pipeline)
 }
 
 static void
-set_state_checked (GstElement * p, GstState state)
-{
-  GstStateChangeReturn r = gst_element_set_state (p, state);
-
-  if (r == GST_STATE_CHANGE_FAILURE)
-    assert_no_error (p);
-  g_assert_cmpint (r, !=, GST_STATE_CHANGE_FAILURE);
-}
-
-static void
 stop (GstElement * p)
 {
   gst_element_set_state (p, GST_STATE_NULL);
@@ -143,10 +109,10 @@ start_src (const gchar * provider, const gchar * caps, const gchar * extra,
       "%s caps=\"%s\" %s ! appsink name=out sync=false max-buffers=1000",
       provider, g_str_equal (provider, "tcp") ? "node=" NODE : "", caps,
       extra ? extra : "");
-  GstElement *p = parse (desc);
+  GstElement *p = hgst_parse (desc);
   GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
 
-  set_state_checked (p, GST_STATE_PLAYING);
+  hgst_play (p);
   if (target_info) {
     g_object_get (src, "target-info", target_info, NULL);
     g_assert_nonnull (*target_info);
@@ -166,42 +132,16 @@ start_sink (const gchar * provider, const gchar * caps, const gchar * props,
       "caps=\"%s\" ! mxlfabricssink name=sink provider=%s %s %s",
       caps, provider, g_str_equal (provider, "tcp") ? "node=" NODE : "",
       props ? props : "");
-  GstElement *p = parse (desc);
+  GstElement *p = hgst_parse (desc);
 
   if (target_info) {
     GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
     g_object_set (sink, "target-info", target_info, NULL);
     gst_object_unref (sink);
   }
-  set_state_checked (p, GST_STATE_PLAYING);
+  hgst_play (p);
   g_free (desc);
   return p;
-}
-
-static void
-push (GstElement * sink_pipeline, GstBuffer * buf)
-{
-  GstElement *in = gst_bin_get_by_name (GST_BIN (sink_pipeline), "in");
-
-  g_assert_cmpint (gst_app_src_push_buffer (GST_APP_SRC (in), buf), ==,
-      GST_FLOW_OK);
-  gst_object_unref (in);
-}
-
-static GstBuffer *
-pull (GstElement * src_pipeline, const gchar * name, guint ms)
-{
-  GstElement *out = gst_bin_get_by_name (GST_BIN (src_pipeline), name);
-  GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (out),
-      ms * GST_MSECOND);
-  GstBuffer *b = NULL;
-
-  if (s) {
-    b = gst_buffer_ref (gst_sample_get_buffer (s));
-    gst_sample_unref (s);
-  }
-  gst_object_unref (out);
-  return b;
 }
 
 static guint64
@@ -230,21 +170,6 @@ stat_u64_settled (GstElement * pipeline, const gchar * name, const gchar * field
   for (int i = 0; i < 200 && (v = stat_u64 (pipeline, name, field)) != want; i++)
     g_usleep (10 * 1000);
   return v;
-}
-
-/* Deterministic content of buffer @i (bytes differ per frame and offset). */
-static void
-fill_pattern (guint8 * p, gsize size, guint i)
-{
-  guint32 x = 0x9e3779b9u * (i + 1);
-  gsize k;
-
-  for (k = 0; k < size; k++) {
-    x ^= x << 13;
-    x ^= x >> 17;
-    x ^= x << 5;
-    p[k] = (guint8) x;
-  }
 }
 
 /* Added to the PTS of generated buffers: set to a little after the sink
@@ -279,24 +204,17 @@ wait_connected (GstElement * pipeline)
   g_assert_cmpint (state, ==, 3);
 }
 
+/* Buffer @i of hgst_fill() bytes, @dur long, from pts_base on. */
 static GstBuffer *
 pattern_buffer (gsize size, guint i, GstClockTime dur)
 {
-  GstBuffer *b = gst_buffer_new_allocate (NULL, size, NULL);
-  GstMapInfo map;
-
-  gst_buffer_map (b, &map, GST_MAP_WRITE);
-  fill_pattern (map.data, size, i);
-  gst_buffer_unmap (b, &map);
-  GST_BUFFER_PTS (b) = pts_base + i * dur;
-  GST_BUFFER_DURATION (b) = dur;
-  return b;
+  return hgst_frame (size, i, pts_base + i * dur, dur);
 }
 
 static void
 assert_same_bytes (GstBuffer * got, GstBuffer * want)
 {
-  gchar *a = checksum (got), *b = checksum (want);
+  gchar *a = hgst_checksum (got), *b = hgst_checksum (want);
 
   g_assert_cmpuint (gst_buffer_get_size (got), ==, gst_buffer_get_size (want));
   g_assert_cmpstr (a, ==, b);
@@ -331,10 +249,10 @@ round_trip_full (const gchar * provider, const gchar * caps, MakeFunc make,
     GstBuffer *expect = NULL;
     GstBuffer *b = make (i, &expect);
     g_ptr_array_add (want, expect ? expect : gst_buffer_ref (b));
-    push (sink, b);
+    hgst_push (sink, b);
   }
   for (i = 0; i < n; i++) {
-    GstBuffer *got = pull (src, "out", WAIT_S * 1000);
+    GstBuffer *got = hgst_pull (src, WAIT_S * 1000);
     GstBuffer *w = g_ptr_array_index (want, i);
 
     if (got == NULL) {
@@ -425,7 +343,7 @@ make_poisoned_v210 (guint i, GstBuffer ** expect)
 
   x->size = (gsize) V210_STRIDE * H;
   x->data = g_malloc (x->size);
-  fill_pattern (x->data, x->size, i);
+  hgst_fill (x->data, x->size, i);
   *expect = pattern_buffer (x->size, i, GST_SECOND / 25);
   b = gst_buffer_new_wrapped_full (GST_MEMORY_FLAG_READONLY, x->data,
       x->size, 0, x->size, x, poison_and_free);
@@ -540,8 +458,8 @@ test_src_buffers_recycled (void)
     GstBuffer *got;
     GstMapInfo map;
 
-    push (sink, gst_buffer_ref (want));
-    got = pull (src, "out", WAIT_S * 1000);
+    hgst_push (sink, gst_buffer_ref (want));
+    got = hgst_pull (src, WAIT_S * 1000);
     g_assert_nonnull (got);
     assert_same_bytes (got, want);
     g_assert_nonnull (got->pool);
@@ -626,9 +544,9 @@ test_zero_copy_released_promptly (void)
     pts[i] = GST_BUFFER_PTS (want);
     GST_BUFFER_PTS (b) = pts[i];
     GST_BUFFER_DURATION (b) = GST_BUFFER_DURATION (want);
-    push (sink, b);
+    hgst_push (sink, b);
     {
-      GstBuffer *got = pull (src, "out", WAIT_S * 1000);
+      GstBuffer *got = hgst_pull (src, WAIT_S * 1000);
       g_assert_nonnull (got);
       assert_same_bytes (got, want);
       gst_buffer_unref (got);
@@ -858,9 +776,9 @@ test_data_grain_is_rfc8331 (void)
   wait_connected (sink);
   set_pts_base (sink);
   for (i = 0; i < 4; i++)
-    push (sink, make_anc (i, NULL));
+    hgst_push (sink, make_anc (i, NULL));
   for (i = 0; i < 4; i++) {
-    GstBuffer *got = pull (src, "out", WAIT_S * 1000);
+    GstBuffer *got = hgst_pull (src, WAIT_S * 1000);
     AncFrame f;
     GByteArray *want;
     mxlGrainInfo info;
@@ -922,14 +840,14 @@ test_data_oversize (void)
   b = bytes_buffer (anctest_st2038 (big, 13));
   GST_BUFFER_PTS (b) = pts_base;
   GST_BUFFER_DURATION (b) = GST_SECOND / 25;
-  push (sink, b);
-  push (sink, make_anc (1, NULL));
+  hgst_push (sink, b);
+  hgst_push (sink, make_anc (1, NULL));
 
-  got = pull (src, "out", WAIT_S * 1000);
+  got = hgst_pull (src, WAIT_S * 1000);
   g_assert_nonnull (got);
   g_assert_cmpuint (gst_buffer_get_size (got), ==, 0);
   gst_buffer_unref (got);
-  got = pull (src, "out", WAIT_S * 1000);
+  got = hgst_pull (src, WAIT_S * 1000);
   g_assert_nonnull (got);
   want = make_anc (1, NULL);
   assert_same_bytes (got, want);
@@ -1039,7 +957,7 @@ test_data_plain_writer (void)
   anc_frame (1, &f);
   rfc = anctest_rfc8331 (f.p, f.n);
   send_plain_grain (writer, init, index, rfc);
-  got = pull (src, "out", WAIT_S * 1000);
+  got = hgst_pull (src, WAIT_S * 1000);
   g_assert_nonnull (got);
   g_assert_cmpuint (GST_BUFFER_OFFSET (got), ==, index);
   want = bytes_buffer (anctest_st2038 (f.p, f.n));
@@ -1053,7 +971,7 @@ test_data_plain_writer (void)
    * dropped and counted; AFD and ATC are delivered. */
   rfc->data[6 + 62] ^= 0x04;
   send_plain_grain (writer, init, index + 1, rfc);
-  got = pull (src, "out", WAIT_S * 1000);
+  got = hgst_pull (src, WAIT_S * 1000);
   g_assert_nonnull (got);
   st = anctest_st2038 (f.p + 1, f.n - 1);
   want = bytes_buffer (st);
@@ -1094,7 +1012,7 @@ pull_planar (GstElement * src, guint channels, gsize n)
   gsize got = 0;
 
   while (got < n) {
-    GstBuffer *b = pull (src, "out", WAIT_S * 1000);
+    GstBuffer *b = hgst_pull (src, WAIT_S * 1000);
     GstAudioMeta *meta;
     GstMapInfo map;
     gsize m;
@@ -1175,7 +1093,7 @@ audio_round_trip_full (gboolean interleaved, gboolean positioned)
     }
     GST_BUFFER_PTS (b) = pts_base + i * 10 * GST_MSECOND;
     GST_BUFFER_DURATION (b) = 10 * GST_MSECOND;
-    push (sink, b);
+    hgst_push (sink, b);
   }
   got = pull_planar (src, channels, n);
   for (guint c = 0; c < channels; c++)
@@ -1229,7 +1147,7 @@ expect_buffer_error (const gchar * caps, GstBuffer * buf,
   set_pts_base (sink);
   GST_BUFFER_PTS (buf) = pts_base;
   GST_BUFFER_DURATION (buf) = 10 * GST_MSECOND;
-  push (sink, buf);
+  hgst_push (sink, buf);
   msg = wait_message (sink, GST_MESSAGE_ERROR, WAIT_S * 1000);
   g_assert_nonnull (msg);
   gst_message_parse_error (msg, &e, &d);
@@ -1341,7 +1259,7 @@ test_audiotestsrc (void)
 {
   const guint spb = 441, nbuf = 20;
   gchar *ti = NULL, *desc;
-  GstElement *ref = parse ("audiotestsrc name=a wave=saw num-buffers=20 "
+  GstElement *ref = hgst_parse ("audiotestsrc name=a wave=saw num-buffers=20 "
       "samplesperbuffer=441 ! appsink name=out sync=false");
   GstElement *src, *sink, *e;
   GstCaps *neg;
@@ -1358,13 +1276,13 @@ test_audiotestsrc (void)
       "rate=%d,channels=%d", rate, channels);
   src = start_src ("tcp", desc, NULL, &ti);
   g_free (desc);
-  sink = parse ("audiotestsrc name=a wave=saw num-buffers=20 "
+  sink = hgst_parse ("audiotestsrc name=a wave=saw num-buffers=20 "
       "samplesperbuffer=441 ! mxlfabricssink name=sink provider=tcp node="
       NODE " wait-for-connection=true");
   e = gst_bin_get_by_name (GST_BIN (sink), "sink");
   g_object_set (e, "target-info", ti, NULL);
   gst_object_unref (e);
-  set_state_checked (sink, GST_STATE_PLAYING);
+  hgst_play (sink);
   got = pull_planar (src, (guint) channels, n);
   e = gst_bin_get_by_name (GST_BIN (sink), "sink");
   {
@@ -1394,10 +1312,10 @@ test_audiotestsrc (void)
     g_free (rc);
     gst_object_unref (cf);
   }
-  set_state_checked (ref, GST_STATE_PLAYING);
+  hgst_play (ref);
   want = g_new0 (gfloat, (gsize) channels * n);
   for (gsize got_n = 0; got_n < n;) {
-    GstBuffer *b = pull (ref, "out", WAIT_S * 1000);
+    GstBuffer *b = hgst_pull (ref, WAIT_S * 1000);
     GstMapInfo map;
     gsize m;
     g_assert_nonnull (b);
@@ -1485,7 +1403,7 @@ test_sink_stale_target (void)
   stop (src);
   sink = start_sink ("tcp", CAPS_720, NULL, ti);
   for (i = 0; i < 3; i++)
-    push (sink, make_v210 (i, NULL));
+    hgst_push (sink, make_v210 (i, NULL));
   /* other WARNINGs may come first (the first attempts) */
   expect_warning (sink, "not reachable after 3 attempts", NULL, 10000);
   g_assert_cmpuint (stat_u64 (sink, "sink", "grains"), ==, 0);
@@ -1519,8 +1437,8 @@ test_sink_unknown_provider (void)
   for (i = 0; i < 3; i++) {
     GstBuffer *b = make_v210 (i, NULL), *got;
 
-    push (sink, gst_buffer_ref (b));
-    got = pull (src, "out", WAIT_S * 1000);
+    hgst_push (sink, gst_buffer_ref (b));
+    got = hgst_pull (src, WAIT_S * 1000);
     g_assert_nonnull (got);
     assert_same_bytes (got, b);
     gst_buffer_unref (got);
@@ -1544,7 +1462,7 @@ test_sink_without_target (void)
   guint i;
 
   for (i = 0; i < 5; i++)
-    push (sink, make_v210 (i, NULL));
+    hgst_push (sink, make_v210 (i, NULL));
   for (i = 0; i < 100 && stat_u64 (sink, "sink", "dropped-no-target") < 5;
       i++)
     g_usleep (20 * 1000);
@@ -1599,8 +1517,8 @@ feed_until_received (GstElement * sink, guint * frame, GstElement * src,
   while (got < want && g_get_monotonic_time () < end) {
     GstBuffer *b;
 
-    push (sink, make_v210 ((*frame)++, NULL));
-    while ((b = pull (src, "out", 0))) {
+    hgst_push (sink, make_v210 ((*frame)++, NULL));
+    while ((b = hgst_pull (src, 0))) {
       got++;
       gst_buffer_unref (b);
     }
@@ -1630,7 +1548,7 @@ test_late_file_and_src_restart (void)
   /* no file yet: the sink plays, writes locally and waits for the file */
   set_pts_base (sink);
   for (; frame < 3; frame++)
-    push (sink, make_v210 (frame, NULL));
+    hgst_push (sink, make_v210 (frame, NULL));
   g_usleep (300 * 1000);
   assert_no_error (sink);
   g_assert_cmpuint (stat_u64 (sink, "sink", "dropped-no-target"), ==, 3);
@@ -1669,7 +1587,7 @@ test_late_file_and_src_restart (void)
 static void
 test_fan_out_same_pts (void)
 {
-  GstElement *srcs = parse ("mxlfabricssrc name=a provider=tcp node=" NODE
+  GstElement *srcs = hgst_parse ("mxlfabricssrc name=a provider=tcp node=" NODE
       " caps=\"" CAPS_720 "\" ! appsink name=oa sync=false "
       "mxlfabricssrc name=b provider=tcp node=" NODE " caps=\"" CAPS_720
       "\" ! appsink name=ob sync=false");
@@ -1678,7 +1596,7 @@ test_fan_out_same_pts (void)
   gboolean ok = FALSE;
   guint i, n = 10;
 
-  set_state_checked (srcs, GST_STATE_PLAYING);
+  hgst_play (srcs);
   a = gst_bin_get_by_name (GST_BIN (srcs), "a");
   b = gst_bin_get_by_name (GST_BIN (srcs), "b");
   g_object_get (a, "target-info", &ta, NULL);
@@ -1713,10 +1631,10 @@ test_fan_out_same_pts (void)
   g_assert_cmpuint (i, <, 500);
   set_pts_base (sink);
   for (i = 0; i < n; i++)
-    push (sink, make_v210 (i, NULL));
+    hgst_push (sink, make_v210 (i, NULL));
   for (i = 0; i < n; i++) {
-    GstBuffer *ba = pull (srcs, "oa", WAIT_S * 1000);
-    GstBuffer *bb = pull (srcs, "ob", WAIT_S * 1000);
+    GstBuffer *ba = hgst_pull_from (srcs, "oa", WAIT_S * 1000);
+    GstBuffer *bb = hgst_pull_from (srcs, "ob", WAIT_S * 1000);
     GstBuffer *w = make_v210 (i, NULL);
 
     g_assert_nonnull (ba);
@@ -1789,7 +1707,7 @@ test_errors (void)
   gchar *ti = NULL, *props;
 
   /* malformed TargetInfo: fails READY -> PAUSED with a settings error */
-  sink = parse ("appsrc caps=\"" CAPS_720 "\" ! mxlfabricssink name=sink "
+  sink = hgst_parse ("appsrc caps=\"" CAPS_720 "\" ! mxlfabricssink name=sink "
       "target-info={\\\"id\\\":\\\"1\\\"}");
   g_assert_cmpint (gst_element_set_state (sink, GST_STATE_PAUSED), ==,
       GST_STATE_CHANGE_FAILURE);
@@ -1802,7 +1720,7 @@ test_errors (void)
   props = NULL;
   sink = start_sink ("tcp", "video/x-raw,format=v210,width=1920,height=1080,"
       "framerate=25/1", NULL, ti);
-  push (sink, pattern_buffer (((1920 + 47) / 48) * 128 * 1080, 0,
+  hgst_push (sink, pattern_buffer (((1920 + 47) / 48) * 128 * 1080, 0,
           GST_SECOND / 25));
   expect_error (sink, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
       "caps width 1920 does not match the flow's frame_width 1280");
@@ -1828,7 +1746,7 @@ test_colorimetry_mismatch (void)
 
   src = start_src ("tcp", CAPS_720 ",colorimetry=bt709", NULL, &ti);
   sink = start_sink ("tcp", CAPS_720 ",colorimetry=bt601", NULL, ti);
-  push (sink, pattern_buffer (((1280 + 47) / 48) * 128 * 720, 0,
+  hgst_push (sink, pattern_buffer (((1280 + 47) / 48) * 128 * 720, 0,
           GST_SECOND / 25));
   /* the first ERROR or WARNING of the sink element, but for basesink's
    * latency warning (CORE CLOCK: appsrc gives no max latency) */
@@ -1853,7 +1771,7 @@ test_colorimetry_mismatch (void)
   if (strstr (e->message, "caps colorimetry (colorspace BT601) does not match "
           "the flow's colorspace BT709") == NULL)
     g_error ("colorimetry not named in \"%s\"", e->message);
-  got = pull (src, "out", 200);
+  got = hgst_pull (src, 200);
   g_assert_null (got);
   g_error_free (e);
   g_free (d);
@@ -1875,24 +1793,8 @@ child_src (const gchar * provider, const gchar * caps, const gchar * file,
 {
   gchar *extra = g_strdup_printf ("target-info-file=%s", file);
   GstElement *p = start_src (provider, caps, extra, NULL);
-  GString *sums = g_string_new (NULL);
-  guint i;
-  int rc = 0;
+  int rc = hgst_write_checksums (p, out, n, 20000, 20000) < n ? 2 : 0;
 
-  for (i = 0; i < n; i++) {
-    GstBuffer *b = pull (p, "out", 20000);
-    gchar *sum;
-    if (b == NULL) {
-      rc = 2;
-      break;
-    }
-    sum = checksum (b);
-    g_string_append_printf (sums, "%s\n", sum);
-    g_free (sum);
-    gst_buffer_unref (b);
-  }
-  g_file_set_contents (out, sums->str, -1, NULL);
-  g_string_free (sums, TRUE);
   stop (p);
   g_free (extra);
   return rc;
@@ -1901,23 +1803,8 @@ child_src (const gchar * provider, const gchar * caps, const gchar * file,
 static GstPadProbeReturn
 record_checksum (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
-  g_ptr_array_add (data, checksum (GST_PAD_PROBE_INFO_BUFFER (info)));
+  g_ptr_array_add (data, hgst_checksum (GST_PAD_PROBE_INFO_BUFFER (info)));
   return GST_PAD_PROBE_OK;
-}
-
-static gboolean
-reap (GPid pid, guint ms, gint * status)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
-
-  while (g_get_monotonic_time () < end) {
-    if (waitpid (pid, status, WNOHANG) == pid)
-      return TRUE;
-    g_usleep (20 * 1000);
-  }
-  kill (pid, SIGKILL);
-  waitpid (pid, status, 0);
-  return FALSE;
 }
 
 /* ------------------------------------------ start, wait, EOS (issue 13/20) */
@@ -1938,9 +1825,6 @@ start_all_frames (const gchar * provider, gboolean live, gboolean appsrc,
   gchar *file = tmp_path ("target.json");
   gchar *out = g_strdup_printf ("%s.sums", file);
   gchar *nstr = g_strdup_printf ("%u", n);
-  gchar *argv[] = { (gchar *) self_exe, (gchar *) "--child-src",
-    (gchar *) provider, (gchar *) caps, file, out, nstr, NULL
-  };
   gchar *source = appsrc ? g_strdup_printf ("appsrc name=in is-live=true "
       "format=time block=true max-bytes=4000000 caps=\"%s\"", caps) :
       g_strdup_printf ("videotestsrc is-live=%s pattern=smpte "
@@ -1953,25 +1837,20 @@ start_all_frames (const gchar * provider, gboolean live, gboolean appsrc,
   GstElement *p, *sink;
   GstPad *pad;
   GstMessage *m;
-  GError *error = NULL;
   GPid pid;
-  gint status = 0;
-  gchar *text = NULL, **got;
+  gchar **got;
   guint i, distinct = 1;
 
   /* the src process first; its TargetInfo file appears when it is ready
    * (the sink-first order is test_late_file_and_src_restart) */
-  g_assert_true (g_spawn_async (NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-          NULL, NULL, &pid, &error));
-  for (i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
-    g_usleep (20 * 1000);
-  g_assert_true (g_file_test (file, G_FILE_TEST_EXISTS));
-  p = parse (desc);
+  pid = hgst_spawn_child (provider, caps, file, out, nstr, NULL);
+  g_assert_true (hgst_wait_file (file));
+  p = hgst_parse (desc);
   sink = gst_bin_get_by_name (GST_BIN (p), "sink");
   pad = gst_element_get_static_pad (sink, "sink");
   gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, record_checksum, sent,
       NULL);
-  set_state_checked (p, GST_STATE_PLAYING);
+  hgst_play (p);
   if (appsrc) {
     /* a live application source: the first buffer comes at once, before
      * the sink could have connected */
@@ -2001,11 +1880,8 @@ start_all_frames (const gchar * provider, gboolean live, gboolean appsrc,
       stat_u64 (p, "sink", "dropped"), stat_u64 (p, "sink",
           "dropped-no-target"), stat_u64 (p, "sink", "dropped-in-flight"));
   g_assert_cmpuint (stat_u64 (p, "sink", "dropped"), ==, 0);
-  g_assert_true (reap (pid, 25000, &status));
-  g_assert_true (WIFEXITED (status));
-  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
-  g_assert_true (g_file_get_contents (out, &text, NULL, NULL));
-  got = g_strsplit (g_strchomp (text), "\n", -1);
+  hgst_assert_child_ok (pid, 25000);
+  got = hgst_read_lines (out);
   g_assert_cmpuint (sent->len, ==, n);
   g_assert_cmpuint (g_strv_length (got), ==, n);
   for (i = 0; i < n; i++) {
@@ -2020,7 +1896,6 @@ start_all_frames (const gchar * provider, gboolean live, gboolean appsrc,
   gst_object_unref (sink);
   stop (p);
   g_strfreev (got);
-  g_free (text);
   g_ptr_array_unref (sent);
   g_unlink (out);
   g_free (out);
@@ -2076,8 +1951,8 @@ test_wait_eos_no_receiver (void)
   GstMessage *m;
   gint64 t0;
 
-  push (sink, make_v210 (0, NULL));
-  push (sink, make_v210 (1, NULL));
+  hgst_push (sink, make_v210 (0, NULL));
+  hgst_push (sink, make_v210 (1, NULL));
   g_usleep (300 * 1000);        /* render is waiting */
   t0 = g_get_monotonic_time ();
   g_assert_cmpint (gst_app_src_end_of_stream (GST_APP_SRC (in)), ==,
@@ -2124,7 +1999,7 @@ start_waiting_sink (gchar ** file)
   props = g_strdup_printf ("wait-for-connection=true wait-timeout=0 "
       "target-info=@%s", *file);
   sink = start_sink ("tcp", CAPS_720, props, NULL);
-  push (sink, make_v210 (0, NULL));
+  hgst_push (sink, make_v210 (0, NULL));
   for (guint i = 0; i < 1000 && stat_u64 (sink, "sink", "buffers") < 1; i++)
     g_usleep (10 * 1000);
   g_assert_cmpuint (stat_u64 (sink, "sink", "buffers"), ==, 1);
@@ -2230,7 +2105,7 @@ test_launch_eos_no_receiver (void)
   g_usleep (500 * 1000);
   t0 = g_get_monotonic_time ();
   kill (pid, SIGINT);
-  exited = reap (pid, 6000, &status);
+  exited = hgst_reap (pid, 6000, &status);
   g_test_message ("gst-launch-1.0 -e %s %.2f s after one SIGINT",
       exited ? "exited" : "killed", (g_get_monotonic_time () - t0) / 1e6);
   g_assert_true (exited);
@@ -2245,10 +2120,7 @@ test_launch_eos_no_receiver (void)
 int
 main (int argc, char **argv)
 {
-  self_exe = argv[0];
-  gst_registry_fork_set_enabled (FALSE);
-  gst_init (&argc, &argv);
-  if (argc == 7 && g_str_equal (argv[1], "--child-src"))
+  if (hgst_init (&argc, &argv, 7))
     return child_src (argv[2], argv[3], argv[4], argv[5],
         (guint) atoi (argv[6]));
   g_test_init (&argc, &argv, NULL);

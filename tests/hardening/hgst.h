@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Helpers of the element-level hardening tests: pipelines built from text,
- * bounded bus waits, stats fields, deterministic frame content. Every wait
- * has a deadline; nothing here touches the network itself.
+ * Helpers of the element-level tests (suites hardening and gst): pipelines
+ * built from text, bounded bus waits, stats fields, deterministic frame
+ * content, and the child processes of tests that re-execute themselves.
+ * Every wait has a deadline; nothing here touches the network itself.
  */
 #pragma once
 
 #include <signal.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
+#include <glib/gstdio.h>
 #include <gst/app/app.h>
 #include <gst/gst.h>
 
@@ -159,6 +163,16 @@ hgst_running_time (GstElement * p, GstClockTime ahead)
   return t;
 }
 
+/* Now on CLOCK_TAI (the clock of MXL grain indices), in ns. */
+static inline guint64
+hgst_tai_now (void)
+{
+  struct timespec ts;
+
+  g_assert_cmpint (clock_gettime (CLOCK_TAI, &ts), ==, 0);
+  return (guint64) ts.tv_sec * GST_SECOND + (guint64) ts.tv_nsec;
+}
+
 /* Plays @rx (whose src is named "src"), hands its TargetInfo to @tx (whose
  * sink is named "sink") and plays @tx; returns the TargetInfo (g_free()). */
 static inline gchar *
@@ -184,11 +198,11 @@ hgst_push (GstElement * p, GstBuffer * b)
   gst_object_unref (in);
 }
 
-/* The next buffer of the appsink named "out" of @p, NULL after @ms. */
+/* The next buffer of the appsink named @name of @p, NULL after @ms. */
 static inline GstBuffer *
-hgst_pull (GstElement * p, guint ms)
+hgst_pull_from (GstElement * p, const gchar * name, guint ms)
 {
-  GstElement *out = gst_bin_get_by_name (GST_BIN (p), "out");
+  GstElement *out = gst_bin_get_by_name (GST_BIN (p), name);
   GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (out),
       ms * GST_MSECOND);
   GstBuffer *b = NULL;
@@ -199,6 +213,13 @@ hgst_pull (GstElement * p, guint ms)
   }
   gst_object_unref (out);
   return b;
+}
+
+/* The next buffer of the appsink named "out" of @p, NULL after @ms. */
+static inline GstBuffer *
+hgst_pull (GstElement * p, guint ms)
+{
+  return hgst_pull_from (p, "out", ms);
 }
 
 /* Waits up to @ms for child @pid to exit (continuing it first, in case it
@@ -217,4 +238,150 @@ hgst_reap (GPid pid, guint ms, gint * status)
   kill (pid, SIGKILL);
   waitpid (pid, status, 0);
   return FALSE;
+}
+
+/* Reaps child @pid as hgst_reap() does (@ms) and fails unless it exited by
+ * itself with status 0. */
+static inline void
+hgst_assert_child_ok (GPid pid, guint ms)
+{
+  gint status = 0;
+
+  g_assert_true (hgst_reap (pid, ms, &status));
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+}
+
+/* Removes a test's files @file and @out (nullable) and then its directory
+ * @dir, and frees the three names. */
+static inline void
+hgst_remove_files (gchar * dir, gchar * file, gchar * out)
+{
+  if (out)
+    g_unlink (out);
+  g_unlink (file);
+  g_rmdir (dir);
+  g_free (out);
+  g_free (file);
+  g_free (dir);
+}
+
+/* ------------------------------------------- tests that re-execute themselves
+ *
+ * A two-process test runs its receiver in this same binary started again
+ * with "--child-src" and the child's arguments (hgst_spawn_child()); its
+ * main() begins with hgst_init(), which says when it is that child. */
+
+/* argv[0] of this process, set by hgst_init(). */
+static const gchar *hgst_self_exe;
+
+/* The prologue of main(): notes argv[0] (hgst_self_exe), keeps the registry
+ * update in this process (no fork) and initialises GStreamer. TRUE when
+ * this process is a child started by hgst_spawn_child() with @child_argc
+ * arguments in all (argv[0], "--child-src" and the child's own). */
+static inline gboolean
+hgst_init (int *argc, char ***argv, int child_argc)
+{
+  hgst_self_exe = (*argv)[0];
+  gst_registry_fork_set_enabled (FALSE);
+  gst_init (argc, argv);
+  return *argc == child_argc && g_str_equal ((*argv)[1], "--child-src");
+}
+
+/* Starts this binary again as `hgst_self_exe --child-src @first ...` (a
+ * NULL-terminated list of strings), not reaped: the caller reaps it by PID
+ * (hgst_reap(), hgst_assert_child_ok()). Returns its PID. */
+G_GNUC_NULL_TERMINATED static inline GPid
+hgst_spawn_child (const gchar * first, ...)
+{
+  GPtrArray *argv = g_ptr_array_new ();
+  GError *error = NULL;
+  const gchar *a;
+  va_list ap;
+  GPid pid;
+
+  g_assert_nonnull (hgst_self_exe);
+  g_ptr_array_add (argv, (gpointer) hgst_self_exe);
+  g_ptr_array_add (argv, (gpointer) "--child-src");
+  va_start (ap, first);
+  for (a = first; a != NULL; a = va_arg (ap, const gchar *))
+    g_ptr_array_add (argv, (gpointer) a);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_async (NULL, (gchar **) argv->pdata, NULL,
+          G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, &error));
+  g_ptr_array_free (argv, TRUE);
+  return pid;
+}
+
+/* Waits (bounded: 500 times 20 ms) until @file exists, as a child's
+ * TargetInfo file does once its src listens. TRUE when it does. */
+static inline gboolean
+hgst_wait_file (const gchar * file)
+{
+  for (guint i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
+    g_usleep (20 * 1000);
+  return g_file_test (file, G_FILE_TEST_EXISTS);
+}
+
+typedef void (*HgstEachBuffer) (GstBuffer * b, gpointer data);
+
+/* Pulls buffers from the appsink "out" of @p and hands each to @each (which
+ * does not keep it) until @n came (0: no limit) or none came within
+ * @first_ms (for the first buffer) or @ms (for each later one). Returns
+ * how many came. */
+static inline guint
+hgst_pull_each (GstElement * p, guint n, guint first_ms, guint ms,
+    HgstEachBuffer each, gpointer data)
+{
+  guint got = 0;
+
+  while (n == 0 || got < n) {
+    GstBuffer *b = hgst_pull (p, got ? ms : first_ms);
+
+    if (b == NULL)
+      break;
+    each (b, data);
+    gst_buffer_unref (b);
+    got++;
+  }
+  return got;
+}
+
+/* An HgstEachBuffer: appends the SHA-1 of @b and a newline to the GString
+ * @sums. */
+static inline void
+hgst_append_checksum (GstBuffer * b, gpointer sums)
+{
+  gchar *sum = hgst_checksum (b);
+
+  g_string_append_printf (sums, "%s\n", sum);
+  g_free (sum);
+}
+
+/* A child receiver's loop: pulls buffers as hgst_pull_each() does and
+ * writes their SHA-1s, one a line, to @out. Returns how many came. */
+static inline guint
+hgst_write_checksums (GstElement * p, const gchar * out, guint n,
+    guint first_ms, guint ms)
+{
+  GString *sums = g_string_new (NULL);
+  guint got = hgst_pull_each (p, n, first_ms, ms, hgst_append_checksum, sums);
+
+  g_file_set_contents (out, sums->str, -1, NULL);
+  g_string_free (sums, TRUE);
+  return got;
+}
+
+/* The lines of the file @out that a child wrote (g_strfreev()); fails if
+ * it cannot be read. An empty file has no lines. */
+static inline gchar **
+hgst_read_lines (const gchar * out)
+{
+  gchar *text = NULL, **lines;
+
+  g_assert_true (g_file_get_contents (out, &text, NULL, NULL));
+  lines = g_strsplit (g_strchomp (text), "\n", -1);
+  g_free (text);
+  return lines;
 }
