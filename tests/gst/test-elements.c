@@ -239,6 +239,27 @@ test_templates (void)
       "rate=48000,channels=1024", kc, sc, TRUE);
   assert_in_both_templates ("audio/x-raw,format=F32LE,layout=non-interleaved,"
       "rate=48000,channels=1025", kc, sc, FALSE);
+  /* issue 20: rates as the library's flows allow (flow-ext.h) */
+  {
+    static const struct { const gchar *caps; gboolean in; } rates[] = {
+      { "video/x-raw,format=v210,width=64,height=16,framerate=1000/1", TRUE },
+      { "video/x-raw,format=v210,width=64,height=16,framerate=1/3600", TRUE },
+      { "video/x-raw,format=v210,width=64,height=16,framerate=1001/1", FALSE },
+      { "video/x-raw,format=v210,width=64,height=16,framerate=1/3601", FALSE },
+      { "audio/x-raw,format=F32LE,layout=non-interleaved,rate=768000,"
+          "channels=2", TRUE },
+      { "audio/x-raw,format=F32LE,layout=non-interleaved,rate=768001,"
+          "channels=2", FALSE },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
+      assert_in_both_templates (rates[i].caps, kc, sc, rates[i].in);
+  }
+  {
+    /* ring-length is bounded by the library's grain limit */
+    GParamSpecUInt *p = G_PARAM_SPEC_UINT (g_object_class_find_property
+        (G_OBJECT_GET_CLASS (src), "ring-length"));
+    g_assert_cmpuint (p->maximum, ==, 4096);     /* MXL_FLOW_MAX_GRAIN_COUNT */
+  }
   gst_caps_unref (sc);
   gst_caps_unref (kc);
   gst_object_unref (src);
@@ -421,6 +442,28 @@ test_start_errors (void)
       GST_RESOURCE_ERROR_OPEN_READ_WRITE, "INVALID_ARG: flow definition: "
       "sample_rate: rate 1/1 is too low for a 200000000 ns history (at least "
       "2.5 per second)");
+  g_test_assert_expected_messages ();
+  /* issue 20: 2^31 - 1 fps hung in PAUSED filling /dev/shm (a 429 M grain
+   * ring): the library's rate limit is the ERROR */
+  e = make ("mxlfabricssrc");
+  g_object_set (e, "node", "127.0.0.1", NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "provider", "tcp");
+  gst_util_set_object_arg (G_OBJECT (e), "caps", "video/x-raw,format=v210,"
+      "width=1280,height=720,framerate=2147483647/1");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING,
+      "*grain_rate*outside*");
+  expect_start_error (e, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_READ_WRITE, "INVALID_ARG: flow definition: "
+      "grain_rate: 2147483647/1 is outside 1/3600 … 1000/1 grains per second");
+  g_test_assert_expected_messages ();
+  e = make ("mxlfabricssrc");
+  gst_util_set_object_arg (G_OBJECT (e), "caps", "audio/x-raw,format=F32LE,"
+      "layout=non-interleaved,rate=2147483647,channels=2");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING,
+      "*sample_rate*above*");
+  expect_start_error (e, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_READ_WRITE, "sample_rate: 2147483647/1 is above "
+      "768000 samples per second");
   g_test_assert_expected_messages ();
 }
 
