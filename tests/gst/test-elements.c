@@ -514,6 +514,76 @@ test_service_errors (void)
   close (fd);
 }
 
+/* Pushes stream-start, v210 caps, a segment and 5 buffers into the sink @e
+ * (in a PLAYING pipeline): returns the ERRORs posted by then (an app whose
+ * main loop keeps running sees them all); the first one's text must
+ * contain @needle. */
+static guint
+count_push_errors (GstElement * e, const gchar * needle)
+{
+  GstElement *pipeline = gst_pipeline_new (NULL);
+  GstBus *bus = gst_pipeline_get_bus (GST_PIPELINE (pipeline));
+  GstPad *src = gst_pad_new ("src", GST_PAD_SRC), *sinkpad;
+  GstSegment segment;
+  GstMessage *msg;
+  guint errors = 0;
+
+  gst_bin_add (GST_BIN (pipeline), e);
+  sinkpad = gst_element_get_static_pad (e, "sink");
+  g_assert_cmpint (gst_pad_link (src, sinkpad), ==, GST_PAD_LINK_OK);
+  gst_object_unref (sinkpad);
+  gst_pad_set_active (src, TRUE);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  gst_pad_push_event (src, gst_event_new_stream_start ("s"));
+  gst_pad_push_event (src, gst_event_new_caps (gst_caps_from_string
+          ("video/x-raw,format=v210,width=64,height=16,framerate=25/1")));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  gst_pad_push_event (src, gst_event_new_segment (&segment));
+  for (guint i = 0; i < 5; i++) {
+    GstBuffer *b = gst_buffer_new_allocate (NULL, 4096, NULL);
+
+    GST_BUFFER_PTS (b) = i * GST_SECOND / 25;
+    g_assert_cmpint (gst_pad_push (src, b), !=, GST_FLOW_OK);
+  }
+  /* (before NULL, which flushes the bus) */
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    if (errors++ == 0) {
+      GError *error = NULL;
+
+      gst_message_parse_error (msg, &error, NULL);
+      if (strstr (error->message, needle) == NULL)
+        g_error ("\"%s\" not in \"%s\"", needle, error->message);
+      g_error_free (error);
+    }
+    gst_message_unref (msg);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_pad_set_active (src, FALSE);
+  gst_object_unref (src);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return errors;
+}
+
+/* issue 20: a sink whose setup fails (at caps) posted the ERROR again for
+ * every buffer that re-sent the caps: twice in gst-launch, 7 in an app. */
+static void
+test_sink_setup_error_once (void)
+{
+  GstElement *e = make ("mxlfabricssink");
+
+  gst_util_set_object_arg (G_OBJECT (e), "provider", "verbs");
+  g_assert_cmpuint (count_push_errors (e,
+          "no libfabric interface for provider verbs"), ==, 1);
+  e = make ("mxlfabricssink");
+  g_object_set (e, "node", "127.0.0.1", "service", "99999", NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "provider", "tcp");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*99999*");
+  g_assert_cmpuint (count_push_errors (e,
+          "service \"99999\" is not a port number"), ==, 1);
+  g_test_assert_expected_messages ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -531,5 +601,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/elements/add-remove-target", test_add_remove_target);
   g_test_add_func ("/gst/elements/start-errors", test_start_errors);
   g_test_add_func ("/gst/elements/service-errors", test_service_errors);
+  g_test_add_func ("/gst/elements/sink-setup-error-once",
+      test_sink_setup_error_once);
   return g_test_run ();
 }
