@@ -582,6 +582,16 @@ test_sink_setup_error_once (void)
   g_assert_cmpuint (count_push_errors (e,
           "service \"99999\" is not a port number"), ==, 1);
   g_test_assert_expected_messages ();
+  /* issue 20: a node that is not an address of this host (TEST-NET) was
+   * only a stderr warning per connection attempt, then EOS: an ERROR now,
+   * naming the node */
+  e = make ("mxlfabricssink");
+  g_object_set (e, "node", "192.0.2.254", NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "provider", "tcp");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*fi_endpoint*");
+  g_assert_cmpuint (count_push_errors (e, "(UNKNOWN: fi_endpoint: Cannot "
+          "assign requested address (-99)) on node \"192.0.2.254\""), ==, 1);
+  g_test_assert_expected_messages ();
 }
 
 int
