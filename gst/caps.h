@@ -76,12 +76,15 @@ G_BEGIN_DECLS
 
 /* Pad template caps shared by both elements (src adds mxl-alpha when needed;
  * the sink template also lists interleaved audio). Channels are limited as
- * the library's flows are (MXL_FLOW_MAX_CHANNELS); rates are not: how low a
- * rate can go depends on the domain's history (the ERROR then names it). */
+ * the library's flows are (MXL_FLOW_MAX_CHANNELS), and so are rates
+ * (MXL_FLOW_MIN_GRAIN_RATE_DEN, MXL_FLOW_MAX_GRAIN_RATE,
+ * MXL_FLOW_MAX_SAMPLE_RATE); how low a sample rate can go depends on the
+ * domain's history (the ERROR then names it). */
 #define GST_MXL_FABRICS_VIDEO_CAPS \
   "video/x-raw, format = (string) v210, " \
   "width = (int) [ 2, 7680 ], height = (int) [ 1, 4320 ], " \
-  "framerate = (fraction) [ 1/2147483647, 2147483647/1 ]; " \
+  "framerate = (fraction) [ 1/" G_STRINGIFY (MXL_FLOW_MIN_GRAIN_RATE_DEN) \
+  ", " G_STRINGIFY (MXL_FLOW_MAX_GRAIN_RATE) "/1 ]; " \
   "video/x-raw(format:Interlaced), format = (string) v210, " \
   "width = (int) [ 2, 7680 ], height = (int) [ 2, 4320 ], " \
   "framerate = (fraction) { 25/1, 30000/1001 }, " \
@@ -91,14 +94,14 @@ G_BEGIN_DECLS
 #define GST_MXL_FABRICS_SRC_CAPS \
   GST_MXL_FABRICS_VIDEO_CAPS "; " \
   "audio/x-raw, format = (string) F32LE, layout = (string) non-interleaved, " \
-  "rate = (int) [ 1, 2147483647 ], " \
+  "rate = (int) [ 1, " G_STRINGIFY (MXL_FLOW_MAX_SAMPLE_RATE) " ], " \
   "channels = (int) [ 1, " G_STRINGIFY (MXL_FLOW_MAX_CHANNELS) " ]; " \
   GST_MXL_FABRICS_DATA_CAPS
 #define GST_MXL_FABRICS_SINK_CAPS \
   GST_MXL_FABRICS_VIDEO_CAPS "; " \
   "audio/x-raw, format = (string) F32LE, " \
   "layout = (string) { non-interleaved, interleaved }, " \
-  "rate = (int) [ 1, 2147483647 ], " \
+  "rate = (int) [ 1, " G_STRINGIFY (MXL_FLOW_MAX_SAMPLE_RATE) " ], " \
   "channels = (int) [ 1, " G_STRINGIFY (MXL_FLOW_MAX_CHANNELS) " ]; " \
   GST_MXL_FABRICS_DATA_CAPS
 

@@ -443,6 +443,7 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
   gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, NULL);
   self->have_last = FALSE;
   self->wait_expired = FALSE;
+  self->caps_failed = FALSE;
   /* The flow and the initiator are created in set_caps (their geometry
    * comes from the caps); the engine thread handles targets from now on. */
   gst_mxl_fabrics_sink_engine_start (self);
@@ -568,6 +569,10 @@ gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
             "pipeline to change caps"));
     return FALSE;
   }
+  /* One ERROR per start: a sticky caps event that failed is sent again
+   * before every buffer, and setting up again would post it again. */
+  if (self->caps_failed)
+    return FALSE;
 
   if (!gst_mxl_fabrics_format_from_caps (caps, &fmt, &error))
     goto failed;
@@ -595,6 +600,7 @@ gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   return TRUE;
 
 failed:
+  self->caps_failed = TRUE;
   gst_mxl_fabrics_object_post_error (self->obj, error,
       "the caps cannot be written into an MXL flow");
   g_error_free (error);

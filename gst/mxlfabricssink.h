@@ -54,6 +54,8 @@ struct _GstMxlFabricsSink {
 
   /* negotiated (streaming thread) */
   gboolean have_format;
+  gboolean caps_failed;         /* set_caps posted its ERROR: the caps event
+                                 * re-sent with each buffer fails silently */
   GstMxlFabricsFormat format;
   GstVideoInfo video_info;      /* one grain, MXL strides (video) */
   gchar *flow_def;              /* the definition of the local flow */

@@ -1356,8 +1356,10 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
           "re-aligns to the newest (it may lag ring-length - 1 grain periods "
           "without a loss); 0 = the domain's history (200 ms by default: "
           "10 grains at 50 fps), at "
-          "least 4 grains. An existing flow in domain keeps its ring. "
-          "Default: 0", 0, 65536, GST_MXL_FABRICS_SRC_DEFAULT_RING_LENGTH,
+          "least 4 grains; at most " G_STRINGIFY (MXL_FLOW_MAX_GRAIN_COUNT)
+          " (the library's limit, which also bounds the automatic ring). An "
+          "existing flow in domain keeps its ring. Default: 0", 0,
+          MXL_FLOW_MAX_GRAIN_COUNT, GST_MXL_FABRICS_SRC_DEFAULT_RING_LENGTH,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_LATENCY,

@@ -14,7 +14,25 @@
 static mxlStatus
 rc_setup (MxlInitiator *init, GError **error)
 {
-  return mxl_ofi_eq_open (init->dom, &init->eq, error);
+  struct fi_info *info;
+  struct fid_ep *ep = NULL;
+  int rc;
+  mxlStatus st = mxl_ofi_eq_open (init->dom, &init->eq, error);
+
+  if (st != MXL_STATUS_OK)
+    return st;
+  /* An endpoint binds the node (fi_endpoint(3)): one opened and closed
+   * here makes a node that is not an address of this host a setup error,
+   * not a warning at every connection attempt (rc_open). */
+  info = mxl_ofi_dup_info_any_port (init->dom->info);
+  if (info == NULL)
+    return mxl_ofi_fail (-FI_ENOMEM, "fi_dupinfo", error);
+  rc = fi_endpoint (init->dom->domain, info, &ep, NULL);
+  fi_freeinfo (info);
+  if (rc != 0)
+    return mxl_ofi_fail (rc, "fi_endpoint", error);
+  mxl_ofi_close (&ep->fid, "ep");
+  return MXL_STATUS_OK;
 }
 
 static mxlStatus

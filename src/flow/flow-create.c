@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <mxl/flow-ext.h>
 #include <mxl/time.h>
 
 #include "flow/flow-priv.h"
@@ -239,6 +240,36 @@ mxl_flow_create (mxlInstance instance, const MxlFlowDef *def,
     g_free (why);
     g_free (final_dir);
     return MXL_ERR_INVALID_ARG;
+  }
+
+  /* flow-ext.h: a bounded ring, refused before anything is allocated */
+  {
+    gboolean discrete = mxlIsDiscreteDataFormat (def->format);
+    uint64_t bytes = discrete ?
+        (uint64_t) n * (MXL_GRAIN_PAYLOAD_OFFSET + (uint64_t) def->grain_size) :
+        (uint64_t) l * def->channel_count * def->sample_word_size;
+    char *why = NULL;
+
+    if (discrete && n > MXL_FLOW_MAX_GRAIN_COUNT)
+      why = g_strdup_printf ("flow definition: grain_rate: a ring of %u "
+          "grains (%" G_GUINT64_FORMAT " ns at %" G_GINT64_FORMAT "/%"
+          G_GINT64_FORMAT " per second) is more than the limit of %u grains",
+          n, history_ns, def->rate.numerator, def->rate.denominator,
+          (guint) MXL_FLOW_MAX_GRAIN_COUNT);
+    else if (bytes > MXL_FLOW_MAX_RING_BYTES)
+      why = g_strdup_printf ("flow definition: %s: a ring of %u %s at %"
+          G_GINT64_FORMAT "/%" G_GINT64_FORMAT " per second needs %"
+          G_GUINT64_FORMAT " bytes, more than the limit of %" G_GUINT64_FORMAT,
+          discrete ? "grain_rate" : "sample_rate", discrete ? n : l,
+          discrete ? "grains" : "samples", def->rate.numerator,
+          def->rate.denominator, bytes, (guint64) MXL_FLOW_MAX_RING_BYTES);
+    if (why != NULL) {
+      g_warning ("%s", why);
+      mxl_last_error_set ("%s", why);
+      g_free (why);
+      g_free (final_dir);
+      return MXL_ERR_INVALID_ARG;
+    }
   }
 
   /* a flow being deleted by its last writer may vanish under us: retry */

@@ -234,6 +234,26 @@ parse_common (JsonObject *root, MxlFlowDef *def, GError **error)
   return TRUE;
 }
 
+/* Our rate limits (flow-ext.h): a grain rate in 1/3600 … 1000/1, a sample
+ * rate up to 768000/1 (a lower one is refused for the domain's history when
+ * the flow is created). Both terms are < 2^42 (get_rational): no overflow. */
+static gboolean
+check_rate (const mxlRational *r, const char *field, gboolean audio,
+    GError **error)
+{
+  if (audio && r->numerator > (int64_t) MXL_FLOW_MAX_SAMPLE_RATE * r->denominator)
+    return fail (error, MXL_FLOW_DEF_ERROR_VALUE, field, "%" G_GINT64_FORMAT
+        "/%" G_GINT64_FORMAT " is above %u samples per second", r->numerator,
+        r->denominator, (guint) MXL_FLOW_MAX_SAMPLE_RATE);
+  if (!audio && (r->numerator > (int64_t) MXL_FLOW_MAX_GRAIN_RATE * r->denominator
+          || r->numerator * MXL_FLOW_MIN_GRAIN_RATE_DEN < r->denominator))
+    return fail (error, MXL_FLOW_DEF_ERROR_VALUE, field, "%" G_GINT64_FORMAT
+        "/%" G_GINT64_FORMAT " is outside 1/%u … %u/1 grains per second",
+        r->numerator, r->denominator, (guint) MXL_FLOW_MIN_GRAIN_RATE_DEN,
+        (guint) MXL_FLOW_MAX_GRAIN_RATE);
+  return TRUE;
+}
+
 static gboolean
 rate_is (const mxlRational *r, int64_t num, int64_t den)
 {
@@ -248,7 +268,8 @@ parse_video (JsonObject *root, MxlFlowDef *def, GError **error)
   const char *s;
   uint32_t v, a, lines;
 
-  if (!get_rational (root, "grain_rate", &def->def_rate, error))
+  if (!get_rational (root, "grain_rate", &def->def_rate, error)
+      || !check_rate (&def->def_rate, "grain_rate", FALSE, error))
     return FALSE;
   def->rate = def->def_rate;
 
@@ -315,7 +336,8 @@ parse_data (JsonObject *root, MxlFlowDef *def, GError **error)
 {
   const char *s;
 
-  if (!get_rational (root, "grain_rate", &def->def_rate, error))
+  if (!get_rational (root, "grain_rate", &def->def_rate, error)
+      || !check_rate (&def->def_rate, "grain_rate", FALSE, error))
     return FALSE;
   def->rate = def->def_rate;
   if (!get_string (root, "media_type", &s, error))
@@ -337,7 +359,8 @@ parse_audio (JsonObject *root, MxlFlowDef *def, GError **error)
   double depth, channels = 1;
   const char *s;
 
-  if (!get_rational (root, "sample_rate", &def->def_rate, error))
+  if (!get_rational (root, "sample_rate", &def->def_rate, error)
+      || !check_rate (&def->def_rate, "sample_rate", TRUE, error))
     return FALSE;
   def->rate = def->def_rate;
   if (!get_number (root, "bit_depth", "bit_depth", TRUE, &present, &depth, error))

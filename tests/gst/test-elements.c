@@ -239,6 +239,27 @@ test_templates (void)
       "rate=48000,channels=1024", kc, sc, TRUE);
   assert_in_both_templates ("audio/x-raw,format=F32LE,layout=non-interleaved,"
       "rate=48000,channels=1025", kc, sc, FALSE);
+  /* issue 20: rates as the library's flows allow (flow-ext.h) */
+  {
+    static const struct { const gchar *caps; gboolean in; } rates[] = {
+      { "video/x-raw,format=v210,width=64,height=16,framerate=1000/1", TRUE },
+      { "video/x-raw,format=v210,width=64,height=16,framerate=1/3600", TRUE },
+      { "video/x-raw,format=v210,width=64,height=16,framerate=1001/1", FALSE },
+      { "video/x-raw,format=v210,width=64,height=16,framerate=1/3601", FALSE },
+      { "audio/x-raw,format=F32LE,layout=non-interleaved,rate=768000,"
+          "channels=2", TRUE },
+      { "audio/x-raw,format=F32LE,layout=non-interleaved,rate=768001,"
+          "channels=2", FALSE },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
+      assert_in_both_templates (rates[i].caps, kc, sc, rates[i].in);
+  }
+  {
+    /* ring-length is bounded by the library's grain limit */
+    GParamSpecUInt *p = G_PARAM_SPEC_UINT (g_object_class_find_property
+        (G_OBJECT_GET_CLASS (src), "ring-length"));
+    g_assert_cmpuint (p->maximum, ==, 4096);     /* MXL_FLOW_MAX_GRAIN_COUNT */
+  }
   gst_caps_unref (sc);
   gst_caps_unref (kc);
   gst_object_unref (src);
@@ -422,6 +443,28 @@ test_start_errors (void)
       "sample_rate: rate 1/1 is too low for a 200000000 ns history (at least "
       "2.5 per second)");
   g_test_assert_expected_messages ();
+  /* issue 20: 2^31 - 1 fps hung in PAUSED filling /dev/shm (a 429 M grain
+   * ring): the library's rate limit is the ERROR */
+  e = make ("mxlfabricssrc");
+  g_object_set (e, "node", "127.0.0.1", NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "provider", "tcp");
+  gst_util_set_object_arg (G_OBJECT (e), "caps", "video/x-raw,format=v210,"
+      "width=1280,height=720,framerate=2147483647/1");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING,
+      "*grain_rate*outside*");
+  expect_start_error (e, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_READ_WRITE, "INVALID_ARG: flow definition: "
+      "grain_rate: 2147483647/1 is outside 1/3600 … 1000/1 grains per second");
+  g_test_assert_expected_messages ();
+  e = make ("mxlfabricssrc");
+  gst_util_set_object_arg (G_OBJECT (e), "caps", "audio/x-raw,format=F32LE,"
+      "layout=non-interleaved,rate=2147483647,channels=2");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING,
+      "*sample_rate*above*");
+  expect_start_error (e, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_OPEN_READ_WRITE, "sample_rate: 2147483647/1 is above "
+      "768000 samples per second");
+  g_test_assert_expected_messages ();
 }
 
 /* A tcp src on 127.0.0.1 with @service: expects a setup ERROR whose text
@@ -471,6 +514,86 @@ test_service_errors (void)
   close (fd);
 }
 
+/* Pushes stream-start, v210 caps, a segment and 5 buffers into the sink @e
+ * (in a PLAYING pipeline): returns the ERRORs posted by then (an app whose
+ * main loop keeps running sees them all); the first one's text must
+ * contain @needle. */
+static guint
+count_push_errors (GstElement * e, const gchar * needle)
+{
+  GstElement *pipeline = gst_pipeline_new (NULL);
+  GstBus *bus = gst_pipeline_get_bus (GST_PIPELINE (pipeline));
+  GstPad *src = gst_pad_new ("src", GST_PAD_SRC), *sinkpad;
+  GstSegment segment;
+  GstMessage *msg;
+  guint errors = 0;
+
+  gst_bin_add (GST_BIN (pipeline), e);
+  sinkpad = gst_element_get_static_pad (e, "sink");
+  g_assert_cmpint (gst_pad_link (src, sinkpad), ==, GST_PAD_LINK_OK);
+  gst_object_unref (sinkpad);
+  gst_pad_set_active (src, TRUE);
+  gst_element_set_state (pipeline, GST_STATE_PLAYING);
+  gst_pad_push_event (src, gst_event_new_stream_start ("s"));
+  gst_pad_push_event (src, gst_event_new_caps (gst_caps_from_string
+          ("video/x-raw,format=v210,width=64,height=16,framerate=25/1")));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  gst_pad_push_event (src, gst_event_new_segment (&segment));
+  for (guint i = 0; i < 5; i++) {
+    GstBuffer *b = gst_buffer_new_allocate (NULL, 4096, NULL);
+
+    GST_BUFFER_PTS (b) = i * GST_SECOND / 25;
+    g_assert_cmpint (gst_pad_push (src, b), !=, GST_FLOW_OK);
+  }
+  /* (before NULL, which flushes the bus) */
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR))) {
+    if (errors++ == 0) {
+      GError *error = NULL;
+
+      gst_message_parse_error (msg, &error, NULL);
+      if (strstr (error->message, needle) == NULL)
+        g_error ("\"%s\" not in \"%s\"", needle, error->message);
+      g_error_free (error);
+    }
+    gst_message_unref (msg);
+  }
+  gst_element_set_state (pipeline, GST_STATE_NULL);
+  gst_pad_set_active (src, FALSE);
+  gst_object_unref (src);
+  gst_object_unref (bus);
+  gst_object_unref (pipeline);
+  return errors;
+}
+
+/* issue 20: a sink whose setup fails (at caps) posted the ERROR again for
+ * every buffer that re-sent the caps: twice in gst-launch, 7 in an app. */
+static void
+test_sink_setup_error_once (void)
+{
+  GstElement *e = make ("mxlfabricssink");
+
+  gst_util_set_object_arg (G_OBJECT (e), "provider", "verbs");
+  g_assert_cmpuint (count_push_errors (e,
+          "no libfabric interface for provider verbs"), ==, 1);
+  e = make ("mxlfabricssink");
+  g_object_set (e, "node", "127.0.0.1", "service", "99999", NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "provider", "tcp");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*99999*");
+  g_assert_cmpuint (count_push_errors (e,
+          "service \"99999\" is not a port number"), ==, 1);
+  g_test_assert_expected_messages ();
+  /* issue 20: a node that is not an address of this host (TEST-NET) was
+   * only a stderr warning per connection attempt, then EOS: an ERROR now,
+   * naming the node */
+  e = make ("mxlfabricssink");
+  g_object_set (e, "node", "192.0.2.254", NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "provider", "tcp");
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*fi_endpoint*");
+  g_assert_cmpuint (count_push_errors (e, "(UNKNOWN: fi_endpoint: Cannot "
+          "assign requested address (-99)) on node \"192.0.2.254\""), ==, 1);
+  g_test_assert_expected_messages ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -488,5 +611,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/elements/add-remove-target", test_add_remove_target);
   g_test_add_func ("/gst/elements/start-errors", test_start_errors);
   g_test_add_func ("/gst/elements/service-errors", test_service_errors);
+  g_test_add_func ("/gst/elements/sink-setup-error-once",
+      test_sink_setup_error_once);
   return g_test_run ();
 }

@@ -32,6 +32,18 @@
  * plain literal, so that it can be stringified into static caps. */
 #define MXL_FLOW_MAX_CHANNELS 1024
 
+/* Rates this library creates or parses flows of (our limits; the flow
+ * definition sets none, mxl-flows.md §2.2). Plain literals, so that they
+ * can be stringified into static caps. */
+/** Lowest grain_rate of a video or data flow: 1/MXL_FLOW_MIN_GRAIN_RATE_DEN,
+ * one grain an hour. */
+#define MXL_FLOW_MIN_GRAIN_RATE_DEN 3600
+/** Highest grain_rate of a video or data flow, in grains per second. */
+#define MXL_FLOW_MAX_GRAIN_RATE 1000
+/** Highest sample_rate of an audio flow, in samples per second (8 x 96 kHz);
+ * the lowest is what the domain's history allows (mxlCreateFlowWriter()). */
+#define MXL_FLOW_MAX_SAMPLE_RATE 768000
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -95,6 +107,15 @@ MXL_EXPORT mxlStatus mxlPrivateDomainCleanStale (char const *in_parent,
  * each, plus one being transferred and one of margin. */
 #define MXL_FLOW_MIN_GRAIN_COUNT 4
 
+/** Most grains of the ring of a discrete flow this library creates (each is
+ * a file, an open descriptor and a mapping). A plain literal (property
+ * ranges use it). */
+#define MXL_FLOW_MAX_GRAIN_COUNT 4096
+
+/** Most bytes of the grain ring (grains x grain size) or channel buffer of
+ * a flow this library creates: 4 GiB, two seconds of 8K v210 at 50 fps. */
+#define MXL_FLOW_MAX_RING_BYTES (UINT64_C (4) << 30)
+
 /**
  * mxlCreateFlowWriterWithGrainCount:
  * @in_grainCount: slots of the ring of a discrete flow this call creates;
@@ -107,7 +128,9 @@ MXL_EXPORT mxlStatus mxlPrivateDomainCleanStale (char const *in_parent,
  * ring (read the actual grainCount from @configInfo).
  *
  * Returns: as mxlCreateFlowWriter(); MXL_ERR_INVALID_ARG also when the
- *   ring of @in_grainCount grains would hold more than 2^63 ns.
+ *   ring of @in_grainCount grains would hold more than 2^63 ns, or has more
+ *   than MXL_FLOW_MAX_GRAIN_COUNT grains or MXL_FLOW_MAX_RING_BYTES bytes
+ *   (mxlGetLastErrorMessage() names the count, the rate and the limit).
  */
 MXL_EXPORT mxlStatus mxlCreateFlowWriterWithGrainCount (mxlInstance instance,
     char const *flowDef, char const *options, uint32_t in_grainCount,

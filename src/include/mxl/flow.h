@@ -147,7 +147,11 @@ typedef struct mxlFlowSynchronizationGroup_t *mxlFlowSynchronizationGroup;
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL arguments or an
  * invalid definition (deviation from the reference's MXL_ERR_UNKNOWN; the
- * reason, naming the field, is logged with g_warning); MXL_ERR_UNKNOWN for
+ * reason, naming the field, is logged with g_warning; this library's
+ * limits are in flow-ext.h: grain_rate 1/MXL_FLOW_MIN_GRAIN_RATE_DEN …
+ * MXL_FLOW_MAX_GRAIN_RATE, sample_rate up to MXL_FLOW_MAX_SAMPLE_RATE, a ring
+ * of at most MXL_FLOW_MAX_GRAIN_COUNT grains and MXL_FLOW_MAX_RING_BYTES
+ * bytes from the domain's history); MXL_ERR_UNKNOWN for
  * invalid @options (as the reference, §1.9); MXL_ERR_CONFLICT
  * when an existing flow of that id has another geometry or kind;
  * MXL_ERR_PERMISSION_DENIED (EACCES, EPERM, EROFS on the domain);

@@ -572,6 +572,15 @@ test_unsupported_options (void)
   g_assert_cmpint (mxlFabricsInitiatorSetup (i, &cfg, "{\"maxMessageSize\":0}"), ==,
       MXL_ERR_INVALID_ARG);
   g_test_assert_expected_messages ();
+  /* issue 20: a node not of this host (TEST-NET) fails the setup, not only
+   * each connection attempt later */
+  cfg.interface.address.node = "192.0.2.254";
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*fi_endpoint*");
+  g_assert_cmpint (mxlFabricsInitiatorSetup (i, &cfg, NULL), ==, MXL_ERR_UNKNOWN);
+  g_test_assert_expected_messages ();
+  g_assert_cmpstr (mxlGetLastErrorMessage (), ==,
+      "fi_endpoint: Cannot assign requested address (-99)");
+  cfg.interface.address.node = "127.0.0.1";
   g_assert_cmpint (mxlFabricsInitiatorSetup (i, &cfg, "{\"maxMessageSize\":4096,\"iovLimit\":1}"),
       ==, MXL_STATUS_OK);
   g_assert_cmpuint (i->max_msg, ==, 4096);

@@ -291,6 +291,35 @@ test_invalid_writer_args (void)
   g_assert_cmpstr (mxlGetLastErrorMessage (), ==, "flow definition: sample_rate: rate 2/1 "
       "is too low for a 200000000 ns history (at least 2.5 per second)");
   g_free (bad);
+  /* issue 20: 2^31 - 1 fps made a 22 GB ring; rates and rings are bounded
+   * (flow-ext.h) and refused before anything is allocated */
+  expect_lib_warning ("*grain_rate*outside*");
+  bad = flowtest_video_def (FIXTURE_VIDEO_ID, "video/v210", 1280, 720, 2147483647, 1, NULL);
+  g_assert_cmpint (mxlCreateFlowWriterWithGrainCount (inst, bad, NULL, 0, &w, NULL, NULL), ==,
+      MXL_ERR_INVALID_ARG);
+  g_test_assert_expected_messages ();
+  g_assert_cmpstr (mxlGetLastErrorMessage (), ==, "flow definition: grain_rate: "
+      "2147483647/1 is outside 1/3600 … 1000/1 grains per second");
+  g_free (bad);
+  expect_lib_warning ("*limit of 4096 grains*");
+  bad = flowtest_video_def (FIXTURE_VIDEO_ID, "video/v210", 96, 54, 50, 1, NULL);
+  g_assert_cmpint (mxlCreateFlowWriterWithGrainCount (inst, bad, NULL,
+          MXL_FLOW_MAX_GRAIN_COUNT + 1, &w, NULL, NULL), ==, MXL_ERR_INVALID_ARG);
+  g_test_assert_expected_messages ();
+  g_assert_cmpstr (mxlGetLastErrorMessage (), ==, "flow definition: grain_rate: a ring "
+      "of 4097 grains (81940000000 ns at 50/1 per second) is more than the limit of "
+      "4096 grains");
+  g_free (bad);
+  /* 100 slots of 8K v210 (88.5 MB each): above the 4 GiB bound */
+  expect_lib_warning ("*more than the limit of 4294967296*");
+  bad = flowtest_video_def (FIXTURE_VIDEO_ID, "video/v210", 7680, 4320, 50, 1, NULL);
+  g_assert_cmpint (mxlCreateFlowWriterWithGrainCount (inst, bad, NULL, 100, &w, NULL, NULL),
+      ==, MXL_ERR_INVALID_ARG);
+  g_test_assert_expected_messages ();
+  g_assert_cmpstr (mxlGetLastErrorMessage (), ==, "flow definition: grain_rate: a ring "
+      "of 100 grains at 50/1 per second needs 8848179200 bytes, more than the limit of "
+      "4294967296");
+  g_free (bad);
   g_assert_cmpuint (count_dir (domain), ==, 0);
 
   mxlDestroyInstance (inst);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Flow definition parsing and derived geometry: mxl-flows.md §2, §2.6, §8.1 case 5. */
+#include <mxl/flow-ext.h>
+
 #include "flowtest.h"
 
 #define D200 200000000u
@@ -210,6 +212,37 @@ test_invalid_definitions (void)
     g_free (j);
   }
 
+  {
+    /* issue 20: our rate limits (flow-ext.h), named with their range */
+    static const struct { int num, den; } bad_rates[] = {
+      { 1001, 1 }, { 2147483647, 1 }, { 1, 3601 }, { 1, 2147483647 },
+    };
+    char *d = flowtest_data_def ();
+    MxlFlowDef def;
+    GError *error = NULL;
+
+    for (guint i = 0; i < G_N_ELEMENTS (bad_rates); i++) {
+      char *j = flowtest_video_def (FIXTURE_VIDEO_ID, "video/v210", 1920, 1080,
+          bad_rates[i].num, bad_rates[i].den, NULL);
+      g_assert_false (mxl_flow_def_parse (j, &def, &error));
+      g_assert_error (error, MXL_FLOW_DEF_ERROR, MXL_FLOW_DEF_ERROR_VALUE);
+      g_assert_nonnull (strstr (error->message, "grain_rate"));
+      g_assert_nonnull (strstr (error->message, "is outside 1/3600 … 1000/1 grains per second"));
+      g_clear_error (&error);
+      g_free (j);
+    }
+    {
+      char *j = edit (d, "\"numerator\":30000,\"denominator\":1001", "\"numerator\":1001");
+      expect_invalid (j, MXL_FLOW_DEF_ERROR_VALUE, "grain_rate: 1001/1 is outside");
+      g_free (j);
+      j = flowtest_audio_def_full (FIXTURE_AUDIO_ID, 768001, 2);
+      expect_invalid (j, MXL_FLOW_DEF_ERROR_VALUE,
+          "sample_rate: 768001/1 is above 768000 samples per second");
+      g_free (j);
+    }
+    g_free (d);
+  }
+
   expect_invalid ("{ this is not json", MXL_FLOW_DEF_ERROR_JSON, "document");
   expect_invalid ("[1, 2]", MXL_FLOW_DEF_ERROR_JSON, "document");
 
@@ -261,6 +294,19 @@ test_valid_variants (void)
   j = edit (v210, "\"frame_width\":1920", "\"frame_width\":1920.9");
   def = parse_ok (j);
   g_assert_cmpuint (def.width, ==, 1920);
+  g_free (j);
+  /* the rate limits themselves are valid (flow-ext.h) */
+  j = flowtest_video_def (FIXTURE_VIDEO_ID, "video/v210", 1920, 1080, 1, 3600, NULL);
+  def = parse_ok (j);
+  g_assert_cmpint (def.rate.denominator, ==, MXL_FLOW_MIN_GRAIN_RATE_DEN);
+  g_free (j);
+  j = flowtest_video_def (FIXTURE_VIDEO_ID, "video/v210", 1920, 1080, 1000, 1, NULL);
+  def = parse_ok (j);
+  g_assert_cmpint (def.rate.numerator, ==, MXL_FLOW_MAX_GRAIN_RATE);
+  g_free (j);
+  j = flowtest_audio_def_full (FIXTURE_AUDIO_ID, 768000, 2);
+  def = parse_ok (j);
+  g_assert_cmpint (def.rate.numerator, ==, MXL_FLOW_MAX_SAMPLE_RATE);
   g_free (j);
   /* uppercase id: stored lowercase */
   j = edit (v210, FIXTURE_VIDEO_ID, "5FBEC3B1-1B0F-417D-9059-8B94A47197ED");
