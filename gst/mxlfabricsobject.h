@@ -94,7 +94,7 @@
  *          entries-out-of-sequence, samples-skipped. sink
  *          (mxlFabricsExtInitiatorGetStats): transfers-queued,
  *          transfers-completed, transfers-dropped, transfers-failed,
- *          writes-posted,
+ *          transfers-not-connected, writes-posted,
  *          write-errors, retries, bytes-posted, connections-lost.
  *      targets           GST_TYPE_ARRAY of "target" structures (sink only):
  *          target-id (string, "" while its TargetInfo file is awaited),

@@ -103,8 +103,8 @@
  * (`dropped-no-target`, `dropped-early`, `dropped-in-flight`), reconnects,
  * last-error, the
  * initiator counters (transfers-queued, transfers-completed,
- * transfers-dropped, transfers-failed, writes-posted, write-errors,
- * retries, bytes-posted,
+ * transfers-dropped, transfers-failed, transfers-not-connected,
+ * writes-posted, write-errors, retries, bytes-posted,
  * connections-lost) and `targets`, one structure per target (source,
  * target-id, state, grains, bytes, dropped, reconnects); every field is
  * explained in

@@ -63,7 +63,7 @@ struct _GstMxlFabricsSink {
   gsize grain_size;
   gboolean have_last;
   guint64 last_index;           /* last grain index / sample head written */
-  gint64 index_phase;           /* video: gst_mxl_fabrics_follow_grain_index */
+  GstMxlFabricsIndexPhase index_phase; /* video: gst_mxl_fabrics_follow_grain_index */
 
   /* engine: the initiator and the per-target connections are used under
    * engine_lock, by the streaming thread (transfers) and the engine thread

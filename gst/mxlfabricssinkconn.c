@@ -620,6 +620,7 @@ update_stats (GstMxlFabricsSink * self, gint64 now, GPtrArray * notices)
           "transfers-completed", G_TYPE_UINT64, is.transfersCompleted,
           "transfers-dropped", G_TYPE_UINT64, is.transfersDropped,
           "transfers-failed", G_TYPE_UINT64, is.transfersFailed,
+          "transfers-not-connected", G_TYPE_UINT64, is.transfersNotConnected,
           "writes-posted", G_TYPE_UINT64, is.writesPosted,
           "write-errors", G_TYPE_UINT64, is.writeErrors,
           "retries", G_TYPE_UINT64, is.retries,

@@ -339,40 +339,67 @@ gst_mxl_fabrics_timing_pts_to_index (GstClockTime running_time, gint num,
   return gst_mxl_fabrics_tai_to_index (tai, num, den);
 }
 
+/* Records deviation @d (ns from the origin time of the index just given) in
+ * the window @phase: both bounds close in by P/512 per buffer, then each
+ * takes a deviation beyond it, and the window stays under a period wide,
+ * so a window left by a clock that drifts follows it (up to P/512 per
+ * period, 0.2%). */
+static void
+phase_record (GstMxlFabricsIndexPhase * phase, __int128 d, __int128 period)
+{
+  __int128 lo = phase->lo, hi = phase->hi, step = MAX (period / 512, 1);
+
+  d = CLAMP (d, -2 * period, 2 * period);
+  if (hi - lo > 2 * step) {
+    lo += step;
+    hi -= step;
+  }
+  if (d < lo) {
+    lo = d;
+    hi = MIN (hi, lo + period - 1);
+  }
+  if (d > hi) {
+    hi = d;
+    lo = MAX (lo, hi - period + 1);
+  }
+  phase->lo = (gint64) lo;
+  phase->hi = (gint64) hi;
+}
+
 guint64
 gst_mxl_fabrics_follow_grain_index (guint64 tai, gint num, gint den,
-    gboolean have_last, guint64 last, gint64 * phase)
+    gboolean have_last, guint64 last, GstMxlFabricsIndexPhase * phase)
 {
-  __int128 period, half, r;
+  __int128 period, r, d, mid;
   guint64 index, ts;
 
   if (num <= 0 || den <= 0)
     return G_MAXUINT64;
   /* P rounded to ns; 1 ns more or less per period does not move a rounding */
   period = MAX (gst_util_uint64_scale_round (GST_SECOND, den, num), 1);
-  half = period / 2;
   if (have_last && last < G_MAXUINT64 - 1
       && (ts = gst_mxl_fabrics_index_to_tai (last + 1, num, den))
       != GST_CLOCK_TIME_NONE) {
-    r = (__int128) tai - ts - *phase;
-    if (r < half) {
-      /* consecutive: within half a period of its expected time, or early */
-      index = last + 1;
-      *phase += (gint64) (CLAMP (r, -half, half) / 8);
-      if (*phase >= half) {
-        /* a slow sender: its times reached the next slot */
-        *phase -= (gint64) period;
+    mid = ((__int128) phase->lo + phase->hi) / 2;
+    d = (__int128) tai - ts;
+    r = d - phase->lo;
+    if (r < period || mid >= -period) {
+      /* consecutive: less than a period after the earliest recent time (so
+       * both may be jitter of under P/2), or early; else a gap of k
+       * indices in the sender's own phase */
+      __int128 k = r / period;
+
+      if (k >= (__int128) (G_MAXUINT64 - 2 - last))
+        return G_MAXUINT64 - 1;
+      index = last + 1 + (guint64) k;
+      phase_record (phase, d - k * period, period);
+      if (((__int128) phase->lo + phase->hi) / 2 >= period) {
+        /* a slow sender: its window reached the next slot */
+        phase->lo -= (gint64) period;
+        phase->hi -= (gint64) period;
         index++;
       }
       return index;
-    }
-    if (*phase >= -half) {
-      /* a gap of k indices in the sender's own phase */
-      __int128 k = (r + half) / period;
-      r -= k * period;
-      *phase += (gint64) (CLAMP (r, -half, half) / 8);
-      return k >= (__int128) (G_MAXUINT64 - 1 - last) ? G_MAXUINT64 - 1 :
-          last + 1 + (guint64) k;
     }
     /* a fast sender ran ahead of its times: re-anchor after its gap */
   }
@@ -381,7 +408,7 @@ gst_mxl_fabrics_follow_grain_index (guint64 tai, gint num, gint den,
     index = last + 1;
   ts = gst_mxl_fabrics_index_to_tai (index, num, den);
   r = ts == GST_CLOCK_TIME_NONE ? 0 : (__int128) tai - ts;
-  *phase = (gint64) CLAMP (r, -period, period);
+  phase->lo = phase->hi = (gint64) CLAMP (r, -period, period);
   return index;
 }
 

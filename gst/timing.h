@@ -195,41 +195,65 @@ gboolean gst_mxl_fabrics_timing_running_time_to_tai (GstClockTime running_time,
     gint64 offset, GstClockTime base_time, guint64 * tai);
 
 /**
+ * GstMxlFabricsIndexPhase:
+ * @lo, @hi: the window, ns, of the recent deviations of a stream's buffer
+ *   times from the origin times ts(i) of the indices they got; its middle
+ *   is the stream's phase.
+ *
+ * State of gst_mxl_fabrics_follow_grain_index(), kept with the last index.
+ */
+typedef struct
+{
+  gint64 lo, hi;
+} GstMxlFabricsIndexPhase;
+
+/**
  * gst_mxl_fabrics_follow_grain_index:
  * @tai: TAI ns of the buffer (gst_mxl_fabrics_timing_running_time_to_tai()).
  * @num, @den: grain (or field) rate, both > 0.
  * @have_last: whether @last holds the index given to the previous buffer.
  * @last: that index.
- * @phase: (inout): state of the rule: the smoothed offset, ns, of the
- *   buffers' times from the origin times ts(i) of the indices they got
- *   (any value when !@have_last; keep it with @last between calls).
+ * @phase: (inout): state of the rule (any value when !@have_last; keep it
+ *   with @last between calls).
  *
  * The grain index rule of mxlfabricssink (docs/architecture.md "Grain
  * indices"). Timestamps from a capture or `do-timestamp=true` sit at an
  * arbitrary phase to the TAI grid of ts(i) (mxl-flows.md §5.2) and jitter;
  * rounding each one alone makes two buffers of a phase near half a period
- * share an index and the next skip one. So a stream follows its own phase:
+ * share an index and the next skip one. So a stream follows its own phase,
+ * the middle of the window [lo, hi] of its recent deviations d = @tai -
+ * ts(index):
  *
- *  - the first buffer takes idx(@tai), and the phase is @tai - ts(idx);
- *  - a later buffer whose time lies less than half a period P after its
- *    expected time ts(@last + 1) + phase takes @last + 1 (earlier ones too:
- *    indices never go back or repeat);
- *  - one k periods later (k = the deviation rounded to the nearest
- *    multiple of P, >= 1) takes @last + 1 + k: the sender left k indices
- *    out (a frame it dropped is an index the receiver never gets);
- *  - the phase follows the deviations (clamped to +-P/2) with weight 1/8,
- *    so a sender whose clock runs a little slow drifts it; when it reaches
- *    P/2 one index is left out and the phase moves back by P. A sender
+ *  - the first buffer takes idx(@tai); the window is its d;
+ *  - a later buffer whose deviation from ts(@last + 1) lies less than a
+ *    period P above lo (so both may be jitter of under P/2 around one
+ *    time) takes @last + 1 (earlier ones too: indices never go back or
+ *    repeat);
+ *  - one k more periods above lo (k >= 1) takes @last + 1 + k: the sender
+ *    left k indices out (a frame it dropped is an index the receiver never
+ *    gets);
+ *  - each d widens the window (kept under P wide); both bounds close in by
+ *    P/512 per buffer, so the window follows a sender clock that drifts by
+ *    up to 0.2%. One that runs slow moves it up; when its middle reaches a
+ *    whole period one index is left out and it moves back by P. A sender
  *    that runs fast gets consecutive indices ahead of its times (never
- *    backwards); after its next gap it takes idx(@tai) again.
+ *    backwards); after its next gap once its phase is beyond -P it takes
+ *    idx(@tai) again.
  *
- * So timestamps that jitter by less than half a period around a steady
- * phase get consecutive indices, whatever that phase.
+ * Timestamps that jitter by less than half a period around a steady time
+ * thus get consecutive indices, whatever that time's phase to the grid and
+ * however the jitter runs: a gap needs a deviation a period beyond one
+ * really seen (the bounds only close in). Long runs on one side only move
+ * the window's middle; a run of more than 2 (P/2 - J) / (P/512) buffers
+ * (e.g. 9.5 ms at 50 fps: 25) can bring it to the slow-sender step when
+ * the stream's phase is near P/2, and delay the sight of a real gap.
+ * The index's origin time stays within a period (plus jitter) of the
+ * buffer's time.
  *
  * Returns: the index, or G_MAXUINT64 for an invalid rate.
  */
 guint64 gst_mxl_fabrics_follow_grain_index (guint64 tai, gint num, gint den,
-    gboolean have_last, guint64 last, gint64 * phase);
+    gboolean have_last, guint64 last, GstMxlFabricsIndexPhase * phase);
 
 /**
  * gst_mxl_fabrics_timing_add_reference_meta:

@@ -27,6 +27,8 @@
 #include <gst/gst.h>
 #include <json-glib/json-glib.h>
 
+#include "timing.h"
+
 G_BEGIN_DECLS
 
 #define DEMO_AUDIO_BLOCK 4800   /* samples per compared block: 100 ms */
@@ -63,7 +65,7 @@ typedef struct {
   /* sender: the index rule of mxlfabricssink */
   gboolean have_last;
   guint64 last_index;           /* video: last grain; audio: end of last batch */
-  gint64 phase;                 /* video: gst_mxl_fabrics_follow_grain_index */
+  GstMxlFabricsIndexPhase phase; /* video: gst_mxl_fabrics_follow_grain_index */
   /* audio block being summed */
   gboolean blk_open;
   guint64 blk;                  /* block number */

@@ -76,12 +76,15 @@ stop_loop (Demo * d)
   g_main_loop_quit (d->loop);
 }
 
-/* A sink's transfers posted but not completed yet (engine counters). */
+/* A sink's transfers queued and not ended yet (engine counters): each
+ * queued one ends completed or failed (dropped, a write error, cancelled
+ * by a lost connection); failed also counts transfers refused unqueued
+ * (docs/bus-and-stats.md). */
 static gint64
 in_flight (DemoStream * s)
 {
   GstStructure *st = NULL;
-  guint64 queued = 0, completed = 0, dropped = 0;
+  guint64 queued = 0, completed = 0, failed = 0, refused = 0;
 
   if (s == NULL)
     return 0;
@@ -89,10 +92,11 @@ in_flight (DemoStream * s)
   if (st) {
     gst_structure_get_uint64 (st, "transfers-queued", &queued);
     gst_structure_get_uint64 (st, "transfers-completed", &completed);
-    gst_structure_get_uint64 (st, "transfers-dropped", &dropped);
+    gst_structure_get_uint64 (st, "transfers-failed", &failed);
+    gst_structure_get_uint64 (st, "transfers-not-connected", &refused);
     gst_structure_free (st);
   }
-  return (gint64) queued - (gint64) (completed + dropped);
+  return (gint64) queued - (gint64) (completed + failed - refused);
 }
 
 /* Sender after EOS: the sinks have rendered everything, but their last
@@ -106,9 +110,15 @@ drain (gpointer data)
   if (d->drain_since == 0)
     d->drain_since = g_get_monotonic_time ();
   /* the counters are refreshed every 100 ms: trust them after 250 ms */
-  if ((g_get_monotonic_time () - d->drain_since > 250 * 1000
-          && in_flight (d->video) <= 0 && in_flight (d->audio) <= 0)
-      || g_get_monotonic_time () - d->drain_since > 3 * G_USEC_PER_SEC) {
+  if (g_get_monotonic_time () - d->drain_since > 250 * 1000
+      && in_flight (d->video) <= 0 && in_flight (d->audio) <= 0) {
+    stop_loop (d);
+    return G_SOURCE_REMOVE;
+  }
+  if (g_get_monotonic_time () - d->drain_since > 3 * G_USEC_PER_SEC) {
+    g_printerr ("mxl-fabrics-demo sender: %" G_GINT64_FORMAT " transfers "
+        "still in flight after 3 s: stopping\n", MAX (in_flight (d->video),
+            0) + MAX (in_flight (d->audio), 0));
     stop_loop (d);
     return G_SOURCE_REMOVE;
   }

@@ -213,7 +213,8 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
   Match video = { 0 }, audio = { 0 };
   BlockMatch blocks = { 0 };
   GString *fail = g_string_new (NULL);
-  gint64 explained, lost, recv_drops, recv_counted;
+  gint64 explained, lost, recv_drops, recv_counted, at_receiver;
+  gint64 total_drops, a_explained = 0, a_recv = 0;
   double secs;
   const gchar *png, *err;
   int rc = 0;
@@ -241,26 +242,36 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
       json_object_get_string_member (snd.root, "host"),
       json_object_get_string_member (rcv.root, "host"));
 
-  /* video: a frame the sink did not transfer (no target yet, no usable
-   * timestamp) is explained by its counters; any other one missing is lost */
+  /* video: each frame sent but not received (missing = sent - received by
+   * index) is counted once. A frame the sink did not transfer (no target,
+   * no timestamp, slot still in flight) is explained by the sender's own
+   * counters. The rest went missing at the receiver: explained by its
+   * counted causes (lapped, torn, skipped re-aligning: dropped, never
+   * delivered damaged). The receiver cannot tell an index the sender never
+   * sent from one it skipped or never got, so its skipped and never-arrived
+   * counts may include the sender's drops: of its causes, at most the
+   * missing frames the sender does not explain are taken; what no cause
+   * covers is lost. */
   explained = stat (sv, "dropped");
-  /* a frame the receiver saw overwritten before it could copy it (lapped,
-   * torn, skipped re-aligning) is dropped with a counted cause, never
-   * delivered damaged: it is explained too. The receiver's "never arrived"
-   * (dropped-missing) is not added: a frame the sender did not transfer is
-   * an index the receiver never gets, so it is counted there as well, and
-   * one loss would count twice; a gap without a cause on either side is
-   * lost. */
   recv_counted = stat (rv, "dropped-late") + stat (rv, "dropped-torn") +
       stat (rv, "dropped-skipped");
-  lost = (gint64) video.missing - explained - recv_counted;
-  recv_drops = recv_counted;
+  at_receiver = MAX ((gint64) video.missing - explained, 0);
+  recv_drops = MIN (recv_counted, at_receiver);
+  lost = at_receiver - recv_drops;
   fprintf (out, "  video frames   sent %" G_GUINT64_FORMAT ", received %"
       G_GUINT64_FORMAT ", verified bit-exact %" G_GUINT64_FORMAT
       " (MD5 on both sides), corrupted %" G_GUINT64_FORMAT ", lost %"
       G_GINT64_FORMAT ", not transferred %" G_GINT64_FORMAT "\n",
-      video.sent, video.received, video.verified, video.corrupted,
-      MAX (lost, 0), explained);
+      video.sent, video.received, video.verified, video.corrupted, lost,
+      explained);
+  if (video.missing > 0)
+    fprintf (out, "                 missing %" G_GUINT64_FORMAT ": not "
+        "transferred by the sender %" G_GINT64_FORMAT ", dropped at the "
+        "receiver %" G_GINT64_FORMAT " (of its lapped + torn + skipped %"
+        G_GINT64_FORMAT ", which may include indices the sender never "
+        "sent), lost %" G_GINT64_FORMAT "\n", video.missing,
+        MIN (explained, (gint64) video.missing), recv_drops, recv_counted,
+        lost);
   {
     /* a live source that falls behind (CPU) sends fewer frames, late */
     gint64 due = (gint64) (json_object_get_double_member (snd.root,
@@ -285,7 +296,7 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
         "that were not sent;", video.unexpected);
 
   if (sa) {
-    gint64 a_explained = stat (sa, "dropped");
+    a_explained = stat (sa, "dropped");
     match_items (member_array (sa, "items"), member_array (ra, "items"),
         FALSE, &audio);
     match_blocks (member_array (sa, "blocks"), member_array (ra, "blocks"),
@@ -303,18 +314,19 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
     if (blocks.corrupted > 0)
       g_string_append_printf (fail, " %" G_GUINT64_FORMAT " audio blocks "
           "corrupted;", blocks.corrupted);
-    if (blocks.missing > 0 && a_explained == 0 && stat (ra, "dropped-late")
-        + stat (ra, "dropped-torn") == 0)
+    a_recv = stat (ra, "dropped-late") + stat (ra, "dropped-torn") +
+        stat (ra, "batches-lost");
+    if (blocks.missing > 0 && a_explained == 0 && a_recv == 0)
       g_string_append_printf (fail, " %" G_GUINT64_FORMAT " audio blocks "
           "lost;", blocks.missing);
-    recv_drops += stat (ra, "dropped-late") + stat (ra, "dropped-torn");
   }
   fprintf (out, "  drops          sender: no target %" G_GINT64_FORMAT
       ", no timestamp %" G_GINT64_FORMAT ", slot still in flight %"
       G_GINT64_FORMAT "; receiver: lapped %"
       G_GINT64_FORMAT ", torn %" G_GINT64_FORMAT ", skipped %" G_GINT64_FORMAT
       ", never arrived %" G_GINT64_FORMAT " (the sender's drops among them), "
-      "invalid %" G_GINT64_FORMAT "\n",
+      "invalid %" G_GINT64_FORMAT "; audio batches lost %" G_GINT64_FORMAT
+      "\n",
       stat (sv, "dropped-no-target") + stat (sa, "dropped-no-target"),
       stat (sv, "dropped-early") + stat (sa, "dropped-early"),
       stat (sv, "dropped-in-flight") + stat (sa, "dropped-in-flight"),
@@ -322,12 +334,15 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
       stat (rv, "dropped-torn") + stat (ra, "dropped-torn"),
       stat (rv, "dropped-skipped"),
       stat (rv, "dropped-missing") + stat (ra, "dropped-missing"),
-      stat (rv, "invalid") + stat (ra, "invalid"));
-  if (recv_drops > 0)
+      stat (rv, "invalid") + stat (ra, "invalid"), stat (ra, "batches-lost"));
+  /* each video frame once (the sender's, then the receiver's own), plus
+   * the audio batches the sender did not transfer and the receiver lost */
+  total_drops = MIN (explained, (gint64) video.missing) + recv_drops +
+      a_explained + a_recv;
+  if (recv_drops + a_recv > 0)
     fprintf (out, "                 %" G_GINT64_FORMAT " grains or batches "
         "were dropped with a counted cause (not delivered, never delivered "
-        "damaged): the processes could not keep up, see cpu\n", recv_drops
-        + explained);
+        "damaged): the processes could not keep up, see cpu\n", total_drops);
 
   secs = video.last_tai > video.first_tai ?
       (video.last_tai - video.first_tai) / 1e9 : 0;
@@ -375,7 +390,7 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
     fprintf (out, "  result         FAILED:%s\n", fail->str);
     rc = 1;
   } else {
-    if (explained > 0 || recv_drops > 0)
+    if (explained > 0 || recv_drops > 0 || a_explained > 0 || a_recv > 0)
       fprintf (out, "  result         OK: every frame and audio block that "
           "arrived is bit-exact; the ones that did not arrive are counted "
           "with their cause above\n");

@@ -7,6 +7,9 @@
 # remains. Third round: both killed with SIGKILL leave their regions, which
 # the next receiver's setup removes. Last, scripts/demo.sh itself survives
 # SIGUSR1 and SIGHUP (dying would orphan its two processes) and reports OK.
+# Between: a sender whose receiver was SIGKILLed ends its drain at once
+# (the transfers the lost connection cancelled count as ended), not after
+# its 3 s limit.
 # Every process is started here and stopped by PID; every wait is
 # bounded. TAP output. Usage: test-demo-signals.sh PROVIDER BUILDDIR SRCDIR
 set -u
@@ -58,7 +61,7 @@ start_sender() {
 # mxlfabricssink name their shm endpoints "mxlfabrics-<pid>-<n>").
 leftover() { ls /dev/shm 2>/dev/null | grep "^mxlfabrics-$1-" ; }
 
-echo "1..12"
+echo "1..13"
 for round in 1 2; do
   if [ "$round" = 1 ]; then ssig=TERM rsig=INT; else ssig=INT rsig=TERM; fi
   start_receiver $round
@@ -91,6 +94,20 @@ for round in 1 2; do
   ok $? "round $round: no shm region of the stopped processes remains ($left)"
   pids=
 done
+
+start_receiver drain
+start_sender drain
+sleep 2
+kill -KILL "$recv"
+wait "$recv" 2>/dev/null
+sleep 0.5
+kill -TERM "$send"
+wait_exit "$send" 20
+rc=$?
+sed 's/^/# sender: /' "$out/send-drain.log" | tail -n 3
+[ "$rc" = 0 ] && ! grep -q "still in flight after 3 s" "$out/send-drain.log"
+ok $? "a sender whose receiver was SIGKILLed drains at once and exits 0 (got $rc)"
+pids=
 
 if [ "$provider" = shm ]; then
   start_receiver 3

@@ -3,8 +3,8 @@
  * mxlfabricssrc's indices, drops, latency and ring, end to end over tcp on
  * loopback (issue 20 items 5, 6, 8, 9):
  *  - jitter: appsrc pushes 100 frames at 50 fps stamped as do-timestamp=true
- *    would, with deterministic jitter at a phase where rounding alone
- *    flips; the src,
+ *    would, with deterministic lateness up to 9.6 ms (half a period: 10)
+ *    at a phase where rounding alone flips; the src,
  *    in another process, gets all 100 in order and bit-exact, consecutive
  *    indices and PTS one period apart, no drop and one DISCONT (the first);
  *  - latency: a sender whose grains arrive ~110 ms after their origin time
@@ -119,17 +119,18 @@ test_jitter_do_timestamp (void)
   g_assert_true (hgst_wait_connected (p, WAIT_S * 1000));
   /* Timestamps as appsrc do-timestamp=true gives them (the push times of
    * an application pushing at 50 fps), written out so that this host's
-   * scheduling adds nothing: TAI times 0.4 period after a grain's origin
-   * time, +-0.2 period (40% of half a period) of seeded jitter; the first
-   * at -0.2. Rounded alone, the first takes the index below and some later
-   * one the index above, which used to leave an index out. */
+   * scheduling adds nothing: pushes due 0.3 period after a grain's origin
+   * time, each late by a seeded 0 .. 0.48 period (up to 96% of half a
+   * period: do-timestamp's jitter is lateness); the first on time. Rounded
+   * alone, the first takes one index and some later one the index above
+   * the next, which used to leave an index out; so did a smoothed phase
+   * drifting past half a period with the one-sided jitter. */
   tai0 = hgst_tai_now ();
   rt0 = hgst_running_time (p, 0);
-  t0 = (tai0 / PERIOD_50 + 10) * PERIOD_50 + PERIOD_50 * 2 / 5;
+  t0 = (tai0 / PERIOD_50 + 10) * PERIOD_50 + PERIOD_50 * 3 / 10;
   for (i = 0; i < JITTER_N; i++) {
-    gint64 jitter = i == 0 ? -(gint64) PERIOD_50 / 5 :
-        g_rand_int_range (rand, -(gint32) (PERIOD_50 / 5),
-        (gint32) (PERIOD_50 / 5) + 1);
+    gint64 jitter = i == 0 ? 0 : g_rand_int_range (rand, 0,
+        (gint32) (PERIOD_50 * 12 / 25) + 1);
     guint64 t = t0 + i * PERIOD_50 + jitter;
     GstBuffer *b = hgst_frame (SMALL_SIZE, i, rt0 + (t - tai0),
         PERIOD_50);

@@ -238,7 +238,7 @@ test_follow_index (void)
   const guint64 t0 = G_GUINT64_CONSTANT (1785000000000000000);
   GRand *rand = g_rand_new_with_seed (20);
   guint64 last = 0, first = 0, i, gaps = 0;
-  gint64 phase = 0;
+  GstMxlFabricsIndexPhase phase = { 0, 0 };
   gboolean have = FALSE;
 
   for (i = 0; i < 2000; i++) {
@@ -274,11 +274,11 @@ test_follow_index (void)
     last = idx;
   }
 
-  /* 1% slow (period 20.2 ms): 1000 buffers span 1010 periods, so 10
+  /* 0.1% slow (period 20.02 ms): 10000 buffers span 10010 periods, so 10
    * indices are left out, one at a time, and indices stay near the times */
   have = FALSE;
-  for (i = 0; i < 1000; i++) {
-    guint64 t = t0 + i * (p + p / 100) + g_rand_int_range (rand, -2000000,
+  for (i = 0; i < 10000; i++) {
+    guint64 t = t0 + i * (p + p / 1000) + g_rand_int_range (rand, -2000000,
         2000001), idx;
     idx = gst_mxl_fabrics_follow_grain_index (t, 50, 1, have, last, &phase);
     if (!have)
@@ -288,7 +288,8 @@ test_follow_index (void)
       g_assert_cmpuint (idx, <=, last + 2);
       gaps += idx - last - 1;
     }
-    g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (idx, 50, 1) + p, >, t);
+    g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (idx, 50, 1) + p + p / 2,
+        >, t);
     g_assert_cmpuint (t + p, >, gst_mxl_fabrics_index_to_tai (idx, 50, 1));
     have = TRUE;
     last = idx;
@@ -298,6 +299,50 @@ test_follow_index (void)
   g_assert_cmpuint (gst_mxl_fabrics_follow_grain_index (t0, 0, 1, FALSE, 0,
           &phase), ==, G_MAXUINT64);
   g_rand_free (rand);
+}
+
+/* Jitter at the edge of half a period (10 ms at 50 fps) stays consecutive
+ * at every phase to the grid: +-9 ms alternating, runs of 20 buffers at
+ * +9.5 ms then -9.5 ms, and do-timestamp's one-sided lateness of 0..9.9 ms;
+ * a frame left out among that jitter is still exactly one index. */
+static void
+test_follow_index_edge (void)
+{
+  const gint64 p = 20000000;
+  const guint64 t0 = G_GUINT64_CONSTANT (1785000000000000000);
+  gint64 grid;
+
+  for (grid = -p / 2; grid < p / 2; grid += p / 20) {
+    gint pattern;
+
+    for (pattern = 0; pattern < 4; pattern++) {
+      GstMxlFabricsIndexPhase phase = { 0, 0 };
+      guint64 last = 0, i;
+      gboolean have = FALSE;
+
+      for (i = 0; i < 400; i++) {
+        gint64 j;
+        guint64 idx;
+
+        if (pattern == 0)
+          j = i % 2 ? 9000000 : -9000000;
+        else if (pattern == 1)
+          j = (i / 20) % 2 ? -9500000 : 9500000;
+        else if (pattern == 2)
+          j = (i / 20) % 2 ? 9500000 : -9500000;
+        else
+          j = (gint64) ((i * 7919) % 100) * 99000;      /* 0 .. 9.8 ms late */
+        if (i == 310)
+          continue;             /* the sender drops this frame */
+        idx = gst_mxl_fabrics_follow_grain_index (t0 + i * p + grid + j, 50,
+            1, have, last, &phase);
+        if (have)
+          g_assert_cmpuint (idx, ==, last + (i == 311 ? 2 : 1));
+        have = TRUE;
+        last = idx;
+      }
+    }
+  }
 }
 
 int
@@ -310,6 +355,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/timing/tai-to-index", test_tai_to_index);
   g_test_add_func ("/gst/timing/pts", test_pts);
   g_test_add_func ("/gst/timing/follow-index", test_follow_index);
+  g_test_add_func ("/gst/timing/follow-index-edge", test_follow_index_edge);
   g_test_add_func ("/gst/timing/offset-tai-clock", test_offset_tai_clock);
   g_test_add_func ("/gst/timing/context-roundtrip", test_context_roundtrip);
   g_test_add_func ("/gst/timing/shared-context", test_shared_context);
