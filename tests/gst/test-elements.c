@@ -524,6 +524,7 @@ count_push_errors (GstElement * e, const gchar * needle)
   GstElement *pipeline = gst_pipeline_new (NULL);
   GstBus *bus = gst_pipeline_get_bus (GST_PIPELINE (pipeline));
   GstPad *src = gst_pad_new ("src", GST_PAD_SRC), *sinkpad;
+  GstCaps *caps;
   GstSegment segment;
   GstMessage *msg;
   guint errors = 0;
@@ -535,8 +536,10 @@ count_push_errors (GstElement * e, const gchar * needle)
   gst_pad_set_active (src, TRUE);
   gst_element_set_state (pipeline, GST_STATE_PLAYING);
   gst_pad_push_event (src, gst_event_new_stream_start ("s"));
-  gst_pad_push_event (src, gst_event_new_caps (gst_caps_from_string
-          ("video/x-raw,format=v210,width=64,height=16,framerate=25/1")));
+  caps = gst_caps_from_string
+      ("video/x-raw,format=v210,width=64,height=16,framerate=25/1");
+  gst_pad_push_event (src, gst_event_new_caps (caps));
+  gst_caps_unref (caps);
   gst_segment_init (&segment, GST_FORMAT_TIME);
   gst_pad_push_event (src, gst_event_new_segment (&segment));
   for (guint i = 0; i < 5; i++) {
