@@ -250,6 +250,7 @@ tracked_add (MxlConn *conn, uint64_t seq, const MxlTracked *what)
   tr->grain_index = what->grain_index;
   tr->start = what->start;
   tr->end = what->end;
+  tr->queued_at = what->queued_at;
   tr->status = MXL_STATUS_OK;
 }
 
@@ -1056,14 +1057,21 @@ behind_lag (const MxlInitiator *init)
   return CLAMP (init->grain_count / 2, 1u, MXL_CONN_QUEUE / 2);
 }
 
-/* Whether @conn is behind for grain @index: its oldest unfinished transfer
- * is behind_lag() grains older. When another connected target is not,
+/* How long the oldest unfinished transfer of a target must have waited
+ * before the target counts as behind: a burst (a sender faster than real
+ * time, several producer threads) queues many grains within a few ms on
+ * every target, which is not falling behind the stream. */
+#define BEHIND_MIN_US (50 * 1000)
+
+/* Whether @conn is behind for grain @index at @now: its oldest unfinished
+ * transfer is behind_lag() grains older and has waited BEHIND_MIN_US at
+ * least. When another connected target is not,
  * such a target does not get the grain: one slow, stalled or lost target
  * must not make the writer wait for it, nor hold slots of the local ring
  * that the other targets' grains need. A lone target is never skipped
  * (the writer's own slot check paces it). */
 static gboolean
-conn_behind (MxlConn *conn, uint64_t index)
+conn_behind (MxlConn *conn, uint64_t index, gint64 now)
 {
   const MxlTracked *oldest;
 
@@ -1072,7 +1080,8 @@ conn_behind (MxlConn *conn, uint64_t index)
     return FALSE;
   oldest = &conn->tracked[conn->tr_head];
   conn->behind = oldest->grain_index < index
-      && index - oldest->grain_index >= behind_lag (conn->init);
+      && index - oldest->grain_index >= behind_lag (conn->init)
+      && now - oldest->queued_at >= BEHIND_MIN_US;
   return conn->behind;
 }
 
@@ -1098,12 +1107,14 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
   /* What a result reports: grains their index and slice range; batches of
    * samples their head index. */
   MxlTracked what = { .grain_index = req ? req->grain_index : sreq->head,
-    .start = req ? req->req_start : 0, .end = req ? req->req_end : 0 };
+    .start = req ? req->req_start : 0, .end = req ? req->req_end : 0,
+    .queued_at = g_get_monotonic_time () };
   guint keeping_up = 0;
 
   for (guint i = 0; req != NULL && !req->raw && i < init->conns->len; i++) {
     MxlConn *c = g_ptr_array_index (init->conns, i);
-    if (c->state.kind == MXL_CONN_CONNECTED && !conn_behind (c, req->grain_index))
+    if (c->state.kind == MXL_CONN_CONNECTED
+        && !conn_behind (c, req->grain_index, what.queued_at))
       keeping_up++;
   }
 

@@ -129,6 +129,7 @@ typedef struct MxlTracked {
   gboolean posting_done;     /* no more writes will be posted */
   mxlStatus status;          /* first failure, or OK */
   int prov_err;
+  gint64 queued_at;          /* monotonic us, when TransferGrain queued it */
 } MxlTracked;
 
 typedef enum MxlConnKind {

@@ -334,7 +334,7 @@ static void test_overrun_rxm (void) { overrun (&fab_rxm); }
  * the 1080p writes to it never complete): the other target gets every
  * grain. As the sink does before each grain, the slot is released at the
  * cost of the target a ring behind: it is skipped once half the ring
- * behind, and disconnected when its posted write still holds a slot that
+ * (and 50 ms) behind, and disconnected when its posted write still holds a slot that
  * comes round again (connected endpoints only: closing one ends its
  * reads). */
 static void
@@ -361,8 +361,10 @@ behind (const FabProv *p)
   g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, info[0]), ==, MXL_STATUS_OK);
   g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, info[1]), ==, MXL_STATUS_OK);
   fabtest_connect (init, t, 2, FALSE, 5000);
+  /* paced as a live stream, a grain every 20 ms: a target counts as behind
+   * once its oldest unfinished transfer has waited 50 ms (initiator.c) */
   for (uint64_t i = 0; i < 4 * init->grain_count; i++) {
-    gint64 end = g_get_monotonic_time () + 50 * 1000;
+    gint64 start = g_get_monotonic_time (), end = start + 50 * 1000;
     bool busy = TRUE;
 
     while (mxlFabricsExtInitiatorReleaseGrainSlot (init, i, FALSE, &busy) == MXL_STATUS_OK
@@ -379,6 +381,8 @@ behind (const FabProv *p)
             init->layout.total_slices), ==, MXL_STATUS_OK);
     g_assert_cmpint (fabtest_read_one (t[0], init, FALSE, &index, 5000), ==, MXL_STATUS_OK);
     g_assert_cmpuint (index, ==, i);
+    while (g_get_monotonic_time () < start + 20 * 1000)
+      g_usleep (500);
   }
   g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (init, info[0], &st), ==,
       MXL_STATUS_OK);
