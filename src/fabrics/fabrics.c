@@ -257,6 +257,23 @@ mxlFabricsExtProviderFromString (char const *in_string, mxlFabricsProvider *out_
 }
 
 MXL_EXPORT mxlStatus
+mxlFabricsExtGetProvider (size_t in_index, mxlFabricsExtProviderInfo *out_info)
+{
+  const MxlProviderDesc *desc;
+
+  if (out_info == NULL)
+    return MXL_ERR_INVALID_ARG;
+  desc = in_index <= G_MAXUINT ? mxl_provider_nth ((guint) in_index) : NULL;
+  if (desc == NULL)
+    return MXL_ERR_NOT_FOUND;
+  out_info->provider = desc->provider;
+  out_info->name = desc->name;
+  out_info->description = desc->description;
+  out_info->autoRank = desc->auto_rank;
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
 mxlFabricsExtGetLibfabricVersion (uint32_t *out_major, uint32_t *out_minor)
 {
   uint32_t v;
