@@ -11,7 +11,7 @@
 
 #include "fabrics/initiator.h"
 #include "fabrics/instance.h"
-#include "fabrics/provider.h"
+#include "fabrics/ofi/provider.h"
 #include "fabrics/target.h"
 
 MXL_EXPORT mxlStatus

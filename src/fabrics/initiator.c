@@ -14,7 +14,7 @@
 
 #include <mxl/flow.h>
 
-#include "fabrics/address.h"
+#include "fabrics/ofi/address.h"
 #include "fabrics/claim.h"
 #include "fabrics/setup.h"
 #include "flow/flow-priv.h"

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "fabrics/claim.h"
-#include "fabrics/shmstale.h"
+#include "fabrics/ofi/shmstale.h"
 
 static gboolean
 own_endpoint (const MxlInitiator *init)

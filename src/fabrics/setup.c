@@ -3,7 +3,7 @@
 #include "fabrics/setup.h"
 
 #include "fabrics/protocol.h"
-#include "fabrics/shmstale.h"
+#include "fabrics/ofi/shmstale.h"
 
 /* The statuses of a getinfo that found no entry with the capabilities. */
 static gboolean

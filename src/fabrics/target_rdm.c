@@ -7,7 +7,7 @@
  */
 #include "fabrics/target.h"
 
-#include "fabrics/shmstale.h"
+#include "fabrics/ofi/shmstale.h"
 
 static mxlStatus
 rdm_open (MxlTarget *t, GError **error)

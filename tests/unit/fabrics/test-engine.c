@@ -15,10 +15,10 @@
 #include <mxl/fabrics-ext.h>
 
 #include "fabrics/events.h"
-#include "fabrics/immdata.h"
-#include "fabrics/layout.h"
-#include "fabrics/ofi.h"
-#include "fabrics/provider.h"
+#include "fabrics/wire/immdata.h"
+#include "fabrics/wire/layout.h"
+#include "fabrics/ofi/ofi.h"
+#include "fabrics/ofi/provider.h"
 
 /* v210 and v210a 1920x1080 (mxl-flows.md §3.10). */
 static const uint32_t v210[4] = { 5120, 0, 0, 0 };

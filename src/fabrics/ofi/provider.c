@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Provider table, fi_getinfo hints and interface listing (wire spec §5). */
-#include "fabrics/provider.h"
+#include "fabrics/ofi/provider.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fabrics/address.h"
+#include "fabrics/ofi/address.h"
 
 /* One row per provider; the engine reads these fields and flags instead of
  * comparing provider values. auto_rank orders the automatic choice of the

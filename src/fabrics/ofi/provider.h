@@ -12,7 +12,7 @@
 #include <mxl/fabrics.h>
 #include <mxl/fabrics-ext.h>
 
-#include "fabrics/ofi.h"
+#include "fabrics/ofi/ofi.h"
 
 typedef enum MxlRole {
   MXL_ROLE_TARGET,

@@ -4,7 +4,7 @@
  * first decoded into MxlDecodedAddress (one length check per layout), then
  * rendered; both renderings share the decoder so they cannot disagree.
  */
-#include "fabrics/address.h"
+#include "fabrics/ofi/address.h"
 
 #include <arpa/inet.h>
 #include <endian.h>
