@@ -1176,11 +1176,15 @@ make_room (GstMxlFabricsSink * self, guint64 index, GstFlowReturn * ret)
   }
   g_mutex_unlock (&self->engine_lock);
   if (self->upstream_live < 0) {
-    gboolean live = FALSE, upstream_live = FALSE;
+    /* a plain query: gst_base_sink_query_latency() may post a WARNING */
+    GstQuery *q = gst_query_new_latency ();
+    gboolean live = FALSE;
 
-    if (gst_base_sink_query_latency (GST_BASE_SINK (self), &live,
-            &upstream_live, NULL, NULL))
-      self->upstream_live = upstream_live;
+    if (gst_pad_peer_query (GST_BASE_SINK_PAD (self), q)) {
+      gst_query_parse_latency (q, &live, NULL, NULL);
+      self->upstream_live = live;
+    }
+    gst_query_unref (q);
   }
   g_mutex_lock (&self->engine_lock);
   if (self->upstream_live > 0) {
