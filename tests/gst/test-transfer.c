@@ -2124,7 +2124,7 @@ test_wait_pending_flushed (void)
   g_assert_cmpuint (stat_u64 (sink, "sink", "dropped"), ==, 0);
   g_assert_true (gst_pad_push_event (src_pad, gst_event_new_flush_start ()));
   g_assert_true (gst_pad_push_event (src_pad,
-          gst_event_new_flush_stop (TRUE)));
+          gst_event_new_flush_stop (FALSE)));
   g_assert_cmpuint (stat_u64 (sink, "sink", "dropped-no-target"), ==, 2);
   g_assert_cmpuint (stat_u64 (sink, "sink", "grains"), ==, 0);
   /* frames waiting again, then NULL (the flush took the segment) */
