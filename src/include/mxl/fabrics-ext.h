@@ -529,6 +529,46 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetProvider (
     mxlFabricsTargetInfo in_targetInfo, mxlFabricsProvider *out_provider,
     char const **out_name);
 
+/**
+ * mxlFabricsExtTargetInfoFromUserString:
+ * @in_text: what a user gives for a target: the TargetInfo JSON document
+ *   (first non-blank character '{', wire spec §1.2), that document
+ *   base64-encoded as mxl-fabrics-demo prints it (§1.6; standard alphabet,
+ *   padded or not, ASCII whitespace such as line wraps ignored), or "@PATH"
+ *   naming a file that holds either of the two (at most 4 MiB are read, so
+ *   a FIFO or a device cannot make the call read forever).
+ * @out_targetInfo: (out) (transfer full): free with mxlFabricsFreeTargetInfo().
+ * @out_reason: (out) (transfer full) (nullable): on failure why the text
+ *   was refused, naming the key or the file (free with free(3)); NULL to
+ *   ignore.
+ *
+ * The one resolver of user-given TargetInfo text; the document is checked
+ * as by mxlFabricsExtTargetInfoParse().
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL arguments, text that
+ * is neither form, a malformed document, or a file that is too large or
+ * holds a NUL byte; MXL_ERR_NOT_FOUND when the "@PATH" file does not exist
+ * (yet: a caller may wait for it); MXL_ERR_PERMISSION_DENIED when it
+ * cannot be opened for that reason; MXL_ERR_UNKNOWN for another error
+ * reading it.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoFromUserString (char const *in_text,
+    mxlFabricsTargetInfo *out_targetInfo, char **out_reason);
+
+/**
+ * mxlFabricsExtTargetInfoGetFlowDef:
+ * @out_flowDef: (out) (transfer none): the target flow's NMOS definition
+ *   from "ext.flowDef" (our extension, wire spec §1.2), valid as long as
+ *   @in_targetInfo; NULL when the TargetInfo has none (a reference
+ *   target). The text is as the target sent it: untrusted, parse it with
+ *   mxlFlowExtParseDefinition() before use.
+ *
+ * Returns: MXL_STATUS_OK (also when there is none); MXL_ERR_INVALID_ARG for
+ * NULL arguments.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetFlowDef (
+    mxlFabricsTargetInfo in_targetInfo, char const **out_flowDef);
+
 #ifdef __cplusplus
 }
 #endif
