@@ -102,6 +102,7 @@ index_items (JsonArray * items)
 typedef struct {
   guint64 sent, received, bytes_received, matched, verified, corrupted;
   guint64 missing, unexpected, samples_sent, samples_received;
+  guint64 shifted;              /* corrupted, but the frame sent as index + 1 */
   guint64 first_tai, last_tai;
   GArray *latency_ms;
 } Match;
@@ -139,10 +140,18 @@ match_items (JsonArray * sent, JsonArray * recv, gboolean check, Match * m)
     j--;
     m->matched++;
     if (check) {
-      if (g_strcmp0 (item_sum (sent, i, 4), item_sum (recv, j, 4)) == 0)
+      if (g_strcmp0 (item_sum (sent, i, 4), item_sum (recv, j, 4)) == 0) {
         m->verified++;
-      else
+      } else {
+        gint64 next = idx + 1;
+        guint k = GPOINTER_TO_UINT (g_hash_table_lookup (sent_index, &next));
         m->corrupted++;
+        /* intact, but written one index early (a sink that gave a frame
+         * the index of the one before it, dropped) */
+        if (k > 0 && g_strcmp0 (item_sum (sent, k - 1, 4), item_sum (recv, j,
+                    4)) == 0)
+          m->shifted++;
+      }
     }
     {
       double l = (item_int (recv, j, 3) - item_int (sent, i, 3)) / 1e6;
@@ -296,6 +305,10 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
         "sent), lost %" G_GINT64_FORMAT "\n", video.missing,
         MIN (explained, (gint64) video.missing), recv_drops, recv_counted,
         lost);
+  if (video.shifted > 0)
+    fprintf (out, "                 of the corrupted, %" G_GUINT64_FORMAT
+        " are intact frames sent as the next index (written one index "
+        "early)\n", video.shifted);
   if (rv && json_object_has_member (rv, "loop_matched"))
     fprintf (out, "  content        %" G_GINT64_FORMAT " of %" G_GUINT64_FORMAT
         " received frames are the pre-rendered loop frame of their index "

@@ -142,6 +142,35 @@ test_gap_without_cause_lost (void)
   g_free (rcv);
 }
 
+/* Frame 105 arrived with the bytes the sender sent as 106: corrupted, and
+ * said to be an intact frame written one index early */
+static void
+test_shifted_frame (void)
+{
+  const gint none[] = { -1 };
+  gchar *snd = summary ("sender", 10, none, "\"dropped\":0");
+  gchar *rcv = summary ("receiver", 10, none, "\"dropped\":0");
+  gchar *five = g_strdup_printf ("\"%032u\"", 5);
+  gchar *six = g_strdup_printf ("\"%032u\"", 6);
+  gchar **parts = g_strsplit (rcv, five, 2);
+  gchar *text = NULL;
+
+  g_free (rcv);
+  rcv = g_strjoinv (six, parts);
+  g_assert_cmpint (report (snd, rcv, &text), ==, 1);
+  g_assert_nonnull (strstr (text, "verified bit-exact 9 (MD5 on both "
+          "sides), corrupted 1,"));
+  g_assert_nonnull (strstr (text, "of the corrupted, 1 are intact frames "
+          "sent as the next index"));
+  g_assert_nonnull (strstr (text, "FAILED: 1 video frames corrupted;"));
+  g_strfreev (parts);
+  g_free (five);
+  g_free (six);
+  g_free (text);
+  g_free (snd);
+  g_free (rcv);
+}
+
 /* The demo with the receiver SIGSTOPped 0.6 s (issue 20 item 5): the
  * sender rendered 292 frames and dropped 11 with its slot still in flight;
  * the receiver got 264 and counted lapped 6 + skipped 22 = 28, the 28
@@ -301,6 +330,7 @@ main (int argc, char **argv)
   g_test_add_func ("/demo/report/gap-without-cause-lost",
       test_gap_without_cause_lost);
   g_test_add_func ("/demo/report/stalled-receiver", test_stalled_receiver);
+  g_test_add_func ("/demo/report/shifted-frame", test_shifted_frame);
   g_test_add_func ("/demo/report/degraded-stage", test_degraded_stage);
   return g_test_run ();
 }
