@@ -76,6 +76,8 @@ typedef struct {
   DemoProducer *video_producer, *audio_producer;
   gchar *error;
   gboolean eos_sent;
+  gboolean sending;             /* sender: the producers were started */
+  guint connected;              /* sender: sinks that reported connected */
   gint64 t_start, t_stop;       /* monotonic us */
   gint64 drain_since;
 } Demo;
@@ -137,6 +139,68 @@ drain (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* Sender: starts a producer on appsrc @name of the pipeline. */
+static DemoProducer *
+start_producer (Demo * d, const gchar * name, DemoLoop * loop, gint rate_n,
+    guint slow_ms)
+{
+  GstElement *src = gst_bin_get_by_name (GST_BIN (d->pipeline), name);
+  DemoProducer *p;
+
+  /* it holds up to half a second (max-latency), and adds none */
+  g_object_set (src, "max-buffers", (guint64) MAX (rate_n / 2, 1),
+      "min-latency", (gint64) 0, "max-latency", (gint64) (GST_SECOND / 2),
+      NULL);
+  p = demo_producer_start (src, loop, rate_n, 1, slow_ms);
+  gst_object_unref (src);
+  return p;
+}
+
+static gboolean send_eos (gpointer data);
+
+/* Sender: the producers start once both sinks reported a connected
+ * receiver (or after 5 s without: the sinks' wait-for-connection and
+ * their drop counters take over), so that the frames due are counted from
+ * when the transfer can run; --duration seconds later the stream ends. */
+static gboolean
+start_sending (gpointer data)
+{
+  Demo *d = data;
+
+  if (d->sending || d->eos_sent)
+    return G_SOURCE_REMOVE;
+  d->sending = TRUE;
+  d->video_producer = start_producer (d, "vsrc", d->video_loop, d->o->fps,
+      d->o->slow_produce_ms);
+  if (d->audio_loop)
+    d->audio_producer = start_producer (d, "asrc", d->audio_loop,
+        48000 / DEMO_AUDIO_BATCH, 0);
+  g_timeout_add ((guint) (d->o->duration * 1000), send_eos, d);
+  return G_SOURCE_REMOVE;
+}
+
+/* An mxl-fabrics-connection message (docs/bus-and-stats.md) of a sink
+ * whose state is now "connected". */
+static gboolean
+is_connected_message (GstMessage * m)
+{
+  const GstStructure *s = gst_message_get_structure (m);
+  const GValue *v;
+  GEnumClass *klass;
+  GEnumValue *e;
+  gboolean yes;
+
+  if (s == NULL || !gst_structure_has_name (s, "mxl-fabrics-connection")
+      || (v = gst_structure_get_value (s, "state")) == NULL
+      || !G_VALUE_HOLDS_ENUM (v))
+    return FALSE;
+  klass = g_type_class_ref (G_VALUE_TYPE (v));
+  e = g_enum_get_value (klass, g_value_get_enum (v));
+  yes = e && g_strcmp0 (e->value_nick, "connected") == 0;
+  g_type_class_unref (klass);
+  return yes;
+}
+
 static gboolean
 on_bus (GstBus * bus, GstMessage * m, gpointer data)
 {
@@ -166,6 +230,11 @@ on_bus (GstBus * bus, GstMessage * m, gpointer data)
       g_error_free (e);
       break;
     }
+    case GST_MESSAGE_ELEMENT:
+      if (d->role == DEMO_SENDER && is_connected_message (m)
+          && ++d->connected == (d->audio_loop ? 2u : 1u))
+        start_sending (d);
+      break;
     case GST_MESSAGE_EOS:
       if (d->role == DEMO_SENDER)
         g_timeout_add (20, drain, d);
@@ -194,6 +263,10 @@ send_eos (gpointer data)
 
   if (!d->eos_sent) {
     d->eos_sent = TRUE;
+    if (!d->sending) {
+      stop_loop (d);            /* stopped before anything was sent */
+      return G_SOURCE_REMOVE;
+    }
     /* each producer ends its appsrc's stream */
     demo_producer_stop (d->video_producer);
     demo_producer_stop (d->audio_producer);
@@ -396,20 +469,6 @@ ignore_signals (void)
     signal (rt, SIG_IGN);
 }
 
-/* Sender: starts a producer on appsrc @name of the pipeline. */
-static DemoProducer *
-start_producer (Demo * d, const gchar * name, DemoLoop * loop, gint rate_n,
-    guint slow_ms)
-{
-  GstElement *src = gst_bin_get_by_name (GST_BIN (d->pipeline), name);
-  DemoProducer *p;
-
-  g_object_set (src, "max-buffers", (guint64) MAX (rate_n / 2, 1), NULL);
-  p = demo_producer_start (src, loop, rate_n, 1, slow_ms);
-  gst_object_unref (src);
-  return p;
-}
-
 static int
 run_role (Options * o, DemoRole role)
 {
@@ -467,13 +526,9 @@ run_role (Options * o, DemoRole role)
       d.error = g_strdup ("the pipeline cannot start");
   } else {
     if (role == DEMO_SENDER) {
-      /* PLAYING: the base time and the clock are set */
-      d.video_producer = start_producer (&d, "vsrc", d.video_loop, o->fps,
-          o->slow_produce_ms);
-      if (d.audio_loop)
-        d.audio_producer = start_producer (&d, "asrc", d.audio_loop,
-            48000 / DEMO_AUDIO_BATCH, 0);
-      g_timeout_add ((guint) (o->duration * 1000), send_eos, &d);
+      /* PLAYING: the base time and the clock are set; start_sending
+       * runs when both sinks are connected */
+      g_timeout_add_seconds (5, start_sending, &d);
     } else {
       g_timeout_add ((guint) (o->max_seconds * 1000), on_deadline, &d);
       if (o->idle_stop > 0)

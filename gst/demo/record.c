@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <gst/audio/audio.h>
+#include <gst/base/gstbasesink.h>
 #include <gst/video/video.h>
 #include <mxl/time.h>
 
@@ -306,11 +307,13 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   else
     record_video (s, pad, buf, &it);
   if (s->role == DEMO_SENDER && it.index != G_MAXUINT64) {
-    /* The sink renders when the clock reaches the buffer's time (sync),
-     * or at once when it is late: sent = the later of now and that time. */
+    /* The sink renders when the clock reaches the buffer's time plus the
+     * pipeline latency it was given (sync; its processing deadline), or
+     * at once when it is late: sent = the later of now and that time. */
     guint64 due;
     if (buffer_tai (s, pad, buf, &due))
-      it.tai = MAX (now, due);
+      it.tai = MAX (now, due + gst_base_sink_get_latency (GST_BASE_SINK
+              (s->element)));
   }
   g_array_append_val (s->items, it);
   g_mutex_unlock (&s->lock);
