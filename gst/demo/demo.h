@@ -75,10 +75,13 @@ void demo_loop_free (DemoLoop * l);
  * DemoProducer: a thread that, for each index of @rate from now on, waits
  * on the pipeline clock (CLOCK_TAI) until the index's origin time
  * (mxlIndexToTimestamp), then pushes loop->frames[index % n] (shared
- * memory, a new GstBuffer) with PTS = that time - base time into an appsrc.
- * Counters (read after demo_producer_stop): produced; late = produced after
- * the index's period ended; missed = indices skipped because their period
- * had passed before the producer got to them; refused = produced but not
+ * memory, a new GstBuffer) with PTS = that time - base time into an appsrc,
+ * for a sink that renders it @latency ns after that time (the pipeline
+ * latency). Behind, it catches up on the indices that can still be
+ * rendered on time. Counters (read after demo_producer_stop): produced;
+ * late = produced after its render time; missed = indices skipped because
+ * their render time had passed before the producer got to them (a live
+ * source drops what nobody took); refused = produced but not
  * pushed because the appsrc already held half a second of buffers (the
  * sink is not taking them; its first render waits for a connection). @slow_ms > 0 sleeps that long per buffer, to
  * slow the producing stage on purpose (MXL_DEMO_SLOW).
@@ -88,6 +91,7 @@ typedef struct {
   DemoLoop *loop;
   gint rate_n, rate_d;          /* index rate */
   guint slow_ms;
+  GstClockTime latency;         /* origin time -> render time, ns */
   GstClock *clock;
   GstClockTime base_time;
   GThread *thread;
@@ -100,7 +104,7 @@ typedef struct {
 /* @appsrc: (transfer none), in a PLAYING pipeline whose clock is
  * CLOCK_TAI; @loop: (transfer none), outlives the producer. */
 DemoProducer *demo_producer_start (GstElement * appsrc, DemoLoop * loop,
-    gint rate_n, gint rate_d, guint slow_ms);
+    gint rate_n, gint rate_d, GstClockTime latency, guint slow_ms);
 /* Stops the thread (unschedules its clock wait, joins it), then ends the
  * appsrc's stream (EOS). Idempotent. */
 void demo_producer_stop (DemoProducer * p);
@@ -200,8 +204,9 @@ guint64 demo_tai_now (void);
  * @sender, @receiver: the summary files the two roles wrote.
  * @out: where the report text goes.
  * Returns: the exit status: 0 when every transferred frame and audio block
- * arrived intact, 1 when something was lost or corrupted, 2 when a summary
- * cannot be read.
+ * arrived intact (result OK, or DEGRADED when a side fell behind and
+ * dropped or delayed some, each counted), 1 when something was lost or
+ * corrupted (FAILED), 2 when a summary cannot be read.
  */
 int demo_report (const gchar * sender, const gchar * receiver, FILE * out);
 

@@ -13,21 +13,25 @@
  *     moving box and a burnt-in counter, and a 440 Hz tone, rendered once
  *     at start (produce.c), cycled by two producer threads at their MXL
  *     index times into appsrc ! mxlfabricssink (wait-for-connection=true),
- *     the TargetInfos given as @file, JSON or base64; sends for --duration
+ *     the TargetInfos given as @file, JSON or base64; once both sinks
+ *     report a connected receiver (5 s at most) sends for --duration
  *     seconds, then EOS, then writes --summary with the producers'
  *     counters (late, missed, refused).
  *     The receiver renders the same video loop and checks each frame
  *     against it (record.c), so neither side hashes 5.5 MB per frame.
  *   --role report: merges the two summaries into the printed report
- *     (report.c) and exits 0 only when nothing was lost or corrupted.
+ *     (report.c) and exits 0 only when nothing was lost or corrupted (its
+ *     result OK, or DEGRADED naming the side and stage that fell behind).
  *
  * Every buffer is recorded by a pad probe (record.c): index, size, TAI time
  * and checksum.
  *
  * MXL_DEMO_SLOW=produce:MS (sender) or consume:MS (receiver) slows one
  * stage on purpose by MS per video frame, so that the report's DEGRADED
- * result can be tested (tests/gst/test-demo.sh). CPU = getrusage(RUSAGE_SELF) user + system over the whole
- * process, PNG conversion excluded. Exit status of the sender/receiver: 0,
+ * result can be tested (tests/gst/test-demo.sh).
+ *
+ * CPU = getrusage(RUSAGE_SELF) user + system over the whole process, PNG
+ * conversion excluded. Exit status of the sender/receiver: 0,
  * or 3 after a pipeline ERROR (the summary holds its text), 2 for bad
  * options.
  *
@@ -49,6 +53,7 @@
 #include <unistd.h>
 
 #include <glib-unix.h>
+#include <gst/base/gstbasesink.h>
 
 #define VIDEO_CAPS_FMT "video/x-raw,format=v210,width=1920,height=1080," \
   "framerate=%d/1"
@@ -139,19 +144,24 @@ drain (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* Sender: starts a producer on appsrc @name of the pipeline. */
+/* Sender: starts a producer on appsrc @name of the pipeline, whose buffers
+ * sink @sink renders at their time plus its latency (the pipeline's: the
+ * appsrc's one period, see build(), plus the sink's processing deadline). */
 static DemoProducer *
-start_producer (Demo * d, const gchar * name, DemoLoop * loop, gint rate_n,
-    guint slow_ms)
+start_producer (Demo * d, const gchar * name, const gchar * sink,
+    DemoLoop * loop, gint rate_n, guint slow_ms)
 {
   GstElement *src = gst_bin_get_by_name (GST_BIN (d->pipeline), name);
+  GstElement *snk = gst_bin_get_by_name (GST_BIN (d->pipeline), sink);
+  GstClockTime latency = gst_base_sink_get_latency (GST_BASE_SINK (snk));
   DemoProducer *p;
 
-  /* it holds up to half a second (max-latency), and adds none */
-  g_object_set (src, "max-buffers", (guint64) MAX (rate_n / 2, 1),
-      "min-latency", (gint64) 0, "max-latency", (gint64) (GST_SECOND / 2),
-      NULL);
-  p = demo_producer_start (src, loop, rate_n, 1, slow_ms);
+  /* not configured yet: the appsrc's own latency */
+  if (!GST_CLOCK_TIME_IS_VALID (latency) || latency == 0)
+    latency = GST_SECOND / rate_n;
+  g_object_set (src, "max-buffers", (guint64) MAX (rate_n / 2, 1), NULL);
+  p = demo_producer_start (src, loop, rate_n, 1, latency, slow_ms);
+  gst_object_unref (snk);
   gst_object_unref (src);
   return p;
 }
@@ -170,10 +180,10 @@ start_sending (gpointer data)
   if (d->sending || d->eos_sent)
     return G_SOURCE_REMOVE;
   d->sending = TRUE;
-  d->video_producer = start_producer (d, "vsrc", d->video_loop, d->o->fps,
-      d->o->slow_produce_ms);
+  d->video_producer = start_producer (d, "vsrc", "video", d->video_loop,
+      d->o->fps, d->o->slow_produce_ms);
   if (d->audio_loop)
-    d->audio_producer = start_producer (d, "asrc", d->audio_loop,
+    d->audio_producer = start_producer (d, "asrc", "audio", d->audio_loop,
         48000 / DEMO_AUDIO_BATCH, 0);
   g_timeout_add ((guint) (d->o->duration * 1000), send_eos, d);
   return G_SOURCE_REMOVE;
@@ -334,14 +344,20 @@ describe (const Options * o, DemoRole role)
           AUDIO_CAPS_RECV "\" target-info-file=\"%s\" ! fakesink "
           "sync=false async=false", ep, o->audio_ti);
   } else {
-    /* the producers push the pre-rendered loops (demo_producer_start) */
+    /* the producers push the pre-rendered loops (demo_producer_start);
+     * each appsrc may deliver a buffer up to one period after its time
+     * (min-latency, as a capture source) and holds up to half a second */
     g_string_append_printf (d, "appsrc name=vsrc is-live=true format=time "
-        "caps=\"" VIDEO_CAPS_FMT "\" ! mxlfabricssink name=video "
-        "%s wait-for-connection=true", o->fps, ep);
+        "min-latency=%" G_GUINT64_FORMAT " max-latency=%" G_GUINT64_FORMAT
+        " caps=\"" VIDEO_CAPS_FMT "\" ! mxlfabricssink name=video "
+        "%s wait-for-connection=true", GST_SECOND / o->fps, GST_SECOND / 2,
+        o->fps, ep);
     if (!o->no_audio)
       g_string_append_printf (d, " appsrc name=asrc is-live=true "
-          "format=time caps=\"" AUDIO_CAPS_SEND "\" ! mxlfabricssink "
-          "name=audio %s wait-for-connection=true", ep);
+          "format=time min-latency=%" G_GUINT64_FORMAT " max-latency=%"
+          G_GUINT64_FORMAT " caps=\"" AUDIO_CAPS_SEND "\" ! mxlfabricssink "
+          "name=audio %s wait-for-connection=true",
+          GST_SECOND * DEMO_AUDIO_BATCH / 48000, GST_SECOND / 2, ep);
   }
   g_free (ep);
   return g_string_free (d, FALSE);

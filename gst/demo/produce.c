@@ -193,6 +193,18 @@ demo_loop_free (DemoLoop * l)
   g_free (l);
 }
 
+/* The first index of @rate whose render time (origin time + @latency)
+ * has not passed at @now (TAI ns). */
+static guint64
+first_unrendered (const mxlRational * rate, guint64 latency, guint64 now)
+{
+  guint64 k = now > latency ? mxlTimestampToIndex (rate, now - latency) : 0;
+
+  if (mxlIndexToTimestamp (rate, k) + latency < now)
+    k++;
+  return k;
+}
+
 static gpointer
 produce (gpointer data)
 {
@@ -231,10 +243,8 @@ produce (gpointer data)
     GST_BUFFER_DURATION (b) = mxlIndexToTimestamp (&rate, slot + 1) - due;
     now = demo_tai_now ();
     p->produced++;
-    /* done after the index's period ended: this frame goes out late, the
-     * ones whose time passed meanwhile are not produced at all (as a
-     * capture card drops frames nobody took) */
-    if (now > due + GST_BUFFER_DURATION (b))
+    /* done after the sink should have rendered it: it goes out late */
+    if (now > due + p->latency)
       p->late++;
     g_object_get (p->appsrc, "current-level-buffers", &queued, NULL);
     if (queued >= (guint64) MAX (p->rate_n / p->rate_d / 2, 1)) {
@@ -245,8 +255,10 @@ produce (gpointer data)
       break;                    /* flushing or EOS: the pipeline stops */
     }
     {
-      /* the index nearest now: its period has not passed yet */
-      guint64 next = mxlTimestampToIndex (&rate, demo_tai_now ());
+      /* catch up on the indices that can still be rendered on time; the
+       * ones whose render time passed are not produced at all (as a
+       * capture card drops the frames nobody took) */
+      guint64 next = first_unrendered (&rate, p->latency, demo_tai_now ());
       if (next > slot + 1)
         p->missed += next - slot - 1;
       slot = MAX (slot + 1, next);
@@ -257,10 +269,11 @@ produce (gpointer data)
 
 DemoProducer *
 demo_producer_start (GstElement * appsrc, DemoLoop * loop, gint rate_n,
-    gint rate_d, guint slow_ms)
+    gint rate_d, GstClockTime latency, guint slow_ms)
 {
   DemoProducer *p = g_new0 (DemoProducer, 1);
 
+  p->latency = latency;
   p->appsrc = gst_object_ref (appsrc);
   p->loop = loop;
   p->rate_n = rate_n;

@@ -4,10 +4,10 @@
 # every received frame equal to the pre-rendered loop frame of its index,
 # and a 1920x1080 PNG. The result may be OK or DEGRADED (a loaded machine
 # may fall behind: that is a timing, not asserted), never FAILED.
-# Then once more with one stage slowed on purpose (MXL_DEMO_SLOW, 40 ms
-# per frame at 50 fps): tcp slows the sender's producer, shm the
-# receiver's consumer; the report must name that side and stage in its
-# result line, with the counts that show it.
+# Then once more with one stage slowed on purpose (MXL_DEMO_SLOW): tcp
+# slows the sender's producer, shm the receiver's consumer; the report
+# must name that side and stage in its result line, with the counts that
+# show it.
 # TAP output. Usage: test-demo.sh PROVIDER SRCDIR BUILDDIR
 set -u
 provider=$1 src=$2 build=$3
@@ -65,9 +65,12 @@ slowed() {
   grep -Eq "^  result         DEGRADED \\(.*$3" "$r"
   ok $? "$1: the result names $3"
 }
-# each frame takes 40 ms of a 20 ms period
+# A 20 ms period at 50 fps. The producer takes 60 ms a frame: past the
+# 40 ms after its time at which the sender's sink renders it (the appsrc's
+# one period of latency + the sink's 20 ms processing deadline). The
+# consumer takes 40 ms a frame: twice the period.
 if [ "$provider" = tcp ]; then
-  slowed "slow producer" MXL_DEMO_SLOW=produce:40 "sender could not produce frames in time"
+  slowed "slow producer" MXL_DEMO_SLOW=produce:60 "sender could not produce frames in time"
   # every frame it produced is late; the indices that passed meanwhile
   # were not produced
   sent=$(numbers "$(grep '^  video frames' "$r")" | awk '{print $1}')
