@@ -33,9 +33,11 @@ typedef enum MxlNodeKind {
  *   check compares it, and the initiator's claim token names its process
  *   (claim.h; shm).
  * @MXL_PROVIDER_QUIRK_AV_REMOVE_UNSAFE: fi_av_remove() of a peer corrupts
- *   the endpoint (libfabric 1.17 shm; rdm_close() of initiator_rdm.c): an RDM
- *   initiator opens one endpoint and AV per target and closes them instead
- *   (initiator_rdm.c).
+ *   the endpoint, and a peer that stops mid-transfer stalls every later
+ *   completion of the endpoint (libfabric 1.17 shm; the top of
+ *   initiator_rdm.c and its rdm_close()): an RDM initiator gives each
+ *   target its own endpoint and AV and closes them instead of removing the
+ *   peer.
  * @MXL_PROVIDER_QUIRK_SHM_REGIONS: each endpoint leaves a region in
  *   /dev/shm: hold it while the endpoint lives and remove regions of dead
  *   processes at setup (shmstale.h).
@@ -51,7 +53,8 @@ typedef enum MxlProviderQuirk {
 
 /**
  * MxlProviderDesc:
- * Static description of a provider, one row of the table in provider.c.
+ * Static description of a provider, one row of the table in provider.c;
+ * rows are never freed, so pointers to them stay valid for the process.
  * @filter_* are the enumeration filter of §5.1 (applied by the interface
  * listing only).
  */
