@@ -823,7 +823,7 @@ fill_anc_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
   if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
     return FALSE;
   st = mxlAncGrainFromSt2038 (map.data, map.size, payload,
-      GST_MXL_FABRICS_DATA_GRAIN_SIZE, &size, &stats);
+      MXL_DATA_FORMAT_GRAIN_SIZE, &size, &stats);
   gst_buffer_unmap (buffer, &map);
   dropped = (guint64) stats.badParity + stats.badChecksum + stats.malformed;
   if (st == MXL_ERR_STRLEN) {
@@ -831,13 +831,13 @@ fill_anc_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
         "needs %" G_GSIZE_FORMAT " bytes as RFC 8331, a video/smpte291 grain "
         "holds %d bytes and %d packets: its packets are dropped, the grain "
         "is written empty", stats.packets, size,
-        GST_MXL_FABRICS_DATA_GRAIN_SIZE, MXL_ANC_MAX_PACKETS);
+        MXL_DATA_FORMAT_GRAIN_SIZE, MXL_ANC_MAX_PACKETS);
     gst_mxl_fabrics_object_count_anc_dropped (self->obj,
         dropped + stats.packets, what);
     g_free (what);
     dropped = 0;
     st = mxlAncGrainFromSt2038 (NULL, 0, payload,
-        GST_MXL_FABRICS_DATA_GRAIN_SIZE, &size, NULL);
+        MXL_DATA_FORMAT_GRAIN_SIZE, &size, NULL);
   }
   if (st != MXL_STATUS_OK) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED, ("cannot convert ANC data"),
@@ -852,7 +852,7 @@ fill_anc_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
     gst_mxl_fabrics_object_count_anc_dropped (self->obj, dropped, what);
     g_free (what);
   }
-  memset (payload + size, 0, GST_MXL_FABRICS_DATA_GRAIN_SIZE - size);
+  memset (payload + size, 0, MXL_DATA_FORMAT_GRAIN_SIZE - size);
   return TRUE;
 }
 
@@ -869,8 +869,8 @@ fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint8 * payload)
   } else {
     GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
     guint lines = gst_mxl_fabrics_format_lines_per_grain (&self->format);
-    gsize v = gst_mxl_fabrics_v210_stride (self->format.width);
-    gsize a = gst_mxl_fabrics_key_stride (self->format.width);
+    gsize v = mxlFlowExtV210LineBytes (self->format.width);
+    gsize a = mxlFlowExtV210aKeyLineBytes (self->format.width);
     gsize offset = meta ? meta->offset[0] : 0;
     gsize stride = meta ? (gsize) meta->stride[0] : v;
     gsize need = offset + stride * (lines - 1) + v;
@@ -978,7 +978,7 @@ payload_in_place (GstMxlFabricsSink * self, GstBuffer * buffer,
   meta = gst_buffer_get_video_meta (buffer);
   *offset = meta ? meta->offset[0] : 0;
   if (meta && (gsize) meta->stride[0] !=
-      gst_mxl_fabrics_v210_stride (self->format.width))
+      mxlFlowExtV210LineBytes (self->format.width))
     return FALSE;
   return gst_buffer_get_size (buffer) >= *offset
       && gst_buffer_get_size (buffer) - *offset >= self->grain_size;
