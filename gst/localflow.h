@@ -2,7 +2,8 @@
 /*
  * The local side shared by both elements: the MXL domain (given, or a
  * private one removed at close), the MXL and fabrics instances, the flow
- * (writer + reader on the same flow), and the choice of provider.
+ * (writer + reader on the same flow), and the choice of provider. Format
+ * and status knowledge is the library's (caps.c, mxlExtStatusName()).
  */
 #pragma once
 
