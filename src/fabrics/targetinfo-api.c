@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabrics/targetinfo.h"
+#include "fabrics/wire/targetinfo.h"
 
 #include <mxl/fabrics-ext.h>
 

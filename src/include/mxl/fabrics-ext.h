@@ -73,6 +73,47 @@ MXL_EXPORT mxlStatus mxlFabricsExtProviderFromString (char const *in_string,
     mxlFabricsProvider *out_provider);
 
 /**
+ * mxlFabricsExtProviderInfo:
+ * @provider: the provider value of mxlFabricsTargetSetup() and the other
+ *   setup and query calls (MXL_FABRICS_PROVIDER_* or
+ *   MXL_FABRICS_EXT_PROVIDER_TCP_RXM).
+ * @name: its name as mxlFabricsExtProviderFromString() accepts it and
+ *   mxlFabricsProviderToString() writes it ("tcp", "tcp;ofi_rxm", ...).
+ *   Static, owned by the library.
+ * @description: one line of English for users (element property help).
+ *   Static, owned by the library.
+ * @autoRank: order of an automatic choice among the providers whose
+ *   interfaces are present: 1 is the first choice (the fastest transport),
+ *   then 2, 3, ...; 0 for a provider used only when named
+ *   ("tcp;ofi_rxm"). What the GStreamer elements' provider=auto uses.
+ *
+ * One provider this library knows.
+ */
+typedef struct mxlFabricsExtProviderInfo {
+  mxlFabricsProvider provider;
+  char const *name;
+  char const *description;
+  uint32_t autoRank;
+} mxlFabricsExtProviderInfo;
+
+/**
+ * mxlFabricsExtGetProvider:
+ * @in_index: 0, 1, ... up to the number of known providers (5 today: tcp,
+ *   verbs, efa, shm, tcp;ofi_rxm, in that order; "any" is not a provider
+ *   and is not listed).
+ * @out_info: (out): filled with provider @in_index; its strings are static.
+ *
+ * Lists the providers this library can set up, whether or not this host
+ * has interfaces for them (mxlFabricsGetInterfaces() lists those). Iterate
+ * from 0 until the call returns MXL_ERR_NOT_FOUND.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_NOT_FOUND for @in_index past the last
+ * provider; MXL_ERR_INVALID_ARG for NULL @out_info.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtGetProvider (size_t in_index,
+    mxlFabricsExtProviderInfo *out_info);
+
+/**
  * mxlFabricsExtValidateOptions:
  * @in_options: (nullable): setup options JSON as given to
  *   mxlFabricsTargetSetup() / mxlFabricsInitiatorSetup() (wire spec §7.3);
