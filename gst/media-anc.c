@@ -113,10 +113,7 @@ anc_finish_grain (GstMxlFabricsSrc * self, GstBuffer * grain, guint64 index)
 
 const GstMxlFabricsMediaOps gst_mxl_fabrics_media_anc = {
   .name = "anc",
-  .index = gst_mxl_fabrics_sink_grain_index,
-  .write = gst_mxl_fabrics_sink_write_grain,
+  GST_MXL_FABRICS_MEDIA_GRAIN_OPS,
   .fill_grain = anc_fill_grain,
-  .post = gst_mxl_fabrics_media_post_grain,
-  .read = gst_mxl_fabrics_src_read_grains,
   .finish_grain = anc_finish_grain,
 };

@@ -85,11 +85,8 @@ gst_mxl_fabrics_media_post_grain (mxlFabricsInitiator initiator, guint64 index, 
 
 const GstMxlFabricsMediaOps gst_mxl_fabrics_media_video = {
   .name = "video",
-  .index = gst_mxl_fabrics_sink_grain_index,
-  .write = gst_mxl_fabrics_sink_write_grain,
+  GST_MXL_FABRICS_MEDIA_GRAIN_OPS,
   .fill_grain = video_fill_grain,
-  .post = gst_mxl_fabrics_media_post_grain,
-  .read = gst_mxl_fabrics_src_read_grains,
   .finish_grain = video_finish_grain,
 };
 

@@ -80,6 +80,14 @@ extern const GstMxlFabricsMediaOps gst_mxl_fabrics_media_anc;
 mxlStatus gst_mxl_fabrics_media_post_grain (mxlFabricsInitiator initiator,
     guint64 index, gsize count, guint16 total_slices);
 
+/* The members every grain media (video, ANC) shares: the elements' grain
+ * machinery; a table adds its fill_grain and finish_grain. */
+#define GST_MXL_FABRICS_MEDIA_GRAIN_OPS \
+  .index = gst_mxl_fabrics_sink_grain_index, \
+  .write = gst_mxl_fabrics_sink_write_grain, \
+  .post = gst_mxl_fabrics_media_post_grain, \
+  .read = gst_mxl_fabrics_src_read_grains
+
 /* ---- the elements' machinery the ops use (mxlfabricssink.c) ---- */
 
 /* Grain media's index: from TAI with the stream's phase, a field at an
