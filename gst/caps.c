@@ -136,12 +136,6 @@ gst_mxl_fabrics_field_flags_for_index (const GstMxlFabricsFormat * fmt,
   }
 }
 
-const gchar *
-gst_mxl_fabrics_media_type_name (GstMxlFabricsMedia media)
-{
-  return mxlFlowExtMediaTypeName ((mxlFlowExtMediaType) media);
-}
-
 static const gchar *
 scan_name (GstMxlFabricsScan scan)
 {
@@ -535,7 +529,7 @@ gst_mxl_fabrics_flow_def_new (const GstMxlFabricsFormat * fmt,
         (int) getpid (), role);
   if (label == NULL)
     label = default_label = g_strdup_printf ("gst-mxl-fabrics %s flow",
-        gst_mxl_fabrics_media_type_name (fmt->media));
+        mxlFlowExtMediaTypeName ((mxlFlowExtMediaType) fmt->media));
 
   if (flow_id && strlen (flow_id) >= sizeof def.id)
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
@@ -573,8 +567,8 @@ gst_mxl_fabrics_format_check_match (const GstMxlFabricsFormat * caps_fmt,
           GST_MXL_FABRICS_CAPS_FIELD_ALPHA "=true) but the flow is video/v210");
     else
       MISMATCH (error, "caps media %s does not match the flow's media_type %s",
-          gst_mxl_fabrics_media_type_name (caps_fmt->media),
-          gst_mxl_fabrics_media_type_name (flow_fmt->media));
+          mxlFlowExtMediaTypeName ((mxlFlowExtMediaType) caps_fmt->media),
+          mxlFlowExtMediaTypeName ((mxlFlowExtMediaType) flow_fmt->media));
     return FALSE;
   }
   if (format_is_video (flow_fmt)) {

@@ -320,7 +320,4 @@ gboolean gst_mxl_fabrics_format_check_match (const GstMxlFabricsFormat *
 gboolean gst_mxl_fabrics_caps_check_flow_def (const GstCaps * caps,
     const gchar * flow_def, GError ** error);
 
-/** gst_mxl_fabrics_media_type_name: "video/v210", "audio/float32", ... */
-const gchar *gst_mxl_fabrics_media_type_name (GstMxlFabricsMedia media);
-
 G_END_DECLS
