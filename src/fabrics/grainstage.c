@@ -22,8 +22,11 @@ mxl_grain_stage_ensure (MxlConn *conn)
     len = MAX (len, init->regions[s].len);
   if (len == 0)
     return FALSE;
-  conn->stage.base = g_malloc0 (len);
-  if (mxl_ofi_region_register (init->dom, conn->stage.base, len, FI_WRITE,
+  conn->stage.n = MIN (init->grain_count, MXL_GRAIN_STAGE_SLOTS);
+  conn->stage.len = len;
+  conn->stage.base = g_malloc0 (len * conn->stage.n);
+  if (mxl_ofi_region_register (init->dom, conn->stage.base,
+          len * conn->stage.n, FI_WRITE,
           &conn->stage.region, &error) != MXL_STATUS_OK) {
     g_message ("initiator: grain staging buffer not registered (%s): writes "
         "to target %" G_GUINT64_FORMAT " go from the ring slots",
@@ -36,18 +39,40 @@ mxl_grain_stage_ensure (MxlConn *conn)
   return TRUE;
 }
 
+guint
+mxl_grain_stage_slot (const MxlConn *conn, uint64_t seq)
+{
+  return (guint) (seq % conn->stage.n);
+}
+
 gboolean
-mxl_grain_stage_copy (MxlConn *conn, const MxlChunk *chunk,
+mxl_grain_stage_ready (const MxlConn *conn, uint64_t seq)
+{
+  const MxlInitiator *init = conn->init;
+  uint32_t mine = MXL_GRAIN_STAGE_CTX_SLOT (mxl_grain_stage_slot (conn, seq));
+
+  for (guint i = 0; i < init->ctx_count; i++) {
+    const MxlWriteCtx *ctx = &init->ctx_pool[i];
+    if (ctx->in_use && !ctx->released && ctx->conn_id == conn->conn_id
+        && ctx->local_slot == mine && ctx->transfer_seq != seq)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+mxl_grain_stage_copy (MxlConn *conn, uint64_t seq, const MxlChunk *chunk,
     struct iovec *iov, void **desc, guint *n_iov)
 {
   const MxlGrainStage *stage = &conn->stage;
+  uint8_t *base = stage->base + mxl_grain_stage_slot (conn, seq) * stage->len;
   guint k = 0;
   size_t taken = 0;             /* bytes of iov[k] copied so far */
 
   for (guint i = 0; i < chunk->n_iov; i++) {
     uint64_t off = chunk->iov[i].offset, left = chunk->iov[i].length;
 
-    if (off > stage->region.len || left > stage->region.len - off)
+    if (off > stage->len || left > stage->len - off)
       return FALSE;
     while (left > 0) {
       size_t n;
@@ -55,7 +80,7 @@ mxl_grain_stage_copy (MxlConn *conn, const MxlChunk *chunk,
       if (k >= *n_iov)
         return FALSE;
       n = MIN (left, iov[k].iov_len - taken);
-      memcpy (stage->base + off, (const uint8_t *) iov[k].iov_base + taken, n);
+      memcpy (base + off, (const uint8_t *) iov[k].iov_base + taken, n);
       off += n;
       left -= n;
       taken += n;
@@ -68,7 +93,7 @@ mxl_grain_stage_copy (MxlConn *conn, const MxlChunk *chunk,
   if (k != *n_iov)
     return FALSE;
   for (guint i = 0; i < chunk->n_iov; i++) {
-    iov[i].iov_base = stage->base + chunk->iov[i].offset;
+    iov[i].iov_base = base + chunk->iov[i].offset;
     iov[i].iov_len = chunk->iov[i].length;
     desc[i] = stage->region.desc;
   }

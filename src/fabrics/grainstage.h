@@ -10,12 +10,16 @@
  * from the sender's ring slot (or from a lent buffer) therefore kept that
  * slot busy for as long as the receiver did not answer, and the writer had
  * to drop the grains of such slots for every target. So each shm
- * connection of a grain flow copies what a write sends into a staging
- * buffer of its own (one registered region of one grain slot's size, at
- * the slot's offsets) and posts from there: a posted write never holds a
- * ring slot, only its connection's buffer; a connection starts copying a
- * new transfer only once every write of the previous one has completed.
- * The buffer belongs to the connection, and to its parked endpoint once
+ * connection of a grain flow copies what a write sends into staging
+ * buffers of its own (one registered region of MXL_GRAIN_STAGE_SLOTS
+ * buffers of one grain slot's size, at the slot's offsets; transfer seq
+ * uses buffer seq mod that count) and posts from there: a posted write
+ * never holds a ring slot, only its connection's buffer. A transfer
+ * starts only once no write of the buffer's previous transfer is in
+ * flight, so a stalled receiver stops its own connection after a few
+ * grains (the ones after are dropped when their ring slots come round,
+ * counted for that target) and nobody else's.
+ * The buffers belong to the connection, and to its parked endpoint once
  * the connection is left with writes in flight (initiator_rdm.c).
  */
 #pragma once
@@ -29,9 +33,19 @@
 
 typedef struct MxlConn MxlConn;
 
+/* Buffers per connection (at most the local ring's grain count): writes of
+ * as many transfers in flight at once as before staging, on 1.17 shm. */
+#define MXL_GRAIN_STAGE_SLOTS 4u
+
+/* What a staged write's context holds as its local slot: no ring slot
+ * (those are < grain count), its buffer k instead. */
+#define MXL_GRAIN_STAGE_CTX_SLOT(k) (G_MAXUINT32 - 64u + (k))
+
 typedef struct MxlGrainStage {
   uint8_t *base;                /* NULL: not allocated */
-  MxlOfiRegion region;          /* FI_WRITE */
+  MxlOfiRegion region;          /* FI_WRITE, all buffers */
+  size_t len;                   /* bytes of one buffer */
+  guint n;                      /* buffers */
 } MxlGrainStage;
 
 /** Whether @conn stages its grain writes (shm, discrete flow), allocating
@@ -39,8 +53,16 @@ typedef struct MxlGrainStage {
  * (logged; writes then go straight from the slot as before). */
 gboolean mxl_grain_stage_ensure (MxlConn *conn);
 
+/** The buffer of transfer @seq (< stage.n). */
+guint mxl_grain_stage_slot (const MxlConn *conn, uint64_t seq);
+
+/** Whether transfer @seq can start: no write of @conn still reads its
+ * buffer. */
+gboolean mxl_grain_stage_ready (const MxlConn *conn, uint64_t seq);
+
 /**
  * mxl_grain_stage_copy:
+ * @seq: the transfer's sequence number (its buffer)
  * @chunk: the write: its local iovecs, offsets into a grain slot
  * @iov, @desc, @n_iov: in, the write's source iovecs (their bytes in the
  *   order of @chunk's); out, the same bytes in the staging buffer, one
@@ -49,8 +71,8 @@ gboolean mxl_grain_stage_ensure (MxlConn *conn);
  * Copies the write into @conn's staging buffer. Returns FALSE when the
  * iovecs do not add up to @chunk or leave the buffer (nothing is posted).
  */
-gboolean mxl_grain_stage_copy (MxlConn *conn, const MxlChunk *chunk,
-    struct iovec *iov, void **desc, guint *n_iov);
+gboolean mxl_grain_stage_copy (MxlConn *conn, uint64_t seq,
+    const MxlChunk *chunk, struct iovec *iov, void **desc, guint *n_iov);
 
 /** Deregisters and frees @stage (no-op when not allocated); only once no
  * posted write can read it any more. */

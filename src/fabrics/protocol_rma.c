@@ -146,7 +146,8 @@ grain_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint 
     *n_iov = c->n_iov;
   }
   /* shm: sent from the connection's own copy (grainstage.h) */
-  return conn->stage.base == NULL || mxl_grain_stage_copy (conn, c, iov, desc, n_iov);
+  return conn->stage.base == NULL
+      || mxl_grain_stage_copy (conn, t->seq, c, iov, desc, n_iov);
 }
 
 ssize_t
@@ -226,9 +227,9 @@ mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post
       continue;
     }
     /* A staged grain write reads the connection's buffer, not the slot;
-     * the buffer takes a new transfer once the previous one is done. */
+     * a buffer takes a new transfer once its previous one is done. */
     staged = src == &mxl_grain_chunks && mxl_grain_stage_ensure (conn);
-    if (staged && conn->outstanding > t->outstanding)
+    if (staged && !t->started && !mxl_grain_stage_ready (conn, t->seq))
       break;
     if (!t->have_pending && !src->next (conn, t)) {
       dequeue_head (conn);         /* defensive: a transfer always ends on a last write */
@@ -244,7 +245,9 @@ mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post
     ctx->transfer_seq = t->seq;
     ctx->bytes = t->chunk_length;
     ctx->last = t->chunk_last;
-    ctx->local_slot = staged ? G_MAXUINT32 : t->req.local_slot;
+    ctx->local_slot = staged
+        ? MXL_GRAIN_STAGE_CTX_SLOT (mxl_grain_stage_slot (conn, t->seq))
+        : t->req.local_slot;
     {
       struct iovec iov[MXL_LAYOUT_MAX_IOV];
       void *desc[MXL_LAYOUT_MAX_IOV];
