@@ -28,8 +28,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "fabrics/layout.h"
-#include "fabrics/ofi.h"
+#include "fabrics/wire/layout.h"
+#include "fabrics/ofi/ofi.h"
 
 typedef struct MxlConn MxlConn;
 
