@@ -688,6 +688,22 @@ buffer_index (GstMxlFabricsSink * self, GstBuffer * buffer)
   return index;
 }
 
+/* Gives the buffer being rendered its place in the flow: @last is its
+ * grain index (video, data) or the sample head after it (audio). The only
+ * place the index state advances (buffer_index() keeps index_phase with
+ * it), called as soon as the index is known and before anything can drop
+ * the buffer: a grain dropped after that (its ring slot still in flight,
+ * lent elsewhere, no target, a flush) keeps its index, so the next buffer
+ * never takes it. Left behind, the next frame of a 60 fps stream, whose
+ * deviation from the grid moves by a ns, was written one index early,
+ * under the dropped frame's time (issue 20). */
+static void
+take_index (GstMxlFabricsSink * self, guint64 last)
+{
+  self->have_last = TRUE;
+  self->last_index = last;
+}
+
 /* With wait-for-connection: waits (engine_lock held, released while
  * waiting) until a target is connected, on engine_cond, which the engine
  * thread signals on every change of the connected count and unlock() on a
@@ -1056,8 +1072,6 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
             gst_mxl_fabrics_status_name (st)));
     return GST_FLOW_ERROR;
   }
-  self->have_last = TRUE;
-  self->last_index = index;
   ret = transfer (self, index, 1, self->grain_size, info.totalSlices);
   if (!copy) {
     g_mutex_lock (&self->engine_lock);
@@ -1149,6 +1163,8 @@ render_samples (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
       && (first > self->last_index ? first - self->last_index :
           self->last_index - first) < MAX (n / 2, 1))
     first = self->last_index;   /* jitter of the timestamps: stay contiguous */
+  if (n > 0)
+    take_index (self, first + n);
   for (done = 0; done < n && ret == GST_FLOW_OK; done += max_write) {
     gsize len = MIN (n - done, MAX (max_write, 1));
     guint64 head = first + done + len;
@@ -1183,8 +1199,6 @@ render_samples (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
       }
     }
     mxlFlowWriterCommitSamples (self->flow.writer);
-    self->have_last = TRUE;
-    self->last_index = head;
     ret = transfer (self, head, len, len * 4 * channels, 0);
   }
   gst_audio_buffer_unmap (&abuf);
@@ -1231,6 +1245,7 @@ gst_mxl_fabrics_sink_render (GstBaseSink * sink, GstBuffer * buffer)
             index) != field)
       index++;
   }
+  take_index (self, index);
   return render_grain (self, buffer, index);
 }
 
