@@ -11,14 +11,14 @@
  * the indices round to whole ns, so a stream's deviations from them move
  * by a ns) stamped exactly frame k * 1/60 s after frame 0. The test stops
  * the child with SIGSTOP while the sink renders as fast as it can
- * (sync=false): a stopped tcp target reads nothing, its remote writes stay
- * in flight and the sink drops the grains whose ring slots they still read
- * (dropped-in-flight). After SIGCONT, every frame the child got must sit at
+ * (sync=false): a stopped target reads nothing (tcp) or progresses
+ * nothing (shm), its remote writes stay in flight and the sink drops the
+ * grains whose ring slots they still read (dropped-in-flight). After SIGCONT, every frame the child got must sit at
  * index(frame 0) + k, k its frame number found from its checksum. The sink
  * used to leave its index state at the last grain it wrote when it dropped
  * one, so the next frame took the dropped one's index (the demo's "shifted"
- * frames). Once with zero-copy (buffers lent to the initiator), once
- * copying into the flow. Children are stopped and reaped by PID; every
+ * frames). tcp with zero-copy (buffers lent to the initiator) and
+ * copying into the flow, shm with zero-copy (the demo's case). Children are stopped and reaped by PID; every
  * wait is bounded.
  */
 #include <stdlib.h>
@@ -42,6 +42,14 @@ frame_pts (GstClockTime base, guint k)
   return base + gst_util_uint64_scale_round (k, GST_SECOND, 60);
 }
 
+/* The node property for @provider: loopback for tcp, none for shm (its
+ * endpoints are then named after their process). */
+static const gchar *
+node_of (const gchar * provider)
+{
+  return g_str_equal (provider, "tcp") ? "node=" HGST_NODE : "";
+}
+
 /* An HgstEachBuffer: appends "offset sha1" of @b to the GString @res. */
 static void
 append_line (GstBuffer * b, gpointer res)
@@ -56,11 +64,11 @@ append_line (GstBuffer * b, gpointer res)
 /* Child: the src; writes "offset sha1" per buffer to @out once none came
  * for 3 s (20 s for the first). */
 static int
-child_src (const gchar * file, const gchar * out)
+child_src (const gchar * provider, const gchar * file, const gchar * out)
 {
-  gchar *desc = g_strdup_printf ("mxlfabricssrc name=src provider=tcp "
-      "node=" HGST_NODE " caps=\"" CAPS "\" target-info-file=%s ! appsink "
-      "name=out sync=false max-buffers=1000", file);
+  gchar *desc = g_strdup_printf ("mxlfabricssrc name=src provider=%s %s "
+      "caps=\"" CAPS "\" target-info-file=%s ! appsink name=out sync=false "
+      "max-buffers=1000", provider, node_of (provider), file);
   GstElement *p = hgst_parse (desc);
   GString *res = g_string_new (NULL);
 
@@ -84,19 +92,24 @@ push_frame (GstElement * p, guint k, GstClockTime base, GHashTable * sent)
   hgst_push (p, b);
 }
 
-/* @data: whether the sink lends buffers (zero-copy) or copies them. */
+typedef struct {
+  const gchar *provider;
+  gboolean zero_copy;           /* the sink lends buffers, or copies them */
+} Case;
+
 static void
 test_in_flight_drops (gconstpointer data)
 {
-  gboolean zero_copy = GPOINTER_TO_INT (data);
+  const Case *c = data;
+  gboolean zero_copy = c->zero_copy;
   gchar *dir = g_dir_make_tmp ("mxlfab-sinkidx-XXXXXX", NULL);
   gchar *file = g_build_filename (dir, "target.json", NULL);
   gchar *out = g_build_filename (dir, "received", NULL);
   gchar *desc = g_strdup_printf ("appsrc name=in is-live=true format=time caps=\"" CAPS
       "\" max-bytes=%" G_GSIZE_FORMAT " block=true ! mxlfabricssink "
-      "name=sink provider=tcp node=" HGST_NODE " sync=false "
-      "wait-for-connection=true zero-copy=%s target-info=@%s",
-      4 * FRAME_BYTES, zero_copy ? "true" : "false", file);
+      "name=sink provider=%s %s sync=false wait-for-connection=true "
+      "zero-copy=%s target-info=@%s", 4 * FRAME_BYTES, c->provider,
+      node_of (c->provider), zero_copy ? "true" : "false", file);
   GHashTable *sent = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
       NULL);
   GstElement *p;
@@ -107,7 +120,7 @@ test_in_flight_drops (gconstpointer data)
   guint64 first = 0, in_flight;
 
   g_assert_nonnull (dir);
-  pid = hgst_spawn_child (file, out, NULL);
+  pid = hgst_spawn_child (c->provider, file, out, NULL);
   g_assert_true (hgst_wait_file (file));
   p = hgst_parse (desc);
   hgst_play (p);
@@ -132,10 +145,10 @@ test_in_flight_drops (gconstpointer data)
   hgst_wait_rendered (p, N_ALL, 5000);
   g_usleep (300 * 1000);         /* let the last transfers complete */
   in_flight = hgst_stat (p, "sink", "dropped-in-flight");
-  g_test_message ("sink (zero-copy=%d): buffers %" G_GUINT64_FORMAT
+  g_test_message ("sink (%s, zero-copy=%d): buffers %" G_GUINT64_FORMAT
       ", grains %" G_GUINT64_FORMAT ", lent %" G_GUINT64_FORMAT
       ", dropped %" G_GUINT64_FORMAT ", in flight %" G_GUINT64_FORMAT,
-      zero_copy, hgst_stat (p, "sink", "buffers"), hgst_stat (p, "sink",
+      c->provider, zero_copy, hgst_stat (p, "sink", "buffers"), hgst_stat (p, "sink",
           "grains"), hgst_stat (p, "sink", "grains-lent"), hgst_stat (p,
           "sink", "dropped"), in_flight);
   hgst_assert_no_error (p);
@@ -181,12 +194,19 @@ test_in_flight_drops (gconstpointer data)
 int
 main (int argc, char **argv)
 {
-  if (hgst_init (&argc, &argv, 4))
-    return child_src (argv[2], argv[3]);
+  static const Case cases[] = {
+    {"tcp", TRUE}, {"tcp", FALSE}, {"shm", TRUE},
+  };
+  guint i;
+
+  if (hgst_init (&argc, &argv, 5))
+    return child_src (argv[2], argv[3], argv[4]);
   g_test_init (&argc, &argv, NULL);
-  g_test_add_data_func ("/gst/sink-index/in-flight-drops/zero-copy",
-      GINT_TO_POINTER (TRUE), test_in_flight_drops);
-  g_test_add_data_func ("/gst/sink-index/in-flight-drops/copy",
-      GINT_TO_POINTER (FALSE), test_in_flight_drops);
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    gchar *path = g_strdup_printf ("/gst/sink-index/in-flight-drops/%s/%s",
+        cases[i].provider, cases[i].zero_copy ? "zero-copy" : "copy");
+    g_test_add_data_func (path, &cases[i], test_in_flight_drops);
+    g_free (path);
+  }
   return g_test_run ();
 }
