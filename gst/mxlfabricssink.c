@@ -603,6 +603,7 @@ gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
 
   g_mutex_lock (&self->engine_lock);
   self->format = fmt;
+  self->media = gst_mxl_fabrics_media_ops (fmt.media);
   g_mutex_unlock (&self->engine_lock);
   g_free (self->flow_def);
   self->flow_def = flow_def;
@@ -686,61 +687,76 @@ count_dropped (GstMxlFabricsSink * self, guint64 * cause)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* Index of the first grain/sample of @buffer: from its running time through
- * TAI (timing.h; video follows the stream's phase with
- * gst_mxl_fabrics_follow_grain_index), or, for a buffer without timestamp,
- * the one after the last (the current TAI index for the first). Indices
- * never go backwards: a buffer that maps to an index already written gets
- * the next one. */
-static guint64
-buffer_index (GstMxlFabricsSink * self, GstBuffer * buffer)
+gboolean
+gst_mxl_fabrics_sink_buffer_time (GstMxlFabricsSink * self, GstBuffer * buffer,
+    GstClockTime * rt, gint64 * offset, GstClockTime * base)
 {
   GstBaseSink *sink = GST_BASE_SINK (self);
   GstClockTime pts = GST_BUFFER_PTS (buffer);
+
+  if (!GST_CLOCK_TIME_IS_VALID (pts) || sink->segment.format != GST_FORMAT_TIME)
+    return FALSE;
+  *rt = gst_segment_to_running_time (&sink->segment, GST_FORMAT_TIME, pts);
+  *base = gst_element_get_base_time (GST_ELEMENT (self));
+  *offset = 0;
+  gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, offset);
+  return TRUE;
+}
+
+void
+gst_mxl_fabrics_sink_take_index (GstMxlFabricsSink * self, guint64 last)
+{
+  self->have_last = TRUE;
+  self->last_index = last;
+}
+
+/* Index of the grain of @buffer: from its running time through TAI (timing.h),
+ * following the stream's phase (gst_mxl_fabrics_follow_grain_index), or,
+ * for a buffer without timestamp, the one after the last (the current TAI
+ * index for the first). Indices never go backwards: a buffer that maps to
+ * an index already given gets the next one. The buffer takes its index
+ * here (gst_mxl_fabrics_sink_take_index()), before anything can drop it. */
+guint64
+gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
+{
   gint n = self->format.rate_n, d = self->format.rate_d;
-  guint64 index = G_MAXUINT64;
+  GstVideoBufferFlags field;
+  GstClockTime rt, base;
+  gint64 offset;
+  guint64 tai, index = G_MAXUINT64;
 
-  if (GST_CLOCK_TIME_IS_VALID (pts) && sink->segment.format == GST_FORMAT_TIME) {
-    GstClockTime rt = gst_segment_to_running_time (&sink->segment,
-        GST_FORMAT_TIME, pts);
-    gint64 offset = 0;
-
-    GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
-    guint64 tai;
-
-    gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing,
-        &offset);
-    if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
-      index = gst_mxl_fabrics_timing_pts_to_index (rt, n, d, offset, base);
-    else if (gst_mxl_fabrics_timing_running_time_to_tai (rt, offset, base,
-            &tai))
+  if (gst_mxl_fabrics_sink_buffer_time (self, buffer, &rt, &offset, &base)) {
+    if (gst_mxl_fabrics_timing_running_time_to_tai (rt, offset, base, &tai))
       index = gst_mxl_fabrics_follow_grain_index (tai, n, d, self->have_last,
           self->last_index, &self->index_phase);
   } else if (self->have_last) {
-    index = self->last_index + (self->format.media ==
-        GST_MXL_FABRICS_MEDIA_AUDIO ? 0 : 1);
+    index = self->last_index + 1;
   } else {
     mxlRational rate = { n, d };
     index = mxlGetCurrentIndex (&rate);
   }
+  if (index == G_MAXUINT64)
+    return index;
+  field = GST_BUFFER_FLAGS (buffer) &
+      (GST_VIDEO_BUFFER_FLAG_TOP_FIELD | GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD);
+  if (self->format.scan == GST_MXL_FABRICS_SCAN_PROGRESSIVE
+      || (field != GST_VIDEO_BUFFER_FLAG_TOP_FIELD
+          && field != GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD))
+    field = 0;
+  /* A field goes to a grain of its parity (caps.h: an even index is the
+   * first field in time): when the rounding of its time gave the other
+   * parity, it belongs with the field before it. */
+  if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
+          index) != field)
+    index = index > 0 ? index - 1 : index + 1;
+  if (self->have_last && index <= self->last_index) {
+    index = self->last_index + 1;
+    if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
+            index) != field)
+      index++;
+  }
+  gst_mxl_fabrics_sink_take_index (self, index);
   return index;
-}
-
-/* Gives the buffer being rendered its place in the flow: @last is its
- * grain index (video, data) or the sample head after it (audio). The only
- * place the index state advances (buffer_index() keeps index_phase with
- * it), called as soon as the index is known and before anything can drop
- * the buffer: a grain dropped after that (its ring slot still in flight,
- * lent elsewhere, no target or no room while grains wait for one in the
- * flow: make_room(), a flush) keeps its index, so the next buffer never
- * takes it. Left behind, the next frame of a 60 fps stream, whose
- * deviation from the grid moves by a ns, was written one index early,
- * under the dropped frame's time (issue 20). */
-static void
-take_index (GstMxlFabricsSink * self, guint64 last)
-{
-  self->have_last = TRUE;
-  self->last_index = last;
 }
 
 /* With wait-for-connection: waits (engine_lock held, released while
@@ -860,9 +876,9 @@ warn_expired (GstMxlFabricsSink * self, guint timeout_ms)
  * grains go out, oldest first, before the first grain rendered once a
  * target is connected, or at EOS; they are dropped at EOS without a
  * target, on a flush, and once wait-timeout ran out. */
-static GstFlowReturn
-transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
-    guint16 total_slices, gboolean defer)
+GstFlowReturn
+gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
+    gsize count, gsize bytes, guint16 total_slices, gboolean defer)
 {
   gboolean wait, expired = FALSE;
   guint timeout_ms;
@@ -932,11 +948,7 @@ post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
 {
   mxlStatus st;
 
-  if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
-    st = mxlFabricsInitiatorTransferSamples (self->initiator, index, count);
-  else
-    st = mxlFabricsInitiatorTransferGrain (self->initiator, index, 0,
-        total_slices);
+  st = self->media->post (self->initiator, index, count, total_slices);
   if (st == MXL_STATUS_OK)
     gst_mxl_fabrics_sink_engine_count_transfer (self, bytes);
   mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
@@ -952,114 +964,6 @@ post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
     GST_OBJECT_UNLOCK (self);
   }
   return st;
-}
-
-/* Converts the ST 2038 @buffer into the RFC 8331 payload of a data grain
- * (mxl-flows.md §3.10) with the library (mxlAncGrainFromSt2038(),
- * docs/anc-data.md), zeros after it. Packets that cannot be carried are
- * dropped and counted (anc-packets-dropped); a buffer too large for one
- * grain is never cut: its grain is written empty (ANC_Count 0). */
-static gboolean
-fill_anc_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
-    guint8 * payload)
-{
-  mxlAncStats stats;
-  GstMapInfo map;
-  gsize size = 0;
-  guint64 dropped;
-  mxlStatus st;
-
-  if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
-    return FALSE;
-  st = mxlAncGrainFromSt2038 (map.data, map.size, payload,
-      GST_MXL_FABRICS_DATA_GRAIN_SIZE, &size, &stats);
-  gst_buffer_unmap (buffer, &map);
-  dropped = (guint64) stats.badParity + stats.badChecksum + stats.malformed;
-  if (st == MXL_ERR_STRLEN) {
-    gchar *what = g_strdup_printf ("an ST 2038 buffer of %u ANC packets "
-        "needs %" G_GSIZE_FORMAT " bytes as RFC 8331, a video/smpte291 grain "
-        "holds %d bytes and %d packets: its packets are dropped, the grain "
-        "is written empty", stats.packets, size,
-        GST_MXL_FABRICS_DATA_GRAIN_SIZE, MXL_ANC_MAX_PACKETS);
-    gst_mxl_fabrics_object_count_anc_dropped (self->obj,
-        dropped + stats.packets, what);
-    g_free (what);
-    dropped = 0;
-    st = mxlAncGrainFromSt2038 (NULL, 0, payload,
-        GST_MXL_FABRICS_DATA_GRAIN_SIZE, &size, NULL);
-  }
-  if (st != MXL_STATUS_OK) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("cannot convert ANC data"),
-        ("mxlAncGrainFromSt2038: %s", gst_mxl_fabrics_status_name (st)));
-    return FALSE;
-  }
-  if (dropped > 0) {
-    gchar *what = g_strdup_printf ("%" G_GUINT64_FORMAT " ANC packets of an "
-        "ST 2038 buffer dropped (%u bad parity, %u bad checksum, %u cut "
-        "short or malformed), %u kept", dropped, stats.badParity,
-        stats.badChecksum, stats.malformed, stats.packets);
-    gst_mxl_fabrics_object_count_anc_dropped (self->obj, dropped, what);
-    g_free (what);
-  }
-  memset (payload + size, 0, GST_MXL_FABRICS_DATA_GRAIN_SIZE - size);
-  return TRUE;
-}
-
-/* Copies @buffer into @payload (grain_size bytes): v210 lines re-strided
- * from a GstVideoMeta, the v210a key plane after the fill; data grains are
- * converted (fill_anc_grain()). */
-static gboolean
-fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint8 * payload)
-{
-  gsize size = gst_buffer_get_size (buffer);
-
-  if (self->format.media == GST_MXL_FABRICS_MEDIA_DATA) {
-    return fill_anc_grain (self, buffer, payload);
-  } else {
-    GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
-    guint lines = gst_mxl_fabrics_format_lines_per_grain (&self->format);
-    gsize v = gst_mxl_fabrics_v210_stride (self->format.width);
-    gsize a = gst_mxl_fabrics_key_stride (self->format.width);
-    gsize offset = meta ? meta->offset[0] : 0;
-    gsize stride = meta ? (gsize) meta->stride[0] : v;
-    gsize need = offset + stride * (lines - 1) + v;
-    gsize key_offset = offset + stride * lines;
-    gboolean alpha = self->format.media == GST_MXL_FABRICS_MEDIA_V210A;
-    GstMapInfo map;
-    guint l;
-
-    if (meta && (meta->stride[0] <= 0 || offset > size)) {
-      /* a cast to gsize would wrap the checks below around */
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot use the video "
-              "buffer: its GstVideoMeta has stride %d and offset %"
-              G_GSIZE_FORMAT " for a buffer of %" G_GSIZE_FORMAT " bytes",
-              meta->stride[0], offset, size), (NULL));
-      return FALSE;
-    }
-    if (alpha)
-      need = key_offset + a * lines;
-    if (stride < v || size < need) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("buffer too small for the "
-              "caps"), ("%s buffer of %" G_GSIZE_FORMAT " bytes (stride %"
-              G_GSIZE_FORMAT ") needs %" G_GSIZE_FORMAT " bytes%s", alpha ?
-              "v210a" : "v210", size, stride, need, alpha ? ": a v210a "
-              "buffer holds the key plane after the fill; an element that "
-              "re-created it as plain v210 lost the key" : ""));
-      return FALSE;
-    }
-    if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
-      return FALSE;
-    if (stride == v) {
-      memcpy (payload, map.data + offset, v * lines);
-    } else {
-      for (l = 0; l < lines; l++)
-        memcpy (payload + l * v, map.data + offset + l * stride, v);
-    }
-    if (alpha)
-      memcpy (payload + v * lines, map.data + key_offset, a * lines);
-    gst_buffer_unmap (buffer, &map);
-    return TRUE;
-  }
 }
 
 /* Whether the ring slot of grain @index is still read by a transfer
@@ -1127,7 +1031,7 @@ payload_in_place (GstMxlFabricsSink * self, GstBuffer * buffer,
   meta = gst_buffer_get_video_meta (buffer);
   *offset = meta ? meta->offset[0] : 0;
   if (meta && (gsize) meta->stride[0] !=
-      gst_mxl_fabrics_v210_stride (self->format.width))
+      mxlFlowExtV210LineBytes (self->format.width))
     return FALSE;
   return gst_buffer_get_size (buffer) >= *offset
       && gst_buffer_get_size (buffer) - *offset >= self->grain_size;
@@ -1223,8 +1127,9 @@ make_room (GstMxlFabricsSink * self, guint64 index, GstFlowReturn * ret)
   return *ret == GST_FLOW_OK;
 }
 
-static GstFlowReturn
-render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
+GstFlowReturn
+gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
+    guint64 index)
 {
   mxlGrainInfo info;
   uint8_t *payload = NULL;
@@ -1256,7 +1161,7 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
   }
   /* A lent buffer is sent from its own memory: the private flow keeps only
    * the grain header (what local readers would see is not this grain). */
-  if (copy && !fill_grain (self, buffer, payload)) {
+  if (copy && !self->media->fill_grain (self, buffer, payload)) {
     mxlFlowWriterCancelGrain (self->flow.writer);
     return GST_FLOW_ERROR;
   }
@@ -1269,7 +1174,8 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
             gst_mxl_fabrics_status_name (st)));
     return GST_FLOW_ERROR;
   }
-  ret = transfer (self, index, 1, self->grain_size, info.totalSlices, copy);
+  ret = gst_mxl_fabrics_sink_transfer (self, index, 1, self->grain_size,
+      info.totalSlices, copy);
   if (!copy) {
     g_mutex_lock (&self->engine_lock);
     gst_mxl_fabrics_lender_posted (&self->lender, index);
@@ -1281,132 +1187,10 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
   return ret;
 }
 
-/* Checks @buffer against the caps before gst_audio_buffer_map(), whose
- * preconditions (a GstAudioMeta on non-interleaved buffers, of the caps'
- * layout, describing no more samples than the buffer holds) end in a
- * g_return_val_if_fail CRITICAL, and which takes a meta's channel count over
- * the caps'. Fills @ainfo with what to map with: the meta's info when there
- * is one (channel positions may differ from ours, harmlessly), else the
- * caps'. Returns: NULL, or why the buffer cannot be used. */
-static gchar *
-check_audio_buffer (GstMxlFabricsSink * self, GstBuffer * buffer,
-    GstAudioInfo * ainfo)
-{
-  GstAudioLayout layout = self->format.interleaved ?
-      GST_AUDIO_LAYOUT_INTERLEAVED : GST_AUDIO_LAYOUT_NON_INTERLEAVED;
-  GstAudioMeta *meta = gst_buffer_get_audio_meta (buffer);
-
-  gst_audio_info_set_format (ainfo, GST_AUDIO_FORMAT_F32LE,
-      self->format.rate_n, self->format.channels, NULL);
-  ainfo->layout = layout;
-  if (meta == NULL && layout == GST_AUDIO_LAYOUT_NON_INTERLEAVED)
-    return g_strdup ("a layout=non-interleaved buffer without GstAudioMeta: "
-        "the meta gives each channel's offset (add it with "
-        "gst_buffer_add_audio_meta)");
-  if (meta == NULL)
-    return gst_buffer_get_size (buffer) % GST_AUDIO_INFO_BPF (ainfo) == 0 ?
-        NULL : g_strdup_printf ("its %" G_GSIZE_FORMAT " bytes are no whole "
-        "number of %u-channel F32LE samples", gst_buffer_get_size (buffer),
-        self->format.channels);
-  if (meta->info.layout != layout)
-    return g_strdup_printf ("its GstAudioMeta is %s, the caps say "
-        "layout=%s", meta->info.layout == GST_AUDIO_LAYOUT_INTERLEAVED ?
-        "interleaved" : "non-interleaved", self->format.interleaved ?
-        "interleaved" : "non-interleaved");
-  if (GST_AUDIO_INFO_FORMAT (&meta->info) != GST_AUDIO_FORMAT_F32LE
-      || GST_AUDIO_INFO_CHANNELS (&meta->info) != (gint) self->format.channels)
-    return g_strdup_printf ("its GstAudioMeta describes %d channels of %s, "
-        "the caps %u channels of F32LE", GST_AUDIO_INFO_CHANNELS (&meta->info),
-        gst_audio_format_to_string (GST_AUDIO_INFO_FORMAT (&meta->info)),
-        self->format.channels);
-  if (meta->samples > gst_buffer_get_size (buffer) /
-      GST_AUDIO_INFO_BPF (&meta->info))
-    return g_strdup_printf ("its GstAudioMeta describes %" G_GSIZE_FORMAT
-        " samples, the buffer of %" G_GSIZE_FORMAT " bytes holds %"
-        G_GSIZE_FORMAT, meta->samples, gst_buffer_get_size (buffer),
-        gst_buffer_get_size (buffer) / GST_AUDIO_INFO_BPF (&meta->info));
-  *ainfo = meta->info;
-  return NULL;
-}
-
-/* Writes the samples of @buffer from sample @first on, in batches of at
- * most the flow's write limit, de-interleaving interleaved input and
- * honouring GstAudioMeta offsets (gst_audio_buffer_map). */
-static GstFlowReturn
-render_samples (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
-{
-  GstAudioInfo ainfo;
-  GstAudioBuffer abuf;
-  guint channels = self->format.channels, c;
-  size_t max_write = 0;
-  gsize done, n;
-  GstFlowReturn ret = GST_FLOW_OK;
-  gchar *why = check_audio_buffer (self, buffer, &ainfo);
-
-  if (why != NULL) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot use the audio buffer: "
-            "%s", why), (NULL));
-    g_free (why);
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_audio_buffer_map (&abuf, &ainfo, buffer, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot map the audio buffer"),
-        ("its size or GstAudioMeta does not fit the caps"));
-    return GST_FLOW_ERROR;
-  }
-  mxlFlowWriterGetMaxWriteLengthSamples (self->flow.writer, &max_write);
-  n = abuf.n_samples;
-  if (self->have_last && first != self->last_index
-      && (first > self->last_index ? first - self->last_index :
-          self->last_index - first) < MAX (n / 2, 1))
-    first = self->last_index;   /* jitter of the timestamps: stay contiguous */
-  if (n > 0)
-    take_index (self, first + n);
-  for (done = 0; done < n && ret == GST_FLOW_OK; done += max_write) {
-    gsize len = MIN (n - done, MAX (max_write, 1));
-    guint64 head = first + done + len;
-    mxlMutableWrappedMultiBufferSlice slices;
-    mxlStatus st;
-
-    st = mxlFlowWriterOpenSamples (self->flow.writer, head, len, &slices);
-    if (st != MXL_STATUS_OK) {
-      GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local "
-              "flow"), ("mxlFlowWriterOpenSamples(%" G_GUINT64_FORMAT ", %"
-              G_GSIZE_FORMAT "): %s", head, len,
-              gst_mxl_fabrics_status_name (st)));
-      ret = GST_FLOW_ERROR;
-      break;
-    }
-    for (c = 0; c < channels; c++) {
-      gsize f0 = slices.base.fragments[0].size / 4, k;
-      gfloat *d0 = (gfloat *) ((guint8 *) slices.base.fragments[0].pointer +
-          c * slices.stride);
-      gfloat *d1 = (gfloat *) ((guint8 *) slices.base.fragments[1].pointer +
-          c * slices.stride);
-
-      if (!self->format.interleaved) {
-        const gfloat *src = (const gfloat *) abuf.planes[c] + done;
-        memcpy (d0, src, f0 * 4);
-        memcpy (d1, src + f0, (len - f0) * 4);
-      } else {
-        const gfloat *src = (const gfloat *) abuf.planes[0] +
-            done * channels + c;
-        for (k = 0; k < len; k++)
-          *(k < f0 ? &d0[k] : &d1[k - f0]) = src[k * channels];
-      }
-    }
-    mxlFlowWriterCommitSamples (self->flow.writer);
-    ret = transfer (self, head, len, len * 4 * channels, 0, FALSE);
-  }
-  gst_audio_buffer_unmap (&abuf);
-  return ret;
-}
-
 static GstFlowReturn
 gst_mxl_fabrics_sink_render (GstBaseSink * sink, GstBuffer * buffer)
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
-  GstVideoBufferFlags field;
   guint64 index;
 
   if (!self->have_format || self->flow.writer == NULL) {
@@ -1414,7 +1198,7 @@ gst_mxl_fabrics_sink_render (GstBaseSink * sink, GstBuffer * buffer)
         ("buffer before caps"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  index = buffer_index (self, buffer);
+  index = self->media->index (self, buffer);
   if (index == G_MAXUINT64) {
     count_dropped (self, &self->obj->counters.dropped_early);
     return GST_FLOW_OK;
@@ -1422,28 +1206,7 @@ gst_mxl_fabrics_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   GST_OBJECT_LOCK (self);
   self->obj->counters.buffers++;
   GST_OBJECT_UNLOCK (self);
-  if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
-    return render_samples (self, buffer, index);
-  field = GST_BUFFER_FLAGS (buffer) &
-      (GST_VIDEO_BUFFER_FLAG_TOP_FIELD | GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD);
-  if (self->format.scan == GST_MXL_FABRICS_SCAN_PROGRESSIVE
-      || (field != GST_VIDEO_BUFFER_FLAG_TOP_FIELD
-          && field != GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD))
-    field = 0;
-  /* A field goes to a grain of its parity (caps.h: an even index is the
-   * first field in time): when the rounding of its time gave the other
-   * parity, it belongs with the field before it. */
-  if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
-          index) != field)
-    index = index > 0 ? index - 1 : index + 1;
-  if (self->have_last && index <= self->last_index) {
-    index = self->last_index + 1;
-    if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
-            index) != field)
-      index++;
-  }
-  take_index (self, index);
-  return render_grain (self, buffer, index);
+  return self->media->write (self, buffer, index);
 }
 
 static void

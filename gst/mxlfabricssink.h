@@ -8,6 +8,7 @@
 
 #include "caps.h"
 #include "localflow.h"
+#include "media.h"
 #include "mxlfabricsobject.h"
 #include "sinklend.h"
 #include "timing.h"
@@ -62,6 +63,7 @@ struct _GstMxlFabricsSink {
   gboolean caps_failed;         /* set_caps posted its ERROR: the caps event
                                  * re-sent with each buffer fails silently */
   GstMxlFabricsFormat format;
+  const GstMxlFabricsMediaOps *media;   /* chosen with the format */
   GstVideoInfo video_info;      /* one grain, MXL strides (video) */
   gchar *flow_def;              /* the definition of the local flow */
   GstMxlFabricsLocalFlow flow;
