@@ -116,6 +116,8 @@ audio_write (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
       && (first > self->last_index ? first - self->last_index :
           self->last_index - first) < MAX (n / 2, 1))
     first = self->last_index;   /* jitter of the timestamps: stay contiguous */
+  if (n > 0)
+    gst_mxl_fabrics_sink_take_index (self, first + n);
   for (done = 0; done < n && ret == GST_FLOW_OK; done += max_write) {
     gsize len = MIN (n - done, MAX (max_write, 1));
     guint64 head = first + done + len;
@@ -150,8 +152,6 @@ audio_write (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
       }
     }
     mxlFlowWriterCommitSamples (self->flow.writer);
-    self->have_last = TRUE;
-    self->last_index = head;
     ret = gst_mxl_fabrics_sink_transfer (self, head, len, len * 4 * channels,
         0, FALSE);
   }

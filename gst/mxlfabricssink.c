@@ -703,11 +703,19 @@ gst_mxl_fabrics_sink_buffer_time (GstMxlFabricsSink * self, GstBuffer * buffer,
   return TRUE;
 }
 
+void
+gst_mxl_fabrics_sink_take_index (GstMxlFabricsSink * self, guint64 last)
+{
+  self->have_last = TRUE;
+  self->last_index = last;
+}
+
 /* Index of the grain of @buffer: from its running time through TAI (timing.h),
  * following the stream's phase (gst_mxl_fabrics_follow_grain_index), or,
  * for a buffer without timestamp, the one after the last (the current TAI
  * index for the first). Indices never go backwards: a buffer that maps to
- * an index already written gets the next one. */
+ * an index already given gets the next one. The buffer takes its index
+ * here (gst_mxl_fabrics_sink_take_index()), before anything can drop it. */
 guint64
 gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
 {
@@ -747,6 +755,7 @@ gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
             index) != field)
       index++;
   }
+  gst_mxl_fabrics_sink_take_index (self, index);
   return index;
 }
 
@@ -1165,8 +1174,6 @@ gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
             gst_mxl_fabrics_status_name (st)));
     return GST_FLOW_ERROR;
   }
-  self->have_last = TRUE;
-  self->last_index = index;
   ret = gst_mxl_fabrics_sink_transfer (self, index, 1, self->grain_size,
       info.totalSlices, copy);
   if (!copy) {

@@ -69,7 +69,7 @@ struct _GstMxlFabricsSink {
   GstMxlFabricsLocalFlow flow;
   gsize grain_size;
   gboolean have_last;
-  guint64 last_index;           /* last grain index / sample head written */
+  guint64 last_index;           /* last grain index / sample head given */
   GstMxlFabricsIndexPhase index_phase; /* video: gst_mxl_fabrics_follow_grain_index */
 
   /* engine: the initiator and the per-target connections are used under
