@@ -796,8 +796,9 @@ wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
   return GST_FLOW_OK;
 }
 
-/* Drops the pending grains (engine_lock held): each counted as
- * dropped-no-target, as a render that found no target counts its own. */
+/* Drops the pending grains or sample batches (engine_lock held): each
+ * counted as dropped-no-target, as a render that found no target counts
+ * its own. */
 static void
 drop_pending (GstMxlFabricsSink * self)
 {
@@ -814,8 +815,9 @@ drop_pending (GstMxlFabricsSink * self)
 static mxlStatus post_grain (GstMxlFabricsSink * self, guint64 index,
     gsize count, gsize bytes, guint16 total_slices);
 
-/* Sends the pending grains, oldest first, now that a target is connected
- * (engine_lock held); their ring slots still hold them (make_room()). */
+/* Sends the pending grains or sample batches, oldest first, now that a
+ * target is connected (engine_lock held); the ring still holds them
+ * (gst_mxl_fabrics_sink_make_room()). */
 static void
 post_pending (GstMxlFabricsSink * self)
 {
@@ -824,7 +826,7 @@ post_pending (GstMxlFabricsSink * self)
   for (i = 0; i < self->pending->len; i++) {
     GstMxlFabricsSinkPending *p =
         &g_array_index (self->pending, GstMxlFabricsSinkPending, i);
-    if (post_grain (self, p->index, 1, self->grain_size, p->slices) !=
+    if (post_grain (self, p->index, p->count, p->bytes, p->slices) !=
         MXL_STATUS_OK) {
       gst_mxl_fabrics_sink_engine_count_dropped (self);
       count_dropped (self, &self->obj->counters.dropped_no_target);
@@ -857,16 +859,18 @@ warn_expired (GstMxlFabricsSink * self, guint timeout_ms)
           "wait-timeout=0 waits without limit"));
 }
 
-/* Posts the transfer of the committed grain @index (or sample batch) to
- * every connected target; with none, waits (wait-for-connection) or counts
- * the grain as dropped. A grain of a video or ANC flow that the flow
- * holds (@defer: it was copied there, not lent) does not wait here: it is
- * kept pending and render returns at once, so that an EOS the application
- * sends to the pipeline, which the source can only push once render
- * returned, gets through at once (make_room() tells how far). Pending
- * grains go out, oldest first, before the first grain rendered once a
- * target is connected, or at EOS; they are dropped at EOS without a
- * target, on a flush, and once wait-timeout ran out. */
+/* Posts the transfer of the committed grain @index (or sample batch of
+ * @count samples ending before head @index) to every connected target;
+ * with none, waits (wait-for-connection) or counts the grain or batch as
+ * dropped. A grain or batch the flow holds (@defer: it was copied there,
+ * not lent; every audio batch) does not wait here: it is kept pending and
+ * render returns at once, so that an EOS the application sends to the
+ * pipeline, which the source can only push once render returned, gets
+ * through at once (gst_mxl_fabrics_sink_make_room() tells how far).
+ * Pending grains and batches go out, oldest first, before the first one
+ * rendered once a target is connected, or at EOS; they are dropped (one
+ * dropped-no-target each) at EOS without a target, on a flush, and once
+ * wait-timeout ran out. */
 GstFlowReturn
 gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
     gsize count, gsize bytes, guint16 total_slices, gboolean defer)
@@ -884,7 +888,7 @@ gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
   if (wait && pending_expired (self))
     expired = TRUE;
   else if (wait && defer && self->n_connected == 0 && !self->wait_expired) {
-    GstMxlFabricsSinkPending p = { index, total_slices };
+    GstMxlFabricsSinkPending p = { index, count, bytes, total_slices };
 
     if (self->pending->len == 0)
       self->pending_deadline = timeout_ms == 0 ? 0 :
@@ -1057,19 +1061,23 @@ lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
   return ok;
 }
 
-/* Before grain @index is written: while grains are pending (transfer())
- * and no target is connected, the ring must not come round onto the
- * oldest. Then a live upstream (the latency query) loses this grain, not
- * the first ones, and render returns at once (a live source does not wait
- * for a render anyway, it skips what it could not push); a non-live one
- * is held here as before (wait_connected(), for what is left of
- * wait-timeout, ended by a flush or a state change but not by an EOS
+/* Before grain @index (or the batch of @count samples before head
+ * @index: audio) is written: while grains or batches are pending
+ * (transfer()) and no target is connected, the ring (grainCount grains, or
+ * the continuous flow's bufferLength samples) must not come round onto the
+ * oldest. Then a live upstream (the latency query) loses this grain or
+ * batch, not the first ones, and render returns at once (a live source
+ * does not wait for a render anyway, it skips what it could not push); a
+ * non-live one is held here as before (wait_connected(), for what is left
+ * of wait-timeout, ended by a flush or a state change but not by an EOS
  * sent to the pipeline). Returns FALSE (and *ret) when the caller must
- * not write the grain. */
-static gboolean
-make_room (GstMxlFabricsSink * self, guint64 index, GstFlowReturn * ret)
+ * not write it. */
+gboolean
+gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
+    gsize count, GstFlowReturn * ret)
 {
-  guint64 oldest;
+  const GstMxlFabricsSinkPending *oldest;
+  guint64 start, end, ring;
   gint64 left;
   gboolean expired = FALSE;
   guint timeout_ms;
@@ -1081,8 +1089,17 @@ make_room (GstMxlFabricsSink * self, guint64 index, GstFlowReturn * ret)
     g_mutex_unlock (&self->engine_lock);
     return TRUE;                /* transfer() sends or drops them */
   }
-  oldest = g_array_index (self->pending, GstMxlFabricsSinkPending, 0).index;
-  if (index - oldest < self->flow.config.discrete.grainCount) {
+  oldest = &g_array_index (self->pending, GstMxlFabricsSinkPending, 0);
+  if (mxlIsContinuousDataFormat (self->flow.config.common.format)) {
+    start = oldest->index - oldest->count;      /* samples, heads */
+    end = index;
+    ring = self->flow.config.continuous.bufferLength;
+  } else {
+    start = oldest->index;
+    end = index + count;
+    ring = self->flow.config.discrete.grainCount;
+  }
+  if (end - start <= ring) {
     g_mutex_unlock (&self->engine_lock);
     return TRUE;
   }
@@ -1130,7 +1147,7 @@ gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
 
   GST_LOG_OBJECT (self, "grain %" G_GUINT64_FORMAT " from PTS %"
       GST_TIME_FORMAT, index, GST_TIME_ARGS (GST_BUFFER_PTS (buffer)));
-  if (!make_room (self, index, &ret))
+  if (!gst_mxl_fabrics_sink_make_room (self, index, 1, &ret))
     return ret;
   if (!wait_slot_free (self, index)
       || !lend_or_copy (self, buffer, index, &copy)) {
