@@ -17,19 +17,22 @@
  * a connection, as shmsink and srtsink do (`wait-for-connection`, default
  * true): a buffer is written into the local flow and waits there until a
  * target is connected, for at most `wait-timeout` (default 2 s). Video and
- * ANC grains wait in the flow, not in render: render returns at once, so
+ * ANC grains and audio sample batches wait in the flow, not in render:
+ * render returns at once, so
  * that an EOS sent to the pipeline (gst-launch-1.0 -e and Ctrl-C;
  * GstBin hands it to the source, which can push it only from the thread
- * in render) reaches the sink at once. The waiting grains go out first,
- * in order, once a target connects; at EOS without a target, on a flush
- * and when `wait-timeout` runs out they are dropped (`dropped-no-target`).
- * Only when the ring would come round onto the oldest waiting grain does
- * render hold: after a non-live upstream (a file, a test source not
- * `is-live`), so that nothing is lost, with a live upstream never (that
- * grain is dropped instead; a live source does not wait for render). A
- * render that holds, and an audio render (which waits in render), end at
- * once on a flush or a state change, but an EOS sent to the pipeline waits
- * behind it for at most `wait-timeout`. When the wait runs out the waiting
+ * in render) reaches the sink at once. The waiting grains and batches go
+ * out first, in order, once a target connects (a batch as the same
+ * samples it was written as); at EOS without a target, on a flush and
+ * when `wait-timeout` runs out they are dropped (`dropped-no-target`, one
+ * per grain or batch). Only when the ring (the grain count, or the audio
+ * flow's samples per channel) would come round onto the oldest waiting
+ * grain or batch does render hold: after a non-live upstream (a file, a
+ * test source not `is-live`), so that nothing is lost, with a live
+ * upstream never (that grain or batch is dropped instead; a live source
+ * does not wait for render). A render that holds ends at once on a flush
+ * or a state change, but an EOS sent to the pipeline waits behind it for
+ * at most `wait-timeout`. When the wait runs out the waiting
  * buffers are dropped with a WARNING and renders stop
  * waiting until a target has connected. With `wait-for-connection=false`
  * buffers without a connected target are written into the local flow, not
@@ -634,8 +637,8 @@ gst_mxl_fabrics_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
   return TRUE;
 }
 
-/* Grains still pending (transfer()) at EOS go out when a target is
- * connected by then and are dropped otherwise: EOS does not wait for a
+/* Grains and sample batches still pending (transfer()) at EOS go out
+ * when a target is connected by then and are dropped otherwise: EOS does not wait for a
  * connection. A flush drops them. */
 static gboolean
 gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
@@ -758,9 +761,9 @@ gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
  * FLUSHING. An EOS cannot end the wait: GstBin gives an EOS sent to the
  * pipeline to the source, and basesrc queues it (gstbasesrc.c
  * send_event: it takes the stream lock this render's thread holds) and
- * pushes it after render returns; that is why video and ANC grains wait
- * in the flow instead (transfer(), make_room()) and only a full ring or
- * audio gets here. The wait is bounded by wait-timeout; once that ran
+ * pushes it after render returns; that is why grains and sample batches
+ * wait in the flow instead (transfer(), gst_mxl_fabrics_sink_make_room())
+ * and only a full ring gets here. The wait is bounded by wait-timeout; once that ran
  * out, renders do not wait again until a target has connected (*expired
  * is set once, for the WARNING). */
 static GstFlowReturn
