@@ -124,6 +124,11 @@ audio_write (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
     mxlMutableWrappedMultiBufferSlice slices;
     mxlStatus st;
 
+    if (!gst_mxl_fabrics_sink_make_room (self, head, len, &ret)) {
+      if (ret != GST_FLOW_OK)
+        break;
+      continue;                 /* dropped: the ring holds pending ones */
+    }
     st = mxlFlowWriterOpenSamples (self->flow.writer, head, len, &slices);
     if (st != MXL_STATUS_OK) {
       GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local "
@@ -153,7 +158,7 @@ audio_write (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
     }
     mxlFlowWriterCommitSamples (self->flow.writer);
     ret = gst_mxl_fabrics_sink_transfer (self, head, len, len * 4 * channels,
-        0, FALSE);
+        0, TRUE);
   }
   gst_audio_buffer_unmap (&abuf);
   return ret;

@@ -110,9 +110,14 @@ guint64 gst_mxl_fabrics_sink_grain_index (struct _GstMxlFabricsSink * sink,
  * lent in place), then transferred. */
 GstFlowReturn gst_mxl_fabrics_sink_write_grain (struct _GstMxlFabricsSink * sink,
     GstBuffer * buffer, guint64 index);
+/* Before writing grain @index, or the @count samples before head @index:
+ * FALSE (with *@ret, GST_FLOW_OK when it is just dropped) when the ring
+ * would come round onto the oldest pending grain or batch. */
+gboolean gst_mxl_fabrics_sink_make_room (struct _GstMxlFabricsSink * sink,
+    guint64 index, gsize count, GstFlowReturn * ret);
 /* Posts what was committed at @index (ops->post) to the connected targets,
- * waiting for one as wait-for-connection says, or, with @defer (a grain the
- * flow holds), keeping it pending while none is connected; counts it. */
+ * waiting for one as wait-for-connection says, or, with @defer (a grain or
+ * sample batch the flow holds), keeping it pending while none is connected; counts it. */
 GstFlowReturn gst_mxl_fabrics_sink_transfer (struct _GstMxlFabricsSink * sink,
     guint64 index, gsize count, gsize bytes, guint16 total_slices,
     gboolean defer);
