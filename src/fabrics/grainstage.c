@@ -13,8 +13,9 @@ mxl_grain_stage_ensure (MxlConn *conn)
   GError *error = NULL;
   size_t len = 0;
 
-  if (init->continuous || init->desc->provider != MXL_FABRICS_PROVIDER_SHM
-      || conn->stage_failed)
+  /* One target: its stuck receiver holds slots only it would use. */
+  if (init->conns->len < 2 || init->continuous
+      || init->desc->provider != MXL_FABRICS_PROVIDER_SHM || conn->stage_failed)
     return FALSE;
   if (conn->stage.base != NULL)
     return TRUE;

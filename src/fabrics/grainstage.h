@@ -19,6 +19,15 @@
  * flight, so a stalled receiver stops its own connection after a few
  * grains (the ones after are dropped when their ring slots come round,
  * counted for that target) and nobody else's.
+ * Only while the initiator has more than one target (fan-out), decided per
+ * transfer when it starts, from the current count: with one target a slot
+ * held by its stuck receiver costs only that receiver, so its writes go
+ * straight from the ring slot, without the copy (whose cost halved shm
+ * 1080p throughput). A transfer started unstaged holds its ring slot until
+ * its writes complete, a staged one its buffer (the write context's
+ * local_slot says which), so the count may change with writes in flight;
+ * the buffers, allocated on the first staged transfer, stay until the
+ * connection goes.
  * The buffers belong to the connection, and to its parked endpoint once
  * the connection is left with writes in flight (initiator_rdm.c).
  */
@@ -48,9 +57,11 @@ typedef struct MxlGrainStage {
   guint n;                      /* buffers */
 } MxlGrainStage;
 
-/** Whether @conn stages its grain writes (shm, discrete flow), allocating
- * and registering the buffer on first use. FALSE also when that failed
- * (logged; writes then go straight from the slot as before). */
+/** Whether a grain transfer of @conn starting now is staged (shm, discrete
+ * flow, more than one target added), allocating and registering the buffer
+ * on first use. FALSE also when that failed (logged; writes then go
+ * straight from the slot as before). Called once per transfer, when it
+ * starts (mxl_egress_pump(), MxlTransfer.staged). */
 gboolean mxl_grain_stage_ensure (MxlConn *conn);
 
 /** The buffer of transfer @seq (< stage.n). */

@@ -93,6 +93,7 @@ struct MxlTransfer {
   MxlChunk pending;          /* produced but not yet posted */
   gboolean have_pending;
   gboolean started;
+  gboolean staged;           /* its writes send from conn->stage (grainstage.h) */
   guint outstanding;         /* writes of this transfer in flight */
   gint64 deadline;
   uint64_t chunk_length;     /* bytes of the pending chunk */

@@ -145,9 +145,8 @@ grain_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint 
     }
     *n_iov = c->n_iov;
   }
-  /* shm: sent from the connection's own copy (grainstage.h) */
-  return conn->stage.base == NULL
-      || mxl_grain_stage_copy (conn, t->seq, c, iov, desc, n_iov);
+  /* shm fan-out: sent from the connection's own copy (grainstage.h) */
+  return !t->staged || mxl_grain_stage_copy (conn, t->seq, c, iov, desc, n_iov);
 }
 
 ssize_t
@@ -216,7 +215,6 @@ mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post
   while ((t = queue_head (conn)) != NULL && conn->outstanding < init->window
       && budget > 0) {
     MxlWriteCtx *ctx;
-    gboolean staged;
     ssize_t rc;
 
     if (!t->started && g_get_monotonic_time () > t->deadline) {
@@ -227,10 +225,13 @@ mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post
       continue;
     }
     /* A staged grain write reads the connection's buffer, not the slot;
-     * a buffer takes a new transfer once its previous one is done. */
-    staged = src == &mxl_grain_chunks && mxl_grain_stage_ensure (conn);
-    if (staged && !t->started && !mxl_grain_stage_ready (conn, t->seq))
-      break;
+     * a buffer takes a new transfer once its previous one is done. Decided
+     * once per transfer, when it starts (grainstage.h). */
+    if (!t->started) {
+      t->staged = src == &mxl_grain_chunks && mxl_grain_stage_ensure (conn);
+      if (t->staged && !mxl_grain_stage_ready (conn, t->seq))
+        break;
+    }
     if (!t->have_pending && !src->next (conn, t)) {
       dequeue_head (conn);         /* defensive: a transfer always ends on a last write */
       continue;
@@ -245,7 +246,7 @@ mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post
     ctx->transfer_seq = t->seq;
     ctx->bytes = t->chunk_length;
     ctx->last = t->chunk_last;
-    ctx->local_slot = staged
+    ctx->local_slot = t->staged
         ? MXL_GRAIN_STAGE_CTX_SLOT (mxl_grain_stage_slot (conn, t->seq))
         : t->req.local_slot;
     {

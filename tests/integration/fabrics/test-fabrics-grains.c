@@ -408,6 +408,56 @@ behind (const FabProv *p)
 
 static void test_behind_tcp (void) { behind (&fab_tcp); }
 
+/* shm stages grain writes only under fan-out (grainstage.h): a lone
+ * target's transfers go straight from the ring slot, so no staging buffer
+ * is ever allocated; once a second target is added, each connection sends
+ * from its own, and both targets get the grain exact. */
+static void
+test_stage_fanout_only_shm (void)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
+  Pair pr;
+  FabSide ss;
+  mxlFabricsTarget t2;
+  mxlFabricsTargetInfo info2;
+  uint64_t got = UINT64_MAX;
+  char *d1, *d2;
+
+  if (!pair_open (&pr, &fab_shm, def, def, NULL, NULL)) {
+    g_free (def);
+    return;
+  }
+  for (uint64_t i = 3; i < 6; i++) {
+    fabtest_write_grain (&pr.is, i, (uint8_t) i, FALSE);
+    g_assert_cmpuint (transfer (&pr, i, 0, 180), ==, i);
+  }
+  g_assert_null (conn_of (&pr)->stage.base);
+
+  fabtest_side_init (&ss, def, FLOW_ID);
+  t2 = fabtest_target (&ss, &fab_shm, NULL, &info2);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr.init, info2), ==, MXL_STATUS_OK);
+  fabtest_connect (pr.init, &t2, 1, FALSE, 5000);
+  fabtest_write_grain (&pr.is, 6, 9, FALSE);
+  g_assert_cmpuint (transfer (&pr, 6, 0, 180), ==, 6);
+  g_assert_cmpint (fabtest_read_one (t2, pr.init, FALSE, &got, 5000), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (got, ==, 6);
+  g_assert_cmpuint (pr.init->conns->len, ==, 2);
+  for (guint i = 0; i < 2; i++)
+    g_assert_nonnull (((const MxlConn *) g_ptr_array_index (pr.init->conns, i))->stage.base);
+  d1 = fabtest_grain_digest (&pr.is, 6, NULL);
+  d2 = fabtest_grain_digest (&pr.ts, 6, NULL);
+  g_assert_cmpstr (d1, ==, d2);
+  g_free (d2);
+  d2 = fabtest_grain_digest (&ss, 6, NULL);
+  g_assert_cmpstr (d1, ==, d2);
+  g_free (d2);
+  g_free (d1);
+  mxlFabricsFreeTargetInfo (info2);
+  pair_close (&pr);
+  fabtest_side_clear (&ss);
+  g_free (def);
+}
+
 /* After hostile traffic: a real grain (7, 180 slices) still arrives intact. */
 static void
 assert_still_usable (Pair *pr)
@@ -984,6 +1034,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/grains/tcp/cq-overrun", test_overrun_tcp);
   g_test_add_func ("/fabrics/grains/rxm/cq-overrun", test_overrun_rxm);
   g_test_add_func ("/fabrics/grains/tcp/behind-costs-only-itself", test_behind_tcp);
+  g_test_add_func ("/fabrics/grains/shm/stage-fanout-only", test_stage_fanout_only_shm);
   g_test_add_func ("/fabrics/grains/tcp/hostile", test_hostile_tcp);
   g_test_add_func ("/fabrics/grains/shm/hostile", test_hostile_shm);
   g_test_add_func ("/fabrics/grains/tcp/geometry-mismatch", geometry_mismatch);
