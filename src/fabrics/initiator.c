@@ -361,9 +361,9 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
   if (cur->kind != MXL_CONN_CONNECTING && cur->kind != MXL_CONN_CONNECTED)
     return;
   tracked_cancel (conn, reason);
-  if (conn->egress != NULL)
-    conn->egress->reset (conn);
-  conn->egress = NULL;
+  if (conn->post != NULL)
+    mxl_egress_reset (conn);
+  conn->post = NULL;
   conn->outstanding = 0;
   g_hash_table_remove (init->by_conn_id, &conn->conn_id);
   /* A connection with its own endpoint (shm, initiator_rdm.c) closes it,
@@ -472,7 +472,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
 
   if (next.kind == MXL_CONN_CONNECTED && cur.kind != MXL_CONN_CONNECTED) {
     /* The protocol is chosen once, when the connection becomes usable. */
-    conn->egress = conn->protocol;
+    conn->post = conn->protocol->post;
     conn->last_progress = now;
     conn->q_head = conn->q_len = 0;
     conn->tr_head = conn->tr_len = 0;
@@ -548,7 +548,7 @@ drain_messages (MxlInitiator *init)
   for (guint i = 0; init->conns && i < init->conns->len && !messages; i++) {
     const MxlConn *c = g_ptr_array_index (init->conns, i);
     messages = c->state.kind == MXL_CONN_CONNECTED
-        && c->info->protocol != MXL_PROTOCOL_WRITE;
+        && c->protocol->drain_at_teardown;
   }
   if (!messages || init->type_ops == NULL)
     return;
@@ -623,6 +623,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   init->type_ops = fi->ep_attr->type == FI_EP_MSG ? &mxl_initiator_rc_ops
       : &mxl_initiator_rdm_ops;
   init->reader = config->reader;
+  init->chunks = &mxl_grain_chunks;      /* mxl_samples_initiator_setup() for audio */
   init->grain_count = flow.grain_count;
   mxl_grain_layout_init (&init->layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
   init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) conn_free);
@@ -674,7 +675,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   for (guint i = 0; i < init->ctx_count; i++)
     init->ctx_pool[i].next_free = i + 1;
   init->ctx_free = 0;
-  st = mxl_send_initiator_setup (init, &error);
+  st = mxl_protocol_initiator_setup (init, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
   st = init->type_ops->setup (init, &error);
@@ -742,14 +743,14 @@ set_limits (MxlConn *conn)
   conn->max_msg = conn->init->max_msg;
   conn->iov_limit = conn->init->iov_limit;
   conn->ordered = conn->init->ordered_writes;
-  if (conn->info->protocol != MXL_PROTOCOL_WRITE)
-    mxl_send_conn_limits (conn);
+  if (conn->protocol->conn_limits != NULL)
+    conn->protocol->conn_limits (conn);
 }
 
 static mxlStatus
 add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
 {
-  const MxlEgressOps *protocol;
+  const MxlProtocolDesc *protocol;
   MxlConn *conn;
 
   if (!init->setup_done)
@@ -764,11 +765,11 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
         init->continuous ? "sample" : "grain");
     return MXL_ERR_INVALID_ARG;
   }
-  protocol = mxl_initiator_egress_for (init, info->protocol);
-  if (protocol != NULL && info->protocol != MXL_PROTOCOL_WRITE) {
+  protocol = mxl_initiator_protocol_for (init, info->protocol);
+  if (protocol != NULL && protocol->conn_limits != NULL) {
     /* Only to check the target's recvSize: conn limits are set below. */
     MxlConn probe = { .init = init, .info = (struct mxlFabricsTargetInfo_t *) info };
-    if (!mxl_send_conn_limits (&probe)) {
+    if (!protocol->conn_limits (&probe)) {
       g_warning ("initiator: target %" G_GUINT64_FORMAT " advertises a receive size "
           "of %" G_GUINT64_FORMAT " bytes, too small for send messages", info->id,
           info->recv_size);
@@ -871,7 +872,7 @@ on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
   if (conn != NULL && conn->state.kind == MXL_CONN_CONNECTED) {
     conn->last_progress = g_get_monotonic_time ();
     tracked_complete (conn, ctx->transfer_seq, ok, err);
-    conn->egress->on_write_done (conn, ctx, ok);
+    mxl_egress_on_write_done (conn, ctx, ok);
     mxl_initiator_ctx_put (init, ctx);
     if (!ok) {
       g_message ("initiator: write to target %" G_GUINT64_FORMAT " failed: %s",
@@ -938,7 +939,7 @@ mxl_initiator_progress_once (MxlInitiator *init)
 
     mxl_conn_transition (c, MXL_CONN_IN_TICK, MXL_STATUS_OK);
     if (c->state.kind == MXL_CONN_CONNECTED) {
-      mxlStatus st = c->egress->pump (c);
+      mxlStatus st = mxl_egress_pump (c);
       if (st != MXL_STATUS_OK)
         mxl_conn_transition (c, MXL_CONN_IN_ERROR, st);
     }
@@ -1032,8 +1033,8 @@ queue_on (MxlConn *conn, const MxlGrainRequest *req, const MxlSamplesRequest *sr
 
   /* A full queue: drive progress (bounded) until there is room. */
   while ((st = !conn_has_room (conn) ? MXL_ERR_NOT_READY
-          : req ? conn->egress->queue_grain (conn, req)
-          : conn->egress->queue_samples (conn, sreq)) == MXL_ERR_NOT_READY) {
+          : req ? mxl_egress_queue_grain (conn, req)
+          : mxl_egress_queue_samples (conn, sreq)) == MXL_ERR_NOT_READY) {
     mxl_initiator_progress_once (init);
     if (conn->state.kind != MXL_CONN_CONNECTED)
       return MXL_STATUS_OK;     /* lost meanwhile: reported by an event */
@@ -1165,7 +1166,7 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
     else if (st != MXL_STATUS_OK && result == MXL_STATUS_OK)
       result = st;
     if (c->state.kind == MXL_CONN_CONNECTED && !init->defer_pump) {
-      st = c->egress->pump (c);
+      st = mxl_egress_pump (c);
       if (st != MXL_STATUS_OK)
         mxl_conn_transition (c, MXL_CONN_IN_ERROR, st);
     }
@@ -1488,7 +1489,7 @@ mxl_initiator_release_slot (MxlInitiator *init, uint64_t index,
   for (guint i = 0; i < init->conns->len; i++) {
     MxlConn *c = g_ptr_array_index (init->conns, i);
 
-    if (c->state.kind != MXL_CONN_CONNECTED || c->egress == NULL)
+    if (c->state.kind != MXL_CONN_CONNECTED || c->post == NULL)
       continue;
     drop_queued_of_slot (c, slot);
     if (!conn_holds_slot (init, c, slot))

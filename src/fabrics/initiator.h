@@ -30,7 +30,7 @@
 #include "fabrics/options.h"
 #include "fabrics/postring.h"
 #include "fabrics/progress.h"
-#include "fabrics/protocol.h"
+#include "fabrics/protocol/protocol.h"
 #include "fabrics/provider.h"
 #include "fabrics/targetinfo.h"
 
@@ -172,13 +172,13 @@ struct MxlConn {
   uint64_t conn_id;          /* changes on every attempt; keys contexts */
   struct mxlFabricsTargetInfo_t *info;   /* owned copy */
   MxlConnState state;
-  const MxlEgressOps *egress;            /* set when connected */
+  MxlTransportPost post;     /* its protocol's, set while connected */
   MxlTransfer queue[MXL_CONN_QUEUE];
   guint q_head, q_len;
   guint outstanding;
   gint64 last_progress;      /* last completion or idle moment (stall check) */
   uint64_t next_seq;         /* assigned by mxl_egress_enqueue (seq = next_seq++) */
-  const MxlEgressOps *protocol;          /* chosen at AddTarget, used once connected */
+  const MxlProtocolDesc *protocol;       /* chosen at AddTarget, used once connected */
   /* per-message limits for this target: the initiator's, or less for the
    * send protocol (header iovec, the target's receive size) */
   uint64_t max_msg;
@@ -287,6 +287,7 @@ struct mxlFabricsInitiator_t {
   MxlPayloadOverride *payload_override;  /* per local slot, or NULL (initiator_payload.c) */
   /* continuous flows */
   gboolean continuous;
+  const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
   MxlSampleRing ring;
   MxlOfiRegion channels_region;  /* the whole channels mapping, FI_WRITE */
   uint64_t max_msg;          /* effective bytes per write */
@@ -401,15 +402,6 @@ void mxl_initiator_payload_free (MxlInitiator *init);
 mxlStatus mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
     uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
     uint64_t header_count);
-
-/**
- * mxl_initiator_egress_for:
- * The egress ops this initiator uses for a target expecting @kind (its
- * provider's capabilities and its own "protocol" option decide). Returns:
- * NULL when it cannot speak @kind.
- */
-const MxlEgressOps *mxl_initiator_egress_for (const MxlInitiator *init,
-    MxlProtocolKind kind);
 
 /* --- shared by initiator.c, initiator_rc.c, initiator_rdm.c, protocol_rma.c --- */
 

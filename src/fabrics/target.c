@@ -64,9 +64,7 @@ mxl_target_bind_cq (MxlTarget *t, struct fid_ep *ep, GError **error)
   return MXL_STATUS_OK;
 }
 
-/* Receive buffers for providers whose immediate data consumes a posted
- * receive (FI_RX_CQ_DATA, verbs): one per CQ entry so that a full CQ's worth
- * of writes never finds the receive queue empty (wire spec §7.2). */
+/* The receives the target's protocol needs (its descriptor's setup). */
 static mxlStatus
 setup_receives (MxlTarget *t, GError **error)
 {
@@ -74,18 +72,7 @@ setup_receives (MxlTarget *t, GError **error)
 
   t->rx_cq_data = ((info->rx_attr->mode | info->mode) & FI_RX_CQ_DATA) != 0;
   t->rx_ops = &mxl_target_untagged_rx_ops;
-  if (t->protocol == MXL_PROTOCOL_SEND)
-    return mxl_send_target_setup (t, error);
-  if (t->protocol == MXL_PROTOCOL_TAGGED)
-    return mxl_tagged_target_setup (t, error);
-  if (!t->rx_cq_data)
-    return MXL_STATUS_OK;
-  t->n_rx = MIN (t->options.cq_depth, (uint32_t) MAX (info->rx_attr->size, 1));
-  t->rx_entry_size = 8;
-  t->rx_buf = g_malloc0 (8 * t->n_rx);
-  t->rx_ctx = g_new0 (struct fi_context2, t->n_rx);
-  return mxl_ofi_region_register (t->dom, t->rx_buf, 8 * t->n_rx, FI_RECV,
-      &t->rx_region, error);
+  return t->proto->target_setup (t, error);
 }
 
 void
@@ -132,7 +119,7 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
   }
   if (t->desc->provider == MXL_FABRICS_PROVIDER_SHM)
     info->owner_pid = (uint32_t) getpid ();
-  if (t->protocol != MXL_PROTOCOL_WRITE)
+  if (t->proto->advertises_recv_size)
     info->recv_size = t->rx_entry_size;
   def = mxl_flow_writer_get_def (t->writer);
   info->flow_def = def ? g_strdup (def) : NULL;
@@ -301,6 +288,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
       : &mxl_rma_ingress_ops;
   /* Forced by the options, or the best the provider offers (setup.c). */
   t->protocol = t->options.protocol;
+  t->proto = mxl_protocol_desc (t->protocol);
   t->writer = config->writer;
   t->grain_count = flow.grain_count;
   /* Grains are expected once per grain period (the flow's rate); continuous
@@ -353,7 +341,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
    * themselves; an RDM target needs claims (claim.h), for remote write
    * where the slot field can hold MXL_CLAIM_SLOT and RMA reads work. */
   if (t->type_ops == &mxl_target_rdm_ops && t->options.exclusive
-      && t->protocol == MXL_PROTOCOL_WRITE
+      && t->proto->claims
       && (t->dom->info->caps & FI_REMOTE_READ)
       && (t->continuous ? t->entry_count : t->grain_count) < MXL_CLAIM_SLOT) {
     st = mxl_claim_target_open (&t->claim, t->dom, &error);

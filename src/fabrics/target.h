@@ -26,7 +26,7 @@
 #include "fabrics/options.h"
 #include "fabrics/pollnap.h"
 #include "fabrics/progress.h"
-#include "fabrics/protocol.h"
+#include "fabrics/protocol/protocol.h"
 #include "fabrics/provider.h"
 #include "fabrics/targetinfo.h"
 
@@ -74,7 +74,7 @@ typedef struct MxlTargetTypeOps {
 } MxlTargetTypeOps;
 
 /** How a target's receives are posted: untagged (target.c: FI_RX_CQ_DATA
- * providers and the send protocol) or tagged (protocol_tagged.c). */
+ * providers and the send protocol) or tagged (protocol/tagged.c). */
 typedef struct MxlRxOps {
   /* Posts every receive on @ep. Returns OK or the libfabric status. */
   mxlStatus (*post_all) (MxlTarget *target, struct fid_ep *ep);
@@ -135,6 +135,7 @@ struct mxlFabricsTarget_t {
   struct fid_ep *rx_ep;           /* endpoint the receives are posted on */
   /* send protocol (protocol_send.c) */
   MxlProtocolKind protocol;       /* what the TargetInfo advertises */
+  const MxlProtocolDesc *proto;   /* its descriptor (table.c) */
   const MxlIngressOps *rx_inner;  /* the write ingress behind the unpack */
   MxlRemoteRegion *rx_regions;    /* where messages may land: addr = local
                                      address, len (slots or bounce entries) */

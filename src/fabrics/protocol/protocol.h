@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Transfer protocols behind small ops tables. An initiator connection picks
- * its egress ops when it becomes connected, a target its ingress ops at
- * setup; the hot path then makes one indirect call and never switches on
- * the protocol. Remote write + immediate data (protocol_rma.c), send/receive
- * (protocol_send.c) and tagged send/receive (protocol_tagged.c) plug in
- * with the same two tables.
+ * The protocol layer. Each transfer protocol is one descriptor
+ * (MxlProtocolDesc) in one file, listed in the table of table.c: remote
+ * write + immediate data (write.c), send/receive (send.c), tagged
+ * send/receive (tagged.c). An initiator's egress is composed of the
+ * generic pump (egress.c), a chunk source chosen at setup (grain.c or
+ * samples.c) and the transport post of the protocol, installed when the
+ * connection becomes connected; a target's ingress ops are chosen at
+ * setup. The hot path makes one indirect call per piece and never switches
+ * on the protocol.
  */
 #pragma once
 
@@ -27,6 +30,7 @@ typedef struct mxlFabricsTarget_t MxlTarget;
 typedef struct MxlConn MxlConn;
 typedef struct MxlWriteCtx MxlWriteCtx;
 typedef struct MxlTransfer MxlTransfer;
+typedef struct mxlFabricsInitiator_t MxlInitiator;
 
 /**
  * MxlGrainRequest:
@@ -63,23 +67,6 @@ typedef struct MxlSamplesRequest {
   uint64_t raw_head, raw_count;
 } MxlSamplesRequest;
 
-typedef struct MxlEgressOps {
-  const char *name;
-  /* Checks the request against the connection's remote regions and queues
-   * it. Returns OK, INVALID_ARG (a write would leave the remote region),
-   * NOT_READY (queue full). */
-  mxlStatus (*queue_grain) (MxlConn *conn, const MxlGrainRequest *req);
-  /* The same for a batch of samples (continuous flows). */
-  mxlStatus (*queue_samples) (MxlConn *conn, const MxlSamplesRequest *req);
-  /* Posts queued writes while the provider accepts them. Returns OK, or the
-   * status of a posting failure other than -FI_EAGAIN (connection broken). */
-  mxlStatus (*pump) (MxlConn *conn);
-  /* A write of this connection completed (@ok FALSE: error completion). */
-  void (*on_write_done) (MxlConn *conn, const MxlWriteCtx *ctx, gboolean ok);
-  /* Drops everything queued (connection closed). */
-  void (*reset) (MxlConn *conn);
-} MxlEgressOps;
-
 typedef struct MxlIngressOps {
   const char *name;
   /* Decodes one completion that carries immediate data. Returns OK with the
@@ -95,34 +82,31 @@ typedef struct MxlIngressOps {
   void (*on_drained) (MxlTarget *target, const struct fi_cq_data_entry *entry);
 } MxlIngressOps;
 
-extern const MxlEgressOps mxl_rma_egress_ops;
-extern const MxlEgressOps mxl_rma_samples_egress_ops;
 extern const MxlIngressOps mxl_rma_ingress_ops;
 extern const MxlIngressOps mxl_rma_samples_ingress_ops;
-/* Send/receive (protocol_send.c): the grain and sample egress ops, and the
- * ingress that unpacks received messages in front of the target's write
- * ingress (t->rx_inner). */
-extern const MxlEgressOps mxl_send_egress_ops;
-extern const MxlEgressOps mxl_send_samples_egress_ops;
+/* Send/receive (send.c): the ingress that unpacks received messages in
+ * front of the target's write ingress (t->rx_inner). */
 extern const MxlIngressOps mxl_send_ingress_ops;
-/* Tagged (protocol_tagged.c): in-place pieces in front of the send
- * protocol's ingress. */
-extern const MxlEgressOps mxl_tagged_egress_ops;
-extern const MxlEgressOps mxl_tagged_samples_egress_ops;
+/* Tagged (tagged.c): in-place pieces in front of the send protocol's
+ * ingress. */
 extern const MxlIngressOps mxl_tagged_ingress_ops;
-
-/** Queue functions shared by the write and send egress ops. */
-mxlStatus mxl_rma_queue_grain (MxlConn *conn, const MxlGrainRequest *req);
-mxlStatus mxl_samples_queue (MxlConn *conn, const MxlSamplesRequest *req);
-mxlStatus mxl_samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req);
 
 /**
  * MxlChunkSource:
- * How a protocol produces and posts the writes (or sends) of a queued
- * transfer; mxl_egress_pump() does the rest (deadlines, window, contexts,
- * holding the immediate data on unordered providers, -FI_EAGAIN).
+ * What an initiator transfers, chosen once at setup (grain flows:
+ * mxl_grain_chunks, grain.c; continuous flows: mxl_sample_chunks,
+ * samples.c): how a request is queued and how a queued transfer is cut
+ * into pieces; mxl_egress_pump() (egress.c) does the rest (deadlines,
+ * window, contexts, holding the immediate data on unordered providers,
+ * -FI_EAGAIN) and the connection's transport posts each piece.
  */
 typedef struct MxlChunkSource {
+  /* Checks the request against the connection's remote regions and queues
+   * it. Returns OK, INVALID_ARG (a write would leave the remote region),
+   * NOT_READY (queue full), INVALID_STATE (not this kind of flow). */
+  mxlStatus (*queue_grain) (MxlConn *conn, const MxlGrainRequest *req);
+  /* The same for a batch of samples (continuous flows; NULL for grains). */
+  mxlStatus (*queue_samples) (MxlConn *conn, const MxlSamplesRequest *req);
   /* Produces the next piece of @t into its pending chunk (sets
    * t->have_pending, t->chunk_length, t->chunk_last,
    * t->chunk_remote_offset); FALSE when done. */
@@ -133,7 +117,7 @@ typedef struct MxlChunkSource {
       guint *n_iov);
 } MxlChunkSource;
 
-/* Grain chunks (protocol_rma.c) and sample chunks (protocol_samples.c). */
+/* Grain chunks (grain.c) and sample chunks (samples.c). */
 extern const MxlChunkSource mxl_grain_chunks;
 extern const MxlChunkSource mxl_sample_chunks;
 
@@ -146,11 +130,6 @@ extern const MxlChunkSource mxl_sample_chunks;
 typedef ssize_t (*MxlTransportPost) (MxlConn *conn, MxlTransfer *t,
     const struct iovec *iov, void **desc, guint n_iov, MxlWriteCtx *ctx);
 
-/** Send with remote CQ data: a message header, then the chunk
- * (protocol_send.c). */
-ssize_t mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
-    void **desc, guint n_iov, MxlWriteCtx *ctx);
-
 /**
  * mxl_send_gather:
  * Writes the send header of the pending chunk of @t into @ctx and returns
@@ -161,36 +140,100 @@ ssize_t mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
 ssize_t mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx, struct iovec *v, void **d);
 
-/** Tagged send with remote CQ data: in place when the chunk is a whole
- * piece, else a send header and the chunk (protocol_tagged.c). */
-ssize_t mxl_tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
-    void **desc, guint n_iov, MxlWriteCtx *ctx);
+/* --- generic egress (egress.c): the same for every chunk source and
+ * transport --- */
 
-/** Remote write + immediate data (protocol_rma.c). */
-ssize_t mxl_rma_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
-    void **desc, guint n_iov, MxlWriteCtx *ctx);
+/** Queues @req on @conn through the initiator's chunk source. */
+mxlStatus mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req);
+mxlStatus mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req);
 
-mxlStatus mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src,
-    MxlTransportPost post);
+/** Posts queued pieces of @conn (connected: conn->post set) while the
+ * provider accepts them. Returns OK, or the status of a posting failure
+ * other than -FI_EAGAIN (connection broken). */
+mxlStatus mxl_egress_pump (MxlConn *conn);
 
 /** Appends a transfer to the connection's queue (NULL when full): sequence,
  * deadline and the queued counter are set, the rest is zeroed. */
 MxlTransfer *mxl_egress_enqueue (MxlConn *conn);
 
-/** The shared on_write_done and reset of queued-transfer protocols. */
+/** A write of this connection completed (@ok FALSE: error completion). */
 void mxl_egress_on_write_done (MxlConn *conn, const MxlWriteCtx *ctx, gboolean ok);
+/** Drops everything queued (connection closed). */
 void mxl_egress_reset (MxlConn *conn);
 
+/* --- protocol descriptors (table.c) --- */
+
 /**
- * mxl_egress_select:
- * The egress ops for a target of protocol @kind, for a grain (@continuous
- * FALSE) or sample initiator. Returns: NULL when this build cannot speak it.
+ * MxlProtocolDesc:
+ * Everything the engine knows about one transfer protocol. One per
+ * protocol file (write.c, send.c, tagged.c), listed in mxl_protocols[]
+ * (table.c); nothing outside the table tests which protocol is in use.
+ * The wire name is mxl_protocol_kind_to_string (@kind) (targetinfo.c).
  */
-const MxlEgressOps *mxl_egress_select (MxlProtocolKind kind, gboolean continuous);
+typedef struct MxlProtocolDesc {
+  MxlProtocolKind kind;
+  /* libfabric capabilities it needs, per MxlRole (target, initiator), and
+   * their name for errors */
+  uint64_t caps[2];
+  const char *caps_name;
+  /* a target without a "protocol" option takes the offered protocol of
+   * the lowest rank */
+  guint target_rank;
+  /* target: posts its receives and installs its ingress in front of the
+   * write ingress (t->ingress); torn down with the target */
+  mxlStatus (*target_setup) (MxlTarget *target, GError **error);
+  /* target: its TargetInfo advertises recvSize (t->rx_entry_size) */
+  gboolean advertises_recv_size;
+  /* target: exclusive RDM targets can use claims (claim.h) */
+  gboolean claims;
+  /* initiator: needs the context pool registered for FI_SEND (message
+   * headers) */
+  gboolean msg_headers;
+  /* initiator: per-connection limits (NULL: the initiator's); FALSE when
+   * the target's TargetInfo leaves no room */
+  gboolean (*conn_limits) (MxlConn *conn);
+  /* initiator: connections are progressed a little before teardown */
+  gboolean drain_at_teardown;
+  /* initiator: posts one piece, installed when the connection becomes
+   * connected */
+  MxlTransportPost post;
+} MxlProtocolDesc;
 
-/* --- continuous flows (protocol_samples.c) --- */
+/** The protocols this build speaks, and their count. */
+extern const MxlProtocolDesc *const mxl_protocols[];
+extern const guint mxl_n_protocols;
 
-typedef struct mxlFabricsInitiator_t MxlInitiator;
+/** The descriptor of @kind, or NULL. */
+const MxlProtocolDesc *mxl_protocol_desc (MxlProtocolKind kind);
+
+/**
+ * mxl_protocol_caps:
+ * The libfabric capabilities protocol @kind needs in @role (its
+ * descriptor's caps): write FI_RMA | FI_REMOTE_WRITE (target) or
+ * FI_RMA | FI_WRITE (initiator); send FI_MSG, tagged FI_TAGGED, each with
+ * FI_RECV (target) or FI_SEND (initiator). Setup asks fi_getinfo() for
+ * them (setup.c). Returns: 0 for an unknown @kind.
+ */
+uint64_t mxl_protocol_caps (MxlProtocolKind kind, MxlRole role);
+
+/** Registers the initiator's context pool for FI_SEND when its provider
+ * offers a protocol that sends message headers. */
+mxlStatus mxl_protocol_initiator_setup (MxlInitiator *init, GError **error);
+
+/**
+ * mxl_initiator_protocol_for:
+ * The protocol this initiator uses for a target expecting @kind (its
+ * provider's capabilities and its own "protocol" option decide). Returns:
+ * NULL when it cannot speak @kind.
+ */
+const MxlProtocolDesc *mxl_initiator_protocol_for (const MxlInitiator *init,
+    MxlProtocolKind kind);
+
+extern const MxlProtocolDesc mxl_protocol_write;
+extern const MxlProtocolDesc mxl_protocol_send;
+extern const MxlProtocolDesc mxl_protocol_tagged;
+
+/* --- continuous flows (samples.c) --- */
 
 /** Registers the initiator's channel rings (FI_WRITE). */
 mxlStatus mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
@@ -221,16 +264,7 @@ void mxl_samples_target_teardown (MxlTarget *target);
 mxlStatus mxl_samples_deliver_entry (MxlTarget *target, uint64_t e,
     uint64_t *out_head, uint64_t *out_count);
 
-/**
- * mxl_protocol_caps:
- * The libfabric capabilities protocol @kind needs in @role: write
- * FI_RMA | FI_REMOTE_WRITE (target) or FI_RMA | FI_WRITE (initiator); send
- * FI_MSG, tagged FI_TAGGED, each with FI_RECV (target) or FI_SEND
- * (initiator). Setup asks fi_getinfo() for them (setup.c).
- */
-uint64_t mxl_protocol_caps (MxlProtocolKind kind, MxlRole role);
-
-/* --- send/receive (protocol_send.c) --- */
+/* --- send/receive (send.c) --- */
 
 /** Bytes of the header in front of every send-protocol message. */
 #define MXL_SEND_HEADER_SIZE 32u
@@ -243,8 +277,6 @@ mxlStatus mxl_send_target_setup (MxlTarget *target, GError **error);
  * and MXL_SEND_HEADER_SIZE bytes less, at most the target's recvSize.
  * Returns: FALSE when the target's recvSize or our iov_limit leave no room. */
 gboolean mxl_send_conn_limits (MxlConn *conn);
-/** Registers the initiator's context pool (message headers) for FI_SEND. */
-mxlStatus mxl_send_initiator_setup (MxlInitiator *init, GError **error);
 
 /**
  * mxl_send_debug_set_header_hook:
@@ -255,7 +287,7 @@ mxlStatus mxl_send_initiator_setup (MxlInitiator *init, GError **error);
 typedef void (*MxlSendHeaderHook) (uint8_t *header);
 void mxl_send_debug_set_header_hook (MxlSendHeaderHook hook);
 
-/* --- tagged send/receive (protocol_tagged.c) --- */
+/* --- tagged send/receive (tagged.c) --- */
 
 /** Tag bit of a message that carries a send header (not a whole piece). */
 #define MXL_TAG_BOUNCE (G_GUINT64_CONSTANT (1) << 63)
@@ -271,11 +303,6 @@ mxl_tagged_piece_tag (uint32_t region, uint32_t piece)
 {
   return ((uint64_t) region << 32) | piece;
 }
-
-/** Sets up a tagged target: the send protocol's receive ring (tagged
- * receives of MXL_TAG_BOUNCE) plus one tagged receive per piece of every
- * grain slot or bounce entry, posted on the flow's memory. */
-mxlStatus mxl_tagged_target_setup (MxlTarget *target, GError **error);
 
 /**
  * mxl_tagged_debug_set_hook:

@@ -47,7 +47,7 @@
  * delivered batches, are counted too. All of it works with a reference
  * initiator, which writes only (head, count) and the entry index.
  */
-#include "fabrics/protocol.h"
+#include "fabrics/protocol/protocol.h"
 
 #include <string.h>
 
@@ -67,6 +67,7 @@ mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
   uint8_t *channels = (uint8_t *) mxl_flow_reader_channels (init->reader, &len);
 
   init->continuous = TRUE;
+  init->chunks = &mxl_sample_chunks;
   init->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
       flow->sample_word_size };
   if (channels == NULL || len == 0
@@ -241,8 +242,8 @@ queue_entry (MxlConn *conn, const MxlSamplesRequest *req, uint64_t head,
  * entries fit in them (a batch of more entries than slots goes the
  * scatter-gather way); no free slot is back-pressure: NOT_READY, as a full
  * queue. */
-mxlStatus
-mxl_samples_queue (MxlConn *conn, const MxlSamplesRequest *req)
+static mxlStatus
+samples_queue (MxlConn *conn, const MxlSamplesRequest *req)
 {
   const struct mxlFabricsTargetInfo_t *info = conn->info;
   uint64_t cap = mxl_bounce_capacity (&conn->init->ring, info->bounce_entry_size);
@@ -325,29 +326,19 @@ samples_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guin
   return TRUE;
 }
 
-const MxlChunkSource mxl_sample_chunks = { samples_next, samples_iov };
-
 static mxlStatus
-samples_pump (MxlConn *conn)
-{
-  return mxl_egress_pump (conn, &mxl_sample_chunks, mxl_rma_post);
-}
-
-mxlStatus
-mxl_samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
+samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
 {
   (void) conn;
   (void) req;
   return MXL_ERR_INVALID_STATE;
 }
 
-const MxlEgressOps mxl_rma_samples_egress_ops = {
-  .name = "rma-write-samples",
-  .queue_grain = mxl_samples_queue_grain,
-  .queue_samples = mxl_samples_queue,
-  .pump = samples_pump,
-  .on_write_done = mxl_egress_on_write_done,
-  .reset = mxl_egress_reset,
+const MxlChunkSource mxl_sample_chunks = {
+  .queue_grain = samples_queue_grain,
+  .queue_samples = samples_queue,
+  .next = samples_next,
+  .iov = samples_iov,
 };
 
 /* --------------------------------------------------------------- target */

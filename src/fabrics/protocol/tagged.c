@@ -43,7 +43,7 @@
  * consumed; a message arriving for a piece not yet re-posted waits in the
  * provider (flow control rather than loss).
  */
-#include "fabrics/protocol.h"
+#include "fabrics/protocol/protocol.h"
 
 #include <string.h>
 
@@ -62,8 +62,8 @@ mxl_tagged_debug_set_hook (MxlTaggedHook hook)
   debug_hook = hook;
 }
 
-ssize_t
-mxl_tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+static ssize_t
+tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     guint n_iov, MxlWriteCtx *ctx)
 {
   const struct mxlFabricsTargetInfo_t *info = conn->info;
@@ -100,35 +100,6 @@ mxl_tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **
   return fi_tsendmsg (conn->state.u.connected.ep, &msg, FI_COMPLETION
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
 }
-
-static mxlStatus
-tagged_pump (MxlConn *conn)
-{
-  return mxl_egress_pump (conn, &mxl_grain_chunks, mxl_tagged_post);
-}
-
-static mxlStatus
-tagged_samples_pump (MxlConn *conn)
-{
-  return mxl_egress_pump (conn, &mxl_sample_chunks, mxl_tagged_post);
-}
-
-const MxlEgressOps mxl_tagged_egress_ops = {
-  .name = "tagged",
-  .queue_grain = mxl_rma_queue_grain,
-  .pump = tagged_pump,
-  .on_write_done = mxl_egress_on_write_done,
-  .reset = mxl_egress_reset,
-};
-
-const MxlEgressOps mxl_tagged_samples_egress_ops = {
-  .name = "tagged-samples",
-  .queue_grain = mxl_samples_queue_grain,
-  .queue_samples = mxl_samples_queue,
-  .pump = tagged_samples_pump,
-  .on_write_done = mxl_egress_on_write_done,
-  .reset = mxl_egress_reset,
-};
 
 /* ----------------------------------------------------------------- target */
 
@@ -207,8 +178,8 @@ tagged_failed (MxlTarget *t, void *op_context)
 
 const MxlRxOps mxl_tagged_rx_ops = { tagged_post_all, tagged_repost, tagged_failed };
 
-mxlStatus
-mxl_tagged_target_setup (MxlTarget *t, GError **error)
+static mxlStatus
+tagged_target_setup (MxlTarget *t, GError **error)
 {
   uint64_t region_len, per_region, total;
   size_t rx_size = MAX (t->dom->info->rx_attr->size, 1);
@@ -366,4 +337,18 @@ const MxlIngressOps mxl_tagged_ingress_ops = {
   .name = "tagged",
   .on_completion = tagged_on_completion,
   .on_drained = tagged_on_drained,
+};
+
+const MxlProtocolDesc mxl_protocol_tagged = {
+  .kind = MXL_PROTOCOL_TAGGED,
+  .caps = { [MXL_ROLE_TARGET] = FI_TAGGED | FI_RECV,
+            [MXL_ROLE_INITIATOR] = FI_TAGGED | FI_SEND },
+  .caps_name = "FI_TAGGED",
+  .target_rank = 1,
+  .target_setup = tagged_target_setup,
+  .advertises_recv_size = TRUE,
+  .msg_headers = TRUE,
+  .conn_limits = mxl_send_conn_limits,
+  .drain_at_teardown = TRUE,
+  .post = tagged_post,
 };

@@ -39,7 +39,7 @@
  * are. The target's
  * slots stay registered for remote write too.
  */
-#include "fabrics/protocol.h"
+#include "fabrics/protocol/protocol.h"
 
 #include <string.h>
 
@@ -109,15 +109,6 @@ mxl_send_debug_set_header_hook (MxlSendHeaderHook hook)
   debug_hook = hook;
 }
 
-mxlStatus
-mxl_send_initiator_setup (MxlInitiator *init, GError **error)
-{
-  if (!(init->dom->info->caps & FI_SEND))
-    return MXL_STATUS_OK;
-  return mxl_ofi_region_register (init->dom, init->ctx_pool,
-      init->ctx_count * sizeof (MxlWriteCtx), FI_SEND, &init->ctx_region, error);
-}
-
 gboolean
 mxl_send_conn_limits (MxlConn *conn)
 {
@@ -162,8 +153,8 @@ mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **
   return (ssize_t) n_iov + 1;
 }
 
-ssize_t
-mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+static ssize_t
+send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     guint n_iov, MxlWriteCtx *ctx)
 {
   struct iovec v[MXL_LAYOUT_MAX_IOV + 1];
@@ -185,35 +176,6 @@ mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **de
   return fi_sendmsg (conn->state.u.connected.ep, &msg, FI_COMPLETION
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
 }
-
-static mxlStatus
-send_pump (MxlConn *conn)
-{
-  return mxl_egress_pump (conn, &mxl_grain_chunks, mxl_send_post);
-}
-
-static mxlStatus
-send_samples_pump (MxlConn *conn)
-{
-  return mxl_egress_pump (conn, &mxl_sample_chunks, mxl_send_post);
-}
-
-const MxlEgressOps mxl_send_egress_ops = {
-  .name = "send",
-  .queue_grain = mxl_rma_queue_grain,
-  .pump = send_pump,
-  .on_write_done = mxl_egress_on_write_done,
-  .reset = mxl_egress_reset,
-};
-
-const MxlEgressOps mxl_send_samples_egress_ops = {
-  .name = "send-samples",
-  .queue_grain = mxl_samples_queue_grain,
-  .queue_samples = mxl_samples_queue,
-  .pump = send_samples_pump,
-  .on_write_done = mxl_egress_on_write_done,
-  .reset = mxl_egress_reset,
-};
 
 /* ----------------------------------------------------------------- target */
 
@@ -325,4 +287,18 @@ const MxlIngressOps mxl_send_ingress_ops = {
   .name = "send",
   .on_completion = send_on_completion,
   .on_drained = send_on_drained,
+};
+
+const MxlProtocolDesc mxl_protocol_send = {
+  .kind = MXL_PROTOCOL_SEND,
+  .caps = { [MXL_ROLE_TARGET] = FI_MSG | FI_RECV,
+            [MXL_ROLE_INITIATOR] = FI_MSG | FI_SEND },
+  .caps_name = "FI_MSG",
+  .target_rank = 2,
+  .target_setup = mxl_send_target_setup,
+  .advertises_recv_size = TRUE,
+  .msg_headers = TRUE,
+  .conn_limits = mxl_send_conn_limits,
+  .drain_at_teardown = TRUE,
+  .post = send_post,
 };
