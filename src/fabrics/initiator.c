@@ -521,7 +521,8 @@ conn_free (MxlConn *conn)
   if (conn->init->dom != NULL)
     mxl_ofi_region_close (conn->init->dom, &conn->claim_region);
   g_free (conn->claim_buf);
-  mxl_samples_conn_release (conn);
+  if (conn->init->chunks->release != NULL)
+    conn->init->chunks->release (conn, TRUE);
   mxl_target_info_free (conn->info);
   g_free (conn);
 }
@@ -580,7 +581,7 @@ teardown (MxlInitiator *init)
     for (guint i = 0; init->regions && i < init->grain_count; i++)
       mxl_ofi_region_close (init->dom, &init->regions[i]);
     mxl_ofi_region_close (init->dom, &init->channels_region);
-    mxl_ofi_region_close (init->dom, &init->ctx_region);
+    mxl_ofi_region_close (init->dom, &init->msg_headers_region);
   }
   mxl_ofi_close (init->cq ? &init->cq->fid : NULL, "cq");
   init->cq = NULL;
@@ -588,6 +589,7 @@ teardown (MxlInitiator *init)
   init->dom = NULL;
   g_clear_pointer (&init->regions, g_free);
   g_clear_pointer (&init->ctx_pool, g_free);
+  g_clear_pointer (&init->msg_headers, g_free);
   init->ctx_used = init->ctx_orphaned = 0;
   g_clear_pointer (&init->by_conn_id, g_hash_table_destroy);
   g_clear_pointer (&init->by_fid, g_hash_table_destroy);
@@ -787,12 +789,12 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
     if (conn->state.kind != MXL_CONN_LOST)
       return MXL_ERR_EXISTS;
     /* Re-adding a lost target reconnects (with its possibly newer info). */
-    mxl_samples_conn_release (conn);
+    if (init->chunks->release != NULL)
+      init->chunks->release (conn, FALSE);
     mxl_target_info_free (conn->info);
     conn->info = mxl_target_info_copy (info);
     conn->protocol = protocol;
     set_limits (conn);
-    conn->next_entry = 0;
     mxl_conn_transition (conn, MXL_CONN_IN_READD, MXL_STATUS_OK);
     return MXL_STATUS_OK;
   }

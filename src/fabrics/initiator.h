@@ -76,9 +76,6 @@ struct MxlWriteCtx {
   gboolean claim;            /* a claim write or read (initiator_rdm.c) */
   guint next_free;
   uint32_t local_slot;       /* grain flows: the local slot this write reads */
-  /* send protocol: the message header, alive until the completion
-   * (init->ctx_region covers the pool) */
-  uint8_t msg_header[32];
 };
 
 /** One queued transfer of one connection. */
@@ -185,22 +182,7 @@ struct MxlConn {
   uint32_t iov_limit;
   gboolean ordered;          /* the last piece need not wait for the others */
   gboolean parking;          /* leave(): its own endpoint is to be parked */
-  /* continuous flows: entry index counter (wire spec §2.2) and the 16-byte
-   * header slots, one per transfer that can be queued or in flight */
-  uint32_t next_entry;
-  uint8_t *entry_headers;
-  MxlOfiRegion entry_headers_region;
-  /* continuous flows, staging (protocol_samples.c): each entry packed
-   * (header + channel-major payload) into one registered slot and sent as
-   * one write. The slot of transfer seq is seq % n_staging; it is reused
-   * only when the transfer in it has no write queued or in flight. */
-  uint8_t *staging;
-  MxlOfiRegion staging_region;
-  guint n_staging;           /* 0: scatter-gather path only */
-  uint64_t staging_slot_size;
-  uint64_t *staging_owner;   /* transfer seq in each slot, G_MAXUINT64 = none */
-  uint64_t staged_transfers; /* entries sent from a staging slot */
-  uint64_t staging_full;     /* batches refused: no free slot (NOT_READY) */
+  MxlChunkState *chunk_state;  /* the chunk source's (samples.c), or NULL */
   /* claims of an exclusive RDM target (claim.h, initiator_rdm.c): words
    * [0] claim, [1] release, [2] owner read back; registered FI_WRITE |
    * FI_READ when first needed */
@@ -302,7 +284,11 @@ struct mxlFabricsInitiator_t {
   guint ctx_used;
   guint ctx_orphaned;        /* in use by a connection generation that is gone */
   uint64_t cq_drains;        /* drain_cq() calls that found the CQ empty */
-  MxlOfiRegion ctx_region;   /* the pool, FI_SEND (send protocol headers) */
+  /* message headers of the send and tagged protocols, one per context
+   * (index = context - ctx_pool), alive until its completion; FI_SEND
+   * (protocol/table.c) */
+  uint8_t *msg_headers;
+  MxlOfiRegion msg_headers_region;
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */

@@ -137,10 +137,11 @@ teardown (MxlTarget *t)
   if (t->type_ops)
     t->type_ops->close (t);
   mxl_claim_target_close (&t->claim, t->dom);
+  if (t->pstate != NULL)
+    t->proto->target_teardown (t);
+  t->pstate = NULL;
   if (t->dom) {
     mxl_ofi_region_close (t->dom, &t->rx_region);
-    for (guint i = 0; t->tg_mrs && i < t->n_tg_mrs; i++)
-      mxl_ofi_region_close (t->dom, &t->tg_mrs[i]);
     for (guint i = 0; t->regions && i < t->grain_count; i++)
       mxl_ofi_region_close (t->dom, &t->regions[i]);
   }
@@ -154,13 +155,6 @@ teardown (MxlTarget *t)
   g_clear_pointer (&t->slot_pending, g_free);
   g_clear_pointer (&t->rx_buf, g_free);
   g_clear_pointer (&t->rx_ctx, g_free);
-  g_clear_pointer (&t->rx_regions, g_free);
-  g_clear_pointer (&t->rx_bad, g_free);
-  g_clear_pointer (&t->tg_mrs, g_free);
-  g_clear_pointer (&t->tg_ctx, g_free);
-  g_clear_pointer (&t->tg_bad, g_free);
-  g_clear_pointer (&t->tg_poisoned, g_free);
-  t->n_tg = t->n_tg_mrs = 0;
   g_clear_pointer (&t->info, mxl_target_info_free);
   g_clear_pointer (&t->results, g_free);
   t->res_head = t->res_len = 0;

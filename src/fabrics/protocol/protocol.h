@@ -32,6 +32,20 @@ typedef struct MxlWriteCtx MxlWriteCtx;
 typedef struct MxlTransfer MxlTransfer;
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 
+/** The struct of type @type whose member @member is at @ptr. */
+#define mxl_container_of(ptr, type, member) \
+  ((type *) (void *) ((char *) (ptr) - G_STRUCT_OFFSET (type, member)))
+
+/**
+ * MxlTargetProto:
+ * The base every protocol's private target state starts with (or embeds),
+ * at t->pstate; the protocol reaches its own struct with
+ * mxl_container_of(). NULL for protocols without state.
+ */
+typedef struct MxlTargetProto {
+  const struct MxlProtocolDesc *desc;
+} MxlTargetProto;
+
 /**
  * MxlGrainRequest:
  * A grain transfer as computed once per TransferGrain call from the local
@@ -115,7 +129,14 @@ typedef struct MxlChunkSource {
    * checked against its local region; FALSE when one would leave it. */
   gboolean (*iov) (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc,
       guint *n_iov);
+  /* Frees the connection's chunk state (conn->chunk_state) when its target
+   * is re-added (@final FALSE: counters stay) or removed (@final TRUE);
+   * NULL when the source keeps none. */
+  void (*release) (MxlConn *conn, gboolean final);
 } MxlChunkSource;
+
+/** Per-connection state of a chunk source, defined by its file. */
+typedef struct MxlChunkState MxlChunkState;
 
 /* Grain chunks (grain.c) and sample chunks (samples.c). */
 extern const MxlChunkSource mxl_grain_chunks;
@@ -182,6 +203,9 @@ typedef struct MxlProtocolDesc {
   /* target: posts its receives and installs its ingress in front of the
    * write ingress (t->ingress); torn down with the target */
   mxlStatus (*target_setup) (MxlTarget *target, GError **error);
+  /* target: frees its protocol state (t->pstate, set by target_setup);
+   * NULL when it keeps none. The domain is still open. */
+  void (*target_teardown) (MxlTarget *target);
   /* target: its TargetInfo advertises recvSize (t->rx_entry_size) */
   gboolean advertises_recv_size;
   /* target: exclusive RDM targets can use claims (claim.h) */
@@ -241,8 +265,16 @@ mxlStatus mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *
 /** TRUE when @info has a bounce ring that batches of this flow fit. */
 gboolean mxl_samples_target_usable (const MxlInitiator *init,
     const struct mxlFabricsTargetInfo_t *info);
-/** Frees a connection's header slots and staging slots. */
-void mxl_samples_conn_release (MxlConn *conn);
+/** Staging of a connection (tests): slots, their size, entries sent from
+ * them, batches refused for want of a free slot. */
+typedef struct MxlSamplesStaging {
+  guint n_staging;
+  uint64_t slot_size;
+  uint64_t staged_transfers;
+  uint64_t staging_full;
+} MxlSamplesStaging;
+/** Test hook (internal): the staging figures of continuous-flow @conn. */
+void mxl_samples_debug_staging (const MxlConn *conn, MxlSamplesStaging *out);
 /**
  * mxl_samples_debug_set_staging_budget:
  * Test hook (internal): bytes of staging slots a connection gets when it
@@ -271,8 +303,6 @@ mxlStatus mxl_samples_deliver_entry (MxlTarget *target, uint64_t e,
 /** Payload bytes of one posted receive unless "maxMessageSize" is lower. */
 #define MXL_SEND_DEFAULT_PAYLOAD (1024u * 1024u)
 
-/** Allocates, registers and describes the receive ring of a send target. */
-mxlStatus mxl_send_target_setup (MxlTarget *target, GError **error);
 /** Sets the connection's per-message limits for a send target: one iovec
  * and MXL_SEND_HEADER_SIZE bytes less, at most the target's recvSize.
  * Returns: FALSE when the target's recvSize or our iov_limit leave no room. */
@@ -303,6 +333,15 @@ mxl_tagged_piece_tag (uint32_t region, uint32_t piece)
 {
   return ((uint64_t) region << 32) | piece;
 }
+
+/**
+ * mxl_tagged_debug_in_place:
+ * Test hook (internal): pieces of tagged target @target that landed in
+ * place so far; @out_per_region, @out_pieces (nullable): pieces per
+ * region, piece receives in all.
+ */
+uint64_t mxl_tagged_debug_in_place (MxlTarget *target, guint *out_per_region,
+    guint *out_pieces);
 
 /**
  * mxl_tagged_debug_set_hook:

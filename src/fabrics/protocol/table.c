@@ -48,9 +48,12 @@ mxl_protocol_initiator_setup (MxlInitiator *init, GError **error)
 {
   for (guint i = 0; i < G_N_ELEMENTS (mxl_protocols); i++)
     if (mxl_protocols[i]->msg_headers
-        && initiator_can (mxl_protocols[i], init->dom->info->caps))
-      return mxl_ofi_region_register (init->dom, init->ctx_pool,
-          init->ctx_count * sizeof (MxlWriteCtx), FI_SEND, &init->ctx_region, error);
+        && initiator_can (mxl_protocols[i], init->dom->info->caps)) {
+      init->msg_headers = g_malloc0 ((gsize) init->ctx_count * MXL_SEND_HEADER_SIZE);
+      return mxl_ofi_region_register (init->dom, init->msg_headers,
+          (size_t) init->ctx_count * MXL_SEND_HEADER_SIZE, FI_SEND,
+          &init->msg_headers_region, error);
+    }
   return MXL_STATUS_OK;
 }
 
@@ -67,7 +70,7 @@ mxl_initiator_protocol_for (const MxlInitiator *init, MxlProtocolKind kind)
    * also the registered message headers. */
   if (!initiator_can (p, init->dom->info->caps))
     return NULL;
-  if (p->msg_headers && init->ctx_region.mr == NULL)
+  if (p->msg_headers && init->msg_headers_region.mr == NULL)
     return NULL;
   return p;
 }

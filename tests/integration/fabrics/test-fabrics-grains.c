@@ -707,6 +707,7 @@ tagged_inplace (const FabProv *p)
   Pair pr;
   mxlFabricsExtTargetStats ts;
   guint64 pieces, before;
+  guint per_region = 0, n_pieces = 0;
   uint64_t index, end;
 
   if (!pair_open (&pr, p, def, def, TAGGED_OPTIONS, NULL))
@@ -718,15 +719,16 @@ tagged_inplace (const FabProv *p)
   g_assert_cmpuint (pr.layout.slot_size, ==, 169472);
   pieces = (pr.layout.slot_size + TAGGED_PIECE - 1) / TAGGED_PIECE;
   g_assert_cmpuint (pieces, ==, 3);
-  g_assert_cmpuint (pr.t->tg_per_region, ==, pieces);
-  g_assert_cmpuint (pr.t->n_tg, ==, pieces * pr.t->grain_count);
+  mxl_tagged_debug_in_place (pr.t, &per_region, &n_pieces);
+  g_assert_cmpuint (per_region, ==, pieces);
+  g_assert_cmpuint (n_pieces, ==, pieces * pr.t->grain_count);
   end = 10 + 2 * (uint64_t) pr.t->grain_count;
   for (index = 10; index < end; index++) {
     char *d1, *d2;
     write_lines (&pr, index);
-    before = pr.t->tg_in_place;
+    before = mxl_tagged_debug_in_place (pr.t, NULL, NULL);
     g_assert_cmpuint (transfer (&pr, index, 0, 180), ==, index);
-    g_assert_cmpuint (pr.t->tg_in_place - before, ==, pieces);
+    g_assert_cmpuint (mxl_tagged_debug_in_place (pr.t, NULL, NULL) - before, ==, pieces);
     check_range (&pr, index, 0, 180, 180);
     d1 = fabtest_grain_digest (&pr.ts, index, NULL);
     d2 = fabtest_grain_digest (&pr.is, index, NULL);
@@ -739,12 +741,12 @@ tagged_inplace (const FabProv *p)
   write_lines (&pr, index);
   g_assert_cmpuint (aligned_chunks (&pr, 0, 90), ==, 2);
   g_assert_cmpuint (aligned_chunks (&pr, 90, 180), ==, 0);
-  before = pr.t->tg_in_place;
+  before = mxl_tagged_debug_in_place (pr.t, NULL, NULL);
   g_assert_cmpuint (transfer (&pr, index, 0, 90), ==, index);
-  g_assert_cmpuint (pr.t->tg_in_place - before, ==, 2);
+  g_assert_cmpuint (mxl_tagged_debug_in_place (pr.t, NULL, NULL) - before, ==, 2);
   check_range (&pr, index, 0, 90, 90);
   g_assert_cmpuint (transfer (&pr, index, 90, 180), ==, index);
-  g_assert_cmpuint (pr.t->tg_in_place - before, ==, 2);
+  g_assert_cmpuint (mxl_tagged_debug_in_place (pr.t, NULL, NULL) - before, ==, 2);
   check_range (&pr, index, 0, 180, 180);
   g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
   g_assert_cmpuint (ts.badBounceEntries, ==, 0);
