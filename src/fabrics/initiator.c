@@ -15,6 +15,7 @@
 #include <mxl/flow.h>
 
 #include "fabrics/claim.h"
+#include "fabrics/protocol/hooks.h"
 #include "fabrics/setup.h"
 #include "flow/flow-priv.h"
 
@@ -323,33 +324,6 @@ tracked_complete (MxlConn *conn, uint64_t seq, gboolean ok, int err)
   tracked_retire (conn);
 }
 
-static gboolean
-take_fault (MxlInitiator *init, MxlInjectKind kind, int *out_err)
-{
-  if (init->inject_count[kind] == 0)
-    return FALSE;
-  init->inject_count[kind]--;
-  *out_err = init->inject_err[kind];
-  return TRUE;
-}
-
-int
-mxl_initiator_take_post_fault (MxlInitiator *init)
-{
-  int err = 0;
-
-  return take_fault (init, MXL_INJECT_POST_FAILURE, &err) ? -err : 0;
-}
-
-void
-mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind, guint count,
-    int fi_err)
-{
-  mxl_lock (&init->lock);
-  init->inject_count[kind] = count;
-  init->inject_err[kind] = fi_err;
-  mxl_unlock (&init->lock);
-}
 
 /* Leaves a state that holds transport resources. */
 static void
@@ -626,6 +600,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
       : &mxl_initiator_rdm_ops;
   init->reader = config->reader;
   init->chunks = &mxl_grain_chunks;      /* mxl_samples_initiator_setup() for audio */
+  init->submit = mxl_initiator_fan_out_desc;   /* the post ring once it runs */
   init->grain_count = flow.grain_count;
   mxl_grain_layout_init (&init->layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
   init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) conn_free);
@@ -720,6 +695,7 @@ mxl_initiator_destroy (MxlInitiator *init)
   mxl_initiator_payload_free (init);
   mxl_event_queue_clear (&init->events);
   mxl_lock_clear (&init->lock);
+  mxl_hooks_forget (init);
   g_free (init);
 }
 
@@ -865,7 +841,8 @@ on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
       mxl_initiator_rdm_claim_done (conn, ok);
     return;
   }
-  if (ok && take_fault (init, MXL_INJECT_ERROR_COMPLETION, &err))
+  if (ok && G_UNLIKELY (mxl_hooks_armed ())
+      && mxl_hooks_take_fault (init, MXL_INJECT_ERROR_COMPLETION, &err))
     ok = FALSE;              /* test hook: as if fi_cq_readerr() returned it */
   if (ok)
     init->stats.writesCompleted++;
@@ -1026,7 +1003,8 @@ mxl_initiator_room_for_one (MxlInitiator *init)
 
 /* Queues a grain (@req) or a batch of samples (@sreq) on @conn. */
 static mxlStatus
-queue_on (MxlConn *conn, const MxlGrainRequest *req, const MxlSamplesRequest *sreq)
+queue_on (MxlConn *conn, const MxlGrainRequest *req, const MxlSamplesRequest *sreq,
+    const MxlRawRequest *raw)
 {
   MxlInitiator *init = conn->init;
   gint64 deadline = g_get_monotonic_time () + QUEUE_WAIT_MS * 1000;
@@ -1035,8 +1013,8 @@ queue_on (MxlConn *conn, const MxlGrainRequest *req, const MxlSamplesRequest *sr
 
   /* A full queue: drive progress (bounded) until there is room. */
   while ((st = !conn_has_room (conn) ? MXL_ERR_NOT_READY
-          : req ? mxl_egress_queue_grain (conn, req)
-          : mxl_egress_queue_samples (conn, sreq)) == MXL_ERR_NOT_READY) {
+          : req ? mxl_egress_queue_grain (conn, req, raw)
+          : mxl_egress_queue_samples (conn, sreq, raw)) == MXL_ERR_NOT_READY) {
     mxl_initiator_progress_once (init);
     if (conn->state.kind != MXL_CONN_CONNECTED)
       return MXL_STATUS_OK;     /* lost meanwhile: reported by an event */
@@ -1103,7 +1081,7 @@ refuse_not_connected (MxlInitiator *init, MxlConn *conn, const MxlTracked *what)
 
 static mxlStatus
 fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest *sreq,
-    uint64_t only_target)
+    const MxlRawRequest *raw, uint64_t only_target)
 {
   mxlStatus result = MXL_STATUS_OK;
   guint taken = 0, refused = 0;
@@ -1114,7 +1092,7 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
     .queued_at = g_get_monotonic_time () };
   guint keeping_up = 0;
 
-  for (guint i = 0; req != NULL && !req->raw && i < init->conns->len; i++) {
+  for (guint i = 0; req != NULL && raw == NULL && i < init->conns->len; i++) {
     MxlConn *c = g_ptr_array_index (init->conns, i);
     if (c->state.kind == MXL_CONN_CONNECTED
         && !conn_behind (c, req->grain_index, what.queued_at))
@@ -1142,11 +1120,11 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
       refused++;
       continue;
     }
-    if (req != NULL && !req->raw && c->behind && keeping_up > 0) {
+    if (req != NULL && raw == NULL && c->behind && keeping_up > 0) {
       c->grains_skipped++;
       continue;
     }
-    st = queue_on (c, req, sreq);
+    st = queue_on (c, req, sreq, raw);
     if (st == MXL_STATUS_OK && c->next_seq == first_seq
         && c->state.kind != MXL_CONN_CONNECTED) {
       /* lost while queue_on made room: nothing was queued */
@@ -1199,6 +1177,7 @@ mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc)
 {
   MxlGrainRequest req;
   MxlSamplesRequest sreq;
+  MxlRawRequest raw;
   uint32_t flags;
   mxlStatus st;
 
@@ -1213,24 +1192,19 @@ mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc)
       req.local_slot = desc->local_slot;
       req.n_runs = 1;
       req.runs[0] = (MxlRun) { desc->offset, desc->length };
-      req.raw = TRUE;
-      req.raw_remote_slot = desc->remote_slot;
-      req.raw_imm = desc->imm;
-      return fan_out (init, &req, NULL, desc->target);
+      raw = (MxlRawRequest) { .remote_slot = desc->remote_slot, .imm = desc->imm };
+      return fan_out (init, &req, NULL, &raw, desc->target);
     case MXL_POST_SAMPLES:
     case MXL_POST_SAMPLES_RAW:
       sreq.head = desc->index;
       sreq.count = desc->count;
       if (desc->op == MXL_POST_SAMPLES)
-        return fan_out (init, NULL, &sreq, 0);
+        return fan_out (init, NULL, &sreq, NULL, 0);
       if ((st = debug_check_connected (init, desc->target)) != MXL_STATUS_OK)
         return st;
-      sreq.raw = TRUE;
-      sreq.raw_entry = desc->entry;
-      sreq.raw_imm = desc->imm;
-      sreq.raw_head = desc->offset;
-      sreq.raw_count = desc->length;
-      return fan_out (init, NULL, &sreq, desc->target);
+      raw = (MxlRawRequest) { .remote_slot = desc->entry, .imm = desc->imm,
+        .head = desc->offset, .count = desc->length };
+      return fan_out (init, NULL, &sreq, &raw, desc->target);
   }
   req.grain_index = desc->index;
   req.req_start = desc->start;
@@ -1249,18 +1223,9 @@ mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc)
   }
   if (req.n_runs == 0)
     return MXL_ERR_INVALID_ARG;
-  return fan_out (init, &req, NULL, 0);
+  return fan_out (init, &req, NULL, NULL, 0);
 }
 
-/* With a progress thread the descriptor goes through the post ring;
- * without, this thread queues and posts it. */
-static mxlStatus
-submit (MxlInitiator *init, const MxlPostDesc *desc)
-{
-  if (init->post_ring != NULL)
-    return mxl_initiator_progress_post (init, desc);
-  return mxl_initiator_fan_out_desc (init, desc);
-}
 
 mxlStatus
 mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index, uint16_t start,
@@ -1276,7 +1241,7 @@ mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index, uint16_t start
   desc.start = start;
   desc.end = end;
   desc.index = index;
-  return submit (init, &desc);
+  return init->submit (init, &desc);
 }
 
 mxlStatus
@@ -1293,7 +1258,7 @@ mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head, uint64_t coun
   desc.op = MXL_POST_SAMPLES;
   desc.index = head;
   desc.count = count;
-  return submit (init, &desc);
+  return init->submit (init, &desc);
 }
 
 mxlStatus
@@ -1314,7 +1279,7 @@ mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
   desc.imm = imm;
   desc.offset = header_head;
   desc.length = header_count;
-  return submit (init, &desc);
+  return init->submit (init, &desc);
 }
 
 mxlStatus
@@ -1334,7 +1299,7 @@ mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
   desc.offset = offset;
   desc.length = length;
   desc.imm = imm;
-  return submit (init, &desc);
+  return init->submit (init, &desc);
 }
 
 /* --------------------------------------------------- application view */

@@ -310,6 +310,10 @@ struct mxlFabricsInitiator_t {
   MxlLock lock;                   /* mutex + condition (progress.h) */                /* results, status changes (progress thread) */
   guint waiters;             /* threads in mxl_lock_wait_until */
   /* progress thread */
+  /* where TransferGrain's descriptor goes, fixed at setup: queued and
+   * posted by the caller (mxl_initiator_fan_out_desc) or pushed into the
+   * post ring (mxl_initiator_progress_post) */
+  mxlStatus (*submit) (MxlInitiator *init, const MxlPostDesc *desc);
   MxlPostRing *post_ring;    /* NULL without a progress thread */
   MxlProgress progress;
   _Atomic uint64_t posts_pushed;   /* producers, before the push (undone on failure) */
@@ -318,9 +322,6 @@ struct mxlFabricsInitiator_t {
   gboolean defer_pump;             /* pass: queue popped transfers, post after */
   uint64_t claim_token;      /* claims (claim.h): random, bit 63 clear, not 0 */
   GPtrArray *parked;         /* MxlParkedEp* (initiator_rdm.c), NULL = none yet */
-  /* test hooks */
-  guint inject_count[2];
-  int inject_err[2];
 };
 
 /** Sets up the initiator (mxlFabricsInitiatorSetup()). */
@@ -436,10 +437,6 @@ gboolean mxl_conn_transfer_idle (MxlConn *conn, uint64_t seq);
 void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,
     int prov_err, gboolean final);
 
-/** Takes an injected post failure: 0, or the negative fi errno to use
- * instead of posting. */
-int mxl_initiator_take_post_fault (MxlInitiator *init);
-
 /** mxlFabricsExtInitiatorReleaseGrainSlot() (initiator.c). */
 mxlStatus mxl_initiator_release_slot (MxlInitiator *init, uint64_t index,
     gboolean drop_holders, gboolean *out_in_flight);
@@ -475,7 +472,7 @@ gboolean mxl_initiator_room_for_one (MxlInitiator *init);
  * mxl_initiator_debug_inject:
  * Test hook (internal, not exported): the next @count posts (POST_FAILURE)
  * or good completions (ERROR_COMPLETION) fail with @fi_err (positive, e.g.
- * FI_EIO). Any thread.
+ * FI_EIO). Any thread. The faults are kept in protocol/hooks.c.
  */
 void mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind,
     guint count, int fi_err);

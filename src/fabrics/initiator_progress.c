@@ -95,6 +95,8 @@ mxl_initiator_progress_start (MxlInitiator *init, GError **error)
       &init->lock, pass, has_posts, init, error);
   if (st != MXL_STATUS_OK)
     g_clear_pointer (&init->post_ring, mxl_post_ring_free);
+  else
+    init->submit = mxl_initiator_progress_post;
   return st;
 }
 
@@ -113,6 +115,7 @@ mxl_initiator_progress_stop (MxlInitiator *init, int flush_ms)
   while (mxl_post_ring_pop (init->post_ring, &desc))
     init->stats.transfersDropped++;
   g_clear_pointer (&init->post_ring, mxl_post_ring_free);
+  init->submit = mxl_initiator_fan_out_desc;
 }
 
 mxlStatus

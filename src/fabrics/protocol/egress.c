@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "fabrics/initiator.h"
+#include "fabrics/protocol/hooks.h"
 
 /* Writes posted per connection per pump call at most (fairness). */
 #define MXL_PUMP_BUDGET 16u
@@ -43,15 +44,17 @@ mxl_egress_enqueue (MxlConn *conn)
 }
 
 mxlStatus
-mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
+mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req,
+    const MxlRawRequest *raw)
 {
-  return conn->init->chunks->queue_grain (conn, req);
+  return conn->init->chunks->queue_grain (conn, req, raw);
 }
 
 mxlStatus
-mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req)
+mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req,
+    const MxlRawRequest *raw)
 {
-  return conn->init->chunks->queue_samples (conn, req);
+  return conn->init->chunks->queue_samples (conn, req, raw);
 }
 
 static void
@@ -89,7 +92,8 @@ mxl_egress_pump (MxlConn *conn)
 {
   MxlInitiator *init = conn->init;
   const MxlChunkSource *src = init->chunks;
-  MxlTransportPost post = conn->post;
+  /* Test hooks post through mxl_hooks_post() (checked once per call). */
+  MxlTransportPost post = G_UNLIKELY (mxl_hooks_armed ()) ? mxl_hooks_post : conn->post;
   MxlTransfer *t;
   guint budget = MXL_PUMP_BUDGET;
 
@@ -127,10 +131,8 @@ mxl_egress_pump (MxlConn *conn)
       void *desc[MXL_LAYOUT_MAX_IOV];
       guint n_iov = 0;
       t->post_more = next_write_follows (conn, t, budget) ? FI_MORE : 0;
-      rc = mxl_initiator_take_post_fault (init);
-      if (rc == 0)
-        rc = src->iov (conn, t, iov, desc, &n_iov) ? post (conn, t, iov, desc, n_iov, ctx)
-            : -FI_EINVAL;
+      rc = src->iov (conn, t, iov, desc, &n_iov) ? post (conn, t, iov, desc, n_iov, ctx)
+          : -FI_EINVAL;
     }
     if (rc == -FI_EAGAIN) {
       mxl_initiator_ctx_put (init, ctx);

@@ -30,7 +30,7 @@ runs_fit (MxlConn *conn, const MxlGrainRequest *req, uint32_t slot)
 }
 
 static mxlStatus
-grain_queue (MxlConn *conn, const MxlGrainRequest *req)
+grain_queue (MxlConn *conn, const MxlGrainRequest *req, const MxlRawRequest *raw)
 {
   const struct mxlFabricsTargetInfo_t *info = conn->info;
   MxlTransfer *t;
@@ -38,12 +38,12 @@ grain_queue (MxlConn *conn, const MxlGrainRequest *req)
 
   if (conn->q_len >= MXL_CONN_QUEUE)
     return MXL_ERR_NOT_READY;
-  slot = req->raw ? req->raw_remote_slot : (uint32_t) (req->grain_index % info->n_regions);
+  slot = raw ? raw->remote_slot : (uint32_t) (req->grain_index % info->n_regions);
   if (slot >= info->n_regions || !runs_fit (conn, req, slot))
     return MXL_ERR_INVALID_ARG;
   t = mxl_egress_enqueue (conn);
   t->remote_slot = slot;
-  t->imm = req->raw ? req->raw_imm : mxl_imm_grain_encode (slot, req->slice_end);
+  t->imm = raw ? raw->imm : mxl_imm_grain_encode (slot, req->slice_end);
   t->req = *req;
   return MXL_STATUS_OK;
 }

@@ -58,11 +58,6 @@ typedef struct MxlGrainRequest {
   uint16_t req_start, req_end;   /* the slice range as requested (results) */
   guint n_runs;
   MxlRun runs[MXL_LAYOUT_MAX_PLANES];
-  /* Test hook only (mxl_initiator_debug_post_raw()): use this remote slot
-   * and immediate data instead of the computed ones. */
-  gboolean raw;
-  uint32_t raw_remote_slot;
-  uint32_t raw_imm;
 } MxlGrainRequest;
 
 /**
@@ -73,13 +68,19 @@ typedef struct MxlGrainRequest {
 typedef struct MxlSamplesRequest {
   uint64_t head;
   uint64_t count;
-  /* Test hook only (mxl_initiator_debug_samples_raw()): this entry index
-   * and these header values instead of the computed ones. */
-  gboolean raw;
-  uint32_t raw_entry;
-  uint32_t raw_imm;
-  uint64_t raw_head, raw_count;
 } MxlSamplesRequest;
+
+/**
+ * MxlRawRequest:
+ * What a test hook puts in place of the computed values
+ * (mxl_initiator_debug_post_raw(), mxl_initiator_debug_samples_raw()):
+ * passed next to a request, NULL for every real transfer.
+ */
+typedef struct MxlRawRequest {
+  uint32_t remote_slot;      /* grain: remote region; samples: bounce entry */
+  uint32_t imm;
+  uint64_t head, count;      /* samples: the entry header's values */
+} MxlRawRequest;
 
 typedef struct MxlIngressOps {
   const char *name;
@@ -118,9 +119,12 @@ typedef struct MxlChunkSource {
   /* Checks the request against the connection's remote regions and queues
    * it. Returns OK, INVALID_ARG (a write would leave the remote region),
    * NOT_READY (queue full), INVALID_STATE (not this kind of flow). */
-  mxlStatus (*queue_grain) (MxlConn *conn, const MxlGrainRequest *req);
-  /* The same for a batch of samples (continuous flows; NULL for grains). */
-  mxlStatus (*queue_samples) (MxlConn *conn, const MxlSamplesRequest *req);
+  mxlStatus (*queue_grain) (MxlConn *conn, const MxlGrainRequest *req,
+      const MxlRawRequest *raw);
+  /* The same for a batch of samples (continuous flows; NULL for grains).
+   * @raw: a test hook's values (one entry, not advancing the counter). */
+  mxlStatus (*queue_samples) (MxlConn *conn, const MxlSamplesRequest *req,
+      const MxlRawRequest *raw);
   /* Produces the next piece of @t into its pending chunk (sets
    * t->have_pending, t->chunk_length, t->chunk_last,
    * t->chunk_remote_offset); FALSE when done. */
@@ -151,22 +155,15 @@ extern const MxlChunkSource mxl_sample_chunks;
 typedef ssize_t (*MxlTransportPost) (MxlConn *conn, MxlTransfer *t,
     const struct iovec *iov, void **desc, guint n_iov, MxlWriteCtx *ctx);
 
-/**
- * mxl_send_gather:
- * Writes the send header of the pending chunk of @t into @ctx and returns
- * in @v / @d the header iovec followed by @iov / @desc (room for
- * MXL_LAYOUT_MAX_IOV + 1). Returns: the iovec count, or -FI_EINVAL when the
- * chunk leaves its remote region or the receive size.
- */
-ssize_t mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
-    void **desc, guint n_iov, MxlWriteCtx *ctx, struct iovec *v, void **d);
-
 /* --- generic egress (egress.c): the same for every chunk source and
  * transport --- */
 
-/** Queues @req on @conn through the initiator's chunk source. */
-mxlStatus mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req);
-mxlStatus mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req);
+/** Queues @req on @conn through the initiator's chunk source (@raw: a test
+ * hook's values, or NULL). */
+mxlStatus mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req,
+    const MxlRawRequest *raw);
+mxlStatus mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req,
+    const MxlRawRequest *raw);
 
 /** Posts queued pieces of @conn (connected: conn->post set) while the
  * provider accepts them. Returns OK, or the status of a posting failure
@@ -221,6 +218,8 @@ typedef struct MxlProtocolDesc {
   /* initiator: posts one piece, installed when the connection becomes
    * connected */
   MxlTransportPost post;
+  /* the same with the test hooks run (hooks.h); NULL: post */
+  MxlTransportPost post_hooked;
 } MxlProtocolDesc;
 
 /** The protocols this build speaks, and their count. */

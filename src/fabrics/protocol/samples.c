@@ -258,19 +258,19 @@ staging_free (MxlConn *conn, uint64_t pieces)
  * header and the samples are packed into the transfer's slot now (the
  * bytes the scatter-gather list would send, §4.2), one piece. */
 static void
-queue_entry (MxlConn *conn, const MxlSamplesRequest *req, uint64_t head,
+queue_entry (MxlConn *conn, const MxlRawRequest *raw, uint64_t head,
     uint64_t count, gboolean staged)
 {
   MxlChunkState *c = conn_state (conn);
   MxlInitiator *init = conn->init;
   MxlTransfer *t = mxl_egress_enqueue (conn);
-  uint32_t entry = req->raw ? req->raw_entry : c->next_entry;
-  uint64_t hh = req->raw ? req->raw_head : head, hc = req->raw ? req->raw_count : count;
+  uint32_t entry = raw ? raw->remote_slot : c->next_entry;
+  uint64_t hh = raw ? raw->head : head, hc = raw ? raw->count : count;
 
-  if (!req->raw)
+  if (raw == NULL)
     c->next_entry = (uint32_t) ((c->next_entry + 1) % conn->info->bounce_entry_count);
   t->remote_slot = entry;
-  t->imm = req->raw ? req->raw_imm : entry;
+  t->imm = raw ? raw->imm : entry;
   t->samples.head = head;
   t->samples.count = count;
   if (staged) {
@@ -299,7 +299,8 @@ queue_entry (MxlConn *conn, const MxlSamplesRequest *req, uint64_t head,
  * scatter-gather way); no free slot is back-pressure: NOT_READY, as a full
  * queue. */
 static mxlStatus
-samples_queue (MxlConn *conn, const MxlSamplesRequest *req)
+samples_queue (MxlConn *conn, const MxlSamplesRequest *req,
+    const MxlRawRequest *raw)
 {
   MxlChunkState *c = conn_state (conn);
   const struct mxlFabricsTargetInfo_t *info = conn->info;
@@ -310,8 +311,8 @@ samples_queue (MxlConn *conn, const MxlSamplesRequest *req)
 
   if (req->count == 0 || req->count > conn->init->ring.length || cap == 0)
     return MXL_ERR_INVALID_ARG;
-  pieces = req->raw ? 1 : (req->count + cap - 1) / cap;
-  if ((req->raw && (req->raw_entry >= info->n_regions || req->count > cap))
+  pieces = raw ? 1 : (req->count + cap - 1) / cap;
+  if ((raw && (raw->remote_slot >= info->n_regions || req->count > cap))
       || pieces > MXL_CONN_QUEUE)
     return MXL_ERR_INVALID_ARG;
   if (conn->q_len + pieces > MXL_CONN_QUEUE)
@@ -329,7 +330,7 @@ samples_queue (MxlConn *conn, const MxlSamplesRequest *req)
   for (uint64_t done = 0; done < req->count;) {
     uint64_t n = MIN (cap, req->count - done);
     done += n;
-    queue_entry (conn, req, first + done, n, staged);
+    queue_entry (conn, raw, first + done, n, staged);
   }
   return MXL_STATUS_OK;
 }
@@ -385,10 +386,12 @@ samples_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guin
 }
 
 static mxlStatus
-samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
+samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req,
+    const MxlRawRequest *raw)
 {
   (void) conn;
   (void) req;
+  (void) raw;
   return MXL_ERR_INVALID_STATE;
 }
 

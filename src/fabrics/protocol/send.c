@@ -44,9 +44,8 @@
 #include <string.h>
 
 #include "fabrics/initiator.h"
+#include "fabrics/protocol/hooks.h"
 
-#define SEND_MAGIC 0x3153584Du   /* "MXS1" */
-#define SEND_FLAG_LAST 1u
 /* Receive buffers of a send target at most (memory: n · recvSize), and
  * their bytes at most: what lands in them is not yet in the slots, so it
  * lets an initiator run that much further ahead of the target's reads
@@ -55,31 +54,9 @@
 #define SEND_MAX_RING_BYTES (16u * 1024u * 1024u)
 
 
-typedef struct SendHeader {
-  uint32_t region;
-  uint64_t offset;
-  uint64_t length;
-  gboolean last;
-} SendHeader;
-
-static void
-header_write (uint8_t *h, const SendHeader *v)
-{
-  uint32_t magic = GUINT32_TO_LE (SEND_MAGIC), region = GUINT32_TO_LE (v->region);
-  uint64_t offset = GUINT64_TO_LE (v->offset), length = GUINT64_TO_LE (v->length);
-  uint32_t flags = GUINT32_TO_LE (v->last ? SEND_FLAG_LAST : 0u), zero = 0;
-
-  memcpy (h, &magic, 4);
-  memcpy (h + 4, &region, 4);
-  memcpy (h + 8, &offset, 8);
-  memcpy (h + 16, &length, 8);
-  memcpy (h + 24, &flags, 4);
-  memcpy (h + 28, &zero, 4);
-}
-
 /* Returns FALSE when the magic or the flags are not ours. */
 static gboolean
-header_read (const uint8_t *h, SendHeader *v)
+header_read (const uint8_t *h, MxlSendHeader *v)
 {
   uint32_t magic, region, flags;
   uint64_t offset, length;
@@ -98,14 +75,6 @@ header_read (const uint8_t *h, SendHeader *v)
 }
 
 /* -------------------------------------------------------------- initiator */
-
-static MxlSendHeaderHook debug_hook;
-
-void
-mxl_send_debug_set_header_hook (MxlSendHeaderHook hook)
-{
-  debug_hook = hook;
-}
 
 gboolean
 mxl_send_conn_limits (MxlConn *conn)
@@ -127,41 +96,14 @@ mxl_send_conn_limits (MxlConn *conn)
   return TRUE;
 }
 
-ssize_t
-mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
-    guint n_iov, MxlWriteCtx *ctx, struct iovec *v, void **d)
-{
-  const struct mxlFabricsTargetInfo_t *info = conn->info;
-  SendHeader h = { t->remote_slot, t->chunk_remote_offset, t->chunk_length,
-      t->chunk_last };
-  /* The context's header, alive until its completion. */
-  uint8_t *m = conn->init->msg_headers
-      + (size_t) (ctx - conn->init->ctx_pool) * MXL_SEND_HEADER_SIZE;
-
-  /* Checked again per message: the remote range and the receive size. */
-  if (h.region >= info->n_regions || h.offset > info->regions[h.region].len
-      || h.length > info->regions[h.region].len - h.offset || h.length > conn->max_msg
-      || n_iov > MXL_LAYOUT_MAX_IOV)
-    return -FI_EINVAL;
-  header_write (m, &h);
-  if (G_UNLIKELY (debug_hook != NULL))
-    debug_hook (m);
-  v[0].iov_base = m;
-  v[0].iov_len = MXL_SEND_HEADER_SIZE;
-  d[0] = conn->init->msg_headers_region.desc;
-  memcpy (v + 1, iov, n_iov * sizeof (*iov));
-  memcpy (d + 1, desc, n_iov * sizeof (*desc));
-  return (ssize_t) n_iov + 1;
-}
-
-static ssize_t
-send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
-    guint n_iov, MxlWriteCtx *ctx)
+static inline ssize_t
+send_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+    void **desc, guint n_iov, MxlWriteCtx *ctx, MxlSendHeaderHook hook)
 {
   struct iovec v[MXL_LAYOUT_MAX_IOV + 1];
   void *d[MXL_LAYOUT_MAX_IOV + 1];
   struct fi_msg msg;
-  ssize_t n = mxl_send_gather (conn, t, iov, desc, n_iov, ctx, v, d);
+  ssize_t n = mxl_send_gather (conn, t, iov, desc, n_iov, ctx, v, d, hook);
 
   if (n < 0)
     return n;
@@ -176,6 +118,22 @@ send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
    * the initiator's window does not run ahead of what the target has. */
   return fi_sendmsg (conn->state.u.connected.ep, &msg, FI_COMPLETION
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
+}
+
+/* The transport post of the send protocol, and its test-build twin that
+ * runs the header hook (hooks.h). */
+static ssize_t
+send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+    guint n_iov, MxlWriteCtx *ctx)
+{
+  return send_post_with (conn, t, iov, desc, n_iov, ctx, NULL);
+}
+
+static ssize_t
+send_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+    void **desc, guint n_iov, MxlWriteCtx *ctx)
+{
+  return send_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hook_ops.send_header);
 }
 
 /* ----------------------------------------------------------------- target */
@@ -245,7 +203,7 @@ unpack (MxlTarget *t, guint i, const struct fi_cq_data_entry *e)
   MxlSendTarget *s = mxl_send_target (t);
   const uint8_t *m = t->rx_buf + (size_t) i * t->rx_entry_size;
   const MxlRemoteRegion *r;
-  SendHeader h;
+  MxlSendHeader h;
 
   if (e->len < MXL_SEND_HEADER_SIZE || e->len > t->rx_entry_size
       || !header_read (m, &h))
@@ -333,4 +291,5 @@ const MxlProtocolDesc mxl_protocol_send = {
   .conn_limits = mxl_send_conn_limits,
   .drain_at_teardown = TRUE,
   .post = send_post,
+  .post_hooked = send_post_hooked,
 };

@@ -10,6 +10,65 @@
 #include "fabrics/protocol/protocol.h"
 #include "fabrics/target.h"
 
+#include <string.h>
+
+#include "fabrics/initiator.h"
+
+/* Wire header of every send-protocol message (send.c), little-endian: u32
+ * magic "MXS1", u32 region, u64 offset, u64 length, u32 flags (bit 0:
+ * last), u32 zero. */
+#define SEND_MAGIC 0x3153584Du   /* "MXS1" */
+#define SEND_FLAG_LAST 1u
+
+typedef struct MxlSendHeader {
+  uint32_t region;
+  uint64_t offset;
+  uint64_t length;
+  gboolean last;
+} MxlSendHeader;
+
+static inline void
+mxl_send_header_write (uint8_t *h, const MxlSendHeader *v)
+{
+  uint32_t magic = GUINT32_TO_LE (SEND_MAGIC), region = GUINT32_TO_LE (v->region);
+  uint64_t offset = GUINT64_TO_LE (v->offset), length = GUINT64_TO_LE (v->length);
+  uint32_t flags = GUINT32_TO_LE (v->last ? SEND_FLAG_LAST : 0u), zero = 0;
+
+  memcpy (h, &magic, 4);
+  memcpy (h + 4, &region, 4);
+  memcpy (h + 8, &offset, 8);
+  memcpy (h + 16, &length, 8);
+  memcpy (h + 24, &flags, 4);
+  memcpy (h + 28, &zero, 4);
+}
+
+static inline ssize_t
+mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+    guint n_iov, MxlWriteCtx *ctx, struct iovec *v, void **d, MxlSendHeaderHook hook)
+{
+  const struct mxlFabricsTargetInfo_t *info = conn->info;
+  MxlSendHeader h = { t->remote_slot, t->chunk_remote_offset, t->chunk_length,
+      t->chunk_last };
+  /* The context's header, alive until its completion. */
+  uint8_t *m = conn->init->msg_headers
+      + (size_t) (ctx - conn->init->ctx_pool) * MXL_SEND_HEADER_SIZE;
+
+  /* Checked again per message: the remote range and the receive size. */
+  if (h.region >= info->n_regions || h.offset > info->regions[h.region].len
+      || h.length > info->regions[h.region].len - h.offset || h.length > conn->max_msg
+      || n_iov > MXL_LAYOUT_MAX_IOV)
+    return -FI_EINVAL;
+  mxl_send_header_write (m, &h);
+  if (hook != NULL)
+    hook (m);
+  v[0].iov_base = m;
+  v[0].iov_len = MXL_SEND_HEADER_SIZE;
+  d[0] = conn->init->msg_headers_region.desc;
+  memcpy (v + 1, iov, n_iov * sizeof (*iov));
+  memcpy (d + 1, desc, n_iov * sizeof (*desc));
+  return (ssize_t) n_iov + 1;
+}
+
 /** A send target: where messages may land and what was refused. */
 typedef struct MxlSendTarget {
   MxlTargetProto base;

@@ -50,6 +50,7 @@
 #include <rdma/fi_tagged.h>
 
 #include "fabrics/initiator.h"
+#include "fabrics/protocol/hooks.h"
 
 /* A tagged target: the send protocol's state (its receive ring is the
  * bounce path) and the piece receives posted on the flow. */
@@ -75,17 +76,10 @@ mxl_tagged_target (MxlTarget *t)
 
 /* ------------------------------------------------------------ initiator */
 
-static MxlTaggedHook debug_hook;
-
-void
-mxl_tagged_debug_set_hook (MxlTaggedHook hook)
-{
-  debug_hook = hook;
-}
-
-static ssize_t
-tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
-    guint n_iov, MxlWriteCtx *ctx)
+static inline ssize_t
+tagged_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+    void **desc, guint n_iov, MxlWriteCtx *ctx, MxlTaggedHook piece_hook,
+    MxlSendHeaderHook header_hook)
 {
   const struct mxlFabricsTargetInfo_t *info = conn->info;
   uint64_t piece = info->recv_size - MXL_SEND_HEADER_SIZE;
@@ -105,10 +99,10 @@ tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc
     msg.desc = desc;
     msg.iov_count = n_iov;
     msg.tag = mxl_tagged_piece_tag (t->remote_slot, (uint32_t) (off / piece));
-    if (G_UNLIKELY (debug_hook != NULL))
-      debug_hook (&msg.tag, &msg.data);
+    if (piece_hook != NULL)
+      piece_hook (&msg.tag, &msg.data);
   } else {
-    n = mxl_send_gather (conn, t, iov, desc, n_iov, ctx, v, d);
+    n = mxl_send_gather (conn, t, iov, desc, n_iov, ctx, v, d, header_hook);
     if (n < 0)
       return n;
     msg.msg_iov = v;
@@ -120,6 +114,23 @@ tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc
   msg.context = ctx;
   return fi_tsendmsg (conn->state.u.connected.ep, &msg, FI_COMPLETION
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
+}
+
+/* The transport post of the tagged protocol, and its test-build twin that
+ * runs the piece and header hooks (hooks.h). */
+static ssize_t
+tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+    guint n_iov, MxlWriteCtx *ctx)
+{
+  return tagged_post_with (conn, t, iov, desc, n_iov, ctx, NULL, NULL);
+}
+
+static ssize_t
+tagged_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+    void **desc, guint n_iov, MxlWriteCtx *ctx)
+{
+  return tagged_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hook_ops.tagged_piece,
+      mxl_hook_ops.send_header);
 }
 
 /* ----------------------------------------------------------------- target */
@@ -418,4 +429,5 @@ const MxlProtocolDesc mxl_protocol_tagged = {
   .conn_limits = mxl_send_conn_limits,
   .drain_at_teardown = TRUE,
   .post = tagged_post,
+  .post_hooked = tagged_post_hooked,
 };
