@@ -24,15 +24,15 @@
 #include <mxl/fabrics.h>
 #include <mxl/fabrics-ext.h>
 
-#include "fabrics/bounce.h"
+#include "fabrics/wire/bounce.h"
 #include "fabrics/events.h"
-#include "fabrics/ofi.h"
+#include "fabrics/ofi/ofi.h"
 #include "fabrics/options.h"
 #include "fabrics/postring.h"
 #include "fabrics/progress.h"
-#include "fabrics/protocol/protocol.h"
-#include "fabrics/provider.h"
-#include "fabrics/targetinfo.h"
+#include "fabrics/protocol.h"
+#include "fabrics/ofi/provider.h"
+#include "fabrics/wire/targetinfo.h"
 
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 typedef struct MxlPayloadOverride MxlPayloadOverride;
@@ -182,7 +182,7 @@ struct MxlConn {
   uint32_t iov_limit;
   gboolean ordered;          /* the last piece need not wait for the others */
   gboolean parking;          /* leave(): its own endpoint is to be parked */
-  MxlChunkState *chunk_state;  /* the chunk source's (samples.c), or NULL */
+  MxlChunkState *chunk_state;  /* the chunk source's (protocol_samples.c), or NULL */
   /* claims of an exclusive RDM target (claim.h, initiator_rdm.c): words
    * [0] claim, [1] release, [2] owner read back; registered FI_WRITE |
    * FI_READ when first needed */
@@ -286,7 +286,7 @@ struct mxlFabricsInitiator_t {
   uint64_t cq_drains;        /* drain_cq() calls that found the CQ empty */
   /* message headers of the send and tagged protocols, one per context
    * (index = context - ctx_pool), alive until its completion; FI_SEND
-   * (protocol/table.c) */
+   * (protocol_table.c) */
   uint8_t *msg_headers;
   MxlOfiRegion msg_headers_region;
   /* connections */
@@ -472,7 +472,7 @@ gboolean mxl_initiator_room_for_one (MxlInitiator *init);
  * mxl_initiator_debug_inject:
  * Test hook (internal, not exported): the next @count posts (POST_FAILURE)
  * or good completions (ERROR_COMPLETION) fail with @fi_err (positive, e.g.
- * FI_EIO). Any thread. The faults are kept in protocol/hooks.c.
+ * FI_EIO). Any thread. The faults are kept in protocol_hooks.c.
  */
 void mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind,
     guint count, int fi_err);

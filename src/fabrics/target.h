@@ -19,16 +19,16 @@
 #include <mxl/fabrics.h>
 #include <mxl/fabrics-ext.h>
 
-#include "fabrics/bounce.h"
+#include "fabrics/wire/bounce.h"
 #include "fabrics/claim.h"
 #include "fabrics/events.h"
-#include "fabrics/ofi.h"
+#include "fabrics/ofi/ofi.h"
 #include "fabrics/options.h"
-#include "fabrics/pollnap.h"
+#include "fabrics/ofi/pollnap.h"
 #include "fabrics/progress.h"
-#include "fabrics/protocol/protocol.h"
-#include "fabrics/provider.h"
-#include "fabrics/targetinfo.h"
+#include "fabrics/protocol.h"
+#include "fabrics/ofi/provider.h"
+#include "fabrics/wire/targetinfo.h"
 
 /** Completions drained at once at most: cqDepth + 1 up to this, so that
  * more than cqDepth arriving between two drains is seen (cqDepth >= 1024
@@ -74,7 +74,7 @@ typedef struct MxlTargetTypeOps {
 } MxlTargetTypeOps;
 
 /** How a target's receives are posted: untagged (target.c: FI_RX_CQ_DATA
- * providers and the send protocol) or tagged (protocol/tagged.c). */
+ * providers and the send protocol) or tagged (protocol_tagged.c). */
 typedef struct MxlRxOps {
   /* Posts every receive on @ep. Returns OK or the libfabric status. */
   mxlStatus (*post_all) (MxlTarget *target, struct fid_ep *ep);
@@ -134,8 +134,8 @@ struct mxlFabricsTarget_t {
   struct fi_context2 *rx_ctx;     /* n_rx contexts */
   struct fid_ep *rx_ep;           /* endpoint the receives are posted on */
   MxlProtocolKind protocol;       /* what the TargetInfo advertises */
-  const MxlProtocolDesc *proto;   /* its descriptor (protocol/table.c) */
-  MxlTargetProto *pstate;         /* its private state (protocol/send.c,
+  const MxlProtocolDesc *proto;   /* its descriptor (protocol_table.c) */
+  MxlTargetProto *pstate;         /* its private state (protocol_send.c,
                                      tagged.c), or NULL */
   const MxlRxOps *rx_ops;
   /* RC */

@@ -1,20 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private target state of the message protocols (send.c, and tagged.c,
+ * Private target state of the message protocols (protocol_send.c, and protocol_tagged.c,
  * which builds on it): reached from the target's protocol state
  * (t->pstate) with container_of, the way libfabric providers embed their
- * util_ep. Nothing outside src/fabrics/protocol/ includes this.
+ * util_ep. Only the protocol files include this.
  */
 #pragma once
 
-#include "fabrics/protocol/protocol.h"
+#include "fabrics/protocol.h"
 #include "fabrics/target.h"
 
 #include <string.h>
 
 #include "fabrics/initiator.h"
 
-/* Wire header of every send-protocol message (send.c), little-endian: u32
+/* Wire header of every send-protocol message (protocol_send.c), little-endian: u32
  * magic "MXS1", u32 region, u64 offset, u64 length, u32 flags (bit 0:
  * last), u32 zero. */
 #define SEND_MAGIC 0x3153584Du   /* "MXS1" */

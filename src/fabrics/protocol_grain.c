@@ -5,9 +5,9 @@
  * at most max_msg bytes and iov_limit local iovecs (layout.c); the last
  * piece of the last run carries the immediate data (slot and slice end).
  */
-#include "fabrics/protocol/protocol.h"
+#include "fabrics/protocol.h"
 
-#include "fabrics/immdata.h"
+#include "fabrics/wire/immdata.h"
 #include "fabrics/initiator.h"
 
 /* Checks the runs of @req against remote region @slot and the local slot

@@ -43,14 +43,14 @@
  * consumed; a message arriving for a piece not yet re-posted waits in the
  * provider (flow control rather than loss).
  */
-#include "fabrics/protocol/send.h"
+#include "fabrics/protocol_send.h"
 
 #include <string.h>
 
 #include <rdma/fi_tagged.h>
 
 #include "fabrics/initiator.h"
-#include "fabrics/protocol/hooks.h"
+#include "fabrics/protocol_hooks.h"
 
 /* A tagged target: the send protocol's state (its receive ring is the
  * bounce path) and the piece receives posted on the flow. */
@@ -117,7 +117,7 @@ tagged_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
 }
 
 /* The transport post of the tagged protocol, and its test-build twin that
- * runs the piece and header hooks (hooks.h). */
+ * runs the piece and header hooks (protocol_hooks.h). */
 static ssize_t
 tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     guint n_iov, MxlWriteCtx *ctx)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Test hooks (hooks.h). */
-#include "fabrics/protocol/hooks.h"
+/* Test hooks (protocol_hooks.h). */
+#include "fabrics/protocol_hooks.h"
 
 #include "fabrics/initiator.h"
 

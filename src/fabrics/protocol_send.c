@@ -39,12 +39,12 @@
  * are. The target's
  * slots stay registered for remote write too.
  */
-#include "fabrics/protocol/send.h"
+#include "fabrics/protocol_send.h"
 
 #include <string.h>
 
 #include "fabrics/initiator.h"
-#include "fabrics/protocol/hooks.h"
+#include "fabrics/protocol_hooks.h"
 
 /* Receive buffers of a send target at most (memory: n · recvSize), and
  * their bytes at most: what lands in them is not yet in the slots, so it
@@ -121,7 +121,7 @@ send_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
 }
 
 /* The transport post of the send protocol, and its test-build twin that
- * runs the header hook (hooks.h). */
+ * runs the header hook (protocol_hooks.h). */
 static ssize_t
 send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     guint n_iov, MxlWriteCtx *ctx)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The generic egress of every protocol: a transfer is queued per
- * connection (by the initiator's chunk source, grain.c or samples.c) and
+ * connection (by the initiator's chunk source, protocol_grain.c or protocol_samples.c) and
  * posted piece by piece by the connection's transport (the post of its
  * protocol descriptor); each piece is at most max_msg bytes and iov_limit
  * local iovecs, only the last one carries the immediate data. Where the
@@ -11,12 +11,12 @@
  * (FI_DELIVERY_COMPLETE), so the target never sees the immediate data
  * before the data. -FI_EAGAIN leaves the piece pending for the next pump.
  */
-#include "fabrics/protocol/protocol.h"
+#include "fabrics/protocol.h"
 
 #include <string.h>
 
 #include "fabrics/initiator.h"
-#include "fabrics/protocol/hooks.h"
+#include "fabrics/protocol_hooks.h"
 
 /* Writes posted per connection per pump call at most (fairness). */
 #define MXL_PUMP_BUDGET 16u

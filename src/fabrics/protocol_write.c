@@ -2,20 +2,20 @@
 /*
  * Remote write + immediate data (mxl-fabrics-wire.md §2.1, §3.3).
  *
- * Egress: the transport post of the generic pump (egress.c): each piece is
+ * Egress: the transport post of the generic pump (protocol_egress.c): each piece is
  * one fi_writemsg into the remote region, only the last one carries the
  * immediate data.
  *
  * Ingress: the completion's immediate data and the slot's grain header are
  * validated, then the grain is committed to the flow.
  */
-#include "fabrics/protocol/protocol.h"
+#include "fabrics/protocol.h"
 
 #include <string.h>
 
 #include <mxl/flow.h>
 
-#include "fabrics/immdata.h"
+#include "fabrics/wire/immdata.h"
 #include "fabrics/initiator.h"
 #include "fabrics/target.h"
 

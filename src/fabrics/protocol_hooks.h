@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Test hooks, all in one place (hooks.c): the hook ops table the
+ * Test hooks, all in one place (protocol_hooks.c): the hook ops table the
  * hostile-sender tests fill (send headers, tagged pieces) and the faults
  * they inject into an initiator (failed posts, error completions). None of
  * it is in a production struct or on the per-write path: while nothing is
@@ -11,12 +11,12 @@
  */
 #pragma once
 
-#include "fabrics/protocol/protocol.h"
+#include "fabrics/protocol.h"
 
 typedef struct MxlHookOps {
-  /* rewrites every send header after it is built (send.c, tagged.c) */
+  /* rewrites every send header after it is built (protocol_send.c, protocol_tagged.c) */
   MxlSendHeaderHook send_header;
-  /* rewrites the tag and data of every in-place tagged piece (tagged.c) */
+  /* rewrites the tag and data of every in-place tagged piece (protocol_tagged.c) */
   MxlTaggedHook tagged_piece;
 } MxlHookOps;
 

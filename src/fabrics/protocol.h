@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The protocol layer. Each transfer protocol is one descriptor
- * (MxlProtocolDesc) in one file, listed in the table of table.c: remote
- * write + immediate data (write.c), send/receive (send.c), tagged
- * send/receive (tagged.c). An initiator's egress is composed of the
- * generic pump (egress.c), a chunk source chosen at setup (grain.c or
- * samples.c) and the transport post of the protocol, installed when the
+ * (MxlProtocolDesc) in one file, listed in the table of protocol_table.c: remote
+ * write + immediate data (protocol_write.c), send/receive (protocol_send.c), tagged
+ * send/receive (protocol_tagged.c). An initiator's egress is composed of the
+ * generic pump (protocol_egress.c), a chunk source chosen at setup (protocol_grain.c or
+ * protocol_samples.c) and the transport post of the protocol, installed when the
  * connection becomes connected; a target's ingress ops are chosen at
  * setup. The hot path makes one indirect call per piece and never switches
  * on the protocol.
@@ -20,11 +20,11 @@
 
 #include <mxl/mxl.h>
 
-#include "fabrics/layout.h"
+#include "fabrics/wire/layout.h"
 #include "flow/flow-internal.h"
 #include "fabrics/options.h"
-#include "fabrics/provider.h"
-#include "fabrics/targetinfo.h"
+#include "fabrics/ofi/provider.h"
+#include "fabrics/wire/targetinfo.h"
 
 typedef struct mxlFabricsTarget_t MxlTarget;
 typedef struct MxlConn MxlConn;
@@ -99,19 +99,19 @@ typedef struct MxlIngressOps {
 
 extern const MxlIngressOps mxl_rma_ingress_ops;
 extern const MxlIngressOps mxl_rma_samples_ingress_ops;
-/* Send/receive (send.c): the ingress that unpacks received messages in
+/* Send/receive (protocol_send.c): the ingress that unpacks received messages in
  * front of the target's write ingress (t->rx_inner). */
 extern const MxlIngressOps mxl_send_ingress_ops;
-/* Tagged (tagged.c): in-place pieces in front of the send protocol's
+/* Tagged (protocol_tagged.c): in-place pieces in front of the send protocol's
  * ingress. */
 extern const MxlIngressOps mxl_tagged_ingress_ops;
 
 /**
  * MxlChunkSource:
  * What an initiator transfers, chosen once at setup (grain flows:
- * mxl_grain_chunks, grain.c; continuous flows: mxl_sample_chunks,
- * samples.c): how a request is queued and how a queued transfer is cut
- * into pieces; mxl_egress_pump() (egress.c) does the rest (deadlines,
+ * mxl_grain_chunks, protocol_grain.c; continuous flows: mxl_sample_chunks,
+ * protocol_samples.c): how a request is queued and how a queued transfer is cut
+ * into pieces; mxl_egress_pump() (protocol_egress.c) does the rest (deadlines,
  * window, contexts, holding the immediate data on unordered providers,
  * -FI_EAGAIN) and the connection's transport posts each piece.
  */
@@ -142,7 +142,7 @@ typedef struct MxlChunkSource {
 /** Per-connection state of a chunk source, defined by its file. */
 typedef struct MxlChunkState MxlChunkState;
 
-/* Grain chunks (grain.c) and sample chunks (samples.c). */
+/* Grain chunks (protocol_grain.c) and sample chunks (protocol_samples.c). */
 extern const MxlChunkSource mxl_grain_chunks;
 extern const MxlChunkSource mxl_sample_chunks;
 
@@ -155,7 +155,7 @@ extern const MxlChunkSource mxl_sample_chunks;
 typedef ssize_t (*MxlTransportPost) (MxlConn *conn, MxlTransfer *t,
     const struct iovec *iov, void **desc, guint n_iov, MxlWriteCtx *ctx);
 
-/* --- generic egress (egress.c): the same for every chunk source and
+/* --- generic egress (protocol_egress.c): the same for every chunk source and
  * transport --- */
 
 /** Queues @req on @conn through the initiator's chunk source (@raw: a test
@@ -179,13 +179,13 @@ void mxl_egress_on_write_done (MxlConn *conn, const MxlWriteCtx *ctx, gboolean o
 /** Drops everything queued (connection closed). */
 void mxl_egress_reset (MxlConn *conn);
 
-/* --- protocol descriptors (table.c) --- */
+/* --- protocol descriptors (protocol_table.c) --- */
 
 /**
  * MxlProtocolDesc:
  * Everything the engine knows about one transfer protocol. One per
- * protocol file (write.c, send.c, tagged.c), listed in mxl_protocols[]
- * (table.c); nothing outside the table tests which protocol is in use.
+ * protocol file (protocol_write.c, protocol_send.c, protocol_tagged.c), listed in mxl_protocols[]
+ * (protocol_table.c); nothing outside the table tests which protocol is in use.
  * The wire name is mxl_protocol_kind_to_string (@kind) (targetinfo.c).
  */
 typedef struct MxlProtocolDesc {
@@ -218,7 +218,7 @@ typedef struct MxlProtocolDesc {
   /* initiator: posts one piece, installed when the connection becomes
    * connected */
   MxlTransportPost post;
-  /* the same with the test hooks run (hooks.h); NULL: post */
+  /* the same with the test hooks run (protocol_hooks.h); NULL: post */
   MxlTransportPost post_hooked;
 } MxlProtocolDesc;
 
@@ -256,7 +256,7 @@ extern const MxlProtocolDesc mxl_protocol_write;
 extern const MxlProtocolDesc mxl_protocol_send;
 extern const MxlProtocolDesc mxl_protocol_tagged;
 
-/* --- continuous flows (samples.c) --- */
+/* --- continuous flows (protocol_samples.c) --- */
 
 /** Registers the initiator's channel rings (FI_WRITE). */
 mxlStatus mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
@@ -295,7 +295,7 @@ void mxl_samples_target_teardown (MxlTarget *target);
 mxlStatus mxl_samples_deliver_entry (MxlTarget *target, uint64_t e,
     uint64_t *out_head, uint64_t *out_count);
 
-/* --- send/receive (send.c) --- */
+/* --- send/receive (protocol_send.c) --- */
 
 /** Bytes of the header in front of every send-protocol message. */
 #define MXL_SEND_HEADER_SIZE 32u
@@ -316,7 +316,7 @@ gboolean mxl_send_conn_limits (MxlConn *conn);
 typedef void (*MxlSendHeaderHook) (uint8_t *header);
 void mxl_send_debug_set_header_hook (MxlSendHeaderHook hook);
 
-/* --- tagged send/receive (tagged.c) --- */
+/* --- tagged send/receive (protocol_tagged.c) --- */
 
 /** Tag bit of a message that carries a send header (not a whole piece). */
 #define MXL_TAG_BOUNCE (G_GUINT64_CONSTANT (1) << 63)

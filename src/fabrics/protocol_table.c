@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The protocol table: every transfer protocol this build speaks, one
- * descriptor each (write.c, send.c, tagged.c). Adding a protocol is a new
+ * descriptor each (protocol_write.c, protocol_send.c, protocol_tagged.c). Adding a protocol is a new
  * file with its descriptor and a row here (and its wire name and kind in
  * targetinfo.c). Which protocol a connection uses is decided once, when
  * its target is added, and its transport installed when it becomes
  * connected.
  */
-#include "fabrics/protocol/protocol.h"
+#include "fabrics/protocol.h"
 
 #include "fabrics/initiator.h"
 
