@@ -161,6 +161,7 @@ typedef enum MxlConnInput {
   MXL_CONN_IN_ERROR,         /* EQ error, write error, stalled writes */
   MXL_CONN_IN_REMOVE,        /* RemoveTarget */
   MXL_CONN_IN_READD,         /* AddTarget of a known id */
+  MXL_CONN_IN_ADD,           /* AddTarget of a new id (from REMOVED) */
 } MxlConnInput;
 
 struct MxlConn {
@@ -460,7 +461,38 @@ mxlStatus mxl_initiator_progress_post (MxlInitiator *init, const MxlPostDesc *de
 /** MakeProgress with the thread: waits on init->cond. */
 mxlStatus mxl_initiator_progress_wait (MxlInitiator *init, int timeout_ms);
 
-/* --- shared by initiator.c and initiator_progress.c --- */
+/* --- shared by the initiator files: initiator.c (setup, targets,
+ * fan-out), initiator_conn.c (contexts, state machine), initiator_results.c
+ * (tracking, results, application view), initiator_progress.c --- */
+
+/** The application's name of state @kind. */
+mxlFabricsExtConnectionState mxl_conn_public_state (MxlConnKind kind);
+/** The connection of target @target_id, or NULL. */
+MxlConn *mxl_initiator_find_conn (MxlInitiator *init, uint64_t target_id);
+/**
+ * mxl_conn_new:
+ * A connection to the target of @info (copied) using @protocol, in the
+ * initiator's list: REMOVED → IDLE through mxl_conn_transition()
+ * (reported as the target being added).
+ */
+MxlConn *mxl_conn_new (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info,
+    const MxlProtocolDesc *protocol);
+/** Frees a connection (the list's free function). */
+void mxl_conn_free (MxlConn *conn);
+/** Contexts orphaned longer than the reclaim delay are taken back. */
+void mxl_initiator_reclaim_orphans (MxlInitiator *init);
+/** Reads completions; @timeout_ms >= 0 waits (CQs with a wait object). */
+void mxl_initiator_drain_cq (MxlInitiator *init, int timeout_ms);
+/** Queues the result of a finished transfer for PollTransferResult. */
+void mxl_initiator_push_result (MxlInitiator *init, uint64_t target_id,
+    const MxlTracked *tr);
+/** Tracks transfer @seq of @conn (@what: index, slices, queue time). */
+void mxl_conn_track_add (MxlConn *conn, uint64_t seq, const MxlTracked *what);
+/** Every tracked transfer of @conn fails with @reason (connection left). */
+void mxl_conn_track_cancel (MxlConn *conn, mxlStatus reason);
+/** A write of transfer @seq completed (@ok, @err: its fi errno). */
+void mxl_conn_track_complete (MxlConn *conn, uint64_t seq, gboolean ok, int err);
+
 mxlStatus mxl_initiator_progress_once (MxlInitiator *init);
 /** Computes the request of a grain transfer and queues it on every
  * connected target (RAW: the test hook's request on one target). */

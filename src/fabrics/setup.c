@@ -123,20 +123,37 @@ mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
 }
 
 mxlStatus
-mxl_setup_register_slots (MxlOfiDomain *dom, uint8_t *const *bases,
-    const size_t *lengths, guint n, size_t slot_size, uint64_t access,
-    MxlOfiRegion **out_regions, GError **error)
+mxl_setup_endpoint (struct fi_info *fi, const MxlProviderDesc *desc, gboolean threaded,
+    size_t cq_size, MxlOfiDomain **out_dom, struct fid_cq **out_cq, GError **error)
+{
+  mxlStatus st = mxl_ofi_domain_open (fi, out_dom, error);
+
+  fi_freeinfo (fi);
+  if (st != MXL_STATUS_OK)
+    return st;
+  /* A progress thread polls the CQ's wait fd (FI_WAIT_FD) next to its
+   * eventfd; a calling thread uses fi_cq_sread (P9). */
+  return mxl_ofi_cq_open (*out_dom, cq_size, !desc->cq_can_wait ? FI_WAIT_NONE
+      : threaded ? FI_WAIT_FD : FI_WAIT_UNSPEC, out_cq, error);
+}
+
+mxlStatus
+mxl_setup_register_slots (MxlOfiDomain *dom, MxlSlotFn slot_fn, gpointer flow,
+    guint n, size_t slot_size, uint64_t access, MxlOfiRegion **out_regions,
+    GError **error)
 {
   MxlOfiRegion *regions = g_new0 (MxlOfiRegion, n);
   mxlStatus st = MXL_STATUS_OK;
 
   *out_regions = regions;     /* partial arrays are closed by the caller */
   for (guint i = 0; i < n && st == MXL_STATUS_OK; i++) {
-    if (bases[i] == NULL || lengths[i] != slot_size) {
+    size_t len = 0;
+    uint8_t *base = slot_fn (flow, i, &len);
+    if (base == NULL || len != slot_size) {
       g_set_error (error, MXL_OFI_ERROR, 0, "grain slot %u unavailable", i);
       return MXL_ERR_INVALID_ARG;
     }
-    st = mxl_ofi_region_register (dom, bases[i], lengths[i], access, &regions[i], error);
+    st = mxl_ofi_region_register (dom, base, len, access, &regions[i], error);
   }
   return st;
 }

@@ -254,6 +254,13 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
   return st;
 }
 
+/* MxlSlotFn of the target's flow writer. */
+static uint8_t *
+writer_slot (gpointer writer, guint i, size_t *out_len)
+{
+  return mxl_flow_writer_grain_slot (writer, i, out_len);
+}
+
 mxlStatus
 mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
     const char *options, struct mxlFabricsTargetInfo_t **out_info)
@@ -295,15 +302,8 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
     t->id = mxl_random_u64 ();
   } while (t->id == 0);
 
-  st = mxl_ofi_domain_open (fi, &t->dom, &error);
-  fi_freeinfo (fi);
-  if (st != MXL_STATUS_OK)
-    goto fail;
-  /* A progress thread polls the CQ's wait fd (FI_WAIT_FD); a reading
-   * thread uses fi_cq_sread (P9). */
-  st = mxl_ofi_cq_open (t->dom, t->options.cq_depth,
-      !t->desc->cq_can_wait ? FI_WAIT_NONE
-      : t->options.progress_thread ? FI_WAIT_FD : FI_WAIT_UNSPEC, &t->cq, &error);
+  st = mxl_setup_endpoint (fi, t->desc, t->options.progress_thread,
+      t->options.cq_depth, &t->dom, &t->cq, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
   if (flow.format == MXL_DATA_FORMAT_AUDIO) {
@@ -311,17 +311,11 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
     if (st != MXL_STATUS_OK)
       goto fail;
   } else {
-    uint8_t **bases = g_new0 (uint8_t *, t->grain_count);
-    size_t *lengths = g_new0 (size_t, t->grain_count);
-    for (guint i = 0; i < t->grain_count; i++)
-      bases[i] = mxl_flow_writer_grain_slot (t->writer, i, &lengths[i]);
     /* Remote write needs the slots' keys; without FI_RMA (send, tagged
      * fallback) they are only local receive and copy destinations. */
-    st = mxl_setup_register_slots (t->dom, bases, lengths, t->grain_count,
+    st = mxl_setup_register_slots (t->dom, writer_slot, t->writer, t->grain_count,
         t->layout.slot_size, (t->dom->info->caps & FI_RMA) ? FI_REMOTE_WRITE : FI_RECV,
         &t->regions, &error);
-    g_free (bases);
-    g_free (lengths);
     if (st != MXL_STATUS_OK)
       goto fail;
   }
