@@ -13,14 +13,24 @@
  * file the src writes with its `target-info-file` property) or with the
  * `add-target` action signal.
  *
- * State changes never wait for the network. Render does, by default, as
- * shmsink and srtsink do (`wait-for-connection`, default true): a buffer
- * is written into the local flow and then waits until a target is
- * connected, for at most `wait-timeout` (default 2 s); a flush or a state
- * change ends the wait at once. An EOS sent to the pipeline (gst-launch-1.0
- * -e and Ctrl-C) cannot: the source pushes it from the thread that is
- * waiting here, after render returns, so `wait-timeout` bounds it. When the
- * wait runs out the buffer is dropped with a WARNING and renders stop
+ * State changes never wait for the network. By default the sink waits for
+ * a connection, as shmsink and srtsink do (`wait-for-connection`, default
+ * true): a buffer is written into the local flow and waits there until a
+ * target is connected, for at most `wait-timeout` (default 2 s). Video and
+ * ANC grains wait in the flow, not in render: render returns at once, so
+ * that an EOS sent to the pipeline (gst-launch-1.0 -e and Ctrl-C;
+ * GstBin hands it to the source, which can push it only from the thread
+ * in render) reaches the sink at once. The waiting grains go out first,
+ * in order, once a target connects; at EOS without a target, on a flush
+ * and when `wait-timeout` runs out they are dropped (`dropped-no-target`).
+ * Only when the ring would come round onto the oldest waiting grain does
+ * render hold: after a non-live upstream (a file, a test source not
+ * `is-live`), so that nothing is lost, with a live upstream never (that
+ * grain is dropped instead; a live source does not wait for render). A
+ * render that holds, and an audio render (which waits in render), end at
+ * once on a flush or a state change, but an EOS sent to the pipeline waits
+ * behind it for at most `wait-timeout`. When the wait runs out the waiting
+ * buffers are dropped with a WARNING and renders stop
  * waiting until a target has connected. With `wait-for-connection=false`
  * buffers without a connected target are written into the local flow, not
  * transferred, and counted as `dropped-no-target` in `stats`. A
@@ -444,6 +454,7 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
   self->have_last = FALSE;
   self->wait_expired = FALSE;
   self->caps_failed = FALSE;
+  self->upstream_live = -1;
   /* The flow and the initiator are created in set_caps (their geometry
    * comes from the caps); the engine thread handles targets from now on. */
   gst_mxl_fabrics_sink_engine_start (self);
@@ -455,12 +466,18 @@ failed:
   return FALSE;
 }
 
+static void drop_pending (GstMxlFabricsSink * self);
+static void post_pending (GstMxlFabricsSink * self);
+
 static gboolean
 gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
 
   gst_mxl_fabrics_sink_engine_stop (self);
+  g_mutex_lock (&self->engine_lock);
+  drop_pending (self);
+  g_mutex_unlock (&self->engine_lock);
   /* The initiator is gone: nothing reads lent buffers any more. */
   gst_mxl_fabrics_lender_clear (&self->lender);
   self->lend = FALSE;
@@ -586,6 +603,7 @@ gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
 
   g_mutex_lock (&self->engine_lock);
   self->format = fmt;
+  self->media = gst_mxl_fabrics_media_ops (fmt.media);
   g_mutex_unlock (&self->engine_lock);
   g_free (self->flow_def);
   self->flow_def = flow_def;
@@ -614,6 +632,27 @@ gst_mxl_fabrics_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   gst_query_add_allocation_meta (query, GST_AUDIO_META_API_TYPE, NULL);
   return TRUE;
+}
+
+/* Grains still pending (transfer()) at EOS go out when a target is
+ * connected by then and are dropped otherwise: EOS does not wait for a
+ * connection. A flush drops them. */
+static gboolean
+gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
+{
+  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
+      || GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    g_mutex_lock (&self->engine_lock);
+    if (self->n_connected > 0 && GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+      post_pending (self);
+    else
+      drop_pending (self);
+    g_mutex_unlock (&self->engine_lock);
+  }
+  return GST_BASE_SINK_CLASS (gst_mxl_fabrics_sink_parent_class)->event (sink,
+      event);
 }
 
 static gboolean
@@ -648,42 +687,65 @@ count_dropped (GstMxlFabricsSink * self, guint64 * cause)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* Index of the first grain/sample of @buffer: from its running time through
- * TAI (timing.h; video follows the stream's phase with
- * gst_mxl_fabrics_follow_grain_index), or, for a buffer without timestamp,
- * the one after the last (the current TAI index for the first). Indices
- * never go backwards: a buffer that maps to an index already written gets
- * the next one. */
-static guint64
-buffer_index (GstMxlFabricsSink * self, GstBuffer * buffer)
+gboolean
+gst_mxl_fabrics_sink_buffer_time (GstMxlFabricsSink * self, GstBuffer * buffer,
+    GstClockTime * rt, gint64 * offset, GstClockTime * base)
 {
   GstBaseSink *sink = GST_BASE_SINK (self);
   GstClockTime pts = GST_BUFFER_PTS (buffer);
+
+  if (!GST_CLOCK_TIME_IS_VALID (pts) || sink->segment.format != GST_FORMAT_TIME)
+    return FALSE;
+  *rt = gst_segment_to_running_time (&sink->segment, GST_FORMAT_TIME, pts);
+  *base = gst_element_get_base_time (GST_ELEMENT (self));
+  *offset = 0;
+  gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, offset);
+  return TRUE;
+}
+
+/* Index of the grain of @buffer: from its running time through TAI (timing.h),
+ * following the stream's phase (gst_mxl_fabrics_follow_grain_index), or,
+ * for a buffer without timestamp, the one after the last (the current TAI
+ * index for the first). Indices never go backwards: a buffer that maps to
+ * an index already written gets the next one. */
+guint64
+gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
+{
   gint n = self->format.rate_n, d = self->format.rate_d;
-  guint64 index = G_MAXUINT64;
+  GstVideoBufferFlags field;
+  GstClockTime rt, base;
+  gint64 offset;
+  guint64 tai, index = G_MAXUINT64;
 
-  if (GST_CLOCK_TIME_IS_VALID (pts) && sink->segment.format == GST_FORMAT_TIME) {
-    GstClockTime rt = gst_segment_to_running_time (&sink->segment,
-        GST_FORMAT_TIME, pts);
-    gint64 offset = 0;
-
-    GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
-    guint64 tai;
-
-    gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing,
-        &offset);
-    if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
-      index = gst_mxl_fabrics_timing_pts_to_index (rt, n, d, offset, base);
-    else if (gst_mxl_fabrics_timing_running_time_to_tai (rt, offset, base,
-            &tai))
+  if (gst_mxl_fabrics_sink_buffer_time (self, buffer, &rt, &offset, &base)) {
+    if (gst_mxl_fabrics_timing_running_time_to_tai (rt, offset, base, &tai))
       index = gst_mxl_fabrics_follow_grain_index (tai, n, d, self->have_last,
           self->last_index, &self->index_phase);
   } else if (self->have_last) {
-    index = self->last_index + (self->format.media ==
-        GST_MXL_FABRICS_MEDIA_AUDIO ? 0 : 1);
+    index = self->last_index + 1;
   } else {
     mxlRational rate = { n, d };
     index = mxlGetCurrentIndex (&rate);
+  }
+  if (index == G_MAXUINT64)
+    return index;
+  field = GST_BUFFER_FLAGS (buffer) &
+      (GST_VIDEO_BUFFER_FLAG_TOP_FIELD | GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD);
+  if (self->format.scan == GST_MXL_FABRICS_SCAN_PROGRESSIVE
+      || (field != GST_VIDEO_BUFFER_FLAG_TOP_FIELD
+          && field != GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD))
+    field = 0;
+  /* A field goes to a grain of its parity (caps.h: an even index is the
+   * first field in time): when the rounding of its time gave the other
+   * parity, it belongs with the field before it. */
+  if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
+          index) != field)
+    index = index > 0 ? index - 1 : index + 1;
+  if (self->have_last && index <= self->last_index) {
+    index = self->last_index + 1;
+    if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
+            index) != field)
+      index++;
   }
   return index;
 }
@@ -693,10 +755,14 @@ buffer_index (GstMxlFabricsSink * self, GstBuffer * buffer)
  * thread signals on every change of the connected count and unlock() on a
  * flush or state change. A flush or state change makes it wait for the
  * pipeline to play again (gst_base_sink_wait_preroll), or returns
- * FLUSHING. An EOS cannot end the wait: basesrc pushes it from the thread
- * that is in this render, after it returns, so the wait is bounded by
- * wait-timeout; once that ran out, renders do not wait again until a
- * target has connected (*expired is set once, for the WARNING). */
+ * FLUSHING. An EOS cannot end the wait: GstBin gives an EOS sent to the
+ * pipeline to the source, and basesrc queues it (gstbasesrc.c
+ * send_event: it takes the stream lock this render's thread holds) and
+ * pushes it after render returns; that is why video and ANC grains wait
+ * in the flow instead (transfer(), make_room()) and only a full ring or
+ * audio gets here. The wait is bounded by wait-timeout; once that ran
+ * out, renders do not wait again until a target has connected (*expired
+ * is set once, for the WARNING). */
 static GstFlowReturn
 wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
 {
@@ -730,12 +796,80 @@ wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
   return GST_FLOW_OK;
 }
 
+/* Drops the pending grains (engine_lock held): each counted as
+ * dropped-no-target, as a render that found no target counts its own. */
+static void
+drop_pending (GstMxlFabricsSink * self)
+{
+  guint i;
+
+  for (i = 0; i < self->pending->len; i++) {
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
+    count_dropped (self, &self->obj->counters.dropped_no_target);
+  }
+  g_array_set_size (self->pending, 0);
+  self->pending_deadline = 0;
+}
+
+static mxlStatus post_grain (GstMxlFabricsSink * self, guint64 index,
+    gsize count, gsize bytes, guint16 total_slices);
+
+/* Sends the pending grains, oldest first, now that a target is connected
+ * (engine_lock held); their ring slots still hold them (make_room()). */
+static void
+post_pending (GstMxlFabricsSink * self)
+{
+  guint i;
+
+  for (i = 0; i < self->pending->len; i++) {
+    GstMxlFabricsSinkPending *p =
+        &g_array_index (self->pending, GstMxlFabricsSinkPending, i);
+    if (post_grain (self, p->index, 1, self->grain_size, p->slices) !=
+        MXL_STATUS_OK) {
+      gst_mxl_fabrics_sink_engine_count_dropped (self);
+      count_dropped (self, &self->obj->counters.dropped_no_target);
+    }
+  }
+  g_array_set_size (self->pending, 0);
+  self->pending_deadline = 0;
+}
+
+/* TRUE once the wait for the pending grains ran out with no target
+ * (engine_lock held); sets wait_expired, as wait_connected() does. */
+static gboolean
+pending_expired (GstMxlFabricsSink * self)
+{
+  if (self->pending->len == 0 || self->n_connected > 0
+      || self->pending_deadline == 0
+      || g_get_monotonic_time () < self->pending_deadline)
+    return FALSE;
+  self->wait_expired = TRUE;
+  return TRUE;
+}
+
+static void
+warn_expired (GstMxlFabricsSink * self, guint timeout_ms)
+{
+  GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("no target connected "
+          "within %u ms (wait-timeout): buffers are dropped until one "
+          "connects", timeout_ms), ("is the receiver running, and is "
+          "this its current TargetInfo? The sink goes on connecting; "
+          "wait-timeout=0 waits without limit"));
+}
+
 /* Posts the transfer of the committed grain @index (or sample batch) to
  * every connected target; with none, waits (wait-for-connection) or counts
- * the grain as dropped. */
-static GstFlowReturn
-transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
-    guint16 total_slices)
+ * the grain as dropped. A grain of a video or ANC flow that the flow
+ * holds (@defer: it was copied there, not lent) does not wait here: it is
+ * kept pending and render returns at once, so that an EOS the application
+ * sends to the pipeline, which the source can only push once render
+ * returned, gets through at once (make_room() tells how far). Pending
+ * grains go out, oldest first, before the first grain rendered once a
+ * target is connected, or at EOS; they are dropped at EOS without a
+ * target, on a flush, and once wait-timeout ran out. */
+GstFlowReturn
+gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
+    gsize count, gsize bytes, guint16 total_slices, gboolean defer)
 {
   gboolean wait, expired = FALSE;
   guint timeout_ms;
@@ -747,7 +881,18 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
   GST_OBJECT_UNLOCK (self);
 
   g_mutex_lock (&self->engine_lock);
-  if (wait) {
+  if (wait && pending_expired (self))
+    expired = TRUE;
+  else if (wait && defer && self->n_connected == 0 && !self->wait_expired) {
+    GstMxlFabricsSinkPending p = { index, total_slices };
+
+    if (self->pending->len == 0)
+      self->pending_deadline = timeout_ms == 0 ? 0 :
+          g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+    g_array_append_val (self->pending, p);
+    g_mutex_unlock (&self->engine_lock);
+    return GST_FLOW_OK;
+  } else if (wait) {
     GstFlowReturn ret = wait_connected (self, timeout_ms, &expired);
 
     if (ret != GST_FLOW_OK) {
@@ -756,31 +901,16 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
     }
   }
   if (self->n_connected == 0) {
+    drop_pending (self);
     gst_mxl_fabrics_sink_engine_count_dropped (self);
     g_mutex_unlock (&self->engine_lock);
     if (expired)
-      GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("no target connected "
-              "within %u ms (wait-timeout): buffers are dropped until one "
-              "connects", timeout_ms), ("is the receiver running, and is "
-              "this its current TargetInfo? The sink goes on connecting; "
-              "wait-timeout=0 waits without limit"));
+      warn_expired (self, timeout_ms);
     count_dropped (self, &self->obj->counters.dropped_no_target);
     return GST_FLOW_OK;
   }
-  if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
-    st = mxlFabricsInitiatorTransferSamples (self->initiator, index, count);
-  else
-    st = mxlFabricsInitiatorTransferGrain (self->initiator, index, 0,
-        total_slices);
-  if (st == MXL_STATUS_OK)
-    gst_mxl_fabrics_sink_engine_count_transfer (self, bytes);
-  mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
-  /* Wake the engine thread now: it progresses the writes every busy tick
-   * while they are in flight, but only from its next wake-up on, which
-   * idle is up to one (5 ms) tick away; tcp sends what the socket did not
-   * take at posting only when progressed. */
-  if (st == MXL_STATUS_OK)
-    g_cond_broadcast (&self->engine_cond);
+  post_pending (self);
+  st = post_grain (self, index, count, bytes, total_slices);
   g_mutex_unlock (&self->engine_lock);
 
   if (st == MXL_ERR_NOT_READY) {
@@ -798,119 +928,33 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
     g_error_free (error);
     return GST_FLOW_ERROR;
   }
-  GST_OBJECT_LOCK (self);
-  self->obj->counters.grains++;
-  self->obj->counters.bytes += bytes;
-  GST_OBJECT_UNLOCK (self);
   return GST_FLOW_OK;
 }
 
-/* Converts the ST 2038 @buffer into the RFC 8331 payload of a data grain
- * (mxl-flows.md §3.10) with the library (mxlAncGrainFromSt2038(),
- * docs/anc-data.md), zeros after it. Packets that cannot be carried are
- * dropped and counted (anc-packets-dropped); a buffer too large for one
- * grain is never cut: its grain is written empty (ANC_Count 0). */
-static gboolean
-fill_anc_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
-    guint8 * payload)
+/* Posts one transfer to every connected target (engine_lock held) and
+ * counts it. */
+static mxlStatus
+post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
+    gsize bytes, guint16 total_slices)
 {
-  mxlAncStats stats;
-  GstMapInfo map;
-  gsize size = 0;
-  guint64 dropped;
   mxlStatus st;
 
-  if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
-    return FALSE;
-  st = mxlAncGrainFromSt2038 (map.data, map.size, payload,
-      GST_MXL_FABRICS_DATA_GRAIN_SIZE, &size, &stats);
-  gst_buffer_unmap (buffer, &map);
-  dropped = (guint64) stats.badParity + stats.badChecksum + stats.malformed;
-  if (st == MXL_ERR_STRLEN) {
-    gchar *what = g_strdup_printf ("an ST 2038 buffer of %u ANC packets "
-        "needs %" G_GSIZE_FORMAT " bytes as RFC 8331, a video/smpte291 grain "
-        "holds %d bytes and %d packets: its packets are dropped, the grain "
-        "is written empty", stats.packets, size,
-        GST_MXL_FABRICS_DATA_GRAIN_SIZE, MXL_ANC_MAX_PACKETS);
-    gst_mxl_fabrics_object_count_anc_dropped (self->obj,
-        dropped + stats.packets, what);
-    g_free (what);
-    dropped = 0;
-    st = mxlAncGrainFromSt2038 (NULL, 0, payload,
-        GST_MXL_FABRICS_DATA_GRAIN_SIZE, &size, NULL);
+  st = self->media->post (self->initiator, index, count, total_slices);
+  if (st == MXL_STATUS_OK)
+    gst_mxl_fabrics_sink_engine_count_transfer (self, bytes);
+  mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
+  /* Wake the engine thread now: it progresses the writes every busy tick
+   * while they are in flight, but only from its next wake-up on, which
+   * idle is up to one (5 ms) tick away; tcp sends what the socket did not
+   * take at posting only when progressed. */
+  if (st == MXL_STATUS_OK) {
+    g_cond_broadcast (&self->engine_cond);
+    GST_OBJECT_LOCK (self);
+    self->obj->counters.grains++;
+    self->obj->counters.bytes += bytes;
+    GST_OBJECT_UNLOCK (self);
   }
-  if (st != MXL_STATUS_OK) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("cannot convert ANC data"),
-        ("mxlAncGrainFromSt2038: %s", gst_mxl_fabrics_status_name (st)));
-    return FALSE;
-  }
-  if (dropped > 0) {
-    gchar *what = g_strdup_printf ("%" G_GUINT64_FORMAT " ANC packets of an "
-        "ST 2038 buffer dropped (%u bad parity, %u bad checksum, %u cut "
-        "short or malformed), %u kept", dropped, stats.badParity,
-        stats.badChecksum, stats.malformed, stats.packets);
-    gst_mxl_fabrics_object_count_anc_dropped (self->obj, dropped, what);
-    g_free (what);
-  }
-  memset (payload + size, 0, GST_MXL_FABRICS_DATA_GRAIN_SIZE - size);
-  return TRUE;
-}
-
-/* Copies @buffer into @payload (grain_size bytes): v210 lines re-strided
- * from a GstVideoMeta, the v210a key plane after the fill; data grains are
- * converted (fill_anc_grain()). */
-static gboolean
-fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint8 * payload)
-{
-  gsize size = gst_buffer_get_size (buffer);
-
-  if (self->format.media == GST_MXL_FABRICS_MEDIA_DATA) {
-    return fill_anc_grain (self, buffer, payload);
-  } else {
-    GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
-    guint lines = gst_mxl_fabrics_format_lines_per_grain (&self->format);
-    gsize v = gst_mxl_fabrics_v210_stride (self->format.width);
-    gsize a = gst_mxl_fabrics_key_stride (self->format.width);
-    gsize offset = meta ? meta->offset[0] : 0;
-    gsize stride = meta ? (gsize) meta->stride[0] : v;
-    gsize need = offset + stride * (lines - 1) + v;
-    gsize key_offset = offset + stride * lines;
-    gboolean alpha = self->format.media == GST_MXL_FABRICS_MEDIA_V210A;
-    GstMapInfo map;
-    guint l;
-
-    if (meta && (meta->stride[0] <= 0 || offset > size)) {
-      /* a cast to gsize would wrap the checks below around */
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot use the video "
-              "buffer: its GstVideoMeta has stride %d and offset %"
-              G_GSIZE_FORMAT " for a buffer of %" G_GSIZE_FORMAT " bytes",
-              meta->stride[0], offset, size), (NULL));
-      return FALSE;
-    }
-    if (alpha)
-      need = key_offset + a * lines;
-    if (stride < v || size < need) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("buffer too small for the "
-              "caps"), ("%s buffer of %" G_GSIZE_FORMAT " bytes (stride %"
-              G_GSIZE_FORMAT ") needs %" G_GSIZE_FORMAT " bytes%s", alpha ?
-              "v210a" : "v210", size, stride, need, alpha ? ": a v210a "
-              "buffer holds the key plane after the fill; an element that "
-              "re-created it as plain v210 lost the key" : ""));
-      return FALSE;
-    }
-    if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
-      return FALSE;
-    if (stride == v) {
-      memcpy (payload, map.data + offset, v * lines);
-    } else {
-      for (l = 0; l < lines; l++)
-        memcpy (payload + l * v, map.data + offset + l * stride, v);
-    }
-    if (alpha)
-      memcpy (payload + v * lines, map.data + key_offset, a * lines);
-    gst_buffer_unmap (buffer, &map);
-    return TRUE;
-  }
+  return st;
 }
 
 /* Whether the ring slot of grain @index is still read by a transfer
@@ -978,7 +1022,7 @@ payload_in_place (GstMxlFabricsSink * self, GstBuffer * buffer,
   meta = gst_buffer_get_video_meta (buffer);
   *offset = meta ? meta->offset[0] : 0;
   if (meta && (gsize) meta->stride[0] !=
-      gst_mxl_fabrics_v210_stride (self->format.width))
+      mxlFlowExtV210LineBytes (self->format.width))
     return FALSE;
   return gst_buffer_get_size (buffer) >= *offset
       && gst_buffer_get_size (buffer) - *offset >= self->grain_size;
@@ -1000,7 +1044,8 @@ lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
     return TRUE;
   g_mutex_lock (&self->engine_lock);
   gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);
-  if (payload_in_place (self, buffer, &offset)
+  /* without a target the grain may have to wait in the flow (transfer()) */
+  if (self->n_connected > 0 && payload_in_place (self, buffer, &offset)
       && gst_mxl_fabrics_lender_lend (&self->lender, self->initiator, index,
           buffer, offset, self->grain_size))
     *copy = FALSE;
@@ -1012,8 +1057,70 @@ lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
   return ok;
 }
 
-static GstFlowReturn
-render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
+/* Before grain @index is written: while grains are pending (transfer())
+ * and no target is connected, the ring must not come round onto the
+ * oldest. Then a live upstream (the latency query) loses this grain, not
+ * the first ones, and render returns at once (a live source does not wait
+ * for a render anyway, it skips what it could not push); a non-live one
+ * is held here as before (wait_connected(), for what is left of
+ * wait-timeout, ended by a flush or a state change but not by an EOS
+ * sent to the pipeline). Returns FALSE (and *ret) when the caller must
+ * not write the grain. */
+static gboolean
+make_room (GstMxlFabricsSink * self, guint64 index, GstFlowReturn * ret)
+{
+  guint64 oldest;
+  gint64 left;
+  gboolean expired = FALSE;
+  guint timeout_ms;
+
+  *ret = GST_FLOW_OK;
+  g_mutex_lock (&self->engine_lock);
+  if (self->pending->len == 0 || self->n_connected > 0
+      || pending_expired (self)) {
+    g_mutex_unlock (&self->engine_lock);
+    return TRUE;                /* transfer() sends or drops them */
+  }
+  oldest = g_array_index (self->pending, GstMxlFabricsSinkPending, 0).index;
+  if (index - oldest < self->flow.config.discrete.grainCount) {
+    g_mutex_unlock (&self->engine_lock);
+    return TRUE;
+  }
+  g_mutex_unlock (&self->engine_lock);
+  if (self->upstream_live < 0) {
+    /* a plain query: gst_base_sink_query_latency() may post a WARNING */
+    GstQuery *q = gst_query_new_latency ();
+    gboolean live = FALSE;
+
+    if (gst_pad_peer_query (GST_BASE_SINK_PAD (self), q)) {
+      gst_query_parse_latency (q, &live, NULL, NULL);
+      self->upstream_live = live;
+    }
+    gst_query_unref (q);
+  }
+  g_mutex_lock (&self->engine_lock);
+  if (self->upstream_live > 0) {
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
+    g_mutex_unlock (&self->engine_lock);
+    count_dropped (self, &self->obj->counters.dropped_no_target);
+    return FALSE;
+  }
+  left = self->pending_deadline - g_get_monotonic_time ();
+  timeout_ms = self->pending_deadline == 0 ? 0 : (guint) MAX (1, left / 1000);
+  *ret = wait_connected (self, timeout_ms, &expired);
+  if (*ret == GST_FLOW_OK && self->n_connected > 0)
+    post_pending (self);
+  else if (*ret == GST_FLOW_OK)
+    drop_pending (self);
+  g_mutex_unlock (&self->engine_lock);
+  if (expired)
+    warn_expired (self, self->wait_timeout);
+  return *ret == GST_FLOW_OK;
+}
+
+GstFlowReturn
+gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
+    guint64 index)
 {
   mxlGrainInfo info;
   uint8_t *payload = NULL;
@@ -1023,6 +1130,8 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
 
   GST_LOG_OBJECT (self, "grain %" G_GUINT64_FORMAT " from PTS %"
       GST_TIME_FORMAT, index, GST_TIME_ARGS (GST_BUFFER_PTS (buffer)));
+  if (!make_room (self, index, &ret))
+    return ret;
   if (!wait_slot_free (self, index)
       || !lend_or_copy (self, buffer, index, &copy)) {
     GST_WARNING_OBJECT (self, "grain %" G_GUINT64_FORMAT ": its ring slot is "
@@ -1043,7 +1152,7 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
   }
   /* A lent buffer is sent from its own memory: the private flow keeps only
    * the grain header (what local readers would see is not this grain). */
-  if (copy && !fill_grain (self, buffer, payload)) {
+  if (copy && !self->media->fill_grain (self, buffer, payload)) {
     mxlFlowWriterCancelGrain (self->flow.writer);
     return GST_FLOW_ERROR;
   }
@@ -1058,7 +1167,8 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
   }
   self->have_last = TRUE;
   self->last_index = index;
-  ret = transfer (self, index, 1, self->grain_size, info.totalSlices);
+  ret = gst_mxl_fabrics_sink_transfer (self, index, 1, self->grain_size,
+      info.totalSlices, copy);
   if (!copy) {
     g_mutex_lock (&self->engine_lock);
     gst_mxl_fabrics_lender_posted (&self->lender, index);
@@ -1070,132 +1180,10 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
   return ret;
 }
 
-/* Checks @buffer against the caps before gst_audio_buffer_map(), whose
- * preconditions (a GstAudioMeta on non-interleaved buffers, of the caps'
- * layout, describing no more samples than the buffer holds) end in a
- * g_return_val_if_fail CRITICAL, and which takes a meta's channel count over
- * the caps'. Fills @ainfo with what to map with: the meta's info when there
- * is one (channel positions may differ from ours, harmlessly), else the
- * caps'. Returns: NULL, or why the buffer cannot be used. */
-static gchar *
-check_audio_buffer (GstMxlFabricsSink * self, GstBuffer * buffer,
-    GstAudioInfo * ainfo)
-{
-  GstAudioLayout layout = self->format.interleaved ?
-      GST_AUDIO_LAYOUT_INTERLEAVED : GST_AUDIO_LAYOUT_NON_INTERLEAVED;
-  GstAudioMeta *meta = gst_buffer_get_audio_meta (buffer);
-
-  gst_audio_info_set_format (ainfo, GST_AUDIO_FORMAT_F32LE,
-      self->format.rate_n, self->format.channels, NULL);
-  ainfo->layout = layout;
-  if (meta == NULL && layout == GST_AUDIO_LAYOUT_NON_INTERLEAVED)
-    return g_strdup ("a layout=non-interleaved buffer without GstAudioMeta: "
-        "the meta gives each channel's offset (add it with "
-        "gst_buffer_add_audio_meta)");
-  if (meta == NULL)
-    return gst_buffer_get_size (buffer) % GST_AUDIO_INFO_BPF (ainfo) == 0 ?
-        NULL : g_strdup_printf ("its %" G_GSIZE_FORMAT " bytes are no whole "
-        "number of %u-channel F32LE samples", gst_buffer_get_size (buffer),
-        self->format.channels);
-  if (meta->info.layout != layout)
-    return g_strdup_printf ("its GstAudioMeta is %s, the caps say "
-        "layout=%s", meta->info.layout == GST_AUDIO_LAYOUT_INTERLEAVED ?
-        "interleaved" : "non-interleaved", self->format.interleaved ?
-        "interleaved" : "non-interleaved");
-  if (GST_AUDIO_INFO_FORMAT (&meta->info) != GST_AUDIO_FORMAT_F32LE
-      || GST_AUDIO_INFO_CHANNELS (&meta->info) != (gint) self->format.channels)
-    return g_strdup_printf ("its GstAudioMeta describes %d channels of %s, "
-        "the caps %u channels of F32LE", GST_AUDIO_INFO_CHANNELS (&meta->info),
-        gst_audio_format_to_string (GST_AUDIO_INFO_FORMAT (&meta->info)),
-        self->format.channels);
-  if (meta->samples > gst_buffer_get_size (buffer) /
-      GST_AUDIO_INFO_BPF (&meta->info))
-    return g_strdup_printf ("its GstAudioMeta describes %" G_GSIZE_FORMAT
-        " samples, the buffer of %" G_GSIZE_FORMAT " bytes holds %"
-        G_GSIZE_FORMAT, meta->samples, gst_buffer_get_size (buffer),
-        gst_buffer_get_size (buffer) / GST_AUDIO_INFO_BPF (&meta->info));
-  *ainfo = meta->info;
-  return NULL;
-}
-
-/* Writes the samples of @buffer from sample @first on, in batches of at
- * most the flow's write limit, de-interleaving interleaved input and
- * honouring GstAudioMeta offsets (gst_audio_buffer_map). */
-static GstFlowReturn
-render_samples (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
-{
-  GstAudioInfo ainfo;
-  GstAudioBuffer abuf;
-  guint channels = self->format.channels, c;
-  size_t max_write = 0;
-  gsize done, n;
-  GstFlowReturn ret = GST_FLOW_OK;
-  gchar *why = check_audio_buffer (self, buffer, &ainfo);
-
-  if (why != NULL) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot use the audio buffer: "
-            "%s", why), (NULL));
-    g_free (why);
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_audio_buffer_map (&abuf, &ainfo, buffer, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot map the audio buffer"),
-        ("its size or GstAudioMeta does not fit the caps"));
-    return GST_FLOW_ERROR;
-  }
-  mxlFlowWriterGetMaxWriteLengthSamples (self->flow.writer, &max_write);
-  n = abuf.n_samples;
-  if (self->have_last && first != self->last_index
-      && (first > self->last_index ? first - self->last_index :
-          self->last_index - first) < MAX (n / 2, 1))
-    first = self->last_index;   /* jitter of the timestamps: stay contiguous */
-  for (done = 0; done < n && ret == GST_FLOW_OK; done += max_write) {
-    gsize len = MIN (n - done, MAX (max_write, 1));
-    guint64 head = first + done + len;
-    mxlMutableWrappedMultiBufferSlice slices;
-    mxlStatus st;
-
-    st = mxlFlowWriterOpenSamples (self->flow.writer, head, len, &slices);
-    if (st != MXL_STATUS_OK) {
-      GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local "
-              "flow"), ("mxlFlowWriterOpenSamples(%" G_GUINT64_FORMAT ", %"
-              G_GSIZE_FORMAT "): %s", head, len,
-              gst_mxl_fabrics_status_name (st)));
-      ret = GST_FLOW_ERROR;
-      break;
-    }
-    for (c = 0; c < channels; c++) {
-      gsize f0 = slices.base.fragments[0].size / 4, k;
-      gfloat *d0 = (gfloat *) ((guint8 *) slices.base.fragments[0].pointer +
-          c * slices.stride);
-      gfloat *d1 = (gfloat *) ((guint8 *) slices.base.fragments[1].pointer +
-          c * slices.stride);
-
-      if (!self->format.interleaved) {
-        const gfloat *src = (const gfloat *) abuf.planes[c] + done;
-        memcpy (d0, src, f0 * 4);
-        memcpy (d1, src + f0, (len - f0) * 4);
-      } else {
-        const gfloat *src = (const gfloat *) abuf.planes[0] +
-            done * channels + c;
-        for (k = 0; k < len; k++)
-          *(k < f0 ? &d0[k] : &d1[k - f0]) = src[k * channels];
-      }
-    }
-    mxlFlowWriterCommitSamples (self->flow.writer);
-    self->have_last = TRUE;
-    self->last_index = head;
-    ret = transfer (self, head, len, len * 4 * channels, 0);
-  }
-  gst_audio_buffer_unmap (&abuf);
-  return ret;
-}
-
 static GstFlowReturn
 gst_mxl_fabrics_sink_render (GstBaseSink * sink, GstBuffer * buffer)
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
-  GstVideoBufferFlags field;
   guint64 index;
 
   if (!self->have_format || self->flow.writer == NULL) {
@@ -1203,7 +1191,7 @@ gst_mxl_fabrics_sink_render (GstBaseSink * sink, GstBuffer * buffer)
         ("buffer before caps"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  index = buffer_index (self, buffer);
+  index = self->media->index (self, buffer);
   if (index == G_MAXUINT64) {
     count_dropped (self, &self->obj->counters.dropped_early);
     return GST_FLOW_OK;
@@ -1211,27 +1199,7 @@ gst_mxl_fabrics_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   GST_OBJECT_LOCK (self);
   self->obj->counters.buffers++;
   GST_OBJECT_UNLOCK (self);
-  if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
-    return render_samples (self, buffer, index);
-  field = GST_BUFFER_FLAGS (buffer) &
-      (GST_VIDEO_BUFFER_FLAG_TOP_FIELD | GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD);
-  if (self->format.scan == GST_MXL_FABRICS_SCAN_PROGRESSIVE
-      || (field != GST_VIDEO_BUFFER_FLAG_TOP_FIELD
-          && field != GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD))
-    field = 0;
-  /* A field goes to a grain of its parity (caps.h: an even index is the
-   * first field in time): when the rounding of its time gave the other
-   * parity, it belongs with the field before it. */
-  if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
-          index) != field)
-    index = index > 0 ? index - 1 : index + 1;
-  if (self->have_last && index <= self->last_index) {
-    index = self->last_index + 1;
-    if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
-            index) != field)
-      index++;
-  }
-  return render_grain (self, buffer, index);
+  return self->media->write (self, buffer, index);
 }
 
 static void
@@ -1246,6 +1214,7 @@ gst_mxl_fabrics_sink_finalize (GObject * object)
   g_free (self->flow_def);
   if (self->conns)
     g_ptr_array_unref (self->conns);
+  g_array_unref (self->pending);
   g_mutex_clear (&self->engine_lock);
   g_cond_clear (&self->engine_cond);
   G_OBJECT_CLASS (gst_mxl_fabrics_sink_parent_class)->finalize (object);
@@ -1285,9 +1254,13 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_WAIT_FOR_CONNECTION,
       g_param_spec_boolean ("wait-for-connection", "Wait for connection",
-          "Block rendering (never a state change) until a target is "
-          "connected, for at most wait-timeout; flushes and state changes "
-          "end the wait at once. FALSE writes buffers into the local flow "
+          "Keep buffers until a target is connected, for at most "
+          "wait-timeout: video and ANC grains wait in the local flow "
+          "(render returns, so an EOS gets through at once; they are "
+          "dropped at EOS without a target and on a flush); render blocks "
+          "(never a state change) only for audio and when a non-live "
+          "upstream fills the ring; flushes and state changes end that at "
+          "once. FALSE writes buffers into the local flow "
           "without transferring them and counts them as dropped-no-target. "
           "Default: true",
           GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION,
@@ -1296,11 +1269,12 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_WAIT_TIMEOUT,
       g_param_spec_uint ("wait-timeout", "Wait timeout",
           "With wait-for-connection: how long (ms) a render waits for a "
-          "connection before it drops its buffer with a WARNING and stops "
-          "waiting until a target has connected; it bounds how long an EOS "
-          "sent to the pipeline (gst-launch-1.0 -e, Ctrl-C) waits behind "
-          "it. 0: wait without limit (then only a flush or a state change "
-          "ends the wait). Default: 2000",
+          "connection before it drops the waiting buffers with a WARNING and "
+          "stops waiting until a target has connected; it bounds how long "
+          "an EOS sent to the pipeline (gst-launch-1.0 -e, Ctrl-C) waits "
+          "behind a render that blocks (audio, a full ring after a non-live "
+          "upstream). 0: wait without limit (then only EOS, a flush or a "
+          "state change ends the wait). Default: 2000",
           0, G_MAXUINT, GST_MXL_FABRICS_SINK_DEFAULT_WAIT_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -1376,6 +1350,7 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
   basesink_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_propose_allocation);
   basesink_class->render = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_render);
+  basesink_class->event = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_event);
   basesink_class->unlock = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_unlock);
   basesink_class->unlock_stop =
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_unlock_stop);
@@ -1395,5 +1370,6 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify) target_free);
   g_mutex_init (&self->engine_lock);
   g_cond_init (&self->engine_cond);
+  self->pending = g_array_new (FALSE, FALSE, sizeof (GstMxlFabricsSinkPending));
   gst_base_sink_set_sync (GST_BASE_SINK (self), TRUE);
 }

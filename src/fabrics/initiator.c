@@ -27,7 +27,6 @@
 
 /* --------------------------------------------------------------- setup */
 
-
 /* How long teardown keeps progressing connections that sent messages
  * (send, tagged) before closing them (ms). */
 #define TEARDOWN_MESSAGE_DRAIN_MS 20

@@ -26,6 +26,7 @@
 
 #include "fabrics/wire/bounce.h"
 #include "fabrics/events.h"
+#include "fabrics/grainstage.h"
 #include "fabrics/ofi/ofi.h"
 #include "fabrics/options.h"
 #include "fabrics/postring.h"
@@ -184,6 +185,9 @@ struct MxlConn {
   gboolean ordered;          /* the last piece need not wait for the others */
   gboolean parking;          /* leave(): its own endpoint is to be parked */
   MxlChunkState *chunk_state;  /* the chunk source's (protocol_samples.c), or NULL */
+  /* grain flows on shm: what posted writes send from (grainstage.h) */
+  MxlGrainStage stage;
+  gboolean stage_failed;     /* not registered: writes go from the slots */
   /* claims of an exclusive RDM target (claim.h, initiator_rdm.c): words
    * [0] claim, [1] release, [2] owner read back; registered FI_WRITE |
    * FI_READ when first needed */

@@ -125,6 +125,10 @@ typedef struct MxlChunkSource {
    * @raw: a test hook's values (one entry, not advancing the counter). */
   mxlStatus (*queue_samples) (MxlConn *conn, const MxlSamplesRequest *req,
       const MxlRawRequest *raw);
+  /* Before the next piece of @t: FALSE when it must wait (its buffer is
+   * still in use); @out_local_slot: what its write context records as the
+   * local slot it reads (mxl_initiator_slot_in_use()). */
+  gboolean (*claim) (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot);
   /* Produces the next piece of @t into its pending chunk (sets
    * t->have_pending, t->chunk_length, t->chunk_last,
    * t->chunk_remote_offset); FALSE when done. */

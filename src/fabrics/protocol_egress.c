@@ -102,6 +102,7 @@ mxl_egress_pump (MxlConn *conn)
   while ((t = queue_head (conn)) != NULL && conn->outstanding < init->window
       && budget > 0) {
     MxlWriteCtx *ctx;
+    uint32_t local_slot;
     ssize_t rc;
 
     if (!t->started && g_get_monotonic_time () > t->deadline) {
@@ -111,6 +112,8 @@ mxl_egress_pump (MxlConn *conn)
       dequeue_head (conn);
       continue;
     }
+    if (!src->claim (conn, t, &local_slot))
+      break;
     if (!t->have_pending && !src->next (conn, t)) {
       dequeue_head (conn);         /* defensive: a transfer always ends on a last write */
       continue;
@@ -125,7 +128,7 @@ mxl_egress_pump (MxlConn *conn)
     ctx->transfer_seq = t->seq;
     ctx->bytes = t->chunk_length;
     ctx->last = t->chunk_last;
-    ctx->local_slot = t->req.local_slot;
+    ctx->local_slot = local_slot;
     {
       struct iovec iov[MXL_LAYOUT_MAX_IOV];
       void *desc[MXL_LAYOUT_MAX_IOV];

@@ -8,6 +8,7 @@
 #include "fabrics/protocol.h"
 
 #include "fabrics/wire/immdata.h"
+#include "fabrics/grainstage.h"
 #include "fabrics/initiator.h"
 
 /* Checks the runs of @req against remote region @slot and the local slot
@@ -84,22 +85,42 @@ grain_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint 
   const MxlOfiRegion *local = &conn->init->regions[t->req.local_slot];
 
   /* The application lends the payload (mxlFabricsExtInitiatorSetGrainPayload). */
-  if (mxl_initiator_payload_overridden (conn->init, t->req.local_slot))
-    return mxl_initiator_payload_iov (conn->init, t->req.local_slot, c,
-        conn->iov_limit, iov, desc, n_iov);
-  for (guint i = 0; i < c->n_iov; i++) {
-    if (c->iov[i].offset > local->len || c->iov[i].length > local->len - c->iov[i].offset)
+  if (mxl_initiator_payload_overridden (conn->init, t->req.local_slot)) {
+    if (!mxl_initiator_payload_iov (conn->init, t->req.local_slot, c,
+            conn->iov_limit, iov, desc, n_iov))
       return FALSE;
-    iov[i].iov_base = local->base + c->iov[i].offset;
-    iov[i].iov_len = c->iov[i].length;
-    desc[i] = local->desc;
+  } else {
+    for (guint i = 0; i < c->n_iov; i++) {
+      if (c->iov[i].offset > local->len || c->iov[i].length > local->len - c->iov[i].offset)
+        return FALSE;
+      iov[i].iov_base = local->base + c->iov[i].offset;
+      iov[i].iov_len = c->iov[i].length;
+      desc[i] = local->desc;
+    }
+    *n_iov = c->n_iov;
   }
-  *n_iov = c->n_iov;
+  /* shm: sent from the connection's own copy (grainstage.h) */
+  return conn->stage.base == NULL
+      || mxl_grain_stage_copy (conn, t->seq, c, iov, desc, n_iov);
+}
+
+/* A staged grain write reads the connection's buffer, not the slot; a
+ * buffer takes a new transfer once its previous one is done. */
+static gboolean
+grain_claim (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot)
+{
+  *out_local_slot = t->req.local_slot;
+  if (!mxl_grain_stage_ensure (conn))
+    return TRUE;
+  if (!t->started && !mxl_grain_stage_ready (conn, t->seq))
+    return FALSE;
+  *out_local_slot = MXL_GRAIN_STAGE_CTX_SLOT (mxl_grain_stage_slot (conn, t->seq));
   return TRUE;
 }
 
 const MxlChunkSource mxl_grain_chunks = {
   .queue_grain = grain_queue,
+  .claim = grain_claim,
   .next = next_chunk,
   .iov = grain_iov,
 };

@@ -385,6 +385,15 @@ samples_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guin
   return TRUE;
 }
 
+/* Sample chunks read the channel rings or the connection's own slots. */
+static gboolean
+samples_claim (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot)
+{
+  (void) conn;
+  *out_local_slot = t->req.local_slot;
+  return TRUE;
+}
+
 static mxlStatus
 samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req,
     const MxlRawRequest *raw)
@@ -399,6 +408,7 @@ const MxlChunkSource mxl_sample_chunks = {
   .queue_grain = samples_queue_grain,
   .queue_samples = samples_queue,
   .release = samples_release,
+  .claim = samples_claim,
   .next = samples_next,
   .iov = samples_iov,
 };
