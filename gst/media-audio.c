@@ -116,12 +116,19 @@ audio_write (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
       && (first > self->last_index ? first - self->last_index :
           self->last_index - first) < MAX (n / 2, 1))
     first = self->last_index;   /* jitter of the timestamps: stay contiguous */
+  if (n > 0)
+    gst_mxl_fabrics_sink_take_index (self, first + n);
   for (done = 0; done < n && ret == GST_FLOW_OK; done += max_write) {
     gsize len = MIN (n - done, MAX (max_write, 1));
     guint64 head = first + done + len;
     mxlMutableWrappedMultiBufferSlice slices;
     mxlStatus st;
 
+    if (!gst_mxl_fabrics_sink_make_room (self, head, len, &ret)) {
+      if (ret != GST_FLOW_OK)
+        break;
+      continue;                 /* dropped: the ring holds pending ones */
+    }
     st = mxlFlowWriterOpenSamples (self->flow.writer, head, len, &slices);
     if (st != MXL_STATUS_OK) {
       GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local "
@@ -150,10 +157,8 @@ audio_write (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
       }
     }
     mxlFlowWriterCommitSamples (self->flow.writer);
-    self->have_last = TRUE;
-    self->last_index = head;
     ret = gst_mxl_fabrics_sink_transfer (self, head, len, len * 4 * channels,
-        0, FALSE);
+        0, TRUE);
   }
   gst_audio_buffer_unmap (&abuf);
   return ret;

@@ -90,6 +90,18 @@ mxlStatus gst_mxl_fabrics_media_post_grain (mxlFabricsInitiator initiator,
 
 /* ---- the elements' machinery the ops use (mxlfabricssink.c) ---- */
 
+/* Gives the buffer being rendered its place in the flow: @last is its
+ * grain index, or the sample head after it (audio). The only place the
+ * sink's index state (have_last, last_index; index_phase goes with it)
+ * advances, called as soon as the index is known and before anything can
+ * drop the buffer: a grain dropped after that (its ring slot still in
+ * flight, lent elsewhere, no target or no room while grains wait for one
+ * in the flow, a flush) keeps its index, so the next buffer never takes
+ * it. Left behind, the next frame of a 60 fps stream, whose deviation
+ * from the grid moves by a ns, was written one index early, under the
+ * dropped frame's time (issue 20; test gst-sink-index). */
+void gst_mxl_fabrics_sink_take_index (struct _GstMxlFabricsSink * sink,
+    guint64 last);
 /* Grain media's index: from TAI with the stream's phase, a field at an
  * index of its parity, never backwards. */
 guint64 gst_mxl_fabrics_sink_grain_index (struct _GstMxlFabricsSink * sink,
@@ -98,9 +110,14 @@ guint64 gst_mxl_fabrics_sink_grain_index (struct _GstMxlFabricsSink * sink,
  * lent in place), then transferred. */
 GstFlowReturn gst_mxl_fabrics_sink_write_grain (struct _GstMxlFabricsSink * sink,
     GstBuffer * buffer, guint64 index);
+/* Before writing grain @index, or the @count samples before head @index:
+ * FALSE (with *@ret, GST_FLOW_OK when it is just dropped) when the ring
+ * would come round onto the oldest pending grain or batch. */
+gboolean gst_mxl_fabrics_sink_make_room (struct _GstMxlFabricsSink * sink,
+    guint64 index, gsize count, GstFlowReturn * ret);
 /* Posts what was committed at @index (ops->post) to the connected targets,
- * waiting for one as wait-for-connection says, or, with @defer (a grain the
- * flow holds), keeping it pending while none is connected; counts it. */
+ * waiting for one as wait-for-connection says, or, with @defer (a grain or
+ * sample batch the flow holds), keeping it pending while none is connected; counts it. */
 GstFlowReturn gst_mxl_fabrics_sink_transfer (struct _GstMxlFabricsSink * sink,
     guint64 index, gsize count, gsize bytes, guint16 total_slices,
     gboolean defer);

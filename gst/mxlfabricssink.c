@@ -17,19 +17,22 @@
  * a connection, as shmsink and srtsink do (`wait-for-connection`, default
  * true): a buffer is written into the local flow and waits there until a
  * target is connected, for at most `wait-timeout` (default 2 s). Video and
- * ANC grains wait in the flow, not in render: render returns at once, so
+ * ANC grains and audio sample batches wait in the flow, not in render:
+ * render returns at once, so
  * that an EOS sent to the pipeline (gst-launch-1.0 -e and Ctrl-C;
  * GstBin hands it to the source, which can push it only from the thread
- * in render) reaches the sink at once. The waiting grains go out first,
- * in order, once a target connects; at EOS without a target, on a flush
- * and when `wait-timeout` runs out they are dropped (`dropped-no-target`).
- * Only when the ring would come round onto the oldest waiting grain does
- * render hold: after a non-live upstream (a file, a test source not
- * `is-live`), so that nothing is lost, with a live upstream never (that
- * grain is dropped instead; a live source does not wait for render). A
- * render that holds, and an audio render (which waits in render), end at
- * once on a flush or a state change, but an EOS sent to the pipeline waits
- * behind it for at most `wait-timeout`. When the wait runs out the waiting
+ * in render) reaches the sink at once. The waiting grains and batches go
+ * out first, in order, once a target connects (a batch as the same
+ * samples it was written as); at EOS without a target, on a flush and
+ * when `wait-timeout` runs out they are dropped (`dropped-no-target`, one
+ * per grain or batch). Only when the ring (the grain count, or the audio
+ * flow's samples per channel) would come round onto the oldest waiting
+ * grain or batch does render hold: after a non-live upstream (a file, a
+ * test source not `is-live`), so that nothing is lost, with a live
+ * upstream never (that grain or batch is dropped instead; a live source
+ * does not wait for render). A render that holds ends at once on a flush
+ * or a state change, but an EOS sent to the pipeline waits behind it for
+ * at most `wait-timeout`. When the wait runs out the waiting
  * buffers are dropped with a WARNING and renders stop
  * waiting until a target has connected. With `wait-for-connection=false`
  * buffers without a connected target are written into the local flow, not
@@ -634,8 +637,8 @@ gst_mxl_fabrics_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
   return TRUE;
 }
 
-/* Grains still pending (transfer()) at EOS go out when a target is
- * connected by then and are dropped otherwise: EOS does not wait for a
+/* Grains and sample batches still pending (transfer()) at EOS go out
+ * when a target is connected by then and are dropped otherwise: EOS does not wait for a
  * connection. A flush drops them. */
 static gboolean
 gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
@@ -703,11 +706,19 @@ gst_mxl_fabrics_sink_buffer_time (GstMxlFabricsSink * self, GstBuffer * buffer,
   return TRUE;
 }
 
+void
+gst_mxl_fabrics_sink_take_index (GstMxlFabricsSink * self, guint64 last)
+{
+  self->have_last = TRUE;
+  self->last_index = last;
+}
+
 /* Index of the grain of @buffer: from its running time through TAI (timing.h),
  * following the stream's phase (gst_mxl_fabrics_follow_grain_index), or,
  * for a buffer without timestamp, the one after the last (the current TAI
  * index for the first). Indices never go backwards: a buffer that maps to
- * an index already written gets the next one. */
+ * an index already given gets the next one. The buffer takes its index
+ * here (gst_mxl_fabrics_sink_take_index()), before anything can drop it. */
 guint64
 gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
 {
@@ -747,6 +758,7 @@ gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
             index) != field)
       index++;
   }
+  gst_mxl_fabrics_sink_take_index (self, index);
   return index;
 }
 
@@ -758,9 +770,9 @@ gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
  * FLUSHING. An EOS cannot end the wait: GstBin gives an EOS sent to the
  * pipeline to the source, and basesrc queues it (gstbasesrc.c
  * send_event: it takes the stream lock this render's thread holds) and
- * pushes it after render returns; that is why video and ANC grains wait
- * in the flow instead (transfer(), make_room()) and only a full ring or
- * audio gets here. The wait is bounded by wait-timeout; once that ran
+ * pushes it after render returns; that is why grains and sample batches
+ * wait in the flow instead (transfer(), gst_mxl_fabrics_sink_make_room())
+ * and only a full ring gets here. The wait is bounded by wait-timeout; once that ran
  * out, renders do not wait again until a target has connected (*expired
  * is set once, for the WARNING). */
 static GstFlowReturn
@@ -796,8 +808,9 @@ wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
   return GST_FLOW_OK;
 }
 
-/* Drops the pending grains (engine_lock held): each counted as
- * dropped-no-target, as a render that found no target counts its own. */
+/* Drops the pending grains or sample batches (engine_lock held): each
+ * counted as dropped-no-target, as a render that found no target counts
+ * its own. */
 static void
 drop_pending (GstMxlFabricsSink * self)
 {
@@ -814,8 +827,9 @@ drop_pending (GstMxlFabricsSink * self)
 static mxlStatus post_grain (GstMxlFabricsSink * self, guint64 index,
     gsize count, gsize bytes, guint16 total_slices);
 
-/* Sends the pending grains, oldest first, now that a target is connected
- * (engine_lock held); their ring slots still hold them (make_room()). */
+/* Sends the pending grains or sample batches, oldest first, now that a
+ * target is connected (engine_lock held); the ring still holds them
+ * (gst_mxl_fabrics_sink_make_room()). */
 static void
 post_pending (GstMxlFabricsSink * self)
 {
@@ -824,7 +838,7 @@ post_pending (GstMxlFabricsSink * self)
   for (i = 0; i < self->pending->len; i++) {
     GstMxlFabricsSinkPending *p =
         &g_array_index (self->pending, GstMxlFabricsSinkPending, i);
-    if (post_grain (self, p->index, 1, self->grain_size, p->slices) !=
+    if (post_grain (self, p->index, p->count, p->bytes, p->slices) !=
         MXL_STATUS_OK) {
       gst_mxl_fabrics_sink_engine_count_dropped (self);
       count_dropped (self, &self->obj->counters.dropped_no_target);
@@ -857,16 +871,18 @@ warn_expired (GstMxlFabricsSink * self, guint timeout_ms)
           "wait-timeout=0 waits without limit"));
 }
 
-/* Posts the transfer of the committed grain @index (or sample batch) to
- * every connected target; with none, waits (wait-for-connection) or counts
- * the grain as dropped. A grain of a video or ANC flow that the flow
- * holds (@defer: it was copied there, not lent) does not wait here: it is
- * kept pending and render returns at once, so that an EOS the application
- * sends to the pipeline, which the source can only push once render
- * returned, gets through at once (make_room() tells how far). Pending
- * grains go out, oldest first, before the first grain rendered once a
- * target is connected, or at EOS; they are dropped at EOS without a
- * target, on a flush, and once wait-timeout ran out. */
+/* Posts the transfer of the committed grain @index (or sample batch of
+ * @count samples ending before head @index) to every connected target;
+ * with none, waits (wait-for-connection) or counts the grain or batch as
+ * dropped. A grain or batch the flow holds (@defer: it was copied there,
+ * not lent; every audio batch) does not wait here: it is kept pending and
+ * render returns at once, so that an EOS the application sends to the
+ * pipeline, which the source can only push once render returned, gets
+ * through at once (gst_mxl_fabrics_sink_make_room() tells how far).
+ * Pending grains and batches go out, oldest first, before the first one
+ * rendered once a target is connected, or at EOS; they are dropped (one
+ * dropped-no-target each) at EOS without a target, on a flush, and once
+ * wait-timeout ran out. */
 GstFlowReturn
 gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
     gsize count, gsize bytes, guint16 total_slices, gboolean defer)
@@ -884,7 +900,7 @@ gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
   if (wait && pending_expired (self))
     expired = TRUE;
   else if (wait && defer && self->n_connected == 0 && !self->wait_expired) {
-    GstMxlFabricsSinkPending p = { index, total_slices };
+    GstMxlFabricsSinkPending p = { index, count, bytes, total_slices };
 
     if (self->pending->len == 0)
       self->pending_deadline = timeout_ms == 0 ? 0 :
@@ -1057,19 +1073,23 @@ lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
   return ok;
 }
 
-/* Before grain @index is written: while grains are pending (transfer())
- * and no target is connected, the ring must not come round onto the
- * oldest. Then a live upstream (the latency query) loses this grain, not
- * the first ones, and render returns at once (a live source does not wait
- * for a render anyway, it skips what it could not push); a non-live one
- * is held here as before (wait_connected(), for what is left of
- * wait-timeout, ended by a flush or a state change but not by an EOS
+/* Before grain @index (or the batch of @count samples before head
+ * @index: audio) is written: while grains or batches are pending
+ * (transfer()) and no target is connected, the ring (grainCount grains, or
+ * the continuous flow's bufferLength samples) must not come round onto the
+ * oldest. Then a live upstream (the latency query) loses this grain or
+ * batch, not the first ones, and render returns at once (a live source
+ * does not wait for a render anyway, it skips what it could not push); a
+ * non-live one is held here as before (wait_connected(), for what is left
+ * of wait-timeout, ended by a flush or a state change but not by an EOS
  * sent to the pipeline). Returns FALSE (and *ret) when the caller must
- * not write the grain. */
-static gboolean
-make_room (GstMxlFabricsSink * self, guint64 index, GstFlowReturn * ret)
+ * not write it. */
+gboolean
+gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
+    gsize count, GstFlowReturn * ret)
 {
-  guint64 oldest;
+  const GstMxlFabricsSinkPending *oldest;
+  guint64 start, end, ring;
   gint64 left;
   gboolean expired = FALSE;
   guint timeout_ms;
@@ -1081,8 +1101,17 @@ make_room (GstMxlFabricsSink * self, guint64 index, GstFlowReturn * ret)
     g_mutex_unlock (&self->engine_lock);
     return TRUE;                /* transfer() sends or drops them */
   }
-  oldest = g_array_index (self->pending, GstMxlFabricsSinkPending, 0).index;
-  if (index - oldest < self->flow.config.discrete.grainCount) {
+  oldest = &g_array_index (self->pending, GstMxlFabricsSinkPending, 0);
+  if (mxlIsContinuousDataFormat (self->flow.config.common.format)) {
+    start = oldest->index - oldest->count;      /* samples, heads */
+    end = index;
+    ring = self->flow.config.continuous.bufferLength;
+  } else {
+    start = oldest->index;
+    end = index + count;
+    ring = self->flow.config.discrete.grainCount;
+  }
+  if (end - start <= ring) {
     g_mutex_unlock (&self->engine_lock);
     return TRUE;
   }
@@ -1130,7 +1159,7 @@ gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
 
   GST_LOG_OBJECT (self, "grain %" G_GUINT64_FORMAT " from PTS %"
       GST_TIME_FORMAT, index, GST_TIME_ARGS (GST_BUFFER_PTS (buffer)));
-  if (!make_room (self, index, &ret))
+  if (!gst_mxl_fabrics_sink_make_room (self, index, 1, &ret))
     return ret;
   if (!wait_slot_free (self, index)
       || !lend_or_copy (self, buffer, index, &copy)) {
@@ -1165,8 +1194,6 @@ gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
             gst_mxl_fabrics_status_name (st)));
     return GST_FLOW_ERROR;
   }
-  self->have_last = TRUE;
-  self->last_index = index;
   ret = gst_mxl_fabrics_sink_transfer (self, index, 1, self->grain_size,
       info.totalSlices, copy);
   if (!copy) {

@@ -39,7 +39,9 @@ typedef struct {
 } GstMxlFabricsSinkTarget;
 
 typedef struct {
-  guint64 index;
+  guint64 index;                /* grain index, or sample head (audio) */
+  gsize count;                  /* 1 grain, or the batch's samples */
+  gsize bytes;
   guint16 slices;
 } GstMxlFabricsSinkPending;
 
@@ -69,7 +71,7 @@ struct _GstMxlFabricsSink {
   GstMxlFabricsLocalFlow flow;
   gsize grain_size;
   gboolean have_last;
-  guint64 last_index;           /* last grain index / sample head written */
+  guint64 last_index;           /* last grain index / sample head given */
   GstMxlFabricsIndexPhase index_phase; /* video: gst_mxl_fabrics_follow_grain_index */
 
   /* engine: the initiator and the per-target connections are used under
@@ -88,7 +90,7 @@ struct _GstMxlFabricsSink {
                                  * in vain; no more waits until a target
                                  * has connected */
   GArray *pending;              /* engine_lock: GstMxlFabricsSinkPending of grains
-                                 * written while wait-for-connection waits,
+                                 * or sample batches written while wait-for-connection waits,
                                  * not sent yet (oldest first) */
   gint64 pending_deadline;      /* engine_lock: monotonic us when the wait
                                  * for them runs out; 0 = no limit */
