@@ -15,6 +15,10 @@ staging on and off side by side in every round:
           in % of one core (getrusage user + system over its own wall time).
   max     the same, unpaced (window 8): batches/s as fast as possible.
 
+With --baseline-build DIR, DIR's bench-engine (another build of the
+engine, e.g. before a change) runs every case too, right next to ours (the
+two alternate which goes first), in rows marked "(baseline)".
+
 Prints medians [min–max] of --runs rounds and writes the table into
 docs/benchmarks.md (section "audio"). Loopback and shm only; every run has
 a timeout and is killed by its process group when it overruns.
@@ -60,6 +64,9 @@ def main():
     ap.add_argument("--no-doc", action="store_true",
                     help="print only, leave docs/benchmarks.md alone")
     ap.add_argument("--note", default="", help="text put next to the numbers")
+    ap.add_argument("--baseline-build", default="",
+                    help="also run this build's bench-engine on every case, "
+                    "alternating with ours, as \"(baseline)\" rows")
     a = ap.parse_args()
     if not 1 <= a.runs <= 20 or not 0 < a.duration <= 30 \
             or not 0 <= a.max_duration <= 30:
@@ -68,6 +75,13 @@ def main():
                                           "bench-engine"))
     if not os.access(engine, os.X_OK):
         sys.exit("%s missing: meson compile -C %s" % (engine, a.build_dir))
+    builds = [("", engine)]
+    if a.baseline_build:
+        base = os.path.join(os.path.abspath(a.baseline_build), "bench",
+                            "bench-engine")
+        if not os.access(base, os.X_OK):
+            sys.exit("%s missing" % base)
+        builds.append((" (baseline)", base))
     media = MEDIA
     if a.media:
         want = a.media.split(",")
@@ -78,14 +92,16 @@ def main():
     mach = results.machine()
     t0 = time.time()
 
-    data = {}     # (mode, media name, provider, staging) -> [record]
+    data = {}     # (mode, media name, provider, staging + build) -> [record]
     errors = []
     cmdlines = {}
     for r in range(a.runs):
         for name, ch, samples, rate in media:
             for prov in providers:
-                for stg in STAGING:
-                    base = [engine, "--provider", prov, "--media", "audio",
+                order = builds if r % 2 == 0 else builds[::-1]
+                for stg, (mark, exe) in [(x, b) for x in STAGING
+                                         for b in order]:
+                    base = [exe, "--provider", prov, "--media", "audio",
                             "--channels", str(ch), "--samples", str(samples),
                             "--window", "8", "--wait", "block",
                             "--staging", stg]
@@ -98,12 +114,13 @@ def main():
                                      a.max_duration))
                     for mode, cmd, dur in runs:
                         cmd = cmd + ["--deadline", str(dur + 20)]
-                        cmdlines[mode] = cmd
+                        cmdlines[mode + mark] = cmd
                         rec, err = run_json(cmd, dur + 30)
                         if err:
-                            errors.append("%s %s %s staging %s: %s"
-                                          % (mode, name, prov, stg, err))
-                        data.setdefault((mode, name, prov, stg),
+                            errors.append("%s %s %s staging %s%s: %s"
+                                          % (mode, name, prov, stg, mark,
+                                             err))
+                        data.setdefault((mode, name, prov, stg + mark),
                                         []).append(rec)
         print("round %d of %d done (%.0f s)" % (r + 1, a.runs,
                                                 time.time() - t0),
@@ -124,7 +141,7 @@ def main():
     rows = []
     for name, ch, samples, rate in media:
         for prov in providers:
-            for stg in STAGING:
+            for stg in [x + mark for x in STAGING for mark, _ in builds]:
                 k = (name, prov, stg)
                 rows.append([
                     name, "`%s`" % prov, stg,
@@ -151,7 +168,7 @@ def main():
         % a.runs, "",
         "Exact command lines of one run (media, provider and staging "
         "vary):", ""]
-    for k in ("paced", "max"):
+    for k in [m + mark for m in ("paced", "max") for mark, _ in builds]:
         if k in cmdlines:
             lines.append("    " + " ".join(shlex.quote(x)
                                            for x in cmdlines[k]))

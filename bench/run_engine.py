@@ -13,7 +13,10 @@ R rounds of, side by side in each round,
         limit),
 
 then medians [min–max] and the ratios ours/bare, ours/memcpy (and
-bare/memcpy). Prints the table and writes it into docs/benchmarks.md
+bare/memcpy). With --baseline-build DIR, DIR's bench-engine (another build
+of the engine, e.g. before a change) runs in every round too, right next
+to ours (the two alternate which goes first), and the table gets its
+GB/s and baseline/bare. Prints the table and writes it into docs/benchmarks.md
 (section "engine"). Loopback and shm only; every run has a timeout and is
 killed by its process group id when it overruns.
 """
@@ -87,6 +90,9 @@ def main():
     ap.add_argument("--no-doc", action="store_true",
                     help="print only, leave docs/benchmarks.md alone")
     ap.add_argument("--note", default="", help="text put next to the numbers")
+    ap.add_argument("--baseline-build", default="",
+                    help="also run this build's bench-engine in every round, "
+                    "alternating with ours, as \"baseline\"")
     a = ap.parse_args()
     if not 1 <= a.runs <= 50 or not 0 < a.duration <= 30:
         ap.error("--runs 1..50, --duration (0, 30]")
@@ -99,6 +105,13 @@ def main():
         if not os.access(exe, os.X_OK):
             sys.exit("%s missing: meson compile -C %s" % (exe, a.build_dir))
     have_engine = os.access(engine, os.X_OK)
+    engines = [("ours", engine)]
+    if a.baseline_build:
+        base = os.path.join(os.path.abspath(a.baseline_build), "bench",
+                            "bench-engine")
+        if not have_engine or not os.access(base, os.X_OK):
+            sys.exit("%s or %s missing" % (engine, base))
+        engines.append(("baseline", base))
     sizes = SIZES
     if a.sizes:
         want = [int(x) for x in a.sizes.split(",")]
@@ -135,18 +148,21 @@ def main():
                 # ---- ours (bench-engine) ----
                 # bench-engine takes the same options as bench-bare-fabric
                 # and prints the same JSON fields ("bench":"engine").
-                if have_engine:
-                    ec = [engine] + common + ["--deadline",
-                                              str(a.duration + 20)]
-                    cmdlines["ours"] = ec
-                    if ("ours", prov, size) in unavailable:
+                # ours and the baseline alternate which runs first
+                order = engines if r % 2 == 0 else engines[::-1]
+                for kind, exe in (order if have_engine else []):
+                    ec = [exe] + common + ["--deadline",
+                                           str(a.duration + 20)]
+                    cmdlines[kind] = ec
+                    if (kind, prov, size) in unavailable:
                         continue
                     rec, err = run_json(ec, a.duration + 30)
                     if err == NOT_AVAILABLE:
-                        unavailable.add(("ours", prov, size))
+                        unavailable.add((kind, prov, size))
                     elif err:
-                        errors.append("ours %s %d: %s" % (prov, size, err))
-                    data.setdefault(("ours", prov, size), []).append(rec)
+                        errors.append("%s %s %d: %s" % (kind, prov, size,
+                                                        err))
+                    data.setdefault((kind, prov, size), []).append(rec)
         print("round %d of %d done (%.0f s)" % (r + 1, a.runs,
                                                 time.time() - t0),
               file=sys.stderr)
@@ -160,6 +176,8 @@ def main():
               "ours CPU s/GB init / target", "bare GB/s", "bare msg/s",
               "bare CPU s/GB init / target", "memcpy GB/s", "ours/bare",
               "ours/memcpy", "bare/memcpy"]
+    if a.baseline_build:
+        header += ["baseline GB/s", "baseline/bare"]
     rows = []
 
     def cpu_pair(kind, prov, size):
@@ -195,6 +213,9 @@ def main():
                 cpu_pair("bare", prov, size),
                 results.fmt_stat(mcs)] + ours_ratios + [
                 results.ratio(b, mcs)])
+            if a.baseline_build:
+                bo = st("baseline", prov, size, "gb_per_s")
+                rows[-1] += [results.fmt_stat(bo), results.ratio(bo, b)]
     tab = results.table(header, rows)
     dc = "without" if a.no_delivery_complete else "with"
     lines = results.preamble(sys.argv, a.runs, t0, mach) + [
@@ -211,7 +232,7 @@ def main():
         "Exact command lines of one run (size and provider vary):",
         "",
     ]
-    for k in ("bare", "memcpy", "ours"):
+    for k in ("bare", "memcpy", "ours", "baseline"):
         if k in cmdlines:
             lines.append("    " + " ".join(shlex.quote(x)
                                            for x in cmdlines[k]))

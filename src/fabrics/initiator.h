@@ -77,9 +77,6 @@ struct MxlWriteCtx {
   gboolean claim;            /* a claim write or read (initiator_rdm.c) */
   guint next_free;
   uint32_t local_slot;       /* grain flows: the local slot this write reads */
-  /* send protocol: the message header, alive until the completion
-   * (init->ctx_region covers the pool) */
-  uint8_t msg_header[32];
 };
 
 /** One queued transfer of one connection. */
@@ -166,6 +163,7 @@ typedef enum MxlConnInput {
   MXL_CONN_IN_ERROR,         /* EQ error, write error, stalled writes */
   MXL_CONN_IN_REMOVE,        /* RemoveTarget */
   MXL_CONN_IN_READD,         /* AddTarget of a known id */
+  MXL_CONN_IN_ADD,           /* AddTarget of a new id (from REMOVED) */
 } MxlConnInput;
 
 struct MxlConn {
@@ -174,38 +172,23 @@ struct MxlConn {
   uint64_t conn_id;          /* changes on every attempt; keys contexts */
   struct mxlFabricsTargetInfo_t *info;   /* owned copy */
   MxlConnState state;
-  const MxlEgressOps *egress;            /* set when connected */
+  MxlTransportPost post;     /* its protocol's, set while connected */
   MxlTransfer queue[MXL_CONN_QUEUE];
   guint q_head, q_len;
   guint outstanding;
   gint64 last_progress;      /* last completion or idle moment (stall check) */
   uint64_t next_seq;         /* assigned by mxl_egress_enqueue (seq = next_seq++) */
-  const MxlEgressOps *protocol;          /* chosen at AddTarget, used once connected */
+  const MxlProtocolDesc *protocol;       /* chosen at AddTarget, used once connected */
   /* per-message limits for this target: the initiator's, or less for the
    * send protocol (header iovec, the target's receive size) */
   uint64_t max_msg;
   uint32_t iov_limit;
   gboolean ordered;          /* the last piece need not wait for the others */
   gboolean parking;          /* leave(): its own endpoint is to be parked */
-  /* continuous flows: entry index counter (wire spec §2.2) and the 16-byte
-   * header slots, one per transfer that can be queued or in flight */
-  uint32_t next_entry;
-  uint8_t *entry_headers;
-  MxlOfiRegion entry_headers_region;
-  /* continuous flows, staging (protocol_samples.c): each entry packed
-   * (header + channel-major payload) into one registered slot and sent as
-   * one write. The slot of transfer seq is seq % n_staging; it is reused
-   * only when the transfer in it has no write queued or in flight. */
+  MxlChunkState *chunk_state;  /* the chunk source's (protocol_samples.c), or NULL */
   /* grain flows on shm: what posted writes send from (grainstage.h) */
   MxlGrainStage stage;
   gboolean stage_failed;     /* not registered: writes go from the slots */
-  uint8_t *staging;
-  MxlOfiRegion staging_region;
-  guint n_staging;           /* 0: scatter-gather path only */
-  uint64_t staging_slot_size;
-  uint64_t *staging_owner;   /* transfer seq in each slot, G_MAXUINT64 = none */
-  uint64_t staged_transfers; /* entries sent from a staging slot */
-  uint64_t staging_full;     /* batches refused: no free slot (NOT_READY) */
   /* claims of an exclusive RDM target (claim.h, initiator_rdm.c): words
    * [0] claim, [1] release, [2] owner read back; registered FI_WRITE |
    * FI_READ when first needed */
@@ -292,6 +275,7 @@ struct mxlFabricsInitiator_t {
   MxlPayloadOverride *payload_override;  /* per local slot, or NULL (initiator_payload.c) */
   /* continuous flows */
   gboolean continuous;
+  const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
   MxlSampleRing ring;
   MxlOfiRegion channels_region;  /* the whole channels mapping, FI_WRITE */
   uint64_t max_msg;          /* effective bytes per write */
@@ -306,7 +290,11 @@ struct mxlFabricsInitiator_t {
   guint ctx_used;
   guint ctx_orphaned;        /* in use by a connection generation that is gone */
   uint64_t cq_drains;        /* drain_cq() calls that found the CQ empty */
-  MxlOfiRegion ctx_region;   /* the pool, FI_SEND (send protocol headers) */
+  /* message headers of the send and tagged protocols, one per context
+   * (index = context - ctx_pool), alive until its completion; FI_SEND
+   * (protocol_table.c) */
+  uint8_t *msg_headers;
+  MxlOfiRegion msg_headers_region;
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */
@@ -328,6 +316,10 @@ struct mxlFabricsInitiator_t {
   MxlLock lock;                   /* mutex + condition (progress.h) */                /* results, status changes (progress thread) */
   guint waiters;             /* threads in mxl_lock_wait_until */
   /* progress thread */
+  /* where TransferGrain's descriptor goes, fixed at setup: queued and
+   * posted by the caller (mxl_initiator_fan_out_desc) or pushed into the
+   * post ring (mxl_initiator_progress_post) */
+  mxlStatus (*submit) (MxlInitiator *init, const MxlPostDesc *desc);
   MxlPostRing *post_ring;    /* NULL without a progress thread */
   MxlProgress progress;
   _Atomic uint64_t posts_pushed;   /* producers, before the push (undone on failure) */
@@ -336,9 +328,6 @@ struct mxlFabricsInitiator_t {
   gboolean defer_pump;             /* pass: queue popped transfers, post after */
   uint64_t claim_token;      /* claims (claim.h): random, bit 63 clear, not 0 */
   GPtrArray *parked;         /* MxlParkedEp* (initiator_rdm.c), NULL = none yet */
-  /* test hooks */
-  guint inject_count[2];
-  int inject_err[2];
 };
 
 /** Sets up the initiator (mxlFabricsInitiatorSetup()). */
@@ -407,15 +396,6 @@ mxlStatus mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_i
     uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
     uint64_t header_count);
 
-/**
- * mxl_initiator_egress_for:
- * The egress ops this initiator uses for a target expecting @kind (its
- * provider's capabilities and its own "protocol" option decide). Returns:
- * NULL when it cannot speak @kind.
- */
-const MxlEgressOps *mxl_initiator_egress_for (const MxlInitiator *init,
-    MxlProtocolKind kind);
-
 /* --- shared by initiator.c, initiator_rc.c, initiator_rdm.c, protocol_rma.c --- */
 
 /** The one transition function of a connection's state (see MxlConnInput). */
@@ -463,10 +443,6 @@ gboolean mxl_conn_transfer_idle (MxlConn *conn, uint64_t seq);
 void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,
     int prov_err, gboolean final);
 
-/** Takes an injected post failure: 0, or the negative fi errno to use
- * instead of posting. */
-int mxl_initiator_take_post_fault (MxlInitiator *init);
-
 /** mxlFabricsExtInitiatorReleaseGrainSlot() (initiator.c). */
 mxlStatus mxl_initiator_release_slot (MxlInitiator *init, uint64_t index,
     gboolean drop_holders, gboolean *out_in_flight);
@@ -490,7 +466,38 @@ mxlStatus mxl_initiator_progress_post (MxlInitiator *init, const MxlPostDesc *de
 /** MakeProgress with the thread: waits on init->cond. */
 mxlStatus mxl_initiator_progress_wait (MxlInitiator *init, int timeout_ms);
 
-/* --- shared by initiator.c and initiator_progress.c --- */
+/* --- shared by the initiator files: initiator.c (setup, targets,
+ * fan-out), initiator_conn.c (contexts, state machine), initiator_results.c
+ * (tracking, results, application view), initiator_progress.c --- */
+
+/** The application's name of state @kind. */
+mxlFabricsExtConnectionState mxl_conn_public_state (MxlConnKind kind);
+/** The connection of target @target_id, or NULL. */
+MxlConn *mxl_initiator_find_conn (MxlInitiator *init, uint64_t target_id);
+/**
+ * mxl_conn_new:
+ * A connection to the target of @info (copied) using @protocol, in the
+ * initiator's list: REMOVED → IDLE through mxl_conn_transition()
+ * (reported as the target being added).
+ */
+MxlConn *mxl_conn_new (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info,
+    const MxlProtocolDesc *protocol);
+/** Frees a connection (the list's free function). */
+void mxl_conn_free (MxlConn *conn);
+/** Contexts orphaned longer than the reclaim delay are taken back. */
+void mxl_initiator_reclaim_orphans (MxlInitiator *init);
+/** Reads completions; @timeout_ms >= 0 waits (CQs with a wait object). */
+void mxl_initiator_drain_cq (MxlInitiator *init, int timeout_ms);
+/** Queues the result of a finished transfer for PollTransferResult. */
+void mxl_initiator_push_result (MxlInitiator *init, uint64_t target_id,
+    const MxlTracked *tr);
+/** Tracks transfer @seq of @conn (@what: index, slices, queue time). */
+void mxl_conn_track_add (MxlConn *conn, uint64_t seq, const MxlTracked *what);
+/** Every tracked transfer of @conn fails with @reason (connection left). */
+void mxl_conn_track_cancel (MxlConn *conn, mxlStatus reason);
+/** A write of transfer @seq completed (@ok, @err: its fi errno). */
+void mxl_conn_track_complete (MxlConn *conn, uint64_t seq, gboolean ok, int err);
+
 mxlStatus mxl_initiator_progress_once (MxlInitiator *init);
 /** Computes the request of a grain transfer and queues it on every
  * connected target (RAW: the test hook's request on one target). */
@@ -502,7 +509,7 @@ gboolean mxl_initiator_room_for_one (MxlInitiator *init);
  * mxl_initiator_debug_inject:
  * Test hook (internal, not exported): the next @count posts (POST_FAILURE)
  * or good completions (ERROR_COMPLETION) fail with @fi_err (positive, e.g.
- * FI_EIO). Any thread.
+ * FI_EIO). Any thread. The faults are kept in protocol_hooks.c.
  */
 void mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind,
     guint count, int fi_err);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The initiator's progress thread (setup option "progressThread"): the post
- * ring, the pass the thread runs, and what application threads call instead
+ * The initiator's progress: completions, connection timers and posting
+ * (mxl_initiator_progress_once(), shared by both modes), and its progress
+ * thread (setup option "progressThread"): the post ring, the pass the thread runs, and what application threads call instead
  * of driving progress themselves. Threads and wake-ups: progress.h.
  *
  * Each pass, holding init->lock:
@@ -18,6 +19,10 @@
 #include "fabrics/initiator.h"
 
 #include <string.h>
+
+#include "fabrics/protocol_hooks.h"
+
+#define CQ_BATCH 64
 
 /* Descriptors popped per pass at most (fairness against the CQ). */
 #define RING_BUDGET 64u
@@ -95,6 +100,8 @@ mxl_initiator_progress_start (MxlInitiator *init, GError **error)
       &init->lock, pass, has_posts, init, error);
   if (st != MXL_STATUS_OK)
     g_clear_pointer (&init->post_ring, mxl_post_ring_free);
+  else
+    init->submit = mxl_initiator_progress_post;
   return st;
 }
 
@@ -113,6 +120,7 @@ mxl_initiator_progress_stop (MxlInitiator *init, int flush_ms)
   while (mxl_post_ring_pop (init->post_ring, &desc))
     init->stats.transfersDropped++;
   g_clear_pointer (&init->post_ring, mxl_post_ring_free);
+  init->submit = mxl_initiator_fan_out_desc;
 }
 
 mxlStatus
@@ -155,3 +163,160 @@ mxl_initiator_progress_wait (MxlInitiator *init, int timeout_ms)
   mxl_unlock (&init->lock);
   return st;
 }
+
+/* ------------------------------------------------------------ progress */
+
+static void
+on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
+{
+  MxlWriteCtx *ctx = op_context;
+  MxlConn *conn;
+
+  if (ctx < init->ctx_pool || ctx >= init->ctx_pool + init->ctx_count || !ctx->in_use)
+    return;                  /* not ours, or reclaimed already */
+  conn = g_hash_table_lookup (init->by_conn_id, &ctx->conn_id);
+  if (ctx->claim) {
+    mxl_initiator_ctx_put (init, ctx);
+    if (conn != NULL)
+      mxl_initiator_rdm_claim_done (conn, ok);
+    return;
+  }
+  if (ok && G_UNLIKELY (mxl_hooks_armed ())
+      && mxl_hooks_take_fault (init, MXL_INJECT_ERROR_COMPLETION, &err))
+    ok = FALSE;              /* test hook: as if fi_cq_readerr() returned it */
+  if (ok)
+    init->stats.writesCompleted++;
+  else
+    init->stats.writeErrors++;
+  if (conn != NULL && conn->state.kind == MXL_CONN_CONNECTED) {
+    conn->last_progress = g_get_monotonic_time ();
+    mxl_conn_track_complete (conn, ctx->transfer_seq, ok, err);
+    mxl_egress_on_write_done (conn, ctx, ok);
+    mxl_initiator_ctx_put (init, ctx);
+    if (!ok) {
+      g_message ("initiator: write to target %" G_GUINT64_FORMAT " failed: %s",
+          conn->target_id, fi_strerror (err));
+      mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_UNKNOWN);
+    }
+    return;
+  }
+  mxl_initiator_ctx_put (init, ctx);
+}
+
+/* Reads completions; @timeout_ms >= 0 waits (CQs with a wait object). */
+void
+mxl_initiator_drain_cq (MxlInitiator *init, int timeout_ms)
+{
+  struct fi_cq_data_entry buf[CQ_BATCH];
+  struct fi_cq_err_entry err;
+
+  for (int round = 0; round < 16; round++) {
+    size_t n = 0;
+    ssize_t rc = 0;
+
+    switch (mxl_ofi_cq_read (init->cq, buf, CQ_BATCH, timeout_ms, &n, &err, &rc)) {
+      case MXL_CQ_READ_EMPTY:
+        init->cq_drains++;
+        return;
+      case MXL_CQ_READ_ENTRIES:
+        for (size_t i = 0; i < n; i++)
+          on_completion (init, buf[i].op_context, TRUE, 0);
+        if (n < CQ_BATCH)
+          return;
+        break;
+      case MXL_CQ_READ_ERROR_ENTRY:
+        on_completion (init, err.op_context, FALSE, err.err);
+        break;
+      case MXL_CQ_READ_FAILED:
+        g_warning ("initiator: fi_cq_read: %s", fi_strerror ((int) -rc));
+        return;
+    }
+    timeout_ms = -1;
+  }
+}
+
+static void
+sweep_removed (MxlInitiator *init)
+{
+  for (guint i = init->conns->len; i-- > 0;) {
+    MxlConn *c = g_ptr_array_index (init->conns, i);
+    if (c->state.kind == MXL_CONN_REMOVED)
+      g_ptr_array_remove_index_fast (init->conns, i);
+  }
+}
+
+/* One non-blocking pass. Returns the MakeProgress status. */
+mxlStatus
+mxl_initiator_progress_once (MxlInitiator *init)
+{
+  gboolean pending = FALSE, any_live = FALSE;
+
+  init->type_ops->poll_events (init);
+  mxl_initiator_drain_cq (init, -1);
+  for (guint i = 0; i < init->conns->len; i++) {
+    MxlConn *c = g_ptr_array_index (init->conns, i);
+
+    mxl_conn_transition (c, MXL_CONN_IN_TICK, MXL_STATUS_OK);
+    if (c->state.kind == MXL_CONN_CONNECTED) {
+      mxlStatus st = mxl_egress_pump (c);
+      if (st != MXL_STATUS_OK)
+        mxl_conn_transition (c, MXL_CONN_IN_ERROR, st);
+    }
+    switch (c->state.kind) {
+      case MXL_CONN_IDLE:
+      case MXL_CONN_CONNECTING:
+        pending = any_live = TRUE;
+        break;
+      case MXL_CONN_CONNECTED:
+        any_live = TRUE;
+        if (c->outstanding > 0 || c->q_len > 0)
+          pending = TRUE;
+        else
+          c->last_progress = g_get_monotonic_time ();
+        break;
+      case MXL_CONN_LOST:
+      case MXL_CONN_REMOVED:
+        break;
+    }
+  }
+  /* Scanned only while there are orphans: every progress pass with writes
+   * in flight walked the whole pool (~6,000 instructions, 1 ms audio). */
+  if (init->parked != NULL && init->parked->len > 0)
+    mxl_initiator_rdm_check_parked (init);
+  if (init->ctx_orphaned > 0)
+    mxl_initiator_reclaim_orphans (init);
+  sweep_removed (init);
+  if (!any_live)
+    return MXL_ERR_INTERRUPTED;
+  return pending ? MXL_ERR_NOT_READY : MXL_STATUS_OK;
+}
+
+mxlStatus
+mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms)
+{
+  gint64 deadline;
+  guint sleep_us = 50;
+  mxlStatus st;
+
+  if (!init->setup_done)
+    return MXL_ERR_INVALID_STATE;
+  if (init->post_ring != NULL)
+    return mxl_initiator_progress_wait (init, timeout_ms);
+  deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
+  for (;;) {
+    gint64 now;
+    st = mxl_initiator_progress_once (init);
+    if (st != MXL_ERR_NOT_READY || timeout_ms <= 0)
+      return st;
+    now = g_get_monotonic_time ();
+    if (now >= deadline)
+      return st;
+    if (init->desc->cq_can_wait && init->stats.targetsConnected > 0) {
+      mxl_initiator_drain_cq (init, (int) MIN ((deadline - now + 999) / 1000, 10));
+    } else {
+      g_usleep (MIN ((gint64) sleep_us, deadline - now));
+      sleep_us = MIN (sleep_us * 2, 1000u);
+    }
+  }
+}
+

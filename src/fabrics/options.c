@@ -91,11 +91,19 @@ static gboolean
 read_protocol (JsonNode *node, const char *key, MxlSetupOptions *out,
     GError **error)
 {
-  if (mxl_json_value_type (node) != G_TYPE_STRING
-      || !mxl_protocol_kind_from_string (json_node_get_string (node), &out->protocol))
-    return bad (error, key, "one of \"write\", \"send\", \"tagged\"");
-  out->protocol_set = TRUE;
-  return TRUE;
+  g_autoptr (GString) names = NULL;
+  const char *name;
+
+  if (mxl_json_value_type (node) == G_TYPE_STRING
+      && mxl_protocol_kind_from_string (json_node_get_string (node), &out->protocol)) {
+    out->protocol_set = TRUE;
+    return TRUE;
+  }
+  /* The wire names of every protocol (targetinfo.c). */
+  names = g_string_new ("one of ");
+  for (guint i = 0; (name = mxl_protocol_kind_to_string ((MxlProtocolKind) i)); i++)
+    g_string_append_printf (names, "%s\"%s\"", i ? ", " : "", name);
+  return bad (error, key, names->str);
 }
 
 static gboolean

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Transfer protocols behind small ops tables. An initiator connection picks
- * its egress ops when it becomes connected, a target its ingress ops at
- * setup; the hot path then makes one indirect call and never switches on
- * the protocol. Remote write + immediate data (protocol_rma.c), send/receive
- * (protocol_send.c) and tagged send/receive (protocol_tagged.c) plug in
- * with the same two tables.
+ * The protocol layer. Each transfer protocol is one descriptor
+ * (MxlProtocolDesc) in one file, listed in the table of protocol_table.c: remote
+ * write + immediate data (protocol_write.c), send/receive (protocol_send.c), tagged
+ * send/receive (protocol_tagged.c). An initiator's egress is composed of the
+ * generic pump (protocol_egress.c), a chunk source chosen at setup (protocol_grain.c or
+ * protocol_samples.c) and the transport post of the protocol, installed when the
+ * connection becomes connected; a target's ingress ops are chosen at
+ * setup. The hot path makes one indirect call per piece and never switches
+ * on the protocol.
  */
 #pragma once
 
@@ -27,6 +30,21 @@ typedef struct mxlFabricsTarget_t MxlTarget;
 typedef struct MxlConn MxlConn;
 typedef struct MxlWriteCtx MxlWriteCtx;
 typedef struct MxlTransfer MxlTransfer;
+typedef struct mxlFabricsInitiator_t MxlInitiator;
+
+/** The struct of type @type whose member @member is at @ptr. */
+#define mxl_container_of(ptr, type, member) \
+  ((type *) (void *) ((char *) (ptr) - G_STRUCT_OFFSET (type, member)))
+
+/**
+ * MxlTargetProto:
+ * The base every protocol's private target state starts with (or embeds),
+ * at t->pstate; the protocol reaches its own struct with
+ * mxl_container_of(). NULL for protocols without state.
+ */
+typedef struct MxlTargetProto {
+  const struct MxlProtocolDesc *desc;
+} MxlTargetProto;
 
 /**
  * MxlGrainRequest:
@@ -40,11 +58,6 @@ typedef struct MxlGrainRequest {
   uint16_t req_start, req_end;   /* the slice range as requested (results) */
   guint n_runs;
   MxlRun runs[MXL_LAYOUT_MAX_PLANES];
-  /* Test hook only (mxl_initiator_debug_post_raw()): use this remote slot
-   * and immediate data instead of the computed ones. */
-  gboolean raw;
-  uint32_t raw_remote_slot;
-  uint32_t raw_imm;
 } MxlGrainRequest;
 
 /**
@@ -55,30 +68,19 @@ typedef struct MxlGrainRequest {
 typedef struct MxlSamplesRequest {
   uint64_t head;
   uint64_t count;
-  /* Test hook only (mxl_initiator_debug_samples_raw()): this entry index
-   * and these header values instead of the computed ones. */
-  gboolean raw;
-  uint32_t raw_entry;
-  uint32_t raw_imm;
-  uint64_t raw_head, raw_count;
 } MxlSamplesRequest;
 
-typedef struct MxlEgressOps {
-  const char *name;
-  /* Checks the request against the connection's remote regions and queues
-   * it. Returns OK, INVALID_ARG (a write would leave the remote region),
-   * NOT_READY (queue full). */
-  mxlStatus (*queue_grain) (MxlConn *conn, const MxlGrainRequest *req);
-  /* The same for a batch of samples (continuous flows). */
-  mxlStatus (*queue_samples) (MxlConn *conn, const MxlSamplesRequest *req);
-  /* Posts queued writes while the provider accepts them. Returns OK, or the
-   * status of a posting failure other than -FI_EAGAIN (connection broken). */
-  mxlStatus (*pump) (MxlConn *conn);
-  /* A write of this connection completed (@ok FALSE: error completion). */
-  void (*on_write_done) (MxlConn *conn, const MxlWriteCtx *ctx, gboolean ok);
-  /* Drops everything queued (connection closed). */
-  void (*reset) (MxlConn *conn);
-} MxlEgressOps;
+/**
+ * MxlRawRequest:
+ * What a test hook puts in place of the computed values
+ * (mxl_initiator_debug_post_raw(), mxl_initiator_debug_samples_raw()):
+ * passed next to a request, NULL for every real transfer.
+ */
+typedef struct MxlRawRequest {
+  uint32_t remote_slot;      /* grain: remote region; samples: bounce entry */
+  uint32_t imm;
+  uint64_t head, count;      /* samples: the entry header's values */
+} MxlRawRequest;
 
 typedef struct MxlIngressOps {
   const char *name;
@@ -95,34 +97,38 @@ typedef struct MxlIngressOps {
   void (*on_drained) (MxlTarget *target, const struct fi_cq_data_entry *entry);
 } MxlIngressOps;
 
-extern const MxlEgressOps mxl_rma_egress_ops;
-extern const MxlEgressOps mxl_rma_samples_egress_ops;
 extern const MxlIngressOps mxl_rma_ingress_ops;
 extern const MxlIngressOps mxl_rma_samples_ingress_ops;
-/* Send/receive (protocol_send.c): the grain and sample egress ops, and the
- * ingress that unpacks received messages in front of the target's write
- * ingress (t->rx_inner). */
-extern const MxlEgressOps mxl_send_egress_ops;
-extern const MxlEgressOps mxl_send_samples_egress_ops;
+/* Send/receive (protocol_send.c): the ingress that unpacks received messages in
+ * front of the target's write ingress (t->rx_inner). */
 extern const MxlIngressOps mxl_send_ingress_ops;
-/* Tagged (protocol_tagged.c): in-place pieces in front of the send
- * protocol's ingress. */
-extern const MxlEgressOps mxl_tagged_egress_ops;
-extern const MxlEgressOps mxl_tagged_samples_egress_ops;
+/* Tagged (protocol_tagged.c): in-place pieces in front of the send protocol's
+ * ingress. */
 extern const MxlIngressOps mxl_tagged_ingress_ops;
-
-/** Queue functions shared by the write and send egress ops. */
-mxlStatus mxl_rma_queue_grain (MxlConn *conn, const MxlGrainRequest *req);
-mxlStatus mxl_samples_queue (MxlConn *conn, const MxlSamplesRequest *req);
-mxlStatus mxl_samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req);
 
 /**
  * MxlChunkSource:
- * How a protocol produces and posts the writes (or sends) of a queued
- * transfer; mxl_egress_pump() does the rest (deadlines, window, contexts,
- * holding the immediate data on unordered providers, -FI_EAGAIN).
+ * What an initiator transfers, chosen once at setup (grain flows:
+ * mxl_grain_chunks, protocol_grain.c; continuous flows: mxl_sample_chunks,
+ * protocol_samples.c): how a request is queued and how a queued transfer is cut
+ * into pieces; mxl_egress_pump() (protocol_egress.c) does the rest (deadlines,
+ * window, contexts, holding the immediate data on unordered providers,
+ * -FI_EAGAIN) and the connection's transport posts each piece.
  */
 typedef struct MxlChunkSource {
+  /* Checks the request against the connection's remote regions and queues
+   * it. Returns OK, INVALID_ARG (a write would leave the remote region),
+   * NOT_READY (queue full), INVALID_STATE (not this kind of flow). */
+  mxlStatus (*queue_grain) (MxlConn *conn, const MxlGrainRequest *req,
+      const MxlRawRequest *raw);
+  /* The same for a batch of samples (continuous flows; NULL for grains).
+   * @raw: a test hook's values (one entry, not advancing the counter). */
+  mxlStatus (*queue_samples) (MxlConn *conn, const MxlSamplesRequest *req,
+      const MxlRawRequest *raw);
+  /* Before the next piece of @t: FALSE when it must wait (its buffer is
+   * still in use); @out_local_slot: what its write context records as the
+   * local slot it reads (mxl_initiator_slot_in_use()). */
+  gboolean (*claim) (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot);
   /* Produces the next piece of @t into its pending chunk (sets
    * t->have_pending, t->chunk_length, t->chunk_last,
    * t->chunk_remote_offset); FALSE when done. */
@@ -131,9 +137,16 @@ typedef struct MxlChunkSource {
    * checked against its local region; FALSE when one would leave it. */
   gboolean (*iov) (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc,
       guint *n_iov);
+  /* Frees the connection's chunk state (conn->chunk_state) when its target
+   * is re-added (@final FALSE: counters stay) or removed (@final TRUE);
+   * NULL when the source keeps none. */
+  void (*release) (MxlConn *conn, gboolean final);
 } MxlChunkSource;
 
-/* Grain chunks (protocol_rma.c) and sample chunks (protocol_samples.c). */
+/** Per-connection state of a chunk source, defined by its file. */
+typedef struct MxlChunkState MxlChunkState;
+
+/* Grain chunks (protocol_grain.c) and sample chunks (protocol_samples.c). */
 extern const MxlChunkSource mxl_grain_chunks;
 extern const MxlChunkSource mxl_sample_chunks;
 
@@ -146,51 +159,108 @@ extern const MxlChunkSource mxl_sample_chunks;
 typedef ssize_t (*MxlTransportPost) (MxlConn *conn, MxlTransfer *t,
     const struct iovec *iov, void **desc, guint n_iov, MxlWriteCtx *ctx);
 
-/** Send with remote CQ data: a message header, then the chunk
- * (protocol_send.c). */
-ssize_t mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
-    void **desc, guint n_iov, MxlWriteCtx *ctx);
+/* --- generic egress (protocol_egress.c): the same for every chunk source and
+ * transport --- */
 
-/**
- * mxl_send_gather:
- * Writes the send header of the pending chunk of @t into @ctx and returns
- * in @v / @d the header iovec followed by @iov / @desc (room for
- * MXL_LAYOUT_MAX_IOV + 1). Returns: the iovec count, or -FI_EINVAL when the
- * chunk leaves its remote region or the receive size.
- */
-ssize_t mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
-    void **desc, guint n_iov, MxlWriteCtx *ctx, struct iovec *v, void **d);
+/** Queues @req on @conn through the initiator's chunk source (@raw: a test
+ * hook's values, or NULL). */
+mxlStatus mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req,
+    const MxlRawRequest *raw);
+mxlStatus mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req,
+    const MxlRawRequest *raw);
 
-/** Tagged send with remote CQ data: in place when the chunk is a whole
- * piece, else a send header and the chunk (protocol_tagged.c). */
-ssize_t mxl_tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
-    void **desc, guint n_iov, MxlWriteCtx *ctx);
-
-/** Remote write + immediate data (protocol_rma.c). */
-ssize_t mxl_rma_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
-    void **desc, guint n_iov, MxlWriteCtx *ctx);
-
-mxlStatus mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src,
-    MxlTransportPost post);
+/** Posts queued pieces of @conn (connected: conn->post set) while the
+ * provider accepts them. Returns OK, or the status of a posting failure
+ * other than -FI_EAGAIN (connection broken). */
+mxlStatus mxl_egress_pump (MxlConn *conn);
 
 /** Appends a transfer to the connection's queue (NULL when full): sequence,
  * deadline and the queued counter are set, the rest is zeroed. */
 MxlTransfer *mxl_egress_enqueue (MxlConn *conn);
 
-/** The shared on_write_done and reset of queued-transfer protocols. */
+/** A write of this connection completed (@ok FALSE: error completion). */
 void mxl_egress_on_write_done (MxlConn *conn, const MxlWriteCtx *ctx, gboolean ok);
+/** Drops everything queued (connection closed). */
 void mxl_egress_reset (MxlConn *conn);
 
+/* --- protocol descriptors (protocol_table.c) --- */
+
 /**
- * mxl_egress_select:
- * The egress ops for a target of protocol @kind, for a grain (@continuous
- * FALSE) or sample initiator. Returns: NULL when this build cannot speak it.
+ * MxlProtocolDesc:
+ * Everything the engine knows about one transfer protocol. One per
+ * protocol file (protocol_write.c, protocol_send.c, protocol_tagged.c), listed in mxl_protocols[]
+ * (protocol_table.c); nothing outside the table tests which protocol is in use.
+ * The wire name is mxl_protocol_kind_to_string (@kind) (targetinfo.c).
  */
-const MxlEgressOps *mxl_egress_select (MxlProtocolKind kind, gboolean continuous);
+typedef struct MxlProtocolDesc {
+  MxlProtocolKind kind;
+  /* libfabric capabilities it needs, per MxlRole (target, initiator), and
+   * their name for errors */
+  uint64_t caps[2];
+  const char *caps_name;
+  /* a target without a "protocol" option takes the offered protocol of
+   * the lowest rank */
+  guint target_rank;
+  /* target: posts its receives and installs its ingress in front of the
+   * write ingress (t->ingress); torn down with the target */
+  mxlStatus (*target_setup) (MxlTarget *target, GError **error);
+  /* target: frees its protocol state (t->pstate, set by target_setup);
+   * NULL when it keeps none. The domain is still open. */
+  void (*target_teardown) (MxlTarget *target);
+  /* target: its TargetInfo advertises recvSize (t->rx_entry_size) */
+  gboolean advertises_recv_size;
+  /* target: exclusive RDM targets can use claims (claim.h) */
+  gboolean claims;
+  /* initiator: needs the context pool registered for FI_SEND (message
+   * headers) */
+  gboolean msg_headers;
+  /* initiator: per-connection limits (NULL: the initiator's); FALSE when
+   * the target's TargetInfo leaves no room */
+  gboolean (*conn_limits) (MxlConn *conn);
+  /* initiator: connections are progressed a little before teardown */
+  gboolean drain_at_teardown;
+  /* initiator: posts one piece, installed when the connection becomes
+   * connected */
+  MxlTransportPost post;
+  /* the same with the test hooks run (protocol_hooks.h); NULL: post */
+  MxlTransportPost post_hooked;
+} MxlProtocolDesc;
+
+/** The protocols this build speaks, and their count. */
+extern const MxlProtocolDesc *const mxl_protocols[];
+extern const guint mxl_n_protocols;
+
+/** The descriptor of @kind, or NULL. */
+const MxlProtocolDesc *mxl_protocol_desc (MxlProtocolKind kind);
+
+/**
+ * mxl_protocol_caps:
+ * The libfabric capabilities protocol @kind needs in @role (its
+ * descriptor's caps): write FI_RMA | FI_REMOTE_WRITE (target) or
+ * FI_RMA | FI_WRITE (initiator); send FI_MSG, tagged FI_TAGGED, each with
+ * FI_RECV (target) or FI_SEND (initiator). Setup asks fi_getinfo() for
+ * them (setup.c). Returns: 0 for an unknown @kind.
+ */
+uint64_t mxl_protocol_caps (MxlProtocolKind kind, MxlRole role);
+
+/** Registers the initiator's context pool for FI_SEND when its provider
+ * offers a protocol that sends message headers. */
+mxlStatus mxl_protocol_initiator_setup (MxlInitiator *init, GError **error);
+
+/**
+ * mxl_initiator_protocol_for:
+ * The protocol this initiator uses for a target expecting @kind (its
+ * provider's capabilities and its own "protocol" option decide). Returns:
+ * NULL when it cannot speak @kind.
+ */
+const MxlProtocolDesc *mxl_initiator_protocol_for (const MxlInitiator *init,
+    MxlProtocolKind kind);
+
+extern const MxlProtocolDesc mxl_protocol_write;
+extern const MxlProtocolDesc mxl_protocol_send;
+extern const MxlProtocolDesc mxl_protocol_tagged;
 
 /* --- continuous flows (protocol_samples.c) --- */
-
-typedef struct mxlFabricsInitiator_t MxlInitiator;
 
 /** Registers the initiator's channel rings (FI_WRITE). */
 mxlStatus mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
@@ -198,8 +268,16 @@ mxlStatus mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *
 /** TRUE when @info has a bounce ring that batches of this flow fit. */
 gboolean mxl_samples_target_usable (const MxlInitiator *init,
     const struct mxlFabricsTargetInfo_t *info);
-/** Frees a connection's header slots and staging slots. */
-void mxl_samples_conn_release (MxlConn *conn);
+/** Staging of a connection (tests): slots, their size, entries sent from
+ * them, batches refused for want of a free slot. */
+typedef struct MxlSamplesStaging {
+  guint n_staging;
+  uint64_t slot_size;
+  uint64_t staged_transfers;
+  uint64_t staging_full;
+} MxlSamplesStaging;
+/** Test hook (internal): the staging figures of continuous-flow @conn. */
+void mxl_samples_debug_staging (const MxlConn *conn, MxlSamplesStaging *out);
 /**
  * mxl_samples_debug_set_staging_budget:
  * Test hook (internal): bytes of staging slots a connection gets when it
@@ -221,15 +299,6 @@ void mxl_samples_target_teardown (MxlTarget *target);
 mxlStatus mxl_samples_deliver_entry (MxlTarget *target, uint64_t e,
     uint64_t *out_head, uint64_t *out_count);
 
-/**
- * mxl_protocol_caps:
- * The libfabric capabilities protocol @kind needs in @role: write
- * FI_RMA | FI_REMOTE_WRITE (target) or FI_RMA | FI_WRITE (initiator); send
- * FI_MSG, tagged FI_TAGGED, each with FI_RECV (target) or FI_SEND
- * (initiator). Setup asks fi_getinfo() for them (setup.c).
- */
-uint64_t mxl_protocol_caps (MxlProtocolKind kind, MxlRole role);
-
 /* --- send/receive (protocol_send.c) --- */
 
 /** Bytes of the header in front of every send-protocol message. */
@@ -237,14 +306,10 @@ uint64_t mxl_protocol_caps (MxlProtocolKind kind, MxlRole role);
 /** Payload bytes of one posted receive unless "maxMessageSize" is lower. */
 #define MXL_SEND_DEFAULT_PAYLOAD (1024u * 1024u)
 
-/** Allocates, registers and describes the receive ring of a send target. */
-mxlStatus mxl_send_target_setup (MxlTarget *target, GError **error);
 /** Sets the connection's per-message limits for a send target: one iovec
  * and MXL_SEND_HEADER_SIZE bytes less, at most the target's recvSize.
  * Returns: FALSE when the target's recvSize or our iov_limit leave no room. */
 gboolean mxl_send_conn_limits (MxlConn *conn);
-/** Registers the initiator's context pool (message headers) for FI_SEND. */
-mxlStatus mxl_send_initiator_setup (MxlInitiator *init, GError **error);
 
 /**
  * mxl_send_debug_set_header_hook:
@@ -272,10 +337,14 @@ mxl_tagged_piece_tag (uint32_t region, uint32_t piece)
   return ((uint64_t) region << 32) | piece;
 }
 
-/** Sets up a tagged target: the send protocol's receive ring (tagged
- * receives of MXL_TAG_BOUNCE) plus one tagged receive per piece of every
- * grain slot or bounce entry, posted on the flow's memory. */
-mxlStatus mxl_tagged_target_setup (MxlTarget *target, GError **error);
+/**
+ * mxl_tagged_debug_in_place:
+ * Test hook (internal): pieces of tagged target @target that landed in
+ * place so far; @out_per_region, @out_pieces (nullable): pieces per
+ * region, piece receives in all.
+ */
+uint64_t mxl_tagged_debug_in_place (MxlTarget *target, guint *out_per_region,
+    guint *out_pieces);
 
 /**
  * mxl_tagged_debug_set_hook:

@@ -59,6 +59,35 @@
 
 /* ------------------------------------------------------------ initiator */
 
+/* Per-connection state of the sample chunk source (conn->chunk_state),
+ * allocated when the connection first queues a batch. */
+struct MxlChunkState {
+  /* entry index counter (wire spec §2.2) and the 16-byte header slots, one
+   * per transfer that can be queued or in flight */
+  uint32_t next_entry;
+  uint8_t *entry_headers;
+  MxlOfiRegion entry_headers_region;
+  /* staging: each entry packed (header + channel-major payload) into one
+   * registered slot and sent as one write. The slot of transfer seq is
+   * seq % n_staging; it is reused only when the transfer in it has no
+   * write queued or in flight. */
+  uint8_t *staging;
+  MxlOfiRegion staging_region;
+  guint n_staging;           /* 0: scatter-gather path only */
+  uint64_t staging_slot_size;
+  uint64_t *staging_owner;   /* transfer seq in each slot, G_MAXUINT64 = none */
+  uint64_t staged_transfers; /* entries sent from a staging slot */
+  uint64_t staging_full;     /* batches refused: no free slot (NOT_READY) */
+};
+
+static MxlChunkState *
+conn_state (MxlConn *conn)
+{
+  if (conn->chunk_state == NULL)
+    conn->chunk_state = g_new0 (MxlChunkState, 1);
+  return conn->chunk_state;
+}
+
 mxlStatus
 mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
     GError **error)
@@ -67,6 +96,7 @@ mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
   uint8_t *channels = (uint8_t *) mxl_flow_reader_channels (init->reader, &len);
 
   init->continuous = TRUE;
+  init->chunks = &mxl_sample_chunks;
   init->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
       flow->sample_word_size };
   if (channels == NULL || len == 0
@@ -93,34 +123,58 @@ mxl_samples_target_usable (const MxlInitiator *init,
   return TRUE;
 }
 
-void
-mxl_samples_conn_release (MxlConn *conn)
+/* Frees the connection's header and staging slots and restarts its entry
+ * counter (@final: the state too). */
+static void
+samples_release (MxlConn *conn, gboolean final)
 {
-  if (conn->staging != NULL) {
-    mxl_ofi_region_close (conn->init->dom, &conn->staging_region);
-    g_clear_pointer (&conn->staging, g_free);
-    g_clear_pointer (&conn->staging_owner, g_free);
-    conn->n_staging = 0;
-  }
-  if (conn->entry_headers == NULL)
+  MxlChunkState *c = conn->chunk_state;
+
+  if (c == NULL)
     return;
-  mxl_ofi_region_close (conn->init->dom, &conn->entry_headers_region);
-  g_clear_pointer (&conn->entry_headers, g_free);
+  c->next_entry = 0;
+  if (c->staging != NULL) {
+    mxl_ofi_region_close (conn->init->dom, &c->staging_region);
+    g_clear_pointer (&c->staging, g_free);
+    g_clear_pointer (&c->staging_owner, g_free);
+    c->n_staging = 0;
+  }
+  if (c->entry_headers != NULL) {
+    mxl_ofi_region_close (conn->init->dom, &c->entry_headers_region);
+    g_clear_pointer (&c->entry_headers, g_free);
+  }
+  if (final)
+    g_clear_pointer (&conn->chunk_state, g_free);
+}
+
+void
+mxl_samples_debug_staging (const MxlConn *conn, MxlSamplesStaging *out)
+{
+  const MxlChunkState *c = conn->chunk_state;
+
+  memset (out, 0, sizeof (*out));
+  if (c == NULL)
+    return;
+  out->n_staging = c->n_staging;
+  out->slot_size = c->staging_slot_size;
+  out->staged_transfers = c->staged_transfers;
+  out->staging_full = c->staging_full;
 }
 
 static mxlStatus
 ensure_header_slots (MxlConn *conn)
 {
+  MxlChunkState *c = conn_state (conn);
   g_autoptr (GError) error = NULL;
 
-  if (conn->entry_headers != NULL)
+  if (c->entry_headers != NULL)
     return MXL_STATUS_OK;
-  conn->entry_headers = g_malloc0 (MXL_CONN_HEADER_SLOTS * MXL_BOUNCE_HEADER_SIZE);
-  if (mxl_ofi_region_register (conn->init->dom, conn->entry_headers,
+  c->entry_headers = g_malloc0 (MXL_CONN_HEADER_SLOTS * MXL_BOUNCE_HEADER_SIZE);
+  if (mxl_ofi_region_register (conn->init->dom, c->entry_headers,
           MXL_CONN_HEADER_SLOTS * MXL_BOUNCE_HEADER_SIZE, FI_WRITE,
-          &conn->entry_headers_region, &error) != MXL_STATUS_OK) {
+          &c->entry_headers_region, &error) != MXL_STATUS_OK) {
     g_warning ("initiator: %s", error->message);
-    g_clear_pointer (&conn->entry_headers, g_free);
+    g_clear_pointer (&c->entry_headers, g_free);
     return MXL_ERR_UNKNOWN;
   }
   return MXL_STATUS_OK;
@@ -152,6 +206,7 @@ mxl_samples_debug_set_staging_budget (uint64_t bytes)
 static void
 ensure_staging (MxlConn *conn)
 {
+  MxlChunkState *c = conn_state (conn);
   g_autoptr (GError) error = NULL;
   MxlInitiator *init = conn->init;
   uint64_t cap = mxl_bounce_capacity (&init->ring, conn->info->bounce_entry_size);
@@ -159,27 +214,27 @@ ensure_staging (MxlConn *conn)
       + (uint64_t) init->ring.channels * init->ring.word_size * cap;
   guint n;
 
-  if (conn->staging != NULL || !init->options.samples_staging || cap == 0
+  if (c->staging != NULL || !init->options.samples_staging || cap == 0
       || size > MXL_STAGING_MAX_SLOT)
     return;
   n = (guint) CLAMP (staging_budget / size, MXL_STAGING_MIN_SLOTS, MXL_CONN_HEADER_SLOTS);
-  conn->staging = g_malloc (n * size);
-  memset (conn->staging, 0, n * size);
+  c->staging = g_malloc (n * size);
+  memset (c->staging, 0, n * size);
   /* A source of writes, and of sends for a send target (tcp;ofi_rxm's
    * rendezvous of large messages needs a region registered for FI_SEND). */
-  if (mxl_ofi_region_register (init->dom, conn->staging, n * size,
-          FI_WRITE | (init->dom->info->caps & FI_SEND), &conn->staging_region,
+  if (mxl_ofi_region_register (init->dom, c->staging, n * size,
+          FI_WRITE | (init->dom->info->caps & FI_SEND), &c->staging_region,
           &error) != MXL_STATUS_OK) {
     g_message ("initiator: staging slots not registered (%s): scatter-gather "
         "writes instead", error->message);
-    g_clear_pointer (&conn->staging, g_free);
+    g_clear_pointer (&c->staging, g_free);
     return;
   }
-  conn->staging_owner = g_new (uint64_t, n);
+  c->staging_owner = g_new (uint64_t, n);
   for (guint k = 0; k < n; k++)
-    conn->staging_owner[k] = G_MAXUINT64;
-  conn->staging_slot_size = size;
-  conn->n_staging = n;
+    c->staging_owner[k] = G_MAXUINT64;
+  c->staging_slot_size = size;
+  c->n_staging = n;
 }
 
 /* Whether the @pieces transfers queued next can each take their staging
@@ -187,10 +242,11 @@ ensure_staging (MxlConn *conn)
 static gboolean
 staging_free (MxlConn *conn, uint64_t pieces)
 {
+  MxlChunkState *c = conn_state (conn);
   uint64_t queued_from = conn->q_len > 0 ? conn->queue[conn->q_head].seq : G_MAXUINT64;
 
   for (uint64_t k = 0; k < pieces; k++) {
-    uint64_t owner = conn->staging_owner[(conn->next_seq + k) % conn->n_staging];
+    uint64_t owner = c->staging_owner[(conn->next_seq + k) % c->n_staging];
     if (owner != G_MAXUINT64
         && (owner >= queued_from || !mxl_conn_transfer_idle (conn, owner)))
       return FALSE;
@@ -202,35 +258,36 @@ staging_free (MxlConn *conn, uint64_t pieces)
  * header and the samples are packed into the transfer's slot now (the
  * bytes the scatter-gather list would send, §4.2), one piece. */
 static void
-queue_entry (MxlConn *conn, const MxlSamplesRequest *req, uint64_t head,
+queue_entry (MxlConn *conn, const MxlRawRequest *raw, uint64_t head,
     uint64_t count, gboolean staged)
 {
+  MxlChunkState *c = conn_state (conn);
   MxlInitiator *init = conn->init;
   MxlTransfer *t = mxl_egress_enqueue (conn);
-  uint32_t entry = req->raw ? req->raw_entry : conn->next_entry;
-  uint64_t hh = req->raw ? req->raw_head : head, hc = req->raw ? req->raw_count : count;
+  uint32_t entry = raw ? raw->remote_slot : c->next_entry;
+  uint64_t hh = raw ? raw->head : head, hc = raw ? raw->count : count;
 
-  if (!req->raw)
-    conn->next_entry = (uint32_t) ((conn->next_entry + 1) % conn->info->bounce_entry_count);
+  if (raw == NULL)
+    c->next_entry = (uint32_t) ((c->next_entry + 1) % conn->info->bounce_entry_count);
   t->remote_slot = entry;
-  t->imm = req->raw ? req->raw_imm : entry;
+  t->imm = raw ? raw->imm : entry;
   t->samples.head = head;
   t->samples.count = count;
   if (staged) {
     uint8_t *slot;
-    t->header_slot = (guint) (t->seq % conn->n_staging);
-    conn->staging_owner[t->header_slot] = t->seq;
-    slot = conn->staging + t->header_slot * conn->staging_slot_size;
+    t->header_slot = (guint) (t->seq % c->n_staging);
+    c->staging_owner[t->header_slot] = t->seq;
+    slot = c->staging + t->header_slot * c->staging_slot_size;
     mxl_bounce_header_write (slot, hh, hc);
     mxl_bounce_pack (&init->ring, init->channels_region.base,
         slot + MXL_BOUNCE_HEADER_SIZE, head, count);
     mxl_samples_sgl_init_staged (&t->sgl, MXL_BOUNCE_HEADER_SIZE
         + (uint64_t) init->ring.channels * init->ring.word_size * count, conn->max_msg);
-    conn->staged_transfers++;
+    c->staged_transfers++;
     return;
   }
   t->header_slot = (guint) (t->seq % MXL_CONN_HEADER_SLOTS);
-  mxl_bounce_header_write (conn->entry_headers + t->header_slot * MXL_BOUNCE_HEADER_SIZE,
+  mxl_bounce_header_write (c->entry_headers + t->header_slot * MXL_BOUNCE_HEADER_SIZE,
       hh, hc);
   mxl_samples_sgl_init (&t->sgl, &init->ring, head, count, conn->iov_limit, conn->max_msg);
 }
@@ -241,9 +298,11 @@ queue_entry (MxlConn *conn, const MxlSamplesRequest *req, uint64_t head,
  * entries fit in them (a batch of more entries than slots goes the
  * scatter-gather way); no free slot is back-pressure: NOT_READY, as a full
  * queue. */
-mxlStatus
-mxl_samples_queue (MxlConn *conn, const MxlSamplesRequest *req)
+static mxlStatus
+samples_queue (MxlConn *conn, const MxlSamplesRequest *req,
+    const MxlRawRequest *raw)
 {
+  MxlChunkState *c = conn_state (conn);
   const struct mxlFabricsTargetInfo_t *info = conn->info;
   uint64_t cap = mxl_bounce_capacity (&conn->init->ring, info->bounce_entry_size);
   uint64_t pieces, first;
@@ -252,16 +311,16 @@ mxl_samples_queue (MxlConn *conn, const MxlSamplesRequest *req)
 
   if (req->count == 0 || req->count > conn->init->ring.length || cap == 0)
     return MXL_ERR_INVALID_ARG;
-  pieces = req->raw ? 1 : (req->count + cap - 1) / cap;
-  if ((req->raw && (req->raw_entry >= info->n_regions || req->count > cap))
+  pieces = raw ? 1 : (req->count + cap - 1) / cap;
+  if ((raw && (raw->remote_slot >= info->n_regions || req->count > cap))
       || pieces > MXL_CONN_QUEUE)
     return MXL_ERR_INVALID_ARG;
   if (conn->q_len + pieces > MXL_CONN_QUEUE)
     return MXL_ERR_NOT_READY;
   ensure_staging (conn);
-  staged = conn->n_staging > 0 && pieces <= conn->n_staging;
+  staged = c->n_staging > 0 && pieces <= c->n_staging;
   if (staged && !staging_free (conn, pieces)) {
-    conn->staging_full++;
+    c->staging_full++;
     return MXL_ERR_NOT_READY;
   }
   st = staged ? MXL_STATUS_OK : ensure_header_slots (conn);
@@ -271,7 +330,7 @@ mxl_samples_queue (MxlConn *conn, const MxlSamplesRequest *req)
   for (uint64_t done = 0; done < req->count;) {
     uint64_t n = MIN (cap, req->count - done);
     done += n;
-    queue_entry (conn, req, first + done, n, staged);
+    queue_entry (conn, raw, first + done, n, staged);
   }
   return MXL_STATUS_OK;
 }
@@ -294,6 +353,7 @@ samples_next (MxlConn *conn, MxlTransfer *t)
 static gboolean
 samples_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint *n_iov)
 {
+  MxlChunkState *st = conn->chunk_state;
   const MxlSgChunk *c = &t->sg_pending;
 
   for (guint i = 0; i < c->n_iov; i++) {
@@ -303,13 +363,13 @@ samples_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guin
     uint64_t len;
 
     if (p->region == MXL_SG_HEADER) {
-      r = &conn->entry_headers_region;
-      base = conn->entry_headers + t->header_slot * MXL_BOUNCE_HEADER_SIZE;
+      r = &st->entry_headers_region;
+      base = st->entry_headers + t->header_slot * MXL_BOUNCE_HEADER_SIZE;
       len = MXL_BOUNCE_HEADER_SIZE;
     } else if (p->region == MXL_SG_STAGING) {
-      r = &conn->staging_region;
-      base = conn->staging + t->header_slot * conn->staging_slot_size;
-      len = conn->staging_slot_size;
+      r = &st->staging_region;
+      base = st->staging + t->header_slot * st->staging_slot_size;
+      len = st->staging_slot_size;
     } else {
       r = &conn->init->channels_region;
       base = r->base;
@@ -325,29 +385,32 @@ samples_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guin
   return TRUE;
 }
 
-const MxlChunkSource mxl_sample_chunks = { samples_next, samples_iov };
-
-static mxlStatus
-samples_pump (MxlConn *conn)
+/* Sample chunks read the channel rings or the connection's own slots. */
+static gboolean
+samples_claim (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot)
 {
-  return mxl_egress_pump (conn, &mxl_sample_chunks, mxl_rma_post);
+  (void) conn;
+  *out_local_slot = t->req.local_slot;
+  return TRUE;
 }
 
-mxlStatus
-mxl_samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
+static mxlStatus
+samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req,
+    const MxlRawRequest *raw)
 {
   (void) conn;
   (void) req;
+  (void) raw;
   return MXL_ERR_INVALID_STATE;
 }
 
-const MxlEgressOps mxl_rma_samples_egress_ops = {
-  .name = "rma-write-samples",
-  .queue_grain = mxl_samples_queue_grain,
-  .queue_samples = mxl_samples_queue,
-  .pump = samples_pump,
-  .on_write_done = mxl_egress_on_write_done,
-  .reset = mxl_egress_reset,
+const MxlChunkSource mxl_sample_chunks = {
+  .queue_grain = samples_queue_grain,
+  .queue_samples = samples_queue,
+  .release = samples_release,
+  .claim = samples_claim,
+  .next = samples_next,
+  .iov = samples_iov,
 };
 
 /* --------------------------------------------------------------- target */

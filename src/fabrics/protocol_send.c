@@ -6,7 +6,7 @@
  *
  * A send carries what a remote write would: every message is a 32-byte
  * header (region, offset, length, last) followed by the piece of the
- * transfer, gathered from the header (in the write context, registered for
+ * transfer, gathered from the header (one per write context, registered for
  * FI_SEND) and the local slot or channel rings: no copy at the initiator.
  * Pieces are cut by the shared egress pump exactly as writes are, to the
  * target's advertised receive size (TargetInfo ext.recvSize) less the
@@ -39,15 +39,13 @@
  * are. The target's
  * slots stay registered for remote write too.
  */
-#include "fabrics/protocol.h"
+#include "fabrics/protocol_send.h"
 
 #include <string.h>
 
 #include "fabrics/initiator.h"
-#include "fabrics/target.h"
+#include "fabrics/protocol_hooks.h"
 
-#define SEND_MAGIC 0x3153584Du   /* "MXS1" */
-#define SEND_FLAG_LAST 1u
 /* Receive buffers of a send target at most (memory: n · recvSize), and
  * their bytes at most: what lands in them is not yet in the slots, so it
  * lets an initiator run that much further ahead of the target's reads
@@ -55,33 +53,10 @@
 #define SEND_MAX_RECEIVES 256u
 #define SEND_MAX_RING_BYTES (16u * 1024u * 1024u)
 
-G_STATIC_ASSERT (MXL_SEND_HEADER_SIZE == sizeof (((MxlWriteCtx *) 0)->msg_header));
-
-typedef struct SendHeader {
-  uint32_t region;
-  uint64_t offset;
-  uint64_t length;
-  gboolean last;
-} SendHeader;
-
-static void
-header_write (uint8_t *h, const SendHeader *v)
-{
-  uint32_t magic = GUINT32_TO_LE (SEND_MAGIC), region = GUINT32_TO_LE (v->region);
-  uint64_t offset = GUINT64_TO_LE (v->offset), length = GUINT64_TO_LE (v->length);
-  uint32_t flags = GUINT32_TO_LE (v->last ? SEND_FLAG_LAST : 0u), zero = 0;
-
-  memcpy (h, &magic, 4);
-  memcpy (h + 4, &region, 4);
-  memcpy (h + 8, &offset, 8);
-  memcpy (h + 16, &length, 8);
-  memcpy (h + 24, &flags, 4);
-  memcpy (h + 28, &zero, 4);
-}
 
 /* Returns FALSE when the magic or the flags are not ours. */
 static gboolean
-header_read (const uint8_t *h, SendHeader *v)
+header_read (const uint8_t *h, MxlSendHeader *v)
 {
   uint32_t magic, region, flags;
   uint64_t offset, length;
@@ -100,23 +75,6 @@ header_read (const uint8_t *h, SendHeader *v)
 }
 
 /* -------------------------------------------------------------- initiator */
-
-static MxlSendHeaderHook debug_hook;
-
-void
-mxl_send_debug_set_header_hook (MxlSendHeaderHook hook)
-{
-  debug_hook = hook;
-}
-
-mxlStatus
-mxl_send_initiator_setup (MxlInitiator *init, GError **error)
-{
-  if (!(init->dom->info->caps & FI_SEND))
-    return MXL_STATUS_OK;
-  return mxl_ofi_region_register (init->dom, init->ctx_pool,
-      init->ctx_count * sizeof (MxlWriteCtx), FI_SEND, &init->ctx_region, error);
-}
 
 gboolean
 mxl_send_conn_limits (MxlConn *conn)
@@ -138,38 +96,14 @@ mxl_send_conn_limits (MxlConn *conn)
   return TRUE;
 }
 
-ssize_t
-mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
-    guint n_iov, MxlWriteCtx *ctx, struct iovec *v, void **d)
-{
-  const struct mxlFabricsTargetInfo_t *info = conn->info;
-  SendHeader h = { t->remote_slot, t->chunk_remote_offset, t->chunk_length,
-      t->chunk_last };
-
-  /* Checked again per message: the remote range and the receive size. */
-  if (h.region >= info->n_regions || h.offset > info->regions[h.region].len
-      || h.length > info->regions[h.region].len - h.offset || h.length > conn->max_msg
-      || n_iov > MXL_LAYOUT_MAX_IOV)
-    return -FI_EINVAL;
-  header_write (ctx->msg_header, &h);
-  if (G_UNLIKELY (debug_hook != NULL))
-    debug_hook (ctx->msg_header);
-  v[0].iov_base = ctx->msg_header;
-  v[0].iov_len = MXL_SEND_HEADER_SIZE;
-  d[0] = conn->init->ctx_region.desc;
-  memcpy (v + 1, iov, n_iov * sizeof (*iov));
-  memcpy (d + 1, desc, n_iov * sizeof (*desc));
-  return (ssize_t) n_iov + 1;
-}
-
-ssize_t
-mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
-    guint n_iov, MxlWriteCtx *ctx)
+static inline ssize_t
+send_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+    void **desc, guint n_iov, MxlWriteCtx *ctx, MxlSendHeaderHook hook)
 {
   struct iovec v[MXL_LAYOUT_MAX_IOV + 1];
   void *d[MXL_LAYOUT_MAX_IOV + 1];
   struct fi_msg msg;
-  ssize_t n = mxl_send_gather (conn, t, iov, desc, n_iov, ctx, v, d);
+  ssize_t n = mxl_send_gather (conn, t, iov, desc, n_iov, ctx, v, d, hook);
 
   if (n < 0)
     return n;
@@ -186,40 +120,28 @@ mxl_send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **de
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
 }
 
-static mxlStatus
-send_pump (MxlConn *conn)
+/* The transport post of the send protocol, and its test-build twin that
+ * runs the header hook (protocol_hooks.h). */
+static ssize_t
+send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+    guint n_iov, MxlWriteCtx *ctx)
 {
-  return mxl_egress_pump (conn, &mxl_grain_chunks, mxl_send_post);
+  return send_post_with (conn, t, iov, desc, n_iov, ctx, NULL);
 }
 
-static mxlStatus
-send_samples_pump (MxlConn *conn)
+static ssize_t
+send_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+    void **desc, guint n_iov, MxlWriteCtx *ctx)
 {
-  return mxl_egress_pump (conn, &mxl_sample_chunks, mxl_send_post);
+  return send_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hook_ops.send_header);
 }
-
-const MxlEgressOps mxl_send_egress_ops = {
-  .name = "send",
-  .queue_grain = mxl_rma_queue_grain,
-  .pump = send_pump,
-  .on_write_done = mxl_egress_on_write_done,
-  .reset = mxl_egress_reset,
-};
-
-const MxlEgressOps mxl_send_samples_egress_ops = {
-  .name = "send-samples",
-  .queue_grain = mxl_samples_queue_grain,
-  .queue_samples = mxl_samples_queue,
-  .pump = send_samples_pump,
-  .on_write_done = mxl_egress_on_write_done,
-  .reset = mxl_egress_reset,
-};
 
 /* ----------------------------------------------------------------- target */
 
 mxlStatus
-mxl_send_target_setup (MxlTarget *t, GError **error)
+mxl_send_target_init (MxlTarget *t, gsize state_size, GError **error)
 {
+  MxlSendTarget *s;
   const struct fi_info *info = t->dom->info;
   uint64_t size = t->options.max_message_size ? t->options.max_message_size
       : MXL_SEND_HEADER_SIZE + MXL_SEND_DEFAULT_PAYLOAD;
@@ -232,28 +154,32 @@ mxl_send_target_setup (MxlTarget *t, GError **error)
         MXL_SEND_HEADER_SIZE);
     return MXL_ERR_INVALID_ARG;
   }
+  g_assert (state_size >= sizeof (MxlSendTarget));
+  s = g_malloc0 (state_size);
+  s->base.desc = t->proto;
+  t->pstate = &s->base;
   t->rx_entry_size = size;
   t->n_rx = MIN (MIN (t->options.cq_depth, SEND_MAX_RECEIVES),
       (uint32_t) MAX (info->rx_attr->size, 1));
   t->n_rx = MAX (MIN (t->n_rx, SEND_MAX_RING_BYTES / size), 2u);
   /* Where messages may land: the grain slots or the bounce entries. */
   if (t->continuous) {
-    t->n_rx_regions = (guint) t->entry_count;
-    t->rx_regions = g_new0 (MxlRemoteRegion, t->n_rx_regions);
-    for (guint e = 0; e < t->n_rx_regions; e++)
-      t->rx_regions[e] = (MxlRemoteRegion) {
+    s->n_regions = (guint) t->entry_count;
+    s->regions = g_new0 (MxlRemoteRegion, s->n_regions);
+    for (guint e = 0; e < s->n_regions; e++)
+      s->regions[e] = (MxlRemoteRegion) {
           (uintptr_t) (t->bounce + e * t->entry_size), t->entry_size, 0 };
   } else {
-    t->n_rx_regions = t->grain_count;
-    t->rx_regions = g_new0 (MxlRemoteRegion, t->n_rx_regions);
-    for (guint i = 0; i < t->n_rx_regions; i++)
-      t->rx_regions[i] = (MxlRemoteRegion) {
+    s->n_regions = t->grain_count;
+    s->regions = g_new0 (MxlRemoteRegion, s->n_regions);
+    for (guint i = 0; i < s->n_regions; i++)
+      s->regions[i] = (MxlRemoteRegion) {
           (uintptr_t) t->regions[i].base, t->regions[i].len, 0 };
   }
-  t->rx_bad = g_new0 (gboolean, t->n_rx);
+  s->bad = g_new0 (gboolean, t->n_rx);
   t->rx_buf = g_malloc0 (t->rx_entry_size * t->n_rx);
   t->rx_ctx = g_new0 (struct fi_context2, t->n_rx);
-  t->rx_inner = t->ingress;
+  s->inner = t->ingress;
   t->ingress = &mxl_send_ingress_ops;
   return mxl_ofi_region_register (t->dom, t->rx_buf, t->rx_entry_size * t->n_rx,
       FI_RECV, &t->rx_region, error);
@@ -274,17 +200,18 @@ rx_index (MxlTarget *t, const struct fi_cq_data_entry *e)
 static gboolean
 unpack (MxlTarget *t, guint i, const struct fi_cq_data_entry *e)
 {
+  MxlSendTarget *s = mxl_send_target (t);
   const uint8_t *m = t->rx_buf + (size_t) i * t->rx_entry_size;
   const MxlRemoteRegion *r;
-  SendHeader h;
+  MxlSendHeader h;
 
   if (e->len < MXL_SEND_HEADER_SIZE || e->len > t->rx_entry_size
       || !header_read (m, &h))
     return FALSE;
-  if (h.length != e->len - MXL_SEND_HEADER_SIZE || h.region >= t->n_rx_regions
+  if (h.length != e->len - MXL_SEND_HEADER_SIZE || h.region >= s->n_regions
       || h.last != ((e->flags & FI_REMOTE_CQ_DATA) != 0))
     return FALSE;
-  r = &t->rx_regions[h.region];
+  r = &s->regions[h.region];
   if (h.offset > r->len || h.length > r->len - h.offset)
     return FALSE;
   memcpy ((uint8_t *) (uintptr_t) r->addr + h.offset, m + MXL_SEND_HEADER_SIZE,
@@ -295,11 +222,12 @@ unpack (MxlTarget *t, guint i, const struct fi_cq_data_entry *e)
 static void
 send_on_drained (MxlTarget *t, const struct fi_cq_data_entry *e)
 {
+  MxlSendTarget *s = mxl_send_target (t);
   gint i = rx_index (t, e);
 
   if (i >= 0) {
-    t->rx_bad[i] = !unpack (t, (guint) i, e);
-    if (t->rx_bad[i]) {
+    s->bad[i] = !unpack (t, (guint) i, e);
+    if (s->bad[i]) {
       t->stats.badBounceEntries++;
       g_debug ("target %" G_GUINT64_FORMAT ": send message of %zu bytes refused "
           "(header out of range)", t->id, e->len);
@@ -307,22 +235,61 @@ send_on_drained (MxlTarget *t, const struct fi_cq_data_entry *e)
     }
   }
   if (e->flags & FI_REMOTE_CQ_DATA)
-    t->rx_inner->on_drained (t, e);
+    s->inner->on_drained (t, e);
 }
 
 static mxlStatus
 send_on_completion (MxlTarget *t, const struct fi_cq_data_entry *e,
     uint64_t *out_index, uint64_t *out_count)
 {
+  MxlSendTarget *s = mxl_send_target (t);
   gint i = rx_index (t, e);
 
-  if (i >= 0 && t->rx_bad[i])
+  if (i >= 0 && s->bad[i])
     return MXL_ERR_INVALID_ARG;    /* counted when drained */
-  return t->rx_inner->on_completion (t, e, out_index, out_count);
+  return s->inner->on_completion (t, e, out_index, out_count);
 }
 
 const MxlIngressOps mxl_send_ingress_ops = {
   .name = "send",
   .on_completion = send_on_completion,
   .on_drained = send_on_drained,
+};
+
+void
+mxl_send_target_clear (MxlSendTarget *s)
+{
+  g_clear_pointer (&s->regions, g_free);
+  g_clear_pointer (&s->bad, g_free);
+}
+
+static mxlStatus
+send_target_setup (MxlTarget *t, GError **error)
+{
+  return mxl_send_target_init (t, sizeof (MxlSendTarget), error);
+}
+
+static void
+send_target_teardown (MxlTarget *t)
+{
+  MxlSendTarget *s = mxl_send_target (t);
+
+  mxl_send_target_clear (s);
+  g_free (s);
+}
+
+const MxlProtocolDesc mxl_protocol_send = {
+  .kind = MXL_PROTOCOL_SEND,
+  .caps = { [MXL_ROLE_TARGET] = FI_MSG | FI_RECV,
+            [MXL_ROLE_INITIATOR] = FI_MSG | FI_SEND },
+  .caps_name = "FI_MSG",
+  .target_rank = 2,
+  .target_setup = send_target_setup,
+  .target_teardown = send_target_teardown,
+  .advertises_recv_size = TRUE,
+  .msg_headers = TRUE,
+  .conn_limits = mxl_send_conn_limits,
+  .drain_at_teardown = TRUE,
+  .post = send_post,
+  .post_hooked = send_post_hooked,
 };

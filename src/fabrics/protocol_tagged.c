@@ -43,28 +43,43 @@
  * consumed; a message arriving for a piece not yet re-posted waits in the
  * provider (flow control rather than loss).
  */
-#include "fabrics/protocol.h"
+#include "fabrics/protocol_send.h"
 
 #include <string.h>
 
 #include <rdma/fi_tagged.h>
 
 #include "fabrics/initiator.h"
-#include "fabrics/target.h"
+#include "fabrics/protocol_hooks.h"
+
+/* A tagged target: the send protocol's state (its receive ring is the
+ * bounce path) and the piece receives posted on the flow. */
+typedef struct MxlTaggedTarget {
+  MxlSendTarget send;
+  uint64_t piece;                 /* bytes of a piece (recvSize - header) */
+  guint per_region;               /* pieces per grain slot / bounce entry */
+  guint n;                        /* piece receives: regions x pieces */
+  struct fi_context2 *ctx;        /* n contexts, region-major */
+  gboolean *bad;                  /* per piece receive: last message refused */
+  MxlOfiRegion *mrs;              /* FI_RECV registrations of the regions */
+  guint n_mrs;
+  gboolean *poisoned;             /* per region: a piece failed since the
+                                     last immediate data for it */
+  uint64_t in_place;              /* pieces landed in place (tests) */
+} MxlTaggedTarget;
+
+static MxlTaggedTarget *
+mxl_tagged_target (MxlTarget *t)
+{
+  return mxl_container_of (t->pstate, MxlTaggedTarget, send.base);
+}
 
 /* ------------------------------------------------------------ initiator */
 
-static MxlTaggedHook debug_hook;
-
-void
-mxl_tagged_debug_set_hook (MxlTaggedHook hook)
-{
-  debug_hook = hook;
-}
-
-ssize_t
-mxl_tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
-    guint n_iov, MxlWriteCtx *ctx)
+static inline ssize_t
+tagged_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+    void **desc, guint n_iov, MxlWriteCtx *ctx, MxlTaggedHook piece_hook,
+    MxlSendHeaderHook header_hook)
 {
   const struct mxlFabricsTargetInfo_t *info = conn->info;
   uint64_t piece = info->recv_size - MXL_SEND_HEADER_SIZE;
@@ -84,10 +99,10 @@ mxl_tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **
     msg.desc = desc;
     msg.iov_count = n_iov;
     msg.tag = mxl_tagged_piece_tag (t->remote_slot, (uint32_t) (off / piece));
-    if (G_UNLIKELY (debug_hook != NULL))
-      debug_hook (&msg.tag, &msg.data);
+    if (piece_hook != NULL)
+      piece_hook (&msg.tag, &msg.data);
   } else {
-    n = mxl_send_gather (conn, t, iov, desc, n_iov, ctx, v, d);
+    n = mxl_send_gather (conn, t, iov, desc, n_iov, ctx, v, d, header_hook);
     if (n < 0)
       return n;
     msg.msg_iov = v;
@@ -101,34 +116,22 @@ mxl_tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
 }
 
-static mxlStatus
-tagged_pump (MxlConn *conn)
+/* The transport post of the tagged protocol, and its test-build twin that
+ * runs the piece and header hooks (protocol_hooks.h). */
+static ssize_t
+tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+    guint n_iov, MxlWriteCtx *ctx)
 {
-  return mxl_egress_pump (conn, &mxl_grain_chunks, mxl_tagged_post);
+  return tagged_post_with (conn, t, iov, desc, n_iov, ctx, NULL, NULL);
 }
 
-static mxlStatus
-tagged_samples_pump (MxlConn *conn)
+static ssize_t
+tagged_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+    void **desc, guint n_iov, MxlWriteCtx *ctx)
 {
-  return mxl_egress_pump (conn, &mxl_sample_chunks, mxl_tagged_post);
+  return tagged_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hook_ops.tagged_piece,
+      mxl_hook_ops.send_header);
 }
-
-const MxlEgressOps mxl_tagged_egress_ops = {
-  .name = "tagged",
-  .queue_grain = mxl_rma_queue_grain,
-  .pump = tagged_pump,
-  .on_write_done = mxl_egress_on_write_done,
-  .reset = mxl_egress_reset,
-};
-
-const MxlEgressOps mxl_tagged_samples_egress_ops = {
-  .name = "tagged-samples",
-  .queue_grain = mxl_samples_queue_grain,
-  .queue_samples = mxl_samples_queue,
-  .pump = tagged_samples_pump,
-  .on_write_done = mxl_egress_on_write_done,
-  .reset = mxl_egress_reset,
-};
 
 /* ----------------------------------------------------------------- target */
 
@@ -136,25 +139,28 @@ const MxlEgressOps mxl_tagged_samples_egress_ops = {
 static uint64_t
 piece_span (MxlTarget *t, guint i, uint8_t **out_base, void **out_desc)
 {
-  guint r = i / t->tg_per_region, k = i % t->tg_per_region;
-  const MxlRemoteRegion *reg = &t->rx_regions[r];
-  uint64_t off = (uint64_t) k * t->tg_piece;
+  MxlTaggedTarget *g = mxl_tagged_target (t);
+  MxlSendTarget *s = mxl_send_target (t);
+  guint r = i / g->per_region, k = i % g->per_region;
+  const MxlRemoteRegion *reg = &s->regions[r];
+  uint64_t off = (uint64_t) k * g->piece;
 
   *out_base = (uint8_t *) (uintptr_t) reg->addr + off;
-  *out_desc = t->tg_mrs[t->continuous ? 0 : r].desc;
-  return MIN (t->tg_piece, reg->len - off);
+  *out_desc = g->mrs[t->continuous ? 0 : r].desc;
+  return MIN (g->piece, reg->len - off);
 }
 
 static ssize_t
 post_piece (MxlTarget *t, struct fid_ep *ep, guint i)
 {
+  MxlTaggedTarget *g = mxl_tagged_target (t);
   uint8_t *base;
   void *desc;
   uint64_t len = piece_span (t, i, &base, &desc);
 
   return fi_trecv (ep, base, len, desc, FI_ADDR_UNSPEC,
-      mxl_tagged_piece_tag (i / t->tg_per_region, i % t->tg_per_region), 0,
-      &t->tg_ctx[i]);
+      mxl_tagged_piece_tag (i / g->per_region, i % g->per_region), 0,
+      &g->ctx[i]);
 }
 
 static ssize_t
@@ -167,7 +173,8 @@ post_ring (MxlTarget *t, struct fid_ep *ep, guint i)
 static mxlStatus
 tagged_post_all (MxlTarget *t, struct fid_ep *ep)
 {
-  for (guint i = 0; i < t->n_rx + t->n_tg; i++) {
+  MxlTaggedTarget *g = mxl_tagged_target (t);
+  for (guint i = 0; i < t->n_rx + g->n; i++) {
     ssize_t rc = i < t->n_rx ? post_ring (t, ep, i) : post_piece (t, ep, i - t->n_rx);
     if (rc != 0) {
       g_warning ("fi_trecv: %s (%zd)", fi_strerror ((int) -rc), rc);
@@ -180,13 +187,14 @@ tagged_post_all (MxlTarget *t, struct fid_ep *ep)
 static void
 tagged_repost (MxlTarget *t, void *op_context)
 {
+  MxlTaggedTarget *g = mxl_tagged_target (t);
   struct fi_context2 *ctx = op_context;
   ssize_t rc;
 
   if (ctx >= t->rx_ctx && ctx < t->rx_ctx + t->n_rx)
     rc = post_ring (t, t->rx_ep, (guint) (ctx - t->rx_ctx));
-  else if (ctx >= t->tg_ctx && ctx < t->tg_ctx + t->n_tg)
-    rc = post_piece (t, t->rx_ep, (guint) (ctx - t->tg_ctx));
+  else if (ctx >= g->ctx && ctx < g->ctx + g->n)
+    rc = post_piece (t, t->rx_ep, (guint) (ctx - g->ctx));
   else
     return;
   if (rc != 0)
@@ -198,32 +206,37 @@ tagged_repost (MxlTarget *t, void *op_context)
 static void
 tagged_failed (MxlTarget *t, void *op_context)
 {
+  MxlTaggedTarget *g = mxl_tagged_target (t);
   struct fi_context2 *ctx = op_context;
 
-  if (ctx >= t->tg_ctx && ctx < t->tg_ctx + t->n_tg)
-    t->tg_poisoned[(ctx - t->tg_ctx) / t->tg_per_region] = TRUE;
+  if (ctx >= g->ctx && ctx < g->ctx + g->n)
+    g->poisoned[(ctx - g->ctx) / g->per_region] = TRUE;
   tagged_repost (t, op_context);
 }
 
 const MxlRxOps mxl_tagged_rx_ops = { tagged_post_all, tagged_repost, tagged_failed };
 
-mxlStatus
-mxl_tagged_target_setup (MxlTarget *t, GError **error)
+static mxlStatus
+tagged_target_setup (MxlTarget *t, GError **error)
 {
+  MxlTaggedTarget *g;
+  MxlSendTarget *s;
   uint64_t region_len, per_region, total;
   size_t rx_size = MAX (t->dom->info->rx_attr->size, 1);
   mxlStatus st;
 
   /* The receive ring (bounce path) and the regions it copies into. */
-  st = mxl_send_target_setup (t, error);
+  st = mxl_send_target_init (t, sizeof (MxlTaggedTarget), error);
   if (st != MXL_STATUS_OK)
     return st;
+  g = mxl_tagged_target (t);
+  s = &g->send;
   t->ingress = &mxl_tagged_ingress_ops;
   t->rx_ops = &mxl_tagged_rx_ops;
-  t->tg_piece = t->rx_entry_size - MXL_SEND_HEADER_SIZE;
-  region_len = t->rx_regions[0].len;
-  per_region = (region_len + t->tg_piece - 1) / t->tg_piece;
-  total = per_region * t->n_rx_regions;
+  g->piece = t->rx_entry_size - MXL_SEND_HEADER_SIZE;
+  region_len = s->regions[0].len;
+  per_region = (region_len + g->piece - 1) / g->piece;
+  total = per_region * s->n_regions;
   /* Every receive stays posted at once: the provider's receive queue must
    * hold them all. */
   if (per_region == 0 || total + t->n_rx > rx_size) {
@@ -231,24 +244,24 @@ mxl_tagged_target_setup (MxlTarget *t, GError **error)
         " piece receives (%u regions of %" G_GUINT64_FORMAT " bytes in pieces of %"
         G_GUINT64_FORMAT ") and %u ring receives exceed the provider's receive "
         "queue of %zu: raise maxMessageSize or use fewer grains", total,
-        t->n_rx_regions, region_len, t->tg_piece, t->n_rx, rx_size);
+        s->n_regions, region_len, g->piece, t->n_rx, rx_size);
     return MXL_ERR_INVALID_ARG;
   }
-  t->tg_per_region = (guint) per_region;
-  t->n_tg = (guint) total;
-  t->tg_ctx = g_new0 (struct fi_context2, t->n_tg);
-  t->tg_bad = g_new0 (gboolean, t->n_tg);
-  t->tg_poisoned = g_new0 (gboolean, t->n_rx_regions);
+  g->per_region = (guint) per_region;
+  g->n = (guint) total;
+  g->ctx = g_new0 (struct fi_context2, g->n);
+  g->bad = g_new0 (gboolean, g->n);
+  g->poisoned = g_new0 (gboolean, s->n_regions);
   /* The flow's memory as receive buffers (local access; the slots may also
    * be registered for remote write). */
-  t->n_tg_mrs = t->continuous ? 1 : t->n_rx_regions;
-  t->tg_mrs = g_new0 (MxlOfiRegion, t->n_tg_mrs);
+  g->n_mrs = t->continuous ? 1 : s->n_regions;
+  g->mrs = g_new0 (MxlOfiRegion, g->n_mrs);
   if (t->continuous)
     return mxl_ofi_region_register (t->dom, t->bounce, t->entry_count * t->entry_size,
-        FI_RECV, &t->tg_mrs[0], error);
-  for (guint r = 0; r < t->n_tg_mrs; r++) {
+        FI_RECV, &g->mrs[0], error);
+  for (guint r = 0; r < g->n_mrs; r++) {
     st = mxl_ofi_region_register (t->dom, t->regions[r].base, t->regions[r].len,
-        FI_RECV, &t->tg_mrs[r], error);
+        FI_RECV, &g->mrs[r], error);
     if (st != MXL_STATUS_OK)
       return st;
   }
@@ -259,11 +272,12 @@ mxl_tagged_target_setup (MxlTarget *t, GError **error)
 static gint
 piece_index (MxlTarget *t, const struct fi_cq_data_entry *e)
 {
+  MxlTaggedTarget *g = mxl_tagged_target (t);
   struct fi_context2 *ctx = e->op_context;
 
-  if (!(e->flags & FI_RECV) || ctx < t->tg_ctx || ctx >= t->tg_ctx + t->n_tg)
+  if (!(e->flags & FI_RECV) || ctx < g->ctx || ctx >= g->ctx + g->n)
     return -1;
-  return (gint) (ctx - t->tg_ctx);
+  return (gint) (ctx - g->ctx);
 }
 
 /* Validates a completed piece receive (its data is already in place);
@@ -271,9 +285,10 @@ piece_index (MxlTarget *t, const struct fi_cq_data_entry *e)
 static gboolean
 piece_ok (MxlTarget *t, guint i, const struct fi_cq_data_entry *e)
 {
+  MxlTaggedTarget *g = mxl_tagged_target (t);
   uint8_t *base;
   void *desc;
-  uint32_t region = i / t->tg_per_region;
+  uint32_t region = i / g->per_region;
 
   if (e->len == 0 || e->len > piece_span (t, i, &base, &desc)) {
     t->stats.badBounceEntries++;
@@ -296,9 +311,10 @@ piece_ok (MxlTarget *t, guint i, const struct fi_cq_data_entry *e)
 static gint64
 imm_region (MxlTarget *t, uint64_t data)
 {
+  MxlSendTarget *s = mxl_send_target (t);
   uint64_t r = t->continuous ? data : (data & 0xFFFFu);
 
-  return r < t->n_rx_regions ? (gint64) r : -1;
+  return r < s->n_regions ? (gint64) r : -1;
 }
 
 /* TRUE (and counted, and cleared) when a piece of the region of this
@@ -306,12 +322,13 @@ imm_region (MxlTarget *t, uint64_t data)
 static gboolean
 poisoned (MxlTarget *t, const struct fi_cq_data_entry *e)
 {
+  MxlTaggedTarget *g = mxl_tagged_target (t);
   gint64 r;
 
   if (!(e->flags & FI_REMOTE_CQ_DATA) || (r = imm_region (t, e->data)) < 0
-      || !t->tg_poisoned[r])
+      || !g->poisoned[r])
     return FALSE;
-  t->tg_poisoned[r] = FALSE;
+  g->poisoned[r] = FALSE;
   t->stats.badBounceEntries++;
   g_debug ("target %" G_GUINT64_FORMAT ": region %" G_GINT64_FORMAT " lost a piece: "
       "transfer not committed", t->id, r);
@@ -321,6 +338,8 @@ poisoned (MxlTarget *t, const struct fi_cq_data_entry *e)
 static void
 tagged_on_drained (MxlTarget *t, const struct fi_cq_data_entry *e)
 {
+  MxlTaggedTarget *g = mxl_tagged_target (t);
+  MxlSendTarget *s = mxl_send_target (t);
   gint i = piece_index (t, e);
 
   if (i < 0) {
@@ -328,24 +347,24 @@ tagged_on_drained (MxlTarget *t, const struct fi_cq_data_entry *e)
     struct fi_context2 *ctx = e->op_context;
     if ((e->flags & FI_RECV) && ctx >= t->rx_ctx && ctx < t->rx_ctx + t->n_rx
         && poisoned (t, e)) {
-      t->rx_bad[ctx - t->rx_ctx] = TRUE;
+      s->bad[ctx - t->rx_ctx] = TRUE;
       return;
     }
     mxl_send_ingress_ops.on_drained (t, e);
     return;
   }
-  t->tg_bad[i] = !piece_ok (t, (guint) i, e);
-  if (t->tg_bad[i]) {
-    t->tg_poisoned[i / t->tg_per_region] = TRUE;
+  g->bad[i] = !piece_ok (t, (guint) i, e);
+  if (g->bad[i]) {
+    g->poisoned[i / g->per_region] = TRUE;
     if (e->flags & FI_REMOTE_CQ_DATA)
-      t->tg_poisoned[i / t->tg_per_region] = FALSE;   /* this was its end */
+      g->poisoned[i / g->per_region] = FALSE;   /* this was its end */
     return;
   }
-  t->tg_in_place++;
+  g->in_place++;
   if (e->flags & FI_REMOTE_CQ_DATA) {
-    t->tg_bad[i] = poisoned (t, e);
-    if (!t->tg_bad[i])
-      t->rx_inner->on_drained (t, e);
+    g->bad[i] = poisoned (t, e);
+    if (!g->bad[i])
+      s->inner->on_drained (t, e);
   }
 }
 
@@ -353,17 +372,62 @@ static mxlStatus
 tagged_on_completion (MxlTarget *t, const struct fi_cq_data_entry *e,
     uint64_t *out_index, uint64_t *out_count)
 {
+  MxlTaggedTarget *g = mxl_tagged_target (t);
+  MxlSendTarget *s = mxl_send_target (t);
   gint i = piece_index (t, e);
 
   if (i < 0)
     return mxl_send_ingress_ops.on_completion (t, e, out_index, out_count);
-  if (t->tg_bad[i])
+  if (g->bad[i])
     return MXL_ERR_INVALID_ARG;    /* counted when drained */
-  return t->rx_inner->on_completion (t, e, out_index, out_count);
+  return s->inner->on_completion (t, e, out_index, out_count);
 }
 
 const MxlIngressOps mxl_tagged_ingress_ops = {
   .name = "tagged",
   .on_completion = tagged_on_completion,
   .on_drained = tagged_on_drained,
+};
+
+static void
+tagged_target_teardown (MxlTarget *t)
+{
+  MxlTaggedTarget *g = mxl_tagged_target (t);
+
+  for (guint i = 0; g->mrs && i < g->n_mrs; i++)
+    mxl_ofi_region_close (t->dom, &g->mrs[i]);
+  g_free (g->mrs);
+  g_free (g->ctx);
+  g_free (g->bad);
+  g_free (g->poisoned);
+  mxl_send_target_clear (&g->send);
+  g_free (g);
+}
+
+uint64_t
+mxl_tagged_debug_in_place (MxlTarget *t, guint *out_per_region, guint *out_pieces)
+{
+  MxlTaggedTarget *g = mxl_tagged_target (t);
+
+  if (out_per_region)
+    *out_per_region = g->per_region;
+  if (out_pieces)
+    *out_pieces = g->n;
+  return g->in_place;
+}
+
+const MxlProtocolDesc mxl_protocol_tagged = {
+  .kind = MXL_PROTOCOL_TAGGED,
+  .caps = { [MXL_ROLE_TARGET] = FI_TAGGED | FI_RECV,
+            [MXL_ROLE_INITIATOR] = FI_TAGGED | FI_SEND },
+  .caps_name = "FI_TAGGED",
+  .target_rank = 1,
+  .target_setup = tagged_target_setup,
+  .target_teardown = tagged_target_teardown,
+  .advertises_recv_size = TRUE,
+  .msg_headers = TRUE,
+  .conn_limits = mxl_send_conn_limits,
+  .drain_at_teardown = TRUE,
+  .post = tagged_post,
+  .post_hooked = tagged_post_hooked,
 };

@@ -12,17 +12,18 @@ no_match (mxlStatus st)
   return st == MXL_ERR_NO_FABRIC || st == MXL_ERR_UNSUPPORTED_OPERATION;
 }
 
-/* Capability sets an initiator tries in turn when its options force no
- * protocol: everything first, so that it can speak to any target. */
-static const MxlProtocolKind initiator_sets[][3] = {
-  { MXL_PROTOCOL_WRITE, MXL_PROTOCOL_TAGGED, MXL_PROTOCOL_SEND },
-  { MXL_PROTOCOL_WRITE, MXL_PROTOCOL_TAGGED, MXL_PROTOCOL_TAGGED },
-  { MXL_PROTOCOL_WRITE, MXL_PROTOCOL_SEND, MXL_PROTOCOL_SEND },
-  { MXL_PROTOCOL_WRITE, MXL_PROTOCOL_WRITE, MXL_PROTOCOL_WRITE },
-  { MXL_PROTOCOL_TAGGED, MXL_PROTOCOL_SEND, MXL_PROTOCOL_SEND },
-  { MXL_PROTOCOL_TAGGED, MXL_PROTOCOL_TAGGED, MXL_PROTOCOL_TAGGED },
-  { MXL_PROTOCOL_SEND, MXL_PROTOCOL_SEND, MXL_PROTOCOL_SEND },
-};
+/* The protocols of the table by target preference (rank), best first. */
+static guint
+by_rank (const MxlProtocolDesc **out)
+{
+  for (guint i = 0; i < mxl_n_protocols; i++) {
+    guint j = i;
+    for (; j > 0 && out[j - 1]->target_rank > mxl_protocols[i]->target_rank; j--)
+      out[j] = out[j - 1];
+    out[j] = mxl_protocols[i];
+  }
+  return mxl_n_protocols;
+}
 
 /* The fi_info for a protocol forced by the options: a provider that does
  * not offer it fails with UNSUPPORTED_OPERATION, naming the protocol. */
@@ -43,43 +44,48 @@ forced_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
   g_clear_error (error);
   g_set_error (error, MXL_OFI_ERROR, 0, "provider %s does not offer the \"%s\" "
       "protocol (%s)", mxl_provider_to_string (iface->provider),
-      mxl_protocol_kind_to_string (kind), kind == MXL_PROTOCOL_WRITE ? "FI_RMA"
-      : kind == MXL_PROTOCOL_TAGGED ? "FI_TAGGED" : "FI_MSG");
+      mxl_protocol_kind_to_string (kind), mxl_protocol_desc (kind)->caps_name);
   return MXL_ERR_UNSUPPORTED_OPERATION;
 }
 
 /* Chooses the protocol and the fi_info. A target without a "protocol"
- * option takes the best its provider offers: remote write (FI_RMA), else
- * tagged (FI_TAGGED), else send (FI_MSG), and records it in
+ * option takes the best its provider offers, in the order of the table's
+ * target ranks (remote write, else tagged, else send), and records it in
  * options->protocol (the TargetInfo advertises it). An initiator without
  * one asks for every capability the provider has, so that it can speak
- * whatever its targets expect (checked at AddTarget). */
+ * whatever its targets expect (checked at AddTarget): it tries every
+ * subset of the table, the larger and the better ranked first (all, then
+ * without the worst, ...). */
 static mxlStatus
 select_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
     MxlSetupOptions *options, struct fi_info **out_info, GError **error)
 {
-  static const MxlProtocolKind target_order[] = { MXL_PROTOCOL_WRITE,
-      MXL_PROTOCOL_TAGGED, MXL_PROTOCOL_SEND };
+  const MxlProtocolDesc *order[sizeof (guint) * 8];
+  guint n = by_rank (order);
   mxlStatus st = MXL_ERR_NO_FABRIC;
 
+  g_assert (n == mxl_n_protocols && n < sizeof (guint) * 8);
   if (options->protocol_set)
     return forced_protocol (iface, role, options->protocol, out_info, error);
   if (role == MXL_ROLE_TARGET) {
-    for (guint i = 0; i < G_N_ELEMENTS (target_order); i++) {
+    for (guint i = 0; i < n; i++) {
       g_clear_error (error);
-      st = mxl_provider_getinfo_exact (iface, role,
-          mxl_protocol_caps (target_order[i], role), out_info, error);
+      st = mxl_provider_getinfo_exact (iface, role, order[i]->caps[role], out_info,
+          error);
       if (st == MXL_STATUS_OK)
-        options->protocol = target_order[i];
+        options->protocol = order[i]->kind;
       if (!no_match (st))
         return st;
     }
     return st;
   }
-  for (guint i = 0; i < G_N_ELEMENTS (initiator_sets); i++) {
+  /* Subset bit n - 1 - i stands for order[i]: counting down from all ones
+   * visits the subsets that hold the best protocol first. */
+  for (guint set = (1u << n) - 1; set > 0; set--) {
     uint64_t caps = 0;
-    for (guint k = 0; k < 3; k++)
-      caps |= mxl_protocol_caps (initiator_sets[i][k], role);
+    for (guint i = 0; i < n; i++)
+      if (set & (1u << (n - 1 - i)))
+        caps |= order[i]->caps[role];
     g_clear_error (error);
     st = mxl_provider_getinfo_exact (iface, role, caps, out_info, error);
     if (!no_match (st))
@@ -117,20 +123,37 @@ mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
 }
 
 mxlStatus
-mxl_setup_register_slots (MxlOfiDomain *dom, uint8_t *const *bases,
-    const size_t *lengths, guint n, size_t slot_size, uint64_t access,
-    MxlOfiRegion **out_regions, GError **error)
+mxl_setup_endpoint (struct fi_info *fi, const MxlProviderDesc *desc, gboolean threaded,
+    size_t cq_size, MxlOfiDomain **out_dom, struct fid_cq **out_cq, GError **error)
+{
+  mxlStatus st = mxl_ofi_domain_open (fi, out_dom, error);
+
+  fi_freeinfo (fi);
+  if (st != MXL_STATUS_OK)
+    return st;
+  /* A progress thread polls the CQ's wait fd (FI_WAIT_FD) next to its
+   * eventfd; a calling thread uses fi_cq_sread (P9). */
+  return mxl_ofi_cq_open (*out_dom, cq_size, !desc->cq_can_wait ? FI_WAIT_NONE
+      : threaded ? FI_WAIT_FD : FI_WAIT_UNSPEC, out_cq, error);
+}
+
+mxlStatus
+mxl_setup_register_slots (MxlOfiDomain *dom, MxlSlotFn slot_fn, gpointer flow,
+    guint n, size_t slot_size, uint64_t access, MxlOfiRegion **out_regions,
+    GError **error)
 {
   MxlOfiRegion *regions = g_new0 (MxlOfiRegion, n);
   mxlStatus st = MXL_STATUS_OK;
 
   *out_regions = regions;     /* partial arrays are closed by the caller */
   for (guint i = 0; i < n && st == MXL_STATUS_OK; i++) {
-    if (bases[i] == NULL || lengths[i] != slot_size) {
+    size_t len = 0;
+    uint8_t *base = slot_fn (flow, i, &len);
+    if (base == NULL || len != slot_size) {
       g_set_error (error, MXL_OFI_ERROR, 0, "grain slot %u unavailable", i);
       return MXL_ERR_INVALID_ARG;
     }
-    st = mxl_ofi_region_register (dom, bases[i], lengths[i], access, &regions[i], error);
+    st = mxl_ofi_region_register (dom, base, len, access, &regions[i], error);
   }
   return st;
 }

@@ -64,9 +64,7 @@ mxl_target_bind_cq (MxlTarget *t, struct fid_ep *ep, GError **error)
   return MXL_STATUS_OK;
 }
 
-/* Receive buffers for providers whose immediate data consumes a posted
- * receive (FI_RX_CQ_DATA, verbs): one per CQ entry so that a full CQ's worth
- * of writes never finds the receive queue empty (wire spec §7.2). */
+/* The receives the target's protocol needs (its descriptor's setup). */
 static mxlStatus
 setup_receives (MxlTarget *t, GError **error)
 {
@@ -74,18 +72,7 @@ setup_receives (MxlTarget *t, GError **error)
 
   t->rx_cq_data = ((info->rx_attr->mode | info->mode) & FI_RX_CQ_DATA) != 0;
   t->rx_ops = &mxl_target_untagged_rx_ops;
-  if (t->protocol == MXL_PROTOCOL_SEND)
-    return mxl_send_target_setup (t, error);
-  if (t->protocol == MXL_PROTOCOL_TAGGED)
-    return mxl_tagged_target_setup (t, error);
-  if (!t->rx_cq_data)
-    return MXL_STATUS_OK;
-  t->n_rx = MIN (t->options.cq_depth, (uint32_t) MAX (info->rx_attr->size, 1));
-  t->rx_entry_size = 8;
-  t->rx_buf = g_malloc0 (8 * t->n_rx);
-  t->rx_ctx = g_new0 (struct fi_context2, t->n_rx);
-  return mxl_ofi_region_register (t->dom, t->rx_buf, 8 * t->n_rx, FI_RECV,
-      &t->rx_region, error);
+  return t->proto->target_setup (t, error);
 }
 
 void
@@ -132,7 +119,7 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
   }
   if (mxl_provider_has_quirk (t->desc, MXL_PROVIDER_QUIRK_OWNER_PID))
     info->owner_pid = (uint32_t) getpid ();
-  if (t->protocol != MXL_PROTOCOL_WRITE)
+  if (t->proto->advertises_recv_size)
     info->recv_size = t->rx_entry_size;
   def = mxl_flow_writer_get_def (t->writer);
   info->flow_def = def ? g_strdup (def) : NULL;
@@ -150,10 +137,11 @@ teardown (MxlTarget *t)
   if (t->type_ops)
     t->type_ops->close (t);
   mxl_claim_target_close (&t->claim, t->dom);
+  if (t->pstate != NULL)
+    t->proto->target_teardown (t);
+  t->pstate = NULL;
   if (t->dom) {
     mxl_ofi_region_close (t->dom, &t->rx_region);
-    for (guint i = 0; t->tg_mrs && i < t->n_tg_mrs; i++)
-      mxl_ofi_region_close (t->dom, &t->tg_mrs[i]);
     for (guint i = 0; t->regions && i < t->grain_count; i++)
       mxl_ofi_region_close (t->dom, &t->regions[i]);
   }
@@ -167,13 +155,6 @@ teardown (MxlTarget *t)
   g_clear_pointer (&t->slot_pending, g_free);
   g_clear_pointer (&t->rx_buf, g_free);
   g_clear_pointer (&t->rx_ctx, g_free);
-  g_clear_pointer (&t->rx_regions, g_free);
-  g_clear_pointer (&t->rx_bad, g_free);
-  g_clear_pointer (&t->tg_mrs, g_free);
-  g_clear_pointer (&t->tg_ctx, g_free);
-  g_clear_pointer (&t->tg_bad, g_free);
-  g_clear_pointer (&t->tg_poisoned, g_free);
-  t->n_tg = t->n_tg_mrs = 0;
   g_clear_pointer (&t->info, mxl_target_info_free);
   g_clear_pointer (&t->results, g_free);
   t->res_head = t->res_len = 0;
@@ -273,6 +254,13 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
   return st;
 }
 
+/* MxlSlotFn of the target's flow writer. */
+static uint8_t *
+writer_slot (gpointer writer, guint i, size_t *out_len)
+{
+  return mxl_flow_writer_grain_slot (writer, i, out_len);
+}
+
 mxlStatus
 mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
     const char *options, struct mxlFabricsTargetInfo_t **out_info)
@@ -301,6 +289,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
       : &mxl_rma_ingress_ops;
   /* Forced by the options, or the best the provider offers (setup.c). */
   t->protocol = t->options.protocol;
+  t->proto = mxl_protocol_desc (t->protocol);
   t->writer = config->writer;
   t->grain_count = flow.grain_count;
   /* Grains are expected once per grain period (the flow's rate); continuous
@@ -313,15 +302,8 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
     t->id = mxl_random_u64 ();
   } while (t->id == 0);
 
-  st = mxl_ofi_domain_open (fi, &t->dom, &error);
-  fi_freeinfo (fi);
-  if (st != MXL_STATUS_OK)
-    goto fail;
-  /* A progress thread polls the CQ's wait fd (FI_WAIT_FD); a reading
-   * thread uses fi_cq_sread (P9). */
-  st = mxl_ofi_cq_open (t->dom, t->options.cq_depth,
-      !t->desc->cq_can_wait ? FI_WAIT_NONE
-      : t->options.progress_thread ? FI_WAIT_FD : FI_WAIT_UNSPEC, &t->cq, &error);
+  st = mxl_setup_endpoint (fi, t->desc, t->options.progress_thread,
+      t->options.cq_depth, &t->dom, &t->cq, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
   if (flow.format == MXL_DATA_FORMAT_AUDIO) {
@@ -329,17 +311,11 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
     if (st != MXL_STATUS_OK)
       goto fail;
   } else {
-    uint8_t **bases = g_new0 (uint8_t *, t->grain_count);
-    size_t *lengths = g_new0 (size_t, t->grain_count);
-    for (guint i = 0; i < t->grain_count; i++)
-      bases[i] = mxl_flow_writer_grain_slot (t->writer, i, &lengths[i]);
     /* Remote write needs the slots' keys; without FI_RMA (send, tagged
      * fallback) they are only local receive and copy destinations. */
-    st = mxl_setup_register_slots (t->dom, bases, lengths, t->grain_count,
+    st = mxl_setup_register_slots (t->dom, writer_slot, t->writer, t->grain_count,
         t->layout.slot_size, (t->dom->info->caps & FI_RMA) ? FI_REMOTE_WRITE : FI_RECV,
         &t->regions, &error);
-    g_free (bases);
-    g_free (lengths);
     if (st != MXL_STATUS_OK)
       goto fail;
   }
@@ -353,7 +329,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
    * themselves; an RDM target needs claims (claim.h), for remote write
    * where the slot field can hold MXL_CLAIM_SLOT and RMA reads work. */
   if (t->type_ops == &mxl_target_rdm_ops && t->options.exclusive
-      && t->protocol == MXL_PROTOCOL_WRITE
+      && t->proto->claims
       && (t->dom->info->caps & FI_REMOTE_READ)
       && (t->continuous ? t->entry_count : t->grain_count) < MXL_CLAIM_SLOT) {
     st = mxl_claim_target_open (&t->claim, t->dom, &error);

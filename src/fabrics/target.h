@@ -133,25 +133,11 @@ struct mxlFabricsTarget_t {
   MxlOfiRegion rx_region;
   struct fi_context2 *rx_ctx;     /* n_rx contexts */
   struct fid_ep *rx_ep;           /* endpoint the receives are posted on */
-  /* send protocol (protocol_send.c) */
   MxlProtocolKind protocol;       /* what the TargetInfo advertises */
-  const MxlIngressOps *rx_inner;  /* the write ingress behind the unpack */
-  MxlRemoteRegion *rx_regions;    /* where messages may land: addr = local
-                                     address, len (slots or bounce entries) */
-  guint n_rx_regions;
-  gboolean *rx_bad;               /* per receive buffer: last message refused */
+  const MxlProtocolDesc *proto;   /* its descriptor (protocol_table.c) */
+  MxlTargetProto *pstate;         /* its private state (protocol_send.c,
+                                     tagged.c), or NULL */
   const MxlRxOps *rx_ops;
-  /* tagged protocol (protocol_tagged.c): receives posted on the flow */
-  uint64_t tg_piece;              /* bytes of a piece (recvSize - header) */
-  guint tg_per_region;            /* pieces per grain slot / bounce entry */
-  guint n_tg;                     /* piece receives: regions x pieces */
-  struct fi_context2 *tg_ctx;     /* n_tg contexts, region-major */
-  gboolean *tg_bad;               /* per piece receive: last message refused */
-  MxlOfiRegion *tg_mrs;           /* FI_RECV registrations of the regions */
-  guint n_tg_mrs;
-  gboolean *tg_poisoned;          /* per region: a piece failed since the
-                                     last immediate data for it */
-  uint64_t tg_in_place;           /* pieces landed in place (tests) */
   /* RC */
   struct fid_eq *eq;
   struct fid_pep *pep;

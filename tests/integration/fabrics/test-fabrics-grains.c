@@ -757,6 +757,7 @@ tagged_inplace (const FabProv *p)
   Pair pr;
   mxlFabricsExtTargetStats ts;
   guint64 pieces, before;
+  guint per_region = 0, n_pieces = 0;
   uint64_t index, end;
 
   if (!pair_open (&pr, p, def, def, TAGGED_OPTIONS, NULL))
@@ -764,19 +765,20 @@ tagged_inplace (const FabProv *p)
   g_assert_cmpint (pr.info->protocol, ==, MXL_PROTOCOL_TAGGED);
   g_assert_cmpuint (pr.info->recv_size, ==, TAGGED_PIECE + MXL_SEND_HEADER_SIZE);
   g_assert_true (pr.t->ingress == &mxl_tagged_ingress_ops);
-  g_assert_true (conn_of (&pr)->protocol == &mxl_tagged_egress_ops);
+  g_assert_true (conn_of (&pr)->protocol == mxl_protocol_desc (MXL_PROTOCOL_TAGGED));
   g_assert_cmpuint (pr.layout.slot_size, ==, 169472);
   pieces = (pr.layout.slot_size + TAGGED_PIECE - 1) / TAGGED_PIECE;
   g_assert_cmpuint (pieces, ==, 3);
-  g_assert_cmpuint (pr.t->tg_per_region, ==, pieces);
-  g_assert_cmpuint (pr.t->n_tg, ==, pieces * pr.t->grain_count);
+  mxl_tagged_debug_in_place (pr.t, &per_region, &n_pieces);
+  g_assert_cmpuint (per_region, ==, pieces);
+  g_assert_cmpuint (n_pieces, ==, pieces * pr.t->grain_count);
   end = 10 + 2 * (uint64_t) pr.t->grain_count;
   for (index = 10; index < end; index++) {
     char *d1, *d2;
     write_lines (&pr, index);
-    before = pr.t->tg_in_place;
+    before = mxl_tagged_debug_in_place (pr.t, NULL, NULL);
     g_assert_cmpuint (transfer (&pr, index, 0, 180), ==, index);
-    g_assert_cmpuint (pr.t->tg_in_place - before, ==, pieces);
+    g_assert_cmpuint (mxl_tagged_debug_in_place (pr.t, NULL, NULL) - before, ==, pieces);
     check_range (&pr, index, 0, 180, 180);
     d1 = fabtest_grain_digest (&pr.ts, index, NULL);
     d2 = fabtest_grain_digest (&pr.is, index, NULL);
@@ -789,12 +791,12 @@ tagged_inplace (const FabProv *p)
   write_lines (&pr, index);
   g_assert_cmpuint (aligned_chunks (&pr, 0, 90), ==, 2);
   g_assert_cmpuint (aligned_chunks (&pr, 90, 180), ==, 0);
-  before = pr.t->tg_in_place;
+  before = mxl_tagged_debug_in_place (pr.t, NULL, NULL);
   g_assert_cmpuint (transfer (&pr, index, 0, 90), ==, index);
-  g_assert_cmpuint (pr.t->tg_in_place - before, ==, 2);
+  g_assert_cmpuint (mxl_tagged_debug_in_place (pr.t, NULL, NULL) - before, ==, 2);
   check_range (&pr, index, 0, 90, 90);
   g_assert_cmpuint (transfer (&pr, index, 90, 180), ==, index);
-  g_assert_cmpuint (pr.t->tg_in_place - before, ==, 2);
+  g_assert_cmpuint (mxl_tagged_debug_in_place (pr.t, NULL, NULL) - before, ==, 2);
   check_range (&pr, index, 0, 180, 180);
   g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
   g_assert_cmpuint (ts.badBounceEntries, ==, 0);
@@ -926,7 +928,7 @@ fallback (const FabProv *p, MxlProtocolKind want)
   g_assert_cmpint (pr.info->protocol, ==, want);
   g_assert_cmpuint (pr.t->dom->info->caps & FI_RMA, ==, 0);
   g_assert_cmpuint (pr.init->dom->info->caps & FI_RMA, ==, 0);
-  g_assert_true (conn_of (&pr)->protocol == mxl_egress_select (want, FALSE));
+  g_assert_true (conn_of (&pr)->protocol == mxl_protocol_desc (want));
   for (uint64_t index = 20; index < 24; index++) {
     char *d1, *d2;
     write_lines (&pr, index);

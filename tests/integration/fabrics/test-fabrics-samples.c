@@ -192,6 +192,16 @@ expected_writes (const Pair *pr, const MxlConn *conn, uint64_t head, uint64_t co
   return n;
 }
 
+/* Entries the connection sent from a staging slot so far. */
+static uint64_t
+staged_transfers (const MxlConn *conn)
+{
+  MxlSamplesStaging sg;
+
+  mxl_samples_debug_staging (conn, &sg);
+  return sg.staged_transfers;
+}
+
 static void
 transfer_and_check (Pair *pr, uint64_t head, uint64_t count)
 {
@@ -206,12 +216,12 @@ transfer_and_check (Pair *pr, uint64_t head, uint64_t count)
 
   write_batch (pr, head, count);
   g_assert_cmpint (mxlFabricsExtInitiatorGetStats (pr->init, &before), ==, MXL_STATUS_OK);
-  staged_before = conn->staged_transfers;
+  staged_before = staged_transfers (conn);
   while ((st = mxlFabricsInitiatorTransferSamples (pr->init, head, count)) != MXL_STATUS_OK) {
     g_assert_cmpint (st, ==, MXL_ERR_NOT_READY);
     g_assert_cmpint (g_get_monotonic_time (), <, deadline);
   }
-  g_assert_cmpuint (conn->staged_transfers - staged_before, ==, pr->staged ? 1 : 0);
+  g_assert_cmpuint (staged_transfers (conn) - staged_before, ==, pr->staged ? 1 : 0);
   g_assert_cmpint (read_samples (pr, &h, &n, 5000), ==, MXL_STATUS_OK);
   g_assert_cmpuint (h, ==, head);
   g_assert_cmpuint (n, ==, count);
@@ -428,7 +438,8 @@ staging_full (gconstpointer data)
   Pair pr;
   uint64_t head = 30000, h;
   size_t n;
-  const MxlConn *conn;
+  MxlConn *conn;
+  MxlSamplesStaging sg;
   mxlFabricsExtInitiatorStats is;
   gint64 t0;
 
@@ -443,17 +454,19 @@ staging_full (gconstpointer data)
     g_assert_cmpint (mxlFabricsInitiatorTransferSamples (pr.init, head + b * tc->batch,
         tc->batch), ==, MXL_STATUS_OK);
   }
-  g_assert_cmpuint (conn->n_staging, ==, 4);
-  g_assert_cmpuint (conn->staging_slot_size, ==, slot);
-  g_assert_cmpuint (conn->staged_transfers, ==, 4);
-  g_assert_cmpuint (conn->staging_full, ==, 0);
+  mxl_samples_debug_staging (conn, &sg);
+  g_assert_cmpuint (sg.n_staging, ==, 4);
+  g_assert_cmpuint (sg.slot_size, ==, slot);
+  g_assert_cmpuint (sg.staged_transfers, ==, 4);
+  g_assert_cmpuint (sg.staging_full, ==, 0);
   write_batch (&pr, head + 4 * tc->batch, tc->batch);
   t0 = g_get_monotonic_time ();
   g_assert_cmpint (mxlFabricsInitiatorTransferSamples (pr.init, head + 4 * tc->batch,
       tc->batch), ==, MXL_ERR_NOT_READY);
   g_assert_cmpint (g_get_monotonic_time () - t0, <, G_USEC_PER_SEC);
-  g_assert_cmpuint (conn->staging_full, >, 0);
-  g_assert_cmpuint (conn->staged_transfers, ==, 4);
+  mxl_samples_debug_staging (conn, &sg);
+  g_assert_cmpuint (sg.staging_full, >, 0);
+  g_assert_cmpuint (sg.staged_transfers, ==, 4);
   g_assert_cmpint (mxlFabricsExtInitiatorGetStats (pr.init, &is), ==, MXL_STATUS_OK);
   g_assert_cmpuint (is.transfersDropped, ==, 1);
   /* posted or waiting (rxm and shm post only once the target progressed) */
@@ -474,7 +487,7 @@ staging_full (gconstpointer data)
   g_assert_cmpuint (is.transfersCompleted, ==, 4);
   /* ... and the refused one goes through now, in one write. */
   transfer_and_check (&pr, head + 4 * tc->batch, tc->batch);
-  g_assert_cmpuint (conn->staged_transfers, ==, 5);
+  g_assert_cmpuint (staged_transfers (conn), ==, 5);
   pair_close (&pr);
   mxl_samples_debug_set_staging_budget (0);
 }

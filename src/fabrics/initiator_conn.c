@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The initiator's connections: the write context pool and the connection
+ * state machine, whose one transition function (mxl_conn_transition()) is
+ * the only place that writes a connection's state (lost connections are
+ * reported instead of silently evicted, wire spec §6.5).
+ */
+#include "fabrics/initiator.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#define ORPHAN_RECLAIM_US (2 * G_USEC_PER_SEC)
+
+/* ------------------------------------------------------------ contexts */
+
+MxlWriteCtx *
+mxl_initiator_ctx_get (MxlInitiator *init)
+{
+  MxlWriteCtx *ctx;
+
+  if (init->ctx_free >= init->ctx_count)
+    return NULL;
+  ctx = &init->ctx_pool[init->ctx_free];
+  init->ctx_free = ctx->next_free;
+  ctx->in_use = TRUE;
+  ctx->orphaned_at = 0;
+  ctx->released = FALSE;
+  ctx->reclaim_drain = 0;
+  ctx->parked = FALSE;
+  ctx->claim = FALSE;
+  init->ctx_used++;
+  return ctx;
+}
+
+void
+mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx)
+{
+  if (!ctx->in_use)
+    return;
+  if (ctx->orphaned_at > 0)
+    init->ctx_orphaned--;
+  ctx->in_use = FALSE;
+  ctx->orphaned_at = 0;
+  ctx->next_free = init->ctx_free;
+  init->ctx_free = (guint) (ctx - init->ctx_pool);
+  init->ctx_used--;
+}
+
+/* Contexts of a connection generation that is gone: their completions, if
+ * any still come, are ignored; they return to the pool after a while, or,
+ * when the generation's own endpoint was closed (@closed: no completion of
+ * it can be produced any more), once the CQ has been read empty after the
+ * close: the local slots they read are free again at once, and a
+ * completion still queued cannot meet a reused context. @parked: the
+ * endpoint stays open (parked, initiator_rdm.c): they wait for their
+ * completions (a stopped peer that continues still reads the slots they
+ * name) or the park's end. */
+static void
+orphan_contexts (MxlInitiator *init, uint64_t conn_id, gboolean closed,
+    gboolean parked)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  for (guint i = 0; i < init->ctx_count; i++) {
+    MxlWriteCtx *ctx = &init->ctx_pool[i];
+    if (ctx->in_use && ctx->conn_id == conn_id && ctx->orphaned_at == 0) {
+      ctx->orphaned_at = now;
+      ctx->reclaim_drain = closed && !parked ? init->cq_drains + 1 : 0;
+      ctx->parked = parked;
+      init->ctx_orphaned++;
+    }
+  }
+}
+
+/* The endpoint of connection generation @conn_id was closed (fi_close ends
+ * every access to the buffers of its posted writes, fi_endpoint(3)), or the
+ * shm receiver that would copy them is gone: its orphaned contexts no
+ * longer hold their local slot, though they stay taken until reclaimed;
+ * with @reclaim, they are reclaimed once the CQ has been read empty. */
+static void
+release_contexts (MxlInitiator *init, uint64_t conn_id, gboolean reclaim)
+{
+  for (guint i = 0; i < init->ctx_count; i++) {
+    MxlWriteCtx *ctx = &init->ctx_pool[i];
+    if (ctx->in_use && ctx->conn_id == conn_id && ctx->orphaned_at > 0) {
+      ctx->released = TRUE;
+      if (reclaim) {
+        ctx->parked = FALSE;
+        ctx->reclaim_drain = init->cq_drains + 1;
+      }
+    }
+  }
+}
+
+void
+mxl_initiator_release_contexts (MxlInitiator *init, uint64_t conn_id)
+{
+  release_contexts (init, conn_id, TRUE);
+}
+
+gboolean
+mxl_initiator_contexts_in_use (const MxlInitiator *init, uint64_t conn_id)
+{
+  for (guint i = 0; i < init->ctx_count; i++)
+    if (init->ctx_pool[i].in_use && init->ctx_pool[i].conn_id == conn_id)
+      return TRUE;
+  return FALSE;
+}
+
+void
+mxl_initiator_reclaim_orphans (MxlInitiator *init)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  for (guint i = 0; i < init->ctx_count; i++) {
+    MxlWriteCtx *ctx = &init->ctx_pool[i];
+    if (ctx->in_use && ctx->orphaned_at > 0
+        && ((!ctx->parked && now - ctx->orphaned_at > ORPHAN_RECLAIM_US)
+            || (ctx->reclaim_drain > 0 && init->cq_drains >= ctx->reclaim_drain)))
+      mxl_initiator_ctx_put (init, ctx);
+  }
+}
+
+/* --------------------------------------------------------- connections */
+
+mxlFabricsExtConnectionState
+mxl_conn_public_state (MxlConnKind kind)
+{
+  switch (kind) {
+    case MXL_CONN_IDLE:
+      return MXL_FABRICS_EXT_STATE_IDLE;
+    case MXL_CONN_CONNECTING:
+      return MXL_FABRICS_EXT_STATE_CONNECTING;
+    case MXL_CONN_CONNECTED:
+      return MXL_FABRICS_EXT_STATE_CONNECTED;
+    case MXL_CONN_LOST:
+      return MXL_FABRICS_EXT_STATE_LOST;
+    case MXL_CONN_REMOVED:
+      return MXL_FABRICS_EXT_STATE_REMOVED;
+  }
+  return MXL_FABRICS_EXT_STATE_IDLE;
+}
+
+static void
+idle_state (MxlConnState *s, guint attempts)
+{
+  gint64 delay_ms = attempts == 0 ? 0
+      : MIN ((gint64) MXL_RETRY_FIRST_MS << MIN (attempts - 1, 8u), MXL_RETRY_MAX_MS);
+
+  memset (s, 0, sizeof (*s));
+  s->kind = MXL_CONN_IDLE;
+  s->u.idle.retry_at = g_get_monotonic_time () + delay_ms * 1000;
+  s->u.idle.attempts = attempts;
+}
+
+static void
+lost_state (MxlConnState *s, mxlStatus reason)
+{
+  memset (s, 0, sizeof (*s));
+  s->kind = MXL_CONN_LOST;
+  s->u.lost.reason = reason;
+}
+
+static void
+leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reason)
+{
+  MxlInitiator *init = conn->init;
+  gboolean own;
+
+  if (cur->kind != MXL_CONN_CONNECTING && cur->kind != MXL_CONN_CONNECTED)
+    return;
+  mxl_conn_track_cancel (conn, reason);
+  if (conn->post != NULL)
+    mxl_egress_reset (conn);
+  conn->post = NULL;
+  conn->outstanding = 0;
+  g_hash_table_remove (init->by_conn_id, &conn->conn_id);
+  /* A connection with its own endpoint (shm, initiator_rdm.c) closes it,
+   * or, lost with writes in flight to a peer that still lives (stopped,
+   * say), parks it: should the peer continue, it would still read the
+   * local slots those writes name, so they stay in use until their
+   * completions come. */
+  own = cur->kind == MXL_CONN_CONNECTED ? cur->u.connected.av != NULL
+      : cur->u.connecting.av != NULL;
+  conn->parking = own && !orderly && !mxl_conn_peer_gone (conn)
+      && mxl_initiator_contexts_in_use (init, conn->conn_id);
+  orphan_contexts (init, conn->conn_id, own, conn->parking);
+  init->type_ops->close (conn, cur, orderly);
+  /* Nobody reads the writes' memory any more: the endpoint is closed (RC,
+   * or a connection's own shm endpoint that was not parked), or the shm
+   * receiver that would copy it (it reads the sender's memory when it
+   * progresses) has exited. */
+  if (init->type_ops == &mxl_initiator_rc_ops || (own && !conn->parking)
+      || mxl_conn_peer_gone (conn))
+    release_contexts (init, conn->conn_id, FALSE);
+  conn->parking = FALSE;
+}
+
+/* A shm target's process is gone (TargetInfo ext.pid, same host): its
+ * shared region must not be written again, whatever state libfabric left
+ * it in (a lock the process held when it died is never released, and
+ * libfabric 1.17 spins on it). A reused pid only delays the verdict to the
+ * stall check. */
+gboolean
+mxl_conn_peer_gone (const MxlConn *conn)
+{
+  return conn->info->owner_pid != 0 && kill ((pid_t) conn->info->owner_pid, 0) != 0
+      && errno == ESRCH;
+}
+
+void
+mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
+{
+  MxlInitiator *init = conn->init;
+  MxlConnState cur = conn->state;
+  MxlConnState next = cur;
+  gint64 now = g_get_monotonic_time ();
+
+  switch (input) {
+    case MXL_CONN_IN_TICK:
+      if (cur.kind == MXL_CONN_IDLE && now >= cur.u.idle.retry_at && mxl_conn_peer_gone (conn)) {
+        /* A TargetInfo of a process that is gone (a stale file): not
+         * opened; retried with back-off until it is replaced. */
+        idle_state (&next, cur.u.idle.attempts + 1);
+      } else if (cur.kind == MXL_CONN_IDLE && now >= cur.u.idle.retry_at) {
+        conn->conn_id = ++init->next_conn_id;
+        if (init->type_ops->open (conn, &next) != MXL_STATUS_OK)
+          idle_state (&next, cur.u.idle.attempts + 1);
+        else
+          g_hash_table_insert (init->by_conn_id, &conn->conn_id, conn);
+      } else if (cur.kind == MXL_CONN_CONNECTING
+          && now - cur.u.connecting.since > MXL_CONNECT_TIMEOUT_MS * 1000) {
+        reason = MXL_ERR_NOT_READY;
+        leave (conn, &cur, FALSE, reason);
+        idle_state (&next, cur.u.connecting.attempts + 1);
+      } else if (cur.kind == MXL_CONN_CONNECTED && !init->type_ops->reports_peer_loss
+          && ((conn->outstanding > 0
+                  && now - conn->last_progress > MXL_CONN_STALL_MS * 1000)
+              || mxl_conn_peer_gone (conn))) {
+        reason = MXL_ERR_NOT_READY;
+        leave (conn, &cur, FALSE, MXL_ERR_INTERRUPTED);
+        lost_state (&next, reason);
+      }
+      break;
+    case MXL_CONN_IN_CONNECTED:
+      if (cur.kind == MXL_CONN_CONNECTING) {
+        memset (&next, 0, sizeof (next));
+        next.kind = MXL_CONN_CONNECTED;
+        next.u.connected.ep = cur.u.connecting.ep;
+        next.u.connected.addr = cur.u.connecting.addr;
+        next.u.connected.av = cur.u.connecting.av;
+      }
+      break;
+    case MXL_CONN_IN_SHUTDOWN:
+    case MXL_CONN_IN_ERROR:
+      if (cur.kind == MXL_CONN_CONNECTING) {
+        /* Refused or unreachable: the target may not listen yet. */
+        leave (conn, &cur, FALSE, MXL_ERR_INTERRUPTED);
+        idle_state (&next, cur.u.connecting.attempts + 1);
+      } else if (cur.kind == MXL_CONN_CONNECTED) {
+        leave (conn, &cur, FALSE, MXL_ERR_INTERRUPTED);
+        lost_state (&next, reason);
+      }
+      break;
+    case MXL_CONN_IN_REMOVE:
+      if (cur.kind != MXL_CONN_REMOVED) {
+        leave (conn, &cur, TRUE, MXL_ERR_INTERRUPTED);
+        memset (&next, 0, sizeof (next));
+        next.kind = MXL_CONN_REMOVED;
+      }
+      break;
+    case MXL_CONN_IN_READD:
+      if (cur.kind == MXL_CONN_LOST || cur.kind == MXL_CONN_IDLE)
+        idle_state (&next, 0);
+      break;
+    case MXL_CONN_IN_ADD:
+      /* REMOVED → IDLE: reported as the target being added. */
+      if (cur.kind == MXL_CONN_REMOVED)
+        idle_state (&next, 0);
+      break;
+  }
+
+  if (next.kind == MXL_CONN_CONNECTED && cur.kind != MXL_CONN_CONNECTED) {
+    /* The protocol is chosen once, when the connection becomes usable. */
+    conn->post = conn->protocol->post;
+    conn->last_progress = now;
+    conn->q_head = conn->q_len = 0;
+    conn->tr_head = conn->tr_len = 0;
+    init->stats.targetsConnected++;
+  }
+  if (cur.kind == MXL_CONN_CONNECTED && next.kind != MXL_CONN_CONNECTED) {
+    init->stats.targetsConnected--;
+    if (next.kind == MXL_CONN_LOST) {
+      init->stats.connectionsLost++;
+      /* debug level: the application hears of it through the connection
+       * events (the sink re-adds the target itself with auto-reconnect) */
+      g_debug ("initiator: target %" G_GUINT64_FORMAT " lost (status %d); "
+          "adding its TargetInfo again reconnects", conn->target_id, reason);
+    }
+  }
+  conn->state = next;
+  if (mxl_conn_public_state (next.kind) != mxl_conn_public_state (cur.kind)) {
+    g_debug ("initiator: target %" G_GUINT64_FORMAT " %s -> %s", conn->target_id,
+        mxlFabricsExtConnectionStateName (mxl_conn_public_state (cur.kind)),
+        mxlFabricsExtConnectionStateName (mxl_conn_public_state (next.kind)));
+    mxl_event_queue_push (&init->events, conn->target_id, mxl_conn_public_state (cur.kind),
+        mxl_conn_public_state (next.kind), reason);
+  }
+}
+
+MxlConn *
+mxl_initiator_conn_by_fid (MxlInitiator *init, struct fid *fid)
+{
+  return fid ? g_hash_table_lookup (init->by_fid, fid) : NULL;
+}
+
+MxlConn *
+mxl_initiator_find_conn (MxlInitiator *init, uint64_t target_id)
+{
+  for (guint i = 0; i < init->conns->len; i++) {
+    MxlConn *c = g_ptr_array_index (init->conns, i);
+    if (c->target_id == target_id && c->state.kind != MXL_CONN_REMOVED)
+      return c;
+  }
+  return NULL;
+}
+
+MxlConn *
+mxl_conn_new (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info,
+    const MxlProtocolDesc *protocol)
+{
+  MxlConn *conn = g_new0 (MxlConn, 1);
+
+  conn->init = init;
+  conn->target_id = info->id;
+  conn->info = mxl_target_info_copy (info);
+  conn->protocol = protocol;
+  conn->state.kind = MXL_CONN_REMOVED;    /* the initial state */
+  g_ptr_array_add (init->conns, conn);
+  mxl_conn_transition (conn, MXL_CONN_IN_ADD, MXL_STATUS_OK);
+  return conn;
+}
+
+void
+mxl_conn_free (MxlConn *conn)
+{
+  if (conn->init->dom != NULL)
+    mxl_ofi_region_close (conn->init->dom, &conn->claim_region);
+  g_free (conn->claim_buf);
+  mxl_grain_stage_free (conn->init->dom, &conn->stage);
+  if (conn->init->chunks->release != NULL)
+    conn->init->chunks->release (conn, TRUE);
+  mxl_target_info_free (conn->info);
+  g_free (conn);
+}
+

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The generic egress of every protocol: a transfer is queued per
+ * connection (by the initiator's chunk source, protocol_grain.c or protocol_samples.c) and
+ * posted piece by piece by the connection's transport (the post of its
+ * protocol descriptor); each piece is at most max_msg bytes and iov_limit
+ * local iovecs, only the last one carries the immediate data. Where the
+ * provider does not order write-after-write (tx msg_order without
+ * FI_ORDER_WAW: shm, efa; connectionless message protocols), the last
+ * piece is held until the earlier pieces of the transfer have completed
+ * (FI_DELIVERY_COMPLETE), so the target never sees the immediate data
+ * before the data. -FI_EAGAIN leaves the piece pending for the next pump.
+ */
+#include "fabrics/protocol.h"
+
+#include <string.h>
+
+#include "fabrics/initiator.h"
+#include "fabrics/protocol_hooks.h"
+
+/* Writes posted per connection per pump call at most (fairness). */
+#define MXL_PUMP_BUDGET 16u
+
+static MxlTransfer *
+queue_head (MxlConn *conn)
+{
+  return conn->q_len ? &conn->queue[conn->q_head] : NULL;
+}
+
+MxlTransfer *
+mxl_egress_enqueue (MxlConn *conn)
+{
+  MxlTransfer *t;
+
+  if (conn->q_len >= MXL_CONN_QUEUE)
+    return NULL;
+  t = &conn->queue[(conn->q_head + conn->q_len) % MXL_CONN_QUEUE];
+  memset (t, 0, sizeof (*t));
+  t->seq = conn->next_seq++;
+  t->deadline = g_get_monotonic_time () + MXL_TRANSFER_DEADLINE_MS * 1000;
+  conn->q_len++;
+  conn->init->stats.transfersQueued++;
+  return t;
+}
+
+mxlStatus
+mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req,
+    const MxlRawRequest *raw)
+{
+  return conn->init->chunks->queue_grain (conn, req, raw);
+}
+
+mxlStatus
+mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req,
+    const MxlRawRequest *raw)
+{
+  return conn->init->chunks->queue_samples (conn, req, raw);
+}
+
+static void
+dequeue_head (MxlConn *conn)
+{
+  conn->q_head = (conn->q_head + 1) % MXL_CONN_QUEUE;
+  conn->q_len--;
+}
+
+/* TRUE when another write will certainly be attempted right after the
+ * pending write of @t in this pump call: that write is then posted with
+ * FI_MORE (fi_msg(3): "the user has additional requests that will
+ * immediately be posted"), and the last write of every batch without it.
+ * Where writes are unordered (shm, efa) the next write of the same transfer
+ * may be the held immediate data, so only a following transfer counts. */
+static gboolean
+next_write_follows (MxlConn *conn, const MxlTransfer *t, guint budget_left)
+{
+  MxlInitiator *init = conn->init;
+  const MxlTransfer *next;
+
+  if (budget_left <= 1 || conn->outstanding + 1 >= init->window
+      || init->ctx_used + 1 >= init->ctx_count)
+    return FALSE;
+  if (!t->chunk_last)
+    return conn->ordered;
+  if (conn->q_len < 2)
+    return FALSE;
+  next = &conn->queue[(conn->q_head + 1) % MXL_CONN_QUEUE];
+  return next->started || g_get_monotonic_time () <= next->deadline;
+}
+
+mxlStatus
+mxl_egress_pump (MxlConn *conn)
+{
+  MxlInitiator *init = conn->init;
+  const MxlChunkSource *src = init->chunks;
+  /* Test hooks post through mxl_hooks_post() (checked once per call). */
+  MxlTransportPost post = G_UNLIKELY (mxl_hooks_armed ()) ? mxl_hooks_post : conn->post;
+  MxlTransfer *t;
+  guint budget = MXL_PUMP_BUDGET;
+
+  /* Fairness: at most MXL_PUMP_BUDGET writes per connection per call, so
+   * that one busy target cannot starve the others or the CQ. */
+  while ((t = queue_head (conn)) != NULL && conn->outstanding < init->window
+      && budget > 0) {
+    MxlWriteCtx *ctx;
+    uint32_t local_slot;
+    ssize_t rc;
+
+    if (!t->started && g_get_monotonic_time () > t->deadline) {
+      init->stats.transfersDropped++;
+      conn->transfers_dropped++;
+      mxl_conn_track_fail (conn, t->seq, MXL_ERR_TIMEOUT, 0, TRUE);
+      dequeue_head (conn);
+      continue;
+    }
+    if (!src->claim (conn, t, &local_slot))
+      break;
+    if (!t->have_pending && !src->next (conn, t)) {
+      dequeue_head (conn);         /* defensive: a transfer always ends on a last write */
+      continue;
+    }
+    /* Hold the immediate data until the data is known to be in place. */
+    if (t->chunk_last && !conn->ordered && t->outstanding > 0)
+      break;
+    ctx = mxl_initiator_ctx_get (init);
+    if (ctx == NULL)
+      break;
+    ctx->conn_id = conn->conn_id;
+    ctx->transfer_seq = t->seq;
+    ctx->bytes = t->chunk_length;
+    ctx->last = t->chunk_last;
+    ctx->local_slot = local_slot;
+    {
+      struct iovec iov[MXL_LAYOUT_MAX_IOV];
+      void *desc[MXL_LAYOUT_MAX_IOV];
+      guint n_iov = 0;
+      t->post_more = next_write_follows (conn, t, budget) ? FI_MORE : 0;
+      rc = src->iov (conn, t, iov, desc, &n_iov) ? post (conn, t, iov, desc, n_iov, ctx)
+          : -FI_EINVAL;
+    }
+    if (rc == -FI_EAGAIN) {
+      mxl_initiator_ctx_put (init, ctx);
+      init->stats.retries++;
+      break;
+    }
+    if (rc != 0) {
+      mxlStatus st = rc == -FI_EINVAL ? MXL_ERR_INVALID_ARG : mxl_ofi_status (rc);
+      mxl_initiator_ctx_put (init, ctx);
+      g_message ("posting to target %" G_GUINT64_FORMAT ": %s (%zd)",
+          conn->target_id, fi_strerror ((int) -rc), rc);
+      mxl_conn_track_fail (conn, t->seq, st, (int) -rc, TRUE);
+      return st;
+    }
+    budget--;
+    mxl_conn_track_write (conn, t->seq, t->chunk_last);
+    init->stats.writesPosted++;
+    init->stats.bytesPosted += t->chunk_length;
+    conn->outstanding++;
+    t->outstanding++;
+    t->have_pending = FALSE;
+    if (t->chunk_last)
+      dequeue_head (conn);
+  }
+  return MXL_STATUS_OK;
+}
+
+void
+mxl_egress_on_write_done (MxlConn *conn, const MxlWriteCtx *ctx, gboolean ok)
+{
+  MxlTransfer *t = queue_head (conn);
+
+  if (conn->outstanding > 0)
+    conn->outstanding--;
+  if (t != NULL && t->seq == ctx->transfer_seq && t->outstanding > 0)
+    t->outstanding--;
+  /* Transfers completed/failed are counted by the initiator's tracking. */
+  (void) ok;
+}
+
+void
+mxl_egress_reset (MxlConn *conn)
+{
+  conn->q_head = 0;
+  conn->q_len = 0;
+  conn->outstanding = 0;
+}

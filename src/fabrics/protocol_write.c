@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Remote write + immediate data (mxl-fabrics-wire.md §2.1, §3.3).
+ *
+ * Egress: the transport post of the generic pump (protocol_egress.c): each piece is
+ * one fi_writemsg into the remote region, only the last one carries the
+ * immediate data.
+ *
+ * Ingress: the completion's immediate data and the slot's grain header are
+ * validated, then the grain is committed to the flow.
+ */
+#include "fabrics/protocol.h"
+
+#include <string.h>
+
+#include <mxl/flow.h>
+
+#include "fabrics/wire/immdata.h"
+#include "fabrics/initiator.h"
+#include "fabrics/target.h"
+
+/* ---------------------------------------------------------------- egress */
+
+/* The transport post of remote write: one fi_writemsg per piece. */
+static ssize_t
+write_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+    guint n_iov, MxlWriteCtx *ctx)
+{
+  const MxlRemoteRegion *remote = &conn->info->regions[t->remote_slot];
+  uint64_t off = t->chunk_remote_offset, len = t->chunk_length;
+  uint64_t flags = FI_DELIVERY_COMPLETE | FI_COMPLETION | t->post_more;
+  struct fi_rma_iov rma;
+  struct fi_msg_rma msg;
+
+  /* Checked again per write: the remote range. */
+  if (off > remote->len || len > remote->len - off)
+    return -FI_EINVAL;
+  rma.addr = remote->addr + off;
+  rma.len = len;
+  rma.key = remote->rkey;
+  memset (&msg, 0, sizeof (msg));
+  msg.msg_iov = iov;
+  msg.desc = desc;
+  msg.iov_count = n_iov;
+  msg.addr = conn->state.u.connected.addr;
+  msg.rma_iov = &rma;
+  msg.rma_iov_count = 1;
+  msg.context = ctx;
+  if (t->chunk_last) {
+    msg.data = t->imm;
+    flags |= FI_REMOTE_CQ_DATA;
+  }
+  return fi_writemsg (conn->state.u.connected.ep, &msg, flags);
+}
+
+/* --------------------------------------------------------------- ingress */
+
+static void
+rma_on_drained (MxlTarget *t, const struct fi_cq_data_entry *entry)
+{
+  uint32_t slot = (uint32_t) (entry->data & 0xFFFFu);
+
+  if ((entry->flags & FI_REMOTE_CQ_DATA) && slot < t->grain_count)
+    t->slot_pending[slot]++;
+}
+
+/* Whether the header index @index read in @slot for the completion being
+ * consumed belongs to a newer write still landing (header first) rather
+ * than to the completed one: a ring ahead of every grain committed, while
+ * completions drained after this one hold older grains in other slots. The
+ * initiator sends in index order and an ordered provider completes in that
+ * order, so those later completions were sent after this one's write and
+ * before the write whose header this is: this slot was lapped. */
+static gboolean
+header_overtaken (MxlTarget *t, uint32_t slot, uint64_t index)
+{
+  if (!t->have_committed || index <= t->committed_max + t->grain_count)
+    return FALSE;
+  for (size_t j = t->batch_pos; j < t->batch_len; j++) {
+    const struct fi_cq_data_entry *e = &t->batch[j];
+    uint32_t s = (uint32_t) (e->data & 0xFFFFu);
+    uint64_t other = 0;
+
+    if (!(e->flags & FI_REMOTE_CQ_DATA) || s >= t->grain_count || s == slot)
+      continue;
+    if (mxl_grain_header_check (t->regions[s].base, s, t->grain_count,
+            (uint32_t) t->layout.grain_size, t->layout.total_slices,
+            &other) == MXL_HEADER_OK && other < index)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+static mxlStatus
+rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
+    uint64_t *out_index, uint64_t *out_count)
+{
+  mxlGrainInfo info;
+  uint8_t *payload = NULL;
+  uint32_t slot;
+  uint16_t slices;
+  uint64_t index;
+  mxlStatus st;
+  gboolean superseded = FALSE;
+  uint32_t raw_slot = (uint32_t) (entry->data & 0xFFFFu);
+
+  /* Bookkeeping of the batch first (rma_on_drained() counted every completion
+   * whose low 16 bits name an existing slot): is a newer completion for
+   * this slot already waiting? */
+  if (raw_slot < t->grain_count && t->slot_pending[raw_slot] > 0)
+    superseded = --t->slot_pending[raw_slot] > 0;
+
+  if (mxl_imm_grain_decode (entry->data, t->grain_count, t->layout.total_slices,
+          &slot, &slices) != MXL_IMM_OK) {
+    t->stats.badImmediateData++;
+    g_debug ("target %" G_GUINT64_FORMAT ": immediate data 0x%" G_GINT64_MODIFIER
+        "x out of range (slots %u, slices %u)", t->id, (guint64) entry->data,
+        t->grain_count, t->layout.total_slices);
+    return MXL_ERR_INVALID_ARG;
+  }
+  /* The newer completion commits: this one's data has been extended (a
+   * later slice range) or overwritten (a newer grain). */
+  if (superseded) {
+    t->stats.completionsSuperseded++;
+    return MXL_ERR_NOT_READY;
+  }
+  if (mxl_grain_header_check (t->regions[slot].base, slot, t->grain_count,
+          (uint32_t) t->layout.grain_size, t->layout.total_slices,
+          &index) != MXL_HEADER_OK) {
+    t->stats.badGrainHeaders++;
+    g_debug ("target %" G_GUINT64_FORMAT ": grain header of slot %u does not "
+        "match (index %" G_GUINT64_FORMAT ")", t->id, slot, index);
+    return MXL_ERR_INVALID_ARG;
+  }
+  /* Committing a landing write's header would publish a half-written
+   * grain; the completed grain itself was overwritten. */
+  if (header_overtaken (t, slot, index)) {
+    t->stats.completionsSuperseded++;
+    g_debug ("target %" G_GUINT64_FORMAT ": slot %u already holds the header "
+        "of grain %" G_GUINT64_FORMAT ", still landing: lapped, not committed",
+        t->id, slot, index);
+    return MXL_ERR_NOT_READY;
+  }
+  /* Commit with validSlices from the immediate data (wire spec §6.9). */
+  st = mxlFlowWriterOpenGrain (t->writer, index, &info, &payload);
+  if (st == MXL_STATUS_OK) {
+    info.validSlices = slices;
+    st = mxlFlowWriterCommitGrain (t->writer, &info);
+  }
+  if (st != MXL_STATUS_OK) {
+    t->stats.commitFailures++;
+    return st;
+  }
+  t->stats.grainsReceived++;
+  if (!t->have_committed || index > t->committed_max)
+    t->committed_max = index;
+  t->have_committed = TRUE;
+  *out_index = index;
+  *out_count = 0;
+  return MXL_STATUS_OK;
+}
+
+const MxlIngressOps mxl_rma_ingress_ops = {
+  .name = "rma-write",
+  .on_completion = rma_on_completion,
+  .on_drained = rma_on_drained,
+};
+
+/* ---------------------------------------------------------------- target */
+
+/* Receive buffers for providers whose immediate data consumes a posted
+ * receive (FI_RX_CQ_DATA, verbs): one per CQ entry so that a full CQ's worth
+ * of writes never finds the receive queue empty (wire spec §7.2). */
+static mxlStatus
+write_target_setup (MxlTarget *t, GError **error)
+{
+  const struct fi_info *info = t->dom->info;
+
+  if (!t->rx_cq_data)
+    return MXL_STATUS_OK;
+  t->n_rx = MIN (t->options.cq_depth, (uint32_t) MAX (info->rx_attr->size, 1));
+  t->rx_entry_size = 8;
+  t->rx_buf = g_malloc0 (8 * t->n_rx);
+  t->rx_ctx = g_new0 (struct fi_context2, t->n_rx);
+  return mxl_ofi_region_register (t->dom, t->rx_buf, 8 * t->n_rx, FI_RECV,
+      &t->rx_region, error);
+}
+
+const MxlProtocolDesc mxl_protocol_write = {
+  .kind = MXL_PROTOCOL_WRITE,
+  .caps = { [MXL_ROLE_TARGET] = FI_RMA | FI_REMOTE_WRITE,
+            [MXL_ROLE_INITIATOR] = FI_RMA | FI_WRITE },
+  .caps_name = "FI_RMA",
+  .target_rank = 0,
+  .target_setup = write_target_setup,
+  .claims = TRUE,
+  .post = write_post,
+};
