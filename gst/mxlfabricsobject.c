@@ -84,6 +84,8 @@ gst_mxl_fabrics_object_new (GstElement * element)
   obj->state = GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
   obj->target_stats =
       g_ptr_array_new_with_free_func ((GDestroyNotify) gst_structure_free);
+  g_mutex_init (&obj->lock);
+  g_cond_init (&obj->cond);
   return obj;
 }
 
@@ -101,7 +103,39 @@ gst_mxl_fabrics_object_free (GstMxlFabricsObject * obj)
   if (obj->engine_stats)
     gst_structure_free (obj->engine_stats);
   g_free (obj->last_error);
+  g_mutex_clear (&obj->lock);
+  g_cond_clear (&obj->cond);
   g_free (obj);
+}
+
+void
+gst_mxl_fabrics_object_unlock (GstMxlFabricsObject * obj)
+{
+  g_mutex_lock (&obj->lock);
+  obj->flushing = TRUE;
+  g_cond_broadcast (&obj->cond);
+  g_mutex_unlock (&obj->lock);
+  if (obj->wake)
+    obj->wake (obj->wake_data);
+}
+
+void
+gst_mxl_fabrics_object_unlock_stop (GstMxlFabricsObject * obj)
+{
+  g_mutex_lock (&obj->lock);
+  obj->flushing = FALSE;
+  g_mutex_unlock (&obj->lock);
+}
+
+gboolean
+gst_mxl_fabrics_object_is_flushing (GstMxlFabricsObject * obj)
+{
+  gboolean flushing;
+
+  g_mutex_lock (&obj->lock);
+  flushing = obj->flushing;
+  g_mutex_unlock (&obj->lock);
+  return flushing;
 }
 
 #define SETTING_FLAGS \
@@ -343,8 +377,11 @@ gst_mxl_fabrics_object_post_target_change (GstMxlFabricsObject * obj,
 
 void
 gst_mxl_fabrics_object_set_engine_stats (GstMxlFabricsObject * obj,
-    GstStructure * stats)
+    GstMxlFabricsStatTable table, gconstpointer engine_stats)
 {
+  GstStructure *stats = gst_structure_new_empty ("engine");
+
+  gst_mxl_fabrics_stats_set (stats, table, engine_stats);
   GST_OBJECT_LOCK (obj->element);
   if (obj->engine_stats)
     gst_structure_free (obj->engine_stats);
@@ -512,6 +549,99 @@ gst_mxl_fabrics_object_set_target_stats (GstMxlFabricsObject * obj,
   GST_OBJECT_UNLOCK (obj->element);
 }
 
+/* The one list of every stat (docs/bus-and-stats.md's tables are checked
+ * against it by tests/gst/test-object.c): the element's own counters, and
+ * the library's ext stats of an initiator (sink) and a target (src). */
+#define COUNTER(name, field) \
+  { name, G_STRUCT_OFFSET (GstMxlFabricsCounters, field) }
+static const GstMxlFabricsStatField element_fields[] = {
+  COUNTER ("buffers", buffers),
+  COUNTER ("grains", grains),
+  COUNTER ("bytes", bytes),
+  COUNTER ("dropped", dropped),
+  COUNTER ("dropped-no-target", dropped_no_target),
+  COUNTER ("dropped-late", dropped_late),
+  COUNTER ("dropped-torn", dropped_torn),
+  COUNTER ("dropped-missing", dropped_missing),
+  COUNTER ("dropped-skipped", dropped_skipped),
+  COUNTER ("dropped-early", dropped_early),
+  COUNTER ("dropped-in-flight", dropped_in_flight),
+  COUNTER ("grains-lent", grains_lent),
+  COUNTER ("anc-packets-dropped", anc_packets_dropped),
+  COUNTER ("invalid", invalid),
+  COUNTER ("discont", discont),
+  COUNTER ("reconnects", reconnects),
+  COUNTER ("timeouts", timeouts),
+};
+
+#define INITIATOR(name, field) \
+  { name, G_STRUCT_OFFSET (mxlFabricsExtInitiatorStats, field) }
+static const GstMxlFabricsStatField initiator_fields[] = {
+  INITIATOR ("transfers-queued", transfersQueued),
+  INITIATOR ("transfers-completed", transfersCompleted),
+  INITIATOR ("transfers-dropped", transfersDropped),
+  INITIATOR ("transfers-failed", transfersFailed),
+  INITIATOR ("transfers-not-connected", transfersNotConnected),
+  INITIATOR ("writes-posted", writesPosted),
+  INITIATOR ("write-errors", writeErrors),
+  INITIATOR ("retries", retries),
+  INITIATOR ("bytes-posted", bytesPosted),
+  INITIATOR ("connections-lost", connectionsLost),
+};
+
+#define TARGET(name, field) \
+  { name, G_STRUCT_OFFSET (mxlFabricsExtTargetStats, field) }
+static const GstMxlFabricsStatField target_fields[] = {
+  TARGET ("grains-received", grainsReceived),
+  TARGET ("bad-immediate-data", badImmediateData),
+  TARGET ("bad-grain-headers", badGrainHeaders),
+  TARGET ("cq-overruns", cqOverruns),
+  TARGET ("completions-superseded", completionsSuperseded),
+  TARGET ("completion-errors", completionErrors),
+  TARGET ("connections-accepted", connectionsAccepted),
+  TARGET ("disconnections", disconnections),
+  TARGET ("initiators-refused", initiatorsRefused),
+  TARGET ("commit-failures", commitFailures),
+  TARGET ("batches-received", batchesReceived),
+  TARGET ("batches-lost", batchesLost),
+  TARGET ("bad-bounce-entries", badBounceEntries),
+  TARGET ("entries-out-of-sequence", entriesOutOfSequence),
+  TARGET ("samples-skipped", samplesSkipped),
+};
+
+const GstMxlFabricsStatField *
+gst_mxl_fabrics_stat_fields (GstMxlFabricsStatTable table, guint * n)
+{
+  switch (table) {
+    case GST_MXL_FABRICS_STATS_INITIATOR:
+      *n = G_N_ELEMENTS (initiator_fields);
+      return initiator_fields;
+    case GST_MXL_FABRICS_STATS_TARGET:
+      *n = G_N_ELEMENTS (target_fields);
+      return target_fields;
+    default:
+      *n = G_N_ELEMENTS (element_fields);
+      return element_fields;
+  }
+}
+
+void
+gst_mxl_fabrics_stats_set (GstStructure * s, GstMxlFabricsStatTable table,
+    gconstpointer base)
+{
+  const GstMxlFabricsStatField *fields;
+  guint n, i;
+
+  fields = gst_mxl_fabrics_stat_fields (table, &n);
+  for (i = 0; i < n; i++) {
+    guint64 v;
+
+    /* the library's structs are not packed: every field is aligned */
+    memcpy (&v, (const guint8 *) base + fields[i].offset, sizeof v);
+    gst_structure_set (s, fields[i].name, G_TYPE_UINT64, v, NULL);
+  }
+}
+
 GstStructure *
 gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj)
 {
@@ -523,25 +653,11 @@ gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj)
   GST_OBJECT_LOCK (obj->element);
   s = gst_structure_new (GST_MXL_FABRICS_STATS_NAME,
       "connection-state", GST_TYPE_MXL_FABRICS_CONNECTION_STATE, obj->state,
-      "buffers", G_TYPE_UINT64, obj->counters.buffers,
-      "grains", G_TYPE_UINT64, obj->counters.grains,
-      "bytes", G_TYPE_UINT64, obj->counters.bytes,
-      "dropped", G_TYPE_UINT64, obj->counters.dropped,
-      "dropped-no-target", G_TYPE_UINT64, obj->counters.dropped_no_target,
-      "dropped-late", G_TYPE_UINT64, obj->counters.dropped_late,
-      "dropped-torn", G_TYPE_UINT64, obj->counters.dropped_torn,
-      "dropped-missing", G_TYPE_UINT64, obj->counters.dropped_missing,
-      "dropped-skipped", G_TYPE_UINT64, obj->counters.dropped_skipped,
-      "dropped-early", G_TYPE_UINT64, obj->counters.dropped_early,
-      "dropped-in-flight", G_TYPE_UINT64, obj->counters.dropped_in_flight,
-      "grains-lent", G_TYPE_UINT64, obj->counters.grains_lent,
-      "anc-packets-dropped", G_TYPE_UINT64, obj->counters.anc_packets_dropped,
-      "invalid", G_TYPE_UINT64, obj->counters.invalid,
-      "discont", G_TYPE_UINT64, obj->counters.discont,
-      "reconnects", G_TYPE_UINT64, obj->counters.reconnects,
-      "timeouts", G_TYPE_UINT64, obj->counters.timeouts,
-      "last-error", G_TYPE_STRING, obj->last_error ? obj->last_error : "",
       NULL);
+  gst_mxl_fabrics_stats_set (s, GST_MXL_FABRICS_STATS_ELEMENT,
+      &obj->counters);
+  gst_structure_set (s, "last-error", G_TYPE_STRING,
+      obj->last_error ? obj->last_error : "", NULL);
   if (obj->engine_stats) {
     guint n = gst_structure_n_fields (obj->engine_stats);
     for (i = 0; i < n; i++) {

@@ -157,6 +157,7 @@
 
 #include "mxlfabricssink.h"
 #include "gstmxlfabricselements.h"
+#include "mxlfabricsopen.h"
 #include "mxlfabricssinkconn.h"
 
 #include <string.h>
@@ -476,54 +477,13 @@ gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
 static gboolean
 engine_setup (GstMxlFabricsSink * self, GError ** error)
 {
-  mxlFabricsInitiatorConfig config;
-  mxlFabricsInitiator initiator = NULL;
+  mxlFabricsInitiator initiator;
   mxlFabricsProvider provider;
-  GstMxlFabricsProvider want;
-  gchar *domain, *node, *service, *options;
-  mxlStatus st;
-  gboolean ok = FALSE;
 
-  GST_OBJECT_LOCK (self);
-  want = self->obj->provider;
-  domain = g_strdup (self->obj->domain);
-  node = g_strdup (self->obj->node);
-  service = g_strdup (self->obj->service);
-  options = g_strdup (self->obj->options);
-  GST_OBJECT_UNLOCK (self);
-
-  if (!gst_mxl_fabrics_local_flow_open (&self->flow, domain, self->flow_def,
-          error)
-      || !gst_mxl_fabrics_pick_provider (self->flow.fabrics, want, &provider,
-          &node, error))
-    goto done;
-  memset (&config, 0, sizeof config);
-  config.version = MXL_FABRICS_API_VERSION;
-  gst_mxl_fabrics_interface_config (&config.interface, provider, node,
-      service);
-  config.reader = self->flow.reader;
-  st = mxlFabricsCreateInitiator (self->flow.fabrics, &initiator);
-  if (st == MXL_STATUS_OK)
-    st = mxlFabricsInitiatorSetup (initiator, &config,
-        options[0] ? options : NULL);
-  if (st != MXL_STATUS_OK) {
-    /* the library's reason, e.g. "service \"80000\" is not a port number" */
-    const gchar *why = mxlGetLastErrorMessage ();
-
-    g_set_error (error, GST_RESOURCE_ERROR, st == MXL_ERR_NO_FABRIC ?
-        GST_RESOURCE_ERROR_NOT_FOUND : st == MXL_ERR_UNSUPPORTED_OPERATION ?
-        GST_RESOURCE_ERROR_SETTINGS : GST_RESOURCE_ERROR_OPEN_WRITE,
-        "cannot set up the MXL Fabrics initiator (%s%s%s) on node \"%s\" "
-        "service \"%s\": check provider and node (an address of this host)%s",
-        gst_mxl_fabrics_status_name (st), why ? ": " : "", why ? why : "",
-        node, service,
-        st == MXL_ERR_UNSUPPORTED_OPERATION ? "; this library cannot send "
-        "this media type yet" : "");
-    if (initiator)
-      mxlFabricsDestroyInitiator (self->flow.fabrics, initiator);
-    goto done;
-  }
-  g_mutex_lock (&self->engine_lock);
+  if (!gst_mxl_fabrics_open_initiator (self->obj, &self->flow, self->flow_def,
+          &initiator, &provider, error))
+    return FALSE;
+  g_mutex_lock (&self->obj->lock);
   self->initiator = initiator;
   self->provider = provider;
   /* Zero-copy only where nobody else reads the flow: a private domain. */
@@ -535,18 +495,9 @@ engine_setup (GstMxlFabricsSink * self, GError ** error)
   if (self->lend)
     gst_mxl_fabrics_lender_init (&self->lender,
         self->flow.config.discrete.grainCount);
-  g_cond_broadcast (&self->engine_cond);
-  g_mutex_unlock (&self->engine_lock);
-  ok = TRUE;
-
-done:
-  if (!ok)
-    gst_mxl_fabrics_local_flow_close (&self->flow);
-  g_free (domain);
-  g_free (node);
-  g_free (service);
-  g_free (options);
-  return ok;
+  g_cond_broadcast (&self->obj->cond);
+  g_mutex_unlock (&self->obj->lock);
+  return TRUE;
 }
 
 static gboolean
@@ -584,9 +535,9 @@ gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   if (flow_def == NULL)
     goto failed;
 
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   self->format = fmt;
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
   g_free (self->flow_def);
   self->flow_def = flow_def;
   if (fmt.media == GST_MXL_FABRICS_MEDIA_V210
@@ -619,23 +570,14 @@ gst_mxl_fabrics_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
 static gboolean
 gst_mxl_fabrics_sink_unlock (GstBaseSink * sink)
 {
-  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
-
-  g_mutex_lock (&self->engine_lock);
-  self->flushing = TRUE;
-  g_cond_broadcast (&self->engine_cond);
-  g_mutex_unlock (&self->engine_lock);
+  gst_mxl_fabrics_object_unlock (GST_MXL_FABRICS_SINK (sink)->obj);
   return TRUE;
 }
 
 static gboolean
 gst_mxl_fabrics_sink_unlock_stop (GstBaseSink * sink)
 {
-  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
-
-  g_mutex_lock (&self->engine_lock);
-  self->flushing = FALSE;
-  g_mutex_unlock (&self->engine_lock);
+  gst_mxl_fabrics_object_unlock_stop (GST_MXL_FABRICS_SINK (sink)->obj);
   return TRUE;
 }
 
@@ -707,12 +649,12 @@ wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
   if (self->n_connected > 0)
     self->wait_expired = FALSE;
   while (self->n_connected == 0 && !self->wait_expired) {
-    if (self->flushing) {
+    if (self->obj->flushing) {
       GstFlowReturn ret;
 
-      g_mutex_unlock (&self->engine_lock);
+      g_mutex_unlock (&self->obj->lock);
       ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self));
-      g_mutex_lock (&self->engine_lock);
+      g_mutex_lock (&self->obj->lock);
       if (ret != GST_FLOW_OK)
         return ret;
       /* paused meanwhile: the time paused does not count */
@@ -720,9 +662,9 @@ wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
       continue;
     }
     if (timeout_ms == 0)
-      g_cond_wait (&self->engine_cond, &self->engine_lock);
-    else if (!g_cond_wait_until (&self->engine_cond, &self->engine_lock,
-            deadline) && self->n_connected == 0 && !self->flushing) {
+      g_cond_wait (&self->obj->cond, &self->obj->lock);
+    else if (!g_cond_wait_until (&self->obj->cond, &self->obj->lock,
+            deadline) && self->n_connected == 0 && !self->obj->flushing) {
       self->wait_expired = TRUE;
       *expired = TRUE;
     }
@@ -746,18 +688,18 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
   timeout_ms = self->wait_timeout;
   GST_OBJECT_UNLOCK (self);
 
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   if (wait) {
     GstFlowReturn ret = wait_connected (self, timeout_ms, &expired);
 
     if (ret != GST_FLOW_OK) {
-      g_mutex_unlock (&self->engine_lock);
+      g_mutex_unlock (&self->obj->lock);
       return ret;
     }
   }
   if (self->n_connected == 0) {
     gst_mxl_fabrics_sink_engine_count_dropped (self);
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
     if (expired)
       GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("no target connected "
               "within %u ms (wait-timeout): buffers are dropped until one "
@@ -780,8 +722,8 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
    * idle is up to one (5 ms) tick away; tcp sends what the socket did not
    * take at posting only when progressed. */
   if (st == MXL_STATUS_OK)
-    g_cond_broadcast (&self->engine_cond);
-  g_mutex_unlock (&self->engine_lock);
+    g_cond_broadcast (&self->obj->cond);
+  g_mutex_unlock (&self->obj->lock);
 
   if (st == MXL_ERR_NOT_READY) {
     /* The provider queue stayed full: this grain is lost for some target. */
@@ -947,19 +889,19 @@ wait_slot_free (GstMxlFabricsSink * self, guint64 index)
       MIN (period / 4, 20 * GST_MSECOND) / GST_USECOND;
   gboolean busy;
 
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   while ((busy = slot_in_flight (self, index, FALSE))
       && g_get_monotonic_time () < end) {
     mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
     if (!(busy = slot_in_flight (self, index, FALSE)))
       break;
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
     g_usleep (100);
-    g_mutex_lock (&self->engine_lock);
+    g_mutex_lock (&self->obj->lock);
   }
   if (busy)
     busy = slot_in_flight (self, index, TRUE);
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
   return !busy;
 }
 
@@ -998,7 +940,7 @@ lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
   *copy = TRUE;
   if (!self->lend)
     return TRUE;
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);
   if (payload_in_place (self, buffer, &offset)
       && gst_mxl_fabrics_lender_lend (&self->lender, self->initiator, index,
@@ -1008,7 +950,7 @@ lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
     gst_mxl_fabrics_lender_take_back (&self->lender, self->initiator, index);
     ok = self->lender.slots[index % self->lender.n_slots].buffer == NULL;
   }
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
   return ok;
 }
 
@@ -1029,9 +971,9 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
         "still being sent (a target or the network is slower than the "
         "stream); dropped instead of overwriting it", index);
     count_dropped (self, &self->obj->counters.dropped_in_flight);
-    g_mutex_lock (&self->engine_lock);
+    g_mutex_lock (&self->obj->lock);
     gst_mxl_fabrics_sink_engine_count_dropped (self);
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
     return GST_FLOW_OK;
   }
   st = mxlFlowWriterOpenGrain (self->flow.writer, index, &info, &payload);
@@ -1060,9 +1002,9 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
   self->last_index = index;
   ret = transfer (self, index, 1, self->grain_size, info.totalSlices);
   if (!copy) {
-    g_mutex_lock (&self->engine_lock);
+    g_mutex_lock (&self->obj->lock);
     gst_mxl_fabrics_lender_posted (&self->lender, index);
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
     GST_OBJECT_LOCK (self);
     self->obj->counters.grains_lent++;
     GST_OBJECT_UNLOCK (self);
@@ -1246,8 +1188,6 @@ gst_mxl_fabrics_sink_finalize (GObject * object)
   g_free (self->flow_def);
   if (self->conns)
     g_ptr_array_unref (self->conns);
-  g_mutex_clear (&self->engine_lock);
-  g_cond_clear (&self->engine_cond);
   G_OBJECT_CLASS (gst_mxl_fabrics_sink_parent_class)->finalize (object);
 }
 
@@ -1393,7 +1333,5 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->zero_copy = GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY;
   self->error_on_all_failed = GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED;
   self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify) target_free);
-  g_mutex_init (&self->engine_lock);
-  g_cond_init (&self->engine_cond);
   gst_base_sink_set_sync (GST_BASE_SINK (self), TRUE);
 }

@@ -107,7 +107,7 @@ recount (GstMxlFabricsSink * self)
   }
   if (n != self->n_connected) {
     self->n_connected = n;
-    g_cond_broadcast (&self->engine_cond);      /* wait-for-connection */
+    g_cond_broadcast (&self->obj->cond);      /* wait-for-connection */
   }
 }
 
@@ -615,17 +615,7 @@ update_stats (GstMxlFabricsSink * self, gint64 now, GPtrArray * notices)
       || mxlFabricsExtInitiatorGetStats (self->initiator, &is) != MXL_STATUS_OK)
     return;
   gst_mxl_fabrics_object_set_engine_stats (self->obj,
-      gst_structure_new ("engine",
-          "transfers-queued", G_TYPE_UINT64, is.transfersQueued,
-          "transfers-completed", G_TYPE_UINT64, is.transfersCompleted,
-          "transfers-dropped", G_TYPE_UINT64, is.transfersDropped,
-          "transfers-failed", G_TYPE_UINT64, is.transfersFailed,
-          "transfers-not-connected", G_TYPE_UINT64, is.transfersNotConnected,
-          "writes-posted", G_TYPE_UINT64, is.writesPosted,
-          "write-errors", G_TYPE_UINT64, is.writeErrors,
-          "retries", G_TYPE_UINT64, is.retries,
-          "bytes-posted", G_TYPE_UINT64, is.bytesPosted,
-          "connections-lost", G_TYPE_UINT64, is.connectionsLost, NULL));
+      GST_MXL_FABRICS_STATS_INITIATOR, &is);
 }
 
 static void
@@ -691,7 +681,7 @@ engine_thread (gpointer data)
       notice_free);
   gint64 stats_at = 0, connecting_since = 0;
 
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   while (!self->engine_quit) {
     gint64 now = g_get_monotonic_time ();
     gboolean auto_reconnect;
@@ -733,21 +723,21 @@ engine_thread (gpointer data)
       }
     }
     if (notices->len > 0) {
-      g_mutex_unlock (&self->engine_lock);
+      g_mutex_unlock (&self->obj->lock);
       post_notices (self, notices);
       g_ptr_array_set_size (notices, 0);
-      g_mutex_lock (&self->engine_lock);
+      g_mutex_lock (&self->obj->lock);
       continue;
     }
     /* While writes are in flight, progress often: tcp sends a grain in
      * pieces as the socket drains, and shm sees its delivery completions,
      * only when progressed; a 5 ms tick added up to 10 ms to the latency
      * of a 1080p grain. Idle, the tick is enough. */
-    g_cond_wait_until (&self->engine_cond, &self->engine_lock,
+    g_cond_wait_until (&self->obj->cond, &self->obj->lock,
         g_get_monotonic_time () + (busy ? GST_MXL_FABRICS_SINK_BUSY_TICK_US
             : GST_MXL_FABRICS_SINK_TICK_MS * 1000));
   }
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
   g_ptr_array_unref (notices);
   return NULL;
 }
@@ -757,14 +747,14 @@ gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self)
 {
   GST_DEBUG_CATEGORY_INIT (sink_conn_debug, "mxlfabricssinkconn", 0,
       "mxlfabricssink connections");
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   self->engine_quit = FALSE;
   self->all_failed_posted = FALSE;
-  self->flushing = FALSE;
+  self->obj->flushing = FALSE;
   self->n_connected = 0;
   if (self->conns == NULL)
     self->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) conn_free);
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
   self->engine_thread = g_thread_new ("mxlfabricssink", engine_thread, self);
 }
 
@@ -772,29 +762,29 @@ void
 gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self)
 {
   if (self->engine_thread) {
-    g_mutex_lock (&self->engine_lock);
+    g_mutex_lock (&self->obj->lock);
     self->engine_quit = TRUE;
-    g_cond_broadcast (&self->engine_cond);
-    g_mutex_unlock (&self->engine_lock);
+    g_cond_broadcast (&self->obj->cond);
+    g_mutex_unlock (&self->obj->lock);
     g_thread_join (self->engine_thread);
     self->engine_thread = NULL;
   }
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   if (self->conns)
     g_ptr_array_set_size (self->conns, 0);
   if (self->initiator)
     mxlFabricsDestroyInitiator (self->flow.fabrics, self->initiator);
   self->initiator = NULL;
   self->n_connected = 0;
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
 }
 
 void
 gst_mxl_fabrics_sink_engine_wake (GstMxlFabricsSink * self)
 {
-  g_mutex_lock (&self->engine_lock);
-  g_cond_broadcast (&self->engine_cond);
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
+  g_cond_broadcast (&self->obj->cond);
+  g_mutex_unlock (&self->obj->lock);
 }
 
 void

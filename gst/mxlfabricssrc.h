@@ -73,11 +73,6 @@ struct _GstMxlFabricsSrc {
   /* arrival - origin time of grains completed while the src waited */
   GstClockTime lateness[GST_MXL_FABRICS_SRC_LATENESS_KEPT];
   guint n_lateness;
-
-  /* unlock: interrupts bounded waits of the streaming thread */
-  GMutex wait_lock;
-  GCond wait_cond;
-  gboolean flushing;
 };
 
 /**
