@@ -73,13 +73,56 @@ setup_error (GError ** error, mxlStatus st, const gchar * role, gint code,
       why ? why : "", s->node, s->service, check, hint);
 }
 
+/* The setup options: the element's `options`, with "progressThread" set to
+ * @default_on unless they set it (a malformed document is passed on as it
+ * is, for setup to refuse); *@on says whether it is on. On a target the
+ * thread drains the completion queue and commits grains while the
+ * streaming thread is blocked downstream: without it a slow downstream
+ * stopped the target's progress, so the sender's writes to it did not
+ * complete and held the sender's ring (docs/fabrics-engine.md, "Progress
+ * thread"). An initiator has it only when asked: then the sink's engine
+ * thread waits for its news (mxlFabricsExtInitiatorSetNotify); without
+ * it render drives progress itself while it waits for a ring slot, which
+ * a SCHED_BATCH progress thread starved on a busy machine could not
+ * guarantee (a burst of late buffers then met slots still in flight).
+ * Returns: (transfer full). */
+static gchar *
+with_progress_thread (const gchar * options, gboolean default_on,
+    gboolean * on)
+{
+  JsonParser *parser = json_parser_new ();
+  JsonNode *root = NULL;
+  gchar *out;
+
+  if (options[0] == '\0') {
+    root = json_node_new (JSON_NODE_OBJECT);
+    json_node_take_object (root, json_object_new ());
+  } else if (json_parser_load_from_data (parser, options, -1, NULL)
+      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    root = json_node_copy (json_parser_get_root (parser));
+  g_object_unref (parser);
+  *on = default_on;
+  if (root == NULL)
+    return g_strdup (options);
+  if (!json_object_has_member (json_node_get_object (root), "progressThread"))
+    json_object_set_boolean_member (json_node_get_object (root),
+        "progressThread", default_on);
+  else
+    *on = json_node_get_boolean (json_object_get_member (json_node_get_object
+            (root), "progressThread"));
+  out = json_to_string (root, FALSE);
+  json_node_unref (root);
+  return out;
+}
+
 gboolean
 gst_mxl_fabrics_open_initiator (GstMxlFabricsObject * obj,
     GstMxlFabricsLocalFlow * flow, const gchar * flow_def,
     mxlFabricsInitiator * initiator, mxlFabricsProvider * provider,
-    GError ** error)
+    gboolean * progress_thread, GError ** error)
 {
   mxlFabricsInitiatorConfig config;
+  gchar *options;
   Settings s;
   mxlStatus st;
 
@@ -93,10 +136,11 @@ gst_mxl_fabrics_open_initiator (GstMxlFabricsObject * obj,
     return FALSE;
   }
   config.reader = flow->reader;
+  options = with_progress_thread (s.options, FALSE, progress_thread);
   st = mxlFabricsCreateInitiator (flow->fabrics, initiator);
   if (st == MXL_STATUS_OK)
-    st = mxlFabricsInitiatorSetup (*initiator, &config,
-        s.options[0] ? s.options : NULL);
+    st = mxlFabricsInitiatorSetup (*initiator, &config, options);
+  g_free (options);
   if (st != MXL_STATUS_OK) {
     gboolean unsupported = st == MXL_ERR_UNSUPPORTED_OPERATION;
 
@@ -118,38 +162,6 @@ gst_mxl_fabrics_close_initiator (GstMxlFabricsLocalFlow * flow,
     mxlFabricsDestroyInitiator (flow->fabrics, *initiator);
   *initiator = NULL;
   gst_mxl_fabrics_local_flow_close (flow);
-}
-
-/* The setup options of a target: the element's `options` with the
- * library's progress thread on unless they set "progressThread" (a
- * malformed document is passed on as it is, for setup to refuse). The
- * thread drains the completion queue and commits grains while the
- * streaming thread is blocked downstream: without it a slow downstream
- * stopped the target's progress, so the sender's writes to it did not
- * complete and held the sender's ring (docs/fabrics-engine.md, "Progress
- * thread"). Returns: (transfer full). */
-static gchar *
-with_progress_thread (const gchar * options)
-{
-  JsonParser *parser = json_parser_new ();
-  JsonNode *root = NULL;
-  gchar *out;
-
-  if (options[0] == '\0') {
-    root = json_node_new (JSON_NODE_OBJECT);
-    json_node_take_object (root, json_object_new ());
-  } else if (json_parser_load_from_data (parser, options, -1, NULL)
-      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    root = json_node_copy (json_parser_get_root (parser));
-  g_object_unref (parser);
-  if (root == NULL)
-    return g_strdup (options);
-  if (!json_object_has_member (json_node_get_object (root), "progressThread"))
-    json_object_set_boolean_member (json_node_get_object (root),
-        "progressThread", TRUE);
-  out = json_to_string (root, FALSE);
-  json_node_unref (root);
-  return out;
 }
 
 static gchar *
@@ -179,6 +191,7 @@ gst_mxl_fabrics_open_target (GstMxlFabricsObject * obj,
   mxlFabricsTargetInfo info = NULL;
   mxlFabricsProvider provider;
   gchar *options;
+  gboolean threaded;
   Settings s;
   mxlStatus st;
 
@@ -193,7 +206,7 @@ gst_mxl_fabrics_open_target (GstMxlFabricsObject * obj,
     return FALSE;
   }
   config.writer = flow->writer;
-  options = with_progress_thread (s.options);
+  options = with_progress_thread (s.options, TRUE, &threaded);
   st = mxlFabricsCreateTarget (flow->fabrics, target);
   if (st == MXL_STATUS_OK)
     st = mxlFabricsTargetSetup (*target, &config, options, &info);

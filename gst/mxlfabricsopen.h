@@ -20,6 +20,10 @@ G_BEGIN_DECLS
  * @flow_def: the NMOS flow definition of the local flow.
  * @initiator: (out): the initiator, set up on @flow's reader.
  * @provider: (out): the provider picked.
+ * @progress_thread: (out): whether the initiator runs the library's
+ *   progress thread: only when the options set "progressThread" true
+ *   (docs/fabrics-engine.md, "Progress thread"); without it the sink's
+ *   engine thread and render drive progress.
  * @error: the errors of gst_mxl_fabrics_local_flow_open() and
  *   gst_mxl_fabrics_pick_provider(); a refused mxlFabricsInitiatorSetup()
  *   is GST_RESOURCE_ERROR_NOT_FOUND (MXL_ERR_NO_FABRIC), _SETTINGS
@@ -31,7 +35,7 @@ G_BEGIN_DECLS
 gboolean gst_mxl_fabrics_open_initiator (GstMxlFabricsObject * obj,
     GstMxlFabricsLocalFlow * flow, const gchar * flow_def,
     mxlFabricsInitiator * initiator, mxlFabricsProvider * provider,
-    GError ** error);
+    gboolean * progress_thread, GError ** error);
 
 /** Destroys *@initiator (if any) and closes @flow; both are reset. */
 void gst_mxl_fabrics_close_initiator (GstMxlFabricsLocalFlow * flow,

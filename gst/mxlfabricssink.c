@@ -84,13 +84,17 @@
  * for at most a quarter of a grain period (20 ms at most) until it is
  * free, then disconnects a tcp target still reading it if another target
  * is not, and otherwise drops the buffer (`dropped-in-flight`), so a target
- * receives every grain bit-exact or not at all. A separate engine
- * thread (every 5 ms; every 200 us during the first 100 ms of a connection
- * attempt, so that a waiting render starts as soon as the target accepts)
- * drives the initiator, reads the `@path` TargetInfo
- * files every 100 ms (a file that does not exist yet is waited for; a
- * rewritten one, e.g. by a restarted src, replaces the target), turns
- * connection events into `connection-state` and messages, and re-adds a
+ * receives every grain bit-exact or not at all. A separate engine thread
+ * waits on events (render's posts, add-target and remove-target, the
+ * GFileMonitor of each `@path` TargetInfo file) and drives the initiator
+ * only while something is under way: every 200 us while writes are in
+ * flight and for the first 100 ms of a connection attempt, every 5 ms
+ * while a connection is being made, at rest every 100 ms (the stats
+ * refresh; with `options` `"progressThread": true` the library's thread
+ * drives progress instead). It reads a `@path` file as soon as it appears
+ * or changes (a file that does not exist yet is waited for; a rewritten
+ * one, e.g. by a restarted src, replaces the target), turns connection
+ * events into `connection-state` and messages, and re-adds a
  * lost target after 200 ms, doubling up to 5 s (`auto-reconnect`; each loss
  * is a WARNING; with `auto-reconnect=false` the target fails).
  *
@@ -479,11 +483,13 @@ engine_setup (GstMxlFabricsSink * self, GError ** error)
 {
   mxlFabricsInitiator initiator;
   mxlFabricsProvider provider;
+  gboolean threaded;
 
   if (!gst_mxl_fabrics_open_initiator (self->obj, &self->flow, self->flow_def,
-          &initiator, &provider, error))
+          &initiator, &provider, &threaded, error))
     return FALSE;
   g_mutex_lock (&self->obj->lock);
+  self->threaded = threaded;
   self->initiator = initiator;
   self->provider = provider;
   /* Zero-copy only where nobody else reads the flow: a private domain. */
@@ -495,8 +501,8 @@ engine_setup (GstMxlFabricsSink * self, GError ** error)
   if (self->lend)
     gst_mxl_fabrics_lender_init (&self->lender,
         self->flow.config.discrete.grainCount);
-  g_cond_broadcast (&self->obj->cond);
   g_mutex_unlock (&self->obj->lock);
+  gst_mxl_fabrics_sink_engine_wake (self);      /* it adds the targets */
   return TRUE;
 }
 
@@ -716,13 +722,16 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
         total_slices);
   if (st == MXL_STATUS_OK)
     gst_mxl_fabrics_sink_engine_count_transfer (self, bytes);
-  mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
-  /* Wake the engine thread now: it progresses the writes every busy tick
-   * while they are in flight, but only from its next wake-up on, which
-   * idle is up to one (5 ms) tick away; tcp sends what the socket did not
-   * take at posting only when progressed. */
-  if (st == MXL_STATUS_OK)
-    g_cond_broadcast (&self->obj->cond);
+  /* Without the progress thread, wake the engine thread now: it progresses
+   * the writes every busy tick while they are in flight, but only from its
+   * next wake-up on, which idle is up to one (5 ms) tick away; tcp sends
+   * what the socket did not take at posting only when progressed. With it,
+   * the post has woken the library's thread. */
+  if (!self->threaded) {
+    mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
+    if (st == MXL_STATUS_OK)
+      gst_mxl_fabrics_sink_engine_wake (self);
+  }
   g_mutex_unlock (&self->obj->lock);
 
   if (st == MXL_ERR_NOT_READY) {
@@ -1325,6 +1334,7 @@ static void
 gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
 {
   self->obj = gst_mxl_fabrics_object_new (GST_ELEMENT (self));
+  self->engine_wake_fd = -1;
   gst_mxl_fabrics_timing_init (&self->timing);
   self->target_info = g_strdup (GST_MXL_FABRICS_SINK_DEFAULT_TARGET_INFO);
   self->auto_reconnect = GST_MXL_FABRICS_SINK_DEFAULT_AUTO_RECONNECT;

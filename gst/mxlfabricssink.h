@@ -81,6 +81,9 @@ struct _GstMxlFabricsSink {
   gboolean lend;                /* zero-copy in use (set_caps, streaming) */
   GstMxlFabricsLender lender;   /* engine_lock: buffers the initiator reads */
   GThread *engine_thread;
+  int engine_wake_fd;           /* eventfd: wakes the engine thread */
+  gboolean threaded;            /* the initiator runs the library's progress
+                                 * thread (set_caps, before the initiator) */
 };
 
 G_END_DECLS

@@ -352,9 +352,11 @@ gst_mxl_fabrics_src_post_message (GstElement * element, GstMessage * message)
 }
 
 /* Longest single wait of the streaming thread for a completion: bounds how
- * long unlock() takes to be noticed, and how often events and the timeout
- * are checked. The target is driven on every wait (libfabric-local.md P2). */
-#define READ_WAIT_MS 10
+ * often events and the timeout are checked, and so how often an idle src
+ * wakes. unlock() does not wait for it: it interrupts the read
+ * (mxlFabricsExtTargetInterruptRead). Without the progress thread the
+ * target is driven on every wait slice (libfabric-local.md P2). */
+#define READ_WAIT_MS 100
 /* Added to the measured lateness (and to one grain period or batch before
  * any grain arrived) in the latency query: the copy out of the ring and
  * the push. */
@@ -548,6 +550,32 @@ gst_mxl_fabrics_src_query (GstBaseSrc * src, GstQuery * query)
   }
   return GST_BASE_SRC_CLASS (gst_mxl_fabrics_src_parent_class)->query (src,
       query);
+}
+
+/* obj->wake: unlock() ends a read that waits now. */
+static void
+interrupt_read (gpointer data)
+{
+  GstMxlFabricsSrc *self = data;
+
+  if (self->target)
+    mxlFabricsExtTargetInterruptRead (self->target);
+}
+
+static gint64 absent_wait_us (GstMxlFabricsSrc * self);
+
+/* How long the next read may wait: READ_WAIT_MS, or what is left of the
+ * wait for an absent grain. */
+static guint16
+read_wait_ms (GstMxlFabricsSrc * self)
+{
+  gint64 left;
+
+  if (self->absent_since_us == 0)
+    return READ_WAIT_MS;
+  left = self->absent_since_us + absent_wait_us (self) -
+      g_get_monotonic_time ();
+  return (guint16) CLAMP ((left + 999) / 1000, 1, READ_WAIT_MS);
 }
 
 static gboolean
@@ -1094,7 +1122,8 @@ gst_mxl_fabrics_src_create (GstPushSrc * src, GstBuffer ** buffer)
       st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
       waited = st == MXL_ERR_NOT_READY;
       if (waited)
-        st = mxlFabricsTargetReadGrain (self->target, READ_WAIT_MS, &index);
+        st = mxlFabricsTargetReadGrain (self->target, read_wait_ms (self),
+            &index);
     }
     poll_target_events (self);
     refresh_engine_stats (self);
@@ -1261,6 +1290,8 @@ static void
 gst_mxl_fabrics_src_init (GstMxlFabricsSrc * self)
 {
   self->obj = gst_mxl_fabrics_object_new (GST_ELEMENT (self));
+  self->obj->wake = interrupt_read;
+  self->obj->wake_data = self;
   gst_mxl_fabrics_timing_init (&self->timing);
   self->flow_def = g_strdup (GST_MXL_FABRICS_SRC_DEFAULT_FLOW_DEF);
   self->target_info_file =

@@ -495,6 +495,8 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
         mxlFabricsExtConnectionStateName (public_state (next.kind)));
     mxl_event_queue_push (&init->events, conn->target_id, public_state (cur.kind),
         public_state (next.kind), reason);
+    if (init->notify)
+      init->notify (init->notify_data);
   }
 }
 

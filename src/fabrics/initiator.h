@@ -322,6 +322,9 @@ struct mxlFabricsInitiator_t {
    * other than TransferGrain) */
   MxlLock lock;                   /* mutex + condition (progress.h) */                /* results, status changes (progress thread) */
   guint waiters;             /* threads in mxl_lock_wait_until */
+  /* mxlFabricsExtInitiatorSetNotify(): called with @lock held */
+  void (*notify) (void *data);
+  void *notify_data;
   /* progress thread */
   MxlPostRing *post_ring;    /* NULL without a progress thread */
   MxlProgress progress;
