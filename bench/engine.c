@@ -47,6 +47,7 @@
 
 #include <mxl/fabrics-ext.h>
 #include <mxl/fabrics.h>
+#include <mxl/flow-ext.h>
 #include <mxl/flow.h>
 #include <mxl/mxl.h>
 
@@ -341,18 +342,16 @@ static const Media media_table[] = {
   {"audio 64 ch x 480", &audio_ops, NULL, 0, 0, 64, 480},
 };
 
-/* Payload bytes of one unit: v210 lines are padded to 48 pixels (128
- * bytes), a key line of v210a packs three 10-bit values per 32-bit word. */
+/* Payload bytes of one unit: the library's line sizes (<mxl/flow-ext.h>). */
 static size_t
 media_size (const Media *m)
 {
   if (m->ops == &audio_ops)
     return (size_t) m->channels * (size_t) m->samples * 4;
   {
-    size_t stride = ((size_t) m->width + 47) / 48 * 128;
-    size_t fill = stride * (size_t) m->height;
+    size_t fill = (size_t) mxlFlowExtV210LineBytes (m->width) * (size_t) m->height;
     if (!strcmp (m->media_type, "video/v210a"))
-      fill += ((size_t) m->width + 2) / 3 * 4 * (size_t) m->height;
+      fill += (size_t) mxlFlowExtV210aKeyLineBytes (m->width) * (size_t) m->height;
     return fill;
   }
 }

@@ -178,22 +178,21 @@ fail:
   return FALSE;
 }
 
-/* Rank of the automatic choice: lower is better. */
+/* Rank of @p when @want is asked for: lower is better, G_MAXINT never.
+ * auto follows the library's order (mxlFabricsExtGetProvider() autoRank;
+ * 0 there = only when named); a named provider takes its own interfaces. */
 static gint
-provider_rank (mxlFabricsProvider p)
+provider_rank (mxlFabricsProvider p, GstMxlFabricsProvider want)
 {
-  switch (p) {
-    case MXL_FABRICS_PROVIDER_EFA:
-      return 0;
-    case MXL_FABRICS_PROVIDER_VERBS:
-      return 1;
-    case MXL_FABRICS_PROVIDER_TCP:
-      return 2;
-    case MXL_FABRICS_PROVIDER_SHM:
-      return 3;
-    default:
-      return G_MAXINT;
-  }
+  mxlFabricsExtProviderInfo info;
+  size_t i;
+
+  if (want != GST_MXL_FABRICS_PROVIDER_AUTO)
+    return (gint) p == (gint) want ? 0 : G_MAXINT;
+  for (i = 0; mxlFabricsExtGetProvider (i, &info) == MXL_STATUS_OK; i++)
+    if (info.provider == p)
+      return info.autoRank > 0 ? (gint) info.autoRank : G_MAXINT;
+  return G_MAXINT;
 }
 
 static gboolean
@@ -218,7 +217,7 @@ gst_mxl_fabrics_pick_provider (mxlFabricsInstance fabrics,
   if (mxlFabricsGetInterfaces (fabrics, &query, &list) != MXL_STATUS_OK)
     list = NULL;
   for (l = list; l; l = l->next) {
-    gint rank = provider_rank (l->interface.provider);
+    gint rank = provider_rank (l->interface.provider, want);
     if (rank < best) {
       best = rank;
       *out = l->interface.provider;

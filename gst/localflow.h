@@ -65,8 +65,10 @@ void gst_mxl_fabrics_local_flow_close (GstMxlFabricsLocalFlow * flow);
 
 /**
  * gst_mxl_fabrics_pick_provider:
- * @want: the `provider` property; AUTO picks the best interface present in
- *   the order efa, verbs, tcp, shm (mxlFabricsGetInterfaces()).
+ * @want: the `provider` property; AUTO picks the best interface present
+ *   (mxlFabricsGetInterfaces()) in the library's order
+ *   (mxlFabricsExtGetProvider() autoRank: efa, verbs, tcp, shm; tcp;ofi_rxm
+ *   only when named).
  * @out: (out): the library provider value.
  * @node: (inout): the `node` property; when empty it is replaced by the
  *   default: for shm a name unique to this element instance

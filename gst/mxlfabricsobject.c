@@ -18,25 +18,48 @@
 GST_DEBUG_CATEGORY_STATIC (mxl_fabrics_object_debug);
 #define GST_CAT_DEFAULT mxl_fabrics_object_debug
 
+/* The values: auto, then the providers the library knows
+ * (mxlFabricsExtGetProvider()), with the library's names as nicks and its
+ * descriptions; auto's description lists the library's automatic order.
+ * Built once, kept for the life of the process as GLib requires. */
+static GEnumValue *
+provider_enum_values (void)
+{
+  mxlFabricsExtProviderInfo info;
+  GArray *values = g_array_new (TRUE, TRUE, sizeof (GEnumValue));
+  GString *order = g_string_new ("Best interface present:");
+  guint32 rank, max_rank = 0;
+  size_t i;
+  GEnumValue v;
+
+  for (i = 0; mxlFabricsExtGetProvider (i, &info) == MXL_STATUS_OK; i++)
+    max_rank = MAX (max_rank, info.autoRank);
+  for (rank = 1; rank <= max_rank; rank++)
+    for (i = 0; mxlFabricsExtGetProvider (i, &info) == MXL_STATUS_OK; i++)
+      if (info.autoRank == rank)
+        g_string_append_printf (order, "%s %s", rank > 1 ? "," : "", info.name);
+  g_string_append (order, " in that order");
+  v.value = GST_MXL_FABRICS_PROVIDER_AUTO;
+  v.value_name = g_string_free (order, FALSE);
+  v.value_nick = "auto";
+  g_array_append_val (values, v);
+  for (i = 0; mxlFabricsExtGetProvider (i, &info) == MXL_STATUS_OK; i++) {
+    v.value = (gint) info.provider;
+    v.value_name = info.description;
+    v.value_nick = info.name;
+    g_array_append_val (values, v);
+  }
+  return (GEnumValue *) g_array_free (values, FALSE);
+}
+
 GType
 gst_mxl_fabrics_provider_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_MXL_FABRICS_PROVIDER_AUTO,
-        "Best interface present: efa, verbs, tcp, shm in that order", "auto"},
-    {GST_MXL_FABRICS_PROVIDER_TCP, "Kernel TCP sockets (FI_EP_MSG)", "tcp"},
-    {GST_MXL_FABRICS_PROVIDER_VERBS, "InfiniBand/RoCE verbs (FI_EP_MSG)",
-        "verbs"},
-    {GST_MXL_FABRICS_PROVIDER_EFA, "AWS Elastic Fabric Adapter (FI_EP_RDM)",
-        "efa"},
-    {GST_MXL_FABRICS_PROVIDER_SHM, "Shared memory between processes of one "
-          "host (FI_EP_RDM)", "shm"},
-    {0, NULL, NULL}
-  };
 
   if (g_once_init_enter (&type)) {
-    GType t = g_enum_register_static ("GstMxlFabricsProvider", values);
+    GType t = g_enum_register_static ("GstMxlFabricsProvider",
+        provider_enum_values ());
     g_once_init_leave (&type, t);
   }
   return type;

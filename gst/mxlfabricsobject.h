@@ -113,7 +113,9 @@ G_BEGIN_DECLS
 /**
  * GstMxlFabricsProvider:
  *
- * The numeric values equal mxlFabricsProvider (mxl/fabrics.h): auto = ANY.
+ * The numeric values equal mxlFabricsProvider (mxl/fabrics.h): auto = ANY,
+ * tcp;ofi_rxm = MXL_FABRICS_EXT_PROVIDER_TCP_RXM (mxl/fabrics-ext.h). The
+ * GType's values are built from the library's list, mxlFabricsExtGetProvider().
  */
 typedef enum {
   GST_MXL_FABRICS_PROVIDER_AUTO = 0,
@@ -121,6 +123,7 @@ typedef enum {
   GST_MXL_FABRICS_PROVIDER_VERBS = 2,
   GST_MXL_FABRICS_PROVIDER_EFA = 3,
   GST_MXL_FABRICS_PROVIDER_SHM = 4,
+  GST_MXL_FABRICS_PROVIDER_TCP_RXM = 101,
 } GstMxlFabricsProvider;
 
 /**

@@ -33,6 +33,85 @@ G_BEGIN_DECLS
 
 #define DEMO_AUDIO_BLOCK 4800   /* samples per compared block: 100 ms */
 #define DEMO_MAX_CHANNELS 64
+#define DEMO_LOOP_FRAMES 20     /* distinct video frames, cycled */
+#define DEMO_AUDIO_BATCH 480    /* samples per audio buffer: 10 ms */
+#define DEMO_AUDIO_LOOP 10      /* 10 batches: 44 whole periods of 440 Hz */
+
+/*
+ * DemoLoop: the media the sender cycles, rendered once at start (produce.c)
+ * so that producing a frame costs a buffer reference, not a redraw. Index i
+ * (grain index, or audio batch index = sample index / DEMO_AUDIO_BATCH)
+ * carries frames[i % n]. The receiver renders the same video loop and
+ * checks each frame against frames[index % n] with memcmp (its MD5 is
+ * then sums[index % n], computed once); a frame that differs is hashed,
+ * so a different rendering (another host's videotestsrc) costs CPU, never
+ * a wrong verdict (the report compares the MD5s of both sides).
+ */
+typedef struct {
+  guint n;
+  GstBuffer **frames;
+  gchar **sums;                 /* MD5 hex of frames[k] (video; audio NULL) */
+} DemoLoop;
+
+/**
+ * demo_loop_new_video:
+ * @caps: v210 caps (width, height, framerate) as a string.
+ * @n: frames in the loop (>= 1).
+ * Returns: (transfer full): videotestsrc's SMPTE bars, with a black box
+ *   that crosses the picture once per loop and the loop position k as a
+ *   burnt-in three-digit counter; NULL with @error when videotestsrc gives
+ *   no v210 frame within 20 s.
+ */
+DemoLoop *demo_loop_new_video (const gchar * caps, guint n, GError ** error);
+
+/* @n batches of @batch interleaved F32 samples, @channels each, of a
+ * 440 Hz sine at half scale, continuous across batches and around the loop
+ * when n * batch is a whole number of periods at @rate. */
+DemoLoop *demo_loop_new_audio (guint rate, guint channels, guint batch,
+    guint n);
+void demo_loop_free (DemoLoop * l);
+
+/*
+ * DemoProducer: a thread that, for each index of @rate from now on, waits
+ * on the pipeline clock (CLOCK_TAI) until the index's origin time
+ * (mxlIndexToTimestamp), then pushes loop->frames[index % n] (shared
+ * memory, a new GstBuffer) with PTS = that time - base time into an appsrc,
+ * for a sink that renders it @latency ns after that time (the pipeline
+ * latency). Behind, it catches up on the indices that can still be
+ * rendered on time. Counters (read after demo_producer_stop): produced;
+ * late = produced after its render time; missed = indices skipped because
+ * their render time had passed before the producer got to them (a live
+ * source drops what nobody took); refused = produced but not
+ * pushed because the appsrc already held half a second of buffers (the
+ * sink is not taking them; its first render waits for a connection). @slow_ms > 0 sleeps that long per buffer, to
+ * slow the producing stage on purpose (MXL_DEMO_SLOW).
+ */
+typedef struct {
+  GstElement *appsrc;
+  DemoLoop *loop;
+  gint rate_n, rate_d;          /* index rate */
+  guint slow_ms;
+  GstClockTime latency;         /* origin time -> render time, ns */
+  GstClock *clock;
+  GstClockTime base_time;
+  GThread *thread;
+  GMutex lock;
+  gboolean stop;
+  GstClockID wait;
+  guint64 produced, late, missed, refused;
+} DemoProducer;
+
+/* @appsrc: (transfer none), in a PLAYING pipeline whose clock is
+ * CLOCK_TAI; @loop: (transfer none), outlives the producer. */
+DemoProducer *demo_producer_start (GstElement * appsrc, DemoLoop * loop,
+    gint rate_n, gint rate_d, GstClockTime latency, guint slow_ms);
+/* Stops the thread (unschedules its clock wait, joins it), then ends the
+ * appsrc's stream (EOS). Idempotent. */
+void demo_producer_stop (DemoProducer * p);
+void demo_producer_free (DemoProducer * p);
+/* Adds the counters as an object value ("produced", "late", "missed",
+ * "refused"). */
+void demo_producer_to_json (DemoProducer * p, JsonBuilder * b);
 
 typedef enum {
   DEMO_SENDER,
@@ -76,6 +155,14 @@ typedef struct {
   GstClockTime snapshot_after;  /* TAI ns; 0 = no snapshot wanted */
   guint64 first_tai;
   GstSample *snapshot;
+  /* video: the pre-rendered loop the frames are checked against (not
+   * owned; NULL: every frame is hashed) */
+  DemoLoop *loop;
+  guint64 loop_matched;         /* frames equal to frames[index % n] */
+  /* receiver: the consuming stage */
+  guint slow_ms;                /* MXL_DEMO_SLOW: sleep per buffer */
+  guint64 consume_slow;         /* buffers whose handling (check + slow)
+                                 * took longer than their duration */
 } DemoStream;
 
 /**
@@ -102,7 +189,11 @@ void demo_stream_want_snapshot (DemoStream * s, GstClockTime delay);
 gboolean demo_stream_save_png (DemoStream * s, const gchar * path,
     GError ** error);
 
-/* Adds "name": { "stats": {...}, "items": [...], "blocks": [...] }. */
+/* Frames are checked against @loop (transfer none; outlives @s) first. */
+void demo_stream_set_loop (DemoStream * s, DemoLoop * loop);
+
+/* Adds "name": { "stats": {...}, "items": [...], "blocks": [...],
+ * "loop_matched": N, "consume_slow": N }. */
 void demo_stream_to_json (DemoStream * s, JsonBuilder * b);
 
 /* CLOCK_TAI now, ns. */
@@ -113,8 +204,9 @@ guint64 demo_tai_now (void);
  * @sender, @receiver: the summary files the two roles wrote.
  * @out: where the report text goes.
  * Returns: the exit status: 0 when every transferred frame and audio block
- * arrived intact, 1 when something was lost or corrupted, 2 when a summary
- * cannot be read.
+ * arrived intact (result OK, or DEGRADED when a side fell behind and
+ * dropped or delayed some, each counted), 1 when something was lost or
+ * corrupted (FAILED), 2 when a summary cannot be read.
  */
 int demo_report (const gchar * sender, const gchar * receiver, FILE * out);
 

@@ -9,17 +9,29 @@
  *     or SIGTERM, --idle-stop seconds without data once data came, or
  *     --max-seconds; then writes --summary and the PNG (--png) of the first
  *     frame that arrived one second after the first.
- *   --role sender: videotestsrc pattern=smpte (moving bars, so every frame
- *     differs) and audiotestsrc (a 440 Hz tone) into two mxlfabricssink with
- *     wait-for-connection=true, the TargetInfos given as @file, JSON or
- *     base64; sends for --duration seconds, then EOS, then writes
- *     --summary.
+ *   --role sender: a loop of DEMO_LOOP_FRAMES SMPTE-bars frames with a
+ *     moving box and a burnt-in counter, and a 440 Hz tone, rendered once
+ *     at start (produce.c), cycled by two producer threads at their MXL
+ *     index times into appsrc ! mxlfabricssink (wait-for-connection=true),
+ *     the TargetInfos given as @file, JSON or base64; once both sinks
+ *     report a connected receiver (5 s at most) sends for --duration
+ *     seconds, then EOS, then writes --summary with the producers'
+ *     counters (late, missed, refused).
+ *     The receiver renders the same video loop and checks each frame
+ *     against it (record.c), so neither side hashes 5.5 MB per frame.
  *   --role report: merges the two summaries into the printed report
- *     (report.c) and exits 0 only when nothing was lost or corrupted.
+ *     (report.c) and exits 0 only when nothing was lost or corrupted (its
+ *     result OK, or DEGRADED naming the side and stage that fell behind).
  *
  * Every buffer is recorded by a pad probe (record.c): index, size, TAI time
- * and checksum. CPU = getrusage(RUSAGE_SELF) user + system over the whole
- * process, PNG conversion excluded. Exit status of the sender/receiver: 0,
+ * and checksum.
+ *
+ * MXL_DEMO_SLOW=produce:MS (sender) or consume:MS (receiver) slows one
+ * stage on purpose by MS per video frame, so that the report's DEGRADED
+ * result can be tested (tests/gst/test-demo.sh).
+ *
+ * CPU = getrusage(RUSAGE_SELF) user + system over the whole process, PNG
+ * conversion excluded. Exit status of the sender/receiver: 0,
  * or 3 after a pipeline ERROR (the summary holds its text), 2 for bad
  * options.
  *
@@ -36,17 +48,19 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <glib-unix.h>
+#include <gst/base/gstbasesink.h>
 
 #define VIDEO_CAPS_FMT "video/x-raw,format=v210,width=1920,height=1080," \
   "framerate=%d/1"
 #define AUDIO_CAPS_RECV "audio/x-raw,format=F32LE,layout=non-interleaved," \
   "rate=48000,channels=8"
 #define AUDIO_CAPS_SEND "audio/x-raw,format=F32LE,layout=interleaved," \
-  "rate=48000,channels=8"
+  "rate=48000,channels=8,channel-mask=(bitmask)0x0"
 
 typedef struct {
   gchar *role, *provider, *node, *video_ti, *audio_ti, *summary, *png;
@@ -54,6 +68,7 @@ typedef struct {
   gboolean no_audio;
   gdouble duration, idle_stop, max_seconds;
   gint fps;
+  guint slow_produce_ms, slow_consume_ms;     /* MXL_DEMO_SLOW */
 } Options;
 
 typedef struct {
@@ -62,8 +77,12 @@ typedef struct {
   GstElement *pipeline;
   GMainLoop *loop;
   DemoStream *video, *audio;
+  DemoLoop *video_loop, *audio_loop;
+  DemoProducer *video_producer, *audio_producer;
   gchar *error;
   gboolean eos_sent;
+  gboolean sending;             /* sender: the producers were started */
+  guint connected;              /* sender: sinks that reported connected */
   gint64 t_start, t_stop;       /* monotonic us */
   gint64 drain_since;
 } Demo;
@@ -125,6 +144,73 @@ drain (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* Sender: starts a producer on appsrc @name of the pipeline, whose buffers
+ * sink @sink renders at their time plus its latency (the pipeline's: the
+ * appsrc's one period, see build(), plus the sink's processing deadline). */
+static DemoProducer *
+start_producer (Demo * d, const gchar * name, const gchar * sink,
+    DemoLoop * loop, gint rate_n, guint slow_ms)
+{
+  GstElement *src = gst_bin_get_by_name (GST_BIN (d->pipeline), name);
+  GstElement *snk = gst_bin_get_by_name (GST_BIN (d->pipeline), sink);
+  GstClockTime latency = gst_base_sink_get_latency (GST_BASE_SINK (snk));
+  DemoProducer *p;
+
+  /* not configured yet: the appsrc's own latency */
+  if (!GST_CLOCK_TIME_IS_VALID (latency) || latency == 0)
+    latency = GST_SECOND / rate_n;
+  g_object_set (src, "max-buffers", (guint64) MAX (rate_n / 2, 1), NULL);
+  p = demo_producer_start (src, loop, rate_n, 1, latency, slow_ms);
+  gst_object_unref (snk);
+  gst_object_unref (src);
+  return p;
+}
+
+static gboolean send_eos (gpointer data);
+
+/* Sender: the producers start once both sinks reported a connected
+ * receiver (or after 5 s without: the sinks' wait-for-connection and
+ * their drop counters take over), so that the frames due are counted from
+ * when the transfer can run; --duration seconds later the stream ends. */
+static gboolean
+start_sending (gpointer data)
+{
+  Demo *d = data;
+
+  if (d->sending || d->eos_sent)
+    return G_SOURCE_REMOVE;
+  d->sending = TRUE;
+  d->video_producer = start_producer (d, "vsrc", "video", d->video_loop,
+      d->o->fps, d->o->slow_produce_ms);
+  if (d->audio_loop)
+    d->audio_producer = start_producer (d, "asrc", "audio", d->audio_loop,
+        48000 / DEMO_AUDIO_BATCH, 0);
+  g_timeout_add ((guint) (d->o->duration * 1000), send_eos, d);
+  return G_SOURCE_REMOVE;
+}
+
+/* An mxl-fabrics-connection message (docs/bus-and-stats.md) of a sink
+ * whose state is now "connected". */
+static gboolean
+is_connected_message (GstMessage * m)
+{
+  const GstStructure *s = gst_message_get_structure (m);
+  const GValue *v;
+  GEnumClass *klass;
+  GEnumValue *e;
+  gboolean yes;
+
+  if (s == NULL || !gst_structure_has_name (s, "mxl-fabrics-connection")
+      || (v = gst_structure_get_value (s, "state")) == NULL
+      || !G_VALUE_HOLDS_ENUM (v))
+    return FALSE;
+  klass = g_type_class_ref (G_VALUE_TYPE (v));
+  e = g_enum_get_value (klass, g_value_get_enum (v));
+  yes = e && g_strcmp0 (e->value_nick, "connected") == 0;
+  g_type_class_unref (klass);
+  return yes;
+}
+
 static gboolean
 on_bus (GstBus * bus, GstMessage * m, gpointer data)
 {
@@ -154,6 +240,11 @@ on_bus (GstBus * bus, GstMessage * m, gpointer data)
       g_error_free (e);
       break;
     }
+    case GST_MESSAGE_ELEMENT:
+      if (d->role == DEMO_SENDER && is_connected_message (m)
+          && ++d->connected == (d->audio_loop ? 2u : 1u))
+        start_sending (d);
+      break;
     case GST_MESSAGE_EOS:
       if (d->role == DEMO_SENDER)
         g_timeout_add (20, drain, d);
@@ -182,7 +273,13 @@ send_eos (gpointer data)
 
   if (!d->eos_sent) {
     d->eos_sent = TRUE;
-    gst_element_send_event (d->pipeline, gst_event_new_eos ());
+    if (!d->sending) {
+      stop_loop (d);            /* stopped before anything was sent */
+      return G_SOURCE_REMOVE;
+    }
+    /* each producer ends its appsrc's stream */
+    demo_producer_stop (d->video_producer);
+    demo_producer_stop (d->audio_producer);
     g_timeout_add_seconds (5, on_deadline, d);
   }
   return G_SOURCE_REMOVE;
@@ -247,15 +344,20 @@ describe (const Options * o, DemoRole role)
           AUDIO_CAPS_RECV "\" target-info-file=\"%s\" ! fakesink "
           "sync=false async=false", ep, o->audio_ti);
   } else {
-    /* moving bars: every frame differs, so each checksum names its frame */
-    g_string_append_printf (d, "videotestsrc is-live=true pattern=smpte "
-        "horizontal-speed=4 ! " VIDEO_CAPS_FMT " ! queue max-size-buffers=3 "
-        "! mxlfabricssink name=video "
-        "%s wait-for-connection=true", o->fps, ep);
+    /* the producers push the pre-rendered loops (demo_producer_start);
+     * each appsrc may deliver a buffer up to one period after its time
+     * (min-latency, as a capture source) and holds up to half a second */
+    g_string_append_printf (d, "appsrc name=vsrc is-live=true format=time "
+        "min-latency=%" G_GUINT64_FORMAT " max-latency=%" G_GUINT64_FORMAT
+        " caps=\"" VIDEO_CAPS_FMT "\" ! mxlfabricssink name=video "
+        "%s wait-for-connection=true", GST_SECOND / o->fps, GST_SECOND / 2,
+        o->fps, ep);
     if (!o->no_audio)
-      g_string_append_printf (d, " audiotestsrc is-live=true wave=sine "
-          "freq=440 volume=0.5 samplesperbuffer=480 ! " AUDIO_CAPS_SEND
-          " ! mxlfabricssink name=audio %s wait-for-connection=true", ep);
+      g_string_append_printf (d, " appsrc name=asrc is-live=true "
+          "format=time min-latency=%" G_GUINT64_FORMAT " max-latency=%"
+          G_GUINT64_FORMAT " caps=\"" AUDIO_CAPS_SEND "\" ! mxlfabricssink "
+          "name=audio %s wait-for-connection=true",
+          GST_SECOND * DEMO_AUDIO_BATCH / 48000, GST_SECOND / 2, ep);
   }
   g_free (ep);
   return g_string_free (d, FALSE);
@@ -330,6 +432,21 @@ write_summary (Demo * d, double cpu_user, double cpu_sys,
   json_builder_add_string_value (b, png ? png : "");
   json_builder_set_member_name (b, "png_error");
   json_builder_add_string_value (b, png_error ? png_error : "");
+  json_builder_set_member_name (b, "slow_produce_ms");
+  json_builder_add_int_value (b, d->o->slow_produce_ms);
+  json_builder_set_member_name (b, "slow_consume_ms");
+  json_builder_add_int_value (b, d->o->slow_consume_ms);
+  if (d->video_producer) {
+    json_builder_set_member_name (b, "producers");
+    json_builder_begin_object (b);
+    json_builder_set_member_name (b, "video");
+    demo_producer_to_json (d->video_producer, b);
+    if (d->audio_producer) {
+      json_builder_set_member_name (b, "audio");
+      demo_producer_to_json (d->audio_producer, b);
+    }
+    json_builder_end_object (b);
+  }
   json_builder_set_member_name (b, "streams");
   json_builder_begin_object (b);
   demo_stream_to_json (d->video, b);
@@ -381,6 +498,20 @@ run_role (Options * o, DemoRole role)
   int rc;
 
   d.loop = g_main_loop_new (NULL, FALSE);
+  {
+    gchar *caps = g_strdup_printf (VIDEO_CAPS_FMT, o->fps);
+    d.video_loop = demo_loop_new_video (caps, DEMO_LOOP_FRAMES, &error);
+    g_free (caps);
+  }
+  if (d.video_loop == NULL) {
+    g_printerr ("mxl-fabrics-demo %s: cannot render the video loop: %s\n",
+        o->role, error ? error->message : "?");
+    g_clear_error (&error);
+    return 3;
+  }
+  if (role == DEMO_SENDER && !o->no_audio)
+    d.audio_loop = demo_loop_new_audio (48000, 8, DEMO_AUDIO_BATCH,
+        DEMO_AUDIO_LOOP);
   d.pipeline = build (&d, &error);
   if (d.pipeline == NULL) {
     g_printerr ("mxl-fabrics-demo %s: cannot build the pipeline: %s\n",
@@ -389,6 +520,9 @@ run_role (Options * o, DemoRole role)
     return 3;
   }
   add_stream (&d, "video", FALSE, &d.video);
+  demo_stream_set_loop (d.video, d.video_loop);
+  if (role == DEMO_RECEIVER)
+    d.video->slow_ms = o->slow_consume_ms;
   if (!o->no_audio)
     add_stream (&d, "audio", TRUE, &d.audio);
   if (role == DEMO_RECEIVER && o->png)
@@ -408,7 +542,9 @@ run_role (Options * o, DemoRole role)
       d.error = g_strdup ("the pipeline cannot start");
   } else {
     if (role == DEMO_SENDER) {
-      g_timeout_add ((guint) (o->duration * 1000), send_eos, &d);
+      /* PLAYING: the base time and the clock are set; start_sending
+       * runs when both sinks are connected */
+      g_timeout_add_seconds (5, start_sending, &d);
     } else {
       g_timeout_add ((guint) (o->max_seconds * 1000), on_deadline, &d);
       if (o->idle_stop > 0)
@@ -421,6 +557,8 @@ run_role (Options * o, DemoRole role)
   }
   if (d.t_stop == 0)
     d.t_stop = g_get_monotonic_time ();
+  demo_producer_stop (d.video_producer);
+  demo_producer_stop (d.audio_producer);
   gst_element_set_state (d.pipeline, GST_STATE_NULL);
   getrusage (RUSAGE_SELF, &ru);
   if (role == DEMO_RECEIVER && o->png) {
@@ -443,10 +581,38 @@ run_role (Options * o, DemoRole role)
   if (d.audio)
     demo_stream_free (d.audio);
   gst_object_unref (d.pipeline);
+  demo_producer_free (d.video_producer);
+  demo_producer_free (d.audio_producer);
+  demo_loop_free (d.video_loop);
+  demo_loop_free (d.audio_loop);
   g_main_loop_unref (d.loop);
   g_free (d.error);
   g_free (png_error);
   return rc;
+}
+
+/* MXL_DEMO_SLOW=produce:MS or consume:MS (header comment). */
+static gboolean
+parse_slow (Options * o)
+{
+  const gchar *v = g_getenv ("MXL_DEMO_SLOW");
+  guint64 ms = 0;
+  const gchar *colon = v ? strchr (v, ':') : NULL;
+
+  if (v == NULL || v[0] == '\0')
+    return TRUE;
+  if (colon == NULL || !g_ascii_string_to_unsigned (colon + 1, 10, 1, 10000,
+          &ms, NULL) || (strncmp (v, "produce:", 8) != 0
+          && strncmp (v, "consume:", 8) != 0)) {
+    g_printerr ("mxl-fabrics-demo: MXL_DEMO_SLOW must be produce:MS or "
+        "consume:MS (1..10000), not '%s'\n", v);
+    return FALSE;
+  }
+  if (v[0] == 'p')
+    o->slow_produce_ms = (guint) ms;
+  else
+    o->slow_consume_ms = (guint) ms;
+  return TRUE;
 }
 
 int
@@ -501,6 +667,8 @@ main (int argc, char **argv)
     g_clear_error (&error);
     goto out;
   }
+  if (!parse_slow (&o))
+    goto out;
   if (o.provider == NULL)
     o.provider = g_strdup ("tcp");
   if (o.node == NULL && g_str_equal (o.provider, "tcp"))

@@ -43,7 +43,7 @@
 
 #include <mxl/mxl.h>
 
-#include "fabrics/ofi.h"
+#include "fabrics/ofi/ofi.h"
 
 #define MXL_CLAIM_WORDS 64u
 #define MXL_CLAIM_SLOT 0xFFFFu

@@ -11,7 +11,7 @@
 
 #include "fabrics/initiator.h"
 #include "fabrics/instance.h"
-#include "fabrics/provider.h"
+#include "fabrics/ofi/provider.h"
 #include "fabrics/target.h"
 
 MXL_EXPORT mxlStatus
@@ -254,6 +254,23 @@ MXL_EXPORT mxlStatus
 mxlFabricsExtProviderFromString (char const *in_string, mxlFabricsProvider *out_provider)
 {
   return mxl_provider_from_string (in_string, TRUE, out_provider);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtGetProvider (size_t in_index, mxlFabricsExtProviderInfo *out_info)
+{
+  const MxlProviderDesc *desc;
+
+  if (out_info == NULL)
+    return MXL_ERR_INVALID_ARG;
+  desc = in_index <= G_MAXUINT ? mxl_provider_nth ((guint) in_index) : NULL;
+  if (desc == NULL)
+    return MXL_ERR_NOT_FOUND;
+  out_info->provider = desc->provider;
+  out_info->name = desc->name;
+  out_info->description = desc->description;
+  out_info->autoRank = desc->auto_rank;
+  return MXL_STATUS_OK;
 }
 
 MXL_EXPORT mxlStatus

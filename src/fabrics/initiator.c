@@ -14,6 +14,7 @@
 
 #include <mxl/flow.h>
 
+#include "fabrics/ofi/address.h"
 #include "fabrics/claim.h"
 #include "fabrics/setup.h"
 #include "flow/flow-priv.h"
@@ -683,7 +684,8 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   if (st != MXL_STATUS_OK)
     goto fail;
   init->results = g_new0 (mxlFabricsExtTransferResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
-  init->claim_token = mxl_claim_token (init->desc->provider == MXL_FABRICS_PROVIDER_SHM);
+  init->claim_token = mxl_claim_token (mxl_provider_has_quirk (init->desc,
+          MXL_PROVIDER_QUIRK_OWNER_PID));
   init->stats.version = MXL_FABRICS_API_VERSION;
   init->setup_done = TRUE;
   if (init->options.progress_thread) {
@@ -732,7 +734,7 @@ address_usable (const MxlInitiator *init, const struct mxlFabricsTargetInfo_t *i
 
   if (ours == FI_SOCKADDR_IN || ours == FI_SOCKADDR_IN6)
     return theirs == FI_SOCKADDR_IN || theirs == FI_SOCKADDR_IN6
-        || theirs == FI_SOCKADDR || theirs == 17u /* FI_SOCKADDR_IP, 2.3+ */;
+        || theirs == FI_SOCKADDR || theirs == MXL_ADDR_FORMAT_SOCKADDR_IP;
   return theirs == ours;
 }
 

@@ -24,15 +24,15 @@
 #include <mxl/fabrics.h>
 #include <mxl/fabrics-ext.h>
 
-#include "fabrics/bounce.h"
+#include "fabrics/wire/bounce.h"
 #include "fabrics/events.h"
-#include "fabrics/ofi.h"
+#include "fabrics/ofi/ofi.h"
 #include "fabrics/options.h"
 #include "fabrics/postring.h"
 #include "fabrics/progress.h"
 #include "fabrics/protocol.h"
-#include "fabrics/provider.h"
-#include "fabrics/targetinfo.h"
+#include "fabrics/ofi/provider.h"
+#include "fabrics/wire/targetinfo.h"
 
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 typedef struct MxlPayloadOverride MxlPayloadOverride;

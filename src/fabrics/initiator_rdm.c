@@ -25,12 +25,12 @@
 #include <string.h>
 
 #include "fabrics/claim.h"
-#include "fabrics/shmstale.h"
+#include "fabrics/ofi/shmstale.h"
 
 static gboolean
 own_endpoint (const MxlInitiator *init)
 {
-  return init->desc->provider == MXL_FABRICS_PROVIDER_SHM;
+  return mxl_provider_has_quirk (init->desc, MXL_PROVIDER_QUIRK_AV_REMOVE_UNSAFE);
 }
 
 /* Opens an endpoint bound to @av and the initiator's CQ, from @info. */
@@ -53,7 +53,7 @@ open_endpoint (MxlInitiator *init, struct fi_info *info, struct fid_av **av,
     return mxl_ofi_fail (rc, "fi_ep_bind(cq)", error);
   if ((rc = fi_enable (*ep)) != 0)
     return mxl_ofi_fail (rc, "fi_enable", error);
-  if (init->desc->provider == MXL_FABRICS_PROVIDER_SHM) {
+  if (mxl_provider_has_quirk (init->desc, MXL_PROVIDER_QUIRK_SHM_REGIONS)) {
     MxlShmHold *hold = mxl_shm_region_hold (*ep);
 
     if (hold != NULL) {

@@ -8,7 +8,7 @@
 #include <gio/gio.h>
 #include <string.h>
 
-#include "fabrics/jsonutil.h"
+#include "fabrics/wire/jsonutil.h"
 
 #include <mxl/fabrics-ext.h>
 

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include <mxl/mxl.h>
-#include "fabrics/targetinfo.h"
+#include "fabrics/wire/targetinfo.h"
 
 typedef struct MxlSetupOptions {
   uint32_t cq_depth;            /* "cqDepth": integer >= 1; default MXL_DEFAULT_CQ_DEPTH */

@@ -12,7 +12,7 @@
 
 #include <rdma/fi_eq.h>
 
-#include "fabrics/ofi.h"
+#include "fabrics/ofi/ofi.h"
 
 void
 mxl_lock_init (MxlLock *l)

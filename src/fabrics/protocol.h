@@ -17,11 +17,11 @@
 
 #include <mxl/mxl.h>
 
-#include "fabrics/layout.h"
+#include "fabrics/wire/layout.h"
 #include "flow/flow-internal.h"
 #include "fabrics/options.h"
-#include "fabrics/provider.h"
-#include "fabrics/targetinfo.h"
+#include "fabrics/ofi/provider.h"
+#include "fabrics/wire/targetinfo.h"
 
 typedef struct mxlFabricsTarget_t MxlTarget;
 typedef struct MxlConn MxlConn;

@@ -19,7 +19,7 @@
 
 #include <mxl/flow.h>
 
-#include "fabrics/immdata.h"
+#include "fabrics/wire/immdata.h"
 #include "fabrics/initiator.h"
 #include "fabrics/target.h"
 

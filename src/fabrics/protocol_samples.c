@@ -53,7 +53,7 @@
 
 #include <mxl/flow.h>
 
-#include "fabrics/bounce.h"
+#include "fabrics/wire/bounce.h"
 #include "fabrics/initiator.h"
 #include "fabrics/target.h"
 

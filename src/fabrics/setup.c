@@ -3,7 +3,7 @@
 #include "fabrics/setup.h"
 
 #include "fabrics/protocol.h"
-#include "fabrics/shmstale.h"
+#include "fabrics/ofi/shmstale.h"
 
 /* The statuses of a getinfo that found no entry with the capabilities. */
 static gboolean
@@ -93,6 +93,7 @@ mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
     const mxlFabricsInterfaceConfig *iface, MxlRole role,
     MxlSetupOptions *out_options, struct fi_info **out_info, GError **error)
 {
+  const MxlProviderDesc *desc = mxl_provider_lookup (iface->provider);
   mxlStatus st;
 
   st = mxl_setup_options_parse (options_json, out_options, error);
@@ -110,7 +111,7 @@ mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
     return MXL_ERR_INVALID_ARG;
   }
   /* Regions of dead processes would fill /dev/shm (shmstale.h). */
-  if (iface->provider == MXL_FABRICS_PROVIDER_SHM)
+  if (desc != NULL && mxl_provider_has_quirk (desc, MXL_PROVIDER_QUIRK_SHM_REGIONS))
     mxl_shm_clean_stale (MXL_SHM_REGION_DIR);
   return select_protocol (iface, role, out_options, out_info, error);
 }

@@ -9,9 +9,9 @@
 
 #include <mxl/fabrics.h>
 
-#include "fabrics/ofi.h"
+#include "fabrics/ofi/ofi.h"
 #include "fabrics/options.h"
-#include "fabrics/provider.h"
+#include "fabrics/ofi/provider.h"
 #include "flow/flow-internal.h"
 
 /**

@@ -130,7 +130,7 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
     info->claim_addr = t->claim.region.remote_addr;
     info->claim_key = t->claim.region.key;
   }
-  if (t->desc->provider == MXL_FABRICS_PROVIDER_SHM)
+  if (mxl_provider_has_quirk (t->desc, MXL_PROVIDER_QUIRK_OWNER_PID))
     info->owner_pid = (uint32_t) getpid ();
   if (t->protocol != MXL_PROTOCOL_WRITE)
     info->recv_size = t->rx_entry_size;
@@ -363,7 +363,8 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
     st = mxl_claim_target_open (&t->claim, t->dom, &error);
     if (st != MXL_STATUS_OK)
       goto fail;
-    t->claim.check_pid = t->desc->provider == MXL_FABRICS_PROVIDER_SHM;
+    t->claim.check_pid = mxl_provider_has_quirk (t->desc,
+        MXL_PROVIDER_QUIRK_OWNER_PID);
   }
   st = t->type_ops->open (t, &error);
   if (st != MXL_STATUS_OK)

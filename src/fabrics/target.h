@@ -19,16 +19,16 @@
 #include <mxl/fabrics.h>
 #include <mxl/fabrics-ext.h>
 
-#include "fabrics/bounce.h"
+#include "fabrics/wire/bounce.h"
 #include "fabrics/claim.h"
 #include "fabrics/events.h"
-#include "fabrics/ofi.h"
+#include "fabrics/ofi/ofi.h"
 #include "fabrics/options.h"
-#include "fabrics/pollnap.h"
+#include "fabrics/ofi/pollnap.h"
 #include "fabrics/progress.h"
 #include "fabrics/protocol.h"
-#include "fabrics/provider.h"
-#include "fabrics/targetinfo.h"
+#include "fabrics/ofi/provider.h"
+#include "fabrics/wire/targetinfo.h"
 
 /** Completions drained at once at most: cqDepth + 1 up to this, so that
  * more than cqDepth arriving between two drains is seen (cqDepth >= 1024

@@ -7,7 +7,7 @@
  */
 #include "fabrics/target.h"
 
-#include "fabrics/shmstale.h"
+#include "fabrics/ofi/shmstale.h"
 
 static mxlStatus
 rdm_open (MxlTarget *t, GError **error)
@@ -30,7 +30,7 @@ rdm_open (MxlTarget *t, GError **error)
     return st;
   if ((rc = fi_enable (t->ep)) != 0)
     return mxl_ofi_fail (rc, "fi_enable", error);
-  if (t->desc->provider == MXL_FABRICS_PROVIDER_SHM)
+  if (mxl_provider_has_quirk (t->desc, MXL_PROVIDER_QUIRK_SHM_REGIONS))
     t->shm_hold = mxl_shm_region_hold (t->ep);
   if (t->n_rx > 0) {
     t->rx_ep = t->ep;

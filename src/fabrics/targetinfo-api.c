@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabrics/targetinfo.h"
+#include "fabrics/wire/targetinfo.h"
 
 #include <mxl/fabrics-ext.h>
 
@@ -55,8 +55,10 @@ mxlFabricsTargetInfoFromString (char const *in_string,
   return MXL_STATUS_OK;
 }
 
-MXL_EXPORT mxlStatus
-mxlFabricsExtTargetInfoParse (char const *in_string,
+/* The document (@user_string: or what a user gave, see
+ * mxl_target_info_from_user_string()) with the reason of a refusal. */
+static mxlStatus
+parse_with_reason (char const *in_string, gboolean user_string,
     mxlFabricsTargetInfo *out_targetInfo, char **out_reason)
 {
   g_autoptr (GError) error = NULL;
@@ -67,14 +69,27 @@ mxlFabricsExtTargetInfoParse (char const *in_string,
     *out_reason = NULL;
   if (in_string == NULL || out_targetInfo == NULL)
     return MXL_ERR_INVALID_ARG;
-  info = mxl_target_info_from_json (in_string, &status, &error);
-  if (info == NULL) {
-    if (out_reason != NULL)
-      *out_reason = strdup (error != NULL ? error->message : "invalid document");
-    return status;
+  info = user_string ? mxl_target_info_from_user_string (in_string, &status, &error)
+      : mxl_target_info_from_json (in_string, &status, &error);
+  if (info != NULL) {
+    *out_targetInfo = info;
+    return MXL_STATUS_OK;
   }
-  *out_targetInfo = info;
-  return MXL_STATUS_OK;
+  /* a file to come is not a bad document: a caller may wait for it */
+  if (error != NULL && error->domain == G_FILE_ERROR)
+    status = error->code == G_FILE_ERROR_NOENT ? MXL_ERR_NOT_FOUND
+        : error->code == G_FILE_ERROR_ACCES ? MXL_ERR_PERMISSION_DENIED
+        : MXL_ERR_UNKNOWN;
+  if (out_reason != NULL)
+    *out_reason = strdup (error != NULL ? error->message : "invalid document");
+  return status == MXL_STATUS_OK ? MXL_ERR_INVALID_ARG : status;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtTargetInfoParse (char const *in_string,
+    mxlFabricsTargetInfo *out_targetInfo, char **out_reason)
+{
+  return parse_with_reason (in_string, FALSE, out_targetInfo, out_reason);
 }
 
 MXL_EXPORT mxlStatus
@@ -83,5 +98,22 @@ mxlFabricsFreeTargetInfo (mxlFabricsTargetInfo in_info)
   if (in_info == NULL)
     return MXL_ERR_INVALID_ARG;
   mxl_target_info_free (in_info);
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtTargetInfoFromUserString (char const *in_text,
+    mxlFabricsTargetInfo *out_targetInfo, char **out_reason)
+{
+  return parse_with_reason (in_text, TRUE, out_targetInfo, out_reason);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtTargetInfoGetFlowDef (mxlFabricsTargetInfo in_targetInfo,
+    char const **out_flowDef)
+{
+  if (in_targetInfo == NULL || out_flowDef == NULL)
+    return MXL_ERR_INVALID_ARG;
+  *out_flowDef = in_targetInfo->flow_def;
   return MXL_STATUS_OK;
 }

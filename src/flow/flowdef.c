@@ -266,6 +266,7 @@ parse_video (JsonObject *root, MxlFlowDef *def, GError **error)
   gboolean present;
   double w, h;
   const char *s;
+  JsonNode *node;
   uint32_t v, a, lines;
 
   if (!get_rational (root, "grain_rate", &def->def_rate, error)
@@ -276,12 +277,14 @@ parse_video (JsonObject *root, MxlFlowDef *def, GError **error)
   /* §2.3: the width is checked before media_type */
   if (!get_number (root, "frame_width", "frame_width", TRUE, &present, &w, error))
     return FALSE;
-  if (w < 2 || w >= 7681)
-    return fail (error, MXL_FLOW_DEF_ERROR_VALUE, "frame_width", "%g is outside 2 … 7680", w);
+  if (w < MXL_FLOW_MIN_WIDTH || w >= MXL_FLOW_MAX_WIDTH + 1)
+    return fail (error, MXL_FLOW_DEF_ERROR_VALUE, "frame_width", "%g is outside %d … %d", w,
+        MXL_FLOW_MIN_WIDTH, MXL_FLOW_MAX_WIDTH);
   if (!get_number (root, "frame_height", "frame_height", TRUE, &present, &h, error))
     return FALSE;
-  if (h < 1 || h >= 4321)
-    return fail (error, MXL_FLOW_DEF_ERROR_VALUE, "frame_height", "%g is outside 1 … 4320", h);
+  if (h < MXL_FLOW_MIN_HEIGHT || h >= MXL_FLOW_MAX_HEIGHT + 1)
+    return fail (error, MXL_FLOW_DEF_ERROR_VALUE, "frame_height", "%g is outside %d … %d", h,
+        MXL_FLOW_MIN_HEIGHT, MXL_FLOW_MAX_HEIGHT);
   def->width = (uint32_t) w;
   def->height = (uint32_t) h;
 
@@ -307,6 +310,12 @@ parse_video (JsonObject *root, MxlFlowDef *def, GError **error)
       return fail (error, MXL_FLOW_DEF_ERROR_VALUE, "interlace_mode",
           "\"%s\" is not progressive, interlaced_tff or interlaced_bff", s);
   }
+
+  /* a label only: kept as written (IS-04 default BT709), never validated */
+  node = json_object_get_member (root, "colorspace");
+  g_strlcpy (def->colorspace, node && JSON_NODE_HOLDS_VALUE (node)
+      && json_node_get_value_type (node) == G_TYPE_STRING ?
+      json_node_get_string (node) : "BT709", sizeof def->colorspace);
 
   lines = def->height;
   if (def->interlace != MXL_INTERLACE_PROGRESSIVE) {

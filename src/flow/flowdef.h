@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Flow definition parser (NMOS IS-04 flow JSON, mxl-flows.md §2) and derived
- * geometry (§2.5). Internal to the library; used by the flow writer, the
- * GStreamer elements (to validate caps) and the fabrics engine (to compare
- * geometry). Not exported from the shared library.
+ * geometry (§2.5). Internal to the library; used by the flow writer and
+ * the fabrics engine (to compare geometry). Applications, the GStreamer
+ * elements among them, reach it through mxlFlowExtParseDefinition() and
+ * mxlFlowExtBuildDefinition() of <mxl/flow-ext.h> (flowdef-api.c).
  */
 #pragma once
 
@@ -57,6 +58,7 @@ typedef struct MxlFlowDef {
   uint32_t width;                /* pixels */
   uint32_t height;               /* lines of a frame */
   MxlInterlaceMode interlace;
+  char colorspace[16];           /* "colorspace" as written, cut; "BT709" when absent */
 
   /* discrete (VIDEO, DATA) */
   uint32_t slice_sizes[4];       /* bytes per slice of each plane */

@@ -24,7 +24,7 @@
  */
 #include "fuzz.h"
 
-#include "fabrics/bounce.h"
+#include "fabrics/wire/bounce.h"
 
 #define INPUT_HEADER 22
 #define GUARD 64

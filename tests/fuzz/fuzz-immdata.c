@@ -16,7 +16,7 @@
  */
 #include "fuzz.h"
 
-#include "fabrics/immdata.h"
+#include "fabrics/wire/immdata.h"
 
 #define INPUT_BYTES 46
 

@@ -16,7 +16,7 @@
  */
 #include "fuzz.h"
 
-#include "fabrics/targetinfo.h"
+#include "fabrics/wire/targetinfo.h"
 
 static void
 check_parsed (struct mxlFabricsTargetInfo_t *info)

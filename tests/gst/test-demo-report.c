@@ -4,12 +4,16 @@
  * a frame the sender did not transfer is an index the receiver never gets,
  * so the receiver counts it `dropped-missing` too; the report must count
  * that loss once (issue 20 item 5), and still call a gap without a cause
- * on either side lost.
+ * on either side lost; and a run that could not keep up is DEGRADED, the
+ * result line naming the side and stage its counts show (issue 19).
  */
 #include <glib/gstdio.h>
 #include <stdio.h>
 
 #include "demo.h"
+
+/* ns added to the receiver's arrival times: the transfer's latency */
+static guint64 arrival_delay;
 
 /* A summary of @n frames of indices 100.. but those in @skip (-1 ends),
  * and @audio (more members of "streams", or "") */
@@ -34,8 +38,10 @@ summary_with (const gchar * role, guint n, const gint * skip,
       skipped |= (guint) * k == i;
     if (skipped)
       continue;
-    g_string_append_printf (s, "%s[%u,1,100,%u,\"%032u\"]", first ? "" : ",",
-        100 + i, 1000000 * (i + 1), i);
+    g_string_append_printf (s, "%s[%u,1,100,%" G_GUINT64_FORMAT ",\"%032u\"]",
+        first ? "" : ",",
+        100 + i, 1000000 * (i + 1) + (role[0] == 'r' ? arrival_delay : 0),
+        i);
     first = FALSE;
   }
   g_string_append_printf (s, "]}%s}}", audio);
@@ -136,6 +142,35 @@ test_gap_without_cause_lost (void)
   g_free (rcv);
 }
 
+/* Frame 105 arrived with the bytes the sender sent as 106: corrupted, and
+ * said to be an intact frame written one index early */
+static void
+test_shifted_frame (void)
+{
+  const gint none[] = { -1 };
+  gchar *snd = summary ("sender", 10, none, "\"dropped\":0");
+  gchar *rcv = summary ("receiver", 10, none, "\"dropped\":0");
+  gchar *five = g_strdup_printf ("\"%032u\"", 5);
+  gchar *six = g_strdup_printf ("\"%032u\"", 6);
+  gchar **parts = g_strsplit (rcv, five, 2);
+  gchar *text = NULL;
+
+  g_free (rcv);
+  rcv = g_strjoinv (six, parts);
+  g_assert_cmpint (report (snd, rcv, &text), ==, 1);
+  g_assert_nonnull (strstr (text, "verified bit-exact 9 (MD5 on both "
+          "sides), corrupted 1,"));
+  g_assert_nonnull (strstr (text, "of the corrupted, 1 are intact frames "
+          "sent as the next index"));
+  g_assert_nonnull (strstr (text, "FAILED: 1 video frames corrupted;"));
+  g_strfreev (parts);
+  g_free (five);
+  g_free (six);
+  g_free (text);
+  g_free (snd);
+  g_free (rcv);
+}
+
 /* The demo with the receiver SIGSTOPped 0.6 s (issue 20 item 5): the
  * sender rendered 292 frames and dropped 11 with its slot still in flight;
  * the receiver got 264 and counted lapped 6 + skipped 22 = 28, the 28
@@ -176,7 +211,15 @@ test_stalled_receiver (void)
   g_assert_nonnull (strstr (text, "audio batches lost 3\n"));
   /* 11 + 17 video frames, 3 audio batches */
   g_assert_nonnull (strstr (text, " 31 grains or batches were dropped"));
-  g_assert_nonnull (strstr (text, "result         OK"));
+  /* the sink's slots still in flight, the receiver's drops: both sides */
+  g_assert_nonnull (strstr (text, "sender, transfer: 0 refused by a busy "
+          "sink, 11 dropped with their slot still in flight\n"));
+  g_assert_nonnull (strstr (text, "receiver, receiving and consuming: 20 "
+          "dropped (lapped + torn + skipped, audio batches lost), 0 handled "
+          "slower than their period\n"));
+  g_assert_nonnull (strstr (text, "result         DEGRADED (sender could not "
+          "transfer frames in time; receiver could not receive and consume "
+          "frames in time): every frame"));
   g_free (text);
   g_free (snd);
   g_free (rcv);
@@ -199,6 +242,85 @@ test_stalled_receiver (void)
   g_free (rcv);
 }
 
+/* @json with @members added at the start of its root object */
+static gchar *
+with_root (gchar * json, const gchar * members)
+{
+  gchar *r = g_strdup_printf ("{%s,%s", members, json + 1);
+
+  g_free (json);
+  return r;
+}
+
+/* Which side and stage could not keep up, from the counts alone */
+static void
+test_degraded_stage (void)
+{
+  const gint none[] = { -1 };
+  gchar *snd, *rcv, *text = NULL;
+
+  /* kept up: producers counted nothing late, missed or refused */
+  snd = with_root (summary ("sender", 10, none, "\"dropped\":0"),
+      "\"producers\":{\"video\":{\"produced\":10,\"late\":0,"
+      "\"missed\":0,\"refused\":0}}");
+  rcv = summary ("receiver", 10, none, "\"dropped\":0");
+  g_assert_cmpint (report (snd, rcv, &text), ==, 0);
+  g_assert_nonnull (strstr (text, "sender, producing frames: 0 late, 0 not "
+          "produced of 10 due"));
+  g_assert_nonnull (strstr (text, "result         OK: every frame and audio "
+          "block that was sent arrived bit-exact\n"));
+  g_free (text);
+  g_free (snd);
+
+  /* the producer was late on 10 frames and skipped 5 indices: the sender's
+   * producing stage, and still exit 0 (nothing lost or corrupted) */
+  snd = with_root (summary ("sender", 10, none, "\"dropped\":0"),
+      "\"producers\":{\"video\":{\"produced\":10,\"late\":10,"
+      "\"missed\":5,\"refused\":0}}");
+  g_assert_cmpint (report (snd, rcv, &text), ==, 0);
+  g_assert_nonnull (strstr (text, "sender, producing frames: 10 late, 5 not "
+          "produced of 15 due"));
+  g_assert_nonnull (strstr (text, "result         DEGRADED (sender could not "
+          "produce frames in time): every frame"));
+  g_free (text);
+  g_free (snd);
+  g_free (rcv);
+
+  /* the receiver handled 7 frames slower than their period: its stage,
+   * and the transfer is not blamed for the arrivals that delayed */
+  arrival_delay = 100 * 1000 * 1000;    /* 100 ms > 3 periods at 50 fps */
+  snd = summary ("sender", 10, none, "\"dropped\":0");
+  rcv = summary ("receiver", 10, none, "\"dropped\":0");
+  rcv = with_root (rcv, "\"x\":0");
+  {
+    /* "consume_slow" is a member of the receiver's video stream */
+    gchar **parts = g_strsplit (rcv, "\"stats\":{", 2);
+    g_free (rcv);
+    rcv = g_strconcat (parts[0], "\"consume_slow\":7,\"stats\":{", parts[1],
+        NULL);
+    g_strfreev (parts);
+  }
+  g_assert_cmpint (report (snd, rcv, &text), ==, 0);
+  g_assert_nonnull (strstr (text, "0 dropped (lapped + torn + skipped, "
+          "audio batches lost), 7 handled slower than their period\n"));
+  g_assert_nonnull (strstr (text, "transfer: 10 frames arrived more than "
+          "60 ms"));
+  g_assert_nonnull (strstr (text, "result         DEGRADED (receiver could "
+          "not receive and consume frames in time): every frame"));
+  g_free (text);
+  g_free (rcv);
+
+  /* the same delay with a receiver that kept up: the transfer */
+  rcv = summary ("receiver", 10, none, "\"dropped\":0");
+  g_assert_cmpint (report (snd, rcv, &text), ==, 0);
+  g_assert_nonnull (strstr (text, "result         DEGRADED (the transfer "
+          "delayed frames): every frame"));
+  arrival_delay = 0;
+  g_free (text);
+  g_free (snd);
+  g_free (rcv);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -208,5 +330,7 @@ main (int argc, char **argv)
   g_test_add_func ("/demo/report/gap-without-cause-lost",
       test_gap_without_cause_lost);
   g_test_add_func ("/demo/report/stalled-receiver", test_stalled_receiver);
+  g_test_add_func ("/demo/report/shifted-frame", test_shifted_frame);
+  g_test_add_func ("/demo/report/degraded-stage", test_degraded_stage);
   return g_test_run ();
 }

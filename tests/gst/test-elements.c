@@ -172,19 +172,40 @@ check_enum (GType type, const gchar * const *nicks)
   g_type_class_unref (klass);
 }
 
+/* The provider enum: the library's list (mxlFabricsExtGetProvider()) after
+ * auto, by value, with the library's names as nicks. */
+static void
+check_provider_enum (void)
+{
+  static const struct { gint value; const gchar *nick; } want[] = {
+    {0, "auto"}, {1, "tcp"}, {2, "verbs"}, {3, "efa"}, {4, "shm"},
+    {101, "tcp;ofi_rxm"},
+  };
+  GEnumClass *klass = g_type_class_ref (g_type_from_name
+      ("GstMxlFabricsProvider"));
+  guint i;
+
+  g_assert_cmpuint (klass->n_values, ==, G_N_ELEMENTS (want));
+  for (i = 0; i < G_N_ELEMENTS (want); i++) {
+    GEnumValue *v = g_enum_get_value (klass, want[i].value);
+    g_assert_nonnull (v);
+    g_assert_cmpstr (v->value_nick, ==, want[i].nick);
+  }
+  g_assert_cmpstr (g_enum_get_value (klass, 0)->value_name, ==,
+      "Best interface present: efa, verbs, tcp, shm in that order");
+  g_type_class_unref (klass);
+}
+
 static void
 test_enums (void)
 {
   GstElement *e = make ("mxlfabricssrc");
-  static const gchar *const providers[] = {
-    "auto", "tcp", "verbs", "efa", "shm", NULL
-  };
   static const gchar *const states[] = {
     "disconnected", "listening", "connecting", "connected", "stalled",
     "error", NULL
   };
 
-  check_enum (g_type_from_name ("GstMxlFabricsProvider"), providers);
+  check_provider_enum ();
   check_enum (g_type_from_name ("GstMxlFabricsConnectionState"), states);
   /* settable by nick, as from gst-launch */
   gst_util_set_object_arg (G_OBJECT (e), "provider", "shm");
@@ -192,6 +213,9 @@ test_enums (void)
     gint p;
     g_object_get (e, "provider", &p, NULL);
     g_assert_cmpint (p, ==, 4);
+    gst_util_set_object_arg (G_OBJECT (e), "provider", "tcp;ofi_rxm");
+    g_object_get (e, "provider", &p, NULL);
+    g_assert_cmpint (p, ==, 101);
   }
   gst_object_unref (e);
 }

@@ -107,7 +107,7 @@ start_src (const gchar * provider, const gchar * caps, const gchar * extra,
 {
   gchar *desc = g_strdup_printf ("mxlfabricssrc name=src provider=%s "
       "%s caps=\"%s\" %s ! appsink name=out sync=false max-buffers=1000",
-      provider, g_str_equal (provider, "tcp") ? "node=" NODE : "", caps,
+      provider, strstr (provider, "tcp") ? "node=" NODE : "", caps,
       extra ? extra : "");
   GstElement *p = hgst_parse (desc);
   GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
@@ -130,7 +130,7 @@ start_sink (const gchar * provider, const gchar * caps, const gchar * props,
 {
   gchar *desc = g_strdup_printf ("appsrc name=in is-live=true format=time "
       "caps=\"%s\" ! mxlfabricssink name=sink provider=%s %s %s",
-      caps, provider, g_str_equal (provider, "tcp") ? "node=" NODE : "",
+      caps, provider, strstr (provider, "tcp") ? "node=" NODE : "",
       props ? props : "");
   GstElement *p = hgst_parse (desc);
 
@@ -587,6 +587,14 @@ static void
 test_v210_tcp (void)
 {
   round_trip ("tcp", CAPS_720, make_v210, 20);
+}
+
+/* The extension provider, named by its library name (quoted for
+ * gst_parse_launch: ';' separates elements): 20 frames, exact bytes. */
+static void
+test_v210_rxm (void)
+{
+  round_trip ("\"tcp;ofi_rxm\"", CAPS_720, make_v210, 20);
 }
 
 /* Fields of 1080i25: 540 lines each, alternate top/bottom. */
@@ -2127,6 +2135,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/gst/transfer/v210/shm", test_v210_shm);
   g_test_add_func ("/gst/transfer/v210/tcp", test_v210_tcp);
+  g_test_add_func ("/gst/transfer/v210/tcp-ofi-rxm", test_v210_rxm);
   g_test_add_func ("/gst/transfer/zero-copy/tcp", test_zero_copy_tcp);
   g_test_add_func ("/gst/transfer/zero-copy/shm", test_zero_copy_shm);
   g_test_add_func ("/gst/transfer/zero-copy/off", test_zero_copy_off);

@@ -40,7 +40,7 @@
  */
 #include "fabtest.h"
 
-#include "fabrics/immdata.h"
+#include "fabrics/wire/immdata.h"
 
 #include "hfill.h"
 

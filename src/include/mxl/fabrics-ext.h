@@ -73,6 +73,47 @@ MXL_EXPORT mxlStatus mxlFabricsExtProviderFromString (char const *in_string,
     mxlFabricsProvider *out_provider);
 
 /**
+ * mxlFabricsExtProviderInfo:
+ * @provider: the provider value of mxlFabricsTargetSetup() and the other
+ *   setup and query calls (MXL_FABRICS_PROVIDER_* or
+ *   MXL_FABRICS_EXT_PROVIDER_TCP_RXM).
+ * @name: its name as mxlFabricsExtProviderFromString() accepts it and
+ *   mxlFabricsProviderToString() writes it ("tcp", "tcp;ofi_rxm", ...).
+ *   Static, owned by the library.
+ * @description: one line of English for users (element property help).
+ *   Static, owned by the library.
+ * @autoRank: order of an automatic choice among the providers whose
+ *   interfaces are present: 1 is the first choice (the fastest transport),
+ *   then 2, 3, ...; 0 for a provider used only when named
+ *   ("tcp;ofi_rxm"). What the GStreamer elements' provider=auto uses.
+ *
+ * One provider this library knows.
+ */
+typedef struct mxlFabricsExtProviderInfo {
+  mxlFabricsProvider provider;
+  char const *name;
+  char const *description;
+  uint32_t autoRank;
+} mxlFabricsExtProviderInfo;
+
+/**
+ * mxlFabricsExtGetProvider:
+ * @in_index: 0, 1, ... up to the number of known providers (5 today: tcp,
+ *   verbs, efa, shm, tcp;ofi_rxm, in that order; "any" is not a provider
+ *   and is not listed).
+ * @out_info: (out): filled with provider @in_index; its strings are static.
+ *
+ * Lists the providers this library can set up, whether or not this host
+ * has interfaces for them (mxlFabricsGetInterfaces() lists those). Iterate
+ * from 0 until the call returns MXL_ERR_NOT_FOUND.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_NOT_FOUND for @in_index past the last
+ * provider; MXL_ERR_INVALID_ARG for NULL @out_info.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtGetProvider (size_t in_index,
+    mxlFabricsExtProviderInfo *out_info);
+
+/**
  * mxlFabricsExtValidateOptions:
  * @in_options: (nullable): setup options JSON as given to
  *   mxlFabricsTargetSetup() / mxlFabricsInitiatorSetup() (wire spec §7.3);
@@ -517,6 +558,46 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetId (mxlFabricsTargetInfo in_targe
 MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetProvider (
     mxlFabricsTargetInfo in_targetInfo, mxlFabricsProvider *out_provider,
     char const **out_name);
+
+/**
+ * mxlFabricsExtTargetInfoFromUserString:
+ * @in_text: what a user gives for a target: the TargetInfo JSON document
+ *   (first non-blank character '{', wire spec §1.2), that document
+ *   base64-encoded as mxl-fabrics-demo prints it (§1.6; standard alphabet,
+ *   padded or not, ASCII whitespace such as line wraps ignored), or "@PATH"
+ *   naming a file that holds either of the two (at most 4 MiB are read, so
+ *   a FIFO or a device cannot make the call read forever).
+ * @out_targetInfo: (out) (transfer full): free with mxlFabricsFreeTargetInfo().
+ * @out_reason: (out) (transfer full) (nullable): on failure why the text
+ *   was refused, naming the key or the file (free with free(3)); NULL to
+ *   ignore.
+ *
+ * The one resolver of user-given TargetInfo text; the document is checked
+ * as by mxlFabricsExtTargetInfoParse().
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL arguments, text that
+ * is neither form, a malformed document, or a file that is too large or
+ * holds a NUL byte; MXL_ERR_NOT_FOUND when the "@PATH" file does not exist
+ * (yet: a caller may wait for it); MXL_ERR_PERMISSION_DENIED when it
+ * cannot be opened for that reason; MXL_ERR_UNKNOWN for another error
+ * reading it.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoFromUserString (char const *in_text,
+    mxlFabricsTargetInfo *out_targetInfo, char **out_reason);
+
+/**
+ * mxlFabricsExtTargetInfoGetFlowDef:
+ * @out_flowDef: (out) (transfer none): the target flow's NMOS definition
+ *   from "ext.flowDef" (our extension, wire spec §1.2), valid as long as
+ *   @in_targetInfo; NULL when the TargetInfo has none (a reference
+ *   target). The text is as the target sent it: untrusted, parse it with
+ *   mxlFlowExtParseDefinition() before use.
+ *
+ * Returns: MXL_STATUS_OK (also when there is none); MXL_ERR_INVALID_ARG for
+ * NULL arguments.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetFlowDef (
+    mxlFabricsTargetInfo in_targetInfo, char const **out_flowDef);
 
 #ifdef __cplusplus
 }

@@ -249,6 +249,177 @@ MXL_EXPORT mxlStatus mxlAncGrainFromSt2038 (uint8_t const *in, size_t in_size,
 MXL_EXPORT mxlStatus mxlAncGrainToSt2038 (uint8_t const *in, size_t in_size,
     uint8_t *out, size_t out_capacity, size_t *out_size, mxlAncStats *stats);
 
+/* ---- flow definitions (mxl-flows.md §2) ---- */
+
+/* Picture size limits of a video flow (mxl-flows.md §2.3). Plain literals,
+ * so that they can be stringified into static caps. */
+/** Narrowest frame_width, in pixels. */
+#define MXL_FLOW_MIN_WIDTH 2
+/** Widest frame_width, in pixels. */
+#define MXL_FLOW_MAX_WIDTH 7680
+/** Lowest frame_height, in lines. */
+#define MXL_FLOW_MIN_HEIGHT 1
+/** Highest frame_height, in lines. */
+#define MXL_FLOW_MAX_HEIGHT 4320
+
+/** Media types of the flows this library creates and opens (mxl-flows.md §2.3). */
+typedef enum mxlFlowExtMediaType {
+  MXL_FLOW_EXT_MEDIA_NONE = 0,
+  MXL_FLOW_EXT_MEDIA_V210 = 1,      /* video/v210 */
+  MXL_FLOW_EXT_MEDIA_V210A = 2,     /* video/v210a: fill plane, then key plane */
+  MXL_FLOW_EXT_MEDIA_SMPTE291 = 3,  /* video/smpte291: 4096-byte ANC data grains */
+  MXL_FLOW_EXT_MEDIA_FLOAT32 = 4,   /* audio/float32 */
+} mxlFlowExtMediaType;
+
+/** Scanning of a video flow ("interlace_mode", mxl-flows.md §2.3). */
+typedef enum mxlFlowExtInterlace {
+  MXL_FLOW_EXT_PROGRESSIVE = 0,
+  MXL_FLOW_EXT_INTERLACED_TFF = 1,  /* one field per grain, top field first */
+  MXL_FLOW_EXT_INTERLACED_BFF = 2,  /* one field per grain, bottom field first */
+} mxlFlowExtInterlace;
+
+/** Bytes of mxlFlowExtDefinition.colorspace, its NUL included. */
+#define MXL_FLOW_EXT_COLORSPACE_SIZE 16
+
+/**
+ * mxlFlowExtDefinition:
+ * @id: the flow's "id" as lowercase UUID text (NUL-terminated); "" when
+ *   building asks for a random one.
+ * @format: VIDEO, AUDIO or DATA; follows from @mediaType.
+ * @mediaType: the "media_type".
+ * @definitionRate: "grain_rate" (the FRAME rate of interlaced video) or
+ *   "sample_rate" as written, reduced by its gcd.
+ * @editRate: the rate of the flow's index: grains per second, FIELDS per
+ *   second (2 x @definitionRate) for interlaced video, samples per second
+ *   for audio. Derived.
+ * @width, @height: video "frame_width" in pixels, "frame_height" in lines
+ *   of a FRAME (also when interlaced); 0 otherwise.
+ * @interlace: video "interlace_mode" (progressive when absent).
+ * @colorspace: video "colorspace" as written, cut to 15 bytes; "BT709" when
+ *   the definition has none (the IS-04 default); "" otherwise. Not
+ *   validated: the flow carries it as a label.
+ * @grainSize: payload bytes of one grain: V(w) x S (v210), (V(w) + A(w)) x
+ *   S (v210a), 4096 (data), 0 (audio); S = @totalSlices. Derived.
+ * @totalSlices: slices of one grain: the lines of a frame, of a field when
+ *   interlaced, 4096 for data; 0 for audio. Derived.
+ * @sliceSizes: bytes of one slice of each plane: {V(w), A(w) or 0} for
+ *   video, {1, 0} for data, {0, 0} for audio. Derived.
+ * @channelCount: audio "channel_count" (1 … MXL_FLOW_MAX_CHANNELS); 0 otherwise.
+ * @bitDepth: audio "bit_depth" (always 32); 0 otherwise. Derived.
+ *
+ * What a flow definition says, in the units the flow uses: the one
+ * summary of mxl-flows.md §2.1-§2.5 that writers, readers and
+ * applications (the GStreamer elements) share.
+ */
+typedef struct mxlFlowExtDefinition_t {
+  char id[37];
+  mxlDataFormat format;
+  mxlFlowExtMediaType mediaType;
+  mxlRational definitionRate;
+  mxlRational editRate;
+  uint32_t width;
+  uint32_t height;
+  mxlFlowExtInterlace interlace;
+  char colorspace[MXL_FLOW_EXT_COLORSPACE_SIZE];
+  uint32_t grainSize;
+  uint32_t totalSlices;
+  uint32_t sliceSizes[2];
+  uint32_t channelCount;
+  uint32_t bitDepth;
+} mxlFlowExtDefinition;
+
+/**
+ * mxlFlowExtParseDefinition:
+ * @in_flowDef: NUL-terminated NMOS IS-04 flow resource JSON.
+ * @out_def: (out): the summary, every field set; untouched on failure.
+ * @out_reason: (out) (transfer full) (nullable): on failure why the
+ *   definition was refused, naming the field, e.g. "flow definition:
+ *   frame_height: 1081 must be even for interlaced video" (free with
+ *   free(3)); NULL to ignore.
+ *
+ * Applies every rule this library creates flows by (mxl-flows.md §2.1-§2.3
+ * and ours, §7.3): a UUID id, format, a non-empty label, a non-empty
+ * grouphint tag array of "group:role[:device|node]", positive rates within
+ * MXL_FLOW_MIN_GRAIN_RATE_DEN … MXL_FLOW_MAX_GRAIN_RATE (grains) or up to
+ * MXL_FLOW_MAX_SAMPLE_RATE (samples), the picture size limits above,
+ * media_type v210 or v210a (video), smpte291 (data), float32 with
+ * bit_depth 32 and 1 … MXL_FLOW_MAX_CHANNELS channels (audio), interlaced
+ * video only at 30000/1001 or 25/1 with an even height. The same parser as
+ * mxlCreateFlowWriter().
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL @in_flowDef or
+ * @out_def, or a definition that breaks a rule.
+ */
+MXL_EXPORT mxlStatus mxlFlowExtParseDefinition (char const *in_flowDef,
+    mxlFlowExtDefinition *out_def, char **out_reason);
+
+/**
+ * mxlFlowExtBuildDefinition:
+ * @inout_def: what the flow is: @mediaType, @definitionRate, and for video
+ *   @width, @height, @interlace and @colorspace ("" = BT709), for audio
+ *   @channelCount; @id ("" = a random UUID). The other fields are ignored
+ *   on input. On success every field is set as
+ *   mxlFlowExtParseDefinition() sets it from the returned JSON.
+ * @in_label: non-empty "label" (also written as "description").
+ * @in_groupHint: the grouphint tag value, "group:role" or
+ *   "group:role:device|node".
+ * @out_flowDef: (out) (transfer full) (nullable): compact flow JSON
+ *   (free with free(3)); NULL to only check @inout_def and fill in the
+ *   derived fields.
+ * @out_reason: (out) (transfer full) (nullable): on failure, as for
+ *   mxlFlowExtParseDefinition().
+ *
+ * Writes the NMOS flow resource (mxl-flows.md §2.1-§2.3): id, label,
+ * description, tags, format, parents, media_type and the rate; video adds
+ * frame_width, frame_height, interlace_mode, colorspace,
+ * transfer_characteristic "SDR" and the 10-bit Y, Cb, Cr (and A for v210a)
+ * components; audio adds bit_depth 32 and channel_count. The result is
+ * checked by mxlFlowExtParseDefinition(), so only definitions this library
+ * opens are built.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL @inout_def,
+ * @in_label or @in_groupHint, or a definition that breaks a rule (the
+ * reason names the field).
+ */
+MXL_EXPORT mxlStatus mxlFlowExtBuildDefinition (mxlFlowExtDefinition *inout_def,
+    char const *in_label, char const *in_groupHint, char **out_flowDef,
+    char **out_reason);
+
+/**
+ * mxlFlowExtMediaTypeName:
+ * Returns: (transfer none): "video/v210", "video/v210a", "video/smpte291",
+ * "audio/float32"; "none" for any other value.
+ */
+MXL_EXPORT char const *mxlFlowExtMediaTypeName (mxlFlowExtMediaType in_mediaType);
+
+/**
+ * mxlFlowExtV210LineBytes:
+ * @in_width: picture width in pixels.
+ *
+ * Returns: bytes of one `video/v210` line (the line stride of a grain),
+ * V(w) = ((w + 47) / 48) x 128: six pixels in four 32-bit words, the line
+ * padded to 48 pixels (128 bytes) (mxl-flows.md §2.5).
+ */
+MXL_EXPORT uint32_t mxlFlowExtV210LineBytes (uint32_t in_width);
+
+/**
+ * mxlFlowExtV210aKeyLineBytes:
+ * @in_width: picture width in pixels.
+ *
+ * Returns: bytes of one key (alpha) line of `video/v210a`,
+ * A(w) = ((w + 2) / 3) x 4: three 10-bit samples per 32-bit word
+ * (mxl-flows.md §2.5).
+ */
+MXL_EXPORT uint32_t mxlFlowExtV210aKeyLineBytes (uint32_t in_width);
+
+/**
+ * mxlExtStatusName:
+ * Returns: (transfer none): the name of @in_status without its prefix,
+ * e.g. "OK", "INVALID_ARG", "FLOW_NOT_FOUND"; "UNKNOWN" for a value that
+ * is not an mxlStatus.
+ */
+MXL_EXPORT char const *mxlExtStatusName (mxlStatus in_status);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,9 +17,9 @@
 #include <mxl/flow.h>
 
 #include "fabrics/initiator.h"
-#include "fabrics/provider.h"
+#include "fabrics/ofi/provider.h"
 #include "fabrics/target.h"
-#include "fabrics/targetinfo.h"
+#include "fabrics/wire/targetinfo.h"
 #include "flowtest.h"
 
 #define FAB_CAPS (MXL_FABRICS_IFACE_CAP_REMOTE_WRITE | MXL_FABRICS_IFACE_CAP_BLOCKING_OPERATIONS)

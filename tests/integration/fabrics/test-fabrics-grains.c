@@ -9,8 +9,8 @@
  */
 #include "fabtest.h"
 
-#include "fabrics/immdata.h"
-#include "fabrics/layout.h"
+#include "fabrics/wire/immdata.h"
+#include "fabrics/wire/layout.h"
 
 #define FLOW_ID "5fbec3b1-1b0f-417d-9059-8b94a47197ed"
 

@@ -23,7 +23,7 @@
  */
 #include "fabtest.h"
 
-#include "fabrics/bounce.h"
+#include "fabrics/wire/bounce.h"
 
 #define FLOW_ID "3c8d2f61-4b7a-4e0f-9a55-0d6b1f2e8c41"
 #define SENTINEL 0xA5A5A5A5u

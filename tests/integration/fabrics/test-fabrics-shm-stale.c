@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * shm provider regions of killed processes (issue 13 item 3,
- * src/fabrics/shmstale.h). Child processes (this executable again) set up
+ * src/fabrics/ofi/shmstale.h). Child processes (this executable again) set up
  * shm targets (receivers, no node: libfabric names the region
  * "<pid>:<uid>:<n>") and initiators (senders, the elements' node
  * "mxlfabrics-<pid>-<n>"), and are killed with SIGKILL or SIGTERM, three

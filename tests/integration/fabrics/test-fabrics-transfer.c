@@ -329,7 +329,7 @@ cmp_gint64 (gconstpointer a, gconstpointer b)
  * post to read stays under one grain period (the longest read call, 20 ms
  * deadline, is reported). On shm the target polls a
  * CQ without wait object: this covers its naps around the grain expected
- * next (src/fabrics/pollnap.h); on tcp it waits on the CQ. */
+ * next (src/fabrics/ofi/pollnap.h); on tcp it waits on the CQ. */
 #define PACED_GRAINS 45
 static void
 paced_grains (const FabProv *p)

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "fabrics/address.h"
-#include "fabrics/base64.h"
+#include "fabrics/ofi/address.h"
+#include "fabrics/wire/base64.h"
 
 static struct sockaddr_in
 make_in (const char *ip, guint16 port)

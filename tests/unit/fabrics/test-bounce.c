@@ -8,7 +8,7 @@
 
 #include <glib.h>
 
-#include "fabrics/bounce.h"
+#include "fabrics/wire/bounce.h"
 
 /* §4.1: stereo float32 48 kHz, L = 19456, batch 480 → 41 entries of 3856. */
 static void

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Poll naps of targets whose CQ has no wait object (src/fabrics/pollnap.h):
+ * Poll naps of targets whose CQ has no wait object (src/fabrics/ofi/pollnap.h):
  * exact nap lengths away from, at the edge of and inside the window around
  * the grain expected next, and after grains that did not come.
  */
 #include <glib.h>
 
-#include "fabrics/pollnap.h"
+#include "fabrics/ofi/pollnap.h"
 
 #define T0 G_GINT64_CONSTANT (1000000)
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The sweep of stale shm provider regions (src/fabrics/shmstale.h) on a
+ * The sweep of stale shm provider regions (src/fabrics/ofi/shmstale.h) on a
  * directory of made-up names: exactly the regions of an
  * "mxlfabrics-<pid>-" node of a dead pid, regular, ours and unlocked are
  * removed; every other name,
@@ -16,7 +16,7 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "fabrics/shmstale.h"
+#include "fabrics/ofi/shmstale.h"
 
 /* A pid that existed a moment ago and does not any more. */
 static int

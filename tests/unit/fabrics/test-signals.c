@@ -2,7 +2,7 @@
 /*
  * Loading libmxlfabrics (and with it Debian's libfabric, which pulls in
  * libinfinipath) leaves no signal handler of a psm library installed: the
- * default dispositions are back (src/fabrics/signals.c). Linked against the
+ * default dispositions are back (src/fabrics/ofi/signals.c). Linked against the
  * shared library, as an application or the plugin is.
  */
 #include <dlfcn.h>

@@ -4,7 +4,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include "fabrics/targetinfo.h"
+#include "fabrics/wire/targetinfo.h"
 
 #include <stdlib.h>
 #include <mxl/fabrics-ext.h>

@@ -4,7 +4,7 @@
  * first decoded into MxlDecodedAddress (one length check per layout), then
  * rendered; both renderings share the decoder so they cannot disagree.
  */
-#include "fabrics/address.h"
+#include "fabrics/ofi/address.h"
 
 #include <arpa/inet.h>
 #include <endian.h>
@@ -69,34 +69,30 @@ gid_to_text (const guint8 *gid16, char *out)
   return inet_ntop (AF_INET6, gid16, out, INET6_ADDRSTRLEN) != NULL;
 }
 
+/* A struct sockaddr_in (@family AF_INET) or sockaddr_in6 (AF_INET6), in
+ * host byte order as libfabric passes it: at least that struct's size, its
+ * family field equal to @family. */
 static gboolean
-decode_in (const guint8 *p, size_t len, MxlDecodedAddress *d)
+decode_ip (const guint8 *p, size_t len, sa_family_t family,
+    MxlDecodedAddress *d)
 {
-  struct sockaddr_in sin;
+  union {
+    struct sockaddr sa;
+    struct sockaddr_in in;
+    struct sockaddr_in6 in6;
+  } u;
+  gboolean v4 = family == AF_INET;
+  size_t need = v4 ? sizeof u.in : sizeof u.in6;
 
-  if (len < sizeof sin)
+  if (len < need)
     return FALSE;
-  memcpy (&sin, p, sizeof sin);
-  if (sin.sin_family != AF_INET)
+  memcpy (&u, p, need);
+  if (u.sa.sa_family != family)
     return FALSE;
-  d->kind = ADDR_KIND_IN;
-  d->port = ntohs (sin.sin_port);
-  return inet_ntop (AF_INET, &sin.sin_addr, d->host, sizeof d->host) != NULL;
-}
-
-static gboolean
-decode_in6 (const guint8 *p, size_t len, MxlDecodedAddress *d)
-{
-  struct sockaddr_in6 sin6;
-
-  if (len < sizeof sin6)
-    return FALSE;
-  memcpy (&sin6, p, sizeof sin6);
-  if (sin6.sin6_family != AF_INET6)
-    return FALSE;
-  d->kind = ADDR_KIND_IN6;
-  d->port = ntohs (sin6.sin6_port);
-  return inet_ntop (AF_INET6, &sin6.sin6_addr, d->host, sizeof d->host) != NULL;
+  d->kind = v4 ? ADDR_KIND_IN : ADDR_KIND_IN6;
+  d->port = ntohs (v4 ? u.in.sin_port : u.in6.sin6_port);
+  return inet_ntop (family, v4 ? (const void *) &u.in.sin_addr
+      : (const void *) &u.in6.sin6_addr, d->host, sizeof d->host) != NULL;
 }
 
 /* libfabric's struct ofi_sockaddr_ib: u16 family (host order), be16 pkey,
@@ -171,9 +167,9 @@ decode (uint32_t format, const void *addr, size_t len, MxlDecodedAddress *d)
 
   switch (format) {
     case MXL_ADDR_FORMAT_SOCKADDR_IN:
-      return decode_in (p, len, d);
+      return decode_ip (p, len, AF_INET, d);
     case MXL_ADDR_FORMAT_SOCKADDR_IN6:
-      return decode_in6 (p, len, d);
+      return decode_ip (p, len, AF_INET6, d);
     case MXL_ADDR_FORMAT_SOCKADDR_IB:
       return decode_ib (p, len, d);
     case MXL_ADDR_FORMAT_EFA:
@@ -187,10 +183,8 @@ decode (uint32_t format, const void *addr, size_t len, MxlDecodedAddress *d)
       if (len < sizeof family)
         return FALSE;
       memcpy (&family, p, sizeof family);
-      if (family == AF_INET)
-        return decode_in (p, len, d);
-      if (family == AF_INET6)
-        return decode_in6 (p, len, d);
+      if (family == AF_INET || family == AF_INET6)
+        return decode_ip (p, len, family, d);
       if (family == AF_IB && format == MXL_ADDR_FORMAT_SOCKADDR)
         return decode_ib (p, len, d);
       return FALSE;

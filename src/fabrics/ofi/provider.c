@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Provider table, fi_getinfo hints and interface listing (wire spec §5). */
-#include "fabrics/provider.h"
+#include "fabrics/ofi/provider.h"
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -8,25 +8,92 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fabrics/address.h"
+#include "fabrics/ofi/address.h"
 
+/* One row per provider; the engine reads these fields and flags instead of
+ * comparing provider values. auto_rank orders the automatic choice of the
+ * GStreamer elements: the fastest transport present first. */
 static const MxlProviderDesc providers[] = {
-  { MXL_FABRICS_PROVIDER_TCP, "tcp", "tcp", FI_EP_MSG, FI_PROTO_SOCK_TCP,
-    { FI_SOCKADDR_IN, FI_SOCKADDR_IN6 }, FI_MSG, FI_TAGGED, MXL_NODE_IP,
-    TRUE, 0 },
-  { MXL_FABRICS_PROVIDER_VERBS, "verbs", "verbs", FI_EP_MSG,
-    FI_PROTO_RDMA_CM_IB_RC, { FI_SOCKADDR_IN, FI_SOCKADDR_IN6 }, FI_MSG,
-    FI_HMEM, MXL_NODE_IP, TRUE, FI_RX_CQ_DATA },
-  /* libfabric 1.17's efa has no CQ wait object (libfabric-local.md P9). */
-  { MXL_FABRICS_PROVIDER_EFA, "efa", "efa", FI_EP_RDM, FI_PROTO_EFA,
-    { FI_ADDR_EFA, 0 }, 0, FI_HMEM | FI_TAGGED, MXL_NODE_IPV6, FALSE, 0 },
-  /* shm's fi_cq_sread() ignores its timeout on 1.17 (P9): poll. */
-  { MXL_FABRICS_PROVIDER_SHM, "shm", "shm", FI_EP_RDM, FI_PROTO_SHM,
-    { FI_ADDR_STR, 0 }, 0, FI_HMEM, MXL_NODE_NAME, FALSE, 0 },
-  { MXL_FABRICS_EXT_PROVIDER_TCP_RXM, "tcp;ofi_rxm", "tcp;ofi_rxm", FI_EP_RDM,
-    FI_PROTO_RXM, { FI_SOCKADDR_IN, FI_SOCKADDR_IN6 }, 0, 0, MXL_NODE_IP,
-    TRUE, 0 },
+  {
+    .provider = MXL_FABRICS_PROVIDER_TCP,
+    .name = "tcp",
+    .description = "Kernel TCP sockets (FI_EP_MSG)",
+    .prov_name = "tcp",
+    .ep_type = FI_EP_MSG,
+    .protocol = FI_PROTO_SOCK_TCP,
+    .addr_formats = { FI_SOCKADDR_IN, FI_SOCKADDR_IN6 },
+    .filter_required_caps = FI_MSG,
+    .filter_rejected_caps = FI_TAGGED,
+    .node_kind = MXL_NODE_IP,
+    .cq_can_wait = TRUE,
+    .auto_rank = 3,
+  },
+  {
+    .provider = MXL_FABRICS_PROVIDER_VERBS,
+    .name = "verbs",
+    .description = "InfiniBand/RoCE verbs (FI_EP_MSG)",
+    .prov_name = "verbs",
+    .ep_type = FI_EP_MSG,
+    .protocol = FI_PROTO_RDMA_CM_IB_RC,
+    .addr_formats = { FI_SOCKADDR_IN, FI_SOCKADDR_IN6 },
+    .filter_required_caps = FI_MSG,
+    .filter_rejected_caps = FI_HMEM,
+    .node_kind = MXL_NODE_IP,
+    .cq_can_wait = TRUE,
+    .rx_mode = FI_RX_CQ_DATA,
+    .auto_rank = 2,
+  },
+  {
+    .provider = MXL_FABRICS_PROVIDER_EFA,
+    .name = "efa",
+    .description = "AWS Elastic Fabric Adapter (FI_EP_RDM)",
+    .prov_name = "efa",
+    .ep_type = FI_EP_RDM,
+    .protocol = FI_PROTO_EFA,
+    .addr_formats = { FI_ADDR_EFA, 0 },
+    .filter_rejected_caps = FI_HMEM | FI_TAGGED,
+    .node_kind = MXL_NODE_IPV6,
+    /* libfabric 1.17's efa has no CQ wait object (libfabric-local.md P9). */
+    .cq_can_wait = FALSE,
+    .auto_rank = 1,
+  },
+  {
+    .provider = MXL_FABRICS_PROVIDER_SHM,
+    .name = "shm",
+    .description = "Shared memory between processes of one host (FI_EP_RDM)",
+    .prov_name = "shm",
+    .ep_type = FI_EP_RDM,
+    .protocol = FI_PROTO_SHM,
+    .addr_formats = { FI_ADDR_STR, 0 },
+    .filter_rejected_caps = FI_HMEM,
+    .node_kind = MXL_NODE_NAME,
+    /* shm's fi_cq_sread() ignores its timeout on 1.17 (P9): poll. */
+    .cq_can_wait = FALSE,
+    .auto_rank = 4,
+    .quirks = MXL_PROVIDER_QUIRK_OWNER_PID | MXL_PROVIDER_QUIRK_AV_REMOVE_UNSAFE
+        | MXL_PROVIDER_QUIRK_SHM_REGIONS,
+  },
+  {
+    .provider = MXL_FABRICS_EXT_PROVIDER_TCP_RXM,
+    .name = "tcp;ofi_rxm",
+    .description = "Reliable datagrams over kernel TCP sockets "
+        "(tcp;ofi_rxm, FI_EP_RDM)",
+    .prov_name = "tcp;ofi_rxm",
+    .ep_type = FI_EP_RDM,
+    .protocol = FI_PROTO_RXM,
+    .addr_formats = { FI_SOCKADDR_IN, FI_SOCKADDR_IN6 },
+    .node_kind = MXL_NODE_IP,
+    .cq_can_wait = TRUE,
+    .extension = TRUE,
+    .auto_rank = 0,
+  },
 };
+
+const MxlProviderDesc *
+mxl_provider_nth (guint index)
+{
+  return index < G_N_ELEMENTS (providers) ? &providers[index] : NULL;
+}
 
 const MxlProviderDesc *
 mxl_provider_lookup (mxlFabricsProvider provider)
@@ -59,7 +126,7 @@ mxl_provider_from_string (const char *str, gboolean allow_ext,
     return MXL_STATUS_OK;
   }
   for (guint i = 0; i < G_N_ELEMENTS (providers); i++) {
-    if (!allow_ext && providers[i].provider == MXL_FABRICS_EXT_PROVIDER_TCP_RXM)
+    if (!allow_ext && providers[i].extension)
       continue;
     if (strcmp (providers[i].name, str) == 0) {
       *out = providers[i].provider;
@@ -515,7 +582,7 @@ mxl_provider_list_interfaces (const mxlFabricsInterfaceConfig *query,
     if (desc == NULL)
       continue;
     /* "tcp;ofi_rxm" is listed only when asked for by name (extension). */
-    if (desc->provider == MXL_FABRICS_EXT_PROVIDER_TCP_RXM && want != desc->provider)
+    if (desc->extension && want != desc->provider)
       continue;
     if (want != MXL_FABRICS_PROVIDER_ANY && want != desc->provider)
       continue;

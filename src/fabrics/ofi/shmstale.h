@@ -24,7 +24,7 @@
 
 #include <glib.h>
 
-#include "fabrics/ofi.h"
+#include "fabrics/ofi/ofi.h"
 
 /** Where libfabric 1.17's shm provider puts its regions (SMR_DIR). */
 #define MXL_SHM_REGION_DIR "/dev/shm"

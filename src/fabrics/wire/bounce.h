@@ -12,7 +12,7 @@
 #include <glib.h>
 #include <stdint.h>
 
-#include "fabrics/layout.h"
+#include "fabrics/wire/layout.h"
 
 /** Bytes of an entry header: u64 headIndex, u64 count, little-endian (§4.2). */
 #define MXL_BOUNCE_HEADER_SIZE 16u

@@ -24,7 +24,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "fabrics/signals.h"
+#include "fabrics/ofi/signals.h"
 
 static gboolean
 handler_is_psm (const struct sigaction *sa)

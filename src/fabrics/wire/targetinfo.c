@@ -6,7 +6,7 @@
  * reading follows §1.4 but reports every defect as MXL_ERR_INVALID_ARG with
  * a reason, and rejects an empty region list.
  */
-#include "fabrics/targetinfo.h"
+#include "fabrics/wire/targetinfo.h"
 
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fabrics/address.h"
-#include "fabrics/base64.h"
-#include "fabrics/jsonutil.h"
+#include "fabrics/ofi/address.h"
+#include "fabrics/wire/base64.h"
+#include "fabrics/wire/jsonutil.h"
 
 static const char *const protocol_names[] = {
   [MXL_PROTOCOL_WRITE] = "write",

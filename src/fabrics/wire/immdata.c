@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Immediate data and grain header validation (wire spec §2.1, §3.3). */
-#include "fabrics/immdata.h"
+#include "fabrics/wire/immdata.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Grain geometry and write splitting (wire spec §3.3, §3.5). */
-#include "fabrics/layout.h"
+#include "fabrics/wire/layout.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "fabrics/base64.h"
+#include "fabrics/wire/base64.h"
 
 #include <gio/gio.h>
 #include <string.h>

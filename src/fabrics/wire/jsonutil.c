@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "fabrics/jsonutil.h"
+#include "fabrics/wire/jsonutil.h"
 
 #include <gio/gio.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* libfabric object wrappers with checked, mapped return codes. */
-#include "fabrics/ofi.h"
+#include "fabrics/ofi/ofi.h"
 
 #include <netinet/in.h>
 #include <sys/random.h>

@@ -12,7 +12,7 @@
 #include <mxl/fabrics.h>
 #include <mxl/fabrics-ext.h>
 
-#include "fabrics/ofi.h"
+#include "fabrics/ofi/ofi.h"
 
 typedef enum MxlRole {
   MXL_ROLE_TARGET,
@@ -27,13 +27,41 @@ typedef enum MxlNodeKind {
 } MxlNodeKind;
 
 /**
+ * MxlProviderQuirk:
+ * @MXL_PROVIDER_QUIRK_OWNER_PID: endpoints belong to one process of this
+ *   host: the TargetInfo carries the target's pid, the target's claim
+ *   check compares it, and the initiator's claim token names its process
+ *   (claim.h; shm).
+ * @MXL_PROVIDER_QUIRK_AV_REMOVE_UNSAFE: fi_av_remove() of a peer corrupts
+ *   the endpoint, and a peer that stops mid-transfer stalls every later
+ *   completion of the endpoint (libfabric 1.17 shm; the top of
+ *   initiator_rdm.c and its rdm_close()): an RDM initiator gives each
+ *   target its own endpoint and AV and closes them instead of removing the
+ *   peer.
+ * @MXL_PROVIDER_QUIRK_SHM_REGIONS: each endpoint leaves a region in
+ *   /dev/shm: hold it while the endpoint lives and remove regions of dead
+ *   processes at setup (shmstale.h).
+ *
+ * Behaviour that differs per provider, read by the engine instead of the
+ * provider's identity.
+ */
+typedef enum MxlProviderQuirk {
+  MXL_PROVIDER_QUIRK_OWNER_PID = 1u << 0,
+  MXL_PROVIDER_QUIRK_AV_REMOVE_UNSAFE = 1u << 1,
+  MXL_PROVIDER_QUIRK_SHM_REGIONS = 1u << 2,
+} MxlProviderQuirk;
+
+/**
  * MxlProviderDesc:
- * Static description of a provider. @filter_* are the enumeration filter of
- * §5.1 (applied by the interface listing only).
+ * Static description of a provider, one row of the table in provider.c;
+ * rows are never freed, so pointers to them stay valid for the process.
+ * @filter_* are the enumeration filter of §5.1 (applied by the interface
+ * listing only).
  */
 typedef struct MxlProviderDesc {
   mxlFabricsProvider provider;
   const char *name;              /* API string ("tcp", ..., "tcp;ofi_rxm") */
+  const char *description;       /* one line for users (GStreamer enum) */
   const char *prov_name;         /* libfabric fabric_attr->prov_name */
   enum fi_ep_type ep_type;       /* FI_EP_MSG (connected) or FI_EP_RDM */
   uint32_t protocol;             /* FI_PROTO_* of the filter */
@@ -43,7 +71,29 @@ typedef struct MxlProviderDesc {
   MxlNodeKind node_kind;
   gboolean cq_can_wait;          /* fi_cq_sread() honours its timeout */
   uint64_t rx_mode;              /* FI_RX_CQ_DATA for verbs: imm consumes a receive */
+  gboolean extension;            /* not a reference provider: named only by the
+                                  * extension API, listed only when asked for */
+  guint auto_rank;               /* order of an automatic choice, 1 = first;
+                                  * 0 = only when named */
+  guint quirks;                  /* MxlProviderQuirk flags */
 } MxlProviderDesc;
+
+/**
+ * mxl_provider_has_quirk:
+ * Returns: TRUE when @desc (non-NULL) has every flag of @quirk.
+ */
+static inline gboolean
+mxl_provider_has_quirk (const MxlProviderDesc *desc, MxlProviderQuirk quirk)
+{
+  return (desc->quirks & quirk) == (guint) quirk;
+}
+
+/**
+ * mxl_provider_nth:
+ * Returns: (nullable): row @index of the provider table (0 …), in table
+ * order; NULL past its end.
+ */
+const MxlProviderDesc *mxl_provider_nth (guint index);
 
 /** Returns: (nullable): the descriptor of @provider; NULL for ANY or unknown. */
 const MxlProviderDesc *mxl_provider_lookup (mxlFabricsProvider provider);

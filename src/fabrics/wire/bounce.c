@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Audio bounce ring arithmetic (mxl-fabrics-wire.md §4). */
-#include "fabrics/bounce.h"
+#include "fabrics/wire/bounce.h"
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Poll naps for completion queues without a wait object (see pollnap.h). */
-#include "fabrics/pollnap.h"
+#include "fabrics/ofi/pollnap.h"
 
 void
 mxl_poll_nap_init (MxlPollNap *nap, gint64 period_us)

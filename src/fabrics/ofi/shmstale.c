@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* shm provider regions of processes that are gone (shmstale.h). */
-#include "fabrics/shmstale.h"
+#include "fabrics/ofi/shmstale.h"
 
 #include <errno.h>
 #include <fcntl.h>
