@@ -106,20 +106,20 @@ def run_one(build, bench_build, provider, port, settle, window, tmp):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--build", default=os.path.join(here, "..", "build"))
+    ap.add_argument("--build-dir", default=os.path.join(here, "..", "build"))
     ap.add_argument("--baseline-build", help="another build to compare")
     ap.add_argument("--settle", type=float, default=3.0)
     ap.add_argument("--window", type=float, default=10.0)
     ap.add_argument("--port", type=int, default=47810)
     args = ap.parse_args()
-    builds = [("after", os.path.abspath(args.build))]
+    builds = [("after", os.path.abspath(args.build_dir))]
     if args.baseline_build:
         builds.insert(0, ("before", os.path.abspath(args.baseline_build)))
     rows = []
     with tempfile.TemporaryDirectory(prefix="mxl-rest-") as tmp:
         for k, provider in enumerate(("tcp", "shm")):
             for name, build in builds:
-                r, err = run_one(build, os.path.abspath(args.build), provider,
+                r, err = run_one(build, os.path.abspath(args.build_dir), provider,
                                  args.port + 2 * k, args.settle, args.window,
                                  tmp)
                 rows.append((provider, name, r, err))

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The stats tables of gst/mxlfabricsobject.c: they build the stats
+/* The stats tables of gst/mxlfabricsstats.c: they build the stats
  * structure of both elements, and docs/bus-and-stats.md names exactly their
  * fields (a stat added in one place and not the other fails here). */
 #include <string.h>
