@@ -13,14 +13,24 @@
  * file the src writes with its `target-info-file` property) or with the
  * `add-target` action signal.
  *
- * State changes never wait for the network. Render does, by default, as
- * shmsink and srtsink do (`wait-for-connection`, default true): a buffer
- * is written into the local flow and then waits until a target is
- * connected, for at most `wait-timeout` (default 2 s); a flush or a state
- * change ends the wait at once. An EOS sent to the pipeline (gst-launch-1.0
- * -e and Ctrl-C) cannot: the source pushes it from the thread that is
- * waiting here, after render returns, so `wait-timeout` bounds it. When the
- * wait runs out the buffer is dropped with a WARNING and renders stop
+ * State changes never wait for the network. By default the sink waits for
+ * a connection, as shmsink and srtsink do (`wait-for-connection`, default
+ * true): a buffer is written into the local flow and waits there until a
+ * target is connected, for at most `wait-timeout` (default 2 s). Video and
+ * ANC grains wait in the flow, not in render: render returns at once, so
+ * that an EOS sent to the pipeline (gst-launch-1.0 -e and Ctrl-C;
+ * GstBin hands it to the source, which can push it only from the thread
+ * in render) reaches the sink at once. The waiting grains go out first,
+ * in order, once a target connects; at EOS without a target, on a flush
+ * and when `wait-timeout` runs out they are dropped (`dropped-no-target`).
+ * Only when the ring would come round onto the oldest waiting grain does
+ * render hold: after a non-live upstream (a file, a test source not
+ * `is-live`), so that nothing is lost, with a live upstream never (that
+ * grain is dropped instead; a live source does not wait for render). A
+ * render that holds, and an audio render (which waits in render), end at
+ * once on a flush or a state change, but an EOS sent to the pipeline waits
+ * behind it for at most `wait-timeout`. When the wait runs out the waiting
+ * buffers are dropped with a WARNING and renders stop
  * waiting until a target has connected. With `wait-for-connection=false`
  * buffers without a connected target are written into the local flow, not
  * transferred, and counted as `dropped-no-target` in `stats`. A
@@ -449,6 +459,7 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
   self->have_last = FALSE;
   self->wait_expired = FALSE;
   self->caps_failed = FALSE;
+  self->upstream_live = -1;
   /* The flow and the initiator are created in set_caps (their geometry
    * comes from the caps); the engine thread handles targets from now on. */
   gst_mxl_fabrics_sink_engine_start (self);
@@ -460,12 +471,18 @@ failed:
   return FALSE;
 }
 
+static void drop_pending (GstMxlFabricsSink * self);
+static void post_pending (GstMxlFabricsSink * self);
+
 static gboolean
 gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
 
   gst_mxl_fabrics_sink_engine_stop (self);
+  g_mutex_lock (&self->obj->lock);
+  drop_pending (self);
+  g_mutex_unlock (&self->obj->lock);
   /* The initiator is gone: nothing reads lent buffers any more. */
   gst_mxl_fabrics_lender_clear (&self->lender);
   self->lend = FALSE;
@@ -573,6 +590,27 @@ gst_mxl_fabrics_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
   return TRUE;
 }
 
+/* Grains still pending (transfer()) at EOS go out when a target is
+ * connected by then and are dropped otherwise: EOS does not wait for a
+ * connection. A flush drops them. */
+static gboolean
+gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
+{
+  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
+      || GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    g_mutex_lock (&self->obj->lock);
+    if (self->n_connected > 0 && GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+      post_pending (self);
+    else
+      drop_pending (self);
+    g_mutex_unlock (&self->obj->lock);
+  }
+  return GST_BASE_SINK_CLASS (gst_mxl_fabrics_sink_parent_class)->event (sink,
+      event);
+}
+
 static gboolean
 gst_mxl_fabrics_sink_unlock (GstBaseSink * sink)
 {
@@ -641,10 +679,14 @@ buffer_index (GstMxlFabricsSink * self, GstBuffer * buffer)
  * thread signals on every change of the connected count and unlock() on a
  * flush or state change. A flush or state change makes it wait for the
  * pipeline to play again (gst_base_sink_wait_preroll), or returns
- * FLUSHING. An EOS cannot end the wait: basesrc pushes it from the thread
- * that is in this render, after it returns, so the wait is bounded by
- * wait-timeout; once that ran out, renders do not wait again until a
- * target has connected (*expired is set once, for the WARNING). */
+ * FLUSHING. An EOS cannot end the wait: GstBin gives an EOS sent to the
+ * pipeline to the source, and basesrc queues it (gstbasesrc.c
+ * send_event: it takes the stream lock this render's thread holds) and
+ * pushes it after render returns; that is why video and ANC grains wait
+ * in the flow instead (transfer(), make_room()) and only a full ring or
+ * audio gets here. The wait is bounded by wait-timeout; once that ran
+ * out, renders do not wait again until a target has connected (*expired
+ * is set once, for the WARNING). */
 static GstFlowReturn
 wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
 {
@@ -678,12 +720,80 @@ wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
   return GST_FLOW_OK;
 }
 
+/* Drops the pending grains (engine_lock held): each counted as
+ * dropped-no-target, as a render that found no target counts its own. */
+static void
+drop_pending (GstMxlFabricsSink * self)
+{
+  guint i;
+
+  for (i = 0; i < self->pending->len; i++) {
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
+    count_dropped (self, &self->obj->counters.dropped_no_target);
+  }
+  g_array_set_size (self->pending, 0);
+  self->pending_deadline = 0;
+}
+
+static mxlStatus post_grain (GstMxlFabricsSink * self, guint64 index,
+    gsize count, gsize bytes, guint16 total_slices);
+
+/* Sends the pending grains, oldest first, now that a target is connected
+ * (engine_lock held); their ring slots still hold them (make_room()). */
+static void
+post_pending (GstMxlFabricsSink * self)
+{
+  guint i;
+
+  for (i = 0; i < self->pending->len; i++) {
+    GstMxlFabricsSinkPending *p =
+        &g_array_index (self->pending, GstMxlFabricsSinkPending, i);
+    if (post_grain (self, p->index, 1, self->grain_size, p->slices) !=
+        MXL_STATUS_OK) {
+      gst_mxl_fabrics_sink_engine_count_dropped (self);
+      count_dropped (self, &self->obj->counters.dropped_no_target);
+    }
+  }
+  g_array_set_size (self->pending, 0);
+  self->pending_deadline = 0;
+}
+
+/* TRUE once the wait for the pending grains ran out with no target
+ * (engine_lock held); sets wait_expired, as wait_connected() does. */
+static gboolean
+pending_expired (GstMxlFabricsSink * self)
+{
+  if (self->pending->len == 0 || self->n_connected > 0
+      || self->pending_deadline == 0
+      || g_get_monotonic_time () < self->pending_deadline)
+    return FALSE;
+  self->wait_expired = TRUE;
+  return TRUE;
+}
+
+static void
+warn_expired (GstMxlFabricsSink * self, guint timeout_ms)
+{
+  GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("no target connected "
+          "within %u ms (wait-timeout): buffers are dropped until one "
+          "connects", timeout_ms), ("is the receiver running, and is "
+          "this its current TargetInfo? The sink goes on connecting; "
+          "wait-timeout=0 waits without limit"));
+}
+
 /* Posts the transfer of the committed grain @index (or sample batch) to
  * every connected target; with none, waits (wait-for-connection) or counts
- * the grain as dropped. */
+ * the grain as dropped. A grain of a video or ANC flow that the flow
+ * holds (@defer: it was copied there, not lent) does not wait here: it is
+ * kept pending and render returns at once, so that an EOS the application
+ * sends to the pipeline, which the source can only push once render
+ * returned, gets through at once (make_room() tells how far). Pending
+ * grains go out, oldest first, before the first grain rendered once a
+ * target is connected, or at EOS; they are dropped at EOS without a
+ * target, on a flush, and once wait-timeout ran out. */
 static GstFlowReturn
 transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
-    guint16 total_slices)
+    guint16 total_slices, gboolean defer)
 {
   gboolean wait, expired = FALSE;
   guint timeout_ms;
@@ -695,7 +805,18 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
   GST_OBJECT_UNLOCK (self);
 
   g_mutex_lock (&self->obj->lock);
-  if (wait) {
+  if (wait && pending_expired (self))
+    expired = TRUE;
+  else if (wait && defer && self->n_connected == 0 && !self->wait_expired) {
+    GstMxlFabricsSinkPending p = { index, total_slices };
+
+    if (self->pending->len == 0)
+      self->pending_deadline = timeout_ms == 0 ? 0 :
+          g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+    g_array_append_val (self->pending, p);
+    g_mutex_unlock (&self->obj->lock);
+    return GST_FLOW_OK;
+  } else if (wait) {
     GstFlowReturn ret = wait_connected (self, timeout_ms, &expired);
 
     if (ret != GST_FLOW_OK) {
@@ -704,34 +825,16 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
     }
   }
   if (self->n_connected == 0) {
+    drop_pending (self);
     gst_mxl_fabrics_sink_engine_count_dropped (self);
     g_mutex_unlock (&self->obj->lock);
     if (expired)
-      GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("no target connected "
-              "within %u ms (wait-timeout): buffers are dropped until one "
-              "connects", timeout_ms), ("is the receiver running, and is "
-              "this its current TargetInfo? The sink goes on connecting; "
-              "wait-timeout=0 waits without limit"));
+      warn_expired (self, timeout_ms);
     count_dropped (self, &self->obj->counters.dropped_no_target);
     return GST_FLOW_OK;
   }
-  if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
-    st = mxlFabricsInitiatorTransferSamples (self->initiator, index, count);
-  else
-    st = mxlFabricsInitiatorTransferGrain (self->initiator, index, 0,
-        total_slices);
-  if (st == MXL_STATUS_OK)
-    gst_mxl_fabrics_sink_engine_count_transfer (self, bytes);
-  /* Without the progress thread, wake the engine thread now: it progresses
-   * the writes every busy tick while they are in flight, but only from its
-   * next wake-up on, which idle is up to one (5 ms) tick away; tcp sends
-   * what the socket did not take at posting only when progressed. With it,
-   * the post has woken the library's thread. */
-  if (!self->threaded) {
-    mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
-    if (st == MXL_STATUS_OK)
-      gst_mxl_fabrics_sink_engine_wake (self);
-  }
+  post_pending (self);
+  st = post_grain (self, index, count, bytes, total_slices);
   g_mutex_unlock (&self->obj->lock);
 
   if (st == MXL_ERR_NOT_READY) {
@@ -749,11 +852,41 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
     g_error_free (error);
     return GST_FLOW_ERROR;
   }
-  GST_OBJECT_LOCK (self);
-  self->obj->counters.grains++;
-  self->obj->counters.bytes += bytes;
-  GST_OBJECT_UNLOCK (self);
   return GST_FLOW_OK;
+}
+
+/* Posts one transfer to every connected target (engine_lock held) and
+ * counts it. */
+static mxlStatus
+post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
+    gsize bytes, guint16 total_slices)
+{
+  mxlStatus st;
+
+  if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
+    st = mxlFabricsInitiatorTransferSamples (self->initiator, index, count);
+  else
+    st = mxlFabricsInitiatorTransferGrain (self->initiator, index, 0,
+        total_slices);
+  if (st == MXL_STATUS_OK)
+    gst_mxl_fabrics_sink_engine_count_transfer (self, bytes);
+  /* Without the progress thread, wake the engine thread now: it progresses
+   * the writes every busy tick while they are in flight, but only from its
+   * next wake-up on, which at rest is up to 100 ms away; tcp sends what the
+   * socket did not take at posting only when progressed. With it, the post
+   * has woken the library's thread. */
+  if (!self->threaded) {
+    mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
+    if (st == MXL_STATUS_OK)
+      gst_mxl_fabrics_sink_engine_wake (self);
+  }
+  if (st == MXL_STATUS_OK) {
+    GST_OBJECT_LOCK (self);
+    self->obj->counters.grains++;
+    self->obj->counters.bytes += bytes;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return st;
 }
 
 /* Converts the ST 2038 @buffer into the RFC 8331 payload of a data grain
@@ -951,7 +1084,8 @@ lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
     return TRUE;
   g_mutex_lock (&self->obj->lock);
   gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);
-  if (payload_in_place (self, buffer, &offset)
+  /* without a target the grain may have to wait in the flow (transfer()) */
+  if (self->n_connected > 0 && payload_in_place (self, buffer, &offset)
       && gst_mxl_fabrics_lender_lend (&self->lender, self->initiator, index,
           buffer, offset, self->grain_size))
     *copy = FALSE;
@@ -961,6 +1095,67 @@ lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
   }
   g_mutex_unlock (&self->obj->lock);
   return ok;
+}
+
+/* Before grain @index is written: while grains are pending (transfer())
+ * and no target is connected, the ring must not come round onto the
+ * oldest. Then a live upstream (the latency query) loses this grain, not
+ * the first ones, and render returns at once (a live source does not wait
+ * for a render anyway, it skips what it could not push); a non-live one
+ * is held here as before (wait_connected(), for what is left of
+ * wait-timeout, ended by a flush or a state change but not by an EOS
+ * sent to the pipeline). Returns FALSE (and *ret) when the caller must
+ * not write the grain. */
+static gboolean
+make_room (GstMxlFabricsSink * self, guint64 index, GstFlowReturn * ret)
+{
+  guint64 oldest;
+  gint64 left;
+  gboolean expired = FALSE;
+  guint timeout_ms;
+
+  *ret = GST_FLOW_OK;
+  g_mutex_lock (&self->obj->lock);
+  if (self->pending->len == 0 || self->n_connected > 0
+      || pending_expired (self)) {
+    g_mutex_unlock (&self->obj->lock);
+    return TRUE;                /* transfer() sends or drops them */
+  }
+  oldest = g_array_index (self->pending, GstMxlFabricsSinkPending, 0).index;
+  if (index - oldest < self->flow.config.discrete.grainCount) {
+    g_mutex_unlock (&self->obj->lock);
+    return TRUE;
+  }
+  g_mutex_unlock (&self->obj->lock);
+  if (self->upstream_live < 0) {
+    /* a plain query: gst_base_sink_query_latency() may post a WARNING */
+    GstQuery *q = gst_query_new_latency ();
+    gboolean live = FALSE;
+
+    if (gst_pad_peer_query (GST_BASE_SINK_PAD (self), q)) {
+      gst_query_parse_latency (q, &live, NULL, NULL);
+      self->upstream_live = live;
+    }
+    gst_query_unref (q);
+  }
+  g_mutex_lock (&self->obj->lock);
+  if (self->upstream_live > 0) {
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
+    g_mutex_unlock (&self->obj->lock);
+    count_dropped (self, &self->obj->counters.dropped_no_target);
+    return FALSE;
+  }
+  left = self->pending_deadline - g_get_monotonic_time ();
+  timeout_ms = self->pending_deadline == 0 ? 0 : (guint) MAX (1, left / 1000);
+  *ret = wait_connected (self, timeout_ms, &expired);
+  if (*ret == GST_FLOW_OK && self->n_connected > 0)
+    post_pending (self);
+  else if (*ret == GST_FLOW_OK)
+    drop_pending (self);
+  g_mutex_unlock (&self->obj->lock);
+  if (expired)
+    warn_expired (self, self->wait_timeout);
+  return *ret == GST_FLOW_OK;
 }
 
 static GstFlowReturn
@@ -974,6 +1169,8 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
 
   GST_LOG_OBJECT (self, "grain %" G_GUINT64_FORMAT " from PTS %"
       GST_TIME_FORMAT, index, GST_TIME_ARGS (GST_BUFFER_PTS (buffer)));
+  if (!make_room (self, index, &ret))
+    return ret;
   if (!wait_slot_free (self, index)
       || !lend_or_copy (self, buffer, index, &copy)) {
     GST_WARNING_OBJECT (self, "grain %" G_GUINT64_FORMAT ": its ring slot is "
@@ -1009,7 +1206,7 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
   }
   self->have_last = TRUE;
   self->last_index = index;
-  ret = transfer (self, index, 1, self->grain_size, info.totalSlices);
+  ret = transfer (self, index, 1, self->grain_size, info.totalSlices, copy);
   if (!copy) {
     g_mutex_lock (&self->obj->lock);
     gst_mxl_fabrics_lender_posted (&self->lender, index);
@@ -1136,7 +1333,7 @@ render_samples (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
     mxlFlowWriterCommitSamples (self->flow.writer);
     self->have_last = TRUE;
     self->last_index = head;
-    ret = transfer (self, head, len, len * 4 * channels, 0);
+    ret = transfer (self, head, len, len * 4 * channels, 0, FALSE);
   }
   gst_audio_buffer_unmap (&abuf);
   return ret;
@@ -1197,6 +1394,7 @@ gst_mxl_fabrics_sink_finalize (GObject * object)
   g_free (self->flow_def);
   if (self->conns)
     g_ptr_array_unref (self->conns);
+  g_array_unref (self->pending);
   G_OBJECT_CLASS (gst_mxl_fabrics_sink_parent_class)->finalize (object);
 }
 
@@ -1234,9 +1432,13 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_WAIT_FOR_CONNECTION,
       g_param_spec_boolean ("wait-for-connection", "Wait for connection",
-          "Block rendering (never a state change) until a target is "
-          "connected, for at most wait-timeout; flushes and state changes "
-          "end the wait at once. FALSE writes buffers into the local flow "
+          "Keep buffers until a target is connected, for at most "
+          "wait-timeout: video and ANC grains wait in the local flow "
+          "(render returns, so an EOS gets through at once; they are "
+          "dropped at EOS without a target and on a flush); render blocks "
+          "(never a state change) only for audio and when a non-live "
+          "upstream fills the ring; flushes and state changes end that at "
+          "once. FALSE writes buffers into the local flow "
           "without transferring them and counts them as dropped-no-target. "
           "Default: true",
           GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION,
@@ -1245,11 +1447,12 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_WAIT_TIMEOUT,
       g_param_spec_uint ("wait-timeout", "Wait timeout",
           "With wait-for-connection: how long (ms) a render waits for a "
-          "connection before it drops its buffer with a WARNING and stops "
-          "waiting until a target has connected; it bounds how long an EOS "
-          "sent to the pipeline (gst-launch-1.0 -e, Ctrl-C) waits behind "
-          "it. 0: wait without limit (then only a flush or a state change "
-          "ends the wait). Default: 2000",
+          "connection before it drops the waiting buffers with a WARNING and "
+          "stops waiting until a target has connected; it bounds how long "
+          "an EOS sent to the pipeline (gst-launch-1.0 -e, Ctrl-C) waits "
+          "behind a render that blocks (audio, a full ring after a non-live "
+          "upstream). 0: wait without limit (then only EOS, a flush or a "
+          "state change ends the wait). Default: 2000",
           0, G_MAXUINT, GST_MXL_FABRICS_SINK_DEFAULT_WAIT_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -1325,6 +1528,7 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
   basesink_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_propose_allocation);
   basesink_class->render = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_render);
+  basesink_class->event = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_event);
   basesink_class->unlock = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_unlock);
   basesink_class->unlock_stop =
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_unlock_stop);
@@ -1343,5 +1547,6 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->zero_copy = GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY;
   self->error_on_all_failed = GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED;
   self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify) target_free);
+  self->pending = g_array_new (FALSE, FALSE, sizeof (GstMxlFabricsSinkPending));
   gst_base_sink_set_sync (GST_BASE_SINK (self), TRUE);
 }

@@ -37,6 +37,11 @@ typedef struct {
   guint64 id;
 } GstMxlFabricsSinkTarget;
 
+typedef struct {
+  guint64 index;
+  guint16 slices;
+} GstMxlFabricsSinkPending;
+
 struct _GstMxlFabricsSink {
   GstBaseSink parent;
 
@@ -78,6 +83,13 @@ struct _GstMxlFabricsSink {
   gboolean wait_expired;        /* engine_lock: a render waited wait-timeout
                                  * in vain; no more waits until a target
                                  * has connected */
+  GArray *pending;              /* engine_lock: GstMxlFabricsSinkPending of grains
+                                 * written while wait-for-connection waits,
+                                 * not sent yet (oldest first) */
+  gint64 pending_deadline;      /* engine_lock: monotonic us when the wait
+                                 * for them runs out; 0 = no limit */
+  gint upstream_live;           /* streaming: -1 not asked yet, else the
+                                 * latency query's upstream-live */
   gboolean lend;                /* zero-copy in use (set_caps, streaming) */
   GstMxlFabricsLender lender;   /* engine_lock: buffers the initiator reads */
   GThread *engine_thread;
