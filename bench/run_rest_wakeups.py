@@ -8,7 +8,8 @@ Per provider (tcp, shm on 127.0.0.1) and per build (this one, and with
 gst-launch-1.0 mxlfabricssrc ! fakesink; the sender is bench-gst-pipe
 --role send --hold: one 720p v210 frame pushed (so the sink sets up, waits
 for the connection and transfers it), then no EOS and nothing more: both
-pipelines stay PLAYING and connected. After SETTLE s the voluntary context
+pipelines stay PLAYING and connected. After SETTLE s (8: the library's
+progress thread rests after 5 s without work) the voluntary context
 switches of every thread of each process (/proc/PID/task/*/status,
 voluntary_ctxt_switches: one per sleep, so one per wake-up) are summed,
 again after WINDOW s; wakeups/s = delta / WINDOW. Threads that start or end
@@ -108,7 +109,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build-dir", default=os.path.join(here, "..", "build"))
     ap.add_argument("--baseline-build", help="another build to compare")
-    ap.add_argument("--settle", type=float, default=3.0)
+    ap.add_argument("--settle", type=float, default=8.0,
+                    help="s before the window (the progress thread rests "
+                    "after 5 s without work)")
     ap.add_argument("--window", type=float, default=10.0)
     ap.add_argument("--port", type=int, default=47810)
     args = ap.parse_args()
