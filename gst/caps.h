@@ -71,22 +71,24 @@ G_BEGIN_DECLS
 /* Caps field that marks v210 buffers carrying the MXL key plane after the fill. */
 #define GST_MXL_FABRICS_CAPS_FIELD_ALPHA "mxl-alpha"
 
-/* Fixed payload size of a video/smpte291 grain (MXL_DATA_FORMAT_GRAIN_SIZE). */
-#define GST_MXL_FABRICS_DATA_GRAIN_SIZE 4096
-
 /* Pad template caps shared by both elements (src adds mxl-alpha when needed;
- * the sink template also lists interleaved audio). Channels are limited as
- * the library's flows are (MXL_FLOW_MAX_CHANNELS), and so are rates
+ * the sink template also lists interleaved audio). Picture sizes are limited
+ * as the library's flows are (MXL_FLOW_MIN_WIDTH ... MXL_FLOW_MAX_HEIGHT),
+ * channels too (MXL_FLOW_MAX_CHANNELS), and so are rates
  * (MXL_FLOW_MIN_GRAIN_RATE_DEN, MXL_FLOW_MAX_GRAIN_RATE,
  * MXL_FLOW_MAX_SAMPLE_RATE); how low a sample rate can go depends on the
  * domain's history (the ERROR then names it). */
 #define GST_MXL_FABRICS_VIDEO_CAPS \
   "video/x-raw, format = (string) v210, " \
-  "width = (int) [ 2, 7680 ], height = (int) [ 1, 4320 ], " \
+  "width = (int) [ " G_STRINGIFY (MXL_FLOW_MIN_WIDTH) ", " \
+  G_STRINGIFY (MXL_FLOW_MAX_WIDTH) " ], height = (int) [ " \
+  G_STRINGIFY (MXL_FLOW_MIN_HEIGHT) ", " G_STRINGIFY (MXL_FLOW_MAX_HEIGHT) " ], " \
   "framerate = (fraction) [ 1/" G_STRINGIFY (MXL_FLOW_MIN_GRAIN_RATE_DEN) \
   ", " G_STRINGIFY (MXL_FLOW_MAX_GRAIN_RATE) "/1 ]; " \
   "video/x-raw(format:Interlaced), format = (string) v210, " \
-  "width = (int) [ 2, 7680 ], height = (int) [ 2, 4320 ], " \
+  "width = (int) [ " G_STRINGIFY (MXL_FLOW_MIN_WIDTH) ", " \
+  G_STRINGIFY (MXL_FLOW_MAX_WIDTH) " ], height = (int) [ 2, " \
+  G_STRINGIFY (MXL_FLOW_MAX_HEIGHT) " ], " \
   "framerate = (fraction) { 25/1, 30000/1001 }, " \
   "interlace-mode = (string) alternate"
 #define GST_MXL_FABRICS_DATA_CAPS \
@@ -105,18 +107,20 @@ G_BEGIN_DECLS
   "channels = (int) [ 1, " G_STRINGIFY (MXL_FLOW_MAX_CHANNELS) " ]; " \
   GST_MXL_FABRICS_DATA_CAPS
 
+/* The library's media types (mxlFlowExtMediaType), value for value. */
 typedef enum {
-  GST_MXL_FABRICS_MEDIA_NONE = 0,
-  GST_MXL_FABRICS_MEDIA_V210,   /* video/v210 */
-  GST_MXL_FABRICS_MEDIA_V210A,  /* video/v210a: fill + key planes */
-  GST_MXL_FABRICS_MEDIA_AUDIO,  /* audio/float32, planar */
-  GST_MXL_FABRICS_MEDIA_DATA,   /* video/smpte291 */
+  GST_MXL_FABRICS_MEDIA_NONE = MXL_FLOW_EXT_MEDIA_NONE,
+  GST_MXL_FABRICS_MEDIA_V210 = MXL_FLOW_EXT_MEDIA_V210,
+  GST_MXL_FABRICS_MEDIA_V210A = MXL_FLOW_EXT_MEDIA_V210A,   /* fill + key planes */
+  GST_MXL_FABRICS_MEDIA_AUDIO = MXL_FLOW_EXT_MEDIA_FLOAT32, /* planar */
+  GST_MXL_FABRICS_MEDIA_DATA = MXL_FLOW_EXT_MEDIA_SMPTE291,
 } GstMxlFabricsMedia;
 
+/* The library's scanning (mxlFlowExtInterlace), value for value. */
 typedef enum {
-  GST_MXL_FABRICS_SCAN_PROGRESSIVE = 0,
-  GST_MXL_FABRICS_SCAN_INTERLACED_TFF,
-  GST_MXL_FABRICS_SCAN_INTERLACED_BFF,
+  GST_MXL_FABRICS_SCAN_PROGRESSIVE = MXL_FLOW_EXT_PROGRESSIVE,
+  GST_MXL_FABRICS_SCAN_INTERLACED_TFF = MXL_FLOW_EXT_INTERLACED_TFF,
+  GST_MXL_FABRICS_SCAN_INTERLACED_BFF = MXL_FLOW_EXT_INTERLACED_BFF,
 } GstMxlFabricsScan;
 
 /**
@@ -134,6 +138,12 @@ typedef enum {
  *   "BT2020", "BT601"); from caps: their colorimetry (bt601* is BT601,
  *   bt2020* and bt2100* BT2020, any other BT709), "" when the caps have none
  *   (matches any; a flow made from it says BT709).
+ * @def: the library's summary of the flow (mxlFlowExtDefinition): its
+ *   grain geometry (grainSize, totalSlices, sliceSizes) is what the
+ *   elements map buffers by. Set by gst_mxl_fabrics_format_from_caps() and
+ *   gst_mxl_fabrics_format_from_flow_def(); zero in a format filled by
+ *   hand, which only gst_mxl_fabrics_flow_def_new() and
+ *   gst_mxl_fabrics_format_check_match() accept.
  *
  * The geometry that caps and flow definitions have in common.
  */
@@ -146,16 +156,13 @@ typedef struct {
   GstMxlFabricsScan scan;
   guint channels;
   gboolean interleaved;
-  gchar colorspace[16];
+  gchar colorspace[MXL_FLOW_EXT_COLORSPACE_SIZE];
+  mxlFlowExtDefinition def;
 } GstMxlFabricsFormat;
 
 /* ---- geometry (mxl-flows.md §2.5, §3.10) ---- */
 
-/** V(w): v210 line length in bytes, ((w + 47) / 48) * 128. */
-guint gst_mxl_fabrics_v210_stride (guint width);
-
-/** A(w): key (alpha) line length in bytes, ((w + 2) / 3) * 4. */
-guint gst_mxl_fabrics_key_stride (guint width);
+/* Line sizes: mxlFlowExtV210LineBytes(), mxlFlowExtV210aKeyLineBytes(). */
 
 /**
  * gst_mxl_fabrics_format_lines_per_grain:
@@ -227,9 +234,13 @@ GstVideoBufferFlags gst_mxl_fabrics_field_flags_for_index (const
  * @fmt: (out): the format.
  * @error: GST_STREAM_ERROR_FORMAT with a message naming the field to fix.
  *
- * Interlaced caps give the field rate as edit rate (2 * framerate). Audio
- * channel-mask is not required (gst_audio_info_from_caps() rules do not
- * apply: channel order is the flow's channel order).
+ * The caps structure is read here; the numbers (picture size, rates,
+ * interlaced rates and height, channel count) are checked by the library's
+ * rules (mxlFlowExtBuildDefinition()), the ones every flow is created by,
+ * which also give the geometry (@fmt->def). Interlaced caps give the field
+ * rate as edit rate (2 * framerate). Audio channel-mask is not required
+ * (gst_audio_info_from_caps() rules do not apply: channel order is the
+ * flow's channel order).
  *
  * Returns: TRUE on success.
  */
@@ -250,13 +261,13 @@ GstCaps *gst_mxl_fabrics_format_to_caps (const GstMxlFabricsFormat * fmt);
  * @json: NMOS flow resource JSON text.
  * @fmt: (out): the format.
  * @flow_id: (out) (optional) (transfer full): the flow's "id", lowercase.
- * @error: GST_RESOURCE_ERROR_SETTINGS saying which field is wrong.
+ * @error: GST_RESOURCE_ERROR_SETTINGS with the library's reason, naming
+ *   the field ("flow definition: frame_width: ...").
  *
- * Validates every rule of mxl-flows.md §2.1-2.3 (id UUID, format, non-empty
- * label, tags with a valid non-empty grouphint array, rates > 0 and
- * normalised, video size limits and media_type, interlace rules, audio
- * bit_depth 32 (64-bit samples are refused: not supported), integral
- * channel_count >= 1, data media_type video/smpte291).
+ * Parses with mxlFlowExtParseDefinition() (every rule of mxl-flows.md
+ * §2.1-2.3 the library creates flows by), then refuses what caps cannot
+ * carry: an audio sample_rate that is not integral, a rate that does not
+ * fit 32 bits.
  *
  * Returns: TRUE on success.
  */
@@ -271,10 +282,12 @@ gboolean gst_mxl_fabrics_format_from_flow_def (const gchar * json,
  * @group_hint: (nullable): "group:role" or "group:role:scope"; NULL gives
  *   "gst-mxl-fabrics <pid>:<Video|Audio|Data>".
  * @error: GST_RESOURCE_ERROR_SETTINGS for a bad id, label or group hint, or
- *   a format that violates §2 (e.g. interlaced at 50/1 frames, odd height).
+ *   a format that violates §2 (e.g. interlaced at 50/1 frames, odd height),
+ *   with the library's reason.
  *
- * Builds a flow definition that gst_mxl_fabrics_format_from_flow_def()
- * accepts and that gives back @fmt (audio @interleaved is not part of a flow).
+ * Builds the flow definition with mxlFlowExtBuildDefinition(), so that
+ * gst_mxl_fabrics_format_from_flow_def() accepts it and gives back @fmt
+ * (audio @interleaved is not part of a flow).
  *
  * Returns: (transfer full): compact JSON text, or NULL on error.
  */
@@ -306,8 +319,5 @@ gboolean gst_mxl_fabrics_format_check_match (const GstMxlFabricsFormat *
  */
 gboolean gst_mxl_fabrics_caps_check_flow_def (const GstCaps * caps,
     const gchar * flow_def, GError ** error);
-
-/** gst_mxl_fabrics_media_type_name: "video/v210", "audio/float32", ... */
-const gchar *gst_mxl_fabrics_media_type_name (GstMxlFabricsMedia media);
 
 G_END_DECLS

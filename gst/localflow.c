@@ -9,50 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <json-glib/json-glib.h>
-
 #include "caps.h"
-
-const gchar *
-gst_mxl_fabrics_status_name (mxlStatus status)
-{
-  switch (status) {
-    case MXL_STATUS_OK:
-      return "OK";
-    case MXL_ERR_FLOW_NOT_FOUND:
-      return "FLOW_NOT_FOUND";
-    case MXL_ERR_OUT_OF_RANGE_TOO_LATE:
-      return "OUT_OF_RANGE_TOO_LATE";
-    case MXL_ERR_OUT_OF_RANGE_TOO_EARLY:
-      return "OUT_OF_RANGE_TOO_EARLY";
-    case MXL_ERR_TIMEOUT:
-      return "TIMEOUT";
-    case MXL_ERR_INVALID_ARG:
-      return "INVALID_ARG";
-    case MXL_ERR_CONFLICT:
-      return "CONFLICT";
-    case MXL_ERR_PERMISSION_DENIED:
-      return "PERMISSION_DENIED";
-    case MXL_ERR_FLOW_INVALID:
-      return "FLOW_INVALID";
-    case MXL_ERR_INTERRUPTED:
-      return "INTERRUPTED";
-    case MXL_ERR_NO_FABRIC:
-      return "NO_FABRIC";
-    case MXL_ERR_INVALID_STATE:
-      return "INVALID_STATE";
-    case MXL_ERR_NOT_READY:
-      return "NOT_READY";
-    case MXL_ERR_NOT_FOUND:
-      return "NOT_FOUND";
-    case MXL_ERR_EXISTS:
-      return "EXISTS";
-    case MXL_ERR_UNSUPPORTED_OPERATION:
-      return "UNSUPPORTED_OPERATION";
-    default:
-      return "UNKNOWN";
-  }
-}
 
 void
 gst_mxl_fabrics_local_flow_close (GstMxlFabricsLocalFlow * flow)
@@ -273,26 +230,4 @@ gst_mxl_fabrics_interface_config (mxlFabricsInterfaceConfig * config,
       | MXL_FABRICS_IFACE_CAP_BLOCKING_OPERATIONS;
   config->address.node = node && node[0] ? node : NULL;
   config->address.service = service && service[0] ? service : NULL;
-}
-
-gchar *
-gst_mxl_fabrics_target_info_flow_def (const gchar * json)
-{
-  JsonParser *parser = json_parser_new ();
-  gchar *def = NULL;
-
-  if (json_parser_load_from_data (parser, json, -1, NULL)) {
-    JsonNode *root = json_parser_get_root (parser);
-    JsonObject *obj = root && JSON_NODE_HOLDS_OBJECT (root) ?
-        json_node_get_object (root) : NULL;
-    JsonNode *ext = obj ? json_object_get_member (obj, "ext") : NULL;
-    JsonNode *fd = ext && JSON_NODE_HOLDS_OBJECT (ext) ?
-        json_object_get_member (json_node_get_object (ext), "flowDef") : NULL;
-
-    if (fd && JSON_NODE_HOLDS_VALUE (fd)
-        && json_node_get_value_type (fd) == G_TYPE_STRING)
-      def = g_strdup (json_node_get_string (fd));
-  }
-  g_object_unref (parser);
-  return def;
 }

@@ -2,7 +2,8 @@
 /*
  * The local side shared by both elements: the MXL domain (given, or a
  * private one removed at close), the MXL and fabrics instances, the flow
- * (writer + reader on the same flow), and the choice of provider.
+ * (writer + reader on the same flow), and the choice of provider. Format
+ * and status knowledge is the library's (caps.c, mxlExtStatusName()).
  */
 #pragma once
 
@@ -88,15 +89,12 @@ gboolean gst_mxl_fabrics_pick_provider (mxlFabricsInstance fabrics,
 void gst_mxl_fabrics_interface_config (mxlFabricsInterfaceConfig * config,
     mxlFabricsProvider provider, const gchar * node, const gchar * service);
 
-/** Returns: (transfer none): a short name of an mxlStatus for messages. */
-const gchar *gst_mxl_fabrics_status_name (mxlStatus status);
-
-/**
- * gst_mxl_fabrics_target_info_flow_def:
- * @json: TargetInfo JSON.
- * Returns: (transfer full) (nullable): the target's flow definition from
- * "ext.flowDef", or NULL when the TargetInfo has none (a reference target).
- */
-gchar *gst_mxl_fabrics_target_info_flow_def (const gchar * json);
+/** Returns: (transfer none): the library's short name of an mxlStatus,
+ * for messages (mxlExtStatusName()). */
+static inline const gchar *
+gst_mxl_fabrics_status_name (mxlStatus status)
+{
+  return mxlExtStatusName (status);
+}
 
 G_END_DECLS

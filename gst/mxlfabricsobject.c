@@ -9,10 +9,10 @@
 
 #include "mxlfabricsobject.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-#include <json-glib/json-glib.h>
-
+#include <mxl/fabrics.h>
 #include <mxl/fabrics-ext.h>
 
 GST_DEBUG_CATEGORY_STATIC (mxl_fabrics_object_debug);
@@ -562,24 +562,17 @@ gst_mxl_fabrics_load_value (const gchar * value, gchar ** contents,
   return TRUE;
 }
 
-static gboolean
-is_json_object (const gchar * text, gsize len)
-{
-  JsonParser *parser = json_parser_new ();
-  gboolean ok = json_parser_load_from_data (parser, text, (gssize) len, NULL)
-      && json_parser_get_root (parser)
-      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser));
-
-  g_object_unref (parser);
-  return ok;
-}
-
 gboolean
 gst_mxl_fabrics_target_info_resolve (const gchar * value,
     GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
     GError ** error)
 {
+  mxlFabricsTargetInfo info = NULL;
+  char *reason = NULL;
   const gchar *p;
+  gboolean file;
+  size_t size = 0;
+  mxlStatus st;
 
   *json = NULL;
   if (path)
@@ -590,70 +583,46 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
         "the src writes (target-info-file)");
     return FALSE;
   }
-  if (value[0] == '@') {
-    GError *file_error = NULL;
-
-    if (source)
-      *source = GST_MXL_FABRICS_TARGET_INFO_FILE;
-    if (path)
-      *path = g_strdup (value + 1);
-    if (!g_file_get_contents (value + 1, json, NULL, &file_error)) {
-      if (g_error_matches (file_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
-        g_error_free (file_error);
-        return TRUE;            /* not written yet: wait for it */
-      }
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
-          "cannot read TargetInfo file \"%s\": %s", value + 1,
-          file_error->message);
-      g_error_free (file_error);
-      if (path)
-        g_clear_pointer (path, g_free);
-      return FALSE;
-    }
-    if (!is_json_object (*json, strlen (*json))) {
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "TargetInfo file \"%s\" does not hold a JSON object", value + 1);
-      g_clear_pointer (json, g_free);
-      if (path)
-        g_clear_pointer (path, g_free);
-      return FALSE;
-    }
-    return TRUE;
-  }
-
   for (p = value; g_ascii_isspace (*p); p++);
-  if (*p == '{') {
-    if (!is_json_object (value, strlen (value))) {
+  file = *p == '@';
+  if (source)
+    *source = file ? GST_MXL_FABRICS_TARGET_INFO_FILE : *p == '{' ?
+        GST_MXL_FABRICS_TARGET_INFO_JSON : GST_MXL_FABRICS_TARGET_INFO_BASE64;
+
+  /* The library's resolver: bounded file read, strict base64, the
+   * document checked (mxlFabricsExtTargetInfoFromUserString()). */
+  st = mxlFabricsExtTargetInfoFromUserString (value, &info, &reason);
+  if (st == MXL_ERR_NOT_FOUND && file) {
+    free (reason);
+    if (path)
+      *path = g_strdup (p + 1);
+    return TRUE;                /* not written yet: wait for it */
+  }
+  if (st != MXL_STATUS_OK) {
+    if (st == MXL_ERR_INVALID_ARG)
       g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-          "TargetInfo looks like JSON but does not parse as a JSON object");
-      return FALSE;
-    }
-    if (source)
-      *source = GST_MXL_FABRICS_TARGET_INFO_JSON;
-    *json = g_strdup (value);
-    return TRUE;
+          "malformed TargetInfo (%s): give the src's target-info or @ its "
+          "target-info-file", reason ? reason : "not a TargetInfo");
+    else
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+          "%s", reason ? reason : "cannot read the TargetInfo file");
+    free (reason);
+    return FALSE;
   }
-
-  /* base64: only the base64 alphabet and padding, decoding to an object. */
-  for (p = value; *p; p++) {
-    if (!g_ascii_isalnum (*p) && *p != '+' && *p != '/' && *p != '='
-        && !g_ascii_isspace (*p))
-      break;
+  /* The document as the library writes it: one text per target, whatever
+   * form it was given in. */
+  if (mxlFabricsTargetInfoToString (info, NULL, &size) == MXL_STATUS_OK) {
+    *json = g_malloc (size);
+    if (mxlFabricsTargetInfoToString (info, *json, &size) != MXL_STATUS_OK)
+      g_clear_pointer (json, g_free);
   }
-  if (*p == '\0') {
-    gsize len = 0;
-    guchar *raw = g_base64_decode (value, &len);
-
-    if (raw && len > 0 && is_json_object ((const gchar *) raw, len)) {
-      if (source)
-        *source = GST_MXL_FABRICS_TARGET_INFO_BASE64;
-      *json = g_strndup ((const gchar *) raw, len);
-      g_free (raw);
-      return TRUE;
-    }
-    g_free (raw);
+  mxlFabricsFreeTargetInfo (info);
+  if (*json == NULL) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "TargetInfo cannot be written back as JSON");
+    return FALSE;
   }
-  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-      "TargetInfo is neither a JSON object, nor base64 of one, nor @path");
-  return FALSE;
+  if (path && file)
+    *path = g_strdup (p + 1);
+  return TRUE;
 }

@@ -17,19 +17,22 @@
  * a connection, as shmsink and srtsink do (`wait-for-connection`, default
  * true): a buffer is written into the local flow and waits there until a
  * target is connected, for at most `wait-timeout` (default 2 s). Video and
- * ANC grains wait in the flow, not in render: render returns at once, so
+ * ANC grains and audio sample batches wait in the flow, not in render:
+ * render returns at once, so
  * that an EOS sent to the pipeline (gst-launch-1.0 -e and Ctrl-C;
  * GstBin hands it to the source, which can push it only from the thread
- * in render) reaches the sink at once. The waiting grains go out first,
- * in order, once a target connects; at EOS without a target, on a flush
- * and when `wait-timeout` runs out they are dropped (`dropped-no-target`).
- * Only when the ring would come round onto the oldest waiting grain does
- * render hold: after a non-live upstream (a file, a test source not
- * `is-live`), so that nothing is lost, with a live upstream never (that
- * grain is dropped instead; a live source does not wait for render). A
- * render that holds, and an audio render (which waits in render), end at
- * once on a flush or a state change, but an EOS sent to the pipeline waits
- * behind it for at most `wait-timeout`. When the wait runs out the waiting
+ * in render) reaches the sink at once. The waiting grains and batches go
+ * out first, in order, once a target connects (a batch as the same
+ * samples it was written as); at EOS without a target, on a flush and
+ * when `wait-timeout` runs out they are dropped (`dropped-no-target`, one
+ * per grain or batch). Only when the ring (the grain count, or the audio
+ * flow's samples per channel) would come round onto the oldest waiting
+ * grain or batch does render hold: after a non-live upstream (a file, a
+ * test source not `is-live`), so that nothing is lost, with a live
+ * upstream never (that grain or batch is dropped instead; a live source
+ * does not wait for render). A render that holds ends at once on a flush
+ * or a state change, but an EOS sent to the pipeline waits behind it for
+ * at most `wait-timeout`. When the wait runs out the waiting
  * buffers are dropped with a WARNING and renders stop
  * waiting until a target has connected. With `wait-for-connection=false`
  * buffers without a connected target are written into the local flow, not
@@ -560,6 +563,7 @@ gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
 
   g_mutex_lock (&self->obj->lock);
   self->format = fmt;
+  self->media = gst_mxl_fabrics_media_ops (fmt.media);
   g_mutex_unlock (&self->obj->lock);
   g_free (self->flow_def);
   self->flow_def = flow_def;
@@ -590,8 +594,8 @@ gst_mxl_fabrics_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
   return TRUE;
 }
 
-/* Grains still pending (transfer()) at EOS go out when a target is
- * connected by then and are dropped otherwise: EOS does not wait for a
+/* Grains and sample batches still pending (transfer()) at EOS go out
+ * when a target is connected by then and are dropped otherwise: EOS does not wait for a
  * connection. A flush drops them. */
 static gboolean
 gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
@@ -634,43 +638,75 @@ count_dropped (GstMxlFabricsSink * self, guint64 * cause)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* Index of the first grain/sample of @buffer: from its running time through
- * TAI (timing.h; video follows the stream's phase with
- * gst_mxl_fabrics_follow_grain_index), or, for a buffer without timestamp,
- * the one after the last (the current TAI index for the first). Indices
- * never go backwards: a buffer that maps to an index already written gets
- * the next one. */
-static guint64
-buffer_index (GstMxlFabricsSink * self, GstBuffer * buffer)
+gboolean
+gst_mxl_fabrics_sink_buffer_time (GstMxlFabricsSink * self, GstBuffer * buffer,
+    GstClockTime * rt, gint64 * offset, GstClockTime * base)
 {
   GstBaseSink *sink = GST_BASE_SINK (self);
   GstClockTime pts = GST_BUFFER_PTS (buffer);
+
+  if (!GST_CLOCK_TIME_IS_VALID (pts) || sink->segment.format != GST_FORMAT_TIME)
+    return FALSE;
+  *rt = gst_segment_to_running_time (&sink->segment, GST_FORMAT_TIME, pts);
+  *base = gst_element_get_base_time (GST_ELEMENT (self));
+  *offset = 0;
+  gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, offset);
+  return TRUE;
+}
+
+void
+gst_mxl_fabrics_sink_take_index (GstMxlFabricsSink * self, guint64 last)
+{
+  self->have_last = TRUE;
+  self->last_index = last;
+}
+
+/* Index of the grain of @buffer: from its running time through TAI (timing.h),
+ * following the stream's phase (gst_mxl_fabrics_follow_grain_index), or,
+ * for a buffer without timestamp, the one after the last (the current TAI
+ * index for the first). Indices never go backwards: a buffer that maps to
+ * an index already given gets the next one. The buffer takes its index
+ * here (gst_mxl_fabrics_sink_take_index()), before anything can drop it. */
+guint64
+gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
+{
   gint n = self->format.rate_n, d = self->format.rate_d;
-  guint64 index = G_MAXUINT64;
+  GstVideoBufferFlags field;
+  GstClockTime rt, base;
+  gint64 offset;
+  guint64 tai, index = G_MAXUINT64;
 
-  if (GST_CLOCK_TIME_IS_VALID (pts) && sink->segment.format == GST_FORMAT_TIME) {
-    GstClockTime rt = gst_segment_to_running_time (&sink->segment,
-        GST_FORMAT_TIME, pts);
-    gint64 offset = 0;
-
-    GstClockTime base = gst_element_get_base_time (GST_ELEMENT (self));
-    guint64 tai;
-
-    gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing,
-        &offset);
-    if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
-      index = gst_mxl_fabrics_timing_pts_to_index (rt, n, d, offset, base);
-    else if (gst_mxl_fabrics_timing_running_time_to_tai (rt, offset, base,
-            &tai))
+  if (gst_mxl_fabrics_sink_buffer_time (self, buffer, &rt, &offset, &base)) {
+    if (gst_mxl_fabrics_timing_running_time_to_tai (rt, offset, base, &tai))
       index = gst_mxl_fabrics_follow_grain_index (tai, n, d, self->have_last,
           self->last_index, &self->index_phase);
   } else if (self->have_last) {
-    index = self->last_index + (self->format.media ==
-        GST_MXL_FABRICS_MEDIA_AUDIO ? 0 : 1);
+    index = self->last_index + 1;
   } else {
     mxlRational rate = { n, d };
     index = mxlGetCurrentIndex (&rate);
   }
+  if (index == G_MAXUINT64)
+    return index;
+  field = GST_BUFFER_FLAGS (buffer) &
+      (GST_VIDEO_BUFFER_FLAG_TOP_FIELD | GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD);
+  if (self->format.scan == GST_MXL_FABRICS_SCAN_PROGRESSIVE
+      || (field != GST_VIDEO_BUFFER_FLAG_TOP_FIELD
+          && field != GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD))
+    field = 0;
+  /* A field goes to a grain of its parity (caps.h: an even index is the
+   * first field in time): when the rounding of its time gave the other
+   * parity, it belongs with the field before it. */
+  if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
+          index) != field)
+    index = index > 0 ? index - 1 : index + 1;
+  if (self->have_last && index <= self->last_index) {
+    index = self->last_index + 1;
+    if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
+            index) != field)
+      index++;
+  }
+  gst_mxl_fabrics_sink_take_index (self, index);
   return index;
 }
 
@@ -682,9 +718,9 @@ buffer_index (GstMxlFabricsSink * self, GstBuffer * buffer)
  * FLUSHING. An EOS cannot end the wait: GstBin gives an EOS sent to the
  * pipeline to the source, and basesrc queues it (gstbasesrc.c
  * send_event: it takes the stream lock this render's thread holds) and
- * pushes it after render returns; that is why video and ANC grains wait
- * in the flow instead (transfer(), make_room()) and only a full ring or
- * audio gets here. The wait is bounded by wait-timeout; once that ran
+ * pushes it after render returns; that is why grains and sample batches
+ * wait in the flow instead (transfer(), gst_mxl_fabrics_sink_make_room())
+ * and only a full ring gets here. The wait is bounded by wait-timeout; once that ran
  * out, renders do not wait again until a target has connected (*expired
  * is set once, for the WARNING). */
 static GstFlowReturn
@@ -720,8 +756,9 @@ wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
   return GST_FLOW_OK;
 }
 
-/* Drops the pending grains (engine_lock held): each counted as
- * dropped-no-target, as a render that found no target counts its own. */
+/* Drops the pending grains or sample batches (engine_lock held): each
+ * counted as dropped-no-target, as a render that found no target counts
+ * its own. */
 static void
 drop_pending (GstMxlFabricsSink * self)
 {
@@ -738,8 +775,9 @@ drop_pending (GstMxlFabricsSink * self)
 static mxlStatus post_grain (GstMxlFabricsSink * self, guint64 index,
     gsize count, gsize bytes, guint16 total_slices);
 
-/* Sends the pending grains, oldest first, now that a target is connected
- * (engine_lock held); their ring slots still hold them (make_room()). */
+/* Sends the pending grains or sample batches, oldest first, now that a
+ * target is connected (engine_lock held); the ring still holds them
+ * (gst_mxl_fabrics_sink_make_room()). */
 static void
 post_pending (GstMxlFabricsSink * self)
 {
@@ -748,7 +786,7 @@ post_pending (GstMxlFabricsSink * self)
   for (i = 0; i < self->pending->len; i++) {
     GstMxlFabricsSinkPending *p =
         &g_array_index (self->pending, GstMxlFabricsSinkPending, i);
-    if (post_grain (self, p->index, 1, self->grain_size, p->slices) !=
+    if (post_grain (self, p->index, p->count, p->bytes, p->slices) !=
         MXL_STATUS_OK) {
       gst_mxl_fabrics_sink_engine_count_dropped (self);
       count_dropped (self, &self->obj->counters.dropped_no_target);
@@ -781,19 +819,21 @@ warn_expired (GstMxlFabricsSink * self, guint timeout_ms)
           "wait-timeout=0 waits without limit"));
 }
 
-/* Posts the transfer of the committed grain @index (or sample batch) to
- * every connected target; with none, waits (wait-for-connection) or counts
- * the grain as dropped. A grain of a video or ANC flow that the flow
- * holds (@defer: it was copied there, not lent) does not wait here: it is
- * kept pending and render returns at once, so that an EOS the application
- * sends to the pipeline, which the source can only push once render
- * returned, gets through at once (make_room() tells how far). Pending
- * grains go out, oldest first, before the first grain rendered once a
- * target is connected, or at EOS; they are dropped at EOS without a
- * target, on a flush, and once wait-timeout ran out. */
-static GstFlowReturn
-transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
-    guint16 total_slices, gboolean defer)
+/* Posts the transfer of the committed grain @index (or sample batch of
+ * @count samples ending before head @index) to every connected target;
+ * with none, waits (wait-for-connection) or counts the grain or batch as
+ * dropped. A grain or batch the flow holds (@defer: it was copied there,
+ * not lent; every audio batch) does not wait here: it is kept pending and
+ * render returns at once, so that an EOS the application sends to the
+ * pipeline, which the source can only push once render returned, gets
+ * through at once (gst_mxl_fabrics_sink_make_room() tells how far).
+ * Pending grains and batches go out, oldest first, before the first one
+ * rendered once a target is connected, or at EOS; they are dropped (one
+ * dropped-no-target each) at EOS without a target, on a flush, and once
+ * wait-timeout ran out. */
+GstFlowReturn
+gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
+    gsize count, gsize bytes, guint16 total_slices, gboolean defer)
 {
   gboolean wait, expired = FALSE;
   guint timeout_ms;
@@ -808,7 +848,7 @@ transfer (GstMxlFabricsSink * self, guint64 index, gsize count, gsize bytes,
   if (wait && pending_expired (self))
     expired = TRUE;
   else if (wait && defer && self->n_connected == 0 && !self->wait_expired) {
-    GstMxlFabricsSinkPending p = { index, total_slices };
+    GstMxlFabricsSinkPending p = { index, count, bytes, total_slices };
 
     if (self->pending->len == 0)
       self->pending_deadline = timeout_ms == 0 ? 0 :
@@ -863,11 +903,7 @@ post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
 {
   mxlStatus st;
 
-  if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
-    st = mxlFabricsInitiatorTransferSamples (self->initiator, index, count);
-  else
-    st = mxlFabricsInitiatorTransferGrain (self->initiator, index, 0,
-        total_slices);
+  st = self->media->post (self->initiator, index, count, total_slices);
   if (st == MXL_STATUS_OK)
     gst_mxl_fabrics_sink_engine_count_transfer (self, bytes);
   /* Without the progress thread, wake the engine thread now: it progresses
@@ -887,114 +923,6 @@ post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
     GST_OBJECT_UNLOCK (self);
   }
   return st;
-}
-
-/* Converts the ST 2038 @buffer into the RFC 8331 payload of a data grain
- * (mxl-flows.md §3.10) with the library (mxlAncGrainFromSt2038(),
- * docs/anc-data.md), zeros after it. Packets that cannot be carried are
- * dropped and counted (anc-packets-dropped); a buffer too large for one
- * grain is never cut: its grain is written empty (ANC_Count 0). */
-static gboolean
-fill_anc_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
-    guint8 * payload)
-{
-  mxlAncStats stats;
-  GstMapInfo map;
-  gsize size = 0;
-  guint64 dropped;
-  mxlStatus st;
-
-  if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
-    return FALSE;
-  st = mxlAncGrainFromSt2038 (map.data, map.size, payload,
-      GST_MXL_FABRICS_DATA_GRAIN_SIZE, &size, &stats);
-  gst_buffer_unmap (buffer, &map);
-  dropped = (guint64) stats.badParity + stats.badChecksum + stats.malformed;
-  if (st == MXL_ERR_STRLEN) {
-    gchar *what = g_strdup_printf ("an ST 2038 buffer of %u ANC packets "
-        "needs %" G_GSIZE_FORMAT " bytes as RFC 8331, a video/smpte291 grain "
-        "holds %d bytes and %d packets: its packets are dropped, the grain "
-        "is written empty", stats.packets, size,
-        GST_MXL_FABRICS_DATA_GRAIN_SIZE, MXL_ANC_MAX_PACKETS);
-    gst_mxl_fabrics_object_count_anc_dropped (self->obj,
-        dropped + stats.packets, what);
-    g_free (what);
-    dropped = 0;
-    st = mxlAncGrainFromSt2038 (NULL, 0, payload,
-        GST_MXL_FABRICS_DATA_GRAIN_SIZE, &size, NULL);
-  }
-  if (st != MXL_STATUS_OK) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, ("cannot convert ANC data"),
-        ("mxlAncGrainFromSt2038: %s", gst_mxl_fabrics_status_name (st)));
-    return FALSE;
-  }
-  if (dropped > 0) {
-    gchar *what = g_strdup_printf ("%" G_GUINT64_FORMAT " ANC packets of an "
-        "ST 2038 buffer dropped (%u bad parity, %u bad checksum, %u cut "
-        "short or malformed), %u kept", dropped, stats.badParity,
-        stats.badChecksum, stats.malformed, stats.packets);
-    gst_mxl_fabrics_object_count_anc_dropped (self->obj, dropped, what);
-    g_free (what);
-  }
-  memset (payload + size, 0, GST_MXL_FABRICS_DATA_GRAIN_SIZE - size);
-  return TRUE;
-}
-
-/* Copies @buffer into @payload (grain_size bytes): v210 lines re-strided
- * from a GstVideoMeta, the v210a key plane after the fill; data grains are
- * converted (fill_anc_grain()). */
-static gboolean
-fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint8 * payload)
-{
-  gsize size = gst_buffer_get_size (buffer);
-
-  if (self->format.media == GST_MXL_FABRICS_MEDIA_DATA) {
-    return fill_anc_grain (self, buffer, payload);
-  } else {
-    GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
-    guint lines = gst_mxl_fabrics_format_lines_per_grain (&self->format);
-    gsize v = gst_mxl_fabrics_v210_stride (self->format.width);
-    gsize a = gst_mxl_fabrics_key_stride (self->format.width);
-    gsize offset = meta ? meta->offset[0] : 0;
-    gsize stride = meta ? (gsize) meta->stride[0] : v;
-    gsize need = offset + stride * (lines - 1) + v;
-    gsize key_offset = offset + stride * lines;
-    gboolean alpha = self->format.media == GST_MXL_FABRICS_MEDIA_V210A;
-    GstMapInfo map;
-    guint l;
-
-    if (meta && (meta->stride[0] <= 0 || offset > size)) {
-      /* a cast to gsize would wrap the checks below around */
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot use the video "
-              "buffer: its GstVideoMeta has stride %d and offset %"
-              G_GSIZE_FORMAT " for a buffer of %" G_GSIZE_FORMAT " bytes",
-              meta->stride[0], offset, size), (NULL));
-      return FALSE;
-    }
-    if (alpha)
-      need = key_offset + a * lines;
-    if (stride < v || size < need) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("buffer too small for the "
-              "caps"), ("%s buffer of %" G_GSIZE_FORMAT " bytes (stride %"
-              G_GSIZE_FORMAT ") needs %" G_GSIZE_FORMAT " bytes%s", alpha ?
-              "v210a" : "v210", size, stride, need, alpha ? ": a v210a "
-              "buffer holds the key plane after the fill; an element that "
-              "re-created it as plain v210 lost the key" : ""));
-      return FALSE;
-    }
-    if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
-      return FALSE;
-    if (stride == v) {
-      memcpy (payload, map.data + offset, v * lines);
-    } else {
-      for (l = 0; l < lines; l++)
-        memcpy (payload + l * v, map.data + offset + l * stride, v);
-    }
-    if (alpha)
-      memcpy (payload + v * lines, map.data + key_offset, a * lines);
-    gst_buffer_unmap (buffer, &map);
-    return TRUE;
-  }
 }
 
 /* Whether the ring slot of grain @index is still read by a transfer
@@ -1062,7 +990,7 @@ payload_in_place (GstMxlFabricsSink * self, GstBuffer * buffer,
   meta = gst_buffer_get_video_meta (buffer);
   *offset = meta ? meta->offset[0] : 0;
   if (meta && (gsize) meta->stride[0] !=
-      gst_mxl_fabrics_v210_stride (self->format.width))
+      mxlFlowExtV210LineBytes (self->format.width))
     return FALSE;
   return gst_buffer_get_size (buffer) >= *offset
       && gst_buffer_get_size (buffer) - *offset >= self->grain_size;
@@ -1097,19 +1025,23 @@ lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
   return ok;
 }
 
-/* Before grain @index is written: while grains are pending (transfer())
- * and no target is connected, the ring must not come round onto the
- * oldest. Then a live upstream (the latency query) loses this grain, not
- * the first ones, and render returns at once (a live source does not wait
- * for a render anyway, it skips what it could not push); a non-live one
- * is held here as before (wait_connected(), for what is left of
- * wait-timeout, ended by a flush or a state change but not by an EOS
+/* Before grain @index (or the batch of @count samples before head
+ * @index: audio) is written: while grains or batches are pending
+ * (transfer()) and no target is connected, the ring (grainCount grains, or
+ * the continuous flow's bufferLength samples) must not come round onto the
+ * oldest. Then a live upstream (the latency query) loses this grain or
+ * batch, not the first ones, and render returns at once (a live source
+ * does not wait for a render anyway, it skips what it could not push); a
+ * non-live one is held here as before (wait_connected(), for what is left
+ * of wait-timeout, ended by a flush or a state change but not by an EOS
  * sent to the pipeline). Returns FALSE (and *ret) when the caller must
- * not write the grain. */
-static gboolean
-make_room (GstMxlFabricsSink * self, guint64 index, GstFlowReturn * ret)
+ * not write it. */
+gboolean
+gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
+    gsize count, GstFlowReturn * ret)
 {
-  guint64 oldest;
+  const GstMxlFabricsSinkPending *oldest;
+  guint64 start, end, ring;
   gint64 left;
   gboolean expired = FALSE;
   guint timeout_ms;
@@ -1121,8 +1053,17 @@ make_room (GstMxlFabricsSink * self, guint64 index, GstFlowReturn * ret)
     g_mutex_unlock (&self->obj->lock);
     return TRUE;                /* transfer() sends or drops them */
   }
-  oldest = g_array_index (self->pending, GstMxlFabricsSinkPending, 0).index;
-  if (index - oldest < self->flow.config.discrete.grainCount) {
+  oldest = &g_array_index (self->pending, GstMxlFabricsSinkPending, 0);
+  if (mxlIsContinuousDataFormat (self->flow.config.common.format)) {
+    start = oldest->index - oldest->count;      /* samples, heads */
+    end = index;
+    ring = self->flow.config.continuous.bufferLength;
+  } else {
+    start = oldest->index;
+    end = index + count;
+    ring = self->flow.config.discrete.grainCount;
+  }
+  if (end - start <= ring) {
     g_mutex_unlock (&self->obj->lock);
     return TRUE;
   }
@@ -1158,8 +1099,9 @@ make_room (GstMxlFabricsSink * self, guint64 index, GstFlowReturn * ret)
   return *ret == GST_FLOW_OK;
 }
 
-static GstFlowReturn
-render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
+GstFlowReturn
+gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
+    guint64 index)
 {
   mxlGrainInfo info;
   uint8_t *payload = NULL;
@@ -1169,7 +1111,7 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
 
   GST_LOG_OBJECT (self, "grain %" G_GUINT64_FORMAT " from PTS %"
       GST_TIME_FORMAT, index, GST_TIME_ARGS (GST_BUFFER_PTS (buffer)));
-  if (!make_room (self, index, &ret))
+  if (!gst_mxl_fabrics_sink_make_room (self, index, 1, &ret))
     return ret;
   if (!wait_slot_free (self, index)
       || !lend_or_copy (self, buffer, index, &copy)) {
@@ -1191,7 +1133,7 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
   }
   /* A lent buffer is sent from its own memory: the private flow keeps only
    * the grain header (what local readers would see is not this grain). */
-  if (copy && !fill_grain (self, buffer, payload)) {
+  if (copy && !self->media->fill_grain (self, buffer, payload)) {
     mxlFlowWriterCancelGrain (self->flow.writer);
     return GST_FLOW_ERROR;
   }
@@ -1204,9 +1146,8 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
             gst_mxl_fabrics_status_name (st)));
     return GST_FLOW_ERROR;
   }
-  self->have_last = TRUE;
-  self->last_index = index;
-  ret = transfer (self, index, 1, self->grain_size, info.totalSlices, copy);
+  ret = gst_mxl_fabrics_sink_transfer (self, index, 1, self->grain_size,
+      info.totalSlices, copy);
   if (!copy) {
     g_mutex_lock (&self->obj->lock);
     gst_mxl_fabrics_lender_posted (&self->lender, index);
@@ -1218,132 +1159,10 @@ render_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
   return ret;
 }
 
-/* Checks @buffer against the caps before gst_audio_buffer_map(), whose
- * preconditions (a GstAudioMeta on non-interleaved buffers, of the caps'
- * layout, describing no more samples than the buffer holds) end in a
- * g_return_val_if_fail CRITICAL, and which takes a meta's channel count over
- * the caps'. Fills @ainfo with what to map with: the meta's info when there
- * is one (channel positions may differ from ours, harmlessly), else the
- * caps'. Returns: NULL, or why the buffer cannot be used. */
-static gchar *
-check_audio_buffer (GstMxlFabricsSink * self, GstBuffer * buffer,
-    GstAudioInfo * ainfo)
-{
-  GstAudioLayout layout = self->format.interleaved ?
-      GST_AUDIO_LAYOUT_INTERLEAVED : GST_AUDIO_LAYOUT_NON_INTERLEAVED;
-  GstAudioMeta *meta = gst_buffer_get_audio_meta (buffer);
-
-  gst_audio_info_set_format (ainfo, GST_AUDIO_FORMAT_F32LE,
-      self->format.rate_n, self->format.channels, NULL);
-  ainfo->layout = layout;
-  if (meta == NULL && layout == GST_AUDIO_LAYOUT_NON_INTERLEAVED)
-    return g_strdup ("a layout=non-interleaved buffer without GstAudioMeta: "
-        "the meta gives each channel's offset (add it with "
-        "gst_buffer_add_audio_meta)");
-  if (meta == NULL)
-    return gst_buffer_get_size (buffer) % GST_AUDIO_INFO_BPF (ainfo) == 0 ?
-        NULL : g_strdup_printf ("its %" G_GSIZE_FORMAT " bytes are no whole "
-        "number of %u-channel F32LE samples", gst_buffer_get_size (buffer),
-        self->format.channels);
-  if (meta->info.layout != layout)
-    return g_strdup_printf ("its GstAudioMeta is %s, the caps say "
-        "layout=%s", meta->info.layout == GST_AUDIO_LAYOUT_INTERLEAVED ?
-        "interleaved" : "non-interleaved", self->format.interleaved ?
-        "interleaved" : "non-interleaved");
-  if (GST_AUDIO_INFO_FORMAT (&meta->info) != GST_AUDIO_FORMAT_F32LE
-      || GST_AUDIO_INFO_CHANNELS (&meta->info) != (gint) self->format.channels)
-    return g_strdup_printf ("its GstAudioMeta describes %d channels of %s, "
-        "the caps %u channels of F32LE", GST_AUDIO_INFO_CHANNELS (&meta->info),
-        gst_audio_format_to_string (GST_AUDIO_INFO_FORMAT (&meta->info)),
-        self->format.channels);
-  if (meta->samples > gst_buffer_get_size (buffer) /
-      GST_AUDIO_INFO_BPF (&meta->info))
-    return g_strdup_printf ("its GstAudioMeta describes %" G_GSIZE_FORMAT
-        " samples, the buffer of %" G_GSIZE_FORMAT " bytes holds %"
-        G_GSIZE_FORMAT, meta->samples, gst_buffer_get_size (buffer),
-        gst_buffer_get_size (buffer) / GST_AUDIO_INFO_BPF (&meta->info));
-  *ainfo = meta->info;
-  return NULL;
-}
-
-/* Writes the samples of @buffer from sample @first on, in batches of at
- * most the flow's write limit, de-interleaving interleaved input and
- * honouring GstAudioMeta offsets (gst_audio_buffer_map). */
-static GstFlowReturn
-render_samples (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
-{
-  GstAudioInfo ainfo;
-  GstAudioBuffer abuf;
-  guint channels = self->format.channels, c;
-  size_t max_write = 0;
-  gsize done, n;
-  GstFlowReturn ret = GST_FLOW_OK;
-  gchar *why = check_audio_buffer (self, buffer, &ainfo);
-
-  if (why != NULL) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot use the audio buffer: "
-            "%s", why), (NULL));
-    g_free (why);
-    return GST_FLOW_ERROR;
-  }
-  if (!gst_audio_buffer_map (&abuf, &ainfo, buffer, GST_MAP_READ)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot map the audio buffer"),
-        ("its size or GstAudioMeta does not fit the caps"));
-    return GST_FLOW_ERROR;
-  }
-  mxlFlowWriterGetMaxWriteLengthSamples (self->flow.writer, &max_write);
-  n = abuf.n_samples;
-  if (self->have_last && first != self->last_index
-      && (first > self->last_index ? first - self->last_index :
-          self->last_index - first) < MAX (n / 2, 1))
-    first = self->last_index;   /* jitter of the timestamps: stay contiguous */
-  for (done = 0; done < n && ret == GST_FLOW_OK; done += max_write) {
-    gsize len = MIN (n - done, MAX (max_write, 1));
-    guint64 head = first + done + len;
-    mxlMutableWrappedMultiBufferSlice slices;
-    mxlStatus st;
-
-    st = mxlFlowWriterOpenSamples (self->flow.writer, head, len, &slices);
-    if (st != MXL_STATUS_OK) {
-      GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local "
-              "flow"), ("mxlFlowWriterOpenSamples(%" G_GUINT64_FORMAT ", %"
-              G_GSIZE_FORMAT "): %s", head, len,
-              gst_mxl_fabrics_status_name (st)));
-      ret = GST_FLOW_ERROR;
-      break;
-    }
-    for (c = 0; c < channels; c++) {
-      gsize f0 = slices.base.fragments[0].size / 4, k;
-      gfloat *d0 = (gfloat *) ((guint8 *) slices.base.fragments[0].pointer +
-          c * slices.stride);
-      gfloat *d1 = (gfloat *) ((guint8 *) slices.base.fragments[1].pointer +
-          c * slices.stride);
-
-      if (!self->format.interleaved) {
-        const gfloat *src = (const gfloat *) abuf.planes[c] + done;
-        memcpy (d0, src, f0 * 4);
-        memcpy (d1, src + f0, (len - f0) * 4);
-      } else {
-        const gfloat *src = (const gfloat *) abuf.planes[0] +
-            done * channels + c;
-        for (k = 0; k < len; k++)
-          *(k < f0 ? &d0[k] : &d1[k - f0]) = src[k * channels];
-      }
-    }
-    mxlFlowWriterCommitSamples (self->flow.writer);
-    self->have_last = TRUE;
-    self->last_index = head;
-    ret = transfer (self, head, len, len * 4 * channels, 0, FALSE);
-  }
-  gst_audio_buffer_unmap (&abuf);
-  return ret;
-}
-
 static GstFlowReturn
 gst_mxl_fabrics_sink_render (GstBaseSink * sink, GstBuffer * buffer)
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
-  GstVideoBufferFlags field;
   guint64 index;
 
   if (!self->have_format || self->flow.writer == NULL) {
@@ -1351,7 +1170,7 @@ gst_mxl_fabrics_sink_render (GstBaseSink * sink, GstBuffer * buffer)
         ("buffer before caps"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
-  index = buffer_index (self, buffer);
+  index = self->media->index (self, buffer);
   if (index == G_MAXUINT64) {
     count_dropped (self, &self->obj->counters.dropped_early);
     return GST_FLOW_OK;
@@ -1359,27 +1178,7 @@ gst_mxl_fabrics_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   GST_OBJECT_LOCK (self);
   self->obj->counters.buffers++;
   GST_OBJECT_UNLOCK (self);
-  if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO)
-    return render_samples (self, buffer, index);
-  field = GST_BUFFER_FLAGS (buffer) &
-      (GST_VIDEO_BUFFER_FLAG_TOP_FIELD | GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD);
-  if (self->format.scan == GST_MXL_FABRICS_SCAN_PROGRESSIVE
-      || (field != GST_VIDEO_BUFFER_FLAG_TOP_FIELD
-          && field != GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD))
-    field = 0;
-  /* A field goes to a grain of its parity (caps.h: an even index is the
-   * first field in time): when the rounding of its time gave the other
-   * parity, it belongs with the field before it. */
-  if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
-          index) != field)
-    index = index > 0 ? index - 1 : index + 1;
-  if (self->have_last && index <= self->last_index) {
-    index = self->last_index + 1;
-    if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
-            index) != field)
-      index++;
-  }
-  return render_grain (self, buffer, index);
+  return self->media->write (self, buffer, index);
 }
 
 static void

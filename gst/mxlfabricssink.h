@@ -8,6 +8,7 @@
 
 #include "caps.h"
 #include "localflow.h"
+#include "media.h"
 #include "mxlfabricsobject.h"
 #include "sinklend.h"
 #include "timing.h"
@@ -38,7 +39,9 @@ typedef struct {
 } GstMxlFabricsSinkTarget;
 
 typedef struct {
-  guint64 index;
+  guint64 index;                /* grain index, or sample head (audio) */
+  gsize count;                  /* 1 grain, or the batch's samples */
+  gsize bytes;
   guint16 slices;
 } GstMxlFabricsSinkPending;
 
@@ -62,12 +65,13 @@ struct _GstMxlFabricsSink {
   gboolean caps_failed;         /* set_caps posted its ERROR: the caps event
                                  * re-sent with each buffer fails silently */
   GstMxlFabricsFormat format;
+  const GstMxlFabricsMediaOps *media;   /* chosen with the format */
   GstVideoInfo video_info;      /* one grain, MXL strides (video) */
   gchar *flow_def;              /* the definition of the local flow */
   GstMxlFabricsLocalFlow flow;
   gsize grain_size;
   gboolean have_last;
-  guint64 last_index;           /* last grain index / sample head written */
+  guint64 last_index;           /* last grain index / sample head given */
   GstMxlFabricsIndexPhase index_phase; /* video: gst_mxl_fabrics_follow_grain_index */
 
   /* engine: the initiator and the per-target connections are used under
@@ -84,7 +88,7 @@ struct _GstMxlFabricsSink {
                                  * in vain; no more waits until a target
                                  * has connected */
   GArray *pending;              /* engine_lock: GstMxlFabricsSinkPending of grains
-                                 * written while wait-for-connection waits,
+                                 * or sample batches written while wait-for-connection waits,
                                  * not sent yet (oldest first) */
   gint64 pending_deadline;      /* engine_lock: monotonic us when the wait
                                  * for them runs out; 0 = no limit */

@@ -233,17 +233,19 @@ gst_mxl_fabrics_sink_check_target_info (const gchar * json,
 {
   GstMxlFabricsFormat target_fmt;
   GError *flow_error = NULL, *mismatch = NULL;
-  gchar *def;
+  mxlFabricsTargetInfo info = NULL;
+  const char *def = NULL;
   gboolean ok = TRUE;
 
   if (!gst_mxl_fabrics_sink_target_info_id (json, NULL, error))
     return FALSE;
   if (fmt == NULL)
     return TRUE;
-  def = gst_mxl_fabrics_target_info_flow_def (json);
-  if (def == NULL)
-    return TRUE;                /* a target that does not say: trust it */
-  if (!gst_mxl_fabrics_format_from_flow_def (def, &target_fmt, NULL,
+  if (mxlFabricsExtTargetInfoParse (json, &info, NULL) == MXL_STATUS_OK)
+    mxlFabricsExtTargetInfoGetFlowDef (info, &def);
+  if (def == NULL) {
+    /* a target that does not say: trust it */
+  } else if (!gst_mxl_fabrics_format_from_flow_def (def, &target_fmt, NULL,
           &flow_error)) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "the TargetInfo carries an invalid flow definition: %s",
@@ -258,7 +260,8 @@ gst_mxl_fabrics_sink_check_target_info (const gchar * json,
   }
   g_clear_error (&flow_error);
   g_clear_error (&mismatch);
-  g_free (def);
+  if (info)
+    mxlFabricsFreeTargetInfo (info);
   return ok;
 }
 
@@ -350,13 +353,25 @@ conn_check_file (GstMxlFabricsSink * self, Conn * c, gint64 now,
     GPtrArray * notices)
 {
   gchar *text = NULL;
+  GError *error = NULL;
 
   if (c->path == NULL || (c->monitor ? !c->file_dirty :
           now - c->file_checked_us < GST_MXL_FABRICS_SINK_FILE_CHECK_MS * 1000))
     return;
   c->file_checked_us = now;
   c->file_dirty = FALSE;
-  if (!g_file_get_contents (c->path, &text, NULL, NULL))
+  /* the library reads the file (bounded) and gives it back in one form */
+  if (!gst_mxl_fabrics_target_info_resolve (c->value, NULL, &text, NULL,
+          &error)) {
+    if (c->failed) {
+      g_error_free (error);     /* said once; wait for the next change */
+      return;
+    }
+    conn_remove (self, c, "TargetInfo file changed", notices);
+    conn_fail (self, c, error, notices);
+    return;
+  }
+  if (text == NULL)
     return;                     /* not there (yet, or any more): keep waiting */
   if (g_strcmp0 (text, c->json) == 0) {
     g_free (text);

@@ -351,12 +351,7 @@ gst_mxl_fabrics_src_post_message (GstElement * element, GstMessage * message)
       GST_ELEMENT_CLASS (gst_mxl_fabrics_src_parent_class), message);
 }
 
-/* Longest single wait of the streaming thread for a completion: bounds how
- * often events and the timeout are checked, and so how often an idle src
- * wakes. unlock() does not wait for it: it interrupts the read
- * (mxlFabricsExtTargetInterruptRead). Without the progress thread the
- * target is driven on every wait slice (libfabric-local.md P2). */
-#define READ_WAIT_MS 100
+#define READ_WAIT_MS GST_MXL_FABRICS_SRC_READ_WAIT_MS
 /* Added to the measured lateness (and to one grain period or batch before
  * any grain arrived) in the latency query: the copy out of the ring and
  * the push. */
@@ -453,6 +448,7 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
           &error))
     goto failed;
   self->have_format = TRUE;
+  self->media = gst_mxl_fabrics_media_ops (self->format.media);
   g_free (self->flow_def_json);
   self->flow_def_json = flow_def;
 
@@ -814,9 +810,6 @@ stamp (GstMxlFabricsSrc * self, GstBuffer * buf, guint64 index, guint64 units,
   GST_BUFFER_OFFSET_END (buf) = index + units;
   gst_mxl_fabrics_timing_add_reference_meta (buf,
       gst_mxl_fabrics_index_to_tai (index, n, d), GST_BUFFER_DURATION (buf));
-  if (!is_audio (self))
-    GST_BUFFER_FLAG_SET (buf, gst_mxl_fabrics_field_flags_for_index
-        (&self->format, index));
   if (self->discont) {
     GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
     self->discont = FALSE;
@@ -834,49 +827,6 @@ pushed (GstMxlFabricsSrc * self, guint64 index, gsize bytes)
   self->obj->counters.bytes += bytes;
   GST_OBJECT_UNLOCK (self);
   self->last_index = index;
-}
-
-/* Turns @grain, the copy of a data grain (an RFC 8331 payload from its
- * Length field, mxl-flows.md §3.10), into the ST 2038 buffer pushed
- * downstream with the library (mxlAncGrainToSt2038(), docs/anc-data.md).
- * Packets with bad parity or checksum or cut short are dropped and counted
- * (anc-packets-dropped); the others are pushed, possibly none (an empty
- * buffer keeps the frame's time). Takes @grain. */
-static GstBuffer *
-anc_to_st2038 (GstMxlFabricsSrc * self, GstBuffer * grain)
-{
-  GstBuffer *out = gst_mxl_fabrics_grain_pool_acquire (self->grain_pool,
-      self->grain_size);
-  GstMapInfo in_map, out_map;
-  mxlAncStats stats = { 0 };
-  gsize size = 0;
-  guint64 dropped;
-  mxlStatus st;
-
-  gst_buffer_map (grain, &in_map, GST_MAP_READ);
-  gst_buffer_map (out, &out_map, GST_MAP_WRITE);
-  /* The output is never longer than the grain (docs/anc-data.md). */
-  st = mxlAncGrainToSt2038 (in_map.data, in_map.size, out_map.data,
-      out_map.size, &size, &stats);
-  gst_buffer_unmap (out, &out_map);
-  gst_buffer_unmap (grain, &in_map);
-  gst_buffer_unref (grain);
-  if (st != MXL_STATUS_OK) {
-    GST_WARNING_OBJECT (self, "mxlAncGrainToSt2038: %s",
-        gst_mxl_fabrics_status_name (st));
-    size = 0;
-  }
-  gst_buffer_resize (out, 0, size);
-  dropped = (guint64) stats.badParity + stats.badChecksum + stats.malformed;
-  if (dropped > 0) {
-    gchar *what = g_strdup_printf ("%" G_GUINT64_FORMAT " ANC packets of a "
-        "grain from the network dropped (%u bad parity, %u bad checksum, %u "
-        "beyond its Length or ANC_Count), %u pushed", dropped,
-        stats.badParity, stats.badChecksum, stats.malformed, stats.packets);
-    gst_mxl_fabrics_object_count_anc_dropped (self->obj, dropped, what);
-    g_free (what);
-  }
-  return out;
 }
 
 /* How long a grain absent from its slot is waited for once a newer one has
@@ -1013,8 +963,7 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
     gst_buffer_unref (buf);
     return NULL;
   }
-  if (self->format.media == GST_MXL_FABRICS_MEDIA_DATA)
-    buf = anc_to_st2038 (self, buf);
+  buf = self->media->finish_grain (self, buf, index);
   if (!stamp (self, buf, index, 1, offset)) {
     count (self, &self->obj->counters.dropped_early, 1, TRUE);
     gst_buffer_unref (buf);
@@ -1024,70 +973,113 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
   return buf;
 }
 
-/* Copies the batch (@head - @n ... @head - 1) of every channel out of the
- * flow into a planar buffer with GstAudioMeta. */
-static GstBuffer *
-take_samples (GstMxlFabricsSrc * self, guint64 head, gsize n, gint64 offset,
-    GstFlowReturn * ret)
-{
-  mxlWrappedMultiBufferSlice slices;
-  guint channels = self->format.channels, c;
-  GstAudioInfo ainfo;
-  GstBuffer *buf;
-  GstMapInfo map;
-  mxlStatus st;
+/* ---- for the media operations (media.h) ---- */
 
-  st = mxlFlowReaderGetSamplesNonBlocking (self->flow.reader, head, n,
-      &slices);
-  if (st == MXL_ERR_OUT_OF_RANGE_TOO_LATE) {
-    count (self, &self->obj->counters.dropped_late, 1, TRUE);
-    self->discont = TRUE;
-    return NULL;
-  }
-  if (st != MXL_STATUS_OK) {
-    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("cannot read the local flow"),
-        ("mxlFlowReaderGetSamplesNonBlocking(%" G_GUINT64_FORMAT ", %"
-            G_GSIZE_FORMAT "): %s", head, n, gst_mxl_fabrics_status_name (st)));
-    *ret = GST_FLOW_ERROR;
-    return NULL;
-  }
-  buf = gst_buffer_new_allocate (NULL, n * 4 * channels, NULL);
-  gst_buffer_map (buf, &map, GST_MAP_WRITE);
-  for (c = 0; c < channels; c++) {
-    guint8 *dst = map.data + (gsize) c * n * 4;
-    gsize f0 = slices.base.fragments[0].size;
-    memcpy (dst, (const guint8 *) slices.base.fragments[0].pointer +
-        c * slices.stride, f0);
-    if (slices.base.fragments[1].size)
-      memcpy (dst + f0, (const guint8 *) slices.base.fragments[1].pointer +
-          c * slices.stride, slices.base.fragments[1].size);
-  }
-  gst_buffer_unmap (buf, &map);
-  /* Re-check: overwritten while copying? */
-  if (mxlFlowReaderGetSamplesNonBlocking (self->flow.reader, head, n,
-          &slices) != MXL_STATUS_OK) {
-    count (self, &self->obj->counters.dropped_torn, 1, TRUE);
-    self->discont = TRUE;
-    gst_buffer_unref (buf);
-    return NULL;
-  }
-  gst_audio_info_set_format (&ainfo, GST_AUDIO_FORMAT_F32LE,
-      self->format.rate_n, channels, NULL);
-  ainfo.layout = GST_AUDIO_LAYOUT_NON_INTERLEAVED;
-  gst_buffer_add_audio_meta (buf, &ainfo, n, NULL);
-  if (self->have_head && head - n != self->next)
-    self->discont = TRUE;
-  self->have_head = TRUE;
-  self->next = head;
-  if (!stamp (self, buf, head - n, n, offset)) {
-    count (self, &self->obj->counters.dropped_early, 1, TRUE);
-    gst_buffer_unref (buf);
-    return NULL;
-  }
-  pushed (self, head, n * 4 * channels);
-  return buf;
+void
+gst_mxl_fabrics_src_count (GstMxlFabricsSrc * self, guint64 * counter,
+    guint64 n, gboolean drop)
+{
+  count (self, counter, n, drop);
 }
 
+void
+gst_mxl_fabrics_src_on_data (GstMxlFabricsSrc * self)
+{
+  on_data (self);
+}
+
+gboolean
+gst_mxl_fabrics_src_stamp (GstMxlFabricsSrc * self, GstBuffer * buf,
+    guint64 index, guint64 units, gint64 offset)
+{
+  return stamp (self, buf, index, units, offset);
+}
+
+void
+gst_mxl_fabrics_src_pushed (GstMxlFabricsSrc * self, guint64 index,
+    gsize bytes)
+{
+  pushed (self, index, bytes);
+}
+
+GstFlowReturn
+gst_mxl_fabrics_src_read_status (GstMxlFabricsSrc * self, mxlStatus st)
+{
+  poll_target_events (self);
+  refresh_engine_stats (self);
+  switch (st) {
+    case MXL_STATUS_OK:
+      break;
+    case MXL_ERR_NOT_READY:
+      check_timeout (self);
+      break;
+    case MXL_ERR_INVALID_ARG:
+      /* Bad immediate data or header from the network: counted, skipped. */
+      count (self, &self->obj->counters.invalid, 1, FALSE);
+      break;
+    case MXL_FABRICS_EXT_STATUS_CQ_OVERRUN:
+      GST_DEBUG_OBJECT (self, "completion queue overrun: draining");
+      break;
+    case MXL_ERR_INTERRUPTED:
+      break;
+    default:{
+      GError *error = g_error_new (GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_READ, "MXL Fabrics target read failed: %s%s",
+          gst_mxl_fabrics_status_name (st),
+          st == MXL_ERR_UNSUPPORTED_OPERATION ? " (this library cannot "
+          "receive this media type yet)" : "");
+      gst_mxl_fabrics_object_post_error (self->obj, error, NULL);
+      g_error_free (error);
+      return GST_FLOW_ERROR;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+GstFlowReturn
+gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
+    GstBuffer ** buffer)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  gboolean waited = FALSE;
+  guint64 index = 0;
+  mxlStatus st;
+  guint k;
+
+  if (self->have_head && self->next <= self->head && !awaiting_absent (self)) {
+    *buffer = take_grain (self, offset, &ret);
+    if (*buffer || ret != GST_FLOW_OK || !awaiting_absent (self))
+      return ret;
+  }
+  /* a completion already queued arrived earlier than now: only one that
+   * comes during the wait tells the arrival time */
+  st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
+  waited = st == MXL_ERR_NOT_READY;
+  if (waited)
+    st = mxlFabricsTargetReadGrain (self->target, read_wait_ms (self),
+        &index);
+  ret = gst_mxl_fabrics_src_read_status (self, st);
+  if (st != MXL_STATUS_OK || ret != GST_FLOW_OK)
+    return ret;
+  on_grain_completed (self, index, waited);
+  /* Take every completion that is already there before reading a grain,
+   * so that the head is the newest (after a stall, a ring behind:
+   * re-align instead of meeting overwritten slots one by one). Bounded:
+   * what a default CQ holds, several times. */
+  for (k = 0; k < DRAIN_MAX; k++) {
+    st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
+    if (st == MXL_ERR_INVALID_ARG)
+      count (self, &self->obj->counters.invalid, 1, FALSE);
+    else if (st != MXL_STATUS_OK)
+      break;
+    else
+      on_grain_completed (self, index, FALSE);
+  }
+  return GST_FLOW_OK;
+}
+
+/* One read step of the media (media.h) after another, until a buffer, a
+ * flush or an error. */
 static GstFlowReturn
 gst_mxl_fabrics_src_create (GstPushSrc * src, GstBuffer ** buffer)
 {
@@ -1098,84 +1090,11 @@ gst_mxl_fabrics_src_create (GstPushSrc * src, GstBuffer ** buffer)
   *buffer = NULL;
   gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, &offset);
   for (;;) {
-    guint64 index = 0;
-    size_t n = 0;
-    mxlStatus st;
-    gboolean waited = FALSE;
-
     if (gst_mxl_fabrics_object_is_flushing (self->obj))
       return GST_FLOW_FLUSHING;
-    if (!is_audio (self) && self->have_head && self->next <= self->head
-        && !awaiting_absent (self)) {
-      *buffer = take_grain (self, offset, &ret);
-      if (*buffer || ret != GST_FLOW_OK)
-        return ret;
-      if (!awaiting_absent (self))
-        continue;
-    }
-    if (is_audio (self)) {
-      st = mxlFabricsTargetReadSamples (self->target, READ_WAIT_MS, &index,
-          &n);
-    } else {
-      /* a completion already queued arrived earlier than now: only one
-       * that comes during the wait tells the arrival time */
-      st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
-      waited = st == MXL_ERR_NOT_READY;
-      if (waited)
-        st = mxlFabricsTargetReadGrain (self->target, read_wait_ms (self),
-            &index);
-    }
-    poll_target_events (self);
-    refresh_engine_stats (self);
-    switch (st) {
-      case MXL_STATUS_OK:
-        if (is_audio (self)) {
-          on_data (self);
-          *buffer = take_samples (self, index, n, offset, &ret);
-          if (*buffer || ret != GST_FLOW_OK)
-            return ret;
-        } else {
-          guint k;
-
-          on_grain_completed (self, index, waited);
-          /* Take every completion that is already there before reading a
-           * grain, so that the head is the newest (after a stall, a ring
-           * behind: re-align instead of meeting overwritten slots one by
-           * one). Bounded: what a default CQ holds, several times. */
-          for (k = 0; k < DRAIN_MAX; k++) {
-            st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
-            if (st == MXL_ERR_INVALID_ARG)
-              count (self, &self->obj->counters.invalid, 1, FALSE);
-            else if (st != MXL_STATUS_OK)
-              break;
-            else
-              on_grain_completed (self, index, FALSE);
-          }
-        }
-        break;
-      case MXL_ERR_NOT_READY:
-        check_timeout (self);
-        break;
-      case MXL_ERR_INVALID_ARG:
-        /* Bad immediate data or header from the network: counted, skipped. */
-        count (self, &self->obj->counters.invalid, 1, FALSE);
-        break;
-      case MXL_FABRICS_EXT_STATUS_CQ_OVERRUN:
-        GST_DEBUG_OBJECT (self, "completion queue overrun: draining");
-        break;
-      case MXL_ERR_INTERRUPTED:
-        break;
-      default:{
-        GError *error = g_error_new (GST_RESOURCE_ERROR,
-            GST_RESOURCE_ERROR_READ, "MXL Fabrics target read failed: %s%s",
-            gst_mxl_fabrics_status_name (st),
-            st == MXL_ERR_UNSUPPORTED_OPERATION ? " (this library cannot "
-            "receive this media type yet)" : "");
-        gst_mxl_fabrics_object_post_error (self->obj, error, NULL);
-        g_error_free (error);
-        return GST_FLOW_ERROR;
-      }
-    }
+    ret = self->media->read (self, offset, buffer);
+    if (*buffer || ret != GST_FLOW_OK)
+      return ret;
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "caps.h"
 #include "localflow.h"
+#include "media.h"
 #include "mxlfabricsobject.h"
 #include "timing.h"
 
@@ -21,6 +22,13 @@ G_DECLARE_FINAL_TYPE (GstMxlFabricsSrc, gst_mxl_fabrics_src, GST,
 #define GST_MXL_FABRICS_SRC_DEFAULT_TIMEOUT 0
 #define GST_MXL_FABRICS_SRC_DEFAULT_RING_LENGTH 0
 #define GST_MXL_FABRICS_SRC_DEFAULT_LATENCY 0
+
+/* Longest single wait of the streaming thread for a completion (ms):
+ * bounds how often events and the timeout are checked, and so how often an
+ * idle src wakes. unlock() does not wait for it: it interrupts the read
+ * (mxlFabricsExtTargetInterruptRead). Without the progress thread the
+ * target is driven on every wait slice (libfabric's manual progress). */
+#define GST_MXL_FABRICS_SRC_READ_WAIT_MS 100
 
 /* Grain indices counted missing that are remembered, so that one arriving
  * late after all moves to dropped-late (the newest ones are kept). */
@@ -48,6 +56,7 @@ struct _GstMxlFabricsSrc {
   /* resolved in start() */
   gboolean have_format;
   GstMxlFabricsFormat format;
+  const GstMxlFabricsMediaOps *media;   /* chosen with the format */
   gchar *flow_def_json;         /* definition of the local flow */
 
   /* engine (created in start(), used by the streaming thread only) */

@@ -1,11 +1,15 @@
 #!/bin/sh
 # The main job: a receiver process (mxlfabricssrc: 1920x1080 v210 video and
-# 8-channel 48 kHz float32 audio) and a sender process (videotestsrc
-# pattern=smpte and a 440 Hz tone into mxlfabricssink), TargetInfo handed
-# over through target-info-file, for --duration seconds; then the report
-# (frames and audio verified bit-exact, drops, throughput, latency, CPU) and
-# one received frame as PNG. Exits non-zero when anything sent was lost or
-# corrupted. scripts/run.sh builds first and then runs this.
+# 8-channel 48 kHz float32 audio) and a sender process (mxl-fabrics-demo
+# --role sender: a loop of 20 SMPTE-bars frames with a moving box and a
+# counter, and a 440 Hz tone, rendered once at start and pushed at their
+# MXL index times through appsrc into mxlfabricssink), the TargetInfos
+# handed over as files (the src's target-info-file, the sink's @file), for
+# --duration seconds; then the report (frames and audio verified bit-exact,
+# drops, which side and stage kept up, throughput, latency, CPU; OK,
+# DEGRADED or FAILED) and one received frame as PNG. Exits non-zero when
+# anything sent was lost or corrupted. scripts/run.sh builds first and then
+# runs this.
 #
 # Usage: sh scripts/demo.sh [--duration S] [--provider tcp|shm|verbs|efa]
 #          [--node ADDR] [--fps 50|60] [--no-audio] [--out DIR] [--build DIR]

@@ -524,6 +524,7 @@ conn_free (MxlConn *conn)
   if (conn->init->dom != NULL)
     mxl_ofi_region_close (conn->init->dom, &conn->claim_region);
   g_free (conn->claim_buf);
+  mxl_grain_stage_free (conn->init->dom, &conn->stage);
   mxl_samples_conn_release (conn);
   mxl_target_info_free (conn->info);
   g_free (conn);

@@ -26,6 +26,7 @@
 
 #include "fabrics/wire/bounce.h"
 #include "fabrics/events.h"
+#include "fabrics/grainstage.h"
 #include "fabrics/ofi/ofi.h"
 #include "fabrics/options.h"
 #include "fabrics/postring.h"
@@ -194,6 +195,9 @@ struct MxlConn {
    * (header + channel-major payload) into one registered slot and sent as
    * one write. The slot of transfer seq is seq % n_staging; it is reused
    * only when the transfer in it has no write queued or in flight. */
+  /* grain flows on shm: what posted writes send from (grainstage.h) */
+  MxlGrainStage stage;
+  gboolean stage_failed;     /* not registered: writes go from the slots */
   uint8_t *staging;
   MxlOfiRegion staging_region;
   guint n_staging;           /* 0: scatter-gather path only */

@@ -86,6 +86,7 @@ typedef struct {
   uint64_t conn_id;
   uint32_t pid;
   gint64 since;
+  MxlGrainStage stage;          /* what the parked writes read (grainstage.h) */
 } MxlParkedEp;
 
 static void
@@ -99,6 +100,10 @@ park (MxlConn *conn, struct fid_ep *ep, struct fid_av *av)
   p->conn_id = conn->conn_id;
   p->pid = conn->info->owner_pid;
   p->since = g_get_monotonic_time ();
+  /* the parked writes read the connection's staging buffer: it goes with
+   * them (the connection allocates a new one should it connect again) */
+  p->stage = conn->stage;
+  memset (&conn->stage, 0, sizeof conn->stage);
   if (init->parked == NULL)
     init->parked = g_ptr_array_new ();
   g_ptr_array_add (init->parked, p);
@@ -112,6 +117,7 @@ unpark (MxlInitiator *init, guint i)
   MxlParkedEp *p = g_ptr_array_index (init->parked, i);
 
   close_endpoint (init, p->ep, p->av);
+  mxl_grain_stage_free (init->dom, &p->stage);
   mxl_initiator_release_contexts (init, p->conn_id);
   g_ptr_array_remove_index_fast (init->parked, i);
   g_free (p);

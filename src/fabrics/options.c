@@ -128,22 +128,6 @@ read_samples_staging (JsonNode *node, const char *key, MxlSetupOptions *out,
   return read_boolean (node, key, &out->samples_staging, error);
 }
 
-static gboolean
-read_provider_name (JsonNode *node, const char *key, MxlSetupOptions *out,
-    GError **error)
-{
-  const char *name;
-
-  if (mxl_json_value_type (node) != G_TYPE_STRING)
-    return bad (error, key, "a string");
-  name = json_node_get_string (node);
-  if (name[0] == '\0')
-    return bad (error, key, "a non-empty string");
-  g_free (out->provider_name);
-  out->provider_name = g_strdup (name);
-  return TRUE;
-}
-
 static const struct {
   const char *key;
   OptionReader read;
@@ -154,7 +138,6 @@ static const struct {
   { "protocol", read_protocol },
   { "progressThread", read_progress_thread },
   { "postRingCapacity", read_post_ring_capacity },
-  { "providerName", read_provider_name },
   { "samplesStaging", read_samples_staging },
   { "exclusive", read_exclusive },
 };
@@ -168,15 +151,6 @@ mxl_setup_options_defaults (MxlSetupOptions *out)
   out->post_ring_capacity = MXL_DEFAULT_POST_RING_CAPACITY;
   out->samples_staging = TRUE;
   out->exclusive = TRUE;
-}
-
-void
-mxl_setup_options_clear (MxlSetupOptions *opts)
-{
-  if (opts == NULL)
-    return;
-  g_free (opts->provider_name);
-  mxl_setup_options_defaults (opts);
 }
 
 mxlStatus
@@ -200,10 +174,8 @@ mxl_setup_options_parse (const char *json, MxlSetupOptions *out,
   mxl_setup_options_defaults (&opts);
   for (i = 0; i < G_N_ELEMENTS (option_table); i++) {
     JsonNode *node = json_object_get_member (root, option_table[i].key);
-    if (node != NULL && !option_table[i].read (node, option_table[i].key, &opts, error)) {
-      mxl_setup_options_clear (&opts);
+    if (node != NULL && !option_table[i].read (node, option_table[i].key, &opts, error))
       return MXL_ERR_INVALID_ARG;
-    }
   }
   *out = opts;
   return MXL_STATUS_OK;
@@ -215,7 +187,6 @@ mxl_setup_options_validate (const char *json, GError **error)
   g_autoptr (JsonObject) root = NULL;
   g_autoptr (GList) members = NULL;
   MxlSetupOptions opts;
-  mxlStatus st;
 
   if (json == NULL || json[0] == '\0')
     return MXL_STATUS_OK;
@@ -238,10 +209,7 @@ mxl_setup_options_validate (const char *json, GError **error)
       return MXL_ERR_INVALID_ARG;
     }
   }
-  st = mxl_setup_options_parse (json, &opts, error);
-  if (st == MXL_STATUS_OK)
-    mxl_setup_options_clear (&opts);
-  return st;
+  return mxl_setup_options_parse (json, &opts, error);
 }
 
 mxlStatus

@@ -23,9 +23,6 @@ typedef struct MxlSetupOptions {
   gboolean samples_staging;     /* "samplesStaging": boolean, default TRUE (initiator of a
                                    continuous flow: one packed write per entry) */
   uint32_t post_ring_capacity;  /* "postRingCapacity": power of two >= 2; default MXL_DEFAULT_POST_RING_CAPACITY */
-  char *provider_name;          /* "providerName": libfabric provider name for fi_getinfo hints
-                                   (e.g. "tcp;ofi_rxm"), owned, NULL = derived from the
-                                   mxlFabricsProvider; free with mxl_setup_options_clear() */
 } MxlSetupOptions;
 
 /**
@@ -53,10 +50,9 @@ typedef struct MxlSetupOptions {
  * "maxMessageSize" integer >= 1 (bytes); "iovLimit" integer
  * 1..MXL_MAX_IOV_LIMIT; "protocol" "write"|"send"|"tagged"; "progressThread"
  * boolean; "samplesStaging" boolean; "postRingCapacity" power of two 2..MXL_MAX_POST_RING_CAPACITY;
- * "providerName" non-empty string. An integer may be written 64.0 but not 2.5.
+ * "exclusive" boolean. An integer may be written 64.0 but not 2.5.
  *
- * *@out is overwritten (call mxl_setup_options_clear() first if it owns a
- * provider_name); on failure it holds the defaults and owns nothing.
+ * *@out is overwritten (it owns nothing); on failure it holds the defaults.
  *
  * Returns: MXL_STATUS_OK, or MXL_ERR_INVALID_ARG for malformed JSON, a
  * non-object root, or a key with a wrong type or out-of-range value
@@ -76,6 +72,3 @@ mxlStatus mxl_setup_options_validate (const char *json, GError **error);
 
 /** Fills @out with the defaults (owning nothing). */
 void mxl_setup_options_defaults (MxlSetupOptions *out);
-
-/** Frees what @opts owns (provider_name) and resets it to the defaults. */
-void mxl_setup_options_clear (MxlSetupOptions *opts);

@@ -131,18 +131,23 @@ grain_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint 
   const MxlOfiRegion *local = &conn->init->regions[t->req.local_slot];
 
   /* The application lends the payload (mxlFabricsExtInitiatorSetGrainPayload). */
-  if (mxl_initiator_payload_overridden (conn->init, t->req.local_slot))
-    return mxl_initiator_payload_iov (conn->init, t->req.local_slot, c,
-        conn->iov_limit, iov, desc, n_iov);
-  for (guint i = 0; i < c->n_iov; i++) {
-    if (c->iov[i].offset > local->len || c->iov[i].length > local->len - c->iov[i].offset)
+  if (mxl_initiator_payload_overridden (conn->init, t->req.local_slot)) {
+    if (!mxl_initiator_payload_iov (conn->init, t->req.local_slot, c,
+            conn->iov_limit, iov, desc, n_iov))
       return FALSE;
-    iov[i].iov_base = local->base + c->iov[i].offset;
-    iov[i].iov_len = c->iov[i].length;
-    desc[i] = local->desc;
+  } else {
+    for (guint i = 0; i < c->n_iov; i++) {
+      if (c->iov[i].offset > local->len || c->iov[i].length > local->len - c->iov[i].offset)
+        return FALSE;
+      iov[i].iov_base = local->base + c->iov[i].offset;
+      iov[i].iov_len = c->iov[i].length;
+      desc[i] = local->desc;
+    }
+    *n_iov = c->n_iov;
   }
-  *n_iov = c->n_iov;
-  return TRUE;
+  /* shm: sent from the connection's own copy (grainstage.h) */
+  return conn->stage.base == NULL
+      || mxl_grain_stage_copy (conn, t->seq, c, iov, desc, n_iov);
 }
 
 ssize_t
@@ -211,6 +216,7 @@ mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post
   while ((t = queue_head (conn)) != NULL && conn->outstanding < init->window
       && budget > 0) {
     MxlWriteCtx *ctx;
+    gboolean staged;
     ssize_t rc;
 
     if (!t->started && g_get_monotonic_time () > t->deadline) {
@@ -220,6 +226,11 @@ mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post
       dequeue_head (conn);
       continue;
     }
+    /* A staged grain write reads the connection's buffer, not the slot;
+     * a buffer takes a new transfer once its previous one is done. */
+    staged = src == &mxl_grain_chunks && mxl_grain_stage_ensure (conn);
+    if (staged && !t->started && !mxl_grain_stage_ready (conn, t->seq))
+      break;
     if (!t->have_pending && !src->next (conn, t)) {
       dequeue_head (conn);         /* defensive: a transfer always ends on a last write */
       continue;
@@ -234,7 +245,9 @@ mxl_egress_pump (MxlConn *conn, const MxlChunkSource *src, MxlTransportPost post
     ctx->transfer_seq = t->seq;
     ctx->bytes = t->chunk_length;
     ctx->last = t->chunk_last;
-    ctx->local_slot = t->req.local_slot;
+    ctx->local_slot = staged
+        ? MXL_GRAIN_STAGE_CTX_SLOT (mxl_grain_stage_slot (conn, t->seq))
+        : t->req.local_slot;
     {
       struct iovec iov[MXL_LAYOUT_MAX_IOV];
       void *desc[MXL_LAYOUT_MAX_IOV];

@@ -142,7 +142,7 @@ mxlFlowExtParseDefinition (char const *in_flowDef,
     *out_reason = NULL;
   if (in_flowDef == NULL || out_def == NULL)
     return refuse (out_reason, "flow definition: (document): is NULL");
-  if (!mxl_flow_def_parse (in_flowDef, &def, &error))
+  if (!mxl_flow_def_parse_form (in_flowDef, &def, &error))
     return refuse (out_reason, error->message);
   summarise (&def, out_def);
   return MXL_STATUS_OK;
@@ -306,14 +306,14 @@ mxlFlowExtBuildDefinition (mxlFlowExtDefinition *inout_def,
     *out_reason = NULL;
   if (out_flowDef != NULL)
     *out_flowDef = NULL;
-  if (inout_def == NULL || in_label == NULL || in_groupHint == NULL)
-    return refuse (out_reason, "flow definition: (document): NULL definition, "
-        "label or group hint");
-  json = build_json (inout_def, in_label, in_groupHint, &reason);
+  if (inout_def == NULL)
+    return refuse (out_reason, "flow definition: (document): is NULL");
+  json = build_json (inout_def, in_label ? in_label : "mxl-fabrics flow",
+      in_groupHint ? in_groupHint : "mxl-fabrics:flow", &reason);
   if (json == NULL)
     return refuse (out_reason, reason);
   /* One rule set: what is built is what the parser accepts. */
-  if (!mxl_flow_def_parse (json, &def, &error))
+  if (!mxl_flow_def_parse_form (json, &def, &error))
     return refuse (out_reason, error->message);
   summarise (&def, inout_def);
   if (out_flowDef != NULL)

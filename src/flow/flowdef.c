@@ -39,6 +39,16 @@ fail (GError **error, MxlFlowDefError code, const char *field,
   return FALSE;
 }
 
+/* A required member is absent: "flow definition: "id" is missing (a
+ * required string)". */
+static gboolean
+missing (GError **error, const char *field, const char *kind)
+{
+  g_set_error (error, MXL_FLOW_DEF_ERROR, MXL_FLOW_DEF_ERROR_MISSING,
+      "flow definition: \"%s\" is missing (a required %s)", field, kind);
+  return FALSE;
+}
+
 static int
 hex_value (char c)
 {
@@ -96,7 +106,7 @@ get_number (JsonObject *obj, const char *field, const char *where,
   *present = node != NULL;
   if (node == NULL) {
     if (required)
-      return fail (error, MXL_FLOW_DEF_ERROR_MISSING, where, "required number is missing");
+      return missing (error, where, "number");
     return TRUE;
   }
   t = JSON_NODE_HOLDS_VALUE (node) ? json_node_get_value_type (node) : G_TYPE_INVALID;
@@ -115,7 +125,7 @@ get_string (JsonObject *obj, const char *field, const char **out,
   JsonNode *node = json_object_get_member (obj, field);
 
   if (node == NULL)
-    return fail (error, MXL_FLOW_DEF_ERROR_MISSING, field, "required string is missing");
+    return missing (error, field, "string");
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
     return fail (error, MXL_FLOW_DEF_ERROR_TYPE, field, "must be a string");
   *out = json_node_get_string (node);
@@ -134,7 +144,7 @@ get_rational (JsonObject *root, const char *field, mxlRational *out,
   int64_t a, b, g;
 
   if (node == NULL)
-    return fail (error, MXL_FLOW_DEF_ERROR_MISSING, field, "required rational is missing");
+    return missing (error, field, "rational");
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return fail (error, MXL_FLOW_DEF_ERROR_TYPE, field, "must be an object");
   obj = json_node_get_object (node);
@@ -152,7 +162,7 @@ get_rational (JsonObject *root, const char *field, mxlRational *out,
   if (num < 1 || num > (double) INT32_MAX * 1000 || den < 1
       || den > (double) INT32_MAX * 1000)
     return fail (error, MXL_FLOW_DEF_ERROR_VALUE, field,
-        "numerator %g and denominator %g must be positive integers", num, den);
+        "numerator %g and denominator %g must be integers > 0", num, den);
   a = (int64_t) num;
   b = (int64_t) den;
   g = a;
@@ -167,7 +177,7 @@ get_rational (JsonObject *root, const char *field, mxlRational *out,
 }
 
 static gboolean
-check_grouphint (const char *hint, GError **error)
+check_grouphint (const char *hint, guint index, GError **error)
 {
   char **parts = g_strsplit (hint, ":", -1);
   guint n = g_strv_length (parts);
@@ -177,7 +187,8 @@ check_grouphint (const char *hint, GError **error)
   g_strfreev (parts);
   if (!ok)
     return fail (error, MXL_FLOW_DEF_ERROR_VALUE, "tags." GROUPHINT_TAG,
-        "\"%s\" is not group:role or group:role:device|node", hint);
+        "grouphint entry %u \"%s\" is not group:role or group:role:device|node",
+        index, hint);
   return TRUE;
 }
 
@@ -212,12 +223,12 @@ parse_common (JsonObject *root, MxlFlowDef *def, GError **error)
 
   node = json_object_get_member (root, "tags");
   if (node == NULL)
-    return fail (error, MXL_FLOW_DEF_ERROR_MISSING, "tags", "required object is missing");
+    return missing (error, "tags", "object");
   if (!JSON_NODE_HOLDS_OBJECT (node))
     return fail (error, MXL_FLOW_DEF_ERROR_TYPE, "tags", "must be an object");
   node = json_object_get_member (json_node_get_object (node), GROUPHINT_TAG);
   if (node == NULL)
-    return fail (error, MXL_FLOW_DEF_ERROR_MISSING, "tags." GROUPHINT_TAG, "required array is missing");
+    return missing (error, "tags." GROUPHINT_TAG, "array");
   if (!JSON_NODE_HOLDS_ARRAY (node))
     return fail (error, MXL_FLOW_DEF_ERROR_TYPE, "tags." GROUPHINT_TAG, "must be an array");
   hints = json_node_get_array (node);
@@ -228,7 +239,7 @@ parse_common (JsonObject *root, MxlFlowDef *def, GError **error)
 
     if (!JSON_NODE_HOLDS_VALUE (e) || json_node_get_value_type (e) != G_TYPE_STRING)
       return fail (error, MXL_FLOW_DEF_ERROR_TYPE, "tags." GROUPHINT_TAG, "elements must be strings");
-    if (!check_grouphint (json_node_get_string (e), error))
+    if (!check_grouphint (json_node_get_string (e), i, error))
       return FALSE;
   }
   return TRUE;
@@ -261,7 +272,7 @@ rate_is (const mxlRational *r, int64_t num, int64_t den)
 }
 
 static gboolean
-parse_video (JsonObject *root, MxlFlowDef *def, GError **error)
+parse_video (JsonObject *root, MxlFlowDef *def, gboolean rates, GError **error)
 {
   gboolean present;
   double w, h;
@@ -270,7 +281,7 @@ parse_video (JsonObject *root, MxlFlowDef *def, GError **error)
   uint32_t v, a, lines;
 
   if (!get_rational (root, "grain_rate", &def->def_rate, error)
-      || !check_rate (&def->def_rate, "grain_rate", FALSE, error))
+      || (rates && !check_rate (&def->def_rate, "grain_rate", FALSE, error)))
     return FALSE;
   def->rate = def->def_rate;
 
@@ -341,12 +352,12 @@ parse_video (JsonObject *root, MxlFlowDef *def, GError **error)
 }
 
 static gboolean
-parse_data (JsonObject *root, MxlFlowDef *def, GError **error)
+parse_data (JsonObject *root, MxlFlowDef *def, gboolean rates, GError **error)
 {
   const char *s;
 
   if (!get_rational (root, "grain_rate", &def->def_rate, error)
-      || !check_rate (&def->def_rate, "grain_rate", FALSE, error))
+      || (rates && !check_rate (&def->def_rate, "grain_rate", FALSE, error)))
     return FALSE;
   def->rate = def->def_rate;
   if (!get_string (root, "media_type", &s, error))
@@ -362,14 +373,14 @@ parse_data (JsonObject *root, MxlFlowDef *def, GError **error)
 }
 
 static gboolean
-parse_audio (JsonObject *root, MxlFlowDef *def, GError **error)
+parse_audio (JsonObject *root, MxlFlowDef *def, gboolean rates, GError **error)
 {
   gboolean present;
   double depth, channels = 1;
   const char *s;
 
   if (!get_rational (root, "sample_rate", &def->def_rate, error)
-      || !check_rate (&def->def_rate, "sample_rate", TRUE, error))
+      || (rates && !check_rate (&def->def_rate, "sample_rate", TRUE, error)))
     return FALSE;
   def->rate = def->def_rate;
   if (!get_number (root, "bit_depth", "bit_depth", TRUE, &present, &depth, error))
@@ -395,8 +406,8 @@ parse_audio (JsonObject *root, MxlFlowDef *def, GError **error)
   return TRUE;
 }
 
-gboolean
-mxl_flow_def_parse (const char *json, MxlFlowDef *out, GError **error)
+static gboolean
+parse (const char *json, MxlFlowDef *out, gboolean rates, GError **error)
 {
   JsonParser *parser;
   JsonNode *root;
@@ -411,7 +422,7 @@ mxl_flow_def_parse (const char *json, MxlFlowDef *out, GError **error)
 
   parser = json_parser_new_immutable ();
   if (!json_parser_load_from_data (parser, json, -1, &json_error)) {
-    fail (error, MXL_FLOW_DEF_ERROR_JSON, "(document)", "not JSON: %s", json_error->message);
+    fail (error, MXL_FLOW_DEF_ERROR_JSON, "(document)", "malformed JSON: %s", json_error->message);
     g_error_free (json_error);
     g_object_unref (parser);
     return FALSE;
@@ -426,13 +437,13 @@ mxl_flow_def_parse (const char *json, MxlFlowDef *out, GError **error)
   if (ok) {
     switch (def.format) {
       case MXL_DATA_FORMAT_VIDEO:
-        ok = parse_video (json_node_get_object (root), &def, error);
+        ok = parse_video (json_node_get_object (root), &def, rates, error);
         break;
       case MXL_DATA_FORMAT_DATA:
-        ok = parse_data (json_node_get_object (root), &def, error);
+        ok = parse_data (json_node_get_object (root), &def, rates, error);
         break;
       default:
-        ok = parse_audio (json_node_get_object (root), &def, error);
+        ok = parse_audio (json_node_get_object (root), &def, rates, error);
         break;
     }
   }
@@ -442,6 +453,18 @@ mxl_flow_def_parse (const char *json, MxlFlowDef *out, GError **error)
   if (ok)
     *out = def;
   return ok;
+}
+
+gboolean
+mxl_flow_def_parse (const char *json, MxlFlowDef *out, GError **error)
+{
+  return parse (json, out, TRUE, error);
+}
+
+gboolean
+mxl_flow_def_parse_form (const char *json, MxlFlowDef *out, GError **error)
+{
+  return parse (json, out, FALSE, error);
 }
 
 uint32_t

@@ -88,6 +88,17 @@ typedef struct MxlFlowDef {
 gboolean mxl_flow_def_parse (const char *json, MxlFlowDef *out, GError **error);
 
 /**
+ * mxl_flow_def_parse_form:
+ * As mxl_flow_def_parse() without our rate ranges (flow-ext.h
+ * MXL_FLOW_MIN_GRAIN_RATE_DEN … MXL_FLOW_MAX_SAMPLE_RATE): rates must still
+ * be positive integers, and interlaced video 30000/1001 or 25/1. What
+ * applications parse and build (mxlFlowExtParseDefinition(),
+ * mxlFlowExtBuildDefinition()): the flow writer checks the rate with the
+ * domain's history, naming both in one reason.
+ */
+gboolean mxl_flow_def_parse_form (const char *json, MxlFlowDef *out, GError **error);
+
+/**
  * mxl_flow_def_grain_count:
  * @history_ns: history duration D in ns (200 000 000 by default).
  *

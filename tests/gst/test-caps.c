@@ -115,7 +115,7 @@ test_v210_1080p50 (void)
   }
   g_assert_cmpint (fmt.rate_n, ==, 50);
   g_assert_cmpint (fmt.rate_d, ==, 1);
-  g_assert_cmpuint (gst_mxl_fabrics_v210_stride (1920), ==, 5120);
+  g_assert_cmpuint (mxlFlowExtV210LineBytes (1920), ==, 5120);
   g_assert_cmpuint (gst_mxl_fabrics_format_lines_per_grain (&fmt), ==, 1080);
   g_assert_cmpuint (gst_mxl_fabrics_format_grain_size (&fmt), ==, 5529600);
   g_assert_true (gst_mxl_fabrics_format_video_info (&fmt, &info));
@@ -139,7 +139,7 @@ test_v210_720p5994 (void)
   assert_rate (o, "grain_rate", 60000, 1001);
   g_assert_cmpint (fmt.rate_n, ==, 60000);
   g_assert_cmpint (fmt.rate_d, ==, 1001);
-  g_assert_cmpuint (gst_mxl_fabrics_v210_stride (1280), ==, 3456);
+  g_assert_cmpuint (mxlFlowExtV210LineBytes (1280), ==, 3456);
   g_assert_cmpuint (gst_mxl_fabrics_format_grain_size (&fmt), ==, 2488320);
   g_object_unref (parser);
   g_free (def);
@@ -212,13 +212,13 @@ test_v210a (void)
   g_assert_cmpstr (json_object_get_string_member (o, "media_type"), ==,
       "video/v210a");
   g_assert_cmpint (fmt.media, ==, GST_MXL_FABRICS_MEDIA_V210A);
-  g_assert_cmpuint (gst_mxl_fabrics_key_stride (1920), ==, 2560);
-  g_assert_cmpuint (gst_mxl_fabrics_key_stride (1280), ==, 1708);
+  g_assert_cmpuint (mxlFlowExtV210aKeyLineBytes (1920), ==, 2560);
+  g_assert_cmpuint (mxlFlowExtV210aKeyLineBytes (1280), ==, 1708);
   /* padding edges: 3 key samples per word, 48 pixels per 128 bytes */
-  g_assert_cmpuint (gst_mxl_fabrics_key_stride (3), ==, 4);
-  g_assert_cmpuint (gst_mxl_fabrics_key_stride (4), ==, 8);
-  g_assert_cmpuint (gst_mxl_fabrics_v210_stride (48), ==, 128);
-  g_assert_cmpuint (gst_mxl_fabrics_v210_stride (49), ==, 256);
+  g_assert_cmpuint (mxlFlowExtV210aKeyLineBytes (3), ==, 4);
+  g_assert_cmpuint (mxlFlowExtV210aKeyLineBytes (4), ==, 8);
+  g_assert_cmpuint (mxlFlowExtV210LineBytes (48), ==, 128);
+  g_assert_cmpuint (mxlFlowExtV210LineBytes (49), ==, 256);
   g_assert_cmpuint (gst_mxl_fabrics_format_grain_size (&fmt), ==, 8294400);
   g_assert_true (gst_mxl_fabrics_format_key_video_info (&fmt, &key_info));
   g_assert_cmpint (GST_VIDEO_INFO_FORMAT (&key_info), ==,

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <glib/gstdio.h>
 #include <gst/gst.h>
 #include <gst/base/gstbasesrc.h>
 
@@ -345,6 +346,45 @@ test_add_remove_target (void)
   gst_object_unref (e);
 }
 
+/* issue 15: a TargetInfo file is read by the library's resolver, which
+ * reads at most 4 MiB (a FIFO or a device cannot make the sink read
+ * forever): the same valid document padded beyond that is refused. */
+static void
+test_target_info_file_bounded (void)
+{
+  GstElement *e = make ("mxlfabricssink");
+  gchar *dir = g_dir_make_tmp ("mxlfab-ti-XXXXXX", NULL);
+  gchar *small = g_build_filename (dir, "small.json", NULL);
+  gchar *big = g_build_filename (dir, "big.json", NULL);
+  gchar *at_small = g_strconcat ("@", small, NULL);
+  gchar *at_big = g_strconcat ("@", big, NULL);
+  gsize pad = (4u << 20) + 1;
+  GString *text = g_string_new (TARGET_INFO ("3"));
+  gboolean ok = FALSE;
+
+  g_string_append (text, "\n");
+  g_assert_true (g_file_set_contents (small, text->str, -1, NULL));
+  g_string_set_size (text, text->len + pad);
+  memset (text->str + text->len - pad, ' ', pad);
+  g_assert_true (g_file_set_contents (big, text->str, text->len, NULL));
+  g_signal_emit_by_name (e, "add-target", at_big, &ok);
+  g_assert_false (ok);
+  g_signal_emit_by_name (e, "add-target", at_small, &ok);
+  g_assert_true (ok);
+  g_signal_emit_by_name (e, "remove-target", at_small, &ok);
+  g_assert_true (ok);
+  gst_object_unref (e);
+  g_assert_cmpint (g_unlink (small), ==, 0);
+  g_assert_cmpint (g_unlink (big), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  g_string_free (text, TRUE);
+  g_free (at_small);
+  g_free (at_big);
+  g_free (small);
+  g_free (big);
+  g_free (dir);
+}
+
 /* Drives @e to PAUSED, expects the state change to fail with exactly one
  * ERROR (ours, not also the base class's "failed to post a proper error
  * message"), of @domain/@code, whose text contains @needle; connection-state
@@ -636,6 +676,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/elements/templates", test_templates);
   g_test_add_func ("/gst/elements/plugin-origin", test_plugin_origin);
   g_test_add_func ("/gst/elements/add-remove-target", test_add_remove_target);
+  g_test_add_func ("/gst/elements/target-info-file-bounded",
+      test_target_info_file_bounded);
   g_test_add_func ("/gst/elements/start-errors", test_start_errors);
   g_test_add_func ("/gst/elements/service-errors", test_service_errors);
   g_test_add_func ("/gst/elements/sink-setup-error-once",

@@ -286,14 +286,24 @@ kill_later (gpointer data)
   return NULL;
 }
 
+/* Continues a stopped child (SIGCONT, by PID) 1.5 s into the stream. */
+static gpointer
+continue_later (gpointer data)
+{
+  g_usleep (3 * G_USEC_PER_SEC / 2);
+  kill (((Child *) data)->pid, SIGCONT);
+  return NULL;
+}
+
 typedef enum {
   SLOW,                         /* identity sleep-time downstream */
   STOPPED,                      /* SIGSTOP */
+  STALLED,                      /* SIGSTOP, SIGCONT 1.5 s into the stream */
   KILLED,                       /* SIGKILL */
 } Badness;
 
 static void
-bad_receiver (const gchar * provider, Badness how)
+bad_receiver_with (const gchar * provider, Badness how, const gchar * options)
 {
   gboolean stop = how != SLOW;
   gchar *dir = g_dir_make_tmp ("mxlfab-fanout-XXXXXX", NULL);
@@ -310,15 +320,17 @@ bad_receiver (const gchar * provider, Badness how)
   child_start (&slow, dir, "slow", provider, CAPS, how == SLOW ? SLOW_US : 0);
   at_fast = g_strdup_printf ("@%s", fast.file);
   at_slow = g_strdup_printf ("@%s", slow.file);
-  extra = g_strdup_printf ("target-info=%s", at_fast);
+  extra = g_strdup_printf ("target-info=%s %s", at_fast, options);
   p = sink_pipeline (provider, extra);
   sink = gst_bin_get_by_name (GST_BIN (p), "sink");
   hgst_play (p);
   g_assert_true (add_target (sink, at_slow));
   g_assert_true (wait_target_state (sink, at_fast, STATE_CONNECTED, 10000));
   g_assert_true (wait_target_state (sink, at_slow, STATE_CONNECTED, 10000));
-  if (how == STOPPED)
+  if (how == STOPPED || how == STALLED)
     g_assert_cmpint (kill (slow.pid, SIGSTOP), ==, 0);
+  if (how == STALLED)
+    killer = g_thread_new ("continuer", continue_later, &slow);
   else if (how == KILLED)       /* mid-stream, reaped as a shell would */
     killer = g_thread_new ("killer", kill_later, &slow);
 
@@ -376,6 +388,12 @@ bad_receiver (const gchar * provider, Badness how)
   g_free (at_slow);
   g_rmdir (dir);
   g_free (dir);
+}
+
+static void
+bad_receiver (const gchar * provider, Badness how)
+{
+  bad_receiver_with (provider, how, "");
 }
 
 /* add-target refuses at once what it can check: documents the library
@@ -553,6 +571,32 @@ test_killed_tcp (void)
   bad_receiver ("tcp", KILLED);
 }
 
+static void
+test_stalled_shm (void)
+{
+  bad_receiver ("shm", STALLED);
+}
+
+static void
+test_stalled_tcp (void)
+{
+  bad_receiver ("tcp", STALLED);
+}
+
+/* the same with every buffer copied into the sink's ring (the stalled
+ * writes then read ring slots, not lent buffers) */
+static void
+test_stalled_shm_copy (void)
+{
+  bad_receiver_with ("shm", STALLED, "zero-copy=false");
+}
+
+static void
+test_stalled_tcp_copy (void)
+{
+  bad_receiver_with ("tcp", STALLED, "zero-copy=false");
+}
+
 
 int
 main (int argc, char **argv)
@@ -569,5 +613,11 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/fanout/slow-receiver/shm", test_slow_shm);
   g_test_add_func ("/gst/fanout/stopped-receiver/tcp", test_stopped_tcp);
   g_test_add_func ("/gst/fanout/killed-receiver/tcp", test_killed_tcp);
+  g_test_add_func ("/gst/fanout/stalled-receiver/shm", test_stalled_shm);
+  g_test_add_func ("/gst/fanout/stalled-receiver/tcp", test_stalled_tcp);
+  g_test_add_func ("/gst/fanout/stalled-receiver/shm-copy",
+      test_stalled_shm_copy);
+  g_test_add_func ("/gst/fanout/stalled-receiver/tcp-copy",
+      test_stalled_tcp_copy);
   return g_test_run ();
 }

@@ -116,17 +116,6 @@ push_frame (GstElement * p, guint k, GstClockTime base)
   hgst_push (p, b);
 }
 
-/* Waits (bounded) until sink of @p has done @n renders (buffers + drops). */
-static void
-wait_rendered (GstElement * p, guint64 n, guint ms)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
-
-  while (hgst_stat (p, "sink", "buffers") + hgst_stat (p, "sink", "dropped") < n
-      && g_get_monotonic_time () < end)
-    g_usleep (5 * 1000);
-}
-
 static void
 test_stalled_target (void)
 {
@@ -163,17 +152,17 @@ test_stalled_target (void)
     push_frame (p, k, base);
     g_usleep (20 * 1000);
   }
-  wait_rendered (p, N_BEFORE, 5000);
+  hgst_wait_rendered (p, N_BEFORE, 5000);
   g_assert_cmpint (kill (pid, SIGSTOP), ==, 0);
   for (; k < N_BEFORE + N_STOPPED; k++)
     push_frame (p, k, base);
-  wait_rendered (p, N_BEFORE + N_STOPPED, 10000);
+  hgst_wait_rendered (p, N_BEFORE + N_STOPPED, 10000);
   g_assert_cmpint (kill (pid, SIGCONT), ==, 0);
   for (; k < N_BEFORE + N_STOPPED + N_AFTER; k++) {
     push_frame (p, k, base);
     g_usleep (20 * 1000);
   }
-  wait_rendered (p, N_BEFORE + N_STOPPED + N_AFTER, 5000);
+  hgst_wait_rendered (p, N_BEFORE + N_STOPPED + N_AFTER, 5000);
   g_usleep (200 * 1000);         /* let the last transfers complete */
   busy = hgst_stat (p, "sink", "dropped-in-flight");
   g_test_message ("sink: buffers %" G_GUINT64_FORMAT ", grains %"

@@ -1045,6 +1045,59 @@ pull_planar (GstElement * src, guint channels, gsize n)
   return all;
 }
 
+/* Buffer @i of @per_buffer samples of audio_value(), 10 ms from pts_base
+ * on; planar ones with a GstAudioMeta of @caps' positions (@positioned). */
+static GstBuffer *
+audio_buffer (const gchar * caps, guint channels, guint per_buffer, guint i,
+    gboolean interleaved, gboolean positioned)
+{
+  GstBuffer *b = gst_buffer_new_allocate (NULL, per_buffer * 4 * channels,
+      NULL);
+  GstMapInfo map;
+  gfloat *f;
+
+  gst_buffer_map (b, &map, GST_MAP_WRITE);
+  f = (gfloat *) map.data;
+  for (guint c = 0; c < channels; c++)
+    for (guint k = 0; k < per_buffer; k++) {
+      gfloat v = audio_value (c, (guint64) i * per_buffer + k);
+      if (interleaved)
+        f[k * channels + c] = v;
+      else
+        f[c * per_buffer + k] = v;
+    }
+  gst_buffer_unmap (b, &map);
+  if (!interleaved) {
+    GstAudioInfo info;
+
+    gst_audio_info_set_format (&info, GST_AUDIO_FORMAT_F32LE, 48000,
+        channels, NULL);
+    info.layout = GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+    if (positioned) {
+      /* the meta describes the caps, positions included */
+      GstCaps *c = gst_caps_from_string (caps);
+      g_assert_true (gst_audio_info_from_caps (&info, c));
+      gst_caps_unref (c);
+      g_assert_false (info.flags & GST_AUDIO_FLAG_UNPOSITIONED);
+    }
+    gst_buffer_add_audio_meta (b, &info, per_buffer, NULL);
+  }
+  GST_BUFFER_PTS (b) = pts_base + i * 10 * GST_MSECOND;
+  GST_BUFFER_DURATION (b) = 10 * GST_MSECOND;
+  return b;
+}
+
+/* Asserts that @got holds samples 0 .. @n - 1 of audio_value() exactly. */
+static void
+assert_audio_values (const gfloat * got, guint channels, gsize n)
+{
+  for (guint c = 0; c < channels; c++)
+    for (gsize k = 0; k < n; k++)
+      if (got[c * n + k] != audio_value (c, k))
+        g_error ("channel %u sample %" G_GSIZE_FORMAT ": %g, expected %g", c,
+            k, got[c * n + k], audio_value (c, k));
+}
+
 /* 8-channel audio from appsrc, planar or interleaved, through
  * mxlfabricssink -> mxlfabricssrc: every sample of every channel arrives,
  * in order, exactly (the src outputs planar audio with GstAudioMeta).
@@ -1067,48 +1120,11 @@ audio_round_trip_full (gboolean interleaved, gboolean positioned)
 
   wait_connected (sink);
   set_pts_base (sink);
-  for (guint i = 0; i < n_buffers; i++) {
-    GstBuffer *b = gst_buffer_new_allocate (NULL, per_buffer * 4 * channels,
-        NULL);
-    GstMapInfo map;
-    gfloat *f;
-
-    gst_buffer_map (b, &map, GST_MAP_WRITE);
-    f = (gfloat *) map.data;
-    for (guint c = 0; c < channels; c++)
-      for (guint k = 0; k < per_buffer; k++) {
-        gfloat v = audio_value (c, (guint64) i * per_buffer + k);
-        if (interleaved)
-          f[k * channels + c] = v;
-        else
-          f[c * per_buffer + k] = v;
-      }
-    gst_buffer_unmap (b, &map);
-    if (!interleaved) {
-      GstAudioInfo info;
-
-      gst_audio_info_set_format (&info, GST_AUDIO_FORMAT_F32LE, 48000,
-          channels, NULL);
-      info.layout = GST_AUDIO_LAYOUT_NON_INTERLEAVED;
-      if (positioned) {
-        /* the meta describes the caps, positions included */
-        GstCaps *c = gst_caps_from_string (caps);
-        g_assert_true (gst_audio_info_from_caps (&info, c));
-        gst_caps_unref (c);
-        g_assert_false (info.flags & GST_AUDIO_FLAG_UNPOSITIONED);
-      }
-      gst_buffer_add_audio_meta (b, &info, per_buffer, NULL);
-    }
-    GST_BUFFER_PTS (b) = pts_base + i * 10 * GST_MSECOND;
-    GST_BUFFER_DURATION (b) = 10 * GST_MSECOND;
-    hgst_push (sink, b);
-  }
+  for (guint i = 0; i < n_buffers; i++)
+    hgst_push (sink, audio_buffer (caps, channels, per_buffer, i, interleaved,
+            positioned));
   got = pull_planar (src, channels, n);
-  for (guint c = 0; c < channels; c++)
-    for (gsize k = 0; k < n; k++)
-      if (got[c * n + k] != audio_value (c, k))
-        g_error ("channel %u sample %" G_GSIZE_FORMAT ": %g, expected %g", c,
-            k, got[c * n + k], audio_value (c, k));
+  assert_audio_values (got, channels, n);
   assert_no_error (sink);
   assert_no_error (src);
   g_free (got);
@@ -1948,7 +1964,7 @@ test_start (gconstpointer data)
 /* A live sink whose receiver never comes (its TargetInfo file does not
  * exist), wait-for-connection with wait-timeout 10 s; *file to remove. */
 static GstElement *
-start_unconnected_sink (gchar ** file)
+start_unconnected_sink_caps (const gchar * caps, gchar ** file)
 {
   gchar *props;
   GstElement *sink;
@@ -1956,10 +1972,20 @@ start_unconnected_sink (gchar ** file)
   *file = tmp_path ("never.json");
   props = g_strdup_printf ("wait-for-connection=true wait-timeout=10000 "
       "target-info=@%s", *file);
-  sink = start_sink ("tcp", CAPS_720, props, NULL);
+  sink = start_sink ("tcp", caps, props, NULL);
   g_free (props);
   return sink;
 }
+
+static GstElement *
+start_unconnected_sink (gchar ** file)
+{
+  return start_unconnected_sink_caps (CAPS_720, file);
+}
+
+#define CAPS_AUDIO_WAIT "audio/x-raw,format=F32LE,layout=non-interleaved," \
+    "rate=48000,channels=2"
+
 
 /* Waits (bounded, 5 s) until the sink has rendered @n buffers. */
 static void
@@ -1991,20 +2017,25 @@ eos_thread (gpointer data)
  * file does not exist), wait-timeout 10 s: an EOS the application sends
  * to the pipeline (gst_element_send_event(), as gst-launch-1.0 -e) reaches
  * it at once, not after wait-timeout (issue 20 item 7; the bound of 1 s
- * tells the two apart, it is no speed target). The frames that waited are
- * dropped at EOS, counted as dropped-no-target; none was sent. */
+ * tells the two apart, it is no speed target). The frames (@audio: sample
+ * batches of 480) that waited are dropped at EOS, counted as
+ * dropped-no-target; none was sent. */
 static void
-test_wait_eos_no_receiver (void)
+test_wait_eos_no_receiver (gconstpointer audio)
 {
   gchar *file = NULL;
-  GstElement *sink = start_unconnected_sink (&file);
+  GstElement *sink = start_unconnected_sink_caps (audio ? CAPS_AUDIO_WAIT :
+      CAPS_720, &file);
   EosJob job = { sink, 0 };
   GstMessage *m;
   GThread *th;
   gint64 t0, took;
 
-  hgst_push (sink, make_v210 (0, NULL));
-  hgst_push (sink, make_v210 (1, NULL));
+  if (audio)
+    set_pts_base (sink);
+  for (guint i = 0; i < 2; i++)
+    hgst_push (sink, audio ? audio_buffer (CAPS_AUDIO_WAIT, 2, 480, i, FALSE,
+            FALSE) : make_v210 (i, NULL));
   wait_rendered (sink, 1);
   g_usleep (300 * 1000);        /* what waits, waits */
   t0 = g_get_monotonic_time ();
@@ -2022,6 +2053,22 @@ test_wait_eos_no_receiver (void)
   g_assert_cmpuint (stat_u64 (sink, "sink", "grains"), ==, 0);
   stop (sink);
   remove_tmp (file);
+}
+
+/* After three buffers pushed to a sink with no receiver yet: all three
+ * rendered, none sent, none dropped (render did not hold); then the
+ * receiver's TargetInfo @ti is written to @file 300 ms later. */
+static void
+connect_late (GstElement * sink, const gchar * file, const gchar * ti)
+{
+  /* all three rendered, none sent, none dropped: render did not hold */
+  wait_rendered (sink, 3);
+  g_assert_cmpuint (stat_u64 (sink, "sink", "buffers"), ==, 3);
+  g_usleep (300 * 1000);
+  g_assert_cmpuint (stat_u64 (sink, "sink", "grains"), ==, 0);
+  g_assert_cmpuint (stat_u64 (sink, "sink", "dropped"), ==, 0);
+  g_assert_true (g_file_set_contents (file, ti, -1, NULL));
+  wait_connected (sink);
 }
 
 /* wait-for-connection keeps the first frames: a live sink with no
@@ -2049,14 +2096,7 @@ test_wait_first_frames_kept (void)
     g_ptr_array_add (want, gst_buffer_ref (b));
     hgst_push (sink, b);
   }
-  /* all three rendered, none sent, none dropped: render did not hold */
-  wait_rendered (sink, 3);
-  g_assert_cmpuint (stat_u64 (sink, "sink", "buffers"), ==, 3);
-  g_usleep (300 * 1000);
-  g_assert_cmpuint (stat_u64 (sink, "sink", "grains"), ==, 0);
-  g_assert_cmpuint (stat_u64 (sink, "sink", "dropped"), ==, 0);
-  g_assert_true (g_file_set_contents (file, ti, -1, NULL));
-  wait_connected (sink);
+  connect_late (sink, file, ti);
   for (i = 3; i < 6; i++) {
     GstBuffer *b = make_v210 (i, NULL);
     g_ptr_array_add (want, gst_buffer_ref (b));
@@ -2081,6 +2121,41 @@ test_wait_first_frames_kept (void)
   g_assert_cmpuint (stat_u64 (sink, "sink", "dropped"), ==, 0);
   stop_clean (sink, src);
   g_ptr_array_unref (want);
+  g_free (props);
+  g_free (ti);
+  remove_tmp (file);
+}
+
+/* test_wait_first_frames_kept for audio: the first sample batches wait in
+ * the flow, render returns for them, and once the receiver comes (300 ms
+ * later) every sample arrives, in order and exactly. */
+static void
+test_wait_first_samples_kept (void)
+{
+  const guint channels = 2, per_buffer = 480;
+  gchar *file = tmp_path ("late.json");
+  gchar *props = g_strdup_printf ("wait-for-connection=true "
+      "wait-timeout=10000 target-info=@%s", file);
+  gchar *ti = NULL;
+  GstElement *src = start_src ("tcp", CAPS_AUDIO_WAIT, NULL, &ti);
+  GstElement *sink = start_sink ("tcp", CAPS_AUDIO_WAIT, props, NULL);
+  gfloat *got;
+  guint i;
+
+  set_pts_base (sink);
+  for (i = 0; i < 3; i++)
+    hgst_push (sink, audio_buffer (CAPS_AUDIO_WAIT, channels, per_buffer, i,
+            FALSE, FALSE));
+  connect_late (sink, file, ti);
+  for (i = 3; i < 6; i++)
+    hgst_push (sink, audio_buffer (CAPS_AUDIO_WAIT, channels, per_buffer, i,
+            FALSE, FALSE));
+  got = pull_planar (src, channels, 6 * per_buffer);
+  assert_audio_values (got, channels, 6 * per_buffer);
+  g_assert_cmpuint (stat_u64_settled (sink, "sink", "grains", 6), ==, 6);
+  g_assert_cmpuint (stat_u64 (sink, "sink", "dropped"), ==, 0);
+  stop_clean (sink, src);
+  g_free (got);
   g_free (props);
   g_free (ti);
   remove_tmp (file);
@@ -2229,17 +2304,19 @@ test_wait_unlocked (void)
 }
 
 /* gst-launch-1.0 -e with wait-for-connection=true, wait-timeout 10 s and no
- * receiver: one SIGINT ("Forcing EOS") ends it at once, with exit status 0
- * (issue 20 item 7; 2 s tells "at once" from the 10 s wait, it is no speed
+ * receiver, video or (@audio) audio: one SIGINT ("Forcing EOS") ends it at
+ * once, with exit status 0 (issue 20 item 7; 2 s tells "at once" from the 10 s wait, it is no speed
  * target). */
 static void
-test_launch_eos_no_receiver (void)
+test_launch_eos_no_receiver (gconstpointer audio)
 {
   gchar *file = tmp_path ("never.json");
   gchar *sink = g_strdup_printf ("target-info=@%s", file);
   gchar *argv[] = { (gchar *) "gst-launch-1.0", (gchar *) "-e",
-    (gchar *) "videotestsrc", (gchar *) "is-live=true", (gchar *) "!",
-    (gchar *) "video/x-raw,format=v210,width=320,height=180,framerate=25/1",
+    (gchar *) (audio ? "audiotestsrc" : "videotestsrc"),
+    (gchar *) "is-live=true", (gchar *) "!", (gchar *) (audio ?
+        CAPS_AUDIO_WAIT :
+        "video/x-raw,format=v210,width=320,height=180,framerate=25/1"),
     (gchar *) "!", (gchar *) "mxlfabricssink", (gchar *) "provider=tcp",
     (gchar *) "node=" NODE, (gchar *) "wait-for-connection=true",
     (gchar *) "wait-timeout=10000", sink, NULL
@@ -2361,14 +2438,20 @@ main (int argc, char **argv)
       &start_cases[7], test_start);
   g_test_add_data_func ("/gst/transfer/start-600/live-appsrc/shm",
       &start_cases[8], test_start);
-  g_test_add_func ("/gst/transfer/wait/eos-no-receiver",
+  g_test_add_data_func ("/gst/transfer/wait/eos-no-receiver", NULL,
+      test_wait_eos_no_receiver);
+  g_test_add_data_func ("/gst/transfer/wait/audio/eos-no-receiver", "audio",
       test_wait_eos_no_receiver);
   g_test_add_func ("/gst/transfer/wait/first-frames-kept",
       test_wait_first_frames_kept);
+  g_test_add_func ("/gst/transfer/wait/audio/first-samples-kept",
+      test_wait_first_samples_kept);
   g_test_add_func ("/gst/transfer/wait/pending-flushed",
       test_wait_pending_flushed);
   g_test_add_func ("/gst/transfer/wait/unlocked", test_wait_unlocked);
-  g_test_add_func ("/gst/transfer/wait/launch-eos-no-receiver",
+  g_test_add_data_func ("/gst/transfer/wait/launch-eos-no-receiver", NULL,
       test_launch_eos_no_receiver);
+  g_test_add_data_func ("/gst/transfer/wait/audio/launch-eos-no-receiver",
+      "audio", test_launch_eos_no_receiver);
   return g_test_run ();
 }

@@ -106,6 +106,18 @@ hgst_stat (GstElement * p, const gchar * name, const gchar * field)
   return v;
 }
 
+/* Waits (bounded by @ms) until the element named "sink" of @p has done @n
+ * renders (stats buffers + dropped). */
+static inline void
+hgst_wait_rendered (GstElement * p, guint64 n, guint ms)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
+
+  while (hgst_stat (p, "sink", "buffers") + hgst_stat (p, "sink", "dropped") < n
+      && g_get_monotonic_time () < end)
+    g_usleep (5 * 1000);
+}
+
 /* Waits (bounded by @ms) until the sink of @p is connected (state 3). */
 static inline gboolean
 hgst_wait_connected (GstElement * p, guint ms)

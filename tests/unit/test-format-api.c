@@ -265,7 +265,29 @@ test_build_rejects (void)
   build_bad (&d, "l", "g:r", "30000/1001 or 25/1");
   d.definitionRate.numerator = 25;
   build_bad (&d, "l", "g:r", "1081 must be even");
-  build_bad (&d, NULL, "g:r", "NULL");
+  /* the rate range is the writer's (with the history), not the parser's */
+  d.height = 1080;
+  d.interlace = MXL_FLOW_EXT_PROGRESSIVE;
+  d.definitionRate.numerator = 2000;
+  {
+    char *json = NULL;
+    mxlFlowExtDefinition back;
+
+    g_assert_cmpint (mxlFlowExtBuildDefinition (&d, "l", "g:r", &json, NULL),
+        ==, MXL_STATUS_OK);
+    back = parse_ok (json);
+    g_assert_cmpint (back.editRate.numerator, ==, 2000);
+    free (json);
+  }
+  d.definitionRate.numerator = 0;
+  build_bad (&d, "l", "g:r", "grain_rate: numerator 0 and denominator 1 must be integers > 0");
+  d.definitionRate.numerator = 25;
+  build_bad (NULL, "l", "g:r", "NULL");
+  /* label and group hint have defaults */
+  d.interlace = MXL_FLOW_EXT_INTERLACED_TFF;
+  g_assert_cmpint (mxlFlowExtBuildDefinition (&d, NULL, NULL, NULL, NULL), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (d.editRate.numerator, ==, 50);
 }
 
 static void

@@ -337,15 +337,18 @@ typedef struct mxlFlowExtDefinition_t {
  *   frame_height: 1081 must be even for interlaced video" (free with
  *   free(3)); NULL to ignore.
  *
- * Applies every rule this library creates flows by (mxl-flows.md §2.1-§2.3
- * and ours, §7.3): a UUID id, format, a non-empty label, a non-empty
- * grouphint tag array of "group:role[:device|node]", positive rates within
- * MXL_FLOW_MIN_GRAIN_RATE_DEN … MXL_FLOW_MAX_GRAIN_RATE (grains) or up to
- * MXL_FLOW_MAX_SAMPLE_RATE (samples), the picture size limits above,
- * media_type v210 or v210a (video), smpte291 (data), float32 with
- * bit_depth 32 and 1 … MXL_FLOW_MAX_CHANNELS channels (audio), interlaced
- * video only at 30000/1001 or 25/1 with an even height. The same parser as
- * mxlCreateFlowWriter().
+ * Applies the rules this library creates flows by (mxl-flows.md §2.1-§2.3
+ * and ours, §7.3), with the parser of mxlCreateFlowWriter(): a UUID id,
+ * format, a non-empty label, a non-empty grouphint tag array of
+ * "group:role[:device|node]", rates that are positive integers, the
+ * picture size limits above, media_type v210 or v210a (video), smpte291
+ * (data), float32 with bit_depth 32 and 1 … MXL_FLOW_MAX_CHANNELS channels
+ * (audio), interlaced video only at 30000/1001 or 25/1 with an even
+ * height. The rate ranges (MXL_FLOW_MIN_GRAIN_RATE_DEN …
+ * MXL_FLOW_MAX_GRAIN_RATE grains, up to MXL_FLOW_MAX_SAMPLE_RATE samples
+ * per second) are left to mxlCreateFlowWriter(), which checks the rate
+ * against the domain's history too and names rate, range and history in
+ * mxlGetLastErrorMessage().
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL @in_flowDef or
  * @out_def, or a definition that breaks a rule.
@@ -360,9 +363,10 @@ MXL_EXPORT mxlStatus mxlFlowExtParseDefinition (char const *in_flowDef,
  *   @channelCount; @id ("" = a random UUID). The other fields are ignored
  *   on input. On success every field is set as
  *   mxlFlowExtParseDefinition() sets it from the returned JSON.
- * @in_label: non-empty "label" (also written as "description").
- * @in_groupHint: the grouphint tag value, "group:role" or
- *   "group:role:device|node".
+ * @in_label: (nullable): non-empty "label" (also written as
+ *   "description"); NULL writes "mxl-fabrics flow".
+ * @in_groupHint: (nullable): the grouphint tag value, "group:role" or
+ *   "group:role:device|node"; NULL writes "mxl-fabrics:flow".
  * @out_flowDef: (out) (transfer full) (nullable): compact flow JSON
  *   (free with free(3)); NULL to only check @inout_def and fill in the
  *   derived fields.
@@ -374,12 +378,11 @@ MXL_EXPORT mxlStatus mxlFlowExtParseDefinition (char const *in_flowDef,
  * frame_width, frame_height, interlace_mode, colorspace,
  * transfer_characteristic "SDR" and the 10-bit Y, Cb, Cr (and A for v210a)
  * components; audio adds bit_depth 32 and channel_count. The result is
- * checked by mxlFlowExtParseDefinition(), so only definitions this library
- * opens are built.
+ * checked by mxlFlowExtParseDefinition() (so the rate ranges are left to
+ * mxlCreateFlowWriter()).
  *
- * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL @inout_def,
- * @in_label or @in_groupHint, or a definition that breaks a rule (the
- * reason names the field).
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL @inout_def or a
+ * definition that breaks a rule (the reason names the field).
  */
 MXL_EXPORT mxlStatus mxlFlowExtBuildDefinition (mxlFlowExtDefinition *inout_def,
     char const *in_label, char const *in_groupHint, char **out_flowDef,

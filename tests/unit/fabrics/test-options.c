@@ -19,7 +19,6 @@ assert_defaults (const MxlSetupOptions *o)
   g_assert_true (o->samples_staging);
   g_assert_true (o->exclusive);
   g_assert_cmpuint (o->post_ring_capacity, ==, MXL_DEFAULT_POST_RING_CAPACITY);
-  g_assert_null (o->provider_name);
 }
 
 /* B9: the reference's cqDepth cases. */
@@ -102,10 +101,8 @@ test_rejects (void)
     { "{\"postRingCapacity\": 1000}", "\"postRingCapacity\"" },
     { "{\"postRingCapacity\": 2097152}", "\"postRingCapacity\"" },
     { "{\"postRingCapacity\": -2}", "\"postRingCapacity\"" },
-    { "{\"providerName\": \"\"}", "\"providerName\"" },
-    { "{\"providerName\": 5}", "\"providerName\"" },
-    /* A bad key after a good providerName: nothing leaks, defaults remain. */
-    { "{\"providerName\": \"tcp\", \"iovLimit\": 0}", "\"iovLimit\"" },
+    /* A bad key after a good one: defaults remain. */
+    { "{\"cqDepth\": 8, \"iovLimit\": 0}", "\"iovLimit\"" },
   };
   guint i;
 
@@ -131,7 +128,7 @@ test_all_keys (void)
   g_assert_cmpint (mxl_setup_options_parse (
           "{\"cqDepth\":128,\"maxMessageSize\":9007199254740993,\"iovLimit\":4,"
           "\"protocol\":\"tagged\",\"progressThread\":true,\"postRingCapacity\":2,"
-          "\"providerName\":\"tcp;ofi_rxm\",\"samplesStaging\":false,\"exclusive\":false,"
+          "\"samplesStaging\":false,\"exclusive\":false,"
           "\"unknown\":{\"x\":[1,2]},\"cqdepth\":0}",
           &o, &error), ==, MXL_STATUS_OK);
   g_assert_no_error (error);
@@ -142,10 +139,9 @@ test_all_keys (void)
   g_assert_cmpint (o.protocol, ==, MXL_PROTOCOL_TAGGED);
   g_assert_true (o.progress_thread);
   g_assert_cmpuint (o.post_ring_capacity, ==, 2);
-  g_assert_cmpstr (o.provider_name, ==, "tcp;ofi_rxm");
   g_assert_false (o.samples_staging);
   g_assert_false (o.exclusive);
-  mxl_setup_options_clear (&o);
+  mxl_setup_options_defaults (&o);
   assert_defaults (&o);
 
   /* Limits are inclusive; 64.0 is the integer 64. */
@@ -164,8 +160,6 @@ test_all_keys (void)
   g_assert_cmpuint (o.cq_depth, ==, 64);
   g_assert_true (o.protocol_set);
   g_assert_cmpint (o.protocol, ==, MXL_PROTOCOL_WRITE);
-  mxl_setup_options_clear (&o);
-  mxl_setup_options_clear (NULL);
 }
 
 /* The strict check elements use: unknown keys are errors there. */
@@ -180,8 +174,14 @@ test_validate (void)
   g_assert_cmpint (mxlFabricsExtValidateOptions ("", NULL, 0), ==, MXL_STATUS_OK);
   g_assert_cmpint (mxlFabricsExtValidateOptions ("{\"cqDepth\":128,\"protocol\":\"tagged\","
           "\"progressThread\":true,\"postRingCapacity\":2,\"maxMessageSize\":4096,"
-          "\"iovLimit\":4,\"samplesStaging\":false,\"providerName\":\"shm\"}",
+          "\"iovLimit\":4,\"samplesStaging\":false,\"exclusive\":true}",
           reason, sizeof reason), ==, MXL_STATUS_OK);
+
+  /* issue 15: "providerName" is gone (setup never used it, and its string
+   * leaked): now an unknown key like any other */
+  g_assert_cmpint (mxlFabricsExtValidateOptions ("{\"providerName\":\"tcp\"}",
+          reason, sizeof reason), ==, MXL_ERR_INVALID_ARG);
+  g_assert_nonnull (strstr (reason, "unknown key \"providerName\""));
 
   /* an unknown key (accepted and ignored by setup) names itself and the
    * known ones */

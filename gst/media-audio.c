@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Audio media operations (media.h): `audio/float32` flows, planar sample
+ * rings written and read in batches; buffers F32LE, non-interleaved with
+ * GstAudioMeta (the sink also takes interleaved ones and de-interleaves).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "media.h"
+#include "mxlfabricssink.h"
+#include "mxlfabricssrc.h"
+
+#include <string.h>
+
+#include <gst/audio/audio.h>
+#include <mxl/time.h>
+
+/* Index of the sample head before @buffer: from its running time through
+ * TAI (timing.h), or, without timestamp, the last head written (the
+ * current TAI index for the first). */
+static guint64
+audio_index (GstMxlFabricsSink * self, GstBuffer * buffer)
+{
+  gint n = self->format.rate_n, d = self->format.rate_d;
+  GstClockTime rt, base;
+  gint64 offset;
+
+  if (gst_mxl_fabrics_sink_buffer_time (self, buffer, &rt, &offset, &base))
+    return gst_mxl_fabrics_timing_pts_to_index (rt, n, d, offset, base);
+  if (self->have_last)
+    return self->last_index;
+  {
+    mxlRational rate = { n, d };
+    return mxlGetCurrentIndex (&rate);
+  }
+}
+
+/* Checks @buffer against the caps before gst_audio_buffer_map(), whose
+ * preconditions (a GstAudioMeta on non-interleaved buffers, of the caps'
+ * layout, describing no more samples than the buffer holds) end in a
+ * g_return_val_if_fail CRITICAL, and which takes a meta's channel count over
+ * the caps'. Fills @ainfo with what to map with: the meta's info when there
+ * is one (channel positions may differ from ours, harmlessly), else the
+ * caps'. Returns: NULL, or why the buffer cannot be used. */
+static gchar *
+check_audio_buffer (GstMxlFabricsSink * self, GstBuffer * buffer,
+    GstAudioInfo * ainfo)
+{
+  GstAudioLayout layout = self->format.interleaved ?
+      GST_AUDIO_LAYOUT_INTERLEAVED : GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  GstAudioMeta *meta = gst_buffer_get_audio_meta (buffer);
+
+  gst_audio_info_set_format (ainfo, GST_AUDIO_FORMAT_F32LE,
+      self->format.rate_n, self->format.channels, NULL);
+  ainfo->layout = layout;
+  if (meta == NULL && layout == GST_AUDIO_LAYOUT_NON_INTERLEAVED)
+    return g_strdup ("a layout=non-interleaved buffer without GstAudioMeta: "
+        "the meta gives each channel's offset (add it with "
+        "gst_buffer_add_audio_meta)");
+  if (meta == NULL)
+    return gst_buffer_get_size (buffer) % GST_AUDIO_INFO_BPF (ainfo) == 0 ?
+        NULL : g_strdup_printf ("its %" G_GSIZE_FORMAT " bytes are no whole "
+        "number of %u-channel F32LE samples", gst_buffer_get_size (buffer),
+        self->format.channels);
+  if (meta->info.layout != layout)
+    return g_strdup_printf ("its GstAudioMeta is %s, the caps say "
+        "layout=%s", meta->info.layout == GST_AUDIO_LAYOUT_INTERLEAVED ?
+        "interleaved" : "non-interleaved", self->format.interleaved ?
+        "interleaved" : "non-interleaved");
+  if (GST_AUDIO_INFO_FORMAT (&meta->info) != GST_AUDIO_FORMAT_F32LE
+      || GST_AUDIO_INFO_CHANNELS (&meta->info) != (gint) self->format.channels)
+    return g_strdup_printf ("its GstAudioMeta describes %d channels of %s, "
+        "the caps %u channels of F32LE", GST_AUDIO_INFO_CHANNELS (&meta->info),
+        gst_audio_format_to_string (GST_AUDIO_INFO_FORMAT (&meta->info)),
+        self->format.channels);
+  if (meta->samples > gst_buffer_get_size (buffer) /
+      GST_AUDIO_INFO_BPF (&meta->info))
+    return g_strdup_printf ("its GstAudioMeta describes %" G_GSIZE_FORMAT
+        " samples, the buffer of %" G_GSIZE_FORMAT " bytes holds %"
+        G_GSIZE_FORMAT, meta->samples, gst_buffer_get_size (buffer),
+        gst_buffer_get_size (buffer) / GST_AUDIO_INFO_BPF (&meta->info));
+  *ainfo = meta->info;
+  return NULL;
+}
+
+/* Writes the samples of @buffer from sample @first on, in batches of at
+ * most the flow's write limit, de-interleaving interleaved input and
+ * honouring GstAudioMeta offsets (gst_audio_buffer_map). */
+static GstFlowReturn
+audio_write (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
+{
+  GstAudioInfo ainfo;
+  GstAudioBuffer abuf;
+  guint channels = self->format.channels, c;
+  size_t max_write = 0;
+  gsize done, n;
+  GstFlowReturn ret = GST_FLOW_OK;
+  gchar *why = check_audio_buffer (self, buffer, &ainfo);
+
+  if (why != NULL) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot use the audio buffer: "
+            "%s", why), (NULL));
+    g_free (why);
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_audio_buffer_map (&abuf, &ainfo, buffer, GST_MAP_READ)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("cannot map the audio buffer"),
+        ("its size or GstAudioMeta does not fit the caps"));
+    return GST_FLOW_ERROR;
+  }
+  mxlFlowWriterGetMaxWriteLengthSamples (self->flow.writer, &max_write);
+  n = abuf.n_samples;
+  if (self->have_last && first != self->last_index
+      && (first > self->last_index ? first - self->last_index :
+          self->last_index - first) < MAX (n / 2, 1))
+    first = self->last_index;   /* jitter of the timestamps: stay contiguous */
+  if (n > 0)
+    gst_mxl_fabrics_sink_take_index (self, first + n);
+  for (done = 0; done < n && ret == GST_FLOW_OK; done += max_write) {
+    gsize len = MIN (n - done, MAX (max_write, 1));
+    guint64 head = first + done + len;
+    mxlMutableWrappedMultiBufferSlice slices;
+    mxlStatus st;
+
+    if (!gst_mxl_fabrics_sink_make_room (self, head, len, &ret)) {
+      if (ret != GST_FLOW_OK)
+        break;
+      continue;                 /* dropped: the ring holds pending ones */
+    }
+    st = mxlFlowWriterOpenSamples (self->flow.writer, head, len, &slices);
+    if (st != MXL_STATUS_OK) {
+      GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local "
+              "flow"), ("mxlFlowWriterOpenSamples(%" G_GUINT64_FORMAT ", %"
+              G_GSIZE_FORMAT "): %s", head, len,
+              gst_mxl_fabrics_status_name (st)));
+      ret = GST_FLOW_ERROR;
+      break;
+    }
+    for (c = 0; c < channels; c++) {
+      gsize f0 = slices.base.fragments[0].size / 4, k;
+      gfloat *d0 = (gfloat *) ((guint8 *) slices.base.fragments[0].pointer +
+          c * slices.stride);
+      gfloat *d1 = (gfloat *) ((guint8 *) slices.base.fragments[1].pointer +
+          c * slices.stride);
+
+      if (!self->format.interleaved) {
+        const gfloat *src = (const gfloat *) abuf.planes[c] + done;
+        memcpy (d0, src, f0 * 4);
+        memcpy (d1, src + f0, (len - f0) * 4);
+      } else {
+        const gfloat *src = (const gfloat *) abuf.planes[0] +
+            done * channels + c;
+        for (k = 0; k < len; k++)
+          *(k < f0 ? &d0[k] : &d1[k - f0]) = src[k * channels];
+      }
+    }
+    mxlFlowWriterCommitSamples (self->flow.writer);
+    ret = gst_mxl_fabrics_sink_transfer (self, head, len, len * 4 * channels,
+        0, TRUE);
+  }
+  gst_audio_buffer_unmap (&abuf);
+  return ret;
+}
+
+static mxlStatus
+audio_post (mxlFabricsInitiator initiator, guint64 index, gsize count,
+    guint16 total_slices)
+{
+  return mxlFabricsInitiatorTransferSamples (initiator, index, count);
+}
+
+/* Copies the batch (@head - @n ... @head - 1) of every channel out of the
+ * flow into a planar buffer with GstAudioMeta. */
+static GstBuffer *
+take_samples (GstMxlFabricsSrc * self, guint64 head, gsize n, gint64 offset,
+    GstFlowReturn * ret)
+{
+  mxlWrappedMultiBufferSlice slices;
+  guint channels = self->format.channels, c;
+  GstAudioInfo ainfo;
+  GstBuffer *buf;
+  GstMapInfo map;
+  mxlStatus st;
+
+  st = mxlFlowReaderGetSamplesNonBlocking (self->flow.reader, head, n,
+      &slices);
+  if (st == MXL_ERR_OUT_OF_RANGE_TOO_LATE) {
+    gst_mxl_fabrics_src_count (self, &self->obj->counters.dropped_late, 1, TRUE);
+    self->discont = TRUE;
+    return NULL;
+  }
+  if (st != MXL_STATUS_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, READ, ("cannot read the local flow"),
+        ("mxlFlowReaderGetSamplesNonBlocking(%" G_GUINT64_FORMAT ", %"
+            G_GSIZE_FORMAT "): %s", head, n, gst_mxl_fabrics_status_name (st)));
+    *ret = GST_FLOW_ERROR;
+    return NULL;
+  }
+  buf = gst_buffer_new_allocate (NULL, n * 4 * channels, NULL);
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  for (c = 0; c < channels; c++) {
+    guint8 *dst = map.data + (gsize) c * n * 4;
+    gsize f0 = slices.base.fragments[0].size;
+    memcpy (dst, (const guint8 *) slices.base.fragments[0].pointer +
+        c * slices.stride, f0);
+    if (slices.base.fragments[1].size)
+      memcpy (dst + f0, (const guint8 *) slices.base.fragments[1].pointer +
+          c * slices.stride, slices.base.fragments[1].size);
+  }
+  gst_buffer_unmap (buf, &map);
+  /* Re-check: overwritten while copying? */
+  if (mxlFlowReaderGetSamplesNonBlocking (self->flow.reader, head, n,
+          &slices) != MXL_STATUS_OK) {
+    gst_mxl_fabrics_src_count (self, &self->obj->counters.dropped_torn, 1, TRUE);
+    self->discont = TRUE;
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  gst_audio_info_set_format (&ainfo, GST_AUDIO_FORMAT_F32LE,
+      self->format.rate_n, channels, NULL);
+  ainfo.layout = GST_AUDIO_LAYOUT_NON_INTERLEAVED;
+  gst_buffer_add_audio_meta (buf, &ainfo, n, NULL);
+  if (self->have_head && head - n != self->next)
+    self->discont = TRUE;
+  self->have_head = TRUE;
+  self->next = head;
+  if (!gst_mxl_fabrics_src_stamp (self, buf, head - n, n, offset)) {
+    gst_mxl_fabrics_src_count (self, &self->obj->counters.dropped_early, 1, TRUE);
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  gst_mxl_fabrics_src_pushed (self, head, n * 4 * channels);
+  return buf;
+}
+
+/* One step of create: waits (bounded) for the next batch the target
+ * received and copies it out. */
+static GstFlowReturn
+audio_read (GstMxlFabricsSrc * self, gint64 offset, GstBuffer ** buffer)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  guint64 index = 0;
+  size_t n = 0;
+  mxlStatus st;
+
+  st = mxlFabricsTargetReadSamples (self->target,
+      GST_MXL_FABRICS_SRC_READ_WAIT_MS, &index, &n);
+  ret = gst_mxl_fabrics_src_read_status (self, st);
+  if (st != MXL_STATUS_OK || ret != GST_FLOW_OK)
+    return ret;
+  gst_mxl_fabrics_src_on_data (self);
+  *buffer = take_samples (self, index, n, offset, &ret);
+  return ret;
+}
+
+const GstMxlFabricsMediaOps gst_mxl_fabrics_media_audio = {
+  .name = "audio",
+  .index = audio_index,
+  .write = audio_write,
+  .post = audio_post,
+  .read = audio_read,
+};

@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Per-media operations of the elements: what differs between video
+ * (media-video.c: v210, and v210 + key), audio (media-audio.c) and ANC data
+ * (media-anc.c) when a buffer is written into the local flow and when one is
+ * read out of it. The table is chosen once, when the format is known
+ * (gst_mxl_fabrics_media_ops()), so that the sink's render and the src's
+ * create carry no media branches. Caps and flow definitions of each media
+ * are converted in caps.c (through the library's flow summary).
+ *
+ * The generic grain and sample machinery stays in the elements; the ops
+ * call back into it through the functions declared at the end of this
+ * file (internal to the plugin).
+ */
+#pragma once
+
+#include <gst/gst.h>
+#include <mxl/fabrics.h>
+
+#include "caps.h"
+
+G_BEGIN_DECLS
+
+/* The elements (mxlfabricssink.h, mxlfabricssrc.h), by their struct tags. */
+struct _GstMxlFabricsSink;
+struct _GstMxlFabricsSrc;
+
+typedef struct {
+  /* "video" (with or without key), "audio", "anc" (debug output) */
+  const gchar *name;
+
+  /* ---- sink (streaming thread) ---- */
+
+  /* The index of @buffer: of its first grain, or the sample head before
+   * it; G_MAXUINT64 when it is before the pipeline's start (dropped). */
+  guint64 (*index) (struct _GstMxlFabricsSink * sink, GstBuffer * buffer);
+  /* Writes @buffer into the local flow at @index and transfers it: grain
+   * media with gst_mxl_fabrics_sink_write_grain(), audio as sample
+   * batches. */
+  GstFlowReturn (*write) (struct _GstMxlFabricsSink * sink, GstBuffer * buffer,
+      guint64 index);
+  /* Grain media: copies or converts @buffer into the grain @payload
+   * (grain_size bytes). FALSE after posting an ERROR. */
+  gboolean (*fill_grain) (struct _GstMxlFabricsSink * sink, GstBuffer * buffer,
+      guint8 * payload);
+  /* Posts the transfer of grain @index (@total_slices slices) or of the
+   * @count samples before head @index to every connected target. */
+  mxlStatus (*post) (mxlFabricsInitiator initiator, guint64 index,
+      gsize count, guint16 total_slices);
+
+  /* ---- src (streaming thread) ---- */
+
+  /* One step of create: waits (bounded) for what the target received and
+   * turns it into a buffer. Returns the buffer in *@buffer, or NULL (then
+   * create calls it again unless the return is not GST_FLOW_OK). */
+  GstFlowReturn (*read) (struct _GstMxlFabricsSrc * src, gint64 offset,
+      GstBuffer ** buffer);
+  /* Grain media: turns @grain, the copy of grain @index, into the buffer
+   * pushed downstream (takes @grain). */
+  GstBuffer *(*finish_grain) (struct _GstMxlFabricsSrc * src, GstBuffer * grain,
+      guint64 index);
+} GstMxlFabricsMediaOps;
+
+/**
+ * gst_mxl_fabrics_media_ops:
+ * Returns: (transfer none): the operations of @media; NULL for
+ * GST_MXL_FABRICS_MEDIA_NONE.
+ */
+const GstMxlFabricsMediaOps *gst_mxl_fabrics_media_ops (GstMxlFabricsMedia
+    media);
+
+/* video/v210 and video/v210a (media-video.c), audio/float32
+ * (media-audio.c), video/smpte291 (media-anc.c) */
+extern const GstMxlFabricsMediaOps gst_mxl_fabrics_media_video;
+extern const GstMxlFabricsMediaOps gst_mxl_fabrics_media_audio;
+extern const GstMxlFabricsMediaOps gst_mxl_fabrics_media_anc;
+
+/* The post of grain media: mxlFabricsInitiatorTransferGrain() of all
+ * @total_slices slices (@count unused). */
+mxlStatus gst_mxl_fabrics_media_post_grain (mxlFabricsInitiator initiator,
+    guint64 index, gsize count, guint16 total_slices);
+
+/* The members every grain media (video, ANC) shares: the elements' grain
+ * machinery; a table adds its fill_grain and finish_grain. */
+#define GST_MXL_FABRICS_MEDIA_GRAIN_OPS \
+  .index = gst_mxl_fabrics_sink_grain_index, \
+  .write = gst_mxl_fabrics_sink_write_grain, \
+  .post = gst_mxl_fabrics_media_post_grain, \
+  .read = gst_mxl_fabrics_src_read_grains
+
+/* ---- the elements' machinery the ops use (mxlfabricssink.c) ---- */
+
+/* Gives the buffer being rendered its place in the flow: @last is its
+ * grain index, or the sample head after it (audio). The only place the
+ * sink's index state (have_last, last_index; index_phase goes with it)
+ * advances, called as soon as the index is known and before anything can
+ * drop the buffer: a grain dropped after that (its ring slot still in
+ * flight, lent elsewhere, no target or no room while grains wait for one
+ * in the flow, a flush) keeps its index, so the next buffer never takes
+ * it. Left behind, the next frame of a 60 fps stream, whose deviation
+ * from the grid moves by a ns, was written one index early, under the
+ * dropped frame's time (issue 20; test gst-sink-index). */
+void gst_mxl_fabrics_sink_take_index (struct _GstMxlFabricsSink * sink,
+    guint64 last);
+/* Grain media's index: from TAI with the stream's phase, a field at an
+ * index of its parity, never backwards. */
+guint64 gst_mxl_fabrics_sink_grain_index (struct _GstMxlFabricsSink * sink,
+    GstBuffer * buffer);
+/* Grain media's write: into the ring slot of @index with fill_grain (or
+ * lent in place), then transferred. */
+GstFlowReturn gst_mxl_fabrics_sink_write_grain (struct _GstMxlFabricsSink * sink,
+    GstBuffer * buffer, guint64 index);
+/* Before writing grain @index, or the @count samples before head @index:
+ * FALSE (with *@ret, GST_FLOW_OK when it is just dropped) when the ring
+ * would come round onto the oldest pending grain or batch. */
+gboolean gst_mxl_fabrics_sink_make_room (struct _GstMxlFabricsSink * sink,
+    guint64 index, gsize count, GstFlowReturn * ret);
+/* Posts what was committed at @index (ops->post) to the connected targets,
+ * waiting for one as wait-for-connection says, or, with @defer (a grain or
+ * sample batch the flow holds), keeping it pending while none is connected; counts it. */
+GstFlowReturn gst_mxl_fabrics_sink_transfer (struct _GstMxlFabricsSink * sink,
+    guint64 index, gsize count, gsize bytes, guint16 total_slices,
+    gboolean defer);
+/* The running time of @buffer through TAI: FALSE when it has none usable
+ * (no PTS, or a segment not in time); otherwise *@rt, the pipeline-wide TAI
+ * *@offset and the element's *@base time (timing.h). */
+gboolean gst_mxl_fabrics_sink_buffer_time (struct _GstMxlFabricsSink * sink,
+    GstBuffer * buffer, GstClockTime * rt, gint64 * offset,
+    GstClockTime * base);
+
+/* ---- (mxlfabricssrc.c) ---- */
+
+/* Grain media's read. */
+GstFlowReturn gst_mxl_fabrics_src_read_grains (struct _GstMxlFabricsSrc * src,
+    gint64 offset, GstBuffer ** buffer);
+/* What a read of the target returned other than data (timeouts, bad input,
+ * overruns, errors: counted, posted); also polls the target's events and
+ * refreshes the stats. Returns GST_FLOW_ERROR after posting an ERROR. */
+GstFlowReturn gst_mxl_fabrics_src_read_status (struct _GstMxlFabricsSrc * src,
+    mxlStatus status);
+/* Marks that data arrived (for the timeout and the stall message). */
+void gst_mxl_fabrics_src_on_data (struct _GstMxlFabricsSrc * src);
+/* Stamps @buf for unit index @index, @units long (PTS, duration, offsets,
+ * reference timestamp meta, DISCONT); FALSE when its time is before the
+ * pipeline's start. */
+gboolean gst_mxl_fabrics_src_stamp (struct _GstMxlFabricsSrc * src, GstBuffer * buf,
+    guint64 index, guint64 units, gint64 offset);
+/* Counts @bytes pushed for index @index. */
+void gst_mxl_fabrics_src_pushed (struct _GstMxlFabricsSrc * src, guint64 index,
+    gsize bytes);
+/* Adds @n to @counter (of obj->counters), also to `dropped` when @drop. */
+void gst_mxl_fabrics_src_count (struct _GstMxlFabricsSrc * src, guint64 * counter,
+    guint64 n, gboolean drop);
+
+G_END_DECLS

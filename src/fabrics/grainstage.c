@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Grain staging for shm connections; see grainstage.h. */
+#include "fabrics/grainstage.h"
+
+#include <string.h>
+
+#include "fabrics/initiator.h"
+
+gboolean
+mxl_grain_stage_ensure (MxlConn *conn)
+{
+  MxlInitiator *init = conn->init;
+  GError *error = NULL;
+  size_t len = 0;
+
+  if (init->continuous || init->desc->provider != MXL_FABRICS_PROVIDER_SHM
+      || conn->stage_failed)
+    return FALSE;
+  if (conn->stage.base != NULL)
+    return TRUE;
+  for (guint s = 0; s < init->grain_count; s++)
+    len = MAX (len, init->regions[s].len);
+  if (len == 0)
+    return FALSE;
+  conn->stage.n = MIN (init->grain_count, MXL_GRAIN_STAGE_SLOTS);
+  conn->stage.len = len;
+  conn->stage.base = g_malloc0 (len * conn->stage.n);
+  if (mxl_ofi_region_register (init->dom, conn->stage.base,
+          len * conn->stage.n, FI_WRITE,
+          &conn->stage.region, &error) != MXL_STATUS_OK) {
+    g_message ("initiator: grain staging buffer not registered (%s): writes "
+        "to target %" G_GUINT64_FORMAT " go from the ring slots",
+        error ? error->message : "?", conn->target_id);
+    g_clear_error (&error);
+    g_clear_pointer (&conn->stage.base, g_free);
+    conn->stage_failed = TRUE;
+    return FALSE;
+  }
+  return TRUE;
+}
+
+guint
+mxl_grain_stage_slot (const MxlConn *conn, uint64_t seq)
+{
+  return (guint) (seq % conn->stage.n);
+}
+
+gboolean
+mxl_grain_stage_ready (const MxlConn *conn, uint64_t seq)
+{
+  const MxlInitiator *init = conn->init;
+  uint32_t mine = MXL_GRAIN_STAGE_CTX_SLOT (mxl_grain_stage_slot (conn, seq));
+
+  for (guint i = 0; i < init->ctx_count; i++) {
+    const MxlWriteCtx *ctx = &init->ctx_pool[i];
+    if (ctx->in_use && !ctx->released && ctx->conn_id == conn->conn_id
+        && ctx->local_slot == mine && ctx->transfer_seq != seq)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+gboolean
+mxl_grain_stage_copy (MxlConn *conn, uint64_t seq, const MxlChunk *chunk,
+    struct iovec *iov, void **desc, guint *n_iov)
+{
+  const MxlGrainStage *stage = &conn->stage;
+  uint8_t *base = stage->base + mxl_grain_stage_slot (conn, seq) * stage->len;
+  guint k = 0;
+  size_t taken = 0;             /* bytes of iov[k] copied so far */
+
+  for (guint i = 0; i < chunk->n_iov; i++) {
+    uint64_t off = chunk->iov[i].offset, left = chunk->iov[i].length;
+
+    if (off > stage->len || left > stage->len - off)
+      return FALSE;
+    while (left > 0) {
+      size_t n;
+
+      if (k >= *n_iov)
+        return FALSE;
+      n = MIN (left, iov[k].iov_len - taken);
+      memcpy (base + off, (const uint8_t *) iov[k].iov_base + taken, n);
+      off += n;
+      left -= n;
+      taken += n;
+      if (taken == iov[k].iov_len) {
+        k++;
+        taken = 0;
+      }
+    }
+  }
+  if (k != *n_iov)
+    return FALSE;
+  for (guint i = 0; i < chunk->n_iov; i++) {
+    iov[i].iov_base = base + chunk->iov[i].offset;
+    iov[i].iov_len = chunk->iov[i].length;
+    desc[i] = stage->region.desc;
+  }
+  *n_iov = chunk->n_iov;
+  return TRUE;
+}
+
+void
+mxl_grain_stage_free (MxlOfiDomain *dom, MxlGrainStage *stage)
+{
+  if (stage->base == NULL)
+    return;
+  if (dom != NULL)
+    mxl_ofi_region_close (dom, &stage->region);
+  g_clear_pointer (&stage->base, g_free);
+}
