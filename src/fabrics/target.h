@@ -157,6 +157,7 @@ struct mxlFabricsTarget_t {
    * touches; API calls take it. */
   MxlLock lock;                   /* mutex + condition (progress.h) */
   guint waiters;
+  atomic_int interrupted;         /* mxl_target_interrupt(), until a read */
   MxlProgress progress;
   gboolean threaded;
   MxlReadResult *results;         /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX */
@@ -173,6 +174,8 @@ void mxl_target_destroy (MxlTarget *target);
 mxlStatus mxl_target_read (MxlTarget *target, int timeout_ms,
     uint64_t *out_index, uint64_t *out_count);
 
+/** Makes a waiting (or the next) read return MXL_ERR_INTERRUPTED. */
+void mxl_target_interrupt (MxlTarget *target);
 mxlStatus mxl_target_poll_event (MxlTarget *target,
     mxlFabricsExtConnectionEvent *out);
 void mxl_target_get_stats (MxlTarget *target, mxlFabricsExtTargetStats *out);
