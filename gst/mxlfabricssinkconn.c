@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -20,6 +21,176 @@
 
 GST_DEBUG_CATEGORY (mxl_fabrics_sink_conn_debug);
 #define GST_CAT_DEFAULT mxl_fabrics_sink_conn_debug
+#define add_problem gst_mxl_fabrics_sink_notice_problem
+
+static void
+notice_free (GstMxlFabricsSinkNotice * n)
+{
+  g_clear_error (&n->error);
+  g_free (n->debug);
+  g_free (n->target_id);
+  g_free (n->reason);
+  g_free (n);
+}
+
+GPtrArray *
+gst_mxl_fabrics_sink_notices_new (void)
+{
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) notice_free);
+}
+
+void
+gst_mxl_fabrics_sink_notice_problem (GPtrArray * notices, GstMessageType type,
+    GQuark domain, gint code, gchar * message, const gchar * debug)
+{
+  GstMxlFabricsSinkNotice *n = g_new0 (GstMxlFabricsSinkNotice, 1);
+
+  n->type = type;
+  n->error = g_error_new_literal (domain, code, message);
+  n->debug = g_strdup (debug);
+  g_ptr_array_add (notices, n);
+  g_free (message);
+}
+
+void
+gst_mxl_fabrics_sink_notices_post (GstMxlFabricsSink * self,
+    GPtrArray * notices)
+{
+  guint i;
+
+  for (i = 0; i < notices->len; i++) {
+    GstMxlFabricsSinkNotice *n = g_ptr_array_index (notices, i);
+
+    switch (n->type) {
+      case GST_MESSAGE_ERROR:
+        gst_mxl_fabrics_object_post_error (self->obj, n->error, n->debug);
+        break;
+      case GST_MESSAGE_WARNING:
+        gst_mxl_fabrics_object_set_last_error (self->obj, n->error->message);
+        gst_element_post_message (GST_ELEMENT (self),
+            gst_message_new_warning (GST_OBJECT (self), n->error, n->debug));
+        break;
+      default:
+        gst_mxl_fabrics_object_post_target_change (self->obj, n->state,
+            n->target_id, n->target_state, n->reason);
+        break;
+    }
+  }
+  g_ptr_array_set_size (notices, 0);
+}
+
+gboolean
+gst_mxl_fabrics_sink_target_info_id (const gchar * json, guint64 * id,
+    GError ** error)
+{
+  mxlFabricsTargetInfo info = NULL;
+  char *reason = NULL;
+  uint64_t v = 0;
+
+  if (mxlFabricsExtTargetInfoParse (json, &info, &reason) != MXL_STATUS_OK) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "malformed TargetInfo (%s): give the src's target-info or @ its "
+        "target-info-file", reason ? reason : "not the document an MXL "
+        "Fabrics target publishes");
+    free (reason);
+    return FALSE;
+  }
+  mxlFabricsExtTargetInfoGetId (info, &v);
+  mxlFabricsFreeTargetInfo (info);
+  if (id)
+    *id = v;
+  return TRUE;
+}
+
+gboolean
+gst_mxl_fabrics_sink_check_target_info (const gchar * json,
+    const GstMxlFabricsFormat * fmt, GError ** error)
+{
+  GstMxlFabricsFormat target_fmt;
+  GError *flow_error = NULL, *mismatch = NULL;
+  mxlFabricsTargetInfo info = NULL;
+  const char *def = NULL;
+  gboolean ok = TRUE;
+
+  if (!gst_mxl_fabrics_sink_target_info_id (json, NULL, error))
+    return FALSE;
+  if (fmt == NULL)
+    return TRUE;
+  if (mxlFabricsExtTargetInfoParse (json, &info, NULL) == MXL_STATUS_OK)
+    mxlFabricsExtTargetInfoGetFlowDef (info, &def);
+  if (def == NULL) {
+    /* a target that does not say: trust it */
+  } else if (!gst_mxl_fabrics_format_from_flow_def (def, &target_fmt, NULL,
+          &flow_error)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "the TargetInfo carries an invalid flow definition: %s",
+        flow_error->message);
+    ok = FALSE;
+  } else if (!gst_mxl_fabrics_format_check_match (fmt, &target_fmt,
+          &mismatch)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "the caps do not match the target's flow: %s; give the sink caps "
+        "equal to the src's", mismatch->message);
+    ok = FALSE;
+  }
+  g_clear_error (&flow_error);
+  g_clear_error (&mismatch);
+  if (info)
+    mxlFabricsFreeTargetInfo (info);
+  return ok;
+}
+
+/* "target <id> (@path)": how messages name a target. */
+static gchar *
+target_name (const GstMxlFabricsSinkTarget * t)
+{
+  return t->path ? g_strdup_printf ("target %s (@%s)", t->id_str, t->path) :
+      g_strdup_printf ("target %s", t->id_str);
+}
+
+/* A WARNING when @t lost grains because it was behind, at most one per
+ * GST_MXL_FABRICS_SINK_BEHIND_WARN_MS per target. */
+static void
+check_behind (GstMxlFabricsSinkTarget * t, gint64 now, GPtrArray * notices)
+{
+  gchar *name;
+
+  if (t->behind_drops == t->behind_warned || (t->behind_warned_us != 0
+          && now - t->behind_warned_us <
+          GST_MXL_FABRICS_SINK_BEHIND_WARN_MS * 1000))
+    return;
+  name = target_name (t);
+  add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_WRITE,
+      g_strdup_printf ("%s is falling behind: %" G_GUINT64_FORMAT " grains "
+          "not sent to it (%" G_GUINT64_FORMAT " since the last warning); its "
+          "receiver or the network is slower than the stream. The other "
+          "targets are not held up", name, t->behind_drops,
+          t->behind_drops - t->behind_warned), t->value);
+  t->behind_warned = t->behind_drops;
+  t->behind_warned_us = now;
+  g_free (name);
+}
+
+void
+gst_mxl_fabrics_sink_targets_update_stats (GstMxlFabricsSink * self,
+    gint64 now, GPtrArray * notices)
+{
+  guint i;
+
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    check_behind (t, now, notices);
+    gst_mxl_fabrics_object_set_target_stats (self->obj, t->value,
+        gst_structure_new ("target", "source", G_TYPE_STRING, t->value,
+            "target-id", G_TYPE_STRING, t->id_str,
+            "state", GST_TYPE_MXL_FABRICS_CONNECTION_STATE, gst_mxl_fabrics_sink_target_public_state (t->state.kind),
+            "grains", G_TYPE_UINT64, t->grains,
+            "bytes", G_TYPE_UINT64, t->bytes,
+            "dropped", G_TYPE_UINT64, t->dropped,
+            "reconnects", G_TYPE_UINT64, t->reconnects, NULL));
+  }
+}
 
 /* Stats per target, and the initiator's. */
 static void
@@ -241,4 +412,55 @@ gst_mxl_fabrics_sink_engine_wake (GstMxlFabricsSink * self)
   if (self->engine_wake_fd >= 0
       && write (self->engine_wake_fd, &one, sizeof one) < 0 && errno != EAGAIN)
     GST_WARNING_OBJECT (self, "eventfd write: %s", g_strerror (errno));
+}
+
+void
+gst_mxl_fabrics_sink_engine_count_transfer (GstMxlFabricsSink * self,
+    gsize bytes)
+{
+  guint i;
+
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    mxlFabricsExtInitiatorTargetStats ts = {.version =
+          MXL_FABRICS_API_VERSION };
+    guint64 skipped = 0, dropped = 0;
+
+    if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_CONNECTED) {
+      if (t->info)
+        t->dropped++;           /* added, but not connected (yet, again) */
+      continue;
+    }
+    /* The initiator did not queue the grain on a target that is behind,
+     * and dropped queued ones whose slot came up again: its own loss. */
+    if (t->info && mxlFabricsExtInitiatorGetTargetStats (self->initiator,
+            t->info, &ts) == MXL_STATUS_OK) {
+      skipped = ts.grainsSkipped - MIN (t->seen_skipped, ts.grainsSkipped);
+      dropped = ts.transfersDropped - MIN (t->seen_dropped,
+          ts.transfersDropped);
+      t->seen_skipped = ts.grainsSkipped;
+      t->seen_dropped = ts.transfersDropped;
+    }
+    if (skipped == 0) {
+      t->grains++;
+      t->bytes += bytes;
+    }
+    dropped = MIN (dropped, t->grains);
+    t->grains -= dropped;
+    t->bytes -= MIN (t->bytes, dropped * bytes);
+    t->dropped += skipped + dropped;
+    t->behind_drops += skipped + dropped;
+  }
+}
+
+void
+gst_mxl_fabrics_sink_engine_count_dropped (GstMxlFabricsSink * self)
+{
+  guint i;
+
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    if (t->info)
+      t->dropped++;
+  }
 }
