@@ -436,6 +436,9 @@ test_sink_transitions (void)
   /* the src stops: lost, one WARNING */
   gst_harness_teardown (src);
   g_assert_cmpuint (wait_warning (bus, "connection to target"), ==, 1);
+  /* re-added with its old TargetInfo, nobody listening: connecting (the
+   * stats snapshot no longer says connected) */
+  wait_target_state (sink->element, value, "connecting");
   /* a restarted src writes a new TargetInfo: connected again */
   src = make_src (file, 0);
   gst_harness_play (src);
