@@ -364,7 +364,14 @@ phase_record (GstMxlFabricsIndexPhase * phase, __int128 d, __int128 period)
   }
   phase->lo = (gint64) lo;
   phase->hi = (gint64) hi;
+  /* the recent top: falls by P/64 per buffer, so a rare late one soon
+   * stops hiding the lateness of the next */
+  phase->top = (gint64) CLAMP (MAX (phase->top - period / 64, d), lo, hi);
 }
+
+/* Late buffers in a row, and periods of lateness, that
+ * gst_mxl_fabrics_follow_grain_index() gives their own index. */
+#define FOLLOW_LATE_MAX 4
 
 guint64
 gst_mxl_fabrics_follow_grain_index (guint64 tai, gint num, gint den,
@@ -387,16 +394,29 @@ gst_mxl_fabrics_follow_grain_index (guint64 tai, gint num, gint den,
       /* consecutive: less than a period after the earliest recent time (so
        * both may be jitter of under P/2), or early; else a gap of k
        * indices in the sender's own phase */
-      __int128 k = r / period;
+      __int128 k = MAX (r, 0) / period;   /* early: 0 */
 
+      if (k >= 1 && k <= FOLLOW_LATE_MAX && phase->late < FOLLOW_LATE_MAX
+          && d - k * period > (__int128) phase->top + period / 16) {
+        /* not in the stream's phase after k left out: a late buffer, at
+         * its own index; the window stays, so the next takes its own */
+        phase->late++;
+        return last + 1;
+      }
+      phase->late = 0;
       if (k >= (__int128) (G_MAXUINT64 - 2 - last))
         return G_MAXUINT64 - 1;
       index = last + 1 + (guint64) k;
+      if (k == 0 && d <= (__int128) phase->hi - period)
+        /* a period early: after an index given ahead of its time (a late
+         * buffer taken for a gap); the stream's phase has not moved */
+        return index;
       phase_record (phase, d - k * period, period);
       if (((__int128) phase->lo + phase->hi) / 2 >= period) {
         /* a slow sender: its window reached the next slot */
         phase->lo -= (gint64) period;
         phase->hi -= (gint64) period;
+        phase->top -= (gint64) period;
         index++;
       }
       return index;
@@ -408,7 +428,8 @@ gst_mxl_fabrics_follow_grain_index (guint64 tai, gint num, gint den,
     index = last + 1;
   ts = gst_mxl_fabrics_index_to_tai (index, num, den);
   r = ts == GST_CLOCK_TIME_NONE ? 0 : (__int128) tai - ts;
-  phase->lo = phase->hi = (gint64) CLAMP (r, -period, period);
+  phase->lo = phase->hi = phase->top = (gint64) CLAMP (r, -period, period);
+  phase->late = 0;
   return index;
 }
 

@@ -199,12 +199,15 @@ gboolean gst_mxl_fabrics_timing_running_time_to_tai (GstClockTime running_time,
  * @lo, @hi: the window, ns, of the recent deviations of a stream's buffer
  *   times from the origin times ts(i) of the indices they got; its middle
  *   is the stream's phase.
+ * @top: the recent latest deviation, in [lo, hi]: falls faster than hi.
+ * @late: buffers in a row taken as late (gst_mxl_fabrics_follow_grain_index()).
  *
  * State of gst_mxl_fabrics_follow_grain_index(), kept with the last index.
  */
 typedef struct
 {
-  gint64 lo, hi;
+  gint64 lo, hi, top;
+  guint late;
 } GstMxlFabricsIndexPhase;
 
 /**
@@ -229,9 +232,20 @@ typedef struct
  *    period P above lo (so both may be jitter of under P/2 around one
  *    time) takes @last + 1 (earlier ones too: indices never go back or
  *    repeat);
- *  - one k more periods above lo (k >= 1) takes @last + 1 + k: the sender
- *    left k indices out (a frame it dropped is an index the receiver never
- *    gets);
+ *  - one k more periods above lo (k >= 1) takes @last + 1 + k when its
+ *    deviation from ts(@last + 1 + k) is no more than P/16 above the
+ *    recent top (the latest recent deviation, falling by P/64 per buffer):
+ *    the sender left k indices out (a frame it dropped is an index the
+ *    receiver never gets);
+ *  - one further above that, k <= 4, is a late buffer (a sender that
+ *    pushed it late; with `do-timestamp=true` it is stamped late): it takes
+ *    @last + 1, its own index, and leaves the window as it is, so the
+ *    buffers after it take their own indices again (a late buffer never
+ *    moves the ones after it). After 4 late buffers in a row the stream's
+ *    time has moved: the next takes @last + 1 + k and sets the window;
+ *  - a buffer more than a period before hi (it follows one given an index
+ *    ahead of its time) takes @last + 1 and leaves the window as it is, so
+ *    at the sender's next gap the stream takes its own indices again;
  *  - each d widens the window (kept under P wide); both bounds close in by
  *    P/512 per buffer, so the window follows a sender clock that drifts by
  *    up to 0.2%. One that runs slow moves it up; when its middle reaches a

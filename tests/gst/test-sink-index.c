@@ -63,7 +63,8 @@ append_line (GstBuffer * b, gpointer res)
 }
 
 /* Child: the src; writes "offset sha1" per buffer to @out once none came
- * for 3 s (20 s for the first). */
+ * for 3 s (20 s for the first), then "missing N", the src's
+ * dropped-missing. */
 static int
 child_src (const gchar * provider, const gchar * file, const gchar * out)
 {
@@ -75,6 +76,8 @@ child_src (const gchar * provider, const gchar * file, const gchar * out)
 
   hgst_play (p);
   hgst_pull_each (p, 0, 20000, 3000, append_line, res);
+  g_string_append_printf (res, "missing %" G_GUINT64_FORMAT "\n",
+      hgst_stat (p, "src", "dropped-missing"));
   g_file_set_contents (out, res->str, -1, NULL);
   g_string_free (res, TRUE);
   hgst_stop (p);
@@ -91,6 +94,59 @@ push_frame (GstElement * p, guint k, GstClockTime base, GHashTable * sent)
 
   g_hash_table_insert (sent, hgst_checksum (b), GUINT_TO_POINTER (k + 1));
   hgst_push (p, b);
+}
+
+/* A line "offset sha1" of the child: returns the number of the frame sent
+ * (in @sent, checksum -> number + 1) that it is, bit-exact, and its index
+ * in @off. */
+static guint
+received_frame (const gchar * line, GHashTable * sent, guint64 * off)
+{
+  gchar **f = g_strsplit (line, " ", 2);
+  guint n;
+
+  g_assert_cmpuint (g_strv_length (f), ==, 2);
+  *off = g_ascii_strtoull (f[0], NULL, 10);
+  n = GPOINTER_TO_UINT (g_hash_table_lookup (sent, f[1]));
+  g_test_message ("received index %" G_GUINT64_FORMAT ": frame %d", *off,
+      (gint) n - 1);
+  g_assert_cmpuint (n, >, 0);   /* bit-exact: one of the frames sent */
+  g_strfreev (f);
+  return n - 1;
+}
+
+/* Starts the child src on @provider (its TargetInfo in @file, what it gets
+ * in @out), then the sink pipeline @desc (*@p) once connected; *@base:
+ * 50 ms from now in its running time. Returns the child's PID. */
+static GPid
+start_pair (const gchar * provider, const gchar * file, const gchar * out,
+    const gchar * desc, GstElement ** p, GstClockTime * base)
+{
+  GPid pid = hgst_spawn_child (provider, file, out, NULL);
+
+  g_assert_true (hgst_wait_file (file));
+  *p = hgst_parse (desc);
+  hgst_play (*p);
+  g_assert_true (hgst_wait_connected (*p, 10000));
+  *base = hgst_running_time (*p, 50 * GST_MSECOND);
+  return pid;
+}
+
+/* Checks that the sink of @p had no ERROR and took @n buffers, stops it,
+ * waits for the child @pid and returns the lines it wrote in @out; *@got:
+ * the received buffers' ("missing N" is the line after them). */
+static gchar **
+stop_pair (GstElement * p, guint n, GPid pid, const gchar * out, guint * got)
+{
+  gchar **lines;
+
+  hgst_assert_no_error (p);
+  g_assert_cmpuint (hgst_stat (p, "sink", "buffers"), ==, n);
+  gst_element_set_state (p, GST_STATE_NULL);
+  hgst_assert_child_ok (pid, 20000);
+  lines = hgst_read_lines (out);
+  *got = g_strv_length (lines) - 1;
+  return lines;
 }
 
 typedef struct {
@@ -121,12 +177,7 @@ test_in_flight_drops (gconstpointer data)
   guint64 first = 0, in_flight;
 
   g_assert_nonnull (dir);
-  pid = hgst_spawn_child (c->provider, file, out, NULL);
-  g_assert_true (hgst_wait_file (file));
-  p = hgst_parse (desc);
-  hgst_play (p);
-  g_assert_true (hgst_wait_connected (p, 10000));
-  base = hgst_running_time (p, 50 * GST_MSECOND);
+  pid = start_pair (c->provider, file, out, desc, &p, &base);
 
   for (k = 0; k < N_BEFORE; k++) {
     push_frame (p, k, base, sent);
@@ -152,24 +203,11 @@ test_in_flight_drops (gconstpointer data)
       c->provider, zero_copy, hgst_stat (p, "sink", "buffers"), hgst_stat (p, "sink",
           "grains"), hgst_stat (p, "sink", "grains-lent"), hgst_stat (p,
           "sink", "dropped"), in_flight);
-  hgst_assert_no_error (p);
-  g_assert_cmpuint (hgst_stat (p, "sink", "buffers"), ==, N_ALL);
-  gst_element_set_state (p, GST_STATE_NULL);
-
-  hgst_assert_child_ok (pid, 20000);
-  lines = hgst_read_lines (out);
-  got = g_strv_length (lines);
+  lines = stop_pair (p, N_ALL, pid, out, &got);
   for (i = 0; i < got; i++) {
-    gchar **f = g_strsplit (lines[i], " ", 2);
     guint64 off;
-    guint n;
+    guint n = received_frame (lines[i], sent, &off) + 1;
 
-    g_assert_cmpuint (g_strv_length (f), ==, 2);
-    off = g_ascii_strtoull (f[0], NULL, 10);
-    n = GPOINTER_TO_UINT (g_hash_table_lookup (sent, f[1]));
-    g_test_message ("received index %" G_GUINT64_FORMAT ": frame %d", off,
-        (gint) n - 1);
-    g_assert_cmpuint (n, >, 0); /* bit-exact: one of the frames sent */
     if (i == 0) {
       g_assert_cmpuint (n - 1, ==, 0);
       first = off;
@@ -178,7 +216,6 @@ test_in_flight_drops (gconstpointer data)
     g_assert_cmpuint (off, ==, first + n - 1);
     if (n - 1 >= N_BEFORE + N_STOPPED)
       after++;
-    g_strfreev (f);
   }
   /* the stall did drop grains whose slots were in flight, and frames after
    * those drops arrived (their indices checked above) */
@@ -192,11 +229,95 @@ test_in_flight_drops (gconstpointer data)
   g_free (desc);
 }
 
+/* A late frame and do-timestamp's lateness (issue 20 item 5): 60 fps
+ * stamped exactly k periods after frame 0 except frame 100, 1.2 periods
+ * late (its PTS after frame 101's), or every frame 0 to 0.45 periods late
+ * (a fixed pattern), paced at 60 fps. Every frame arrives bit-exact under
+ * the index of its own nominal time, first + k, and the src counts no
+ * index missing. The sink used to take the late frame for one after a
+ * frame left out, give it frame 101's index and every later frame the
+ * index after its own (the src counted one missing and two DISCONT). */
+#define N_LATE 130
+
+typedef struct {
+  const gchar *provider;
+  gboolean jitter;              /* 0..0.45 P late, or frame 100 late */
+} LateCase;
+
+static void
+test_late_frame (gconstpointer data)
+{
+  const LateCase *c = data;
+  gchar *dir = g_dir_make_tmp ("mxlfab-sinklate-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "target.json", NULL);
+  gchar *out = g_build_filename (dir, "received", NULL);
+  gchar *desc = g_strdup_printf ("appsrc name=in is-live=true format=time "
+      "caps=\"" CAPS "\" ! mxlfabricssink name=sink provider=%s %s "
+      "sync=false wait-for-connection=true target-info=@%s", c->provider,
+      node_of (c->provider), file);
+  GHashTable *sent = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      NULL);
+  GRand *rand = g_rand_new_with_seed (20);
+  const GstClockTime period = frame_pts (0, 1);
+  GstElement *p;
+  GstClockTime base;
+  GPid pid;
+  gchar **lines;
+  guint k, i, got;
+  guint64 first = 0;
+  gint64 t0;
+
+  g_assert_nonnull (dir);
+  pid = start_pair (c->provider, file, out, desc, &p, &base);
+  t0 = g_get_monotonic_time ();
+  for (k = 0; k < N_LATE; k++) {
+    GstClockTime pts = frame_pts (base, k);
+    GstBuffer *b;
+    gint64 due = t0 + (gint64) (frame_pts (0, k) / GST_USECOND);
+
+    if (c->jitter)
+      pts += k == 0 ? 0 : g_rand_int_range (rand, 0, (gint32) (period * 45
+              / 100));
+    else if (k == 100)
+      pts += period * 12 / 10;
+    b = hgst_frame (FRAME_BYTES, k, pts, period);
+    g_hash_table_insert (sent, hgst_checksum (b), GUINT_TO_POINTER (k + 1));
+    if (due > g_get_monotonic_time ())
+      g_usleep (due - g_get_monotonic_time ());
+    hgst_push (p, b);
+  }
+  hgst_wait_rendered (p, N_LATE, 5000);
+  g_usleep (300 * 1000);         /* let the last transfers complete */
+  g_assert_cmpuint (hgst_stat (p, "sink", "dropped"), ==, 0);
+  lines = stop_pair (p, N_LATE, pid, out, &got);
+  for (i = 0; i < got; i++) {
+    guint64 off;
+    guint n = received_frame (lines[i], sent, &off);
+
+    if (i == 0)
+      first = off - n;
+    g_assert_cmpuint (off, ==, first + n);      /* its own nominal time's */
+  }
+  /* all but the first few (sent before the src read), none missing */
+  g_assert_cmpuint (got, >=, N_LATE - 10);
+  g_assert_cmpstr (lines[got], ==, "missing 0");
+
+  g_strfreev (lines);
+  g_rand_free (rand);
+  g_hash_table_unref (sent);
+  gst_object_unref (p);
+  hgst_remove_files (dir, file, out);
+  g_free (desc);
+}
+
 int
 main (int argc, char **argv)
 {
   static const Case cases[] = {
     {"tcp", TRUE}, {"tcp", FALSE},
+  };
+  static const LateCase late_cases[] = {
+    {"tcp", FALSE}, {"shm", FALSE}, {"tcp", TRUE}, {"shm", TRUE},
   };
   guint i;
 
@@ -207,6 +328,13 @@ main (int argc, char **argv)
     gchar *path = g_strdup_printf ("/gst/sink-index/in-flight-drops/%s/%s",
         cases[i].provider, cases[i].zero_copy ? "zero-copy" : "copy");
     g_test_add_data_func (path, &cases[i], test_in_flight_drops);
+    g_free (path);
+  }
+  for (i = 0; i < G_N_ELEMENTS (late_cases); i++) {
+    gchar *path = g_strdup_printf ("/gst/sink-index/%s/%s",
+        late_cases[i].jitter ? "late-jitter" : "late-frame",
+        late_cases[i].provider);
+    g_test_add_data_func (path, &late_cases[i], test_late_frame);
     g_free (path);
   }
   return g_test_run ();

@@ -238,7 +238,7 @@ test_follow_index (void)
   const guint64 t0 = G_GUINT64_CONSTANT (1785000000000000000);
   GRand *rand = g_rand_new_with_seed (20);
   guint64 last = 0, first = 0, i, gaps = 0;
-  GstMxlFabricsIndexPhase phase = { 0, 0 };
+  GstMxlFabricsIndexPhase phase = { 0, 0, 0, 0 };
   gboolean have = FALSE;
 
   for (i = 0; i < 2000; i++) {
@@ -316,7 +316,7 @@ test_follow_index_edge (void)
     gint pattern;
 
     for (pattern = 0; pattern < 4; pattern++) {
-      GstMxlFabricsIndexPhase phase = { 0, 0 };
+      GstMxlFabricsIndexPhase phase = { 0, 0, 0, 0 };
       guint64 last = 0, i;
       gboolean have = FALSE;
 
@@ -345,6 +345,107 @@ test_follow_index_edge (void)
   }
 }
 
+/* Gives the buffers at times @t[0..n) their indices from a fresh state;
+ * fills @idx. */
+static void
+follow_all (const guint64 * t, guint n, gint num, guint64 * idx)
+{
+  GstMxlFabricsIndexPhase phase = { 0, 0, 0, 0 };
+  guint i;
+
+  for (i = 0; i < n; i++)
+    idx[i] = gst_mxl_fabrics_follow_grain_index (t[i], num, 1, i > 0,
+        i > 0 ? idx[i - 1] : 0, &phase);
+}
+
+/* Time of frame @k at @num fps after @t0 (the origin times round to ns). */
+static guint64
+nominal (guint64 t0, gint num, guint k)
+{
+  return t0 + gst_util_uint64_scale_round (k, GST_SECOND, num);
+}
+
+/* One late buffer (issue 20 item 5): 60 fps stamped exactly, frame 100 at
+ * +1.2 periods (its PTS after frame 101's), and the do-timestamp form of
+ * it (50 fps, frame 100 pushed 25 ms late and frame 101 at once after
+ * it), a late block of 3 periods (frames 100-102 pushed together), and
+ * a fixed pattern of 0..0.45-period lateness, at 10 phases: every frame
+ * takes the index of its own nominal time; the late one never moves the
+ * frames after it. A late frame taken for a gap (1.1 periods late, within
+ * the jitter) moves the frames after it one ahead only until the sender's
+ * next gap. A stream whose time moves on by 1.3 periods for good takes
+ * the indices of its times again after 5 buffers. */
+static void
+test_follow_index_late (void)
+{
+  const guint64 t0 = G_GUINT64_CONSTANT (1785000000000000000);
+  const guint n = 300;
+  guint64 *t = g_new (guint64, n), *idx = g_new (guint64, n), first;
+  GRand *rand = g_rand_new_with_seed (5);
+  gint rates[] = { 60, 50 }, r, grid, pattern;
+  guint i;
+
+  for (r = 0; r < 2; r++) {
+    gint num = rates[r];
+    gint64 p = (gint64) gst_util_uint64_scale_round (GST_SECOND, 1, num);
+
+    for (grid = -5; grid < 5; grid++) {
+      for (pattern = 0; pattern < 4; pattern++) {
+        for (i = 0; i < n; i++) {
+          gint64 j = grid * p / 10;
+
+          if (pattern == 3)
+            j += g_rand_int_range (rand, 0, (gint32) (p * 45 / 100));
+          t[i] = nominal (t0, num, i) + j;
+        }
+        if (pattern == 0)
+          t[100] += p * 12 / 10;
+        else if (pattern == 1) {
+          t[100] += p * 5 / 4;
+          t[101] = t[100] + 100000;
+        } else if (pattern == 2)
+          t[100] = t[101] = t[102] = t[102] + p * 12 / 10;
+        follow_all (t, n, num, idx);
+        first = idx[0];
+        for (i = 0; i < n; i++)
+          g_assert_cmpuint (idx[i], ==, first + i);
+      }
+    }
+  }
+
+  /* taken for a gap, then the sender leaves frame 150 out (buffer i is
+   * frame i + 1 from there) */
+  for (i = 0; i < n; i++)
+    t[i] = nominal (t0, 60, i < 150 ? i : i + 1) + g_rand_int_range (rand,
+        0, 7500000);
+  t[100] = nominal (t0, 60, 100) + 18300000;
+  follow_all (t, n, 60, idx);
+  first = idx[0];
+  for (i = 1; i < n; i++) {
+    g_assert_cmpuint (idx[i], >, idx[i - 1]);
+    if (i < 100)
+      g_assert_cmpuint (idx[i], ==, first + i);
+    else if (i < 150)
+      g_assert_cmpuint (idx[i], <=, first + i + 1);
+    else
+      g_assert_cmpuint (idx[i], ==, first + i + 1);
+  }
+
+  /* the sender's time moves on by 1.3 periods for good at frame 100 */
+  for (i = 0; i < n; i++)
+    t[i] = nominal (t0, 60, i) + (i >= 100 ? 21666667 : 0);
+  follow_all (t, n, 60, idx);
+  first = idx[0];
+  for (i = 1; i < n; i++)
+    g_assert_cmpuint (idx[i], >, idx[i - 1]);
+  for (i = 105; i < n; i++)
+    g_assert_cmpuint (idx[i], ==, first + i + 1);
+
+  g_rand_free (rand);
+  g_free (t);
+  g_free (idx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -356,6 +457,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/timing/pts", test_pts);
   g_test_add_func ("/gst/timing/follow-index", test_follow_index);
   g_test_add_func ("/gst/timing/follow-index-edge", test_follow_index_edge);
+  g_test_add_func ("/gst/timing/follow-index-late", test_follow_index_late);
   g_test_add_func ("/gst/timing/offset-tai-clock", test_offset_tai_clock);
   g_test_add_func ("/gst/timing/context-roundtrip", test_context_roundtrip);
   g_test_add_func ("/gst/timing/shared-context", test_shared_context);
