@@ -51,6 +51,7 @@ typedef struct
   const char *role, *pipeline, *caps;
   double fps, duration, deadline, idle;
   guint64 max_frames;
+  gboolean hold;                /* send: no EOS after the frames */
   guint slots;
 } Options;
 
@@ -318,8 +319,9 @@ run_send (const Options * o)
   }
   if (!alive)
     goto fail;
-  gst_app_src_end_of_stream (GST_APP_SRC (src));
-  {
+  if (!o->hold)
+    gst_app_src_end_of_stream (GST_APP_SRC (src));
+  if (!o->hold) {
     double until = MIN (bench_now_s () + 3, deadline);
     while (!eos && alive && bench_now_s () < until)
       alive = poll_bus (pipe, 50 * GST_MSECOND, &eos);
@@ -514,6 +516,9 @@ main (int argc, char **argv)
         "recv: stop after S s without a frame", "S"},
     {"deadline", 0, 0, G_OPTION_ARG_DOUBLE, &o.deadline,
         "hard bound of the whole run", "S"},
+    {"hold", 0, 0, G_OPTION_ARG_NONE, &o.hold,
+        "send: no EOS after the frames: stay PLAYING, idle, until QUIT "
+        "(bench/run-rest-wakeups.sh)", NULL},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- one end of a transport "

@@ -107,6 +107,8 @@ gst_mxl_fabrics_object_new (GstElement * element)
   obj->state = GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
   obj->target_stats =
       g_ptr_array_new_with_free_func ((GDestroyNotify) gst_structure_free);
+  g_mutex_init (&obj->lock);
+  g_cond_init (&obj->cond);
   return obj;
 }
 
@@ -124,7 +126,39 @@ gst_mxl_fabrics_object_free (GstMxlFabricsObject * obj)
   if (obj->engine_stats)
     gst_structure_free (obj->engine_stats);
   g_free (obj->last_error);
+  g_mutex_clear (&obj->lock);
+  g_cond_clear (&obj->cond);
   g_free (obj);
+}
+
+void
+gst_mxl_fabrics_object_unlock (GstMxlFabricsObject * obj)
+{
+  g_mutex_lock (&obj->lock);
+  obj->flushing = TRUE;
+  g_cond_broadcast (&obj->cond);
+  g_mutex_unlock (&obj->lock);
+  if (obj->wake)
+    obj->wake (obj->wake_data);
+}
+
+void
+gst_mxl_fabrics_object_unlock_stop (GstMxlFabricsObject * obj)
+{
+  g_mutex_lock (&obj->lock);
+  obj->flushing = FALSE;
+  g_mutex_unlock (&obj->lock);
+}
+
+gboolean
+gst_mxl_fabrics_object_is_flushing (GstMxlFabricsObject * obj)
+{
+  gboolean flushing;
+
+  g_mutex_lock (&obj->lock);
+  flushing = obj->flushing;
+  g_mutex_unlock (&obj->lock);
+  return flushing;
 }
 
 #define SETTING_FLAGS \
@@ -171,7 +205,8 @@ gst_mxl_fabrics_object_install_properties (GObjectClass * klass)
           "queue entries), protocol (\"write\", \"send\" or \"tagged\"; "
           "unset: remote write where the provider offers FI_RMA, else tagged "
           "where it offers FI_TAGGED, else send; on the src it decides, the "
-          "sink follows its TargetInfo), progressThread (boolean), "
+          "sink follows its TargetInfo), progressThread (boolean: the "
+          "library's progress thread; src default true, sink false), "
           "postRingCapacity (entries, power of two), maxMessageSize (bytes), "
           "iovLimit (entries), samplesStaging (boolean, audio: one write per "
           "batch, default true), exclusive (boolean, src: one sender at a "
@@ -365,17 +400,6 @@ gst_mxl_fabrics_object_post_target_change (GstMxlFabricsObject * obj,
 }
 
 void
-gst_mxl_fabrics_object_set_engine_stats (GstMxlFabricsObject * obj,
-    GstStructure * stats)
-{
-  GST_OBJECT_LOCK (obj->element);
-  if (obj->engine_stats)
-    gst_structure_free (obj->engine_stats);
-  obj->engine_stats = stats;
-  GST_OBJECT_UNLOCK (obj->element);
-}
-
-void
 gst_mxl_fabrics_object_set_last_error (GstMxlFabricsObject * obj,
     const gchar * text)
 {
@@ -512,76 +536,6 @@ gst_mxl_fabrics_object_post_message (GstMxlFabricsObject * obj,
     return FALSE;
   }
   return parent_class->post_message (obj->element, message);
-}
-
-void
-gst_mxl_fabrics_object_set_target_stats (GstMxlFabricsObject * obj,
-    const gchar * source, GstStructure * stats)
-{
-  guint i;
-
-  GST_OBJECT_LOCK (obj->element);
-  for (i = 0; i < obj->target_stats->len; i++) {
-    GstStructure *s = g_ptr_array_index (obj->target_stats, i);
-    if (g_strcmp0 (gst_structure_get_string (s, "source"), source) == 0) {
-      g_ptr_array_remove_index (obj->target_stats, i);
-      break;
-    }
-  }
-  if (stats) {
-    gst_structure_set (stats, "source", G_TYPE_STRING, source, NULL);
-    g_ptr_array_add (obj->target_stats, stats);
-  }
-  GST_OBJECT_UNLOCK (obj->element);
-}
-
-GstStructure *
-gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj)
-{
-  GstStructure *s;
-  GValue targets = G_VALUE_INIT;
-  guint i;
-
-  gst_value_array_init (&targets, obj->target_stats->len);
-  GST_OBJECT_LOCK (obj->element);
-  s = gst_structure_new (GST_MXL_FABRICS_STATS_NAME,
-      "connection-state", GST_TYPE_MXL_FABRICS_CONNECTION_STATE, obj->state,
-      "buffers", G_TYPE_UINT64, obj->counters.buffers,
-      "grains", G_TYPE_UINT64, obj->counters.grains,
-      "bytes", G_TYPE_UINT64, obj->counters.bytes,
-      "dropped", G_TYPE_UINT64, obj->counters.dropped,
-      "dropped-no-target", G_TYPE_UINT64, obj->counters.dropped_no_target,
-      "dropped-late", G_TYPE_UINT64, obj->counters.dropped_late,
-      "dropped-torn", G_TYPE_UINT64, obj->counters.dropped_torn,
-      "dropped-missing", G_TYPE_UINT64, obj->counters.dropped_missing,
-      "dropped-skipped", G_TYPE_UINT64, obj->counters.dropped_skipped,
-      "dropped-early", G_TYPE_UINT64, obj->counters.dropped_early,
-      "dropped-in-flight", G_TYPE_UINT64, obj->counters.dropped_in_flight,
-      "grains-lent", G_TYPE_UINT64, obj->counters.grains_lent,
-      "anc-packets-dropped", G_TYPE_UINT64, obj->counters.anc_packets_dropped,
-      "invalid", G_TYPE_UINT64, obj->counters.invalid,
-      "discont", G_TYPE_UINT64, obj->counters.discont,
-      "reconnects", G_TYPE_UINT64, obj->counters.reconnects,
-      "timeouts", G_TYPE_UINT64, obj->counters.timeouts,
-      "last-error", G_TYPE_STRING, obj->last_error ? obj->last_error : "",
-      NULL);
-  if (obj->engine_stats) {
-    guint n = gst_structure_n_fields (obj->engine_stats);
-    for (i = 0; i < n; i++) {
-      const gchar *name = gst_structure_nth_field_name (obj->engine_stats, i);
-      gst_structure_set_value (s, name,
-          gst_structure_get_value (obj->engine_stats, name));
-    }
-  }
-  for (i = 0; i < obj->target_stats->len; i++) {
-    GValue v = G_VALUE_INIT;
-    g_value_init (&v, GST_TYPE_STRUCTURE);
-    g_value_set_boxed (&v, g_ptr_array_index (obj->target_stats, i));
-    gst_value_array_append_and_take_value (&targets, &v);
-  }
-  GST_OBJECT_UNLOCK (obj->element);
-  gst_structure_take_value (s, "targets", &targets);
-  return s;
 }
 
 gboolean

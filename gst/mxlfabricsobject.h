@@ -228,10 +228,37 @@ typedef struct {
   gchar *last_error;
   /* gst_mxl_fabrics_object_post_error() posted since the last start */
   gboolean error_posted;
+
+  /* The connection lock: the engine objects (sink: initiator, targets,
+   * lender; src: waits of the streaming thread) are used under it, and
+   * @cond is broadcast on every change a waiting thread may look for
+   * (a target connected, unlock). */
+  GMutex lock;
+  GCond cond;
+  gboolean flushing;            /* lock: between unlock and unlock_stop */
+  /* nullable: called by unlock after the broadcast, without the lock, to
+   * wake a thread blocked in the library (the src's target read) */
+  void (*wake) (gpointer data);
+  gpointer wake_data;
 } GstMxlFabricsObject;
 
 GstMxlFabricsObject *gst_mxl_fabrics_object_new (GstElement * element);
 void gst_mxl_fabrics_object_free (GstMxlFabricsObject * obj);
+
+/**
+ * gst_mxl_fabrics_object_unlock:
+ * GstBaseSink/GstBaseSrc unlock: sets flushing, wakes every thread waiting
+ * on the object's cond and calls the wake hook, so that a render or create
+ * blocked waiting returns at once (GstBaseSink/GstBaseSrc docs, "unlock").
+ */
+void gst_mxl_fabrics_object_unlock (GstMxlFabricsObject * obj);
+
+/** unlock_stop: clears flushing. */
+void gst_mxl_fabrics_object_unlock_stop (GstMxlFabricsObject * obj);
+
+/** Returns: whether unlock was called and unlock_stop not yet (takes the
+ * lock: call without it). */
+gboolean gst_mxl_fabrics_object_is_flushing (GstMxlFabricsObject * obj);
 
 /** Installs provider, node, service, domain, flow-id, options,
  * connection-state and stats (ids GST_MXL_FABRICS_PROP_*). */
@@ -307,9 +334,44 @@ void gst_mxl_fabrics_object_post_target_change (GstMxlFabricsObject * obj,
     GstMxlFabricsConnectionState state, const gchar * target_id,
     GstMxlFabricsConnectionState target_state, const gchar * reason);
 
-/** Replaces the engine counters merged into stats (@stats transfer full). */
+/**
+ * GstMxlFabricsStatTable:
+ * Which counters a stats table names: the element's own
+ * (GstMxlFabricsCounters), or the library's ext stats of an initiator
+ * (mxlFabricsExtInitiatorStats, sink) or a target (mxlFabricsExtTargetStats,
+ * src).
+ */
+typedef enum {
+  GST_MXL_FABRICS_STATS_ELEMENT,
+  GST_MXL_FABRICS_STATS_INITIATOR,
+  GST_MXL_FABRICS_STATS_TARGET,
+} GstMxlFabricsStatTable;
+
+/**
+ * GstMxlFabricsStatField:
+ * One stats field: its name in the stats structure and the offset of its
+ * 64-bit counter in the struct of its table. These tables are the only list
+ * of stats: the stats structure is built from them, and
+ * docs/bus-and-stats.md is checked against them (tests/gst/test-object.c).
+ */
+typedef struct {
+  const gchar *name;
+  gsize offset;
+} GstMxlFabricsStatField;
+
+/** Returns: (transfer none): the fields of @table, *@n of them. */
+const GstMxlFabricsStatField *gst_mxl_fabrics_stat_fields
+    (GstMxlFabricsStatTable table, guint * n);
+
+/** Sets every field of @table on @s (G_TYPE_UINT64), read from @base, a
+ * struct of @table's type. */
+void gst_mxl_fabrics_stats_set (GstStructure * s,
+    GstMxlFabricsStatTable table, gconstpointer base);
+
+/** Replaces the engine counters merged into stats with those of
+ * @engine_stats, a struct of @table's type (copied). */
 void gst_mxl_fabrics_object_set_engine_stats (GstMxlFabricsObject * obj,
-    GstStructure * stats);
+    GstMxlFabricsStatTable table, gconstpointer engine_stats);
 
 /** Records the last error/warning text shown in stats as last-error. */
 void gst_mxl_fabrics_object_set_last_error (GstMxlFabricsObject * obj,

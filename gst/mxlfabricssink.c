@@ -97,13 +97,17 @@
  * for at most a quarter of a grain period (20 ms at most) until it is
  * free, then disconnects a tcp target still reading it if another target
  * is not, and otherwise drops the buffer (`dropped-in-flight`), so a target
- * receives every grain bit-exact or not at all. A separate engine
- * thread (every 5 ms; every 200 us during the first 100 ms of a connection
- * attempt, so that a waiting render starts as soon as the target accepts)
- * drives the initiator, reads the `@path` TargetInfo
- * files every 100 ms (a file that does not exist yet is waited for; a
- * rewritten one, e.g. by a restarted src, replaces the target), turns
- * connection events into `connection-state` and messages, and re-adds a
+ * receives every grain bit-exact or not at all. A separate engine thread
+ * waits on events (render's posts, add-target and remove-target, the
+ * GFileMonitor of each `@path` TargetInfo file) and drives the initiator
+ * only while something is under way: every 200 us while writes are in
+ * flight and for the first 100 ms of a connection attempt, every 5 ms
+ * while a connection is being made, at rest every 100 ms (the stats
+ * refresh; with `options` `"progressThread": true` the library's thread
+ * drives progress instead). It reads a `@path` file as soon as it appears
+ * or changes (a file that does not exist yet is waited for; a rewritten
+ * one, e.g. by a restarted src, replaces the target), turns connection
+ * events into `connection-state` and messages, and re-adds a
  * lost target after 200 ms, doubling up to 5 s (`auto-reconnect`; each loss
  * is a WARNING; with `auto-reconnect=false` the target fails).
  *
@@ -170,6 +174,7 @@
 
 #include "mxlfabricssink.h"
 #include "gstmxlfabricselements.h"
+#include "mxlfabricsopen.h"
 #include "mxlfabricssinkconn.h"
 
 #include <string.h>
@@ -478,9 +483,9 @@ gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
 
   gst_mxl_fabrics_sink_engine_stop (self);
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   drop_pending (self);
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
   /* The initiator is gone: nothing reads lent buffers any more. */
   gst_mxl_fabrics_lender_clear (&self->lender);
   self->lend = FALSE;
@@ -496,54 +501,15 @@ gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
 static gboolean
 engine_setup (GstMxlFabricsSink * self, GError ** error)
 {
-  mxlFabricsInitiatorConfig config;
-  mxlFabricsInitiator initiator = NULL;
+  mxlFabricsInitiator initiator;
   mxlFabricsProvider provider;
-  GstMxlFabricsProvider want;
-  gchar *domain, *node, *service, *options;
-  mxlStatus st;
-  gboolean ok = FALSE;
+  gboolean threaded;
 
-  GST_OBJECT_LOCK (self);
-  want = self->obj->provider;
-  domain = g_strdup (self->obj->domain);
-  node = g_strdup (self->obj->node);
-  service = g_strdup (self->obj->service);
-  options = g_strdup (self->obj->options);
-  GST_OBJECT_UNLOCK (self);
-
-  if (!gst_mxl_fabrics_local_flow_open (&self->flow, domain, self->flow_def,
-          error)
-      || !gst_mxl_fabrics_pick_provider (self->flow.fabrics, want, &provider,
-          &node, error))
-    goto done;
-  memset (&config, 0, sizeof config);
-  config.version = MXL_FABRICS_API_VERSION;
-  gst_mxl_fabrics_interface_config (&config.interface, provider, node,
-      service);
-  config.reader = self->flow.reader;
-  st = mxlFabricsCreateInitiator (self->flow.fabrics, &initiator);
-  if (st == MXL_STATUS_OK)
-    st = mxlFabricsInitiatorSetup (initiator, &config,
-        options[0] ? options : NULL);
-  if (st != MXL_STATUS_OK) {
-    /* the library's reason, e.g. "service \"80000\" is not a port number" */
-    const gchar *why = mxlGetLastErrorMessage ();
-
-    g_set_error (error, GST_RESOURCE_ERROR, st == MXL_ERR_NO_FABRIC ?
-        GST_RESOURCE_ERROR_NOT_FOUND : st == MXL_ERR_UNSUPPORTED_OPERATION ?
-        GST_RESOURCE_ERROR_SETTINGS : GST_RESOURCE_ERROR_OPEN_WRITE,
-        "cannot set up the MXL Fabrics initiator (%s%s%s) on node \"%s\" "
-        "service \"%s\": check provider and node (an address of this host)%s",
-        gst_mxl_fabrics_status_name (st), why ? ": " : "", why ? why : "",
-        node, service,
-        st == MXL_ERR_UNSUPPORTED_OPERATION ? "; this library cannot send "
-        "this media type yet" : "");
-    if (initiator)
-      mxlFabricsDestroyInitiator (self->flow.fabrics, initiator);
-    goto done;
-  }
-  g_mutex_lock (&self->engine_lock);
+  if (!gst_mxl_fabrics_open_initiator (self->obj, &self->flow, self->flow_def,
+          &initiator, &provider, &threaded, error))
+    return FALSE;
+  g_mutex_lock (&self->obj->lock);
+  self->threaded = threaded;
   self->initiator = initiator;
   self->provider = provider;
   /* Zero-copy only where nobody else reads the flow: a private domain. */
@@ -555,18 +521,9 @@ engine_setup (GstMxlFabricsSink * self, GError ** error)
   if (self->lend)
     gst_mxl_fabrics_lender_init (&self->lender,
         self->flow.config.discrete.grainCount);
-  g_cond_broadcast (&self->engine_cond);
-  g_mutex_unlock (&self->engine_lock);
-  ok = TRUE;
-
-done:
-  if (!ok)
-    gst_mxl_fabrics_local_flow_close (&self->flow);
-  g_free (domain);
-  g_free (node);
-  g_free (service);
-  g_free (options);
-  return ok;
+  g_mutex_unlock (&self->obj->lock);
+  gst_mxl_fabrics_sink_engine_wake (self);      /* it adds the targets */
+  return TRUE;
 }
 
 static gboolean
@@ -604,10 +561,10 @@ gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
   if (flow_def == NULL)
     goto failed;
 
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   self->format = fmt;
   self->media = gst_mxl_fabrics_media_ops (fmt.media);
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
   g_free (self->flow_def);
   self->flow_def = flow_def;
   if (fmt.media == GST_MXL_FABRICS_MEDIA_V210
@@ -647,12 +604,12 @@ gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
       || GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
-    g_mutex_lock (&self->engine_lock);
+    g_mutex_lock (&self->obj->lock);
     if (self->n_connected > 0 && GST_EVENT_TYPE (event) == GST_EVENT_EOS)
       post_pending (self);
     else
       drop_pending (self);
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
   }
   return GST_BASE_SINK_CLASS (gst_mxl_fabrics_sink_parent_class)->event (sink,
       event);
@@ -661,23 +618,14 @@ gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
 static gboolean
 gst_mxl_fabrics_sink_unlock (GstBaseSink * sink)
 {
-  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
-
-  g_mutex_lock (&self->engine_lock);
-  self->flushing = TRUE;
-  g_cond_broadcast (&self->engine_cond);
-  g_mutex_unlock (&self->engine_lock);
+  gst_mxl_fabrics_object_unlock (GST_MXL_FABRICS_SINK (sink)->obj);
   return TRUE;
 }
 
 static gboolean
 gst_mxl_fabrics_sink_unlock_stop (GstBaseSink * sink)
 {
-  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
-
-  g_mutex_lock (&self->engine_lock);
-  self->flushing = FALSE;
-  g_mutex_unlock (&self->engine_lock);
+  gst_mxl_fabrics_object_unlock_stop (GST_MXL_FABRICS_SINK (sink)->obj);
   return TRUE;
 }
 
@@ -785,12 +733,12 @@ wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
   if (self->n_connected > 0)
     self->wait_expired = FALSE;
   while (self->n_connected == 0 && !self->wait_expired) {
-    if (self->flushing) {
+    if (self->obj->flushing) {
       GstFlowReturn ret;
 
-      g_mutex_unlock (&self->engine_lock);
+      g_mutex_unlock (&self->obj->lock);
       ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self));
-      g_mutex_lock (&self->engine_lock);
+      g_mutex_lock (&self->obj->lock);
       if (ret != GST_FLOW_OK)
         return ret;
       /* paused meanwhile: the time paused does not count */
@@ -798,9 +746,9 @@ wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
       continue;
     }
     if (timeout_ms == 0)
-      g_cond_wait (&self->engine_cond, &self->engine_lock);
-    else if (!g_cond_wait_until (&self->engine_cond, &self->engine_lock,
-            deadline) && self->n_connected == 0 && !self->flushing) {
+      g_cond_wait (&self->obj->cond, &self->obj->lock);
+    else if (!g_cond_wait_until (&self->obj->cond, &self->obj->lock,
+            deadline) && self->n_connected == 0 && !self->obj->flushing) {
       self->wait_expired = TRUE;
       *expired = TRUE;
     }
@@ -896,7 +844,7 @@ gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
   timeout_ms = self->wait_timeout;
   GST_OBJECT_UNLOCK (self);
 
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   if (wait && pending_expired (self))
     expired = TRUE;
   else if (wait && defer && self->n_connected == 0 && !self->wait_expired) {
@@ -906,20 +854,20 @@ gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
       self->pending_deadline = timeout_ms == 0 ? 0 :
           g_get_monotonic_time () + (gint64) timeout_ms * 1000;
     g_array_append_val (self->pending, p);
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
     return GST_FLOW_OK;
   } else if (wait) {
     GstFlowReturn ret = wait_connected (self, timeout_ms, &expired);
 
     if (ret != GST_FLOW_OK) {
-      g_mutex_unlock (&self->engine_lock);
+      g_mutex_unlock (&self->obj->lock);
       return ret;
     }
   }
   if (self->n_connected == 0) {
     drop_pending (self);
     gst_mxl_fabrics_sink_engine_count_dropped (self);
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
     if (expired)
       warn_expired (self, timeout_ms);
     count_dropped (self, &self->obj->counters.dropped_no_target);
@@ -927,7 +875,7 @@ gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
   }
   post_pending (self);
   st = post_grain (self, index, count, bytes, total_slices);
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
 
   if (st == MXL_ERR_NOT_READY) {
     /* The provider queue stayed full: this grain is lost for some target. */
@@ -958,13 +906,17 @@ post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
   st = self->media->post (self->initiator, index, count, total_slices);
   if (st == MXL_STATUS_OK)
     gst_mxl_fabrics_sink_engine_count_transfer (self, bytes);
-  mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
-  /* Wake the engine thread now: it progresses the writes every busy tick
-   * while they are in flight, but only from its next wake-up on, which
-   * idle is up to one (5 ms) tick away; tcp sends what the socket did not
-   * take at posting only when progressed. */
+  /* Without the progress thread, wake the engine thread now: it progresses
+   * the writes every busy tick while they are in flight, but only from its
+   * next wake-up on, which at rest is up to 100 ms away; tcp sends what the
+   * socket did not take at posting only when progressed. With it, the post
+   * has woken the library's thread. */
+  if (!self->threaded) {
+    mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
+    if (st == MXL_STATUS_OK)
+      gst_mxl_fabrics_sink_engine_wake (self);
+  }
   if (st == MXL_STATUS_OK) {
-    g_cond_broadcast (&self->engine_cond);
     GST_OBJECT_LOCK (self);
     self->obj->counters.grains++;
     self->obj->counters.bytes += bytes;
@@ -1007,19 +959,19 @@ wait_slot_free (GstMxlFabricsSink * self, guint64 index)
       MIN (period / 4, 20 * GST_MSECOND) / GST_USECOND;
   gboolean busy;
 
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   while ((busy = slot_in_flight (self, index, FALSE))
       && g_get_monotonic_time () < end) {
     mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
     if (!(busy = slot_in_flight (self, index, FALSE)))
       break;
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
     g_usleep (100);
-    g_mutex_lock (&self->engine_lock);
+    g_mutex_lock (&self->obj->lock);
   }
   if (busy)
     busy = slot_in_flight (self, index, TRUE);
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
   return !busy;
 }
 
@@ -1058,7 +1010,7 @@ lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
   *copy = TRUE;
   if (!self->lend)
     return TRUE;
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);
   /* without a target the grain may have to wait in the flow (transfer()) */
   if (self->n_connected > 0 && payload_in_place (self, buffer, &offset)
@@ -1069,7 +1021,7 @@ lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
     gst_mxl_fabrics_lender_take_back (&self->lender, self->initiator, index);
     ok = self->lender.slots[index % self->lender.n_slots].buffer == NULL;
   }
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
   return ok;
 }
 
@@ -1095,10 +1047,10 @@ gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
   guint timeout_ms;
 
   *ret = GST_FLOW_OK;
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   if (self->pending->len == 0 || self->n_connected > 0
       || pending_expired (self)) {
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
     return TRUE;                /* transfer() sends or drops them */
   }
   oldest = &g_array_index (self->pending, GstMxlFabricsSinkPending, 0);
@@ -1112,10 +1064,10 @@ gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
     ring = self->flow.config.discrete.grainCount;
   }
   if (end - start <= ring) {
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
     return TRUE;
   }
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
   if (self->upstream_live < 0) {
     /* a plain query: gst_base_sink_query_latency() may post a WARNING */
     GstQuery *q = gst_query_new_latency ();
@@ -1127,10 +1079,10 @@ gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
     }
     gst_query_unref (q);
   }
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   if (self->upstream_live > 0) {
     gst_mxl_fabrics_sink_engine_count_dropped (self);
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
     count_dropped (self, &self->obj->counters.dropped_no_target);
     return FALSE;
   }
@@ -1141,7 +1093,7 @@ gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
     post_pending (self);
   else if (*ret == GST_FLOW_OK)
     drop_pending (self);
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
   if (expired)
     warn_expired (self, self->wait_timeout);
   return *ret == GST_FLOW_OK;
@@ -1167,9 +1119,9 @@ gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
         "still being sent (a target or the network is slower than the "
         "stream); dropped instead of overwriting it", index);
     count_dropped (self, &self->obj->counters.dropped_in_flight);
-    g_mutex_lock (&self->engine_lock);
+    g_mutex_lock (&self->obj->lock);
     gst_mxl_fabrics_sink_engine_count_dropped (self);
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
     return GST_FLOW_OK;
   }
   st = mxlFlowWriterOpenGrain (self->flow.writer, index, &info, &payload);
@@ -1197,9 +1149,9 @@ gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
   ret = gst_mxl_fabrics_sink_transfer (self, index, 1, self->grain_size,
       info.totalSlices, copy);
   if (!copy) {
-    g_mutex_lock (&self->engine_lock);
+    g_mutex_lock (&self->obj->lock);
     gst_mxl_fabrics_lender_posted (&self->lender, index);
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
     GST_OBJECT_LOCK (self);
     self->obj->counters.grains_lent++;
     GST_OBJECT_UNLOCK (self);
@@ -1242,8 +1194,6 @@ gst_mxl_fabrics_sink_finalize (GObject * object)
   if (self->conns)
     g_ptr_array_unref (self->conns);
   g_array_unref (self->pending);
-  g_mutex_clear (&self->engine_lock);
-  g_cond_clear (&self->engine_cond);
   G_OBJECT_CLASS (gst_mxl_fabrics_sink_parent_class)->finalize (object);
 }
 
@@ -1387,6 +1337,7 @@ static void
 gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
 {
   self->obj = gst_mxl_fabrics_object_new (GST_ELEMENT (self));
+  self->engine_wake_fd = -1;
   gst_mxl_fabrics_timing_init (&self->timing);
   self->target_info = g_strdup (GST_MXL_FABRICS_SINK_DEFAULT_TARGET_INFO);
   self->auto_reconnect = GST_MXL_FABRICS_SINK_DEFAULT_AUTO_RECONNECT;
@@ -1395,8 +1346,6 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->zero_copy = GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY;
   self->error_on_all_failed = GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED;
   self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify) target_free);
-  g_mutex_init (&self->engine_lock);
-  g_cond_init (&self->engine_cond);
   self->pending = g_array_new (FALSE, FALSE, sizeof (GstMxlFabricsSinkPending));
   gst_base_sink_set_sync (GST_BASE_SINK (self), TRUE);
 }

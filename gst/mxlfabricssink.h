@@ -75,17 +75,15 @@ struct _GstMxlFabricsSink {
   GstMxlFabricsIndexPhase index_phase; /* video: gst_mxl_fabrics_follow_grain_index */
 
   /* engine: the initiator and the per-target connections are used under
-   * engine_lock, by the streaming thread (transfers) and the engine thread
-   * (progress, events, TargetInfo files, reconnection). */
-  GMutex engine_lock;
-  GCond engine_cond;
+   * engine_lock (obj->lock, with obj->cond), by the streaming thread
+   * (transfers) and the engine thread (progress, events, TargetInfo files,
+   * reconnection). */
   mxlFabricsInitiator initiator;
   mxlFabricsProvider provider;  /* the initiator's (engine_lock) */
   GPtrArray *conns;             /* GstMxlFabricsSinkConn, engine_lock */
   guint n_connected;            /* engine_lock */
   gboolean engine_quit;         /* engine_lock */
   gboolean all_failed_posted;   /* engine_lock: the no-target ERROR is out */
-  gboolean flushing;            /* engine_lock: unlock() of a waiting render */
   gboolean wait_expired;        /* engine_lock: a render waited wait-timeout
                                  * in vain; no more waits until a target
                                  * has connected */
@@ -99,6 +97,9 @@ struct _GstMxlFabricsSink {
   gboolean lend;                /* zero-copy in use (set_caps, streaming) */
   GstMxlFabricsLender lender;   /* engine_lock: buffers the initiator reads */
   GThread *engine_thread;
+  int engine_wake_fd;           /* eventfd: wakes the engine thread */
+  gboolean threaded;            /* the initiator runs the library's progress
+                                 * thread (set_caps, before the initiator) */
 };
 
 G_END_DECLS

@@ -7,8 +7,15 @@
 
 #include "mxlfabricssinkconn.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <glib-unix.h>
+#include <gio/gio.h>
 
 GST_DEBUG_CATEGORY_STATIC (sink_conn_debug);
 #define GST_CAT_DEFAULT sink_conn_debug
@@ -31,6 +38,9 @@ typedef struct {
                                  * (warned once until connected) */
   gint64 retry_at_us;
   gint64 file_checked_us;
+  GFileMonitor *monitor;        /* @path watched (engine thread's context);
+                                 * NULL: re-read every FILE_CHECK_MS */
+  gboolean file_dirty;          /* the monitor saw a change: re-read */
   guint64 grains, bytes, reconnects;
   guint64 dropped;              /* grains this target did not get */
   guint64 behind_drops;         /* of which because it was behind */
@@ -64,6 +74,11 @@ notice_free (Notice * n)
 static void
 conn_free (Conn * c)
 {
+  if (c->monitor) {
+    g_signal_handlers_disconnect_by_data (c->monitor, c);
+    g_file_monitor_cancel (c->monitor);
+    g_object_unref (c->monitor);
+  }
   g_free (c->value);
   g_free (c->path);
   g_free (c->json);
@@ -107,7 +122,7 @@ recount (GstMxlFabricsSink * self)
   }
   if (n != self->n_connected) {
     self->n_connected = n;
-    g_cond_broadcast (&self->engine_cond);      /* wait-for-connection */
+    g_cond_broadcast (&self->obj->cond);      /* wait-for-connection */
   }
 }
 
@@ -340,10 +355,11 @@ conn_check_file (GstMxlFabricsSink * self, Conn * c, gint64 now,
   gchar *text = NULL;
   GError *error = NULL;
 
-  if (c->path == NULL
-      || now - c->file_checked_us < GST_MXL_FABRICS_SINK_FILE_CHECK_MS * 1000)
+  if (c->path == NULL || (c->monitor ? !c->file_dirty :
+          now - c->file_checked_us < GST_MXL_FABRICS_SINK_FILE_CHECK_MS * 1000))
     return;
   c->file_checked_us = now;
+  c->file_dirty = FALSE;
   /* the library reads the file (bounded) and gives it back in one form */
   if (!gst_mxl_fabrics_target_info_resolve (c->value, NULL, &text, NULL,
           &error)) {
@@ -521,6 +537,45 @@ poll_events (GstMxlFabricsSink * self, gboolean auto_reconnect,
   }
 }
 
+static void
+on_file_changed (GFileMonitor * monitor, GFile * file, GFile * other,
+    GFileMonitorEvent event, gpointer data)
+{
+  Conn *c = data;
+  GstMxlFabricsSink *self = g_object_get_data (G_OBJECT (monitor),
+      "mxl-sink");
+
+  /* dispatched by the engine thread between passes: the lock is free */
+  g_mutex_lock (&self->obj->lock);
+  c->file_dirty = TRUE;
+  g_mutex_unlock (&self->obj->lock);
+}
+
+/* Watches @c's @path file (inotify through GFileMonitor, its events
+ * dispatched by the engine thread): a file that appears or is rewritten is
+ * read at once. Where no monitor can be made, the file is re-read every
+ * GST_MXL_FABRICS_SINK_FILE_CHECK_MS (conn_check_file). */
+static void
+watch_file (GstMxlFabricsSink * self, Conn * c)
+{
+  GFile *file = g_file_new_for_path (c->path);
+  GError *error = NULL;
+
+  c->monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
+  g_object_unref (file);
+  if (c->monitor == NULL) {
+    GST_INFO_OBJECT (self, "cannot watch %s (%s): re-read every %d ms",
+        c->path, error->message, GST_MXL_FABRICS_SINK_FILE_CHECK_MS);
+    g_error_free (error);
+    return;
+  }
+  g_file_monitor_set_rate_limit (c->monitor, 0);
+  g_object_set_data (G_OBJECT (c->monitor), "mxl-sink", self);
+  g_signal_connect (c->monitor, "changed", G_CALLBACK (on_file_changed), c);
+  /* written between the first read and the watch: read again once */
+  c->file_dirty = TRUE;
+}
+
 /* Brings the connections in line with the requested targets. */
 static void
 reconcile (GstMxlFabricsSink * self, GPtrArray * notices)
@@ -565,13 +620,17 @@ reconcile (GstMxlFabricsSink * self, GPtrArray * notices)
       g_ptr_array_add (self->conns, c);
       conn_fail (self, c, error, notices);
       continue;
-    } else if (c->json == NULL) {
+    }
+    /* in the list first: the element's state is made of the list's */
+    g_ptr_array_add (self->conns, c);
+    if (c->json == NULL) {
       /* An @path file still to come: connecting as far as users see. */
       set_conn_state (self, c, GST_MXL_FABRICS_CONNECTION_CONNECTING,
           "waiting for the TargetInfo file", notices);
     }
     c->file_checked_us = g_get_monotonic_time ();
-    g_ptr_array_add (self->conns, c);
+    if (c->path)
+      watch_file (self, c);
   }
   g_ptr_array_unref (values);
 }
@@ -630,17 +689,7 @@ update_stats (GstMxlFabricsSink * self, gint64 now, GPtrArray * notices)
       || mxlFabricsExtInitiatorGetStats (self->initiator, &is) != MXL_STATUS_OK)
     return;
   gst_mxl_fabrics_object_set_engine_stats (self->obj,
-      gst_structure_new ("engine",
-          "transfers-queued", G_TYPE_UINT64, is.transfersQueued,
-          "transfers-completed", G_TYPE_UINT64, is.transfersCompleted,
-          "transfers-dropped", G_TYPE_UINT64, is.transfersDropped,
-          "transfers-failed", G_TYPE_UINT64, is.transfersFailed,
-          "transfers-not-connected", G_TYPE_UINT64, is.transfersNotConnected,
-          "writes-posted", G_TYPE_UINT64, is.writesPosted,
-          "write-errors", G_TYPE_UINT64, is.writeErrors,
-          "retries", G_TYPE_UINT64, is.retries,
-          "bytes-posted", G_TYPE_UINT64, is.bytesPosted,
-          "connections-lost", G_TYPE_UINT64, is.connectionsLost, NULL));
+      GST_MXL_FABRICS_STATS_INITIATOR, &is);
 }
 
 static void
@@ -698,19 +747,82 @@ any_connecting (GstMxlFabricsSink * self)
   return FALSE;
 }
 
+/* The soonest time a pass is due without any event (µs, monotonic): the
+ * stats refresh, a lost target's re-add, an @path file without a monitor;
+ * without the library's progress thread, the next progress tick. */
+static gint64
+next_due (GstMxlFabricsSink * self, gint64 now, gint64 stats_at,
+    gboolean busy, gboolean active, gboolean auto_reconnect)
+{
+  gint64 due = stats_at + GST_MXL_FABRICS_SINK_STATS_MS * 1000;
+  guint i;
+
+  /* at rest (nothing in flight, no attempt under way) the stats refresh
+   * is the tick: it still sees a lost connection within 100 ms */
+  if (!self->threaded && (busy || active))
+    due = MIN (due, now + (busy ? GST_MXL_FABRICS_SINK_BUSY_TICK_US :
+            GST_MXL_FABRICS_SINK_TICK_MS * 1000));
+  for (i = 0; i < self->conns->len; i++) {
+    Conn *c = g_ptr_array_index (self->conns, i);
+
+    if (c->lost && auto_reconnect && !c->failed)
+      due = MIN (due, c->retry_at_us);
+    if (c->path && c->monitor == NULL)
+      due = MIN (due, c->file_checked_us +
+          GST_MXL_FABRICS_SINK_FILE_CHECK_MS * 1000);
+  }
+  return MAX (due, now);
+}
+
+static gboolean
+on_wake (gint fd, GIOCondition condition, gpointer data)
+{
+  guint64 v;
+
+  while (read (fd, &v, sizeof v) < 0 && errno == EINTR);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+on_due (gpointer data)
+{
+  return G_SOURCE_REMOVE;
+}
+
+/* The library's notify (mxlFabricsExtInitiatorSetNotify): the initiator's
+ * lock is held, so it only writes the eventfd. */
+static void
+notify_engine (void *data)
+{
+  gst_mxl_fabrics_sink_engine_wake (data);
+}
+
+/* The engine thread waits on events, it does not tick: the eventfd (the
+ * library's notify: a connection event or a pass of its progress thread
+ * that did work; add-target, remove-target, caps, stop), the @path file
+ * monitors, and the next thing due (next_due: at rest the 100 ms stats
+ * refresh). Without the library's progress thread (options
+ * "progressThread": false) it also drives progress every tick. */
 static gpointer
 engine_thread (gpointer data)
 {
   GstMxlFabricsSink *self = data;
   GPtrArray *notices = g_ptr_array_new_with_free_func ((GDestroyNotify)
       notice_free);
+  GMainContext *ctx = g_main_context_new ();
+  GSource *wake = g_unix_fd_source_new (self->engine_wake_fd, G_IO_IN);
   gint64 stats_at = 0, connecting_since = 0;
+  mxlFabricsInitiator notified = NULL;
 
-  g_mutex_lock (&self->engine_lock);
+  g_main_context_push_thread_default (ctx);
+  g_source_set_callback (wake, G_SOURCE_FUNC (on_wake), NULL, NULL);
+  g_source_attach (wake, ctx);
+  g_mutex_lock (&self->obj->lock);
   while (!self->engine_quit) {
     gint64 now = g_get_monotonic_time ();
     gboolean auto_reconnect;
-    gboolean busy = FALSE;
+    gboolean busy = FALSE, active = FALSE;
+    gint64 wait_us;
 
     GST_OBJECT_LOCK (self);
     auto_reconnect = self->auto_reconnect;
@@ -718,18 +830,23 @@ engine_thread (gpointer data)
     if (self->initiator) {
       guint i;
 
+      if (notified != self->initiator) {
+        notified = self->initiator;
+        mxlFabricsExtInitiatorSetNotify (notified, notify_engine, self);
+      }
       reconcile (self, notices);
       for (i = 0; i < self->conns->len; i++)
         conn_tick (self, g_ptr_array_index (self->conns, i), now,
             auto_reconnect, notices);
+      active = self->n_connected > 0 && transfers_in_flight (self->initiator);
       busy = mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator)
-          == MXL_ERR_NOT_READY && self->n_connected > 0
-          && transfers_in_flight (self->initiator);
+          == MXL_ERR_NOT_READY && active;
       poll_events (self, auto_reconnect, notices);
       check_all_failed (self, notices);
-      /* A connection attempt under way: short ticks for its first
-       * GST_MXL_FABRICS_SINK_CONNECT_FAST_MS, so that the connection (and a
-       * render waiting for it) does not wait up to a whole tick; an
+      /* Without the progress thread: a connection attempt under way is
+       * ticked at the busy period for its first
+       * GST_MXL_FABRICS_SINK_CONNECT_FAST_MS, so that the connection (and
+       * a render waiting for it) does not wait up to a whole tick; an
        * attempt that takes longer (an unreachable host) is ticked at the
        * normal period. */
       if (!any_connecting (self))
@@ -739,30 +856,58 @@ engine_thread (gpointer data)
       if (connecting_since != 0
           && now - connecting_since < GST_MXL_FABRICS_SINK_CONNECT_FAST_MS * 1000)
         busy = TRUE;
+      if (connecting_since != 0 || self->lender.held > 0)
+        active = TRUE;
       /* Lent buffers go back upstream as soon as their writes completed. */
       if (self->lender.held > 0)
         gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);
-      if (now - stats_at > 100 * G_TIME_SPAN_MILLISECOND) {
+      if (now - stats_at >= GST_MXL_FABRICS_SINK_STATS_MS * 1000) {
         stats_at = now;
         update_stats (self, now, notices);
       }
     }
     if (notices->len > 0) {
-      g_mutex_unlock (&self->engine_lock);
+      g_mutex_unlock (&self->obj->lock);
       post_notices (self, notices);
       g_ptr_array_set_size (notices, 0);
-      g_mutex_lock (&self->engine_lock);
+      g_mutex_lock (&self->obj->lock);
       continue;
     }
-    /* While writes are in flight, progress often: tcp sends a grain in
-     * pieces as the socket drains, and shm sees its delivery completions,
-     * only when progressed; a 5 ms tick added up to 10 ms to the latency
-     * of a 1080p grain. Idle, the tick is enough. */
-    g_cond_wait_until (&self->engine_cond, &self->engine_lock,
-        g_get_monotonic_time () + (busy ? GST_MXL_FABRICS_SINK_BUSY_TICK_US
-            : GST_MXL_FABRICS_SINK_TICK_MS * 1000));
+    /* While writes are in flight without the progress thread, progress
+     * often: tcp sends a grain in pieces as the socket drains, and shm
+     * sees its delivery completions, only when progressed. */
+    wait_us = next_due (self, now, stats_at, busy, active, auto_reconnect)
+        - now;
+    g_mutex_unlock (&self->obj->lock);
+    if (wait_us < 1000) {
+      /* below the main loop's millisecond: the eventfd alone, then what
+       * the monitors have */
+      struct pollfd pfd = {.fd = self->engine_wake_fd,.events = POLLIN };
+      struct timespec ts = { 0, (long) wait_us * 1000 };
+
+      ppoll (&pfd, 1, &ts, NULL);
+      while (g_main_context_iteration (ctx, FALSE));
+    } else {
+      GSource *due = g_timeout_source_new ((guint) ((wait_us + 999) / 1000));
+
+      g_source_set_callback (due, on_due, NULL, NULL);
+      g_source_attach (due, ctx);
+      /* one wake-up: the eventfd, a file monitor, or the due time */
+      g_main_context_iteration (ctx, TRUE);
+      g_source_destroy (due);
+      g_source_unref (due);
+    }
+    g_mutex_lock (&self->obj->lock);
   }
-  g_mutex_unlock (&self->engine_lock);
+  if (notified)
+    mxlFabricsExtInitiatorSetNotify (notified, NULL, NULL);
+  /* the monitors belong to this thread's context */
+  g_ptr_array_set_size (self->conns, 0);
+  g_mutex_unlock (&self->obj->lock);
+  g_source_destroy (wake);
+  g_source_unref (wake);
+  g_main_context_pop_thread_default (ctx);
+  g_main_context_unref (ctx);
   g_ptr_array_unref (notices);
   return NULL;
 }
@@ -772,14 +917,16 @@ gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self)
 {
   GST_DEBUG_CATEGORY_INIT (sink_conn_debug, "mxlfabricssinkconn", 0,
       "mxlfabricssink connections");
-  g_mutex_lock (&self->engine_lock);
+  g_mutex_lock (&self->obj->lock);
   self->engine_quit = FALSE;
   self->all_failed_posted = FALSE;
-  self->flushing = FALSE;
+  self->obj->flushing = FALSE;
   self->n_connected = 0;
   if (self->conns == NULL)
     self->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) conn_free);
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
+  self->engine_wake_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
+  g_assert (self->engine_wake_fd >= 0);
   self->engine_thread = g_thread_new ("mxlfabricssink", engine_thread, self);
 }
 
@@ -787,29 +934,35 @@ void
 gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self)
 {
   if (self->engine_thread) {
-    g_mutex_lock (&self->engine_lock);
+    g_mutex_lock (&self->obj->lock);
     self->engine_quit = TRUE;
-    g_cond_broadcast (&self->engine_cond);
-    g_mutex_unlock (&self->engine_lock);
+    g_mutex_unlock (&self->obj->lock);
+    gst_mxl_fabrics_sink_engine_wake (self);
     g_thread_join (self->engine_thread);
     self->engine_thread = NULL;
   }
-  g_mutex_lock (&self->engine_lock);
+  if (self->engine_wake_fd >= 0)
+    close (self->engine_wake_fd);
+  self->engine_wake_fd = -1;
+  g_mutex_lock (&self->obj->lock);
   if (self->conns)
     g_ptr_array_set_size (self->conns, 0);
   if (self->initiator)
     mxlFabricsDestroyInitiator (self->flow.fabrics, self->initiator);
   self->initiator = NULL;
   self->n_connected = 0;
-  g_mutex_unlock (&self->engine_lock);
+  g_mutex_unlock (&self->obj->lock);
 }
 
 void
 gst_mxl_fabrics_sink_engine_wake (GstMxlFabricsSink * self)
 {
-  g_mutex_lock (&self->engine_lock);
-  g_cond_broadcast (&self->engine_cond);
-  g_mutex_unlock (&self->engine_lock);
+  guint64 one = 1;
+
+  /* a full counter (never) only means it is readable already */
+  if (self->engine_wake_fd >= 0
+      && write (self->engine_wake_fd, &one, sizeof one) < 0 && errno != EAGAIN)
+    GST_WARNING_OBJECT (self, "eventfd write: %s", g_strerror (errno));
 }
 
 void

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The sink's connections to its targets, kept by an engine thread so that
- * no state change and no render waits for the network: it resolves the
- * requested TargetInfos (waiting for and re-reading @path files), checks
+ * no state change and no render waits for the network. It waits on events
+ * (render's posts, the library's notify, GFileMonitor, add/remove) and
+ * ticks only while writes or connections are under way. It resolves the
+ * requested TargetInfos
+ * (waiting for @path files and reading them again when they change), checks
  * each target's flow against the caps, adds and removes targets, drives
  * the initiator (MakeProgressNonBlocking), turns connection events into
  * connection-state, messages and per-target stats, and re-adds lost
@@ -14,13 +17,19 @@
 
 G_BEGIN_DECLS
 
-/* Period of the engine thread, and of TargetInfo file checks. */
+/* Without the library's progress thread (the sink's default): period of
+ * the engine thread while a connection or lent buffers are under way, and
+ * while transfers are in flight (us); a connection attempt is ticked at
+ * the busy period for CONNECT_FAST_MS. At rest it waits for events and
+ * the STATS_MS refresh only. */
 #define GST_MXL_FABRICS_SINK_TICK_MS 5
-/* Engine thread period while transfers are in flight (us). */
 #define GST_MXL_FABRICS_SINK_BUSY_TICK_US 200
-/* A connection attempt is ticked at the busy period for this long (ms). */
 #define GST_MXL_FABRICS_SINK_CONNECT_FAST_MS 100
+/* Re-reading of an @path file that no GFileMonitor watches (ms). */
 #define GST_MXL_FABRICS_SINK_FILE_CHECK_MS 100
+/* Refresh of stats and per-target WARNINGs (ms): at rest the engine
+ * thread's only wake-up. */
+#define GST_MXL_FABRICS_SINK_STATS_MS 100
 /* Backoff of re-adding a lost target: first delay, doubled up to the max. */
 #define GST_MXL_FABRICS_SINK_RETRY_FIRST_MS 200
 #define GST_MXL_FABRICS_SINK_RETRY_MAX_MS 5000

@@ -126,6 +126,7 @@
 #include "mxlfabricssrc.h"
 #include "gstmxlfabricselements.h"
 #include "grainpool.h"
+#include "mxlfabricsopen.h"
 
 #include <string.h>
 
@@ -388,43 +389,8 @@ state_from_ext (mxlFabricsExtConnectionState s)
 static void
 engine_stop (GstMxlFabricsSrc * self)
 {
-  if (self->target)
-    mxlFabricsDestroyTarget (self->flow.fabrics, self->target);
-  self->target = NULL;
+  gst_mxl_fabrics_close_target (&self->flow, &self->target);
   g_clear_pointer (&self->grain_pool, gst_mxl_fabrics_grain_pool_free);
-  gst_mxl_fabrics_local_flow_close (&self->flow);
-}
-
-/* The setup options of the target: the element's `options` with the
- * library's progress thread on unless they set "progressThread" (a
- * malformed document is passed on as it is, for setup to refuse). The
- * thread drains the completion queue and commits grains while the
- * streaming thread is blocked downstream: without it a slow downstream
- * stopped the target's progress, so the sender's writes to it did not
- * complete and held the sender's ring (docs/fabrics-engine.md, "Progress
- * thread"). Returns: (transfer full). */
-static gchar *
-target_options (const gchar * options)
-{
-  JsonParser *parser = json_parser_new ();
-  JsonNode *root = NULL;
-  gchar *out;
-
-  if (options[0] == '\0') {
-    root = json_node_new (JSON_NODE_OBJECT);
-    json_node_take_object (root, json_object_new ());
-  } else if (json_parser_load_from_data (parser, options, -1, NULL)
-      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    root = json_node_copy (json_parser_get_root (parser));
-  g_object_unref (parser);
-  if (root == NULL)
-    return g_strdup (options);
-  if (!json_object_has_member (json_node_get_object (root), "progressThread"))
-    json_object_set_boolean_member (json_node_get_object (root),
-        "progressThread", TRUE);
-  out = json_to_string (root, FALSE);
-  json_node_unref (root);
-  return out;
 }
 
 /* Creates the flow, sets up the target and publishes its TargetInfo. Never
@@ -432,92 +398,28 @@ target_options (const gchar * options)
 static gboolean
 engine_start (GstMxlFabricsSrc * self, GError ** error)
 {
-  mxlFabricsTargetConfig config;
-  mxlFabricsTargetInfo info = NULL;
-  mxlFabricsProvider provider;
-  GstMxlFabricsProvider want;
-  gchar *domain, *node, *service, *options, *json = NULL;
-  size_t size = 0;
-  mxlStatus st;
-  gboolean ok = FALSE;
+  gchar *json;
   guint ring_length;
 
   GST_OBJECT_LOCK (self);
   ring_length = self->ring_length;
-  want = self->obj->provider;
-  domain = g_strdup (self->obj->domain);
-  node = g_strdup (self->obj->node);
-  service = g_strdup (self->obj->service);
-  options = target_options (self->obj->options);
   GST_OBJECT_UNLOCK (self);
-
-  if (!gst_mxl_fabrics_local_flow_open_ring (&self->flow, domain,
-          self->flow_def_json, ring_length, error))
-    goto done;
-  if (!gst_mxl_fabrics_pick_provider (self->flow.fabrics, want, &provider,
-          &node, error))
-    goto done;
+  if (!gst_mxl_fabrics_open_target (self->obj, &self->flow,
+          self->flow_def_json, ring_length, &self->target, &json, error))
+    return FALSE;
   if (is_audio (self))
     self->grain_size = 0;
   else
     self->grain_size = gst_mxl_fabrics_format_grain_size (&self->format);
   /* NULL for audio (no fixed size): buffers are then allocated per batch */
   self->grain_pool = gst_mxl_fabrics_grain_pool_new (self->grain_size);
-
-  memset (&config, 0, sizeof config);
-  config.version = MXL_FABRICS_API_VERSION;
-  gst_mxl_fabrics_interface_config (&config.interface, provider, node,
-      service);
-  config.writer = self->flow.writer;
-  st = mxlFabricsCreateTarget (self->flow.fabrics, &self->target);
-  if (st == MXL_STATUS_OK)
-    st = mxlFabricsTargetSetup (self->target, &config, options, &info);
-  if (st == MXL_ERR_UNSUPPORTED_OPERATION) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "cannot set up the MXL Fabrics target (%s): the provider does not "
-        "offer the transfer protocol asked for in options (tagged needs "
-        "FI_TAGGED: shm, not tcp)", gst_mxl_fabrics_status_name (st));
-    goto done;
-  }
-  if (st != MXL_STATUS_OK) {
-    /* the library's reason, e.g. "fi_passive_ep: Address already in use" */
-    const gchar *why = mxlGetLastErrorMessage ();
-
-    g_set_error (error, GST_RESOURCE_ERROR, st == MXL_ERR_NO_FABRIC ?
-        GST_RESOURCE_ERROR_NOT_FOUND : GST_RESOURCE_ERROR_OPEN_READ_WRITE,
-        "cannot set up the MXL Fabrics target (%s%s%s) on node \"%s\" service "
-        "\"%s\": check provider, node (an address of this host) and service "
-        "(a free port)", gst_mxl_fabrics_status_name (st), why ? ": " : "",
-        why ? why : "", node, service);
-    goto done;
-  }
-  if (mxlFabricsTargetInfoToString (info, NULL, &size) != MXL_STATUS_OK
-      || size == 0) {
-    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
-        "cannot serialise the TargetInfo");
-    goto done;
-  }
-  json = g_malloc (size);
-  if (mxlFabricsTargetInfoToString (info, json, &size) != MXL_STATUS_OK) {
-    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
-        "cannot serialise the TargetInfo");
-    goto done;
-  }
-  if (!gst_mxl_fabrics_src_publish_target_info (self, json, error))
-    goto done;
-  ok = TRUE;
-
-done:
-  if (info)
-    mxlFabricsFreeTargetInfo (info);
-  if (!ok)
+  if (!gst_mxl_fabrics_src_publish_target_info (self, json, error)) {
+    g_free (json);
     engine_stop (self);
+    return FALSE;
+  }
   g_free (json);
-  g_free (domain);
-  g_free (node);
-  g_free (service);
-  g_free (options);
-  return ok;
+  return TRUE;
 }
 
 static GstClockTime unit_duration (GstMxlFabricsSrc * self);
@@ -646,38 +548,44 @@ gst_mxl_fabrics_src_query (GstBaseSrc * src, GstQuery * query)
       query);
 }
 
+/* obj->wake: unlock() ends a read that waits now. */
+static void
+interrupt_read (gpointer data)
+{
+  GstMxlFabricsSrc *self = data;
+
+  if (self->target)
+    mxlFabricsExtTargetInterruptRead (self->target);
+}
+
+static gint64 absent_wait_us (GstMxlFabricsSrc * self);
+
+/* How long the next read may wait: READ_WAIT_MS, or what is left of the
+ * wait for an absent grain. */
+static guint16
+read_wait_ms (GstMxlFabricsSrc * self)
+{
+  gint64 left;
+
+  if (self->absent_since_us == 0)
+    return READ_WAIT_MS;
+  left = self->absent_since_us + absent_wait_us (self) -
+      g_get_monotonic_time ();
+  return (guint16) CLAMP ((left + 999) / 1000, 1, READ_WAIT_MS);
+}
+
 static gboolean
 gst_mxl_fabrics_src_unlock (GstBaseSrc * src)
 {
-  GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (src);
-
-  g_mutex_lock (&self->wait_lock);
-  self->flushing = TRUE;
-  g_cond_broadcast (&self->wait_cond);
-  g_mutex_unlock (&self->wait_lock);
+  gst_mxl_fabrics_object_unlock (GST_MXL_FABRICS_SRC (src)->obj);
   return TRUE;
 }
 
 static gboolean
 gst_mxl_fabrics_src_unlock_stop (GstBaseSrc * src)
 {
-  GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (src);
-
-  g_mutex_lock (&self->wait_lock);
-  self->flushing = FALSE;
-  g_mutex_unlock (&self->wait_lock);
+  gst_mxl_fabrics_object_unlock_stop (GST_MXL_FABRICS_SRC (src)->obj);
   return TRUE;
-}
-
-static gboolean
-is_flushing (GstMxlFabricsSrc * self)
-{
-  gboolean flushing;
-
-  g_mutex_lock (&self->wait_lock);
-  flushing = self->flushing;
-  g_mutex_unlock (&self->wait_lock);
-  return flushing;
 }
 
 static void
@@ -703,22 +611,7 @@ refresh_engine_stats (GstMxlFabricsSrc * self)
   if (mxlFabricsExtTargetGetStats (self->target, &ts) != MXL_STATUS_OK)
     return;
   gst_mxl_fabrics_object_set_engine_stats (self->obj,
-      gst_structure_new ("engine",
-          "grains-received", G_TYPE_UINT64, ts.grainsReceived,
-          "bad-immediate-data", G_TYPE_UINT64, ts.badImmediateData,
-          "bad-grain-headers", G_TYPE_UINT64, ts.badGrainHeaders,
-          "cq-overruns", G_TYPE_UINT64, ts.cqOverruns,
-          "completions-superseded", G_TYPE_UINT64, ts.completionsSuperseded,
-          "completion-errors", G_TYPE_UINT64, ts.completionErrors,
-          "connections-accepted", G_TYPE_UINT64, ts.connectionsAccepted,
-          "disconnections", G_TYPE_UINT64, ts.disconnections,
-          "initiators-refused", G_TYPE_UINT64, ts.initiatorsRefused,
-          "commit-failures", G_TYPE_UINT64, ts.commitFailures,
-          "batches-received", G_TYPE_UINT64, ts.batchesReceived,
-          "batches-lost", G_TYPE_UINT64, ts.batchesLost,
-          "bad-bounce-entries", G_TYPE_UINT64, ts.badBounceEntries,
-          "entries-out-of-sequence", G_TYPE_UINT64, ts.entriesOutOfSequence,
-          "samples-skipped", G_TYPE_UINT64, ts.samplesSkipped, NULL));
+      GST_MXL_FABRICS_STATS_TARGET, &ts);
   bad = ts.badImmediateData + ts.badGrainHeaders + ts.badBounceEntries;
   if (bad > self->bad_input_seen) {
     self->bad_input_seen = bad;
@@ -1163,7 +1056,8 @@ gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
   st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
   waited = st == MXL_ERR_NOT_READY;
   if (waited)
-    st = mxlFabricsTargetReadGrain (self->target, READ_WAIT_MS, &index);
+    st = mxlFabricsTargetReadGrain (self->target, read_wait_ms (self),
+        &index);
   ret = gst_mxl_fabrics_src_read_status (self, st);
   if (st != MXL_STATUS_OK || ret != GST_FLOW_OK)
     return ret;
@@ -1196,7 +1090,7 @@ gst_mxl_fabrics_src_create (GstPushSrc * src, GstBuffer ** buffer)
   *buffer = NULL;
   gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, &offset);
   for (;;) {
-    if (is_flushing (self))
+    if (gst_mxl_fabrics_object_is_flushing (self->obj))
       return GST_FLOW_FLUSHING;
     ret = self->media->read (self, offset, buffer);
     if (*buffer || ret != GST_FLOW_OK)
@@ -1216,8 +1110,6 @@ gst_mxl_fabrics_src_finalize (GObject * object)
   g_free (self->target_info);
   g_free (self->target_info_file);
   g_free (self->flow_def_json);
-  g_mutex_clear (&self->wait_lock);
-  g_cond_clear (&self->wait_cond);
   G_OBJECT_CLASS (gst_mxl_fabrics_src_parent_class)->finalize (object);
 }
 
@@ -1317,6 +1209,8 @@ static void
 gst_mxl_fabrics_src_init (GstMxlFabricsSrc * self)
 {
   self->obj = gst_mxl_fabrics_object_new (GST_ELEMENT (self));
+  self->obj->wake = interrupt_read;
+  self->obj->wake_data = self;
   gst_mxl_fabrics_timing_init (&self->timing);
   self->flow_def = g_strdup (GST_MXL_FABRICS_SRC_DEFAULT_FLOW_DEF);
   self->target_info_file =
@@ -1324,8 +1218,6 @@ gst_mxl_fabrics_src_init (GstMxlFabricsSrc * self)
   self->timeout = GST_MXL_FABRICS_SRC_DEFAULT_TIMEOUT;
   self->ring_length = GST_MXL_FABRICS_SRC_DEFAULT_RING_LENGTH;
   self->latency_ms = GST_MXL_FABRICS_SRC_DEFAULT_LATENCY;
-  g_mutex_init (&self->wait_lock);
-  g_cond_init (&self->wait_cond);
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
   gst_base_src_set_do_timestamp (GST_BASE_SRC (self), FALSE);

@@ -24,10 +24,11 @@ G_DECLARE_FINAL_TYPE (GstMxlFabricsSrc, gst_mxl_fabrics_src, GST,
 #define GST_MXL_FABRICS_SRC_DEFAULT_LATENCY 0
 
 /* Longest single wait of the streaming thread for a completion (ms):
- * bounds how long unlock() takes to be noticed, and how often events and
- * the timeout are checked. The target is driven on every wait (libfabric's
- * manual progress). */
-#define GST_MXL_FABRICS_SRC_READ_WAIT_MS 10
+ * bounds how often events and the timeout are checked, and so how often an
+ * idle src wakes. unlock() does not wait for it: it interrupts the read
+ * (mxlFabricsExtTargetInterruptRead). Without the progress thread the
+ * target is driven on every wait slice (libfabric's manual progress). */
+#define GST_MXL_FABRICS_SRC_READ_WAIT_MS 100
 
 /* Grain indices counted missing that are remembered, so that one arriving
  * late after all moves to dropped-late (the newest ones are kept). */
@@ -81,11 +82,6 @@ struct _GstMxlFabricsSrc {
   /* arrival - origin time of grains completed while the src waited */
   GstClockTime lateness[GST_MXL_FABRICS_SRC_LATENESS_KEPT];
   guint n_lateness;
-
-  /* unlock: interrupts bounded waits of the streaming thread */
-  GMutex wait_lock;
-  GCond wait_cond;
-  gboolean flushing;
 };
 
 /**

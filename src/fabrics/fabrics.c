@@ -334,6 +334,28 @@ mxlFabricsExtTargetPollEvent (mxlFabricsTarget in_target,
 }
 
 MXL_EXPORT mxlStatus
+mxlFabricsExtTargetInterruptRead (mxlFabricsTarget in_target)
+{
+  if (in_target == NULL)
+    return MXL_ERR_INVALID_ARG;
+  mxl_target_interrupt (in_target);
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtInitiatorSetNotify (mxlFabricsInitiator in_initiator,
+    void (*in_notify) (void *in_data), void *in_data)
+{
+  if (in_initiator == NULL)
+    return MXL_ERR_INVALID_ARG;
+  mxl_lock (&in_initiator->lock);
+  in_initiator->notify = in_notify;
+  in_initiator->notify_data = in_data;
+  mxl_unlock (&in_initiator->lock);
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
 mxlFabricsExtTargetGetStats (mxlFabricsTarget in_target, mxlFabricsExtTargetStats *out_stats)
 {
   if (in_target == NULL || out_stats == NULL)

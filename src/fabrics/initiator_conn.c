@@ -307,6 +307,8 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
         mxlFabricsExtConnectionStateName (mxl_conn_public_state (next.kind)));
     mxl_event_queue_push (&init->events, conn->target_id, mxl_conn_public_state (cur.kind),
         mxl_conn_public_state (next.kind), reason);
+    if (init->notify)
+      init->notify (init->notify_data);
   }
 }
 

@@ -74,7 +74,12 @@ pass (gpointer owner)
     if (init->waiters > 0)
       mxl_lock_broadcast (&init->lock);
   }
-  return popped > 0 || s->writesPosted + s->writesCompleted + s->writeErrors != before;
+  if (popped > 0 || s->writesPosted + s->writesCompleted + s->writeErrors != before) {
+    if (init->notify)
+      init->notify (init->notify_data);
+    return TRUE;
+  }
+  return FALSE;
 }
 
 mxlStatus

@@ -231,6 +231,10 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
 
   mxl_lock (&t->lock);
   for (;;) {
+    if (atomic_exchange (&t->interrupted, 0)) {
+      st = MXL_ERR_INTERRUPTED;
+      break;
+    }
     if (t->res_len > 0) {
       MxlReadResult *r = &t->results[t->res_head];
       t->res_head = (t->res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
@@ -501,7 +505,11 @@ mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
   deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
   for (;;) {
     gint64 now, left_ms;
-    gboolean ready = t->type_ops->poll_events (t, -1);
+    gboolean ready;
+
+    if (atomic_exchange (&t->interrupted, 0))
+      return MXL_ERR_INTERRUPTED;
+    ready = t->type_ops->poll_events (t, -1);
 
     st = read_once (t, -1, out_index, out_count);
     if (st != MXL_ERR_NOT_READY)
@@ -528,6 +536,15 @@ mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
   if (st == MXL_STATUS_OK)
     mxl_poll_nap_arrived (&t->nap, g_get_monotonic_time ());
   return st;
+}
+
+void
+mxl_target_interrupt (MxlTarget *t)
+{
+  mxl_lock (&t->lock);
+  atomic_store (&t->interrupted, 1);
+  mxl_lock_broadcast (&t->lock);
+  mxl_unlock (&t->lock);
 }
 
 mxlStatus

@@ -44,6 +44,8 @@ void mxl_target_destroy (MxlTarget *target);
 mxlStatus mxl_target_read (MxlTarget *target, int timeout_ms,
     uint64_t *out_index, uint64_t *out_count);
 
+/** Makes a waiting (or the next) read return MXL_ERR_INTERRUPTED. */
+void mxl_target_interrupt (MxlTarget *target);
 mxlStatus mxl_target_poll_event (MxlTarget *target,
     mxlFabricsExtConnectionEvent *out);
 void mxl_target_get_stats (MxlTarget *target, mxlFabricsExtTargetStats *out);

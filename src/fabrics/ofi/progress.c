@@ -89,6 +89,7 @@ progress_main (gpointer data)
 {
   MxlProgress *p = data;
   gint64 sleep_us = MXL_PROGRESS_SLEEP_FIRST_US;
+  gint64 worked_at = g_get_monotonic_time ();
   struct sched_param sp = { 0 };
 
   /* SCHED_BATCH (sched(7)): a woken progress thread does not preempt the
@@ -106,8 +107,13 @@ progress_main (gpointer data)
     p->passes++;
     if (worked) {
       sleep_us = MXL_PROGRESS_SLEEP_FIRST_US;
+      worked_at = 0;
       continue;
     }
+    if (worked_at == 0)
+      worked_at = g_get_monotonic_time ();
+    else if (g_get_monotonic_time () - worked_at > MXL_PROGRESS_REST_AFTER_US)
+      sleep_us = MXL_PROGRESS_REST_US;    /* at rest (progress.h) */
     announce = p->wait == MXL_PROGRESS_WAIT_FD || sleep_us > MXL_PROGRESS_QUIET_NAP_US;
     if (announce) {
       /* Dekker-style handshake with mxl_progress_wake() (progress.h). */
@@ -121,11 +127,14 @@ progress_main (gpointer data)
     }
     if (!has && !atomic_load_explicit (&p->stop, memory_order_acquire)) {
       if (p->wait == MXL_PROGRESS_WAIT_FD) {
-        wait_for (p, MXL_PROGRESS_TICK_US);
+        wait_for (p, MAX (sleep_us, MXL_PROGRESS_TICK_US));
+        if (sleep_us < MXL_PROGRESS_REST_US)
+          sleep_us = MXL_PROGRESS_SLEEP_FIRST_US;
       } else {
         /* a quiet nap (not announced): a post made now waits for its end */
         wait_for (p, sleep_us);
-        sleep_us = MIN (sleep_us * 2, MXL_PROGRESS_SLEEP_MAX_US);
+        if (sleep_us < MXL_PROGRESS_REST_US)
+          sleep_us = MIN (sleep_us * 2, MXL_PROGRESS_SLEEP_MAX_US);
       }
     }
     if (announce)

@@ -3,7 +3,7 @@
  * MxlProgress: the optional progress thread of a target or an initiator
  * (setup option "progressThread": true). While it runs it is the only thread
  * that touches the owner's endpoints, completion queue and event queue
- * (libfabric-local.md P2: software providers move data only while someone
+ * (docs/libfabric-notes.md P2: software providers move data only while someone
  * calls into libfabric). Application threads only enqueue (initiator: the
  * post ring) or pop results under the owner's lock.
  *
@@ -16,7 +16,8 @@
  *     eventfd alone for a short sleep growing from 50 µs to 1 ms, reset by
  *     every pass that did work.
  * Either way a new post wakes the thread at once (mxl_progress_wake()); no
- * busy spinning (P14: 2 cores).
+ * busy spinning (P14: 2 cores). After 5 s without work both waits grow to
+ * MXL_PROGRESS_REST_US (at rest).
  *
  * Wake-up handshake (no lost wake-ups, no syscall per post while busy):
  *   consumer: sleeping = 1; seq_cst fence; re-check the ring; wait.
@@ -47,6 +48,19 @@
  * the 99th percentile on a VM). Longer sleeps are announced. */
 #define MXL_PROGRESS_QUIET_NAP_US 100
 #define MXL_PROGRESS_MAX_WAIT_FIDS 2
+/** At rest: after MXL_PROGRESS_REST_AFTER_US without a pass that did work,
+ * the thread waits up to MXL_PROGRESS_REST_US (both kinds of wait; the
+ * sleep is announced, so a post still wakes it at once, and wait fds
+ * still wake it at once). Timers (connection attempts and timeouts, a
+ * stale shm peer) and the first completion after the rest are seen up to
+ * that much later: the tcp provider of libfabric 1.17 moves incoming data
+ * into the CQ only when progressed, so its CQ fd does not wake the thread
+ * for it (with a 1 s threshold the first grain after a receiver's start-up
+ * showed the 50 ms in the pipeline benchmark's p99). A stream of grains
+ * at 0.2 Hz or more never rests. It keeps an idle src process below 50
+ * wake-ups a second (bench/run-rest-wakeups.sh). */
+#define MXL_PROGRESS_REST_AFTER_US 5000000
+#define MXL_PROGRESS_REST_US 50000
 
 /**
  * MxlLock:

@@ -303,6 +303,9 @@ struct mxlFabricsInitiator_t {
    * other than TransferGrain) */
   MxlLock lock;                   /* mutex + condition (progress.h) */                /* results, status changes (progress thread) */
   guint waiters;             /* threads in mxl_lock_wait_until */
+  /* mxlFabricsExtInitiatorSetNotify(): called with @lock held */
+  void (*notify) (void *data);
+  void *notify_data;
   /* progress thread */
   /* where TransferGrain's descriptor goes, fixed at setup: queued and
    * posted by the caller (mxl_initiator_fan_out_desc) or pushed into the

@@ -149,6 +149,7 @@ struct mxlFabricsTarget_t {
    * touches; API calls take it. */
   MxlLock lock;                   /* mutex + condition (progress.h) */
   guint waiters;
+  atomic_int interrupted;         /* mxl_target_interrupt(), until a read */
   MxlProgress progress;
   gboolean threaded;
   MxlReadResult *results;         /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX */

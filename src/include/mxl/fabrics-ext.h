@@ -195,6 +195,25 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorPollEvent (mxlFabricsInitiator in_ini
     mxlFabricsExtConnectionEvent *out_event);
 
 /**
+ * mxlFabricsExtInitiatorSetNotify:
+ * @in_notify: (nullable): called when the initiator has news for its
+ *   application: a connection event was queued
+ *   (mxlFabricsExtInitiatorPollEvent()), or a pass of the progress thread
+ *   did work (writes posted or completed: transfer results, slots freed).
+ *   It runs with the initiator's lock held, on whichever thread made the
+ *   change (the progress thread, or an API call): it must only signal (an
+ *   eventfd write, an atomic flag), never call the initiator or take a lock
+ *   that is held around initiator calls. NULL removes it.
+ *
+ * Lets an application wait on its own event source (poll, GMainContext)
+ * instead of polling for events (what the elements do:
+ * gst/mxlfabricssinkconn.c). Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG
+ * for a NULL initiator.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtInitiatorSetNotify (mxlFabricsInitiator in_initiator,
+    void (*in_notify) (void *in_data), void *in_data);
+
+/**
  * mxlFabricsExtInitiatorGetTargetState:
  * Returns: MXL_STATUS_OK; MXL_ERR_NOT_FOUND (no target with that id);
  * MXL_ERR_INVALID_ARG for NULL.
@@ -256,6 +275,17 @@ typedef struct mxlFabricsExtTargetStats_t {
                                     claims of a second initiator (setup
                                     option "exclusive", docs/fabrics-engine.md) */
 } mxlFabricsExtTargetStats;
+
+/**
+ * mxlFabricsExtTargetInterruptRead:
+ * Makes a mxlFabricsTargetReadGrain() / ReadSamples() that waits return
+ * MXL_ERR_INTERRUPTED at once (with the progress thread; without it within
+ * one wait slice, MXL_TARGET_WAIT_SLICE_MS); with no read waiting, the next
+ * read returns it. Any thread, e.g. a GStreamer unlock(), so that reads may
+ * wait long without making flushes wait. Returns: MXL_STATUS_OK;
+ * MXL_ERR_INVALID_ARG for NULL.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetInterruptRead (mxlFabricsTarget in_target);
 
 /** Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL;
  * MXL_ERR_INVALID_STATE when the target is not set up. */

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Open and close of an initiator or a target; see mxlfabricsopen.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mxlfabricsopen.h"
+
+#include <string.h>
+
+#include <json-glib/json-glib.h>
+
+/* The settings an open uses, copied under the object lock. */
+typedef struct {
+  GstMxlFabricsProvider want;
+  gchar *domain;
+  gchar *node;
+  gchar *service;
+  gchar *options;
+} Settings;
+
+static void
+settings_copy (GstMxlFabricsObject * obj, Settings * s)
+{
+  GST_OBJECT_LOCK (obj->element);
+  s->want = obj->provider;
+  s->domain = g_strdup (obj->domain);
+  s->node = g_strdup (obj->node);
+  s->service = g_strdup (obj->service);
+  s->options = g_strdup (obj->options);
+  GST_OBJECT_UNLOCK (obj->element);
+}
+
+static void
+settings_clear (Settings * s)
+{
+  g_free (s->domain);
+  g_free (s->node);
+  g_free (s->service);
+  g_free (s->options);
+}
+
+/* The local flow, the provider (node defaulted) and the interface config. */
+static gboolean
+open_local (Settings * s, GstMxlFabricsLocalFlow * flow, const gchar * flow_def,
+    guint ring_length, mxlFabricsInterfaceConfig * iface,
+    mxlFabricsProvider * provider, GError ** error)
+{
+  if (!gst_mxl_fabrics_local_flow_open_ring (flow, s->domain, flow_def,
+          ring_length, error))
+    return FALSE;
+  if (!gst_mxl_fabrics_pick_provider (flow->fabrics, s->want, provider,
+          &s->node, error)) {
+    gst_mxl_fabrics_local_flow_close (flow);
+    return FALSE;
+  }
+  gst_mxl_fabrics_interface_config (iface, *provider, s->node, s->service);
+  return TRUE;
+}
+
+/* A refused setup of @role ("initiator", "target"): the library's reason
+ * (e.g. "fi_passive_ep: Address already in use"), and what to check. */
+static void
+setup_error (GError ** error, mxlStatus st, const gchar * role, gint code,
+    const Settings * s, const gchar * check, const gchar * hint)
+{
+  const gchar *why = mxlGetLastErrorMessage ();
+
+  g_set_error (error, GST_RESOURCE_ERROR, st == MXL_ERR_NO_FABRIC ?
+      GST_RESOURCE_ERROR_NOT_FOUND : code,
+      "cannot set up the MXL Fabrics %s (%s%s%s) on node \"%s\" service "
+      "\"%s\": %s%s", role, gst_mxl_fabrics_status_name (st), why ? ": " : "",
+      why ? why : "", s->node, s->service, check, hint);
+}
+
+/* The setup options: the element's `options`, with "progressThread" set to
+ * @default_on unless they set it (a malformed document is passed on as it
+ * is, for setup to refuse); *@on says whether it is on. On a target the
+ * thread drains the completion queue and commits grains while the
+ * streaming thread is blocked downstream: without it a slow downstream
+ * stopped the target's progress, so the sender's writes to it did not
+ * complete and held the sender's ring (docs/fabrics-engine.md, "Progress
+ * thread"). An initiator has it only when asked: then the sink's engine
+ * thread waits for its news (mxlFabricsExtInitiatorSetNotify); without
+ * it render drives progress itself while it waits for a ring slot, which
+ * a SCHED_BATCH progress thread starved on a busy machine could not
+ * guarantee (a burst of late buffers then met slots still in flight).
+ * Returns: (transfer full). */
+static gchar *
+with_progress_thread (const gchar * options, gboolean default_on,
+    gboolean * on)
+{
+  JsonParser *parser = json_parser_new ();
+  JsonNode *root = NULL;
+  gchar *out;
+
+  if (options[0] == '\0') {
+    root = json_node_new (JSON_NODE_OBJECT);
+    json_node_take_object (root, json_object_new ());
+  } else if (json_parser_load_from_data (parser, options, -1, NULL)
+      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    root = json_node_copy (json_parser_get_root (parser));
+  g_object_unref (parser);
+  *on = default_on;
+  if (root == NULL)
+    return g_strdup (options);
+  if (!json_object_has_member (json_node_get_object (root), "progressThread"))
+    json_object_set_boolean_member (json_node_get_object (root),
+        "progressThread", default_on);
+  else
+    *on = json_node_get_boolean (json_object_get_member (json_node_get_object
+            (root), "progressThread"));
+  out = json_to_string (root, FALSE);
+  json_node_unref (root);
+  return out;
+}
+
+gboolean
+gst_mxl_fabrics_open_initiator (GstMxlFabricsObject * obj,
+    GstMxlFabricsLocalFlow * flow, const gchar * flow_def,
+    mxlFabricsInitiator * initiator, mxlFabricsProvider * provider,
+    gboolean * progress_thread, GError ** error)
+{
+  mxlFabricsInitiatorConfig config;
+  gchar *options;
+  Settings s;
+  mxlStatus st;
+
+  *initiator = NULL;
+  settings_copy (obj, &s);
+  memset (&config, 0, sizeof config);
+  config.version = MXL_FABRICS_API_VERSION;
+  if (!open_local (&s, flow, flow_def, 0, &config.interface, provider,
+          error)) {
+    settings_clear (&s);
+    return FALSE;
+  }
+  config.reader = flow->reader;
+  options = with_progress_thread (s.options, FALSE, progress_thread);
+  st = mxlFabricsCreateInitiator (flow->fabrics, initiator);
+  if (st == MXL_STATUS_OK)
+    st = mxlFabricsInitiatorSetup (*initiator, &config, options);
+  g_free (options);
+  if (st != MXL_STATUS_OK) {
+    gboolean unsupported = st == MXL_ERR_UNSUPPORTED_OPERATION;
+
+    setup_error (error, st, "initiator", unsupported ?
+        GST_RESOURCE_ERROR_SETTINGS : GST_RESOURCE_ERROR_OPEN_WRITE, &s,
+        "check provider and node (an address of this host)", unsupported ?
+        "; this library cannot send this media type yet" : "");
+    gst_mxl_fabrics_close_initiator (flow, initiator);
+  }
+  settings_clear (&s);
+  return st == MXL_STATUS_OK;
+}
+
+void
+gst_mxl_fabrics_close_initiator (GstMxlFabricsLocalFlow * flow,
+    mxlFabricsInitiator * initiator)
+{
+  if (*initiator)
+    mxlFabricsDestroyInitiator (flow->fabrics, *initiator);
+  *initiator = NULL;
+  gst_mxl_fabrics_local_flow_close (flow);
+}
+
+static gchar *
+target_info_json (mxlFabricsTargetInfo info, GError ** error)
+{
+  size_t size = 0;
+  gchar *json;
+
+  if (mxlFabricsTargetInfoToString (info, NULL, &size) == MXL_STATUS_OK
+      && size > 0) {
+    json = g_malloc (size);
+    if (mxlFabricsTargetInfoToString (info, json, &size) == MXL_STATUS_OK)
+      return json;
+    g_free (json);
+  }
+  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+      "cannot serialise the TargetInfo");
+  return NULL;
+}
+
+gboolean
+gst_mxl_fabrics_open_target (GstMxlFabricsObject * obj,
+    GstMxlFabricsLocalFlow * flow, const gchar * flow_def, guint ring_length,
+    mxlFabricsTarget * target, gchar ** target_info, GError ** error)
+{
+  mxlFabricsTargetConfig config;
+  mxlFabricsTargetInfo info = NULL;
+  mxlFabricsProvider provider;
+  gchar *options;
+  gboolean threaded;
+  Settings s;
+  mxlStatus st;
+
+  *target = NULL;
+  *target_info = NULL;
+  settings_copy (obj, &s);
+  memset (&config, 0, sizeof config);
+  config.version = MXL_FABRICS_API_VERSION;
+  if (!open_local (&s, flow, flow_def, ring_length, &config.interface,
+          &provider, error)) {
+    settings_clear (&s);
+    return FALSE;
+  }
+  config.writer = flow->writer;
+  options = with_progress_thread (s.options, TRUE, &threaded);
+  st = mxlFabricsCreateTarget (flow->fabrics, target);
+  if (st == MXL_STATUS_OK)
+    st = mxlFabricsTargetSetup (*target, &config, options, &info);
+  g_free (options);
+  if (st == MXL_ERR_UNSUPPORTED_OPERATION)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "cannot set up the MXL Fabrics target (%s): the provider does not "
+        "offer the transfer protocol asked for in options (tagged needs "
+        "FI_TAGGED: shm, not tcp)", gst_mxl_fabrics_status_name (st));
+  else if (st != MXL_STATUS_OK)
+    setup_error (error, st, "target", GST_RESOURCE_ERROR_OPEN_READ_WRITE, &s,
+        "check provider, node (an address of this host) and service (a free "
+        "port)", "");
+  else
+    *target_info = target_info_json (info, error);
+  if (info)
+    mxlFabricsFreeTargetInfo (info);
+  settings_clear (&s);
+  if (*target_info == NULL) {
+    gst_mxl_fabrics_close_target (flow, target);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+void
+gst_mxl_fabrics_close_target (GstMxlFabricsLocalFlow * flow,
+    mxlFabricsTarget * target)
+{
+  if (*target)
+    mxlFabricsDestroyTarget (flow->fabrics, *target);
+  *target = NULL;
+  gst_mxl_fabrics_local_flow_close (flow);
+}

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The elements' state machines on GstHarness (as gst-plugins-bad's
+ * tests/check/elements/srt.c tests srtsink and srtsrc), one process, tcp
+ * on 127.0.0.1: a sink target that waits for its @path file, connects
+ * when the src writes it, is removed and added again with the signals; a
+ * src that publishes its TargetInfo, connects, receives a grain bit-exact
+ * and posts its timeout. Every wait is bounded. */
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <gst/gst.h>
+#include <gst/check/gstharness.h>
+
+#define CAPS "video/x-raw,format=v210,width=1280,height=720,framerate=25/1"
+/* v210 1280x720: stride 3456 (48 pixels in 128 bytes), 720 lines */
+#define GRAIN_SIZE (3456 * 720)
+#define WAIT_US (15 * G_USEC_PER_SEC)
+
+/* The harness starts its element at once: set its properties before. */
+static GstHarness *
+make_src (const gchar * file, guint64 timeout)
+{
+  GstElement *e = gst_element_factory_make ("mxlfabricssrc", NULL);
+  GstCaps *caps = gst_caps_from_string (CAPS);
+  GstHarness *h;
+
+  g_assert_nonnull (e);
+  g_object_set (e, "provider", 1, "node", "127.0.0.1", "caps", caps,
+      "target-info-file", file, "timeout", timeout, NULL);
+  gst_caps_unref (caps);
+  h = gst_harness_new_with_element (e, NULL, "src");
+  gst_object_unref (e);
+  /* grain times are TAI: a test clock at 0 would put them all before
+   * running time 0 */
+  gst_harness_use_systemclock (h);
+  return h;
+}
+
+static GstHarness *
+make_sink (const gchar * target_info)
+{
+  GstElement *e = gst_element_factory_make ("mxlfabricssink", NULL);
+  GstHarness *h;
+
+  g_assert_nonnull (e);
+  /* no clock waits (the harness clock is a test clock): the buffer
+   * timestamps still give the grain indices */
+  g_object_set (e, "provider", 1, "node", "127.0.0.1", "target-info",
+      target_info, "sync", FALSE, "wait-for-connection", FALSE, NULL);
+  h = gst_harness_new_with_element (e, "sink", NULL);
+  gst_object_unref (e);
+  gst_harness_use_systemclock (h);
+  gst_harness_set_src_caps_str (h, CAPS);
+  return h;
+}
+
+static gint
+state_of (GstElement * e)
+{
+  gint state = -1;
+
+  g_object_get (e, "connection-state", &state, NULL);
+  return state;
+}
+
+static gint
+enum_value (const gchar * nick)
+{
+  GEnumClass *k = g_type_class_ref (g_type_from_name
+      ("GstMxlFabricsConnectionState"));
+  gint v = g_enum_get_value_by_nick (k, nick)->value;
+
+  g_type_class_unref (k);
+  return v;
+}
+
+/* Waits (bounded) until @e's connection-state is @nick. */
+static void
+wait_state (GstElement * e, const gchar * nick)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_US;
+
+  while (state_of (e) != enum_value (nick)) {
+    if (g_get_monotonic_time () > end)
+      g_error ("%s: connection-state %d, not %s after %d s",
+          GST_ELEMENT_NAME (e), state_of (e), nick, (int) (WAIT_US / 1000000));
+    g_usleep (10 * 1000);
+  }
+}
+
+static guint64
+stat_u64 (GstElement * e, const gchar * field)
+{
+  GstStructure *s;
+  guint64 v = G_MAXUINT64;
+
+  g_object_get (e, "stats", &s, NULL);
+  g_assert_true (gst_structure_get_uint64 (s, field, &v));
+  gst_structure_free (s);
+  return v;
+}
+
+/* The sink's "targets" array: its length, and the first one's fields. */
+static guint
+sink_targets (GstElement * sink, gchar ** target_id, gint * state)
+{
+  GstStructure *s;
+  const GValue *arr;
+  guint n;
+
+  g_object_get (sink, "stats", &s, NULL);
+  arr = gst_structure_get_value (s, "targets");
+  n = gst_value_array_get_size (arr);
+  if (n > 0) {
+    const GstStructure *t =
+        gst_value_get_structure (gst_value_array_get_value (arr, 0));
+    if (target_id)
+      *target_id = g_strdup (gst_structure_get_string (t, "target-id"));
+    if (state)
+      gst_structure_get_enum (t, "state",
+          g_type_from_name ("GstMxlFabricsConnectionState"), state);
+  }
+  gst_structure_free (s);
+  return n;
+}
+
+/* Waits (bounded) until the sink has @n targets, the first in state @nick
+ * (NULL: any). */
+static void
+wait_targets (GstElement * sink, guint n, const gchar * nick)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_US;
+  gint st = -1;
+
+  while (sink_targets (sink, NULL, &st) != n
+      || (nick && st != enum_value (nick))) {
+    if (g_get_monotonic_time () > end)
+      g_error ("not %u targets%s%s after %d s", n, nick ? " the first " : "",
+          nick ? nick : "", (int) (WAIT_US / 1000000));
+    g_usleep (10 * 1000);
+  }
+}
+
+static GstBuffer *
+grain (guint k)
+{
+  GstBuffer *b = gst_buffer_new_allocate (NULL, GRAIN_SIZE, NULL);
+  GstMapInfo map;
+  gsize i;
+
+  gst_buffer_map (b, &map, GST_MAP_WRITE);
+  for (i = 0; i < map.size; i++)
+    map.data[i] = (guint8) (i * 7 + k * 13);
+  gst_buffer_unmap (b, &map);
+  GST_BUFFER_PTS (b) = k * GST_SECOND / 25;
+  GST_BUFFER_DURATION (b) = GST_SECOND / 25;
+  return b;
+}
+
+/* Pushes grain @k into the sink until the src gives one (bounded), and
+ * checks that it is grain @k bit-exact. */
+static void
+transfer_one (GstHarness * sink, GstHarness * src, guint k)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_US;
+  GstBuffer *want = grain (k), *got = NULL;
+  GstMapInfo map;
+
+  g_assert_cmpint (gst_harness_push (sink, gst_buffer_ref (want)), ==,
+      GST_FLOW_OK);
+  while (got == NULL && g_get_monotonic_time () < end) {
+    got = gst_harness_try_pull (src);
+    if (got == NULL)
+      g_usleep (10 * 1000);
+  }
+  g_assert_nonnull (got);
+  g_assert_cmpuint (gst_buffer_get_size (got), ==, GRAIN_SIZE);
+  g_assert_true (gst_buffer_map (want, &map, GST_MAP_READ));
+  g_assert_cmpint (gst_buffer_memcmp (got, 0, map.data, GRAIN_SIZE), ==, 0);
+  gst_buffer_unmap (want, &map);
+  gst_buffer_unref (got);
+  gst_buffer_unref (want);
+}
+
+/* A path of its own in the temporary directory, not created. */
+static gchar *
+tmp_file (const gchar * name)
+{
+  return g_strdup_printf ("%s/mxl-harness-%d-%s", g_get_tmp_dir (),
+      (int) getpid (), name);
+}
+
+static void
+remove_tmp (gchar * path)
+{
+  g_unlink (path);
+  g_free (path);
+}
+
+/* A sink target given as @path before the file exists: awaited (connecting,
+ * no target id), read when the src writes it (the file monitor), connected;
+ * removed and added again (as JSON) with the action signals, which act on
+ * the one list of targets at once. */
+static void
+test_sink_targets (void)
+{
+  gchar *file = tmp_file ("target.json");
+  gchar *value = g_strdup_printf ("@%s", file);
+  GstHarness *sink = make_sink (value);
+  GstHarness *src;
+  gchar *id = NULL, *json = NULL;
+  gboolean ok = FALSE;
+  gint st = -1;
+
+  /* the first buffer brings the caps: flow and initiator set up, the
+   * target still awaited, the grain written but not sent */
+  g_assert_cmpint (gst_harness_push (sink, grain (0)), ==, GST_FLOW_OK);
+  wait_state (sink->element, "connecting");
+  wait_targets (sink->element, 1, "connecting");
+  g_assert_cmpuint (sink_targets (sink->element, &id, &st), ==, 1);
+  g_assert_cmpstr (id, ==, "");
+  g_assert_cmpint (st, ==, enum_value ("connecting"));
+  g_clear_pointer (&id, g_free);
+  g_assert_cmpuint (stat_u64 (sink->element, "dropped-no-target"), ==, 1);
+
+  /* the src writes its TargetInfo file: the sink connects */
+  src = make_src (file, 0);
+  gst_harness_play (src);
+  wait_state (src->element, "listening");
+  wait_state (sink->element, "connected");
+  g_object_get (src->element, "target-info", &json, NULL);
+  g_assert_nonnull (json);
+  wait_targets (sink->element, 1, "connected");
+  g_assert_cmpuint (sink_targets (sink->element, &id, &st), ==, 1);
+  g_assert_nonnull (strstr (json, id));         /* its TargetInfo's id */
+  g_clear_pointer (&id, g_free);
+  transfer_one (sink, src, 1);
+  wait_state (src->element, "connected");
+
+  /* remove-target: gone from the list, the sink disconnected */
+  g_signal_emit_by_name (sink->element, "remove-target", value, &ok);
+  g_assert_true (ok);
+  wait_targets (sink->element, 0, NULL);
+  wait_state (sink->element, "disconnected");
+  g_signal_emit_by_name (sink->element, "remove-target", value, &ok);
+  g_assert_false (ok);
+
+  /* add-target with the JSON: connected again; the same target twice is
+   * refused */
+  g_signal_emit_by_name (sink->element, "add-target", json, &ok);
+  g_assert_true (ok);
+  g_signal_emit_by_name (sink->element, "add-target", value, &ok);
+  g_assert_false (ok);
+  wait_state (sink->element, "connected");
+  wait_targets (sink->element, 1, "connected");
+  transfer_one (sink, src, 2);
+
+  gst_harness_teardown (sink);
+  gst_harness_teardown (src);
+  g_free (json);
+  g_free (value);
+  remove_tmp (file);
+}
+
+static GstMessage *
+pop_element_message (GstBus * bus, const gchar * name)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_US;
+
+  while (g_get_monotonic_time () < end) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 100 * GST_MSECOND,
+        GST_MESSAGE_ELEMENT);
+    if (m && gst_message_has_name (m, name))
+      return m;
+    if (m)
+      gst_message_unref (m);
+  }
+  g_error ("no %s message", name);
+  return NULL;
+}
+
+/* The src: listening with its TargetInfo published (property, file and
+ * message, the same text), connected by a sink, one grain bit-exact, then
+ * no data for `timeout`: the timeout message and the state stalled, no
+ * EOS. */
+static void
+test_src_states (void)
+{
+  gchar *file = tmp_file ("target.json");
+  gchar *value = g_strdup_printf ("@%s", file);
+  GstHarness *src = make_src (file, 300 * GST_MSECOND), *sink;
+  GstBus *bus = gst_bus_new ();
+  GstMessage *m;
+  gchar *json = NULL, *in_file = NULL;
+  guint64 last = 0;
+
+  gst_element_set_bus (src->element, bus);
+  gst_harness_play (src);
+  wait_state (src->element, "listening");
+  m = pop_element_message (bus, "mxl-fabrics-target-info");
+  g_object_get (src->element, "target-info", &json, NULL);
+  g_assert_cmpstr (gst_structure_get_string (gst_message_get_structure (m),
+          "target-info"), ==, json);
+  gst_message_unref (m);
+  g_assert_true (g_file_get_contents (file, &in_file, NULL, NULL));
+  g_assert_cmpstr (in_file, ==, json);
+
+  sink = make_sink (value);
+  /* the first buffer sets the sink up (not sent: not connected yet) */
+  g_assert_cmpint (gst_harness_push (sink, grain (0)), ==, GST_FLOW_OK);
+  wait_state (sink->element, "connected");
+  transfer_one (sink, src, 1);
+  wait_state (src->element, "connected");
+  g_assert_cmpuint (stat_u64 (src->element, "buffers"), ==, 1);
+  g_assert_cmpuint (stat_u64 (src->element, "bytes"), ==, GRAIN_SIZE);
+
+  /* nothing more: timeout, stalled */
+  m = pop_element_message (bus, "mxl-fabrics-timeout");
+  g_assert_true (gst_structure_get_uint64 (gst_message_get_structure (m),
+          "timeout", &last));
+  g_assert_cmpuint (last, ==, 300 * GST_MSECOND);
+  gst_message_unref (m);
+  wait_state (src->element, "stalled");
+  g_assert_cmpuint (stat_u64 (src->element, "timeouts"), ==, 1);
+
+  gst_harness_teardown (sink);
+  gst_element_set_bus (src->element, NULL);
+  gst_harness_teardown (src);
+  gst_object_unref (bus);
+  g_free (json);
+  g_free (in_file);
+  g_free (value);
+  remove_tmp (file);
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_init (&argc, &argv);
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gst/harness/sink-targets/tcp", test_sink_targets);
+  g_test_add_func ("/gst/harness/src-states/tcp", test_src_states);
+  return g_test_run ();
+}

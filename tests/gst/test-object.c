@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The stats tables of gst/mxlfabricsstats.c: they build the stats
+ * structure of both elements, and docs/bus-and-stats.md names exactly their
+ * fields (a stat added in one place and not the other fails here). */
+#include <string.h>
+
+#include <gst/gst.h>
+#include <mxl/fabrics-ext.h>
+
+#include "mxlfabricsobject.h"
+#include "mxlfabricssink.h"
+#include "mxlfabricssrc.h"
+
+static gchar *
+read_doc (void)
+{
+  gchar *text = NULL;
+  GError *error = NULL;
+
+  g_file_get_contents (BUS_AND_STATS_MD, &text, NULL, &error);
+  g_assert_no_error (error);
+  return text;
+}
+
+/* The section of @doc from the line starting with @from to the next line
+ * starting with @to (or the end). */
+static gchar *
+section (const gchar * doc, const gchar * from, const gchar * to)
+{
+  const gchar *a = strstr (doc, from), *b;
+
+  g_assert_nonnull (a);
+  b = to ? strstr (a + strlen (from), to) : NULL;
+  return b ? g_strndup (a, b - a) : g_strdup (a);
+}
+
+/* Names in the first column of the table rows "| `name` | ..." of @text. */
+static GHashTable *
+table_names (const gchar * text)
+{
+  GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      NULL);
+  gchar **lines = g_strsplit (text, "\n", -1);
+  guint i;
+
+  for (i = 0; lines[i]; i++) {
+    const gchar *l = lines[i], *end;
+
+    if (!g_str_has_prefix (l, "| `"))
+      continue;
+    end = strchr (l + 3, '`');
+    g_assert_nonnull (end);
+    g_hash_table_add (names, g_strndup (l + 3, end - (l + 3)));
+  }
+  g_strfreev (lines);
+  return names;
+}
+
+/* Every `word` of @text. */
+static GHashTable *
+quoted_names (const gchar * text)
+{
+  GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      NULL);
+  const gchar *p = text;
+
+  while ((p = strchr (p, '`')) != NULL) {
+    const gchar *end = strchr (p + 1, '`');
+
+    g_assert_nonnull (end);
+    g_hash_table_add (names, g_strndup (p + 1, end - p - 1));
+    p = end + 1;
+  }
+  return names;
+}
+
+static void
+test_stats_doc_table (void)
+{
+  gchar *doc = read_doc ();
+  gchar *part = section (doc, "## The `stats` property", "Engine counters");
+  GHashTable *names = table_names (part);
+  const GstMxlFabricsStatField *f;
+  guint n, i;
+
+  f = gst_mxl_fabrics_stat_fields (GST_MXL_FABRICS_STATS_ELEMENT, &n);
+  g_assert_cmpuint (n, ==, 17);
+  for (i = 0; i < n; i++) {
+    if (!g_hash_table_remove (names, f[i].name))
+      g_error ("stat %s is not in docs/bus-and-stats.md's table", f[i].name);
+  }
+  /* the one field that is no counter */
+  g_assert_true (g_hash_table_remove (names, "last-error"));
+  if (g_hash_table_size (names) > 0) {
+    GList *left = g_hash_table_get_keys (names);
+    g_error ("docs/bus-and-stats.md lists %s, which no table has",
+        (const gchar *) left->data);
+  }
+  g_hash_table_unref (names);
+  g_free (part);
+  g_free (doc);
+}
+
+static void
+check_engine_names (const gchar * text, GstMxlFabricsStatTable table,
+    guint expected)
+{
+  GHashTable *names = quoted_names (text);
+  const GstMxlFabricsStatField *f;
+  guint n, i;
+
+  f = gst_mxl_fabrics_stat_fields (table, &n);
+  g_assert_cmpuint (n, ==, expected);
+  for (i = 0; i < n; i++) {
+    if (!g_hash_table_remove (names, f[i].name))
+      g_error ("engine stat %s is not in docs/bus-and-stats.md", f[i].name);
+  }
+  if (g_hash_table_size (names) > 0) {
+    GList *left = g_hash_table_get_keys (names);
+    g_error ("docs/bus-and-stats.md lists engine counter %s, which no table "
+        "has", (const gchar *) left->data);
+  }
+  g_hash_table_unref (names);
+}
+
+static void
+test_stats_doc_engine (void)
+{
+  gchar *doc = read_doc ();
+  gchar *sink = section (doc, "Engine counters, refreshed", "; src\n");
+  gchar *src = section (doc, "; src\n", "The sink also has");
+
+  check_engine_names (sink, GST_MXL_FABRICS_STATS_INITIATOR, 10);
+  check_engine_names (src, GST_MXL_FABRICS_STATS_TARGET, 15);
+  g_free (sink);
+  g_free (src);
+  g_free (doc);
+}
+
+/* Each field of the structure holds its own counter (offsets right). */
+static void
+test_stats_structure (void)
+{
+  GstElement *src = g_object_new (GST_TYPE_MXL_FABRICS_SRC, NULL);
+  GstMxlFabricsObject *obj = GST_MXL_FABRICS_SRC (src)->obj;
+  mxlFabricsExtTargetStats ts;
+  const GstMxlFabricsStatField *f;
+  GstStructure *s;
+  guint n, i;
+
+  gst_object_ref_sink (src);
+  f = gst_mxl_fabrics_stat_fields (GST_MXL_FABRICS_STATS_ELEMENT, &n);
+  for (i = 0; i < n; i++) {
+    guint64 v = 1000 + i;
+    memcpy ((guint8 *) & obj->counters + f[i].offset, &v, sizeof v);
+  }
+  memset (&ts, 0, sizeof ts);
+  ts.grainsReceived = 7;
+  ts.samplesSkipped = 9;
+  ts.initiatorsRefused = 11;
+  gst_mxl_fabrics_object_set_engine_stats (obj, GST_MXL_FABRICS_STATS_TARGET,
+      &ts);
+  g_object_get (src, "stats", &s, NULL);
+  for (i = 0; i < n; i++) {
+    guint64 v = 0;
+    g_assert_true (gst_structure_get_uint64 (s, f[i].name, &v));
+    g_assert_cmpuint (v, ==, 1000 + i);
+  }
+  {
+    guint64 a = 0, b = 0, c = 0, d = 1;
+    g_assert_true (gst_structure_get_uint64 (s, "grains-received", &a));
+    g_assert_true (gst_structure_get_uint64 (s, "samples-skipped", &b));
+    g_assert_true (gst_structure_get_uint64 (s, "initiators-refused", &c));
+    g_assert_true (gst_structure_get_uint64 (s, "cq-overruns", &d));
+    g_assert_cmpuint (a, ==, 7);
+    g_assert_cmpuint (b, ==, 9);
+    g_assert_cmpuint (c, ==, 11);
+    g_assert_cmpuint (d, ==, 0);
+  }
+  g_assert_cmpstr (gst_structure_get_string (s, "last-error"), ==, "");
+  /* connection-state, 17 counters, last-error, 15 engine counters, targets */
+  g_assert_cmpint (gst_structure_n_fields (s), ==, 1 + 17 + 1 + 15 + 1);
+  gst_structure_free (s);
+  gst_object_unref (src);
+}
+
+int
+main (int argc, char **argv)
+{
+  gst_init (&argc, &argv);
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/gst/object/stats-doc-table", test_stats_doc_table);
+  g_test_add_func ("/gst/object/stats-doc-engine", test_stats_doc_engine);
+  g_test_add_func ("/gst/object/stats-structure", test_stats_structure);
+  return g_test_run ();
+}
