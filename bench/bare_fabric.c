@@ -7,7 +7,8 @@
  * buffer of `size` bytes, remote writes with 32-bit immediate data, `window`
  * writes in flight). No flow, no protocol, no credits: only the provider.
  *
- * The write is the one the engine posts (src/fabrics/protocol_rma.c):
+ * The write is the one the engine posts (write_post() in
+ * src/fabrics/protocol/protocol_write.c):
  * fi_writemsg with FI_REMOTE_CQ_DATA | FI_COMPLETION, plus
  * FI_DELIVERY_COMPLETE unless --no-delivery-complete (docs/libfabric-notes.md
  * P3: without it a tx completion only means "in the socket").

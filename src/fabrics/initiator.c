@@ -16,8 +16,8 @@
 #include <mxl/flow.h>
 
 #include "fabrics/ofi/address.h"
-#include "fabrics/claim.h"
-#include "fabrics/protocol_hooks.h"
+#include "fabrics/wire/claim.h"
+#include "fabrics/protocol/protocol_hooks.h"
 #include "fabrics/setup.h"
 #include "flow/flow-priv.h"
 

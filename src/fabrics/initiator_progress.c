@@ -20,7 +20,7 @@
 
 #include <string.h>
 
-#include "fabrics/protocol_hooks.h"
+#include "fabrics/protocol/protocol_hooks.h"
 
 #define CQ_BATCH 64
 

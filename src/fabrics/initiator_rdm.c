@@ -24,7 +24,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "fabrics/claim.h"
+#include "fabrics/wire/claim.h"
 #include "fabrics/ofi/shmstale.h"
 
 static gboolean

@@ -2,7 +2,7 @@
 /* Setup steps shared by targets and initiators. */
 #include "fabrics/setup.h"
 
-#include "fabrics/protocol.h"
+#include "fabrics/protocol/protocol.h"
 #include "fabrics/ofi/shmstale.h"
 
 /* The statuses of a getinfo that found no entry with the capabilities. */

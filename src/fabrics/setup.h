@@ -10,7 +10,7 @@
 #include <mxl/fabrics.h>
 
 #include "fabrics/ofi/ofi.h"
-#include "fabrics/options.h"
+#include "fabrics/wire/options.h"
 #include "fabrics/ofi/provider.h"
 #include "flow/flow-internal.h"
 

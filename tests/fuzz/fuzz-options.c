@@ -12,7 +12,7 @@
  */
 #include "fuzz.h"
 
-#include "fabrics/options.h"
+#include "fabrics/wire/options.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

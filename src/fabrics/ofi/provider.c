@@ -71,7 +71,7 @@ static const MxlProviderDesc providers[] = {
     .cq_can_wait = FALSE,
     .auto_rank = 4,
     .quirks = MXL_PROVIDER_QUIRK_OWNER_PID | MXL_PROVIDER_QUIRK_AV_REMOVE_UNSAFE
-        | MXL_PROVIDER_QUIRK_SHM_REGIONS,
+        | MXL_PROVIDER_QUIRK_SHM_REGIONS | MXL_PROVIDER_QUIRK_RECEIVER_COPIES,
   },
   {
     .provider = MXL_FABRICS_EXT_PROVIDER_TCP_RXM,

@@ -41,6 +41,11 @@ typedef enum MxlNodeKind {
  * @MXL_PROVIDER_QUIRK_SHM_REGIONS: each endpoint leaves a region in
  *   /dev/shm: hold it while the endpoint lives and remove regions of dead
  *   processes at setup (shmstale.h).
+ * @MXL_PROVIDER_QUIRK_RECEIVER_COPIES: large writes are moved by the
+ *   receiver (CMA, process_vm_readv on libfabric 1.17 shm): a posted write
+ *   reads the sender's memory until the receiver gets to it, so a grain
+ *   flow with more than one target sends from staging buffers of each
+ *   connection instead of the ring slot (protocol/grainstage.h).
  *
  * Behaviour that differs per provider, read by the engine instead of the
  * provider's identity.
@@ -49,6 +54,7 @@ typedef enum MxlProviderQuirk {
   MXL_PROVIDER_QUIRK_OWNER_PID = 1u << 0,
   MXL_PROVIDER_QUIRK_AV_REMOVE_UNSAFE = 1u << 1,
   MXL_PROVIDER_QUIRK_SHM_REGIONS = 1u << 2,
+  MXL_PROVIDER_QUIRK_RECEIVER_COPIES = 1u << 3,
 } MxlProviderQuirk;
 
 /**

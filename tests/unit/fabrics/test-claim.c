@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Claims of connectionless targets (src/fabrics/claim.h), the target's
+ * Claims of connectionless targets (src/fabrics/wire/claim.h), the target's
  * side: who becomes the owner, who is refused and counted, lapses,
  * releases, and claims that do not hold together.
  */
@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fabrics/claim.h"
+#include "fabrics/wire/claim.h"
 
 /* Writes @value into the mailbox its token names, as an initiator would,
  * and hands the target the completion. */

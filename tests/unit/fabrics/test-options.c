@@ -3,7 +3,7 @@
 #include <gio/gio.h>
 #include <string.h>
 
-#include "fabrics/options.h"
+#include "fabrics/wire/options.h"
 
 #include <mxl/fabrics-ext.h>
 

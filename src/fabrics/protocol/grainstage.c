@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Grain staging for shm connections; see grainstage.h. */
-#include "fabrics/grainstage.h"
+#include "fabrics/protocol/grainstage.h"
 
 #include <string.h>
 
-#include "fabrics/initiator.h"
+#include "fabrics/ofi/provider.h"
+#include "fabrics/protocol/initiator-state.h"
 
 gboolean
 mxl_grain_stage_ensure (MxlConn *conn)
@@ -15,7 +16,8 @@ mxl_grain_stage_ensure (MxlConn *conn)
 
   /* One target: its stuck receiver holds slots only it would use. */
   if (init->conns->len < 2 || init->continuous
-      || init->desc->provider != MXL_FABRICS_PROVIDER_SHM || conn->stage_failed)
+      || !mxl_provider_has_quirk (init->desc, MXL_PROVIDER_QUIRK_RECEIVER_COPIES)
+      || conn->stage_failed)
     return FALSE;
   if (conn->stage.base != NULL)
     return TRUE;

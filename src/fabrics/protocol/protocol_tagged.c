@@ -43,14 +43,14 @@
  * consumed; a message arriving for a piece not yet re-posted waits in the
  * provider (flow control rather than loss).
  */
-#include "fabrics/protocol_send.h"
+#include "fabrics/protocol/protocol_send.h"
 
 #include <string.h>
 
 #include <rdma/fi_tagged.h>
 
-#include "fabrics/initiator.h"
-#include "fabrics/protocol_hooks.h"
+#include "fabrics/protocol/initiator-state.h"
+#include "fabrics/protocol/protocol_hooks.h"
 
 /* A tagged target: the send protocol's state (its receive ring is the
  * bounce path) and the piece receives posted on the flow. */

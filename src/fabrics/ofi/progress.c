@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The progress thread of targets and initiators (see progress.h). */
-#include "fabrics/progress.h"
+#include "fabrics/ofi/progress.h"
 
 #include <errno.h>
 #include <poll.h>

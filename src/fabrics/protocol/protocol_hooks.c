@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Test hooks (protocol_hooks.h). */
-#include "fabrics/protocol_hooks.h"
+#include "fabrics/protocol/protocol_hooks.h"
 
-#include "fabrics/initiator.h"
+#include "fabrics/protocol/initiator-state.h"
 
 MxlHookOps mxl_hook_ops;
 

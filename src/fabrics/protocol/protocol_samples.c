@@ -47,15 +47,15 @@
  * delivered batches, are counted too. All of it works with a reference
  * initiator, which writes only (head, count) and the entry index.
  */
-#include "fabrics/protocol.h"
+#include "fabrics/protocol/protocol.h"
 
 #include <string.h>
 
 #include <mxl/flow.h>
 
 #include "fabrics/wire/bounce.h"
-#include "fabrics/initiator.h"
-#include "fabrics/target.h"
+#include "fabrics/protocol/initiator-state.h"
+#include "fabrics/protocol/target-state.h"
 
 /* ------------------------------------------------------------ initiator */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Claims of connectionless targets, the target's side; see claim.h. The
  * initiator's side is in initiator_rdm.c. */
-#include "fabrics/claim.h"
+#include "fabrics/wire/claim.h"
 
 #include <errno.h>
 #include <signal.h>

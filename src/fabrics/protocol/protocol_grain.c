@@ -5,11 +5,11 @@
  * at most max_msg bytes and iov_limit local iovecs (layout.c); the last
  * piece of the last run carries the immediate data (slot and slice end).
  */
-#include "fabrics/protocol.h"
+#include "fabrics/protocol/protocol.h"
 
 #include "fabrics/wire/immdata.h"
-#include "fabrics/grainstage.h"
-#include "fabrics/initiator.h"
+#include "fabrics/protocol/grainstage.h"
+#include "fabrics/protocol/initiator-state.h"
 
 /* Checks the runs of @req against remote region @slot and the local slot
  * (wire spec §3.3). Writes are pieces of the runs, so checking the runs

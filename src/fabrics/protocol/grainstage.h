@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Grain staging for shm connections (docs/fabrics-engine.md, "A target
- * that falls behind costs only itself").
+ * Grain staging for connections of providers whose receiver copies large
+ * writes (MXL_PROVIDER_QUIRK_RECEIVER_COPIES: shm; docs/fabrics-engine.md,
+ * "A target that falls behind costs only itself").
  *
  * libfabric 1.17 shm moves a remote write larger than its inject size by
  * CMA: the *receiver* copies the data out of the sender's memory
@@ -57,10 +58,11 @@ typedef struct MxlGrainStage {
   guint n;                      /* buffers */
 } MxlGrainStage;
 
-/** Whether a grain transfer of @conn starting now is staged (shm, discrete
- * flow, more than one target added), allocating and registering the buffer
- * on first use. FALSE also when that failed (logged; writes then go
- * straight from the slot as before). Called once per transfer, when it
+/** Whether a grain transfer of @conn starting now is staged (a provider
+ * with MXL_PROVIDER_QUIRK_RECEIVER_COPIES, discrete flow, more than one
+ * target added), allocating and registering the buffer on first use.
+ * FALSE also when that failed (logged; writes then go straight from the
+ * slot as before). Called once per transfer, when it
  * starts (mxl_egress_pump(), MxlTransfer.staged). */
 gboolean mxl_grain_stage_ensure (MxlConn *conn);
 

@@ -9,15 +9,15 @@
  * Ingress: the completion's immediate data and the slot's grain header are
  * validated, then the grain is committed to the flow.
  */
-#include "fabrics/protocol.h"
+#include "fabrics/protocol/protocol.h"
 
 #include <string.h>
 
 #include <mxl/flow.h>
 
 #include "fabrics/wire/immdata.h"
-#include "fabrics/initiator.h"
-#include "fabrics/target.h"
+#include "fabrics/protocol/initiator-state.h"
+#include "fabrics/protocol/target-state.h"
 
 /* ---------------------------------------------------------------- egress */
 

@@ -3,7 +3,7 @@
  * Setup options of targets and initiators (see options.h): one table of keys,
  * each with its reader, so adding an option is one row and one function.
  */
-#include "fabrics/options.h"
+#include "fabrics/wire/options.h"
 
 #include <gio/gio.h>
 #include <string.h>

@@ -39,12 +39,12 @@
  * are. The target's
  * slots stay registered for remote write too.
  */
-#include "fabrics/protocol_send.h"
+#include "fabrics/protocol/protocol_send.h"
 
 #include <string.h>
 
-#include "fabrics/initiator.h"
-#include "fabrics/protocol_hooks.h"
+#include "fabrics/protocol/initiator-state.h"
+#include "fabrics/protocol/protocol_hooks.h"
 
 /* Receive buffers of a send target at most (memory: n · recvSize), and
  * their bytes at most: what lands in them is not yet in the slots, so it

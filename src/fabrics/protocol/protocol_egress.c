@@ -11,12 +11,12 @@
  * (FI_DELIVERY_COMPLETE), so the target never sees the immediate data
  * before the data. -FI_EAGAIN leaves the piece pending for the next pump.
  */
-#include "fabrics/protocol.h"
+#include "fabrics/protocol/protocol.h"
 
 #include <string.h>
 
-#include "fabrics/initiator.h"
-#include "fabrics/protocol_hooks.h"
+#include "fabrics/protocol/initiator-state.h"
+#include "fabrics/protocol/protocol_hooks.h"
 
 /* Writes posted per connection per pump call at most (fairness). */
 #define MXL_PUMP_BUDGET 16u

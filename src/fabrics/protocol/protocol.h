@@ -22,7 +22,7 @@
 
 #include "fabrics/wire/layout.h"
 #include "flow/flow-internal.h"
-#include "fabrics/options.h"
+#include "fabrics/wire/options.h"
 #include "fabrics/ofi/provider.h"
 #include "fabrics/wire/targetinfo.h"
 

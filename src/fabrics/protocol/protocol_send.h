@@ -7,12 +7,12 @@
  */
 #pragma once
 
-#include "fabrics/protocol.h"
-#include "fabrics/target.h"
+#include "fabrics/protocol/protocol.h"
+#include "fabrics/protocol/target-state.h"
 
 #include <string.h>
 
-#include "fabrics/initiator.h"
+#include "fabrics/protocol/initiator-state.h"
 
 /* Wire header of every send-protocol message (protocol_send.c), little-endian: u32
  * magic "MXS1", u32 region, u64 offset, u64 length, u32 flags (bit 0:

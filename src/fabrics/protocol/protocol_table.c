@@ -7,9 +7,9 @@
  * its target is added, and its transport installed when it becomes
  * connected.
  */
-#include "fabrics/protocol.h"
+#include "fabrics/protocol/protocol.h"
 
-#include "fabrics/initiator.h"
+#include "fabrics/protocol/initiator-state.h"
 
 const MxlProtocolDesc *const mxl_protocols[] = {
   &mxl_protocol_write,

@@ -11,7 +11,7 @@
  */
 #pragma once
 
-#include "fabrics/protocol.h"
+#include "fabrics/protocol/protocol.h"
 
 typedef struct MxlHookOps {
   /* rewrites every send header after it is built (protocol_send.c, protocol_tagged.c) */

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The initiator state the protocol layer works on: write contexts, queued
+ * transfers, connections and the initiator itself. Defined here, below the
+ * engine (initiator.h), so that the protocols, chunk sources and the egress
+ * of this folder reach it without including a header of the layer above
+ * (tests/unit/check-layers.py). The functions at the end are the engine's
+ * (initiator*.c) that the protocol layer calls.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#include <mxl/fabrics.h>
+#include <mxl/fabrics-ext.h>
+
+#include "fabrics/wire/bounce.h"
+#include "fabrics/protocol/grainstage.h"
+#include "fabrics/ofi/ofi.h"
+#include "fabrics/wire/options.h"
+#include "fabrics/ofi/progress.h"
+#include "fabrics/protocol/protocol.h"
+#include "fabrics/ofi/provider.h"
+#include "fabrics/wire/targetinfo.h"
+
+typedef struct MxlPostRing MxlPostRing;   /* postring.h */
+typedef struct mxlFabricsInitiator_t MxlInitiator;
+typedef struct MxlPayloadOverride MxlPayloadOverride;
+
+/** Writes in flight per connection at most (bounded by the tx queue). */
+#define MXL_CONN_WINDOW 64u
+/** Transfers queued per connection at most. */
+#define MXL_CONN_QUEUE 64u
+/** Queued transfers not started within this are dropped (ms). */
+#define MXL_TRANSFER_DEADLINE_MS 1000
+/** A connectionless (RDM) connection with writes in flight and no
+ * completion for this long is lost: a shm peer that died never answers
+ * (ms). Connected endpoints rely on the transport's own detection. */
+#define MXL_CONN_STALL_MS 5000
+/** A connection attempt is abandoned after this (ms). */
+#define MXL_CONNECT_TIMEOUT_MS 5000
+/** Reconnect back-off after a refused attempt: first and maximum (ms). */
+#define MXL_RETRY_FIRST_MS 100
+#define MXL_RETRY_MAX_MS 2000
+
+/**
+ * MxlWriteCtx:
+ * Operation context of one posted write, from a fixed pool owned by the
+ * initiator (no allocation per write). @fi comes first: providers that want
+ * FI_CONTEXT/FI_CONTEXT2 use it.
+ */
+struct MxlWriteCtx {
+  struct fi_context2 fi;
+  uint64_t conn_id;          /* generation id of the connection that posted it */
+  uint64_t transfer_seq;
+  uint64_t bytes;
+  gint64 orphaned_at;        /* > 0: its connection is gone; reclaim later */
+  uint64_t reclaim_drain;    /* > 0: its endpoint is closed; reclaimed once
+                                init->cq_drains reaches this */
+  gboolean parked;           /* its endpoint is parked (initiator_rdm.c):
+                                reclaimed by its completion or the park's end */
+  gboolean in_use;
+  gboolean last;             /* carried the immediate data */
+  gboolean released;         /* orphaned with its endpoint closed: the
+                                provider reads its memory no more */
+  gboolean claim;            /* a claim write or read (initiator_rdm.c) */
+  guint next_free;
+  uint32_t local_slot;       /* grain flows: the local slot this write reads */
+};
+
+/** One queued transfer of one connection. */
+struct MxlTransfer {
+  uint64_t seq;
+  uint32_t remote_slot;
+  uint32_t imm;
+  MxlGrainRequest req;
+  guint run;                 /* run being split */
+  MxlSplitter splitter;
+  MxlChunk pending;          /* produced but not yet posted */
+  gboolean have_pending;
+  gboolean started;
+  gboolean staged;           /* its writes send from conn->stage (grainstage.h) */
+  guint outstanding;         /* writes of this transfer in flight */
+  gint64 deadline;
+  uint64_t chunk_length;     /* bytes of the pending chunk */
+  uint64_t chunk_remote_offset;  /* where it lands in remote region remote_slot */
+  gboolean chunk_last;       /* the pending chunk carries the immediate data */
+  uint64_t post_more;        /* FI_MORE or 0 for the pending chunk (mxl_egress_pump) */
+  /* continuous flows (protocol_samples.c) */
+  MxlSamplesRequest samples;
+  MxlSamplesSgl sgl;
+  MxlSgChunk sg_pending;
+  guint header_slot;         /* of conn->entry_headers, or of conn->staging
+                                when sgl.staged */
+};
+
+/** Transfers tracked per connection for results: queued, in flight, and
+ * finished ones waiting behind an older unfinished one (results keep queue
+ * order). A new transfer is only queued while MXL_CONN_TRACK_RESERVE
+ * records are free (a batch of samples may become several transfers). */
+#define MXL_CONN_TRACKED 1024u
+#define MXL_CONN_TRACK_RESERVE 256u
+
+/**
+ * MxlTracked:
+ * Completion tracking of one transfer to one connection (initiator.c),
+ * from queueing until its last write completed: the transfer succeeds only
+ * when every write it was cut into completed, and fails if any post or
+ * completion failed.
+ */
+typedef struct MxlTracked {
+  uint64_t seq;
+  uint64_t grain_index;
+  uint16_t start, end;
+  uint32_t writes;           /* posted */
+  uint32_t outstanding;      /* posted, not completed */
+  gboolean posting_done;     /* no more writes will be posted */
+  mxlStatus status;          /* first failure, or OK */
+  int prov_err;
+  gint64 queued_at;          /* monotonic us, when TransferGrain queued it */
+} MxlTracked;
+
+typedef enum MxlConnKind {
+  MXL_CONN_IDLE,
+  MXL_CONN_CONNECTING,
+  MXL_CONN_CONNECTED,
+  MXL_CONN_LOST,
+  MXL_CONN_REMOVED,
+} MxlConnKind;
+
+/** Connection state: a tagged union (one member per kind that has data). */
+typedef struct MxlConnState {
+  MxlConnKind kind;
+  union {
+    struct { gint64 retry_at; guint attempts; } idle;
+    /* @addr, @av: RDM connections that claim their target first
+     * (initiator_rdm.c); FI_ADDR_UNSPEC and NULL on RC */
+    struct { struct fid_ep *ep; gint64 since; guint attempts; fi_addr_t addr;
+      struct fid_av *av; } connecting;
+    /* @av: the connection's own address vector when @ep is its own
+     * (shm: initiator_rdm.c), else NULL */
+    struct { struct fid_ep *ep; fi_addr_t addr; struct fid_av *av; } connected;
+    struct { mxlStatus reason; } lost;
+  } u;
+} MxlConnState;
+
+/** Inputs of mxl_conn_transition(). */
+typedef enum MxlConnInput {
+  MXL_CONN_IN_TICK,          /* time passes: start attempts, time out */
+  MXL_CONN_IN_CONNECTED,     /* EQ: FI_CONNECTED */
+  MXL_CONN_IN_SHUTDOWN,      /* EQ: FI_SHUTDOWN (peer closed) */
+  MXL_CONN_IN_ERROR,         /* EQ error, write error, stalled writes */
+  MXL_CONN_IN_REMOVE,        /* RemoveTarget */
+  MXL_CONN_IN_READD,         /* AddTarget of a known id */
+  MXL_CONN_IN_ADD,           /* AddTarget of a new id (from REMOVED) */
+} MxlConnInput;
+
+struct MxlConn {
+  MxlInitiator *init;
+  uint64_t target_id;        /* TargetInfo id */
+  uint64_t conn_id;          /* changes on every attempt; keys contexts */
+  struct mxlFabricsTargetInfo_t *info;   /* owned copy */
+  MxlConnState state;
+  MxlTransportPost post;     /* its protocol's, set while connected */
+  MxlTransfer queue[MXL_CONN_QUEUE];
+  guint q_head, q_len;
+  guint outstanding;
+  gint64 last_progress;      /* last completion or idle moment (stall check) */
+  uint64_t next_seq;         /* assigned by mxl_egress_enqueue (seq = next_seq++) */
+  const MxlProtocolDesc *protocol;       /* chosen at AddTarget, used once connected */
+  /* per-message limits for this target: the initiator's, or less for the
+   * send protocol (header iovec, the target's receive size) */
+  uint64_t max_msg;
+  uint32_t iov_limit;
+  gboolean ordered;          /* the last piece need not wait for the others */
+  gboolean parking;          /* leave(): its own endpoint is to be parked */
+  MxlChunkState *chunk_state;  /* the chunk source's (protocol_samples.c), or NULL */
+  /* grain flows on shm: what posted writes send from (grainstage.h) */
+  MxlGrainStage stage;
+  gboolean stage_failed;     /* not registered: writes go from the slots */
+  /* claims of an exclusive RDM target (claim.h, initiator_rdm.c): words
+   * [0] claim, [1] release, [2] owner read back; registered FI_WRITE |
+   * FI_READ when first needed */
+  uint64_t *claim_buf;
+  MxlOfiRegion claim_region;
+  guint claim_phase;         /* 0 due at claim_due, 1 write posted, 2 read
+                                posted, 3 read again at claim_due */
+  gint64 claim_due;
+  /* Transfers tracked for results: a ring of consecutive seqs, oldest
+   * first (initiator.c). */
+  MxlTracked tracked[MXL_CONN_TRACKED];
+  guint tr_head, tr_len;
+  /* Fan-out to a target that falls behind (initiator.c, conn_behind()):
+   * grains not queued on it, queued ones dropped before they started when
+   * their local slot came up for reuse, and disconnections because its
+   * posted writes still read a slot the others needed. Kept across
+   * reconnections. */
+  uint64_t grains_skipped;
+  uint64_t transfers_dropped;
+  uint64_t fell_behind;
+  gboolean behind;
+};
+
+/** Header slots per connection: queued + in-flight transfers at most. */
+#define MXL_CONN_HEADER_SLOTS (MXL_CONN_QUEUE + MXL_CONN_WINDOW)
+
+/** Post ring entry: one TransferGrain (or test hook) call, copied by value
+ * into the ring; everything else is computed by the progress thread. */
+typedef enum MxlPostOp {
+  MXL_POST_GRAIN = 1,        /* TransferGrain */
+  MXL_POST_RAW,              /* mxl_initiator_debug_post_raw() */
+  MXL_POST_SAMPLES,          /* TransferSamples */
+  MXL_POST_SAMPLES_RAW,      /* mxl_initiator_debug_samples_raw() */
+} MxlPostOp;
+
+typedef struct MxlPostDesc {
+  uint32_t op;               /* MxlPostOp */
+  uint16_t start, end;       /* GRAIN: slice range */
+  uint64_t index;            /* GRAIN: grain index; SAMPLES*: head */
+  uint64_t count;            /* SAMPLES*: samples per channel */
+  uint64_t target;           /* *RAW: the one target id */
+  uint32_t local_slot, remote_slot, imm, entry;   /* *RAW */
+  uint64_t offset, length;   /* RAW: the run; SAMPLES_RAW: header head, count */
+} MxlPostDesc;
+
+/** Faults injected by tests (mxl_initiator_debug_inject()). */
+typedef enum MxlInjectKind {
+  MXL_INJECT_POST_FAILURE,      /* the next posts fail as if fi_writemsg returned -err */
+  MXL_INJECT_ERROR_COMPLETION,  /* the next good completions read as errors with err */
+} MxlInjectKind;
+
+typedef struct MxlInitiatorTypeOps {
+  const char *name;
+  /* Opens the endpoint-type objects (RC: EQ; RDM: endpoint + AV). */
+  mxlStatus (*setup) (MxlInitiator *init, GError **error);
+  /* Starts a connection. Fills @next with CONNECTING (RC) or CONNECTED (RDM). */
+  mxlStatus (*open) (MxlConn *conn, MxlConnState *next);
+  /* Releases what open() created for the state being left; @orderly is
+   * FALSE when the peer failed (lost, refused, timed out). */
+  void (*close) (MxlConn *conn, const MxlConnState *state, gboolean orderly);
+  /* Reads connection events and feeds them to mxl_conn_transition(). */
+  void (*poll_events) (MxlInitiator *init);
+  void (*teardown) (MxlInitiator *init);
+  /* TRUE when the transport reports a vanished peer itself (connected
+   * endpoints); otherwise stalled writes mean a lost peer. */
+  gboolean reports_peer_loss;
+} MxlInitiatorTypeOps;
+
+
+struct mxlFabricsInitiator_t {
+  mxlFabricsInstance instance;
+  gboolean setup_done;
+  const MxlProviderDesc *desc;
+  const MxlInitiatorTypeOps *type_ops;
+  MxlSetupOptions options;
+  MxlOfiDomain *dom;
+  struct fid_cq *cq;
+  mxlFlowReader reader;
+  MxlGrainLayout layout;
+  uint32_t grain_count;
+  MxlOfiRegion *regions;     /* one per local slot */
+  MxlPayloadOverride *payload_override;  /* per local slot, or NULL (initiator_payload.c) */
+  /* continuous flows */
+  gboolean continuous;
+  const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
+  MxlSampleRing ring;
+  MxlOfiRegion channels_region;  /* the whole channels mapping, FI_WRITE */
+  uint64_t max_msg;          /* effective bytes per write */
+  uint32_t iov_limit;        /* effective local iovecs per write */
+  uint32_t tx_iov_limit;     /* the provider's (send: header + data iovecs) */
+  gboolean ordered_writes;   /* tx msg_order has FI_ORDER_WAW */
+  guint window;              /* writes in flight per connection */
+  /* write context pool */
+  MxlWriteCtx *ctx_pool;
+  guint ctx_count;
+  guint ctx_free;            /* head of the free list (ctx_count = none) */
+  guint ctx_used;
+  guint ctx_orphaned;        /* in use by a connection generation that is gone */
+  uint64_t cq_drains;        /* drain_cq() calls that found the CQ empty */
+  /* message headers of the send and tagged protocols, one per context
+   * (index = context - ctx_pool), alive until its completion; FI_SEND
+   * (protocol_table.c) */
+  uint8_t *msg_headers;
+  MxlOfiRegion msg_headers_region;
+  /* connections */
+  GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
+  GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */
+  GHashTable *by_fid;        /* struct fid* → MxlConn* (RC endpoints) */
+  uint64_t next_conn_id;
+  /* endpoint-type objects */
+  struct fid_eq *eq;         /* RC */
+  struct fid_ep *ep;         /* RDM */
+  struct fid_av *av;         /* RDM */
+  GHashTable *shm_holds;     /* RDM shm: struct fid_ep* → MxlShmHold*, one
+                                per enabled endpoint (shmstale.h) */
+  /* application-visible */
+  GQueue events;             /* mxlFabricsExtConnectionEvent* */
+  mxlFabricsExtInitiatorStats stats;
+  mxlFabricsExtTransferResult *results;  /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX */
+  guint res_head, res_len;
+  /* locking (progress thread mode; taken in both modes by the API calls
+   * other than TransferGrain) */
+  MxlLock lock;                   /* mutex + condition (progress.h) */                /* results, status changes (progress thread) */
+  guint waiters;             /* threads in mxl_lock_wait_until */
+  /* mxlFabricsExtInitiatorSetNotify(): called with @lock held */
+  void (*notify) (void *data);
+  void *notify_data;
+  /* progress thread */
+  /* where TransferGrain's descriptor goes, fixed at setup: queued and
+   * posted by the caller (mxl_initiator_fan_out_desc) or pushed into the
+   * post ring (mxl_initiator_progress_post) */
+  mxlStatus (*submit) (MxlInitiator *init, const MxlPostDesc *desc);
+  MxlPostRing *post_ring;    /* NULL without a progress thread */
+  MxlProgress progress;
+  _Atomic uint64_t posts_pushed;   /* producers, before the push (undone on failure) */
+  uint64_t posts_popped;           /* progress thread, under lock */
+  mxlStatus thread_status;         /* MakeProgress status after the last pass */
+  gboolean defer_pump;             /* pass: queue popped transfers, post after */
+  uint64_t claim_token;      /* claims (claim.h): random, bit 63 clear, not 0 */
+  GPtrArray *parked;         /* MxlParkedEp* (initiator_rdm.c), NULL = none yet */
+};
+
+/* --- the engine's functions the protocol layer calls: payload overrides
+ * (initiator_payload.c), the context pool (initiator_conn.c), completion
+ * tracking (initiator_results.c), reported by mxl_egress_pump()
+ * (protocol_egress.c) for every protocol built on it, and the fault hook
+ * kept in protocol_hooks.c --- */
+
+/** TRUE when local slot @slot reads its payload from caller memory. */
+gboolean mxl_initiator_payload_overridden (const MxlInitiator *init, uint32_t slot);
+/**
+ * mxl_initiator_payload_iov:
+ * Local iovecs of grain chunk @chunk of overridden slot @slot: the part in
+ * the grain header from the local flow region (its descriptor), the payload
+ * part from the caller's memory (descriptor NULL), at most @max_iov of
+ * them. Returns: FALSE when a piece would leave the slot or the caller's
+ * memory, or more than @max_iov iovecs would be needed.
+ */
+gboolean mxl_initiator_payload_iov (const MxlInitiator *init, uint32_t slot,
+    const MxlChunk *chunk, guint max_iov, struct iovec *iov, void **desc,
+    guint *n_iov);
+/** Takes a context from the pool; NULL when exhausted. */
+MxlWriteCtx *mxl_initiator_ctx_get (MxlInitiator *init);
+void mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx);
+/** A write of transfer @seq was posted; @last: it was the transfer's last. */
+void mxl_conn_track_write (MxlConn *conn, uint64_t seq, gboolean last);
+/** TRUE when transfer @seq of @conn will read no more local memory: not
+ * queued, every posted write completed (or it was never tracked, or is
+ * retired). */
+gboolean mxl_conn_transfer_idle (MxlConn *conn, uint64_t seq);
+/** Transfer @seq failed with @status (@prov_err: positive fi errno or 0);
+ * @final: no more of its writes will be posted (dropped, or posting failed). */
+void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,
+    int prov_err, gboolean final);
+/**
+ * mxl_initiator_debug_inject:
+ * Test hook (internal, not exported): the next @count posts (POST_FAILURE)
+ * or good completions (ERROR_COMPLETION) fail with @fi_err (positive, e.g.
+ * FI_EIO). Any thread. The faults are kept in protocol_hooks.c.
+ */
+void mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind,
+    guint count, int fi_err);
