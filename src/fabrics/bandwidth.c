@@ -15,8 +15,8 @@
 
 #include "flow/flow-priv.h"
 #include "flow/flowdef.h"
+#include "fabrics/wire/bounce.h"
 
-#define AUDIO_ENTRY_HEADER 16u       /* wire spec §4.2 */
 #define DEFAULT_IOV_LIMIT 4u
 #define DEFAULT_BATCH 48u
 
@@ -319,7 +319,7 @@ mxlFabricsExtFlowBandwidth (char const *in_flowDef,
     out->mediaBytesPerUnit = (uint64_t) def.channel_count * batch * def.sample_word_size;
     /* entry header, then one fragment per channel (wire spec §4.2) */
     piece = g_new (uint64_t, def.channel_count + 1);
-    piece[0] = AUDIO_ENTRY_HEADER;
+    piece[0] = MXL_BOUNCE_HEADER_SIZE;
     for (guint c = 0; c < def.channel_count; c++)
       piece[c + 1] = (uint64_t) batch * def.sample_word_size;
     writes_cut (&ws, piece, def.channel_count + 1, iov_limit, prof.maxMessageSize);

@@ -92,7 +92,7 @@ mxlStatus mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_i
     uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
     uint64_t header_count);
 
-/* --- shared by initiator.c, initiator_rc.c, initiator_rdm.c, protocol_rma.c --- */
+/* --- shared by initiator.c, initiator_rc.c, initiator_rdm.c, protocol/ --- */
 
 /** The one transition function of a connection's state (see MxlConnInput). */
 void mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason);

@@ -50,7 +50,7 @@ mxlStatus mxl_target_poll_event (MxlTarget *target,
     mxlFabricsExtConnectionEvent *out);
 void mxl_target_get_stats (MxlTarget *target, mxlFabricsExtTargetStats *out);
 
-/* --- shared by target.c, target_rc.c, target_rdm.c, protocol_rma.c --- */
+/* --- shared by target.c, target_rc.c, target_rdm.c, protocol/ --- */
 
 /** Binds @ep to the target's CQ (FI_TRANSMIT | FI_RECV: 1.17 tcp crashes
  * otherwise, wire spec §6.1) and, when needed, posts the receives. */
