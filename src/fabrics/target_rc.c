@@ -17,6 +17,8 @@ typedef enum MxlRcInputKind {
   RC_IN_SHUTDOWN,      /* @fid: FI_SHUTDOWN */
   RC_IN_ERROR,         /* @fid: EQ error entry */
   RC_IN_TICK,          /* time passes (accept timeout) */
+  RC_IN_LISTEN,        /* the passive endpoint listens (open) */
+  RC_IN_CLOSE,         /* the target closes: the endpoint in use goes */
 } MxlRcInputKind;
 
 typedef struct MxlRcInput {
@@ -111,6 +113,15 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
   gboolean for_us = in->fid != NULL && ep != NULL && in->fid == &ep->fid;
 
   switch (in->kind) {
+    case RC_IN_LISTEN:
+    case RC_IN_CLOSE:
+      /* set up and torn down without an event: nobody reads them then */
+      if (in->kind == RC_IN_CLOSE && ep != NULL)
+        mxl_ofi_close (&ep->fid, "ep");
+      memset (&t->rc, 0, sizeof (t->rc));
+      t->rc.kind = MXL_RC_LISTENING;
+      t->rx_ep = NULL;
+      return;
     case RC_IN_CONNREQ:
       if (t->rc.kind != MXL_RC_LISTENING) {
         reject (t, in, TRUE);   /* one initiator at a time */
@@ -217,8 +228,10 @@ rc_open (MxlTarget *t, GError **error)
     return mxl_ofi_fail (rc, "fi_listen", error);
   if ((rc = fi_getname (&t->pep->fid, addr, &addr_len)) != 0)
     return mxl_ofi_fail (rc, "fi_getname", error);
-  memset (&t->rc, 0, sizeof (t->rc));
-  t->rc.kind = MXL_RC_LISTENING;
+  {
+    MxlRcInput listen = { .kind = RC_IN_LISTEN };
+    rc_transition (t, &listen);
+  }
   return mxl_target_fill_info (t, addr, addr_len);
 }
 
@@ -231,12 +244,9 @@ rc_state (MxlTarget *t)
 static void
 rc_close (MxlTarget *t)
 {
-  struct fid_ep *ep = state_ep (&t->rc);
+  MxlRcInput close = { .kind = RC_IN_CLOSE };
 
-  if (ep != NULL)
-    mxl_ofi_close (&ep->fid, "ep");
-  memset (&t->rc, 0, sizeof (t->rc));
-  t->rx_ep = NULL;
+  rc_transition (t, &close);
   mxl_ofi_close (t->pep ? &t->pep->fid : NULL, "pep");
   t->pep = NULL;
   mxl_ofi_close (t->eq ? &t->eq->fid : NULL, "eq");
