@@ -9,10 +9,10 @@
  *
  * The write is the one the engine posts (src/fabrics/protocol_rma.c):
  * fi_writemsg with FI_REMOTE_CQ_DATA | FI_COMPLETION, plus
- * FI_DELIVERY_COMPLETE unless --no-delivery-complete (libfabric-local.md
+ * FI_DELIVERY_COMPLETE unless --no-delivery-complete (docs/libfabric-notes.md
  * P3: without it a tx completion only means "in the socket").
  *
- * Rules followed (docs: /work/shared/research/libfabric-local.md):
+ * Rules followed (docs: docs/libfabric-notes.md):
  *  - the CQ is bound FI_TRANSMIT | FI_RECV on both sides (P2, §9);
  *  - the target keeps progressing (fi_cq_read) for as long as writes may
  *    arrive (P2), polling with a short sleep; never fi_cq_sread on shm (P9);

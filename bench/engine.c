@@ -439,7 +439,7 @@ iface (Side *s, const Options *o, const char *role)
   c.provider = o->prov;
   c.caps.flags = MXL_FABRICS_IFACE_CAP_REMOTE_WRITE;
   if (o->prov == MXL_FABRICS_PROVIDER_SHM) {
-    /* shm endpoint names must differ per process (libfabric-local P12) */
+    /* shm endpoint names must differ per process (docs/libfabric-notes.md P12) */
     s->shm_name = g_strdup_printf ("bench-%s-%d", role, (int) getpid ());
     c.address.node = s->shm_name;
     c.address.service = "engine";

@@ -2,7 +2,7 @@
 /*
  * bench-memcpy: the memory limit. One thread copies @size bytes from one
  * pre-faulted buffer into another (both written once before timing, so no
- * page faults are measured: libfabric-local.md §7 shows a fresh destination
+ * page faults are measured: docs/libfabric-notes.md §7 shows a fresh destination
  * runs ~50x slower). Each of @reps repetitions copies for at least
  * @min_time seconds; the median, min and max GB/s of the repetitions and
  * CPU seconds per GB are printed as one JSON line.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Caps <-> NMOS flow definition (mxl-flows.md §2) and the grain geometry the
+ * Caps <-> NMOS flow definition (docs/flow-format.md §2) and the grain geometry the
  * elements need to map buffers onto MXL grains and sample rings.
  *
  * Media handled, and how each one appears in caps:
@@ -160,7 +160,7 @@ typedef struct {
   mxlFlowExtDefinition def;
 } GstMxlFabricsFormat;
 
-/* ---- geometry (mxl-flows.md §2.5, §3.10) ---- */
+/* ---- geometry (docs/flow-format.md §2.5, §3.10) ---- */
 
 /* Line sizes: mxlFlowExtV210LineBytes(), mxlFlowExtV210aKeyLineBytes(). */
 
@@ -264,7 +264,7 @@ GstCaps *gst_mxl_fabrics_format_to_caps (const GstMxlFabricsFormat * fmt);
  * @error: GST_RESOURCE_ERROR_SETTINGS with the library's reason, naming
  *   the field ("flow definition: frame_width: ...").
  *
- * Parses with mxlFlowExtParseDefinition() (every rule of mxl-flows.md
+ * Parses with mxlFlowExtParseDefinition() (every rule of docs/flow-format.md
  * §2.1-2.3 the library creates flows by), then refuses what caps cannot
  * carry: an audio sample_rate that is not integral, a rate that does not
  * fit 32 bits.

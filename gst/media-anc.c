@@ -18,7 +18,7 @@
 #include <mxl/flow-ext.h>
 
 /* Converts the ST 2038 @buffer into the RFC 8331 payload of a data grain
- * (mxl-flows.md §3.10) with the library (mxlAncGrainFromSt2038(),
+ * (docs/flow-format.md §3.10) with the library (mxlAncGrainFromSt2038(),
  * docs/anc-data.md), zeros after it. Packets that cannot be carried are
  * dropped and counted (anc-packets-dropped); a buffer too large for one
  * grain is never cut: its grain is written empty (ANC_Count 0). */
@@ -69,7 +69,7 @@ anc_fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
 }
 
 /* Turns @grain, the copy of a data grain (an RFC 8331 payload from its
- * Length field, mxl-flows.md §3.10), into the ST 2038 buffer pushed
+ * Length field, docs/flow-format.md §3.10), into the ST 2038 buffer pushed
  * downstream with the library (mxlAncGrainToSt2038(), docs/anc-data.md).
  * Packets with bad parity or checksum or cut short are dropped and counted
  * (anc-packets-dropped); the others are pushed, possibly none (an empty

@@ -4,7 +4,7 @@
  *
  * MXL names every grain (or sample) by its index i at the flow's edit rate
  * r = num/den; its origin timestamp is ts(i) = round-half-up(i * 1e9 * den /
- * num) TAI ns (mxl-flows.md §5.2), and indices keep their value from host to
+ * num) TAI ns (docs/flow-format.md §5.2), and indices keep their value from host to
  * host. A buffer's PTS is a running time on the pipeline clock. Both are
  * linked by one offset
  *
@@ -26,7 +26,7 @@
  *
  * How D relates to the clocks (Linux):
  *  - CLOCK_TAI = CLOCK_REALTIME + the kernel TAI offset (adjtimex `tai`, set
- *    by ptp4l/phc2sys or chrony; 0 when nothing sets it) (mxl-flows §5.1).
+ *    by ptp4l/phc2sys or chrony; 0 when nothing sets it) (docs/flow-format.md §5.1).
  *  - GstSystemClock clock-type=tai (GST_CLOCK_TYPE_TAI, 1.18+): its time IS
  *    CLOCK_TAI, so D = 0 exactly (applications may select this clock with
  *    gst_pipeline_use_clock(); the MXL tools do).
@@ -73,7 +73,7 @@ G_BEGIN_DECLS
  * @num, @den: edit rate, both > 0.
  *
  * ts(i) = (i * den * 1e9 + num / 2) / num with 128-bit intermediates
- * (mxl-flows.md §5.2; equal to mxlIndexToTimestamp for valid input).
+ * (docs/flow-format.md §5.2; equal to mxlIndexToTimestamp for valid input).
  *
  * Returns: TAI ns, or GST_CLOCK_TIME_NONE for an invalid rate or a result
  * that does not fit 63 bits.
@@ -218,7 +218,7 @@ typedef struct
  *
  * The grain index rule of mxlfabricssink (docs/architecture.md "Grain
  * indices"). Timestamps from a capture or `do-timestamp=true` sit at an
- * arbitrary phase to the TAI grid of ts(i) (mxl-flows.md §5.2) and jitter;
+ * arbitrary phase to the TAI grid of ts(i) (docs/flow-format.md §5.2) and jitter;
  * rounding each one alone makes two buffers of a phase near half a period
  * share an index and the next skip one. So a stream follows its own phase,
  * the middle of the window [lo, hi] of its recent deviations d = @tai -

@@ -4,7 +4,7 @@
  * grain (video frame) and sample batch (audio), and the summary they write.
  *
  * Both ends key what they record by MXL index: the grain index of a frame,
- * the sample index of an audio sample (mxl-flows.md §5.2). The receiver
+ * the sample index of an audio sample (docs/flow-format.md §5.2). The receiver
  * reads it from the buffer (GST_BUFFER_OFFSET, set by mxlfabricssrc); the
  * sender computes it the way mxlfabricssink does (the buffer's running
  * time + base time + the pipeline's TAI offset; video through

@@ -11,7 +11,7 @@
  * is posted (mxl_egress_pump -> grain_iov), under init->lock like every
  * other use of the queues, and may only change while no transfer reads the
  * slot (mxl_initiator_slot_in_use()). Providers that need local memory
- * registration (FI_MR_LOCAL: verbs, efa; libfabric-local.md P6) are refused:
+ * registration (FI_MR_LOCAL: verbs, efa; docs/libfabric-notes.md P6) are refused:
  * caller memory has no descriptor there.
  */
 #include "fabrics/initiator.h"

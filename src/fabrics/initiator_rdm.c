@@ -70,7 +70,7 @@ static void
 close_endpoint (MxlInitiator *init, struct fid_ep *ep, struct fid_av *av)
 {
   /* The endpoint goes first: for shm its fi_close() removes its /dev/shm
-   * file (libfabric-local.md P12); then the hold on that file goes. */
+   * file (docs/libfabric-notes.md P12); then the hold on that file goes. */
   mxl_ofi_close (ep ? &ep->fid : NULL, "ep");
   if (ep != NULL && init->shm_holds != NULL)
     g_hash_table_remove (init->shm_holds, ep);

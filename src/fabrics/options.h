@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Setup options JSON of targets and initiators (mxl-fabrics-wire.md §7.3 and
+ * Setup options JSON of targets and initiators (docs/wire-format.md §7.3 and
  * our extensions). One parser for both roles; unknown keys are ignored.
  */
 #pragma once

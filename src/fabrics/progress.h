@@ -3,7 +3,7 @@
  * MxlProgress: the optional progress thread of a target or an initiator
  * (setup option "progressThread": true). While it runs it is the only thread
  * that touches the owner's endpoints, completion queue and event queue
- * (libfabric-local.md P2: software providers move data only while someone
+ * (docs/libfabric-notes.md P2: software providers move data only while someone
  * calls into libfabric). Application threads only enqueue (initiator: the
  * post ring) or pop results under the owner's lock.
  *

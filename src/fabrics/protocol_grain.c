@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The chunk source of grain flows (mxl-fabrics-wire.md §2.1, §3.3): a
+ * The chunk source of grain flows (docs/wire-format.md §2.1, §3.3): a
  * grain transfer is the runs of its slice range, each cut into pieces of
  * at most max_msg bytes and iov_limit local iovecs (layout.c); the last
  * piece of the last run carries the immediate data (slot and slice end).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Continuous flows over remote write (mxl-fabrics-wire.md §2.2, §4).
+ * Continuous flows over remote write (docs/wire-format.md §2.2, §4).
  *
  * Egress: one transfer per entry and target; only the last write of a
  * transfer carries the immediate data (the entry index, one counter per

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Remote write + immediate data (mxl-fabrics-wire.md §2.1, §3.3).
+ * Remote write + immediate data (docs/wire-format.md §2.1, §3.3).
  *
  * Egress: the transport post of the generic pump (protocol_egress.c): each piece is
  * one fi_writemsg into the remote region, only the last one carries the

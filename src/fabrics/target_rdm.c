@@ -60,7 +60,7 @@ rdm_close (MxlTarget *t)
 {
   t->rx_ep = NULL;
   /* The endpoint goes first: for shm its fi_close() removes the /dev/shm
-   * file (libfabric-local.md P12). */
+   * file (docs/libfabric-notes.md P12). */
   mxl_ofi_close (t->ep ? &t->ep->fid : NULL, "ep");
   t->ep = NULL;
   mxl_shm_region_release (t->shm_hold);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * ANC data: SMPTE ST 2038 buffers <-> RFC 8331 payloads of `video/smpte291`
- * data grains (mxl-flows.md §3.10). The bit layouts and the word rules are
+ * data grains (docs/flow-format.md §3.10). The bit layouts and the word rules are
  * in docs/anc-data.md; both directions check every packet and drop the
  * ones a checker would reject.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Creating a flow: build every file under a temporary name, then publish it
- * with one rename (mxl-flows.md §1.4, values of §3.12).
+ * with one rename (docs/flow-format.md §1.4, values of §3.12).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Internal accessors the fabrics engine needs from flow readers and writers
- * (mxl-flows.md §6.3). Not exported from the shared library.
+ * (docs/flow-format.md §6.3). Not exported from the shared library.
  *
  * Contract between src/flow/ (implements) and src/fabrics/ (uses).
  */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Mapping the files of an existing flow (mxl-flows.md §1.5, §1.6, §3). */
+/* Mapping the files of an existing flow (docs/flow-format.md §1.5, §1.6, §3). */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * NMOS IS-04 flow definition parser and derived geometry
- * (mxl-flows.md §2.1-§2.5, quirk policy §7.3).
+ * (docs/flow-format.md §2.1-§2.5, quirk policy §7.3).
  */
 #include "flow/flowdef.h"
 

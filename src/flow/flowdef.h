@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Flow definition parser (NMOS IS-04 flow JSON, mxl-flows.md §2) and derived
+ * Flow definition parser (NMOS IS-04 flow JSON, docs/flow-format.md §2) and derived
  * geometry (§2.5). Internal to the library; used by the flow writer and
  * the fabrics engine (to compare geometry). Applications, the GStreamer
  * elements among them, reach it through mxlFlowExtParseDefinition() and
@@ -79,7 +79,7 @@ typedef struct MxlFlowDef {
  *   the field, e.g. "flow definition: frame_height: 1081 must be even for
  *   interlaced video".
  *
- * Applies every rule of mxl-flows.md §2.1–§2.3 plus ours (§7.3): rates <= 0
+ * Applies every rule of docs/flow-format.md §2.1–§2.3 plus ours (§7.3): rates <= 0
  * rejected, only bit_depth 32 and media_type audio/float32 for audio,
  * totalSlices <= 65535.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Grain geometry helpers: exact integer formulas of mxl-flows.md §2.5.
+ * Grain geometry helpers: exact integer formulas of docs/flow-format.md §2.5.
  * Internal to the library (not exported).
  */
 #pragma once

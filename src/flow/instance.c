@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * MXL instances: a domain, its options, handle tables, garbage collection
- * and the `access` watcher (mxl-flows.md §1.1, §1.7-§1.11, §6.2).
+ * and the `access` watcher (docs/flow-format.md §1.1, §1.7-§1.11, §6.2).
  */
 #include <dirent.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Flow readers (mxl-flows.md §1.6, §4.4, §5.4, §5.5). */
+/* Flow readers (docs/flow-format.md §1.6, §4.4, §5.4, §5.5). */
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Ring arithmetic shared by readers and writers: the discrete read window
- * (mxl-flows.md §5.4) and the continuous window and wrapped slices (§5.5,
+ * (docs/flow-format.md §5.4) and the continuous window and wrapped slices (§5.5,
  * convention (A)).
  */
 #pragma once

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Cross-process signalling on the shared futex word FlowState.syncCounter
- * (mxl-flows.md §4.1, §4.4, §4.5). The futex ops are the SHARED ones (no
+ * (docs/flow-format.md §4.1, §4.4, §4.5). The futex ops are the SHARED ones (no
  * FUTEX_PRIVATE_FLAG): those are keyed by inode and offset, so a waiter in
  * another process, even on a PROT_READ mapping, is woken.
  */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Index and TAI time conversions (mxl-flows.md §5.1, §5.2). */
+/* Index and TAI time conversions (docs/flow-format.md §5.1, §5.2). */
 #include <errno.h>
 #include <time.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Flow writers (mxl-flows.md §1.4, §1.5, §1.9, §1.10, §4.2, §4.3). */
+/* Flow writers (docs/flow-format.md §1.4, §1.5, §1.9, §1.10, §4.2, §4.3). */
 #include <math.h>
 #include <string.h>
 #include <sys/file.h>

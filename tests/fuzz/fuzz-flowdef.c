@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fuzz target: the flow definition parser (mxl_flow_def_parse, flowdef.h,
- * mxl-flows.md §2). Flow definitions come from users, from caps and from
+ * docs/flow-format.md §2). Flow definitions come from users, from caps and from
  * a peer's TargetInfo ("ext.flowDef"), so they are untrusted.
  *
  * Properties checked for every input: FALSE comes with an MXL_FLOW_DEF_ERROR

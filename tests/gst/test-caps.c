@@ -406,7 +406,7 @@ test_invalid_defs (void)
   GstMxlFabricsFormat fmt;
   gchar *d;
 
-  /* mxl-flows.md §8 case 5. The member added last wins in json-glib. */
+  /* docs/flow-format.md §8 case 5. The member added last wins in json-glib. */
   expect_bad_def (d = video_def ("grain_rate", NULL), "grain_rate");
   g_free (d);
   expect_bad_def (d = video_def ("id", NULL), "\"id\" is missing");

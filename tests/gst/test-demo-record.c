@@ -7,7 +7,7 @@
  *
  * The sink pipeline runs on a CLOCK_TAI system clock (as the demo's) with
  * a base time chosen so that the first buffer's TAI time is an exact tie of
- * the sample rounding (mxl-flows.md §5.2: half up): any error in the clock
+ * the sample rounding (docs/flow-format.md §5.2: half up): any error in the clock
  * offset the recorder assumes, however small, moves that buffer to the
  * sample before. The demo's first audio buffer reaches the recorder before
  * the sink has adopted a timing context for the pipeline clock, which is

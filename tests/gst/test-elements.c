@@ -306,7 +306,7 @@ test_plugin_origin (void)
   gst_object_unref (plugin);
 }
 
-/* A well-formed TargetInfo (mxl-fabrics-wire.md §1.3 a, one region) with
+/* A well-formed TargetInfo (docs/wire-format.md §1.3 a, one region) with
  * id @id. */
 #define TARGET_INFO(id) "{\"addressFormat\":2,\"fabricAddress\":" \
     "\"AgCJ0X8AAAEAAAAAAAAAAA==\",\"id\":\"" id "\",\"provider\":\"tcp\"," \

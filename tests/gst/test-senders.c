@@ -316,7 +316,7 @@ test_receiver_restarts (void)
    * connected. A frame made before (it waited in the sink for the
    * connection) is followed by one whose index is as many periods later
    * as it waited, often more than the receiver's ring: the grains before
-   * that jump are then outside the flow's valid window (mxl-flows.md §5.2,
+   * that jump are then outside the flow's valid window (docs/flow-format.md §5.2,
    * i < H - N + 1 is TOO_LATE) unless the src read them first. */
   sender_start_with (&ps, 1, "shm", file, TRUE);
   for (guint i = 0; i < INSTANCES; i++) {

@@ -10,7 +10,7 @@
 static void
 test_index_to_tai (void)
 {
-  /* mxl-flows.md §5.3 */
+  /* docs/flow-format.md §5.3 */
   g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (0, 30000, 1001), ==, 0);
   g_assert_cmpuint (gst_mxl_fabrics_index_to_tai (1, 30000, 1001), ==,
       33366667);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Line sizes of mxl-flows.md §2.5 and the worked examples of §2.6. */
+/* Line sizes of docs/flow-format.md §2.5 and the worked examples of §2.6. */
 #include <glib.h>
 
 #include "flow/geometry.h"

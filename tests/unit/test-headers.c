@@ -2,7 +2,7 @@
 /*
  * Every installed public header compiles on its own in strict ISO C11
  * (built with -std=c11 -pedantic), and the status codes keep their MXL
- * values (mxl-flows.md §6.1).
+ * values (docs/flow-format.md §6.1).
  */
 #include <mxl/platform.h>
 #include <mxl/rational.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Raw fabric addresses (the bytes of fi_getname()) decoded into text for
- * logs, tools and element properties (mxl-fabrics-wire.md §1.1, §8.3 U2).
+ * logs, tools and element properties (docs/wire-format.md §1.1, §8.3 U2).
  * Pure functions: no libfabric object is needed (fi_av_straddr() would need
  * an open address vector). Every input is treated as untrusted: lengths are
  * checked before any field is read.

@@ -3,7 +3,7 @@
  * Thin wrappers of the libfabric objects the engine uses (fabric, domain,
  * completion queue, event queue, address vector, memory region). Every
  * libfabric return code is checked here once and mapped to an mxlStatus
- * (mxl-fabrics-wire.md §7.5); callers get a GError with the libfabric text.
+ * (docs/wire-format.md §7.5); callers get a GError with the libfabric text.
  *
  * Only API present in both libfabric 1.17 and 2.x is used: fi_fabric() (not
  * fi_fabric2()), fi_mr_regattr() with the 1.17 fields of struct fi_mr_attr.
@@ -49,7 +49,7 @@ mxlStatus mxl_ofi_fail (ssize_t rc, const char *what, GError **error);
 /**
  * MxlOfiDomain:
  * One opened fabric + domain and the set of memory region keys it uses.
- * Remote keys must be unique per domain (libfabric-local.md P5): requested
+ * Remote keys must be unique per domain (docs/libfabric-notes.md P5): requested
  * keys are random 64-bit values checked against @keys.
  */
 typedef struct MxlOfiDomain {
@@ -116,7 +116,7 @@ uint64_t mxl_ofi_random_key (GHashTable *keys, size_t key_size);
  * mxl_ofi_cq_open:
  * @depth: entries (>= 1).
  * @wait: FI_WAIT_UNSPEC for providers whose fi_cq_sread() honours timeouts
- *   (tcp, rxm), FI_WAIT_NONE otherwise (shm, efa: libfabric-local.md P9).
+ *   (tcp, rxm), FI_WAIT_NONE otherwise (shm, efa: docs/libfabric-notes.md P9).
  * Format is always FI_CQ_FORMAT_DATA.
  */
 mxlStatus mxl_ofi_cq_open (MxlOfiDomain *dom, size_t depth,

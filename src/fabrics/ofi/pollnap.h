@@ -2,7 +2,7 @@
 /*
  * How long a reading thread naps between polls of a completion queue that
  * has no wait object (shm and efa in libfabric 1.17: fi_cq_sread is not
- * available, libfabric-local.md P9), for grain flows paced at a known rate.
+ * available, docs/libfabric-notes.md P9), for grain flows paced at a known rate.
  *
  * Away from the expected arrival of the next grain the nap grows 50 us ..
  * 1 ms (few wake-ups while nothing is due); inside a window around it,

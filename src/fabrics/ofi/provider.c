@@ -53,7 +53,7 @@ static const MxlProviderDesc providers[] = {
     .addr_formats = { FI_ADDR_EFA, 0 },
     .filter_rejected_caps = FI_HMEM | FI_TAGGED,
     .node_kind = MXL_NODE_IPV6,
-    /* libfabric 1.17's efa has no CQ wait object (libfabric-local.md P9). */
+    /* libfabric 1.17's efa has no CQ wait object (docs/libfabric-notes.md P9). */
     .cq_can_wait = FALSE,
     .auto_rank = 1,
   },

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Providers: names, fi_getinfo hints per provider and role, and the
- * interface listing (mxl-fabrics-wire.md §5). Everything a provider needs
+ * interface listing (docs/wire-format.md §5). Everything a provider needs
  * is described once in a static table (MxlProviderDesc); the rest of the
  * engine reads the descriptor instead of switching on the provider.
  */
@@ -123,7 +123,7 @@ const char *mxl_provider_to_string (mxlFabricsProvider provider);
  * service, prov_name, endpoint type, caps, mr_mode LOCAL|VIRT_ADDR|ALLOCATED|
  * PROV_KEY, addr_format when a node is given, mode FI_CONTEXT|FI_CONTEXT2
  * (our operation contexts start with a struct fi_context2) plus the
- * provider's rx mode (FI_RX_CQ_DATA for verbs, libfabric-local.md P8).
+ * provider's rx mode (FI_RX_CQ_DATA for verbs, docs/libfabric-notes.md P8).
  *
  * The service of tcp and verbs (MXL_NODE_IP) is a port number 0 … 65535 or
  * a name getservbyname(3) resolves from the host's services database (no

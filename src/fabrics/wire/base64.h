@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Standard base64 (RFC 4648 §4, alphabet A-Z a-z 0-9 + /) as TargetInfo uses
- * it for fabricAddress (mxl-fabrics-wire.md §1.2) and as the demo tool wraps
+ * it for fabricAddress (docs/wire-format.md §1.2) and as the demo tool wraps
  * whole TargetInfo documents (§1.6). GLib does the coding; this file adds
  * the strict validation GLib's decoder does not do (it skips bad characters).
  */

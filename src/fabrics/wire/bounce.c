@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Audio bounce ring arithmetic (mxl-fabrics-wire.md §4). */
+/* Audio bounce ring arithmetic (docs/wire-format.md §4). */
 #include "fabrics/wire/bounce.h"
 
 #include <string.h>

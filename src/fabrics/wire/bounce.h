@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The audio bounce ring of continuous flows (mxl-fabrics-wire.md §4): entry
+ * The audio bounce ring of continuous flows (docs/wire-format.md §4): entry
  * geometry from the flow's batch size, the fragments of a (headIndex, count)
  * batch in a channel ring, the initiator's scatter-gather list (entry header,
  * then each channel's one or two ring fragments) cut into writes by

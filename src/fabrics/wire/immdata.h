@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The 32-bit immediate data of grain transfers (mxl-fabrics-wire.md §2.1)
+ * The 32-bit immediate data of grain transfers (docs/wire-format.md §2.1)
  * and the checks a target applies to it and to the grain header the
  * initiator wrote. Both come from the network and are untrusted.
  */

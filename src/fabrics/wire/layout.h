@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Grain geometry as the transport sees it (mxl-fabrics-wire.md §3.3) and the
+ * Grain geometry as the transport sees it (docs/wire-format.md §3.3) and the
  * splitting of a transfer into remote writes by the provider's iov_limit and
  * max_msg_size. Pure arithmetic: no libfabric, no allocation.
  */

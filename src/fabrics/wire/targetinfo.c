@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * TargetInfo <-> JSON (mxl-fabrics-wire.md §1). Writing follows §1.2 to the
+ * TargetInfo <-> JSON (docs/wire-format.md §1). Writing follows §1.2 to the
  * letter (compact, keys in lexicographic order, addressFormat a number,
  * 64-bit values as decimal strings, padded base64) plus our "ext" object;
  * reading follows §1.4 but reports every defect as MXL_ERR_INVALID_ARG with

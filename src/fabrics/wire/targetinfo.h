@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * TargetInfo: what a target publishes so that an initiator can write into it
- * (mxl-fabrics-wire.md §1). Internal representation; the public handle
+ * (docs/wire-format.md §1). Internal representation; the public handle
  * mxlFabricsTargetInfo points at this struct.
  */
 #pragma once

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* MXL data formats (mxl-flows.md §6.1). */
+/* MXL data formats (docs/flow-format.md §6.1). */
 #pragma once
 
 #include <mxl/platform.h>

@@ -135,7 +135,7 @@ typedef struct mxlFabricsExtBandwidth_t {
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL @in_flowDef or
  * @out_bandwidth, a definition this library rejects, an unknown link, an
  * MTU out of the ranges above, or a samplesPerBatch above the flow's
- * maximum batch (half its ring, mxl-flows.md §5).
+ * maximum batch (half its ring, docs/flow-format.md §5).
  */
 MXL_EXPORT mxlStatus mxlFabricsExtFlowBandwidth (char const *in_flowDef,
     mxlFabricsExtLinkProfile const *in_profile,

@@ -4,7 +4,7 @@
  * over libfabric remote write with immediate data. Names, types, constants
  * and status codes follow the MXL Fabrics design (mxl/fabrics.h of the MXL
  * SDK, API version 0) so code written against it compiles here; the wire
- * format is mxl-fabrics-wire.md.
+ * format is docs/wire-format.md.
  *
  * Threading: a target or an initiator is driven by one thread at a time
  * unless its setup options enable the progress thread.

@@ -28,12 +28,12 @@
 #define MXL_PRIVATE_DOMAIN_PARENT "/dev/shm"
 
 /** Most channels (channel_count) of an audio flow this library creates or
- * opens: our limit, the flow definition sets none (mxl-flows.md §2.3). A
+ * opens: our limit, the flow definition sets none (docs/flow-format.md §2.3). A
  * plain literal, so that it can be stringified into static caps. */
 #define MXL_FLOW_MAX_CHANNELS 1024
 
 /* Rates this library creates or parses flows of (our limits; the flow
- * definition sets none, mxl-flows.md §2.2). Plain literals, so that they
+ * definition sets none, docs/flow-format.md §2.2). Plain literals, so that they
  * can be stringified into static caps. */
 /** Lowest grain_rate of a video or data flow: 1/MXL_FLOW_MIN_GRAIN_RATE_DEN,
  * one grain an hour. */
@@ -119,7 +119,7 @@ MXL_EXPORT mxlStatus mxlPrivateDomainCleanStale (char const *in_parent,
 /**
  * mxlCreateFlowWriterWithGrainCount:
  * @in_grainCount: slots of the ring of a discrete flow this call creates;
- *   0 = from the domain's history (mxl-flows.md §2.5), but at least
+ *   0 = from the domain's history (docs/flow-format.md §2.5), but at least
  *   MXL_FLOW_MIN_GRAIN_COUNT, so that rates below 5 Hz (which the 200 ms
  *   default history would give no grain, and mxlCreateFlowWriter()
  *   refuses) get a usable ring. Ignored for continuous (audio) flows.
@@ -195,7 +195,7 @@ typedef struct mxlAncStats_t {
  *   or more ANC packets back to back, optionally followed by 0xFF stuffing
  *   bytes; NULL only with @in_size 0.
  * @out: (array length=out_capacity): where the RFC 8331 payload is written,
- *   from its Length field on (a `video/smpte291` grain payload, mxl-flows.md
+ *   from its Length field on (a `video/smpte291` grain payload, docs/flow-format.md
  *   §3.10): Length, ANC_Count, F = 0, then each packet with S = 0 and
  *   StreamNum = 0, its parity bits and checksum computed, padded with zero
  *   bits to 32 bits. Must not overlap @in.
@@ -223,7 +223,7 @@ MXL_EXPORT mxlStatus mxlAncGrainFromSt2038 (uint8_t const *in, size_t in_size,
 /**
  * mxlAncGrainToSt2038:
  * @in: (array length=in_size): an RFC 8331 payload from its Length field
- *   (a `video/smpte291` grain payload, mxl-flows.md §3.10); bytes after
+ *   (a `video/smpte291` grain payload, docs/flow-format.md §3.10); bytes after
  *   6 + Length are not read.
  * @out: (array length=out_capacity): where the ST 2038 bitstream is
  *   written: the packets back to back, each padded with one bits to a byte.
@@ -249,9 +249,9 @@ MXL_EXPORT mxlStatus mxlAncGrainFromSt2038 (uint8_t const *in, size_t in_size,
 MXL_EXPORT mxlStatus mxlAncGrainToSt2038 (uint8_t const *in, size_t in_size,
     uint8_t *out, size_t out_capacity, size_t *out_size, mxlAncStats *stats);
 
-/* ---- flow definitions (mxl-flows.md §2) ---- */
+/* ---- flow definitions (docs/flow-format.md §2) ---- */
 
-/* Picture size limits of a video flow (mxl-flows.md §2.3). Plain literals,
+/* Picture size limits of a video flow (docs/flow-format.md §2.3). Plain literals,
  * so that they can be stringified into static caps. */
 /** Narrowest frame_width, in pixels. */
 #define MXL_FLOW_MIN_WIDTH 2
@@ -262,7 +262,7 @@ MXL_EXPORT mxlStatus mxlAncGrainToSt2038 (uint8_t const *in, size_t in_size,
 /** Highest frame_height, in lines. */
 #define MXL_FLOW_MAX_HEIGHT 4320
 
-/** Media types of the flows this library creates and opens (mxl-flows.md §2.3). */
+/** Media types of the flows this library creates and opens (docs/flow-format.md §2.3). */
 typedef enum mxlFlowExtMediaType {
   MXL_FLOW_EXT_MEDIA_NONE = 0,
   MXL_FLOW_EXT_MEDIA_V210 = 1,      /* video/v210 */
@@ -271,7 +271,7 @@ typedef enum mxlFlowExtMediaType {
   MXL_FLOW_EXT_MEDIA_FLOAT32 = 4,   /* audio/float32 */
 } mxlFlowExtMediaType;
 
-/** Scanning of a video flow ("interlace_mode", mxl-flows.md §2.3). */
+/** Scanning of a video flow ("interlace_mode", docs/flow-format.md §2.3). */
 typedef enum mxlFlowExtInterlace {
   MXL_FLOW_EXT_PROGRESSIVE = 0,
   MXL_FLOW_EXT_INTERLACED_TFF = 1,  /* one field per grain, top field first */
@@ -308,7 +308,7 @@ typedef enum mxlFlowExtInterlace {
  * @bitDepth: audio "bit_depth" (always 32); 0 otherwise. Derived.
  *
  * What a flow definition says, in the units the flow uses: the one
- * summary of mxl-flows.md §2.1-§2.5 that writers, readers and
+ * summary of docs/flow-format.md §2.1-§2.5 that writers, readers and
  * applications (the GStreamer elements) share.
  */
 typedef struct mxlFlowExtDefinition_t {
@@ -337,7 +337,7 @@ typedef struct mxlFlowExtDefinition_t {
  *   frame_height: 1081 must be even for interlaced video" (free with
  *   free(3)); NULL to ignore.
  *
- * Applies the rules this library creates flows by (mxl-flows.md §2.1-§2.3
+ * Applies the rules this library creates flows by (docs/flow-format.md §2.1-§2.3
  * and ours, §7.3), with the parser of mxlCreateFlowWriter(): a UUID id,
  * format, a non-empty label, a non-empty grouphint tag array of
  * "group:role[:device|node]", rates that are positive integers, the
@@ -373,7 +373,7 @@ MXL_EXPORT mxlStatus mxlFlowExtParseDefinition (char const *in_flowDef,
  * @out_reason: (out) (transfer full) (nullable): on failure, as for
  *   mxlFlowExtParseDefinition().
  *
- * Writes the NMOS flow resource (mxl-flows.md §2.1-§2.3): id, label,
+ * Writes the NMOS flow resource (docs/flow-format.md §2.1-§2.3): id, label,
  * description, tags, format, parents, media_type and the rate; video adds
  * frame_width, frame_height, interlace_mode, colorspace,
  * transfer_characteristic "SDR" and the 10-bit Y, Cb, Cr (and A for v210a)
@@ -401,7 +401,7 @@ MXL_EXPORT char const *mxlFlowExtMediaTypeName (mxlFlowExtMediaType in_mediaType
  *
  * Returns: bytes of one `video/v210` line (the line stride of a grain),
  * V(w) = ((w + 47) / 48) x 128: six pixels in four 32-bit words, the line
- * padded to 48 pixels (128 bytes) (mxl-flows.md §2.5).
+ * padded to 48 pixels (128 bytes) (docs/flow-format.md §2.5).
  */
 MXL_EXPORT uint32_t mxlFlowExtV210LineBytes (uint32_t in_width);
 
@@ -411,7 +411,7 @@ MXL_EXPORT uint32_t mxlFlowExtV210LineBytes (uint32_t in_width);
  *
  * Returns: bytes of one key (alpha) line of `video/v210a`,
  * A(w) = ((w + 2) / 3) x 4: three 10-bit samples per 32-bit word
- * (mxl-flows.md §2.5).
+ * (docs/flow-format.md §2.5).
  */
 MXL_EXPORT uint32_t mxlFlowExtV210aKeyLineBytes (uint32_t in_width);
 

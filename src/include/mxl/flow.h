@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * MXL flow readers and writers (mxl-flows.md §1, §4, §5, §6). A flow is a
+ * MXL flow readers and writers (docs/flow-format.md §1, §4, §5, §6). A flow is a
  * ring of grains (VIDEO, DATA: "discrete") or of per-channel sample rings
  * (AUDIO: "continuous") in a domain directory on tmpfs, shared between
  * processes by memory mapping. Names, types, constants and status values
- * follow the MXL SDK (mxl/flow.h) for the subset mxl-flows.md §6.2 marks [F].
+ * follow the MXL SDK (mxl/flow.h) for the subset docs/flow-format.md §6.2 marks [F].
  *
  * Units used below: indices are absolute grain indices (discrete) or sample
  * indices (continuous) at the flow's edit rate (see <mxl/time.h>); sample

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Shared-memory flow header structures (mxl-flows.md §3). These are the exact
+ * Shared-memory flow header structures (docs/flow-format.md §3). These are the exact
  * bytes of the `data` file of a flow (mxlFlowInfo at offset 0) and of the
  * first 4096 bytes of every grain file (mxlGrainInfo, see <mxl/flow.h>).
  *
@@ -117,7 +117,7 @@ typedef struct mxlFlowInfo_t {
 } mxlFlowInfo;
 
 #ifndef __cplusplus
-/* Byte layout of the shared header, mxl-flows.md §3.13. */
+/* Byte layout of the shared header, docs/flow-format.md §3.13. */
 _Static_assert (sizeof (void *) == 8, "MXL flows need an LP64 platform");
 _Static_assert (sizeof (mxlRational) == 16, "mxlRational is 16 bytes");
 _Static_assert (sizeof (mxlCommonFlowConfigInfo) == 128, "common config is 128 bytes");

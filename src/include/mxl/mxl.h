@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Status codes, library version and MXL instances (mxl-flows.md §6.1, §6.2).
+ * Status codes, library version and MXL instances (docs/flow-format.md §6.1, §6.2).
  * Names and numeric values match the MXL SDK so that code written against
  * its headers for this subset compiles against ours.
  */
@@ -18,7 +18,7 @@ extern "C" {
 /**
  * mxlStatus:
  * Result of every MXL call. Values below 1024 belong to the flow API,
- * 1024 and above to the fabrics API (mxl-fabrics-wire.md §0).
+ * 1024 and above to the fabrics API (docs/wire-format.md §0).
  */
 typedef enum mxlStatus {
   MXL_STATUS_OK = 0,
@@ -70,7 +70,7 @@ MXL_EXPORT mxlStatus mxlGetVersion (mxlVersionType *out_version);
  *   made canonical with realpath(3). The library never creates it.
  * @in_options: (nullable): JSON object text; parsed, otherwise unused.
  *
- * Opens a domain (mxl-flows.md §1.1, §1.9): reads `options.json` once.
+ * Opens a domain (docs/flow-format.md §1.1, §1.9): reads `options.json` once.
  *
  * Returns: (transfer full) (nullable): a new instance, or NULL when the path
  * is missing or not a directory. Free with mxlDestroyInstance().
@@ -80,7 +80,7 @@ MXL_EXPORT mxlInstance mxlCreateInstance (char const *in_mxlDomain,
 
 /**
  * mxlGarbageCollectFlows:
- * Deletes every inactive flow of the instance's domain (mxl-flows.md §1.10).
+ * Deletes every inactive flow of the instance's domain (docs/flow-format.md §1.10).
  *
  * Returns: MXL_STATUS_OK (best effort), MXL_ERR_INVALID_ARG for NULL.
  */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Rational numbers (edit rates) and the undefined index (mxl-flows.md §6.1). */
+/* Rational numbers (edit rates) and the undefined index (docs/flow-format.md §6.1). */
 #pragma once
 
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Time and index helpers (mxl-flows.md §5). Time is nanoseconds since
+ * Time and index helpers (docs/flow-format.md §5). Time is nanoseconds since
  * 1970-01-01T00:00:00 TAI read from CLOCK_TAI ("TAI ns"). An index counts
  * edit units (grains, fields or samples) at an edit rate num/den since that
  * epoch. Conversions use 128-bit intermediates, so present-day timestamps

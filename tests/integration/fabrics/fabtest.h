@@ -53,7 +53,7 @@ fabtest_domain_new (void)
 }
 
 /* Removes what a SIGKILLed child left in /dev/shm: its MXL domains and its
- * shm endpoint files (libfabric-local.md P12). */
+ * shm endpoint files (docs/libfabric-notes.md P12). */
 static inline void
 fabtest_cleanup_pid (pid_t pid)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * API-level cases of mxl-fabrics-wire.md §8.1 (B1-B9, I1-I6) in one process
+ * API-level cases of docs/wire-format.md §8.1 (B1-B9, I1-I6) in one process
  * over loopback tcp, tcp;ofi_rxm and shm, plus connection events and
  * statistics of our extension API.
  */
@@ -611,7 +611,7 @@ side_init_ring (FabSide *s, const char *def, const char *id, uint32_t grains,
 }
 
 /* Issue 20 item 8: a 1/10 fps flow (a monitoring still) has no grain in the
- * 200 ms default history, which mxlCreateFlowWriter refuses (mxl-flows.md
+ * 200 ms default history, which mxlCreateFlowWriter refuses (docs/flow-format.md
  * §2.5); mxlCreateFlowWriterWithGrainCount gives it MXL_FLOW_MIN_GRAIN_COUNT
  * grains (or exactly the count asked for), a tcp target is set up on it,
  * and grains beyond one ring arrive bit-exact. */

@@ -2,7 +2,7 @@
 /*
  * Flows across processes: a writer process and a reader process exchange
  * 1000 grains (SHA-256 over every payload byte), cross-process futex wake-up
- * for grains and samples, and a SIGKILLed writer (mxl-flows.md §1.7, §1.10,
+ * for grains and samples, and a SIGKILLed writer (docs/flow-format.md §1.7, §1.10,
  * §4.1, §8.2 X2/X4). Every child is stopped by PID on timeout.
  */
 #include <poll.h>

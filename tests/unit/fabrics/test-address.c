@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Address rendering and base64 (mxl-fabrics-wire.md §8.3 U1, U2). */
+/* Address rendering and base64 (docs/wire-format.md §8.3 U1, U2). */
 #include <arpa/inet.h>
 #include <endian.h>
 #include <gio/gio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Unit tests of the audio bounce ring arithmetic (mxl-fabrics-wire.md §4):
+ * Unit tests of the audio bounce ring arithmetic (docs/wire-format.md §4):
  * entry geometry (§4.1), fragments, the unpack of §8.3 U3 and the worked
  * example of §4.3 (scatter-gather list and its split by iov_limit).
  */

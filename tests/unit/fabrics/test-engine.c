@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Unit tests of the fabrics engine helpers (mxl-fabrics-wire.md §8.3 U4-U8
+ * Unit tests of the fabrics engine helpers (docs/wire-format.md §8.3 U4-U8
  * and more): layout and write splitting, immediate data and grain header
  * checks, provider names and fi_getinfo hints (verbs and efa included, built
  * without their hardware), memory regions and keys, status mapping, events.
@@ -20,7 +20,7 @@
 #include "fabrics/ofi/ofi.h"
 #include "fabrics/ofi/provider.h"
 
-/* v210 and v210a 1920x1080 (mxl-flows.md §3.10). */
+/* v210 and v210a 1920x1080 (docs/flow-format.md §3.10). */
 static const uint32_t v210[4] = { 5120, 0, 0, 0 };
 static const uint32_t v210a[4] = { 5120, 2560, 0, 0 };
 

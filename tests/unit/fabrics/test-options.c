@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Setup options JSON (mxl-fabrics-wire.md §7.3, §8.1 B9, and our keys). */
+/* Setup options JSON (docs/wire-format.md §7.3, §8.1 B9, and our keys). */
 #include <gio/gio.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* TargetInfo JSON (mxl-fabrics-wire.md §1.2-§1.6, §8.1 B8, §9.2). */
+/* TargetInfo JSON (docs/wire-format.md §1.2-§1.6, §8.1 B8, §9.2). */
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Helpers shared by the flow tests: a temporary domain under /dev/shm per
- * test, the fixture definitions of mxl-flows.md §8, and raw file access.
+ * test, the fixture definitions of docs/flow-format.md §8, and raw file access.
  */
 #pragma once
 

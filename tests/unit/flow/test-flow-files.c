@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Flow files on disk and instance behaviour: mxl-flows.md §1, §3 (bytes read
+ * Flow files on disk and instance behaviour: docs/flow-format.md §1, §3 (bytes read
  * back from the files themselves), §8.1 cases 5-7, 13, 14, 16-18, 20, 21.
  */
 #include <fcntl.h>

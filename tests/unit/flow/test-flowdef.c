@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Flow definition parsing and derived geometry: mxl-flows.md §2, §2.6, §8.1 case 5. */
+/* Flow definition parsing and derived geometry: docs/flow-format.md §2, §2.6, §8.1 case 5. */
 #include <mxl/flow-ext.h>
 
 #include "flowtest.h"

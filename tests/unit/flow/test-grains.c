@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Discrete flows: open/commit/read, windows, slot reuse, partial grains,
- * invalid grains, stale readers (mxl-flows.md §4.2, §4.4, §4.6, §5.4, §8.1
+ * invalid grains, stale readers (docs/flow-format.md §4.2, §4.4, §4.6, §5.4, §8.1
  * cases 1-4, 8, 15, §8.2 X6).
  */
 #include "flowtest.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Continuous flows: open/commit samples, reads across the ring end (two
- * fragments), windows, stale readers, futex wake-up (mxl-flows.md §4.3,
+ * fragments), windows, stale readers, futex wake-up (docs/flow-format.md §4.3,
  * §5.5 convention (A), §8.1 cases 9-12, §8.2 X5, X6).
  */
 #include "flowtest.h"

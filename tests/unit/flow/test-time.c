@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Index and time conversions: mxl-flows.md §5.2, §5.3, §8.1 case 19. */
+/* Index and time conversions: docs/flow-format.md §5.2, §5.3, §8.1 case 19. */
 #include <time.h>
 
 #include "flowtest.h"
