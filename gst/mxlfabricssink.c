@@ -175,7 +175,7 @@
 #include "mxlfabricssink.h"
 #include "gstmxlfabricselements.h"
 #include "mxlfabricssinkconn.h"
-#include "sinktargets.h"
+#include "mxlfabricssinktarget.h"
 #include "sinkwait.h"
 #include "sinkwrite.h"
 
@@ -215,7 +215,7 @@ gst_mxl_fabrics_sink_add_target_signal (GstMxlFabricsSink * self,
 {
   GError *error = NULL;
 
-  if (!gst_mxl_fabrics_sink_add_target (self, value, FALSE, &error)) {
+  if (!gst_mxl_fabrics_sink_targets_add (self, value, FALSE, &error)) {
     GST_WARNING_OBJECT (self, "add-target refused: %s", error->message);
     g_error_free (error);
     return FALSE;
@@ -227,7 +227,7 @@ static gboolean
 gst_mxl_fabrics_sink_remove_target_signal (GstMxlFabricsSink * self,
     const gchar * value)
 {
-  return gst_mxl_fabrics_sink_remove_target (self, value);
+  return gst_mxl_fabrics_sink_targets_remove (self, value);
 }
 
 static void
@@ -336,12 +336,34 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
   GError *error = NULL;
+  gchar *target_info;
 
   gst_mxl_fabrics_object_reset_stats (self->obj);
   if (!gst_mxl_fabrics_object_validate (self->obj, &error))
     goto failed;
 
-  if (!gst_mxl_fabrics_sink_targets_start (self, &error))
+  GST_OBJECT_LOCK (self);
+  target_info = g_strdup (self->target_info);
+  GST_OBJECT_UNLOCK (self);
+  if (target_info[0] != '\0') {
+    gst_mxl_fabrics_sink_targets_remove (self, target_info);
+    if (!gst_mxl_fabrics_sink_targets_add (self, target_info, TRUE, &error)
+        && g_error_matches (error, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_BUSY)) {
+      /* given by add-target as well: one target */
+      GST_ELEMENT_WARNING (self, RESOURCE, BUSY, ("%s", error->message),
+          ("target-info \"%s\"", target_info));
+      g_clear_error (&error);
+    } else if (error) {
+      g_free (target_info);
+      goto failed;
+    }
+  }
+  g_free (target_info);
+
+  /* Every TargetInfo already readable must be one (a malformed one is an
+   * ERROR now, not later); files still to come are checked when read. */
+  if (!gst_mxl_fabrics_sink_targets_check (self, &error))
     goto failed;
 
   gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, NULL);
@@ -516,8 +538,6 @@ gst_mxl_fabrics_sink_finalize (GObject * object)
   g_free (self->target_info);
   g_ptr_array_unref (self->targets);
   g_free (self->flow_def);
-  if (self->conns)
-    g_ptr_array_unref (self->conns);
   g_array_unref (self->pending);
   G_OBJECT_CLASS (gst_mxl_fabrics_sink_parent_class)->finalize (object);
 }
@@ -670,8 +690,8 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->wait_timeout = GST_MXL_FABRICS_SINK_DEFAULT_WAIT_TIMEOUT;
   self->zero_copy = GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY;
   self->error_on_all_failed = GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED;
-  self->targets =
-      g_ptr_array_new_with_free_func (gst_mxl_fabrics_sink_target_free);
+  self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_mxl_fabrics_sink_target_free);
   self->pending = g_array_new (FALSE, FALSE, sizeof (GstMxlFabricsSinkPending));
   gst_base_sink_set_sync (GST_BASE_SINK (self), TRUE);
 }
