@@ -88,7 +88,8 @@ mxlStatus gst_mxl_fabrics_media_post_grain (mxlFabricsInitiator initiator,
   .post = gst_mxl_fabrics_media_post_grain, \
   .read = gst_mxl_fabrics_src_read_grains
 
-/* ---- the elements' machinery the ops use (mxlfabricssink.c) ---- */
+/* ---- the elements' machinery the ops use: the sink's (sinkindex.c,
+ * sinkwrite.c, sinkwait.c) ---- */
 
 /* Gives the buffer being rendered its place in the flow: @last is its
  * grain index, or the sample head after it (audio). The only place the
@@ -128,7 +129,7 @@ gboolean gst_mxl_fabrics_sink_buffer_time (struct _GstMxlFabricsSink * sink,
     GstBuffer * buffer, GstClockTime * rt, gint64 * offset,
     GstClockTime * base);
 
-/* ---- (mxlfabricssrc.c) ---- */
+/* ---- the src's (srcread.c) ---- */
 
 /* Grain media's read. */
 GstFlowReturn gst_mxl_fabrics_src_read_grains (struct _GstMxlFabricsSrc * src,

@@ -174,17 +174,14 @@
 
 #include "mxlfabricssink.h"
 #include "gstmxlfabricselements.h"
-#include "mxlfabricsopen.h"
 #include "mxlfabricssinkconn.h"
 #include "mxlfabricssinktarget.h"
-
-#include <string.h>
+#include "sinkwait.h"
+#include "sinkwrite.h"
 
 #include <gst/audio/audio.h>
-#include <mxl/flow-ext.h>
-#include <mxl/time.h>
 
-GST_DEBUG_CATEGORY_STATIC (gst_mxl_fabrics_sink_debug);
+GST_DEBUG_CATEGORY (gst_mxl_fabrics_sink_debug);
 #define GST_CAT_DEFAULT gst_mxl_fabrics_sink_debug
 
 enum {
@@ -385,9 +382,6 @@ failed:
   return FALSE;
 }
 
-static void drop_pending (GstMxlFabricsSink * self);
-static void post_pending (GstMxlFabricsSink * self);
-
 static gboolean
 gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
 {
@@ -395,7 +389,7 @@ gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
 
   gst_mxl_fabrics_sink_engine_stop (self);
   g_mutex_lock (&self->obj->lock);
-  drop_pending (self);
+  gst_mxl_fabrics_sink_drop_pending (self);
   g_mutex_unlock (&self->obj->lock);
   /* The initiator is gone: nothing reads lent buffers any more. */
   gst_mxl_fabrics_lender_clear (&self->lender);
@@ -405,35 +399,6 @@ gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
   g_clear_pointer (&self->flow_def, g_free);
   gst_mxl_fabrics_object_set_state (self->obj,
       GST_MXL_FABRICS_CONNECTION_DISCONNECTED, NULL, NULL);
-  return TRUE;
-}
-
-/* Creates the local flow and the initiator on it. */
-static gboolean
-engine_setup (GstMxlFabricsSink * self, GError ** error)
-{
-  mxlFabricsInitiator initiator;
-  mxlFabricsProvider provider;
-  gboolean threaded;
-
-  if (!gst_mxl_fabrics_open_initiator (self->obj, &self->flow, self->flow_def,
-          &initiator, &provider, &threaded, error))
-    return FALSE;
-  g_mutex_lock (&self->obj->lock);
-  self->threaded = threaded;
-  self->initiator = initiator;
-  self->provider = provider;
-  /* Zero-copy only where nobody else reads the flow: a private domain. */
-  GST_OBJECT_LOCK (self);
-  self->lend = self->zero_copy && self->flow.private_domain != NULL
-      && (self->format.media == GST_MXL_FABRICS_MEDIA_V210
-      || self->format.media == GST_MXL_FABRICS_MEDIA_V210A);
-  GST_OBJECT_UNLOCK (self);
-  if (self->lend)
-    gst_mxl_fabrics_lender_init (&self->lender,
-        self->flow.config.discrete.grainCount);
-  g_mutex_unlock (&self->obj->lock);
-  gst_mxl_fabrics_sink_engine_wake (self);      /* it adds the targets */
   return TRUE;
 }
 
@@ -483,7 +448,7 @@ gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
     gst_mxl_fabrics_format_video_info (&fmt, &self->video_info);
   self->grain_size = gst_mxl_fabrics_format_grain_size (&fmt);
   GST_DEBUG_OBJECT (self, "flow definition %s", flow_def);
-  if (!engine_setup (self, &error))
+  if (!gst_mxl_fabrics_sink_setup_engine (self, &error))
     goto failed;
   self->have_format = TRUE;
   return TRUE;
@@ -517,9 +482,9 @@ gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
       || GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
     g_mutex_lock (&self->obj->lock);
     if (self->n_connected > 0 && GST_EVENT_TYPE (event) == GST_EVENT_EOS)
-      post_pending (self);
+      gst_mxl_fabrics_sink_post_pending (self);
     else
-      drop_pending (self);
+      gst_mxl_fabrics_sink_drop_pending (self);
     g_mutex_unlock (&self->obj->lock);
   }
   return GST_BASE_SINK_CLASS (gst_mxl_fabrics_sink_parent_class)->event (sink,
@@ -540,536 +505,6 @@ gst_mxl_fabrics_sink_unlock_stop (GstBaseSink * sink)
   return TRUE;
 }
 
-static void
-count_dropped (GstMxlFabricsSink * self, guint64 * cause)
-{
-  GST_OBJECT_LOCK (self);
-  *cause += 1;
-  self->obj->counters.dropped++;
-  GST_OBJECT_UNLOCK (self);
-}
-
-gboolean
-gst_mxl_fabrics_sink_buffer_time (GstMxlFabricsSink * self, GstBuffer * buffer,
-    GstClockTime * rt, gint64 * offset, GstClockTime * base)
-{
-  GstBaseSink *sink = GST_BASE_SINK (self);
-  GstClockTime pts = GST_BUFFER_PTS (buffer);
-
-  if (!GST_CLOCK_TIME_IS_VALID (pts) || sink->segment.format != GST_FORMAT_TIME)
-    return FALSE;
-  *rt = gst_segment_to_running_time (&sink->segment, GST_FORMAT_TIME, pts);
-  *base = gst_element_get_base_time (GST_ELEMENT (self));
-  *offset = 0;
-  gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, offset);
-  return TRUE;
-}
-
-void
-gst_mxl_fabrics_sink_take_index (GstMxlFabricsSink * self, guint64 last)
-{
-  self->have_last = TRUE;
-  self->last_index = last;
-}
-
-/* Index of the grain of @buffer: from its running time through TAI (timing.h),
- * following the stream's phase (gst_mxl_fabrics_follow_grain_index), or,
- * for a buffer without timestamp, the one after the last (the current TAI
- * index for the first). Indices never go backwards: a buffer that maps to
- * an index already given gets the next one. The buffer takes its index
- * here (gst_mxl_fabrics_sink_take_index()), before anything can drop it. */
-guint64
-gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
-{
-  gint n = self->format.rate_n, d = self->format.rate_d;
-  GstVideoBufferFlags field;
-  GstClockTime rt, base;
-  gint64 offset;
-  guint64 tai, index = G_MAXUINT64;
-
-  if (gst_mxl_fabrics_sink_buffer_time (self, buffer, &rt, &offset, &base)) {
-    if (gst_mxl_fabrics_timing_running_time_to_tai (rt, offset, base, &tai))
-      index = gst_mxl_fabrics_follow_grain_index (tai, n, d, self->have_last,
-          self->last_index, &self->index_phase);
-  } else if (self->have_last) {
-    index = self->last_index + 1;
-  } else {
-    mxlRational rate = { n, d };
-    index = mxlGetCurrentIndex (&rate);
-  }
-  if (index == G_MAXUINT64)
-    return index;
-  field = GST_BUFFER_FLAGS (buffer) &
-      (GST_VIDEO_BUFFER_FLAG_TOP_FIELD | GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD);
-  if (self->format.scan == GST_MXL_FABRICS_SCAN_PROGRESSIVE
-      || (field != GST_VIDEO_BUFFER_FLAG_TOP_FIELD
-          && field != GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD))
-    field = 0;
-  /* A field goes to a grain of its parity (caps.h: an even index is the
-   * first field in time): when the rounding of its time gave the other
-   * parity, it belongs with the field before it. */
-  if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
-          index) != field)
-    index = index > 0 ? index - 1 : index + 1;
-  if (self->have_last && index <= self->last_index) {
-    index = self->last_index + 1;
-    if (field && gst_mxl_fabrics_field_flags_for_index (&self->format,
-            index) != field)
-      index++;
-  }
-  gst_mxl_fabrics_sink_take_index (self, index);
-  return index;
-}
-
-/* With wait-for-connection: waits (engine_lock held, released while
- * waiting) until a target is connected, on engine_cond, which the engine
- * thread signals on every change of the connected count and unlock() on a
- * flush or state change. A flush or state change makes it wait for the
- * pipeline to play again (gst_base_sink_wait_preroll), or returns
- * FLUSHING. An EOS cannot end the wait: GstBin gives an EOS sent to the
- * pipeline to the source, and basesrc queues it (gstbasesrc.c
- * send_event: it takes the stream lock this render's thread holds) and
- * pushes it after render returns; that is why grains and sample batches
- * wait in the flow instead (transfer(), gst_mxl_fabrics_sink_make_room())
- * and only a full ring gets here. The wait is bounded by wait-timeout; once that ran
- * out, renders do not wait again until a target has connected (*expired
- * is set once, for the WARNING). */
-static GstFlowReturn
-wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
-{
-  gint64 deadline;
-
-  deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-  *expired = FALSE;
-  if (self->n_connected > 0)
-    self->wait_expired = FALSE;
-  while (self->n_connected == 0 && !self->wait_expired) {
-    if (self->obj->flushing) {
-      GstFlowReturn ret;
-
-      g_mutex_unlock (&self->obj->lock);
-      ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self));
-      g_mutex_lock (&self->obj->lock);
-      if (ret != GST_FLOW_OK)
-        return ret;
-      /* paused meanwhile: the time paused does not count */
-      deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-      continue;
-    }
-    if (timeout_ms == 0)
-      g_cond_wait (&self->obj->cond, &self->obj->lock);
-    else if (!g_cond_wait_until (&self->obj->cond, &self->obj->lock,
-            deadline) && self->n_connected == 0 && !self->obj->flushing) {
-      self->wait_expired = TRUE;
-      *expired = TRUE;
-    }
-  }
-  return GST_FLOW_OK;
-}
-
-/* Drops the pending grains or sample batches (engine_lock held): each
- * counted as dropped-no-target, as a render that found no target counts
- * its own. */
-static void
-drop_pending (GstMxlFabricsSink * self)
-{
-  guint i;
-
-  for (i = 0; i < self->pending->len; i++) {
-    gst_mxl_fabrics_sink_engine_count_dropped (self);
-    count_dropped (self, &self->obj->counters.dropped_no_target);
-  }
-  g_array_set_size (self->pending, 0);
-  self->pending_deadline = 0;
-}
-
-static mxlStatus post_grain (GstMxlFabricsSink * self, guint64 index,
-    gsize count, gsize bytes, guint16 total_slices);
-
-/* Sends the pending grains or sample batches, oldest first, now that a
- * target is connected (engine_lock held); the ring still holds them
- * (gst_mxl_fabrics_sink_make_room()). */
-static void
-post_pending (GstMxlFabricsSink * self)
-{
-  guint i;
-
-  for (i = 0; i < self->pending->len; i++) {
-    GstMxlFabricsSinkPending *p =
-        &g_array_index (self->pending, GstMxlFabricsSinkPending, i);
-    if (post_grain (self, p->index, p->count, p->bytes, p->slices) !=
-        MXL_STATUS_OK) {
-      gst_mxl_fabrics_sink_engine_count_dropped (self);
-      count_dropped (self, &self->obj->counters.dropped_no_target);
-    }
-  }
-  g_array_set_size (self->pending, 0);
-  self->pending_deadline = 0;
-}
-
-/* TRUE once the wait for the pending grains ran out with no target
- * (engine_lock held); sets wait_expired, as wait_connected() does. */
-static gboolean
-pending_expired (GstMxlFabricsSink * self)
-{
-  if (self->pending->len == 0 || self->n_connected > 0
-      || self->pending_deadline == 0
-      || g_get_monotonic_time () < self->pending_deadline)
-    return FALSE;
-  self->wait_expired = TRUE;
-  return TRUE;
-}
-
-static void
-warn_expired (GstMxlFabricsSink * self, guint timeout_ms)
-{
-  GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("no target connected "
-          "within %u ms (wait-timeout): buffers are dropped until one "
-          "connects", timeout_ms), ("is the receiver running, and is "
-          "this its current TargetInfo? The sink goes on connecting; "
-          "wait-timeout=0 waits without limit"));
-}
-
-/* Posts the transfer of the committed grain @index (or sample batch of
- * @count samples ending before head @index) to every connected target;
- * with none, waits (wait-for-connection) or counts the grain or batch as
- * dropped. A grain or batch the flow holds (@defer: it was copied there,
- * not lent; every audio batch) does not wait here: it is kept pending and
- * render returns at once, so that an EOS the application sends to the
- * pipeline, which the source can only push once render returned, gets
- * through at once (gst_mxl_fabrics_sink_make_room() tells how far).
- * Pending grains and batches go out, oldest first, before the first one
- * rendered once a target is connected, or at EOS; they are dropped (one
- * dropped-no-target each) at EOS without a target, on a flush, and once
- * wait-timeout ran out. */
-GstFlowReturn
-gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
-    gsize count, gsize bytes, guint16 total_slices, gboolean defer)
-{
-  gboolean wait, expired = FALSE;
-  guint timeout_ms;
-  mxlStatus st;
-
-  GST_OBJECT_LOCK (self);
-  wait = self->wait_for_connection;
-  timeout_ms = self->wait_timeout;
-  GST_OBJECT_UNLOCK (self);
-
-  g_mutex_lock (&self->obj->lock);
-  if (wait && pending_expired (self))
-    expired = TRUE;
-  else if (wait && defer && self->n_connected == 0 && !self->wait_expired) {
-    GstMxlFabricsSinkPending p = { index, count, bytes, total_slices };
-
-    if (self->pending->len == 0)
-      self->pending_deadline = timeout_ms == 0 ? 0 :
-          g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-    g_array_append_val (self->pending, p);
-    g_mutex_unlock (&self->obj->lock);
-    return GST_FLOW_OK;
-  } else if (wait) {
-    GstFlowReturn ret = wait_connected (self, timeout_ms, &expired);
-
-    if (ret != GST_FLOW_OK) {
-      g_mutex_unlock (&self->obj->lock);
-      return ret;
-    }
-  }
-  if (self->n_connected == 0) {
-    drop_pending (self);
-    gst_mxl_fabrics_sink_engine_count_dropped (self);
-    g_mutex_unlock (&self->obj->lock);
-    if (expired)
-      warn_expired (self, timeout_ms);
-    count_dropped (self, &self->obj->counters.dropped_no_target);
-    return GST_FLOW_OK;
-  }
-  post_pending (self);
-  st = post_grain (self, index, count, bytes, total_slices);
-  g_mutex_unlock (&self->obj->lock);
-
-  if (st == MXL_ERR_NOT_READY) {
-    /* The provider queue stayed full: this grain is lost for some target. */
-    count_dropped (self, &self->obj->counters.dropped_no_target);
-    return GST_FLOW_OK;
-  }
-  if (st != MXL_STATUS_OK) {
-    GError *error = g_error_new (GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
-        "the MXL Fabrics transfer of index %" G_GUINT64_FORMAT " failed: %s%s",
-        index, gst_mxl_fabrics_status_name (st),
-        st == MXL_ERR_UNSUPPORTED_OPERATION ? " (this library cannot send "
-        "this media type yet)" : "");
-    gst_mxl_fabrics_object_post_error (self->obj, error, NULL);
-    g_error_free (error);
-    return GST_FLOW_ERROR;
-  }
-  return GST_FLOW_OK;
-}
-
-/* Posts one transfer to every connected target (engine_lock held) and
- * counts it. */
-static mxlStatus
-post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
-    gsize bytes, guint16 total_slices)
-{
-  mxlStatus st;
-
-  st = self->media->post (self->initiator, index, count, total_slices);
-  if (st == MXL_STATUS_OK)
-    gst_mxl_fabrics_sink_engine_count_transfer (self, bytes);
-  /* Without the progress thread, wake the engine thread now: it progresses
-   * the writes every busy tick while they are in flight, but only from its
-   * next wake-up on, which at rest is up to 100 ms away; tcp sends what the
-   * socket did not take at posting only when progressed. With it, the post
-   * has woken the library's thread. */
-  if (!self->threaded) {
-    mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
-    if (st == MXL_STATUS_OK)
-      gst_mxl_fabrics_sink_engine_wake (self);
-  }
-  if (st == MXL_STATUS_OK) {
-    GST_OBJECT_LOCK (self);
-    self->obj->counters.grains++;
-    self->obj->counters.bytes += bytes;
-    GST_OBJECT_UNLOCK (self);
-  }
-  return st;
-}
-
-/* Whether the ring slot of grain @index is still read by a transfer
- * (queued, or posted and not completed), after dropping what only a target
- * a ring behind still waited for (mxlFabricsExtInitiatorReleaseGrainSlot;
- * @drop_holders: also disconnect tcp/verbs targets whose posted writes
- * still read it while another target does not). Call with engine_lock
- * held. */
-static gboolean
-slot_in_flight (GstMxlFabricsSink * self, guint64 index,
-    gboolean drop_holders)
-{
-  bool busy = FALSE;
-
-  return self->initiator != NULL
-      && mxlFabricsExtInitiatorReleaseGrainSlot (self->initiator, index,
-      drop_holders, &busy) == MXL_STATUS_OK && busy;
-}
-
-/* A ring slot still read by a remote write must not change under it: the
- * target would get the old grain's header with a payload partly of the new
- * one, a torn frame nothing downstream can detect. Drives progress until
- * the slot of @index is free, for at most a quarter of a grain period
- * (20 ms at most), so that a stalled target does not stall the stream;
- * then a target still reading it is dropped if that frees the slot for
- * the others (a target a ring behind costs only itself). Returns FALSE
- * when it is still in flight: the caller drops the buffer. */
-static gboolean
-wait_slot_free (GstMxlFabricsSink * self, guint64 index)
-{
-  GstClockTime period = gst_util_uint64_scale (GST_SECOND,
-      self->format.rate_d, self->format.rate_n);
-  gint64 end = g_get_monotonic_time () +
-      MIN (period / 4, 20 * GST_MSECOND) / GST_USECOND;
-  gboolean busy;
-
-  g_mutex_lock (&self->obj->lock);
-  while ((busy = slot_in_flight (self, index, FALSE))
-      && g_get_monotonic_time () < end) {
-    mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
-    if (!(busy = slot_in_flight (self, index, FALSE)))
-      break;
-    g_mutex_unlock (&self->obj->lock);
-    g_usleep (100);
-    g_mutex_lock (&self->obj->lock);
-  }
-  if (busy)
-    busy = slot_in_flight (self, index, TRUE);
-  g_mutex_unlock (&self->obj->lock);
-  return !busy;
-}
-
-/* Where the grain payload of @buffer starts when its memory already has
- * the payload's layout (one memory, lines without padding, the v210a key
- * plane right after the fill): the initiator can then read it in place.
- * Returns FALSE when it must be copied into the flow. */
-static gboolean
-payload_in_place (GstMxlFabricsSink * self, GstBuffer * buffer,
-    gsize * offset)
-{
-  GstVideoMeta *meta;
-
-  if (!self->lend || gst_buffer_n_memory (buffer) != 1)
-    return FALSE;
-  meta = gst_buffer_get_video_meta (buffer);
-  *offset = meta ? meta->offset[0] : 0;
-  if (meta && (gsize) meta->stride[0] !=
-      mxlFlowExtV210LineBytes (self->format.width))
-    return FALSE;
-  return gst_buffer_get_size (buffer) >= *offset
-      && gst_buffer_get_size (buffer) - *offset >= self->grain_size;
-}
-
-/* Lends @buffer for grain @index when it can be sent in place; otherwise
- * makes sure the slot's payload comes from the flow. Returns whether the
- * payload must be copied into the flow (*copy), FALSE when the slot still
- * holds a buffer that cannot be given back (the grain is dropped). */
-static gboolean
-lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
-    gboolean * copy)
-{
-  gsize offset = 0;
-  gboolean ok = TRUE;
-
-  *copy = TRUE;
-  if (!self->lend)
-    return TRUE;
-  g_mutex_lock (&self->obj->lock);
-  gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);
-  /* without a target the grain may have to wait in the flow (transfer()) */
-  if (self->n_connected > 0 && payload_in_place (self, buffer, &offset)
-      && gst_mxl_fabrics_lender_lend (&self->lender, self->initiator, index,
-          buffer, offset, self->grain_size))
-    *copy = FALSE;
-  else {
-    gst_mxl_fabrics_lender_take_back (&self->lender, self->initiator, index);
-    ok = self->lender.slots[index % self->lender.n_slots].buffer == NULL;
-  }
-  g_mutex_unlock (&self->obj->lock);
-  return ok;
-}
-
-/* Before grain @index (or the batch of @count samples before head
- * @index: audio) is written: while grains or batches are pending
- * (transfer()) and no target is connected, the ring (grainCount grains, or
- * the continuous flow's bufferLength samples) must not come round onto the
- * oldest. Then a live upstream (the latency query) loses this grain or
- * batch, not the first ones, and render returns at once (a live source
- * does not wait for a render anyway, it skips what it could not push); a
- * non-live one is held here as before (wait_connected(), for what is left
- * of wait-timeout, ended by a flush or a state change but not by an EOS
- * sent to the pipeline). Returns FALSE (and *ret) when the caller must
- * not write it. */
-gboolean
-gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
-    gsize count, GstFlowReturn * ret)
-{
-  const GstMxlFabricsSinkPending *oldest;
-  guint64 start, end, ring;
-  gint64 left;
-  gboolean expired = FALSE;
-  guint timeout_ms;
-
-  *ret = GST_FLOW_OK;
-  g_mutex_lock (&self->obj->lock);
-  if (self->pending->len == 0 || self->n_connected > 0
-      || pending_expired (self)) {
-    g_mutex_unlock (&self->obj->lock);
-    return TRUE;                /* transfer() sends or drops them */
-  }
-  oldest = &g_array_index (self->pending, GstMxlFabricsSinkPending, 0);
-  if (mxlIsContinuousDataFormat (self->flow.config.common.format)) {
-    start = oldest->index - oldest->count;      /* samples, heads */
-    end = index;
-    ring = self->flow.config.continuous.bufferLength;
-  } else {
-    start = oldest->index;
-    end = index + count;
-    ring = self->flow.config.discrete.grainCount;
-  }
-  if (end - start <= ring) {
-    g_mutex_unlock (&self->obj->lock);
-    return TRUE;
-  }
-  g_mutex_unlock (&self->obj->lock);
-  if (self->upstream_live < 0) {
-    /* a plain query: gst_base_sink_query_latency() may post a WARNING */
-    GstQuery *q = gst_query_new_latency ();
-    gboolean live = FALSE;
-
-    if (gst_pad_peer_query (GST_BASE_SINK_PAD (self), q)) {
-      gst_query_parse_latency (q, &live, NULL, NULL);
-      self->upstream_live = live;
-    }
-    gst_query_unref (q);
-  }
-  g_mutex_lock (&self->obj->lock);
-  if (self->upstream_live > 0) {
-    gst_mxl_fabrics_sink_engine_count_dropped (self);
-    g_mutex_unlock (&self->obj->lock);
-    count_dropped (self, &self->obj->counters.dropped_no_target);
-    return FALSE;
-  }
-  left = self->pending_deadline - g_get_monotonic_time ();
-  timeout_ms = self->pending_deadline == 0 ? 0 : (guint) MAX (1, left / 1000);
-  *ret = wait_connected (self, timeout_ms, &expired);
-  if (*ret == GST_FLOW_OK && self->n_connected > 0)
-    post_pending (self);
-  else if (*ret == GST_FLOW_OK)
-    drop_pending (self);
-  g_mutex_unlock (&self->obj->lock);
-  if (expired)
-    warn_expired (self, self->wait_timeout);
-  return *ret == GST_FLOW_OK;
-}
-
-GstFlowReturn
-gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
-    guint64 index)
-{
-  mxlGrainInfo info;
-  uint8_t *payload = NULL;
-  gboolean copy = TRUE;
-  GstFlowReturn ret;
-  mxlStatus st;
-
-  GST_LOG_OBJECT (self, "grain %" G_GUINT64_FORMAT " from PTS %"
-      GST_TIME_FORMAT, index, GST_TIME_ARGS (GST_BUFFER_PTS (buffer)));
-  if (!gst_mxl_fabrics_sink_make_room (self, index, 1, &ret))
-    return ret;
-  if (!wait_slot_free (self, index)
-      || !lend_or_copy (self, buffer, index, &copy)) {
-    GST_WARNING_OBJECT (self, "grain %" G_GUINT64_FORMAT ": its ring slot is "
-        "still being sent (a target or the network is slower than the "
-        "stream); dropped instead of overwriting it", index);
-    count_dropped (self, &self->obj->counters.dropped_in_flight);
-    g_mutex_lock (&self->obj->lock);
-    gst_mxl_fabrics_sink_engine_count_dropped (self);
-    g_mutex_unlock (&self->obj->lock);
-    return GST_FLOW_OK;
-  }
-  st = mxlFlowWriterOpenGrain (self->flow.writer, index, &info, &payload);
-  if (st != MXL_STATUS_OK) {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local flow"),
-        ("mxlFlowWriterOpenGrain(%" G_GUINT64_FORMAT "): %s", index,
-            gst_mxl_fabrics_status_name (st)));
-    return GST_FLOW_ERROR;
-  }
-  /* A lent buffer is sent from its own memory: the private flow keeps only
-   * the grain header (what local readers would see is not this grain). */
-  if (copy && !self->media->fill_grain (self, buffer, payload)) {
-    mxlFlowWriterCancelGrain (self->flow.writer);
-    return GST_FLOW_ERROR;
-  }
-  info.flags = 0;
-  info.validSlices = info.totalSlices;
-  st = mxlFlowWriterCommitGrain (self->flow.writer, &info);
-  if (st != MXL_STATUS_OK) {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local flow"),
-        ("mxlFlowWriterCommitGrain(%" G_GUINT64_FORMAT "): %s", index,
-            gst_mxl_fabrics_status_name (st)));
-    return GST_FLOW_ERROR;
-  }
-  ret = gst_mxl_fabrics_sink_transfer (self, index, 1, self->grain_size,
-      info.totalSlices, copy);
-  if (!copy) {
-    g_mutex_lock (&self->obj->lock);
-    gst_mxl_fabrics_lender_posted (&self->lender, index);
-    g_mutex_unlock (&self->obj->lock);
-    GST_OBJECT_LOCK (self);
-    self->obj->counters.grains_lent++;
-    GST_OBJECT_UNLOCK (self);
-  }
-  return ret;
-}
-
 static GstFlowReturn
 gst_mxl_fabrics_sink_render (GstBaseSink * sink, GstBuffer * buffer)
 {
@@ -1083,7 +518,8 @@ gst_mxl_fabrics_sink_render (GstBaseSink * sink, GstBuffer * buffer)
   }
   index = self->media->index (self, buffer);
   if (index == G_MAXUINT64) {
-    count_dropped (self, &self->obj->counters.dropped_early);
+    gst_mxl_fabrics_sink_count_dropped (self,
+        &self->obj->counters.dropped_early);
     return GST_FLOW_OK;
   }
   GST_OBJECT_LOCK (self);

@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mxlfabricssink's wait for a connection (wait-for-connection,
+ * wait-timeout): grains and sample batches pending in the local flow while
+ * no target is connected, the room the ring leaves them, and the transfer
+ * of what was committed to the connected targets (sinkwait.h, media.h).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sinkwait.h"
+#include "media.h"
+#include "mxlfabricssink.h"
+#include "mxlfabricssinkconn.h"
+
+#include <mxl/flow-ext.h>
+
+GST_DEBUG_CATEGORY_EXTERN (gst_mxl_fabrics_sink_debug);
+#define GST_CAT_DEFAULT gst_mxl_fabrics_sink_debug
+
+void
+gst_mxl_fabrics_sink_count_dropped (GstMxlFabricsSink * self, guint64 * cause)
+{
+  GST_OBJECT_LOCK (self);
+  *cause += 1;
+  self->obj->counters.dropped++;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* With wait-for-connection: waits (engine_lock held, released while
+ * waiting) until a target is connected, on engine_cond, which the engine
+ * thread signals on every change of the connected count and unlock() on a
+ * flush or state change. A flush or state change makes it wait for the
+ * pipeline to play again (gst_base_sink_wait_preroll), or returns
+ * FLUSHING. An EOS cannot end the wait: GstBin gives an EOS sent to the
+ * pipeline to the source, and basesrc queues it (gstbasesrc.c
+ * send_event: it takes the stream lock this render's thread holds) and
+ * pushes it after render returns; that is why grains and sample batches
+ * wait in the flow instead (transfer(), gst_mxl_fabrics_sink_make_room())
+ * and only a full ring gets here. The wait is bounded by wait-timeout; once that ran
+ * out, renders do not wait again until a target has connected (*expired
+ * is set once, for the WARNING). */
+static GstFlowReturn
+wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
+{
+  gint64 deadline;
+
+  deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  *expired = FALSE;
+  if (self->n_connected > 0)
+    self->wait_expired = FALSE;
+  while (self->n_connected == 0 && !self->wait_expired) {
+    if (self->obj->flushing) {
+      GstFlowReturn ret;
+
+      g_mutex_unlock (&self->obj->lock);
+      ret = gst_base_sink_wait_preroll (GST_BASE_SINK (self));
+      g_mutex_lock (&self->obj->lock);
+      if (ret != GST_FLOW_OK)
+        return ret;
+      /* paused meanwhile: the time paused does not count */
+      deadline = g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+      continue;
+    }
+    if (timeout_ms == 0)
+      g_cond_wait (&self->obj->cond, &self->obj->lock);
+    else if (!g_cond_wait_until (&self->obj->cond, &self->obj->lock,
+            deadline) && self->n_connected == 0 && !self->obj->flushing) {
+      self->wait_expired = TRUE;
+      *expired = TRUE;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+/* Drops the pending grains or sample batches (engine_lock held): each
+ * counted as dropped-no-target, as a render that found no target counts
+ * its own. */
+void
+gst_mxl_fabrics_sink_drop_pending (GstMxlFabricsSink * self)
+{
+  guint i;
+
+  for (i = 0; i < self->pending->len; i++) {
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
+    gst_mxl_fabrics_sink_count_dropped (self,
+        &self->obj->counters.dropped_no_target);
+  }
+  g_array_set_size (self->pending, 0);
+  self->pending_deadline = 0;
+}
+
+static mxlStatus post_grain (GstMxlFabricsSink * self, guint64 index,
+    gsize count, gsize bytes, guint16 total_slices);
+
+/* Sends the pending grains or sample batches, oldest first, now that a
+ * target is connected (engine_lock held); the ring still holds them
+ * (gst_mxl_fabrics_sink_make_room()). */
+void
+gst_mxl_fabrics_sink_post_pending (GstMxlFabricsSink * self)
+{
+  guint i;
+
+  for (i = 0; i < self->pending->len; i++) {
+    GstMxlFabricsSinkPending *p =
+        &g_array_index (self->pending, GstMxlFabricsSinkPending, i);
+    if (post_grain (self, p->index, p->count, p->bytes, p->slices) !=
+        MXL_STATUS_OK) {
+      gst_mxl_fabrics_sink_engine_count_dropped (self);
+      gst_mxl_fabrics_sink_count_dropped (self,
+          &self->obj->counters.dropped_no_target);
+    }
+  }
+  g_array_set_size (self->pending, 0);
+  self->pending_deadline = 0;
+}
+
+/* TRUE once the wait for the pending grains ran out with no target
+ * (engine_lock held); sets wait_expired, as wait_connected() does. */
+static gboolean
+pending_expired (GstMxlFabricsSink * self)
+{
+  if (self->pending->len == 0 || self->n_connected > 0
+      || self->pending_deadline == 0
+      || g_get_monotonic_time () < self->pending_deadline)
+    return FALSE;
+  self->wait_expired = TRUE;
+  return TRUE;
+}
+
+static void
+warn_expired (GstMxlFabricsSink * self, guint timeout_ms)
+{
+  GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("no target connected "
+          "within %u ms (wait-timeout): buffers are dropped until one "
+          "connects", timeout_ms), ("is the receiver running, and is "
+          "this its current TargetInfo? The sink goes on connecting; "
+          "wait-timeout=0 waits without limit"));
+}
+
+/* Posts the transfer of the committed grain @index (or sample batch of
+ * @count samples ending before head @index) to every connected target;
+ * with none, waits (wait-for-connection) or counts the grain or batch as
+ * dropped. A grain or batch the flow holds (@defer: it was copied there,
+ * not lent; every audio batch) does not wait here: it is kept pending and
+ * render returns at once, so that an EOS the application sends to the
+ * pipeline, which the source can only push once render returned, gets
+ * through at once (gst_mxl_fabrics_sink_make_room() tells how far).
+ * Pending grains and batches go out, oldest first, before the first one
+ * rendered once a target is connected, or at EOS; they are dropped (one
+ * dropped-no-target each) at EOS without a target, on a flush, and once
+ * wait-timeout ran out. */
+GstFlowReturn
+gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
+    gsize count, gsize bytes, guint16 total_slices, gboolean defer)
+{
+  gboolean wait, expired = FALSE;
+  guint timeout_ms;
+  mxlStatus st;
+
+  GST_OBJECT_LOCK (self);
+  wait = self->wait_for_connection;
+  timeout_ms = self->wait_timeout;
+  GST_OBJECT_UNLOCK (self);
+
+  g_mutex_lock (&self->obj->lock);
+  if (wait && pending_expired (self))
+    expired = TRUE;
+  else if (wait && defer && self->n_connected == 0 && !self->wait_expired) {
+    GstMxlFabricsSinkPending p = { index, count, bytes, total_slices };
+
+    if (self->pending->len == 0)
+      self->pending_deadline = timeout_ms == 0 ? 0 :
+          g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+    g_array_append_val (self->pending, p);
+    g_mutex_unlock (&self->obj->lock);
+    return GST_FLOW_OK;
+  } else if (wait) {
+    GstFlowReturn ret = wait_connected (self, timeout_ms, &expired);
+
+    if (ret != GST_FLOW_OK) {
+      g_mutex_unlock (&self->obj->lock);
+      return ret;
+    }
+  }
+  if (self->n_connected == 0) {
+    gst_mxl_fabrics_sink_drop_pending (self);
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
+    g_mutex_unlock (&self->obj->lock);
+    if (expired)
+      warn_expired (self, timeout_ms);
+    gst_mxl_fabrics_sink_count_dropped (self,
+        &self->obj->counters.dropped_no_target);
+    return GST_FLOW_OK;
+  }
+  gst_mxl_fabrics_sink_post_pending (self);
+  st = post_grain (self, index, count, bytes, total_slices);
+  g_mutex_unlock (&self->obj->lock);
+
+  if (st == MXL_ERR_NOT_READY) {
+    /* The provider queue stayed full: this grain is lost for some target. */
+    gst_mxl_fabrics_sink_count_dropped (self,
+        &self->obj->counters.dropped_no_target);
+    return GST_FLOW_OK;
+  }
+  if (st != MXL_STATUS_OK) {
+    GError *error = g_error_new (GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
+        "the MXL Fabrics transfer of index %" G_GUINT64_FORMAT " failed: %s%s",
+        index, gst_mxl_fabrics_status_name (st),
+        st == MXL_ERR_UNSUPPORTED_OPERATION ? " (this library cannot send "
+        "this media type yet)" : "");
+    gst_mxl_fabrics_object_post_error (self->obj, error, NULL);
+    g_error_free (error);
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+/* Posts one transfer to every connected target (engine_lock held) and
+ * counts it. */
+static mxlStatus
+post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
+    gsize bytes, guint16 total_slices)
+{
+  mxlStatus st;
+
+  st = self->media->post (self->initiator, index, count, total_slices);
+  if (st == MXL_STATUS_OK)
+    gst_mxl_fabrics_sink_engine_count_transfer (self, bytes);
+  /* Without the progress thread, wake the engine thread now: it progresses
+   * the writes every busy tick while they are in flight, but only from its
+   * next wake-up on, which at rest is up to 100 ms away; tcp sends what the
+   * socket did not take at posting only when progressed. With it, the post
+   * has woken the library's thread. */
+  if (!self->threaded) {
+    mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
+    if (st == MXL_STATUS_OK)
+      gst_mxl_fabrics_sink_engine_wake (self);
+  }
+  if (st == MXL_STATUS_OK) {
+    GST_OBJECT_LOCK (self);
+    self->obj->counters.grains++;
+    self->obj->counters.bytes += bytes;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return st;
+}
+
+/* Before grain @index (or the batch of @count samples before head
+ * @index: audio) is written: while grains or batches are pending
+ * (transfer()) and no target is connected, the ring (grainCount grains, or
+ * the continuous flow's bufferLength samples) must not come round onto the
+ * oldest. Then a live upstream (the latency query) loses this grain or
+ * batch, not the first ones, and render returns at once (a live source
+ * does not wait for a render anyway, it skips what it could not push); a
+ * non-live one is held here as before (wait_connected(), for what is left
+ * of wait-timeout, ended by a flush or a state change but not by an EOS
+ * sent to the pipeline). Returns FALSE (and *ret) when the caller must
+ * not write it. */
+gboolean
+gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
+    gsize count, GstFlowReturn * ret)
+{
+  const GstMxlFabricsSinkPending *oldest;
+  guint64 start, end, ring;
+  gint64 left;
+  gboolean expired = FALSE;
+  guint timeout_ms;
+
+  *ret = GST_FLOW_OK;
+  g_mutex_lock (&self->obj->lock);
+  if (self->pending->len == 0 || self->n_connected > 0
+      || pending_expired (self)) {
+    g_mutex_unlock (&self->obj->lock);
+    return TRUE;                /* transfer() sends or drops them */
+  }
+  oldest = &g_array_index (self->pending, GstMxlFabricsSinkPending, 0);
+  if (mxlIsContinuousDataFormat (self->flow.config.common.format)) {
+    start = oldest->index - oldest->count;      /* samples, heads */
+    end = index;
+    ring = self->flow.config.continuous.bufferLength;
+  } else {
+    start = oldest->index;
+    end = index + count;
+    ring = self->flow.config.discrete.grainCount;
+  }
+  if (end - start <= ring) {
+    g_mutex_unlock (&self->obj->lock);
+    return TRUE;
+  }
+  g_mutex_unlock (&self->obj->lock);
+  if (self->upstream_live < 0) {
+    /* a plain query: gst_base_sink_query_latency() may post a WARNING */
+    GstQuery *q = gst_query_new_latency ();
+    gboolean live = FALSE;
+
+    if (gst_pad_peer_query (GST_BASE_SINK_PAD (self), q)) {
+      gst_query_parse_latency (q, &live, NULL, NULL);
+      self->upstream_live = live;
+    }
+    gst_query_unref (q);
+  }
+  g_mutex_lock (&self->obj->lock);
+  if (self->upstream_live > 0) {
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
+    g_mutex_unlock (&self->obj->lock);
+    gst_mxl_fabrics_sink_count_dropped (self,
+        &self->obj->counters.dropped_no_target);
+    return FALSE;
+  }
+  left = self->pending_deadline - g_get_monotonic_time ();
+  timeout_ms = self->pending_deadline == 0 ? 0 : (guint) MAX (1, left / 1000);
+  *ret = wait_connected (self, timeout_ms, &expired);
+  if (*ret == GST_FLOW_OK && self->n_connected > 0)
+    gst_mxl_fabrics_sink_post_pending (self);
+  else if (*ret == GST_FLOW_OK)
+    gst_mxl_fabrics_sink_drop_pending (self);
+  g_mutex_unlock (&self->obj->lock);
+  if (expired)
+    warn_expired (self, self->wait_timeout);
+  return *ret == GST_FLOW_OK;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mxlfabricssink's wait for a connection (sinkwait.c): grains and sample
+ * batches written into the local flow while no target is connected wait
+ * there (pending) for at most wait-timeout. What the element's event and
+ * stop need of it, and the drop counter render and the grain write share;
+ * the rest is in media.h (gst_mxl_fabrics_sink_make_room(),
+ * gst_mxl_fabrics_sink_transfer()). Internal to the plugin.
+ */
+#pragma once
+
+#include <gst/gst.h>
+
+G_BEGIN_DECLS
+
+/* The element (mxlfabricssink.h), by its struct tag. */
+struct _GstMxlFabricsSink;
+
+/* Adds one to @cause (a dropped-* counter of obj->counters) and to
+ * `dropped`, under the object lock. */
+void gst_mxl_fabrics_sink_count_dropped (struct _GstMxlFabricsSink * sink,
+    guint64 * cause);
+
+/* Drops the pending grains or sample batches, each counted as
+ * dropped-no-target (EOS without a target, a flush, stop). engine_lock
+ * (obj->lock) held. */
+void gst_mxl_fabrics_sink_drop_pending (struct _GstMxlFabricsSink * sink);
+
+/* Sends the pending grains or sample batches, oldest first, to the
+ * connected targets (a target connected, or EOS with one). engine_lock
+ * (obj->lock) held. */
+void gst_mxl_fabrics_sink_post_pending (struct _GstMxlFabricsSink * sink);
+
+G_END_DECLS

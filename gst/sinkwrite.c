@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mxlfabricssink's local flow and grain writes: the set-up of the flow
+ * and the initiator (sinkwrite.h), and the write of a grain (media.h),
+ * never into a ring slot a transfer still reads, lent in place (zero-copy,
+ * sinklend.h) or copied into the local flow, committed, then transferred
+ * (sinkwait.c).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sinkwait.h"
+#include "sinkwrite.h"
+#include "media.h"
+#include "mxlfabricssink.h"
+#include "mxlfabricsopen.h"
+#include "mxlfabricssinkconn.h"
+
+#include <mxl/flow-ext.h>
+
+GST_DEBUG_CATEGORY_EXTERN (gst_mxl_fabrics_sink_debug);
+#define GST_CAT_DEFAULT gst_mxl_fabrics_sink_debug
+
+/* Whether the ring slot of grain @index is still read by a transfer
+ * (queued, or posted and not completed), after dropping what only a target
+ * a ring behind still waited for (mxlFabricsExtInitiatorReleaseGrainSlot;
+ * @drop_holders: also disconnect tcp/verbs targets whose posted writes
+ * still read it while another target does not). Call with engine_lock
+ * held. */
+static gboolean
+slot_in_flight (GstMxlFabricsSink * self, guint64 index,
+    gboolean drop_holders)
+{
+  bool busy = FALSE;
+
+  return self->initiator != NULL
+      && mxlFabricsExtInitiatorReleaseGrainSlot (self->initiator, index,
+      drop_holders, &busy) == MXL_STATUS_OK && busy;
+}
+
+/* A ring slot still read by a remote write must not change under it: the
+ * target would get the old grain's header with a payload partly of the new
+ * one, a torn frame nothing downstream can detect. Drives progress until
+ * the slot of @index is free, for at most a quarter of a grain period
+ * (20 ms at most), so that a stalled target does not stall the stream;
+ * then a target still reading it is dropped if that frees the slot for
+ * the others (a target a ring behind costs only itself). Returns FALSE
+ * when it is still in flight: the caller drops the buffer. */
+static gboolean
+wait_slot_free (GstMxlFabricsSink * self, guint64 index)
+{
+  GstClockTime period = gst_util_uint64_scale (GST_SECOND,
+      self->format.rate_d, self->format.rate_n);
+  gint64 end = g_get_monotonic_time () +
+      MIN (period / 4, 20 * GST_MSECOND) / GST_USECOND;
+  gboolean busy;
+
+  g_mutex_lock (&self->obj->lock);
+  while ((busy = slot_in_flight (self, index, FALSE))
+      && g_get_monotonic_time () < end) {
+    mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
+    if (!(busy = slot_in_flight (self, index, FALSE)))
+      break;
+    g_mutex_unlock (&self->obj->lock);
+    g_usleep (100);
+    g_mutex_lock (&self->obj->lock);
+  }
+  if (busy)
+    busy = slot_in_flight (self, index, TRUE);
+  g_mutex_unlock (&self->obj->lock);
+  return !busy;
+}
+
+/* Where the grain payload of @buffer starts when its memory already has
+ * the payload's layout (one memory, lines without padding, the v210a key
+ * plane right after the fill): the initiator can then read it in place.
+ * Returns FALSE when it must be copied into the flow. */
+static gboolean
+payload_in_place (GstMxlFabricsSink * self, GstBuffer * buffer,
+    gsize * offset)
+{
+  GstVideoMeta *meta;
+
+  if (!self->lend || gst_buffer_n_memory (buffer) != 1)
+    return FALSE;
+  meta = gst_buffer_get_video_meta (buffer);
+  *offset = meta ? meta->offset[0] : 0;
+  if (meta && (gsize) meta->stride[0] !=
+      mxlFlowExtV210LineBytes (self->format.width))
+    return FALSE;
+  return gst_buffer_get_size (buffer) >= *offset
+      && gst_buffer_get_size (buffer) - *offset >= self->grain_size;
+}
+
+/* Lends @buffer for grain @index when it can be sent in place; otherwise
+ * makes sure the slot's payload comes from the flow. Returns whether the
+ * payload must be copied into the flow (*copy), FALSE when the slot still
+ * holds a buffer that cannot be given back (the grain is dropped). */
+static gboolean
+lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
+    gboolean * copy)
+{
+  gsize offset = 0;
+  gboolean ok = TRUE;
+
+  *copy = TRUE;
+  if (!self->lend)
+    return TRUE;
+  g_mutex_lock (&self->obj->lock);
+  gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);
+  /* without a target the grain may have to wait in the flow (transfer()) */
+  if (self->n_connected > 0 && payload_in_place (self, buffer, &offset)
+      && gst_mxl_fabrics_lender_lend (&self->lender, self->initiator, index,
+          buffer, offset, self->grain_size))
+    *copy = FALSE;
+  else {
+    gst_mxl_fabrics_lender_take_back (&self->lender, self->initiator, index);
+    ok = self->lender.slots[index % self->lender.n_slots].buffer == NULL;
+  }
+  g_mutex_unlock (&self->obj->lock);
+  return ok;
+}
+
+GstFlowReturn
+gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
+    guint64 index)
+{
+  mxlGrainInfo info;
+  uint8_t *payload = NULL;
+  gboolean copy = TRUE;
+  GstFlowReturn ret;
+  mxlStatus st;
+
+  GST_LOG_OBJECT (self, "grain %" G_GUINT64_FORMAT " from PTS %"
+      GST_TIME_FORMAT, index, GST_TIME_ARGS (GST_BUFFER_PTS (buffer)));
+  if (!gst_mxl_fabrics_sink_make_room (self, index, 1, &ret))
+    return ret;
+  if (!wait_slot_free (self, index)
+      || !lend_or_copy (self, buffer, index, &copy)) {
+    GST_WARNING_OBJECT (self, "grain %" G_GUINT64_FORMAT ": its ring slot is "
+        "still being sent (a target or the network is slower than the "
+        "stream); dropped instead of overwriting it", index);
+    gst_mxl_fabrics_sink_count_dropped (self,
+        &self->obj->counters.dropped_in_flight);
+    g_mutex_lock (&self->obj->lock);
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
+    g_mutex_unlock (&self->obj->lock);
+    return GST_FLOW_OK;
+  }
+  st = mxlFlowWriterOpenGrain (self->flow.writer, index, &info, &payload);
+  if (st != MXL_STATUS_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local flow"),
+        ("mxlFlowWriterOpenGrain(%" G_GUINT64_FORMAT "): %s", index,
+            gst_mxl_fabrics_status_name (st)));
+    return GST_FLOW_ERROR;
+  }
+  /* A lent buffer is sent from its own memory: the private flow keeps only
+   * the grain header (what local readers would see is not this grain). */
+  if (copy && !self->media->fill_grain (self, buffer, payload)) {
+    mxlFlowWriterCancelGrain (self->flow.writer);
+    return GST_FLOW_ERROR;
+  }
+  info.flags = 0;
+  info.validSlices = info.totalSlices;
+  st = mxlFlowWriterCommitGrain (self->flow.writer, &info);
+  if (st != MXL_STATUS_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local flow"),
+        ("mxlFlowWriterCommitGrain(%" G_GUINT64_FORMAT "): %s", index,
+            gst_mxl_fabrics_status_name (st)));
+    return GST_FLOW_ERROR;
+  }
+  ret = gst_mxl_fabrics_sink_transfer (self, index, 1, self->grain_size,
+      info.totalSlices, copy);
+  if (!copy) {
+    g_mutex_lock (&self->obj->lock);
+    gst_mxl_fabrics_lender_posted (&self->lender, index);
+    g_mutex_unlock (&self->obj->lock);
+    GST_OBJECT_LOCK (self);
+    self->obj->counters.grains_lent++;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return ret;
+}
+
+/* Creates the local flow and the initiator on it. */
+gboolean
+gst_mxl_fabrics_sink_setup_engine (GstMxlFabricsSink * self, GError ** error)
+{
+  mxlFabricsInitiator initiator;
+  mxlFabricsProvider provider;
+  gboolean threaded;
+
+  if (!gst_mxl_fabrics_open_initiator (self->obj, &self->flow, self->flow_def,
+          &initiator, &provider, &threaded, error))
+    return FALSE;
+  g_mutex_lock (&self->obj->lock);
+  self->threaded = threaded;
+  self->initiator = initiator;
+  self->provider = provider;
+  /* Zero-copy only where nobody else reads the flow: a private domain. */
+  GST_OBJECT_LOCK (self);
+  self->lend = self->zero_copy && self->flow.private_domain != NULL
+      && (self->format.media == GST_MXL_FABRICS_MEDIA_V210
+      || self->format.media == GST_MXL_FABRICS_MEDIA_V210A);
+  GST_OBJECT_UNLOCK (self);
+  if (self->lend)
+    gst_mxl_fabrics_lender_init (&self->lender,
+        self->flow.config.discrete.grainCount);
+  g_mutex_unlock (&self->obj->lock);
+  gst_mxl_fabrics_sink_engine_wake (self);      /* it adds the targets */
+  return TRUE;
+}

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mxlfabricssrc's latency (srclatency.h): what it reports before any
+ * grain arrived, and how it is raised from the arrival of the grains
+ * after their origin time.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "srclatency.h"
+#include "mxlfabricssrc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+GST_DEBUG_CATEGORY_EXTERN (gst_mxl_fabrics_src_debug);
+#define GST_CAT_DEFAULT gst_mxl_fabrics_src_debug
+
+/* Added to the measured lateness (and to one grain period or batch before
+ * any grain arrived) in the latency query: the copy out of the ring and
+ * the push. */
+#define LATENCY_MARGIN (10 * GST_MSECOND)
+#define INITIAL_LATENCY_MAX (100 * GST_MSECOND)
+
+/* One grain period, or for audio one batch of the flow's sync hint. */
+GstClockTime
+gst_mxl_fabrics_src_unit_duration (GstMxlFabricsSrc * self)
+{
+  guint64 units = 1;
+
+  if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO
+      && self->flow.writer)
+    units = MAX (self->flow.config.common.maxSyncBatchSizeHint, 1);
+  return gst_util_uint64_scale (units * GST_SECOND, self->format.rate_d,
+      self->format.rate_n);
+}
+
+/* The latency before any grain arrived: a live sender's frame is complete
+ * one period after its timestamp, plus LATENCY_MARGIN; for rates below
+ * 10 fps at most 100 ms + LATENCY_MARGIN (the first grain raises it before
+ * it is pushed when it arrives later: a still every 10 s need not wait
+ * 10 s when it is sent as soon as it is stamped). */
+GstClockTime
+gst_mxl_fabrics_src_initial_latency (GstMxlFabricsSrc * self)
+{
+  return MIN (gst_mxl_fabrics_src_unit_duration (self), INITIAL_LATENCY_MAX)
+      + LATENCY_MARGIN;
+}
+
+static int
+cmp_clock_time (gconstpointer a, gconstpointer b)
+{
+  GstClockTime x = *(const GstClockTime *) a, y = *(const GstClockTime *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* The latency the src reports (before the `latency` headroom): the arrival
+ * of a grain minus its origin time, for grains that completed while the src
+ * waited for them (so downstream holding the streaming thread does not
+ * count), all but the two largest of the last LATENESS_KEPT (one-off
+ * hiccups), plus LATENCY_MARGIN; never less than before (from start:
+ * initial_latency), never more than the ring (an older grain is
+ * overwritten anyway). Raised in whole milliseconds; each raise posts a
+ * LATENCY message. Returns: TRUE when it was raised. */
+gboolean
+gst_mxl_fabrics_src_update_latency (GstMxlFabricsSrc * self,
+    GstClockTime lateness)
+{
+  GstClockTime sorted[GST_MXL_FABRICS_SRC_LATENESS_KEPT], want, ring;
+  guint n;
+  gboolean raised = FALSE;
+
+  if (self->n_lateness < GST_MXL_FABRICS_SRC_LATENESS_KEPT) {
+    self->lateness[self->n_lateness++] = lateness;
+  } else {
+    memmove (self->lateness, self->lateness + 1,
+        sizeof self->lateness - sizeof self->lateness[0]);
+    self->lateness[GST_MXL_FABRICS_SRC_LATENESS_KEPT - 1] = lateness;
+  }
+  n = self->n_lateness;
+  memcpy (sorted, self->lateness, n * sizeof sorted[0]);
+  qsort (sorted, n, sizeof sorted[0], cmp_clock_time);
+  want = sorted[n > 2 ? n - 3 : n - 1] + LATENCY_MARGIN;
+  want = (want + GST_MSECOND - 1) / GST_MSECOND * GST_MSECOND;
+  ring = (guint64) self->flow.config.discrete.grainCount *
+      gst_mxl_fabrics_src_unit_duration (self);
+  if (ring > 0)
+    want = MIN (want, ring);
+  GST_OBJECT_LOCK (self);
+  if (want > self->latency) {
+    self->latency = want;
+    raised = TRUE;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (raised) {
+    GST_INFO_OBJECT (self, "grains arrive %" GST_TIME_FORMAT " after their "
+        "origin time: latency raised to %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (lateness), GST_TIME_ARGS (want));
+    gst_element_post_message (GST_ELEMENT (self),
+        gst_message_new_latency (GST_OBJECT (self)));
+  }
+  return raised;
+}

@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * mxlfabricssrc's reading (media.h, srcread.h): the completions of its
+ * target (the head, late and missing grains, re-alignment a ring behind),
+ * the copy of a grain out of the flow (a torn copy is dropped), stamping,
+ * the target's events, stats and the timeout.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "srcread.h"
+#include "srclatency.h"
+#include "grainpool.h"
+#include "media.h"
+#include "mxlfabricssrc.h"
+
+#include <string.h>
+
+#include <mxl/flow-ext.h>
+
+GST_DEBUG_CATEGORY_EXTERN (gst_mxl_fabrics_src_debug);
+#define GST_CAT_DEFAULT gst_mxl_fabrics_src_debug
+
+#define READ_WAIT_MS GST_MXL_FABRICS_SRC_READ_WAIT_MS
+/* Longest wait for a grain absent from its slot while newer ones have
+ * completed (completions may come out of order): a grain period, at most
+ * this. */
+#define ABSENT_WAIT_MAX_US (50 * G_TIME_SPAN_MILLISECOND)
+#define STATS_PERIOD_US (200 * G_TIME_SPAN_MILLISECOND)
+/* Most completions taken at once after a read
+ * (gst_mxl_fabrics_src_read_grains). */
+#define DRAIN_MAX 256
+
+static GstMxlFabricsConnectionState
+state_from_ext (mxlFabricsExtConnectionState s)
+{
+  switch (s) {
+    case MXL_FABRICS_EXT_STATE_LISTENING:
+      return GST_MXL_FABRICS_CONNECTION_LISTENING;
+    case MXL_FABRICS_EXT_STATE_CONNECTING:
+      return GST_MXL_FABRICS_CONNECTION_CONNECTING;
+    case MXL_FABRICS_EXT_STATE_CONNECTED:
+      return GST_MXL_FABRICS_CONNECTION_CONNECTED;
+    default:
+      return GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
+  }
+}
+
+/* obj->wake: unlock() ends a read that waits now. */
+void
+gst_mxl_fabrics_src_interrupt_read (gpointer data)
+{
+  GstMxlFabricsSrc *self = data;
+
+  if (self->target)
+    mxlFabricsExtTargetInterruptRead (self->target);
+}
+
+static gint64 absent_wait_us (GstMxlFabricsSrc * self);
+
+/* How long the next read may wait: READ_WAIT_MS, or what is left of the
+ * wait for an absent grain. */
+static guint16
+read_wait_ms (GstMxlFabricsSrc * self)
+{
+  gint64 left;
+
+  if (self->absent_since_us == 0)
+    return READ_WAIT_MS;
+  left = self->absent_since_us + absent_wait_us (self) -
+      g_get_monotonic_time ();
+  return (guint16) CLAMP ((left + 999) / 1000, 1, READ_WAIT_MS);
+}
+
+static void
+count (GstMxlFabricsSrc * self, guint64 * counter, guint64 n, gboolean drop)
+{
+  GST_OBJECT_LOCK (self);
+  *counter += n;
+  if (drop)
+    self->obj->counters.dropped += n;
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+refresh_engine_stats (GstMxlFabricsSrc * self)
+{
+  mxlFabricsExtTargetStats ts;
+  gint64 now = g_get_monotonic_time ();
+  guint64 bad;
+
+  if (now - self->stats_at_us < STATS_PERIOD_US)
+    return;
+  self->stats_at_us = now;
+  if (mxlFabricsExtTargetGetStats (self->target, &ts) != MXL_STATUS_OK)
+    return;
+  gst_mxl_fabrics_object_set_engine_stats (self->obj,
+      GST_MXL_FABRICS_STATS_TARGET, &ts);
+  bad = ts.badImmediateData + ts.badGrainHeaders + ts.badBounceEntries;
+  if (bad > self->bad_input_seen) {
+    self->bad_input_seen = bad;
+    gst_mxl_fabrics_object_post_bad_input (self->obj, ts.badImmediateData,
+        ts.badGrainHeaders, ts.badBounceEntries);
+  }
+}
+
+/* Connection events of the target (RC: initiator accepted or gone). */
+static void
+poll_target_events (GstMxlFabricsSrc * self)
+{
+  mxlFabricsExtConnectionEvent ev;
+
+  while (mxlFabricsExtTargetPollEvent (self->target, &ev) == MXL_STATUS_OK) {
+    GstMxlFabricsConnectionState s = state_from_ext (ev.current);
+    gchar *reason = ev.reason == MXL_STATUS_OK ? NULL :
+        g_strdup_printf ("initiator %s (%s)",
+        mxlFabricsExtConnectionStateName (ev.current),
+        gst_mxl_fabrics_status_name (ev.reason));
+
+    if (s == GST_MXL_FABRICS_CONNECTION_DISCONNECTED)
+      s = GST_MXL_FABRICS_CONNECTION_LISTENING;
+    gst_mxl_fabrics_object_set_state (self->obj, s, NULL,
+        reason ? reason : mxlFabricsExtConnectionStateName (ev.current));
+    g_free (reason);
+  }
+}
+
+static void
+check_timeout (GstMxlFabricsSrc * self)
+{
+  GstClockTime timeout;
+  gint64 now = g_get_monotonic_time ();
+
+  GST_OBJECT_LOCK (self);
+  timeout = self->timeout;
+  GST_OBJECT_UNLOCK (self);
+  if (self->last_data_us == 0)
+    self->last_data_us = now;   /* silence counts from the first wait */
+  if (timeout == 0 || self->stalled
+      || (guint64) (now - self->last_data_us) * 1000 < timeout)
+    return;
+  self->stalled = TRUE;
+  GST_INFO_OBJECT (self, "no data for %" GST_TIME_FORMAT,
+      GST_TIME_ARGS (timeout));
+  gst_mxl_fabrics_object_post_timeout (self->obj, timeout, self->last_index);
+  if (gst_mxl_fabrics_object_get_state (self->obj) ==
+      GST_MXL_FABRICS_CONNECTION_CONNECTED)
+    gst_mxl_fabrics_object_set_state (self->obj,
+        GST_MXL_FABRICS_CONNECTION_STALLED, NULL, "no data for the timeout");
+}
+
+static void
+on_data (GstMxlFabricsSrc * self)
+{
+  GstMxlFabricsConnectionState s = gst_mxl_fabrics_object_get_state (self->obj);
+
+  self->last_data_us = g_get_monotonic_time ();
+  self->stalled = FALSE;
+  if (s != GST_MXL_FABRICS_CONNECTION_CONNECTED)
+    gst_mxl_fabrics_object_set_state (self->obj,
+        GST_MXL_FABRICS_CONNECTION_CONNECTED, NULL, "data received");
+}
+
+/* Grain @index, counted missing earlier, completed after all: it was not
+ * missing but late. */
+static void
+missed_arrived (GstMxlFabricsSrc * self, guint64 index)
+{
+  guint i;
+
+  for (i = 0; i < self->n_missed; i++) {
+    if (self->missed[i] != index)
+      continue;
+    self->missed[i] = self->missed[--self->n_missed];
+    GST_OBJECT_LOCK (self);
+    self->obj->counters.dropped_missing--;
+    self->obj->counters.dropped_late++;
+    GST_OBJECT_UNLOCK (self);
+    return;
+  }
+}
+
+/* A completion for grain @index was read (and committed by the target);
+ * @waited: it arrived while the src waited in a read (the queue was empty
+ * before), so now is its arrival time. */
+static void
+on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
+{
+  guint64 window = 2 * (guint64) self->flow.config.discrete.grainCount;
+  /* the src had pushed everything before: it was waiting for this one */
+  gboolean waiting = waited && (!self->have_head || self->next > self->head);
+
+  if (!self->have_head) {
+    self->have_head = TRUE;
+    self->head = self->next = index;
+  } else if (index > self->head) {
+    self->head = index;
+  } else if (index + window < self->next) {
+    /* Far behind what we pushed: the initiator restarted with another
+     * time base (e.g. untimestamped input). Follow it. */
+    GST_INFO_OBJECT (self, "index went back from %" G_GUINT64_FORMAT " to %"
+        G_GUINT64_FORMAT ": following the new sequence", self->next, index);
+    self->head = self->next = index;
+    self->discont = TRUE;
+    self->n_missed = 0;
+    self->absent_since_us = 0;
+  } else if (index < self->next) {
+    missed_arrived (self, index);
+  }
+  if (self->absent_since_us != 0 && index == self->absent_index)
+    self->absent_since_us = 0;  /* it came: read it now */
+  if (waiting && index == self->head) {
+    guint64 origin = gst_mxl_fabrics_index_to_tai (index,
+        self->format.rate_n, self->format.rate_d);
+    guint64 now = gst_mxl_fabrics_tai_now ();
+
+    /* raised before the grain is pushed: the first buffer's preroll
+     * computes the pipeline latency with it */
+    if (origin != GST_CLOCK_TIME_NONE && now != 0)
+      gst_mxl_fabrics_src_update_latency (self,
+          now > origin ? now - origin : 0);
+  }
+  on_data (self);
+}
+
+/* Stamps and flags a buffer for unit index @index, @units long. */
+static gboolean
+stamp (GstMxlFabricsSrc * self, GstBuffer * buf, guint64 index, guint64 units,
+    gint64 offset)
+{
+  GstClockTime pts, end, base = gst_element_get_base_time (GST_ELEMENT (self));
+  gint n = self->format.rate_n, d = self->format.rate_d;
+
+  if (!gst_mxl_fabrics_timing_index_to_pts (index, n, d, offset, base, &pts))
+    return FALSE;
+  GST_BUFFER_PTS (buf) = pts;
+  if (gst_mxl_fabrics_timing_index_to_pts (index + units, n, d, offset, base,
+          &end))
+    GST_BUFFER_DURATION (buf) = end - pts;
+  GST_BUFFER_OFFSET (buf) = index;
+  GST_BUFFER_OFFSET_END (buf) = index + units;
+  gst_mxl_fabrics_timing_add_reference_meta (buf,
+      gst_mxl_fabrics_index_to_tai (index, n, d), GST_BUFFER_DURATION (buf));
+  if (self->discont) {
+    GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
+    self->discont = FALSE;
+    count (self, &self->obj->counters.discont, 1, FALSE);
+  }
+  return TRUE;
+}
+
+static void
+pushed (GstMxlFabricsSrc * self, guint64 index, gsize bytes)
+{
+  GST_OBJECT_LOCK (self);
+  self->obj->counters.buffers++;
+  self->obj->counters.grains++;
+  self->obj->counters.bytes += bytes;
+  GST_OBJECT_UNLOCK (self);
+  self->last_index = index;
+}
+
+/* How long a grain absent from its slot is waited for once a newer one has
+ * completed: one grain period, at most ABSENT_WAIT_MAX_US. */
+static gint64
+absent_wait_us (GstMxlFabricsSrc * self)
+{
+  return CLAMP ((gint64) (gst_mxl_fabrics_src_unit_duration (self) /
+          GST_USECOND), 1000,
+      ABSENT_WAIT_MAX_US);
+}
+
+/* Whether self->next is an absent grain still waited for. */
+static gboolean
+awaiting_absent (GstMxlFabricsSrc * self)
+{
+  return self->absent_since_us != 0 && self->absent_index == self->next
+      && g_get_monotonic_time () - self->absent_since_us <
+      absent_wait_us (self);
+}
+
+/* Grain @index (= self->next) is not in its slot (the slot holds an older
+ * grain, or none) although a newer one completed: wait for it, then count
+ * it missing (remembered, in case it still completes). */
+static void
+grain_absent (GstMxlFabricsSrc * self, guint64 index)
+{
+  if (self->absent_since_us == 0 || self->absent_index != index) {
+    self->absent_index = index;
+    self->absent_since_us = g_get_monotonic_time ();
+    return;
+  }
+  if (awaiting_absent (self))
+    return;
+  self->absent_since_us = 0;
+  GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " never arrived", index);
+  count (self, &self->obj->counters.dropped_missing, 1, TRUE);
+  if (self->n_missed == GST_MXL_FABRICS_SRC_MISSED_KEPT) {
+    memmove (self->missed, self->missed + 1,
+        sizeof self->missed - sizeof self->missed[0]);
+    self->n_missed--;
+  }
+  self->missed[self->n_missed++] = index;
+  self->next++;
+  self->discont = TRUE;
+}
+
+/* Tries to turn grain self->next into a buffer. Returns the buffer, or NULL
+ * when the grain was skipped (self->next moved on) or must be waited for. */
+static GstBuffer *
+take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
+{
+  mxlGrainInfo info, again;
+  uint8_t *payload = NULL, *payload2 = NULL;
+  guint64 ring = self->flow.config.discrete.grainCount;
+  guint64 index = self->next;
+  GstBuffer *buf;
+  mxlStatus st;
+
+  if (ring > 0 && self->head - index >= ring) {
+    /* A ring behind the newest grain: the sender has overwritten what we
+     * would read next (grain index + ring <= head) and is going on. Re-align
+     * to the newest and count what is skipped. */
+    GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " grains behind the "
+        "newest (%" G_GUINT64_FORMAT "): skipping to it", self->head - index,
+        self->head);
+    count (self, &self->obj->counters.dropped_skipped, self->head - index,
+        TRUE);
+    self->next = index = self->head;
+    self->discont = TRUE;
+    self->absent_since_us = 0;
+  }
+  st = mxlFlowReaderGetGrainNonBlocking (self->flow.reader, index, &info,
+      &payload);
+  switch (st) {
+    case MXL_STATUS_OK:
+      break;
+    case MXL_ERR_OUT_OF_RANGE_TOO_LATE:
+      /* Lapped since the check above. */
+      count (self, &self->obj->counters.dropped_late, 1, TRUE);
+      self->next++;
+      self->discont = TRUE;
+      return NULL;
+    case MXL_ERR_OUT_OF_RANGE_TOO_EARLY:
+      /* A newer grain completed but this one is not (complete) in its
+       * slot: not arrived yet, or never. */
+      grain_absent (self, index);
+      return NULL;
+    default:
+      GST_ELEMENT_ERROR (self, RESOURCE, READ, ("cannot read the local flow"),
+          ("mxlFlowReaderGetGrainNonBlocking(%" G_GUINT64_FORMAT "): %s",
+              index, gst_mxl_fabrics_status_name (st)));
+      *ret = GST_FLOW_ERROR;
+      return NULL;
+  }
+  if (info.index < index) {
+    /* The slot still holds a grain of an earlier lap: this one has not
+     * arrived. */
+    grain_absent (self, index);
+    return NULL;
+  }
+  self->absent_since_us = 0;
+  self->next++;
+  if (info.index != index) {
+    /* The slot already holds a newer grain: lapped before we read it. */
+    GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " overwritten by %"
+        G_GUINT64_FORMAT " before it was read", index, info.index);
+    count (self, &self->obj->counters.dropped_late, 1, TRUE);
+    self->discont = TRUE;
+    return NULL;
+  }
+  if (info.flags & MXL_GRAIN_FLAG_INVALID) {
+    count (self, &self->obj->counters.invalid, 1, FALSE);
+    self->discont = TRUE;
+    return NULL;
+  }
+  if (info.grainSize != self->grain_size) {
+    count (self, &self->obj->counters.invalid, 1, FALSE);
+    return NULL;
+  }
+  buf = gst_mxl_fabrics_grain_pool_acquire (self->grain_pool,
+      self->grain_size);
+  gst_buffer_fill (buf, 0, payload, self->grain_size);
+  /* The remote writer may have reused the slot while we copied: read the
+   * header again, after the copy (a seqlock read; writes land header
+   * first on the ordered providers, so any payload byte we copied from a
+   * newer write shows as a newer header index here). */
+  __atomic_thread_fence (__ATOMIC_ACQUIRE);
+  st = mxlFlowReaderGetGrainNonBlocking (self->flow.reader, index, &again,
+      &payload2);
+  if (st != MXL_STATUS_OK || again.index != index) {
+    GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " torn", index);
+    count (self, &self->obj->counters.dropped_torn, 1, TRUE);
+    self->discont = TRUE;
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  buf = self->media->finish_grain (self, buf, index);
+  if (!stamp (self, buf, index, 1, offset)) {
+    count (self, &self->obj->counters.dropped_early, 1, TRUE);
+    gst_buffer_unref (buf);
+    return NULL;
+  }
+  pushed (self, index, self->grain_size);
+  return buf;
+}
+
+/* ---- for the media operations (media.h) ---- */
+
+void
+gst_mxl_fabrics_src_count (GstMxlFabricsSrc * self, guint64 * counter,
+    guint64 n, gboolean drop)
+{
+  count (self, counter, n, drop);
+}
+
+void
+gst_mxl_fabrics_src_on_data (GstMxlFabricsSrc * self)
+{
+  on_data (self);
+}
+
+gboolean
+gst_mxl_fabrics_src_stamp (GstMxlFabricsSrc * self, GstBuffer * buf,
+    guint64 index, guint64 units, gint64 offset)
+{
+  return stamp (self, buf, index, units, offset);
+}
+
+void
+gst_mxl_fabrics_src_pushed (GstMxlFabricsSrc * self, guint64 index,
+    gsize bytes)
+{
+  pushed (self, index, bytes);
+}
+
+GstFlowReturn
+gst_mxl_fabrics_src_read_status (GstMxlFabricsSrc * self, mxlStatus st)
+{
+  poll_target_events (self);
+  refresh_engine_stats (self);
+  switch (st) {
+    case MXL_STATUS_OK:
+      break;
+    case MXL_ERR_NOT_READY:
+      check_timeout (self);
+      break;
+    case MXL_ERR_INVALID_ARG:
+      /* Bad immediate data or header from the network: counted, skipped. */
+      count (self, &self->obj->counters.invalid, 1, FALSE);
+      break;
+    case MXL_FABRICS_EXT_STATUS_CQ_OVERRUN:
+      GST_DEBUG_OBJECT (self, "completion queue overrun: draining");
+      break;
+    case MXL_ERR_INTERRUPTED:
+      break;
+    default:{
+      GError *error = g_error_new (GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_READ, "MXL Fabrics target read failed: %s%s",
+          gst_mxl_fabrics_status_name (st),
+          st == MXL_ERR_UNSUPPORTED_OPERATION ? " (this library cannot "
+          "receive this media type yet)" : "");
+      gst_mxl_fabrics_object_post_error (self->obj, error, NULL);
+      g_error_free (error);
+      return GST_FLOW_ERROR;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+GstFlowReturn
+gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
+    GstBuffer ** buffer)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  gboolean waited = FALSE;
+  guint64 index = 0;
+  mxlStatus st;
+  guint k;
+
+  if (self->have_head && self->next <= self->head && !awaiting_absent (self)) {
+    *buffer = take_grain (self, offset, &ret);
+    if (*buffer || ret != GST_FLOW_OK || !awaiting_absent (self))
+      return ret;
+  }
+  /* a completion already queued arrived earlier than now: only one that
+   * comes during the wait tells the arrival time */
+  st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
+  waited = st == MXL_ERR_NOT_READY;
+  if (waited)
+    st = mxlFabricsTargetReadGrain (self->target, read_wait_ms (self),
+        &index);
+  ret = gst_mxl_fabrics_src_read_status (self, st);
+  if (st != MXL_STATUS_OK || ret != GST_FLOW_OK)
+    return ret;
+  on_grain_completed (self, index, waited);
+  /* Take every completion that is already there before reading a grain,
+   * so that the head is the newest (after a stall, a ring behind:
+   * re-align instead of meeting overwritten slots one by one). Bounded:
+   * what a default CQ holds, several times. */
+  for (k = 0; k < DRAIN_MAX; k++) {
+    st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
+    if (st == MXL_ERR_INVALID_ARG)
+      count (self, &self->obj->counters.invalid, 1, FALSE);
+    else if (st != MXL_STATUS_OK)
+      break;
+    else
+      on_grain_completed (self, index, FALSE);
+  }
+  return GST_FLOW_OK;
+}
