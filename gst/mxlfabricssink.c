@@ -176,6 +176,7 @@
 #include "gstmxlfabricselements.h"
 #include "mxlfabricsopen.h"
 #include "mxlfabricssinkconn.h"
+#include "mxlfabricssinktarget.h"
 
 #include <string.h>
 
@@ -211,95 +212,13 @@ G_DEFINE_TYPE (GstMxlFabricsSink, gst_mxl_fabrics_sink, GST_TYPE_BASE_SINK);
 GST_ELEMENT_REGISTER_DEFINE (mxlfabricssink, "mxlfabricssink", GST_RANK_NONE,
     GST_TYPE_MXL_FABRICS_SINK);
 
-static void
-target_free (GstMxlFabricsSinkTarget * target)
-{
-  g_free (target->value);
-  g_free (target->json);
-  g_free (target->path);
-  g_free (target);
-}
-
-/* Adds a target from a TargetInfo value; object lock NOT held. What can be
- * checked at once is: a document the library refuses, and a target already
- * given, compared by TargetInfo id, so the same target as @path, JSON or
- * base64 is one. A file still to come is checked when it is read (a
- * failure then is that target's alone, mxlfabricssinkconn.c). */
-static gboolean
-add_target (GstMxlFabricsSink * self, const gchar * value,
-    gboolean from_property, GError ** error)
-{
-  GstMxlFabricsSinkTarget *target;
-  gchar *json = NULL, *path = NULL;
-  guint64 id = 0;
-  guint i;
-
-  if (!gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path, error))
-    return FALSE;
-  if (json && !gst_mxl_fabrics_sink_target_info_id (json, &id, error)) {
-    g_free (json);
-    g_free (path);
-    return FALSE;
-  }
-
-  GST_OBJECT_LOCK (self);
-  for (i = 0; i < self->targets->len; i++) {
-    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (g_strcmp0 (t->value, value) == 0
-        || (json && t->have_id && t->id == id)) {
-      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
-          "this TargetInfo (target %" G_GUINT64_FORMAT ") was already added"
-          "%s%s", id, t->path ? " as @" : "", t->path ? t->path : "");
-      GST_OBJECT_UNLOCK (self);
-      g_free (json);
-      g_free (path);
-      return FALSE;
-    }
-  }
-  target = g_new0 (GstMxlFabricsSinkTarget, 1);
-  target->value = g_strdup (value);
-  target->json = json;
-  target->path = path;
-  target->have_id = json != NULL;
-  target->id = id;
-  target->from_property = from_property;
-  g_ptr_array_add (self->targets, target);
-  GST_OBJECT_UNLOCK (self);
-  /* The engine thread adds it to the initiator (a file target once the
-   * file appears). */
-  gst_mxl_fabrics_sink_engine_wake (self);
-  return TRUE;
-}
-
-static gboolean
-remove_target (GstMxlFabricsSink * self, const gchar * value)
-{
-  gboolean found = FALSE;
-  guint i;
-
-  GST_OBJECT_LOCK (self);
-  for (i = 0; i < self->targets->len; i++) {
-    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (g_strcmp0 (t->value, value) == 0) {
-      /* The engine thread removes it from the initiator. */
-      g_ptr_array_remove_index (self->targets, i);
-      found = TRUE;
-      break;
-    }
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (found)
-    gst_mxl_fabrics_sink_engine_wake (self);
-  return found;
-}
-
 static gboolean
 gst_mxl_fabrics_sink_add_target_signal (GstMxlFabricsSink * self,
     const gchar * value)
 {
   GError *error = NULL;
 
-  if (!add_target (self, value, FALSE, &error)) {
+  if (!gst_mxl_fabrics_sink_targets_add (self, value, FALSE, &error)) {
     GST_WARNING_OBJECT (self, "add-target refused: %s", error->message);
     g_error_free (error);
     return FALSE;
@@ -311,7 +230,7 @@ static gboolean
 gst_mxl_fabrics_sink_remove_target_signal (GstMxlFabricsSink * self,
     const gchar * value)
 {
-  return remove_target (self, value);
+  return gst_mxl_fabrics_sink_targets_remove (self, value);
 }
 
 static void
@@ -421,7 +340,6 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
   GError *error = NULL;
   gchar *target_info;
-  guint i;
 
   gst_mxl_fabrics_object_reset_stats (self->obj);
   if (!gst_mxl_fabrics_object_validate (self->obj, &error))
@@ -431,8 +349,8 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
   target_info = g_strdup (self->target_info);
   GST_OBJECT_UNLOCK (self);
   if (target_info[0] != '\0') {
-    remove_target (self, target_info);
-    if (!add_target (self, target_info, TRUE, &error)
+    gst_mxl_fabrics_sink_targets_remove (self, target_info);
+    if (!gst_mxl_fabrics_sink_targets_add (self, target_info, TRUE, &error)
         && g_error_matches (error, GST_RESOURCE_ERROR,
             GST_RESOURCE_ERROR_BUSY)) {
       /* given by add-target as well: one target */
@@ -448,14 +366,7 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
 
   /* Every TargetInfo already readable must be one (a malformed one is an
    * ERROR now, not later); files still to come are checked when read. */
-  GST_OBJECT_LOCK (self);
-  for (i = 0; i < self->targets->len && error == NULL; i++) {
-    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (t->json)
-      gst_mxl_fabrics_sink_check_target_info (t->json, NULL, &error);
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (error)
+  if (!gst_mxl_fabrics_sink_targets_check (self, &error))
     goto failed;
 
   gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, NULL);
@@ -1191,8 +1102,6 @@ gst_mxl_fabrics_sink_finalize (GObject * object)
   g_free (self->target_info);
   g_ptr_array_unref (self->targets);
   g_free (self->flow_def);
-  if (self->conns)
-    g_ptr_array_unref (self->conns);
   g_array_unref (self->pending);
   G_OBJECT_CLASS (gst_mxl_fabrics_sink_parent_class)->finalize (object);
 }
@@ -1345,7 +1254,8 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->wait_timeout = GST_MXL_FABRICS_SINK_DEFAULT_WAIT_TIMEOUT;
   self->zero_copy = GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY;
   self->error_on_all_failed = GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED;
-  self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify) target_free);
+  self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_mxl_fabrics_sink_target_free);
   self->pending = g_array_new (FALSE, FALSE, sizeof (GstMxlFabricsSinkPending));
   gst_base_sink_set_sync (GST_BASE_SINK (self), TRUE);
 }

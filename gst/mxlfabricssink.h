@@ -27,16 +27,9 @@ G_DECLARE_FINAL_TYPE (GstMxlFabricsSink, gst_mxl_fabrics_sink, GST,
 #define GST_MXL_FABRICS_SINK_DEFAULT_ZERO_COPY TRUE
 #define GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED TRUE
 
-/* One target requested through target-info or add-target. */
-typedef struct {
-  gchar *value;                 /* as given (JSON, base64 or @path) */
-  gchar *json;                  /* resolved TargetInfo JSON; NULL while an
-                                 * @path file does not exist yet */
-  gchar *path;                  /* file of an @path value, else NULL */
-  gboolean from_property;       /* TRUE for the target-info property's one */
-  gboolean have_id;             /* json parsed: id is its TargetInfo id */
-  guint64 id;
-} GstMxlFabricsSinkTarget;
+/* One target requested through target-info or add-target
+ * (mxlfabricssinktarget.h). */
+typedef struct _GstMxlFabricsSinkTarget GstMxlFabricsSinkTarget;
 
 typedef struct {
   guint64 index;                /* grain index, or sample head (audio) */
@@ -58,7 +51,6 @@ struct _GstMxlFabricsSink {
   guint wait_timeout;           /* ms, 0 = no limit */
   gboolean zero_copy;
   gboolean error_on_all_failed;
-  GPtrArray *targets;           /* of GstMxlFabricsSinkTarget */
 
   /* negotiated (streaming thread) */
   gboolean have_format;
@@ -80,7 +72,8 @@ struct _GstMxlFabricsSink {
    * reconnection). */
   mxlFabricsInitiator initiator;
   mxlFabricsProvider provider;  /* the initiator's (engine_lock) */
-  GPtrArray *conns;             /* GstMxlFabricsSinkConn, engine_lock */
+  GPtrArray *targets;           /* GstMxlFabricsSinkTarget, engine_lock:
+                                 * the one list of targets */
   guint n_connected;            /* engine_lock */
   gboolean engine_quit;         /* engine_lock */
   gboolean all_failed_posted;   /* engine_lock: the no-target ERROR is out */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The sink's connections to its targets, kept by an engine thread so that
+ * The sink's engine thread, which drives its targets
+ * (mxlfabricssinktarget.h) so that
  * no state change and no render waits for the network. It waits on events
  * (render's posts, the library's notify, GFileMonitor, add/remove) and
  * ticks only while writes or connections are under way. It resolves the

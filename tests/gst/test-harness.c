@@ -334,6 +334,146 @@ test_src_states (void)
   remove_tmp (file);
 }
 
+/* WARNINGs on @bus whose text holds @needle, popped (the others too). */
+static guint
+count_warnings (GstBus * bus, const gchar * needle)
+{
+  GstMessage *m;
+  guint n = 0;
+
+  while ((m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    GError *e = NULL;
+
+    gst_message_parse_warning (m, &e, NULL);
+    if (strstr (e->message, needle))
+      n++;
+    g_error_free (e);
+    gst_message_unref (m);
+  }
+  return n;
+}
+
+/* Waits (bounded) for one WARNING holding @needle; returns how many came
+ * with it. */
+static guint
+wait_warning (GstBus * bus, const gchar * needle)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_US;
+  guint n = 0;
+
+  while (n == 0 && g_get_monotonic_time () < end) {
+    n = count_warnings (bus, needle);
+    if (n == 0)
+      g_usleep (10 * 1000);
+  }
+  if (n == 0)
+    g_error ("no WARNING \"%s\"", needle);
+  return n;
+}
+
+/* The state of the target given as @source in the sink's "targets", -1
+ * when it is not there. */
+static gint
+target_state (GstElement * sink, const gchar * source)
+{
+  GstStructure *s;
+  const GValue *arr;
+  gint st = -1;
+  guint i;
+
+  g_object_get (sink, "stats", &s, NULL);
+  arr = gst_structure_get_value (s, "targets");
+  for (i = 0; i < gst_value_array_get_size (arr); i++) {
+    const GstStructure *t =
+        gst_value_get_structure (gst_value_array_get_value (arr, i));
+    if (g_strcmp0 (gst_structure_get_string (t, "source"), source) == 0)
+      gst_structure_get_enum (t, "state",
+          g_type_from_name ("GstMxlFabricsConnectionState"), &st);
+  }
+  gst_structure_free (s);
+  return st;
+}
+
+static void
+wait_target_state (GstElement * sink, const gchar * source, const gchar * nick)
+{
+  gint64 end = g_get_monotonic_time () + WAIT_US;
+
+  while (target_state (sink, source) != enum_value (nick)) {
+    if (g_get_monotonic_time () > end)
+      g_error ("target %s: state %d, not %s", source,
+          target_state (sink, source), nick);
+    g_usleep (10 * 1000);
+  }
+}
+
+/* A target's transitions (mxlfabricssinktarget.h): awaiting its @path
+ * file → connecting → connected → lost (its src stops: one WARNING) →
+ * connected to the restarted src (its new TargetInfo in the file); a
+ * malformed file then → failed with one WARNING, however long it stays;
+ * a second target removed while it is connecting. */
+static void
+test_sink_transitions (void)
+{
+  gchar *file = tmp_file ("transitions.json");
+  gchar *value = g_strdup_printf ("@%s", file);
+  GstHarness *sink = make_sink (value), *src;
+  GstBus *bus = gst_bus_new ();
+  gchar *stale = NULL;
+  gboolean ok = FALSE;
+
+  gst_element_set_bus (sink->element, bus);
+  g_assert_cmpint (gst_harness_push (sink, grain (0)), ==, GST_FLOW_OK);
+  wait_target_state (sink->element, value, "connecting");       /* awaiting */
+
+  src = make_src (file, 0);
+  gst_harness_play (src);
+  wait_target_state (sink->element, value, "connected");
+  transfer_one (sink, src, 1);
+  g_object_get (src->element, "target-info", &stale, NULL);
+  g_assert_cmpuint (count_warnings (bus, "lost"), ==, 0);
+
+  /* the src stops: lost, one WARNING */
+  gst_harness_teardown (src);
+  g_assert_cmpuint (wait_warning (bus, "connection to target"), ==, 1);
+  /* re-added with its old TargetInfo, nobody listening: connecting (the
+   * stats snapshot no longer says connected) */
+  wait_target_state (sink->element, value, "connecting");
+  /* a restarted src writes a new TargetInfo: connected again */
+  src = make_src (file, 0);
+  gst_harness_play (src);
+  wait_target_state (sink->element, value, "connected");
+  transfer_one (sink, src, 2);
+  g_assert_cmpuint (count_warnings (bus, " lost "), ==, 0);
+
+  /* a malformed file: failed, one WARNING, not repeated */
+  g_assert_true (g_file_set_contents (file, "{\"not\":\"a TargetInfo\"}", -1,
+          NULL));
+  wait_target_state (sink->element, value, "error");
+  g_assert_cmpuint (wait_warning (bus, " failed: "), ==, 1);
+  g_usleep (500 * 1000);
+  g_assert_cmpuint (count_warnings (bus, " failed: "), ==, 0);
+  g_assert_cmpint (target_state (sink->element, value), ==,
+      enum_value ("error"));
+
+  /* the first src's TargetInfo is stale (nobody listens): connecting
+   * until removed, then gone from the list at once */
+  g_signal_emit_by_name (sink->element, "add-target", stale, &ok);
+  g_assert_true (ok);
+  wait_target_state (sink->element, stale, "connecting");
+  g_signal_emit_by_name (sink->element, "remove-target", stale, &ok);
+  g_assert_true (ok);
+  wait_targets (sink->element, 1, "error");
+  g_assert_cmpint (target_state (sink->element, stale), ==, -1);
+
+  gst_harness_teardown (sink);
+  gst_harness_teardown (src);
+  gst_object_unref (bus);
+  g_free (stale);
+  g_free (value);
+  remove_tmp (file);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -341,5 +481,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gst/harness/sink-targets/tcp", test_sink_targets);
   g_test_add_func ("/gst/harness/src-states/tcp", test_src_states);
+  g_test_add_func ("/gst/harness/sink-transitions/tcp", test_sink_transitions);
   return g_test_run ();
 }

@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The sink's targets: one list, one lock, one transition function; see
+ * mxlfabricssinktarget.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "mxlfabricssinktarget.h"
+#include "mxlfabricssinkconn.h"
+
+#include <string.h>
+
+GST_DEBUG_CATEGORY_EXTERN (mxl_fabrics_sink_conn_debug);
+#define GST_CAT_DEFAULT mxl_fabrics_sink_conn_debug
+
+#define add_problem gst_mxl_fabrics_sink_notice_problem
+#define LOCK(self) g_mutex_lock (&(self)->obj->lock)
+#define UNLOCK(self) g_mutex_unlock (&(self)->obj->lock)
+
+static void on_file_changed (GFileMonitor * monitor, GFile * file,
+    GFile * other, GFileMonitorEvent event, gpointer data);
+
+void
+gst_mxl_fabrics_sink_target_free (GstMxlFabricsSinkTarget * t)
+{
+  if (t->monitor) {
+    g_signal_handlers_disconnect_matched (t->monitor, G_SIGNAL_MATCH_FUNC, 0,
+        0, NULL, on_file_changed, NULL);
+    g_file_monitor_cancel (t->monitor);
+    g_object_unref (t->monitor);
+  }
+  g_free (t->value);
+  g_free (t->path);
+  g_free (t->json);
+  if (t->info)
+    mxlFabricsFreeTargetInfo (t->info);
+  if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_FAILED)
+    g_clear_error (&t->state.u.failed.error);
+  g_free (t);
+}
+
+GstMxlFabricsConnectionState
+gst_mxl_fabrics_sink_target_public_state (GstMxlFabricsSinkTargetKind kind)
+{
+  switch (kind) {
+    case GST_MXL_FABRICS_SINK_TARGET_AWAITING_FILE:
+    case GST_MXL_FABRICS_SINK_TARGET_CONNECTING:
+      return GST_MXL_FABRICS_CONNECTION_CONNECTING;
+    case GST_MXL_FABRICS_SINK_TARGET_CONNECTED:
+      return GST_MXL_FABRICS_CONNECTION_CONNECTED;
+    case GST_MXL_FABRICS_SINK_TARGET_FAILED:
+      return GST_MXL_FABRICS_CONNECTION_ERROR;
+    default:
+      return GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
+  }
+}
+
+#define PUBLIC(t) gst_mxl_fabrics_sink_target_public_state ((t)->state.kind)
+
+/* The element's state: connected while any target is, connecting while
+ * any is, error when every target failed, else disconnected. */
+static GstMxlFabricsConnectionState
+aggregate (GstMxlFabricsSink * self)
+{
+  gboolean connecting = FALSE, all_failed = self->targets->len > 0;
+  guint i;
+
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsConnectionState s =
+        PUBLIC ((GstMxlFabricsSinkTarget *) g_ptr_array_index (self->targets,
+            i));
+    if (s == GST_MXL_FABRICS_CONNECTION_CONNECTED)
+      return GST_MXL_FABRICS_CONNECTION_CONNECTED;
+    if (s == GST_MXL_FABRICS_CONNECTION_CONNECTING)
+      connecting = TRUE;
+    if (s != GST_MXL_FABRICS_CONNECTION_ERROR)
+      all_failed = FALSE;
+  }
+  return connecting ? GST_MXL_FABRICS_CONNECTION_CONNECTING : all_failed ?
+      GST_MXL_FABRICS_CONNECTION_ERROR : GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
+}
+
+static void
+recount (GstMxlFabricsSink * self)
+{
+  guint i, n = 0;
+
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_CONNECTED)
+      n++;
+  }
+  if (n != self->n_connected) {
+    self->n_connected = n;
+    g_cond_broadcast (&self->obj->cond);      /* wait-for-connection */
+  }
+}
+
+void
+gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
+    GstMxlFabricsSinkTarget * t, const GstMxlFabricsSinkTargetState * next,
+    const gchar * reason, GPtrArray * notices)
+{
+  GstMxlFabricsSinkTargetKind was = t->state.kind;
+  GstMxlFabricsSinkNotice *n;
+
+  if (was == GST_MXL_FABRICS_SINK_TARGET_FAILED)
+    g_clear_error (&t->state.u.failed.error);
+  t->state = *next;
+  if (next->kind == GST_MXL_FABRICS_SINK_TARGET_CONNECTED) {
+    t->attempts = 0;
+    t->refused = 0;
+    t->taken = FALSE;
+  }
+  recount (self);
+  if (notices == NULL)
+    return;                     /* a quiet step: the next one says it */
+  /* one WARNING per transition into lost or failed */
+  if (next->kind == GST_MXL_FABRICS_SINK_TARGET_LOST
+      && was != GST_MXL_FABRICS_SINK_TARGET_LOST)
+    add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_WRITE,
+        g_strdup_printf ("connection to target %s lost (%s): "
+            "reconnecting in %u ms", t->id_str, next->u.lost.why,
+            next->u.lost.delay_ms), t->value);
+  if (next->kind == GST_MXL_FABRICS_SINK_TARGET_FAILED
+      && was != GST_MXL_FABRICS_SINK_TARGET_FAILED) {
+    const GError *e = next->u.failed.error;
+    gchar *name = t->id_str[0] ? g_strdup_printf ("target %s", t->id_str) :
+        g_strdup ("a target");
+
+    add_problem (notices, GST_MESSAGE_WARNING, e->domain, e->code,
+        g_strdup_printf ("%s failed: %s; %s", name, e->message, t->path ?
+            "waiting for its TargetInfo file to change" :
+            "the other targets go on"), t->value);
+    g_free (name);
+  }
+  n = g_new0 (GstMxlFabricsSinkNotice, 1);
+  n->type = GST_MESSAGE_ELEMENT;
+  n->state = aggregate (self);
+  n->target_id = g_strdup (t->id_str);
+  n->target_state = PUBLIC (t);
+  n->reason = g_strdup (next->kind == GST_MXL_FABRICS_SINK_TARGET_FAILED ?
+      next->u.failed.error->message : reason);
+  g_ptr_array_add (notices, n);
+}
+
+static void
+set_kind (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
+    GstMxlFabricsSinkTargetKind kind, const gchar * reason,
+    GPtrArray * notices)
+{
+  GstMxlFabricsSinkTargetState s = {.kind = kind };
+
+  gst_mxl_fabrics_sink_target_set_state (self, t, &s, reason, notices);
+}
+
+/* A target failed: WARNING, its own state error; the others go on (the
+ * element's ERROR comes only from check_all_failed). Takes @error. */
+static void
+target_fail (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
+    GError * error, GPtrArray * notices)
+{
+  GstMxlFabricsSinkTargetState s = {.kind = GST_MXL_FABRICS_SINK_TARGET_FAILED,
+    .u.failed.error = error
+  };
+
+  gst_mxl_fabrics_sink_target_set_state (self, t, &s, NULL, notices);
+}
+
+void
+gst_mxl_fabrics_sink_targets_check_all_failed (GstMxlFabricsSink * self,
+    GPtrArray * notices)
+{
+  const GError *last = NULL;
+  gboolean want;
+  guint i;
+
+  GST_OBJECT_LOCK (self);
+  want = self->error_on_all_failed;
+  GST_OBJECT_UNLOCK (self);
+  if (!want || self->all_failed_posted || self->targets->len == 0)
+    return;
+  /* failed for good: a followed @path file may still be rewritten */
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_FAILED || t->path)
+      return;
+    last = t->state.u.failed.error;
+  }
+  self->all_failed_posted = TRUE;
+  add_problem (notices, GST_MESSAGE_ERROR, last->domain, last->code,
+      g_strdup_printf ("%s (no target left that can receive this stream)",
+          last->message), NULL);
+}
+
+gboolean
+gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
+    const gchar * value, gboolean from_property, GError ** error)
+{
+  GstMxlFabricsSinkTarget *target;
+  gchar *json = NULL, *path = NULL;
+  guint64 id = 0;
+  guint i;
+
+  if (!gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path, error))
+    return FALSE;
+  if (json && !gst_mxl_fabrics_sink_target_info_id (json, &id, error)) {
+    g_free (json);
+    g_free (path);
+    return FALSE;
+  }
+
+  LOCK (self);
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    if (g_strcmp0 (t->value, value) == 0
+        || (json && t->have_id && t->id == id)) {
+      g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY,
+          "this TargetInfo (target %" G_GUINT64_FORMAT ") was already added"
+          "%s%s", id, t->path ? " as @" : "", t->path ? t->path : "");
+      UNLOCK (self);
+      g_free (json);
+      g_free (path);
+      return FALSE;
+    }
+  }
+  target = g_new0 (GstMxlFabricsSinkTarget, 1);
+  target->value = g_strdup (value);
+  target->json = json;
+  target->path = path;
+  target->have_id = json != NULL;
+  target->id = id;
+  target->from_property = from_property;
+  target->state.kind = GST_MXL_FABRICS_SINK_TARGET_IDLE;
+  target->file_checked_us = g_get_monotonic_time ();
+  g_ptr_array_add (self->targets, target);
+  UNLOCK (self);
+  /* The engine thread puts it on the initiator (a file target once the
+   * file appears). */
+  gst_mxl_fabrics_sink_engine_wake (self);
+  return TRUE;
+}
+
+/* Takes @t off the initiator: IDLE. */
+static void
+target_unplug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
+    const gchar * reason, GPtrArray * notices)
+{
+  if (t->info == NULL)
+    return;
+  mxlFabricsInitiatorRemoveTarget (self->initiator, t->info);
+  mxlFabricsFreeTargetInfo (t->info);
+  t->info = NULL;
+  set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, reason, notices);
+}
+
+gboolean
+gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
+    const gchar * value)
+{
+  GPtrArray *notices = gst_mxl_fabrics_sink_notices_new ();
+  gboolean found = FALSE;
+  guint i;
+
+  LOCK (self);
+  for (i = 0; i < self->targets->len && !found; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    if (g_strcmp0 (t->value, value) != 0)
+      continue;
+    target_unplug (self, t, "target removed", notices);
+    gst_mxl_fabrics_object_set_target_stats (self->obj, t->value, NULL);
+    g_ptr_array_remove_index (self->targets, i);
+    recount (self);
+    found = TRUE;
+  }
+  UNLOCK (self);
+  gst_mxl_fabrics_sink_notices_post (self, notices);
+  g_ptr_array_unref (notices);
+  return found;
+}
+
+gboolean
+gst_mxl_fabrics_sink_targets_check (GstMxlFabricsSink * self, GError ** error)
+{
+  gboolean ok = TRUE;
+  guint i;
+
+  LOCK (self);
+  for (i = 0; i < self->targets->len && ok; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    if (t->json)
+      ok = gst_mxl_fabrics_sink_check_target_info (t->json, NULL, error);
+  }
+  UNLOCK (self);
+  return ok;
+}
+
+/* A TargetInfo naming a provider this library does not know is accepted
+ * (the reference maps it to "any", wire spec §1.4 step 8); the sink says
+ * so, and which provider it sends with. */
+static void
+warn_unknown_provider (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
+    GPtrArray * notices)
+{
+  mxlFabricsProvider named = MXL_FABRICS_PROVIDER_ANY;
+  const char *name = NULL;
+  char ours[32] = "";
+  size_t size = sizeof ours;
+
+  if (mxlFabricsExtTargetInfoGetProvider (t->info, &named, &name) !=
+      MXL_STATUS_OK || named != MXL_FABRICS_PROVIDER_ANY)
+    return;
+  if (mxlFabricsProviderToString (self->provider, ours, &size) !=
+      MXL_STATUS_OK)
+    g_strlcpy (ours, "?", sizeof ours);
+  add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
+      GST_RESOURCE_ERROR_SETTINGS,
+      g_strdup_printf ("the TargetInfo of target %s names provider \"%s\", "
+          "which this library does not know: accepted (as by the MXL "
+          "reference, it counts as \"any\"); this sink sends with provider "
+          "%s", t->id_str, name ? name : "", ours), t->value);
+}
+
+/* IDLE → CONNECTING: puts @t's TargetInfo on the initiator. */
+static void
+target_plug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
+    GPtrArray * notices)
+{
+  GError *error = NULL;
+  mxlStatus st;
+
+  /* named by its id in what follows, failures included */
+  if (gst_mxl_fabrics_sink_target_info_id (t->json, &t->id, NULL))
+    g_snprintf (t->id_str, sizeof t->id_str, "%" G_GUINT64_FORMAT, t->id);
+  if (!gst_mxl_fabrics_sink_check_target_info (t->json, &self->format,
+          &error)) {
+    target_fail (self, t, error, notices);
+    return;
+  }
+  mxlFabricsTargetInfoFromString (t->json, &t->info);
+  mxlFabricsExtTargetInfoGetId (t->info, &t->id);
+  g_snprintf (t->id_str, sizeof t->id_str, "%" G_GUINT64_FORMAT, t->id);
+  warn_unknown_provider (self, t, notices);
+  st = mxlFabricsInitiatorAddTarget (self->initiator, t->info);
+  if (st != MXL_STATUS_OK) {
+    mxlFabricsFreeTargetInfo (t->info);
+    t->info = NULL;
+    target_fail (self, t, g_error_new (GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_SETTINGS, "cannot add target %s (%s): %s",
+            t->id_str,
+            gst_mxl_fabrics_status_name (st), st == MXL_ERR_EXISTS ?
+            "the same TargetInfo is given twice" :
+            st == MXL_ERR_UNSUPPORTED_OPERATION ? "the receiver expects a "
+            "transfer protocol this sender cannot speak (its TargetInfo's "
+            "ext.protocol; set the same options protocol on both elements, "
+            "or none)" : "the TargetInfo does not "
+            "fit this sink (another provider's address, a flow of another "
+            "geometry, or an audio target for video)"), notices);
+    return;
+  }
+  t->refused = 0;
+  t->seen_skipped = t->seen_dropped = 0;        /* a new initiator target */
+  set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_CONNECTING, "target added",
+      notices);
+}
+
+static void
+count_reconnect (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t)
+{
+  t->reconnects++;
+  GST_OBJECT_LOCK (self);
+  self->obj->counters.reconnects++;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* New contents of an @path file (rewritten by a restarted src): the one
+ * way a failed target comes back. */
+static void
+target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
+    gint64 now, GPtrArray * notices)
+{
+  gchar *text = NULL;
+  GError *error = NULL;
+
+  if (t->monitor ? !t->file_dirty :
+      now - t->file_checked_us < GST_MXL_FABRICS_SINK_FILE_CHECK_MS * 1000)
+    return;
+  t->file_checked_us = now;
+  t->file_dirty = FALSE;
+  /* the library reads the file (bounded) and gives it back in one form */
+  if (!gst_mxl_fabrics_target_info_resolve (t->value, NULL, &text, NULL,
+          &error)) {
+    if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_FAILED) {
+      g_error_free (error);     /* said once; wait for the next change */
+      return;
+    }
+    target_unplug (self, t, "TargetInfo file changed", notices);
+    target_fail (self, t, error, notices);
+    return;
+  }
+  if (text == NULL) {
+    /* not there (yet, or any more): keep waiting */
+    if (t->json == NULL && t->state.kind == GST_MXL_FABRICS_SINK_TARGET_IDLE)
+      set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_AWAITING_FILE,
+          "waiting for the TargetInfo file", notices);
+    return;
+  }
+  if (g_strcmp0 (text, t->json) == 0) {
+    g_free (text);
+    return;
+  }
+  if (t->info) {
+    target_unplug (self, t, "TargetInfo file changed", notices);
+    count_reconnect (self, t);
+  }
+  g_free (t->json);
+  t->json = text;
+  t->attempts = 0;
+  /* quiet: the same pass puts it on the initiator and says so */
+  if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_IDLE)
+    set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, NULL, NULL);
+  GST_INFO_OBJECT (self, "TargetInfo file %s (re)read", t->path);
+}
+
+static void
+on_file_changed (GFileMonitor * monitor, GFile * file, GFile * other,
+    GFileMonitorEvent event, gpointer data)
+{
+  GstMxlFabricsSink *self = data;
+  guint i;
+
+  /* dispatched by the engine thread between passes: the lock is free; the
+   * target is looked up, as remove-target may have dropped it */
+  LOCK (self);
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    if (t->monitor == monitor)
+      t->file_dirty = TRUE;
+  }
+  UNLOCK (self);
+}
+
+/* Watches @t's @path file (inotify through GFileMonitor, its events
+ * dispatched by the engine thread): a file that appears or is rewritten is
+ * read at once. Where no monitor can be made, the file is re-read every
+ * GST_MXL_FABRICS_SINK_FILE_CHECK_MS (target_check_file). */
+static void
+watch_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t)
+{
+  GFile *file = g_file_new_for_path (t->path);
+  GError *error = NULL;
+
+  t->watch_tried = TRUE;
+  t->file_dirty = TRUE;         /* the first read, or one since add-target */
+  t->monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
+  g_object_unref (file);
+  if (t->monitor == NULL) {
+    GST_INFO_OBJECT (self, "cannot watch %s (%s): re-read every %d ms",
+        t->path, error->message, GST_MXL_FABRICS_SINK_FILE_CHECK_MS);
+    g_error_free (error);
+    t->file_checked_us = 0;
+    return;
+  }
+  g_file_monitor_set_rate_limit (t->monitor, 0);
+  g_signal_connect (t->monitor, "changed", G_CALLBACK (on_file_changed), self);
+}
+
+void
+gst_mxl_fabrics_sink_targets_tick (GstMxlFabricsSink * self,
+    gboolean auto_reconnect, GPtrArray * notices)
+{
+  gint64 now = g_get_monotonic_time ();
+  guint i;
+
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+
+    if (t->path && !t->watch_tried)
+      watch_file (self, t);
+    if (t->path)
+      target_check_file (self, t, now, notices);
+    if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_IDLE && t->json) {
+      target_plug (self, t, notices);
+    } else if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_LOST
+        && auto_reconnect && now >= t->state.u.lost.retry_at_us) {
+      /* Re-adding a lost target makes the initiator reconnect. */
+      if (mxlFabricsInitiatorAddTarget (self->initiator, t->info) ==
+          MXL_STATUS_OK) {
+        count_reconnect (self, t);
+        set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_CONNECTING,
+            "reconnecting", notices);
+      } else {
+        GstMxlFabricsSinkTargetState s = t->state;
+
+        s.u.lost.retry_at_us = now + GST_MXL_FABRICS_SINK_RETRY_MAX_MS * 1000;
+        gst_mxl_fabrics_sink_target_set_state (self, t, &s, NULL, NULL);
+      }
+    }
+  }
+}
+
+static GstMxlFabricsSinkTarget *
+find_by_id (GstMxlFabricsSink * self, guint64 id)
+{
+  guint i;
+
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    if (t->info && t->id == id)
+      return t;
+  }
+  return NULL;
+}
+
+/* Why a connection was lost, in words (the event's reason status). */
+static const gchar *
+lost_why (mxlStatus reason)
+{
+  switch (reason) {
+    case MXL_ERR_INTERRUPTED:
+      return "the receiver stopped or closed the connection";
+    case MXL_ERR_NOT_READY:
+      return "the receiver stopped answering";
+    case MXL_ERR_OUT_OF_RANGE_TOO_LATE:
+      return "it fell a whole ring behind the stream, its receiver or the "
+          "network is slower than the stream; the other targets were not "
+          "held up";
+    case MXL_ERR_CONFLICT:
+      /* a claim lapsed (this sender was silent) and another took over */
+      return "the receiver already has a sender now";
+    default:
+      return gst_mxl_fabrics_status_name (reason);
+  }
+}
+
+/* A connection attempt failed (the library retries it with its back-off):
+ * a refusal because the receiver has another sender is said at once, other
+ * failures once after a few in a row, so that a stale TargetInfo or a
+ * receiver that is not running does not go unnoticed. */
+static void
+warn_attempt (GstMxlFabricsSinkTarget * t, mxlStatus reason,
+    GPtrArray * notices)
+{
+  if (reason == MXL_ERR_CONFLICT) {
+    if (!t->taken)
+      add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_BUSY,
+          g_strdup_printf ("target %s refused this sender: the "
+              "receiver already has a sender (one sender per "
+              "receiver unless its options allow more). Still "
+              "trying", t->id_str), t->value);
+    t->taken = TRUE;
+  } else if (reason != MXL_STATUS_OK
+      && ++t->refused == GST_MXL_FABRICS_SINK_UNREACHABLE_WARN) {
+    add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_OPEN_WRITE,
+        g_strdup_printf ("target %s not reachable after %u attempts "
+            "(%s): is its receiver running, and is this its current "
+            "TargetInfo? Still trying", t->id_str, t->refused,
+            reason == MXL_ERR_NOT_READY ? "timed out" :
+            "refused or failed"), t->value);
+  }
+}
+
+void
+gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
+    gboolean auto_reconnect, GPtrArray * notices)
+{
+  mxlFabricsExtConnectionEvent ev;
+
+  while (mxlFabricsExtInitiatorPollEvent (self->initiator, &ev) ==
+      MXL_STATUS_OK) {
+    GstMxlFabricsSinkTarget *t = find_by_id (self, ev.targetId);
+    gchar *reason;
+
+    if (t == NULL)
+      continue;                 /* a target we removed meanwhile */
+    reason = ev.reason == MXL_STATUS_OK ?
+        g_strdup (mxlFabricsExtConnectionStateName (ev.current)) :
+        g_strdup_printf ("%s (%s)", mxlFabricsExtConnectionStateName
+        (ev.current), gst_mxl_fabrics_status_name (ev.reason));
+    switch (ev.current) {
+      case MXL_FABRICS_EXT_STATE_IDLE:
+        warn_attempt (t, ev.reason, notices);
+        /* fall through */
+      case MXL_FABRICS_EXT_STATE_CONNECTING:
+        if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_CONNECTING)
+          set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_CONNECTING, reason,
+              notices);
+        break;
+      case MXL_FABRICS_EXT_STATE_CONNECTED:
+        set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_CONNECTED, reason,
+            notices);
+        break;
+      case MXL_FABRICS_EXT_STATE_LOST:{
+        GstMxlFabricsSinkTargetState s = {.kind =
+              GST_MXL_FABRICS_SINK_TARGET_LOST };
+
+        if (!auto_reconnect) {
+          target_fail (self, t, g_error_new (GST_RESOURCE_ERROR,
+                  GST_RESOURCE_ERROR_WRITE, "connection lost (%s) and "
+                  "auto-reconnect is off", lost_why (ev.reason)), notices);
+          break;
+        }
+        s.u.lost.delay_ms = MIN (GST_MXL_FABRICS_SINK_RETRY_FIRST_MS << MIN
+            (t->attempts, 8u), GST_MXL_FABRICS_SINK_RETRY_MAX_MS);
+        s.u.lost.retry_at_us = g_get_monotonic_time () +
+            (gint64) s.u.lost.delay_ms * 1000;
+        s.u.lost.why = lost_why (ev.reason);
+        t->attempts++;
+        gst_mxl_fabrics_sink_target_set_state (self, t, &s, reason, notices);
+        break;
+      }
+      default:
+        break;
+    }
+    g_free (reason);
+  }
+}
+
+gboolean
+gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self)
+{
+  guint i;
+
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    mxlFabricsExtConnectionState st;
+
+    if (t->info && t->state.kind == GST_MXL_FABRICS_SINK_TARGET_CONNECTING
+        && mxlFabricsExtInitiatorGetTargetState (self->initiator, t->info,
+            &st) == MXL_STATUS_OK && st == MXL_FABRICS_EXT_STATE_CONNECTING)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+gint64
+gst_mxl_fabrics_sink_targets_next_due (GstMxlFabricsSink * self, gint64 due,
+    gboolean auto_reconnect)
+{
+  guint i;
+
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+
+    if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_LOST && auto_reconnect)
+      due = MIN (due, t->state.u.lost.retry_at_us);
+    if (t->path && t->monitor == NULL)
+      due = MIN (due, t->file_checked_us +
+          GST_MXL_FABRICS_SINK_FILE_CHECK_MS * 1000);
+  }
+  return due;
+}
+
+void
+gst_mxl_fabrics_sink_targets_reset (GstMxlFabricsSink * self)
+{
+  guint i;
+
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+
+    if (t->monitor) {
+      g_signal_handlers_disconnect_by_data (t->monitor, self);
+      g_file_monitor_cancel (t->monitor);
+      g_clear_object (&t->monitor);
+    }
+    t->watch_tried = FALSE;
+    if (t->info)                /* the initiator goes next */
+      mxlFabricsFreeTargetInfo (t->info);
+    t->info = NULL;
+    if (t->path)                /* read again at the next start */
+      g_clear_pointer (&t->json, g_free);
+    set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, NULL, NULL);
+    t->id_str[0] = '\0';
+    t->attempts = t->refused = 0;
+    t->taken = FALSE;
+    t->grains = t->bytes = t->reconnects = t->dropped = 0;
+    t->behind_drops = t->behind_warned = 0;
+    t->behind_warned_us = 0;
+    t->seen_skipped = t->seen_dropped = 0;
+  }
+}

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The sink's targets, in the manner of multiudpsink's clients: one list
+ * (GstMxlFabricsSink.targets) under one lock (the engine lock, obj->lock),
+ * each target one GstMxlFabricsSinkTarget with an explicit state, written
+ * only by gst_mxl_fabrics_sink_target_set_state(). add-target,
+ * remove-target and the target-info property act on the list directly;
+ * the engine thread (mxlfabricssinkconn.c) drives the initiator, reads
+ * @path files on their GFileMonitor events and feeds connection events in.
+ *
+ *   IDLE ──(file missing)──> AWAITING_FILE ──(file read)──> IDLE
+ *   IDLE ──(added to the initiator)──> CONNECTING ──(event)──> CONNECTED
+ *   CONNECTED ──(event lost)──> LOST{retry_at} ──(retry_at)──> CONNECTING
+ *   any ──(bad TargetInfo, refused, lost without auto-reconnect)──> FAILED
+ *   FAILED / any ──(@path file changed)──> IDLE
+ *
+ * One WARNING per transition into LOST or FAILED (none while it stays).
+ */
+#pragma once
+
+#include "mxlfabricssink.h"
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  GST_MXL_FABRICS_SINK_TARGET_IDLE,     /* TargetInfo known (or to be read
+                                         * again), not on the initiator */
+  GST_MXL_FABRICS_SINK_TARGET_AWAITING_FILE,    /* @path file not there */
+  GST_MXL_FABRICS_SINK_TARGET_CONNECTING,       /* on the initiator */
+  GST_MXL_FABRICS_SINK_TARGET_CONNECTED,
+  GST_MXL_FABRICS_SINK_TARGET_LOST,     /* re-added at u.lost.retry_at_us */
+  GST_MXL_FABRICS_SINK_TARGET_FAILED,   /* left alone until its file changes */
+} GstMxlFabricsSinkTargetKind;
+
+typedef struct {
+  GstMxlFabricsSinkTargetKind kind;
+  union {
+    struct {
+      gint64 retry_at_us;       /* monotonic */
+      guint delay_ms;
+      const gchar *why;         /* static text */
+    } lost;
+    struct {
+      GError *error;            /* owned */
+    } failed;
+  } u;
+} GstMxlFabricsSinkTargetState;
+
+struct _GstMxlFabricsSinkTarget {
+  gchar *value;                 /* as given (JSON, base64 or @path) */
+  gchar *path;                  /* file of an @path value, else NULL */
+  gchar *json;                  /* TargetInfo JSON in use; NULL: to be read */
+  gboolean from_property;       /* TRUE for the target-info property's one */
+  gboolean have_id;             /* json parsed: id is its TargetInfo id */
+  guint64 id;
+  gchar id_str[24];
+  GstMxlFabricsSinkTargetState state;
+  mxlFabricsTargetInfo info;    /* non-NULL while on the initiator */
+  guint attempts;               /* losses since the last connection */
+  guint refused;                /* failed connection attempts in a row */
+  gboolean taken;               /* refused: the receiver has another sender */
+  GFileMonitor *monitor;        /* @path watched (engine thread's context) */
+  gboolean watch_tried;
+  gboolean file_dirty;          /* re-read the file */
+  gint64 file_checked_us;
+  guint64 grains, bytes, reconnects;
+  guint64 dropped;              /* grains this target did not get */
+  guint64 behind_drops;         /* of which because it was behind */
+  guint64 behind_warned;        /* behind_drops at the last WARNING */
+  gint64 behind_warned_us;
+  guint64 seen_skipped, seen_dropped;   /* initiator's target counters */
+};
+
+/* What a change found, posted once engine_lock is released (a bus sync
+ * handler may call back into the element). */
+typedef struct {
+  GstMessageType type;          /* ERROR, WARNING, or ELEMENT (connection) */
+  GError *error;
+  gchar *debug;
+  GstMxlFabricsConnectionState state;   /* aggregate after the change */
+  gchar *target_id;
+  GstMxlFabricsConnectionState target_state;
+  gchar *reason;
+} GstMxlFabricsSinkNotice;
+
+GPtrArray *gst_mxl_fabrics_sink_notices_new (void);
+/** Posts and empties @notices; engine_lock NOT held. */
+void gst_mxl_fabrics_sink_notices_post (GstMxlFabricsSink * self,
+    GPtrArray * notices);
+void gst_mxl_fabrics_sink_notice_problem (GPtrArray * notices,
+    GstMessageType type, GQuark domain, gint code, gchar * message,
+    const gchar * debug);
+
+/** The public connection state of a target state. */
+GstMxlFabricsConnectionState
+gst_mxl_fabrics_sink_target_public_state (GstMxlFabricsSinkTargetKind kind);
+
+/**
+ * gst_mxl_fabrics_sink_target_set_state:
+ * @t: a target of self->targets; engine_lock held.
+ * @next: the new state; a FAILED one's error is taken.
+ * @reason: the reason in the target's connection message.
+ *
+ * The only writer of @t->state: posts the per-target connection message,
+ * the WARNING on entering LOST or FAILED, and wakes wait-for-connection.
+ */
+void gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
+    GstMxlFabricsSinkTarget * t, const GstMxlFabricsSinkTargetState * next,
+    const gchar * reason, GPtrArray * notices);
+
+/** Adds a target (add-target, target-info); engine_lock NOT held. Fails
+ * with GST_RESOURCE_ERROR_SETTINGS for a TargetInfo the library refuses,
+ * GST_RESOURCE_ERROR_BUSY for one already given (by TargetInfo id). */
+gboolean gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
+    const gchar * value, gboolean from_property, GError ** error);
+
+/** Removes the target given as @value (off the initiator at once);
+ * engine_lock NOT held. */
+gboolean gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
+    const gchar * value);
+
+/** start(): every TargetInfo already read is one the library accepts. */
+gboolean gst_mxl_fabrics_sink_targets_check (GstMxlFabricsSink * self,
+    GError ** error);
+
+/** Engine thread, engine_lock held: one pass over every target (watches,
+ * file re-reads, adds to the initiator, lost targets' re-adds, connection
+ * events). */
+void gst_mxl_fabrics_sink_targets_tick (GstMxlFabricsSink * self,
+    gboolean auto_reconnect, GPtrArray * notices);
+
+/** Engine thread, engine_lock held, after progress: the initiator's
+ * connection events, each one transition (the library retries refused
+ * attempts with its own back-off). */
+void gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
+    gboolean auto_reconnect, GPtrArray * notices);
+
+/** Engine thread, engine_lock held: the soonest time a pass is due for a
+ * target (a re-add, an unwatched @path file), or @due. */
+gint64 gst_mxl_fabrics_sink_targets_next_due (GstMxlFabricsSink * self,
+    gint64 due, gboolean auto_reconnect);
+
+/** Whether a connection attempt is under way on the initiator. */
+gboolean gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self);
+
+/** Stats per target and falling-behind WARNINGs; engine_lock held. */
+void gst_mxl_fabrics_sink_targets_update_stats (GstMxlFabricsSink * self,
+    gint64 now, GPtrArray * notices);
+
+/** The element's ERROR once every target failed for good. */
+void gst_mxl_fabrics_sink_targets_check_all_failed (GstMxlFabricsSink * self,
+    GPtrArray * notices);
+
+/** Engine thread leaving (stop()): every target off the initiator, its
+ * monitor gone, its counters reset, back to IDLE (kept for a restart). */
+void gst_mxl_fabrics_sink_targets_reset (GstMxlFabricsSink * self);
+
+void gst_mxl_fabrics_sink_target_free (GstMxlFabricsSinkTarget * t);
+
+G_END_DECLS
