@@ -66,15 +66,30 @@ open_endpoint (MxlInitiator *init, struct fi_info *info, struct fid_av **av,
   return MXL_STATUS_OK;
 }
 
+/* @keep_region: a shm endpoint's file stays (mxl_shm_region_keep_begin()):
+ * the peer may not have taken up its connection request yet. */
 static void
-close_endpoint (MxlInitiator *init, struct fid_ep *ep, struct fid_av *av)
+close_endpoint_full (MxlInitiator *init, struct fid_ep *ep, struct fid_av *av,
+    gboolean keep_region)
 {
+  char *kept = NULL;
+
+  if (keep_region && ep != NULL && init->shm_holds != NULL)
+    kept = mxl_shm_region_keep_begin (g_hash_table_lookup (init->shm_holds, ep));
   /* The endpoint goes first: for shm its fi_close() removes its /dev/shm
    * file (docs/libfabric-notes.md P12); then the hold on that file goes. */
   mxl_ofi_close (ep ? &ep->fid : NULL, "ep");
+  if (kept != NULL)
+    mxl_shm_region_keep_end (g_hash_table_lookup (init->shm_holds, ep), kept);
   if (ep != NULL && init->shm_holds != NULL)
     g_hash_table_remove (init->shm_holds, ep);
   mxl_ofi_close (av ? &av->fid : NULL, "av");
+}
+
+static void
+close_endpoint (MxlInitiator *init, struct fid_ep *ep, struct fid_av *av)
+{
+  close_endpoint_full (init, ep, av, FALSE);
 }
 
 /* The own endpoint of a connection lost with writes in flight to a peer
@@ -362,6 +377,13 @@ static void
 rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
 {
   gboolean connected = state->kind == MXL_CONN_CONNECTED;
+  /* Connecting with no claim operation accepted yet: shm refuses (EAGAIN)
+   * every operation until the target took up the connection request of
+   * this endpoint (claim_tick()), which a target that lives but does not
+   * progress (stopped) has not: its file must stay, or the target crashes
+   * when it continues (mxl_shm_region_keep_begin()). */
+  gboolean request_pending = state->kind == MXL_CONN_CONNECTING
+      && claims (conn) && conn->claim_phase == 0 && !mxl_conn_peer_gone (conn);
   struct fid_ep *ep;
   struct fid_av *av;
   fi_addr_t addr;
@@ -382,7 +404,7 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
     if (conn->parking)
       park (conn, ep, av);
     else
-      close_endpoint (conn->init, ep, av);
+      close_endpoint_full (conn->init, ep, av, request_pending);
     return;
   }
   /* A shared endpoint: only an orderly removal takes the address out of

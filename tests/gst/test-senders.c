@@ -27,6 +27,8 @@
  *   ("exclusive": false) takes both.
  * - stalled-receiver-shm: a receiver stopped (SIGSTOP) is reported lost and
  *   its transfers failed; it gets frames again once it continues.
+ * - stopped-receiver-sender-leaves-shm: a sender that reconnected to a
+ *   stopped receiver leaves; the receiver continues and ends in order.
  *
  * Children are stopped and reaped by PID; every wait is bounded.
  */
@@ -471,6 +473,18 @@ second_sender (const gchar * provider)
   hgst_remove_files (dir, file, out);
 }
 
+/* Starts sender 1 to the shm receiver @pid, waits for 20 frames, stops the
+ * receiver (SIGSTOP) and waits until the sender says it is lost. */
+static void
+stall_receiver (GPid pid, const gchar * file, const gchar * out, Sender * ps)
+{
+  hgst_wait_file (file);
+  sender_start (ps, 1, "shm", file);
+  wait_frames (out, 20, 8000);
+  g_assert_cmpint (kill (pid, SIGSTOP), ==, 0);
+  g_assert_true (wait_warning (ps->p, "the receiver stopped answering", 8000));
+}
+
 /* A shm receiver that stops answering (SIGSTOP): the sender fails what it
  * had in flight and says the connection is lost within the stall limit
  * (5 s, MXL_CONN_STALL_MS), and streams to it again once it continues. */
@@ -488,11 +502,7 @@ test_stalled_receiver_shm (void)
   guint64 queued, completed, failed;
   GstElement *sink;
 
-  hgst_wait_file (file);
-  sender_start (&ps, 1, "shm", file);
-  wait_frames (out, 20, 8000);
-  g_assert_cmpint (kill (pid, SIGSTOP), ==, 0);
-  g_assert_true (wait_warning (ps.p, "the receiver stopped answering", 8000));
+  stall_receiver (pid, file, out, &ps);
   sink = gst_bin_get_by_name (GST_BIN (ps.p), "sink");
   g_object_get (sink, "connection-state", &state, NULL);
   gst_object_unref (sink);
@@ -523,6 +533,37 @@ test_stalled_receiver_shm (void)
       "%u bad", before, frames->len, bad);
   g_assert_cmpuint (frames->len, >=, before + 20);
   g_assert_cmpuint (bad, ==, 0);
+  g_array_unref (frames);
+  hgst_remove_files (dir, file, out);
+}
+
+/* A sender that reconnects to a stopped shm receiver and then leaves: its
+ * new endpoint's connection request waits in the receiver's region, and the
+ * receiver takes it up when it continues. On libfabric 1.17 that crashed
+ * the receiver (SIGSEGV in fi_cq_read) once the sender's endpoint file was
+ * gone; the file now stays (initiator_rdm.c, rdm_close()) and the receiver
+ * must end in order. */
+static void
+test_stopped_receiver_sender_leaves_shm (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-leave-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "target.json", NULL);
+  gchar *out = g_build_filename (dir, "received", NULL);
+  GPid pid = spawn_receiver ("shm", file, out);
+  Sender ps;
+  GArray *frames;
+
+  stall_receiver (pid, file, out, &ps);
+  /* the reconnection (200 ms later) opens a new endpoint and asks */
+  g_usleep (800 * 1000);
+  sender_stop_pushing (&ps);
+  sender_free (&ps);
+  g_assert_cmpint (kill (pid, SIGCONT), ==, 0);
+  g_usleep (300 * 1000);                /* it progresses: the request */
+  stop_receiver (pid);                  /* exits 0: no crash */
+  frames = read_frames (out, NULL);
+  g_test_message ("receiver: %u frames", frames->len);
+  g_assert_cmpuint (frames->len, >=, 20);
   g_array_unref (frames);
   hgst_remove_files (dir, file, out);
 }
@@ -593,5 +634,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/senders/second-sender-tcp", test_second_sender_tcp);
   g_test_add_func ("/gst/senders/shared-receiver-shm", test_shared_receiver_shm);
   g_test_add_func ("/gst/senders/stalled-receiver-shm", test_stalled_receiver_shm);
+  g_test_add_func ("/gst/senders/stopped-receiver-sender-leaves-shm",
+      test_stopped_receiver_sender_leaves_shm);
   return g_test_run ();
 }

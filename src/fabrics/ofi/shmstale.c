@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 
 struct MxlShmHold {
   int fd;                        /* holds LOCK_SH on the region file */
+  char *path;                    /* the region file */
 };
 
 /* A decimal number of 1 to 10 digits at *@p; advances *@p past it. */
@@ -144,9 +146,9 @@ mxl_shm_region_hold (struct fid_ep *ep)
     g_free (path);
     return NULL;
   }
-  g_free (path);
   hold = g_new0 (MxlShmHold, 1);
   hold->fd = fd;
+  hold->path = path;
   return hold;
 }
 
@@ -156,5 +158,34 @@ mxl_shm_region_release (MxlShmHold *hold)
   if (hold == NULL)
     return;
   close (hold->fd);
+  g_free (hold->path);
   g_free (hold);
+}
+
+char *
+mxl_shm_region_keep_begin (MxlShmHold *hold)
+{
+  char *keep;
+
+  if (hold == NULL)
+    return NULL;
+  keep = g_strconcat (hold->path, ".keep", NULL);
+  if (link (hold->path, keep) != 0) {
+    g_debug ("shm region %s not kept: link: %s", hold->path, g_strerror (errno));
+    g_free (keep);
+    return NULL;
+  }
+  return keep;
+}
+
+void
+mxl_shm_region_keep_end (MxlShmHold *hold, char *keep)
+{
+  if (keep == NULL)
+    return;
+  if (rename (keep, hold->path) != 0) {
+    g_debug ("shm region %s not kept: rename: %s", hold->path, g_strerror (errno));
+    unlink (keep);
+  }
+  g_free (keep);
 }

@@ -85,3 +85,30 @@ MxlShmHold *mxl_shm_region_hold (struct fid_ep *ep);
 
 /** Drops a hold of mxl_shm_region_hold(); NULL is ignored. */
 void mxl_shm_region_release (MxlShmHold *hold);
+
+/**
+ * mxl_shm_region_keep_begin:
+ * @hold: (nullable): the hold of an endpoint about to be closed.
+ *
+ * Keeps @hold's region file under its name past the endpoint's fi_close()
+ * (which unlinks it): links it to "<file>.keep" now, and
+ * mxl_shm_region_keep_end(), called right after fi_close(), renames it
+ * back. Why: the first message of a libfabric 1.17 shm endpoint to a peer
+ * queues a connection request naming the endpoint's file in the peer's
+ * region; a peer that progresses only after the file is gone (stopped,
+ * say) dereferences a NULL region mapping for it in fi_cq_read() and
+ * crashes (prov/shm/src/smr_progress.c, smr_progress_connreq(): the
+ * missing file leaves the map entry unmapped; later versions check it). A
+ * kept file names a process that will be gone: mxl_shm_clean_stale()
+ * removes it once that process has exited. Between the unlink in
+ * fi_close() and the rename lies a window of microseconds.
+ *
+ * Returns: (transfer full) (nullable): the link for
+ * mxl_shm_region_keep_end(); NULL (logged at debug level) when @hold is
+ * NULL or the link fails: the file then goes with fi_close().
+ */
+char *mxl_shm_region_keep_begin (MxlShmHold *hold);
+
+/** Renames @keep (from mxl_shm_region_keep_begin(), taken) back to @hold's
+ * region file, or removes it should that fail; NULL is ignored. */
+void mxl_shm_region_keep_end (MxlShmHold *hold, char *keep);
