@@ -115,14 +115,9 @@ gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
   recount (self);
   if (notices == NULL)
     return;                     /* a quiet step: the next one says it */
-  /* one WARNING per transition into lost or failed */
-  if (next->kind == GST_MXL_FABRICS_SINK_TARGET_LOST
-      && was != GST_MXL_FABRICS_SINK_TARGET_LOST)
-    add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
-        GST_RESOURCE_ERROR_WRITE,
-        g_strdup_printf ("connection to target %s lost (%s): "
-            "reconnecting in %u ms", t->id_str, next->u.lost.why,
-            next->u.lost.delay_ms), t->value);
+  /* the order is as it always was: a failure's WARNING, then the state;
+   * the state, then a loss's WARNING, so that whoever reacts to that
+   * WARNING reads the new connection-state */
   if (next->kind == GST_MXL_FABRICS_SINK_TARGET_FAILED
       && was != GST_MXL_FABRICS_SINK_TARGET_FAILED) {
     const GError *e = next->u.failed.error;
@@ -143,6 +138,14 @@ gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
   n->reason = g_strdup (next->kind == GST_MXL_FABRICS_SINK_TARGET_FAILED ?
       next->u.failed.error->message : reason);
   g_ptr_array_add (notices, n);
+  /* one WARNING per transition into lost or failed */
+  if (next->kind == GST_MXL_FABRICS_SINK_TARGET_LOST
+      && was != GST_MXL_FABRICS_SINK_TARGET_LOST)
+    add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_WRITE,
+        g_strdup_printf ("connection to target %s lost (%s): "
+            "reconnecting in %u ms", t->id_str, next->u.lost.why,
+            next->u.lost.delay_ms), t->value);
 }
 
 static void
