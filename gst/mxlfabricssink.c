@@ -108,8 +108,8 @@
  * or changes (a file that does not exist yet is waited for; a rewritten
  * one, e.g. by a restarted src, replaces the target), turns connection
  * events into `connection-state` and messages, and re-adds a
- * lost target after 200 ms, doubling up to 5 s (`auto-reconnect`; each loss
- * is a WARNING; with `auto-reconnect=false` the target fails).
+ * lost target after 200 ms (`auto-reconnect`; each loss is a WARNING; with
+ * `auto-reconnect=false` the target fails).
  *
  * The element messages `mxl-fabrics-connection` (fields `state`: the
  * element's state, connected when at least one target is; `target-id`: the
