@@ -166,7 +166,6 @@ mxl_conn_track_complete (MxlConn *conn, uint64_t seq, gboolean ok, int err)
 }
 
 
-/* Leaves a state that holds transport resources. */
 /* --------------------------------------------------- application view */
 
 mxlStatus
