@@ -521,7 +521,7 @@ target_loop (Side *s, mxlFabricsTarget t, const Options *o, int sock,
     mxlFabricsExtTargetStats ts = {.version = MXL_FABRICS_API_VERSION };
     if (mxlFabricsExtTargetGetStats (t, &ts) == MXL_STATUS_OK) {
       /* grains superseded in a drain, audio batches lost to an overrun
-       * of the bounce ring (no flow control, wire spec §2.3) */
+       * of the bounce ring (no flow control, docs/wire-format.md §2.3) */
       r->superseded = ts.completionsSuperseded + ts.batchesLost;
       r->bad = ts.badImmediateData + ts.badGrainHeaders;
     }

@@ -162,7 +162,7 @@ def main():
         "time; lost: overwritten in the target's bounce ring before it was "
         "read). staging on: the initiator packs each batch into one "
         "registered buffer and posts one write; off: the scatter-gather "
-        "writes of wire spec §4.3 (iov_limit 4: 3 writes for 8 channels, "
+        "writes of docs/wire-format.md §4.3 (iov_limit 4: 3 writes for 8 channels, "
         "17 for 64). CPU: getrusage user + system of each process over its "
         "own wall time (first to last batch), 100 %% = one core."
         % a.runs, "",

@@ -300,7 +300,7 @@ gst_mxl_fabrics_sink_targets_check (GstMxlFabricsSink * self, GError ** error)
 }
 
 /* A TargetInfo naming a provider this library does not know is accepted
- * (the reference maps it to "any", wire spec §1.4 step 8); the sink says
+ * (the reference maps it to "any", docs/wire-format.md §1.4 step 8); the sink says
  * so, and which provider it sends with. */
 static void
 warn_unknown_provider (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,

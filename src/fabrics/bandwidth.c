@@ -292,7 +292,7 @@ mxlFabricsExtFlowBandwidth (char const *in_flowDef,
 
   memset (out, 0, sizeof *out);
   if (mxlIsDiscreteDataFormat (def.format)) {
-    /* a grain: header + payload, one run (wire spec §3.3) */
+    /* a grain: header + payload, one run (docs/wire-format.md §3.3) */
     uint64_t run = (uint64_t) MXL_GRAIN_PAYLOAD_OFFSET + def.grain_size;
     out->unitRate = def.rate;
     out->mediaBytesPerUnit = def.grain_size;
@@ -317,7 +317,7 @@ mxlFabricsExtFlowBandwidth (char const *in_flowDef,
       out->unitRate.denominator = den / a;
     }
     out->mediaBytesPerUnit = (uint64_t) def.channel_count * batch * def.sample_word_size;
-    /* entry header, then one fragment per channel (wire spec §4.2) */
+    /* entry header, then one fragment per channel (docs/wire-format.md §4.2) */
     piece = g_new (uint64_t, def.channel_count + 1);
     piece[0] = MXL_BOUNCE_HEADER_SIZE;
     for (guint c = 0; c < def.channel_count; c++)

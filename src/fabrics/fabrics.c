@@ -107,7 +107,7 @@ mxlFabricsTargetReadGrain (mxlFabricsTarget in_target, uint16_t in_timeoutMs,
   return read_grain (in_target, in_timeoutMs, out_grainIndex);
 }
 
-/* Continuous flows (wire spec §4). */
+/* Continuous flows (docs/wire-format.md §4). */
 static mxlStatus
 read_samples (mxlFabricsTarget t, int timeout_ms, uint64_t *out_head, size_t *out_count)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Initiator: setup and teardown, targets, and the fan-out of transfers to
- * every connected target (wire spec §6.4, §6.5, §7.4, with the
+ * every connected target (docs/wire-format.md §6.4, §6.5, §7.4, with the
  * improvements of our design: queued retries within a deadline instead of
  * failing on -FI_EAGAIN, reconnection on re-add). The connection state
  * machine and the context pool are in initiator_conn.c, tracking and

@@ -3,7 +3,7 @@
  * The initiator's connections: the write context pool and the connection
  * state machine, whose one transition function (mxl_conn_transition()) is
  * the only place that writes a connection's state (lost connections are
- * reported instead of silently evicted, wire spec §6.5).
+ * reported instead of silently evicted, docs/wire-format.md §6.5).
  */
 #include "fabrics/initiator.h"
 

@@ -3,8 +3,8 @@
  * Connected (FI_EP_MSG) initiator: tcp, verbs. One event queue and one
  * completion queue for all targets, one endpoint per target connection,
  * connected with 8 bytes of private data, the initiator's claim token, so
- * that a target refusing it counts initiators, not attempts (claim.h; wire
- * spec §6.2: a reference target reads 24-byte EQ entries, which hold a
+ * that a target refusing it counts initiators, not attempts (claim.h;
+ * docs/wire-format.md §6.2: a reference target reads 24-byte EQ entries, which hold a
  * connection request with up to 8 bytes of data; it ignores them), §6.4. Event queue entries
  * are routed to connections through a table of live endpoints, so an event
  * for an endpoint already closed is ignored.
@@ -54,7 +54,7 @@ rc_open (MxlConn *conn, MxlConnState *next)
     return mxl_ofi_status (rc);
   }
   /* The CQ is bound for both directions: 1.17 tcp crashes otherwise
-   * (wire spec §6.1). */
+   * (docs/wire-format.md §6.1). */
   if ((rc = fi_ep_bind (ep, &init->eq->fid, 0)) != 0
       || (rc = fi_ep_bind (ep, &init->cq->fid, FI_TRANSMIT | FI_RECV)) != 0
       || (rc = fi_connect (ep, conn->info->fabric_address, &init->claim_token,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Connectionless (FI_EP_RDM) initiator: shm, efa, tcp;ofi_rxm. A target
- * becomes usable as soon as its address is in the address vector (wire
- * spec §6.5). A target that vanished is noticed through error completions
+ * becomes usable as soon as its address is in the address vector (docs/wire-format.md
+ * §6.5). A target that vanished is noticed through error completions
  * or writes that stop completing (MXL_CONN_STALL_MS).
  *
  * shm gets one endpoint and address vector per connection, opened when the

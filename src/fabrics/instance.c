@@ -10,7 +10,7 @@ mxl_instance_create (mxlInstance mxl, mxlFabricsInstance *out)
   mxlFabricsInstance inst;
 
   /* Before any libfabric call: the MR cache's memory monitor would hook
-   * every munmap of the process (wire spec §3.1). */
+   * every munmap of the process (docs/wire-format.md §3.1). */
   setenv ("FI_MR_CACHE_MONITOR", "disabled", 1);
   inst = g_new0 (struct mxlFabricsInstance_t, 1);
   inst->mxl = mxl;

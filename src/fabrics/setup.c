@@ -112,7 +112,7 @@ mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
     return MXL_ERR_INVALID_ARG;
   }
   if (flow->grain_count > 65536) {
-    /* The immediate data carries the slot in 16 bits (wire spec §2.3). */
+    /* The immediate data carries the slot in 16 bits (docs/wire-format.md §2.3). */
     g_set_error (error, MXL_OFI_ERROR, 0, "more than 65536 grains cannot be addressed");
     return MXL_ERR_INVALID_ARG;
   }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Target: setup, completion draining and reads (wire spec §6.3, §6.6, §7). */
+/* Target: setup, completion draining and reads (docs/wire-format.md §6.3, §6.6, §7). */
 #include "fabrics/target.h"
 
 #include <string.h>

@@ -8,7 +8,7 @@
  * Reads drain the completion queue in batches into a small buffer; every
  * completion with immediate data is validated and then committed to the
  * flow by the target itself (mxlFlowWriterOpenGrain + validSlices from the
- * immediate data + mxlFlowWriterCommitGrain, wire spec §6.9), which makes the
+ * immediate data + mxlFlowWriterCommitGrain, docs/wire-format.md §6.9), which makes the
  * grain visible to local readers.
  */
 #pragma once
@@ -53,7 +53,7 @@ void mxl_target_get_stats (MxlTarget *target, mxlFabricsExtTargetStats *out);
 /* --- shared by target.c, target_rc.c, target_rdm.c, protocol/ --- */
 
 /** Binds @ep to the target's CQ (FI_TRANSMIT | FI_RECV: 1.17 tcp crashes
- * otherwise, wire spec §6.1) and, when needed, posts the receives. */
+ * otherwise, docs/wire-format.md §6.1) and, when needed, posts the receives. */
 mxlStatus mxl_target_bind_cq (MxlTarget *target, struct fid_ep *ep,
     GError **error);
 /** Builds the target's TargetInfo from its regions and @addr (fi_getname()). */

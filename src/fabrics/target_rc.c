@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Connected (FI_EP_MSG) target: tcp, verbs (wire spec §6.3), with two
+ * Connected (FI_EP_MSG) target: tcp, verbs (docs/wire-format.md §6.3), with two
  * departures from the reference that keep a published TargetInfo valid:
  * the passive endpoint keeps listening while an initiator is connected
  * (further requests are rejected, not left unanswered), and after the
@@ -81,7 +81,7 @@ reject (MxlTarget *t, const MxlRcInput *in, gboolean busy)
 static struct fid_ep *
 accept_request (MxlTarget *t, struct fi_info *info)
 {
-  static const uint8_t accept_data[1] = { 0 };   /* wire spec §6.2 */
+  static const uint8_t accept_data[1] = { 0 };   /* docs/wire-format.md §6.2 */
   g_autoptr (GError) error = NULL;
   struct fid_ep *ep = NULL;
   int rc;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Connectionless (FI_EP_RDM) target: shm, efa, tcp;ofi_rxm (wire spec §6.6).
+ * Connectionless (FI_EP_RDM) target: shm, efa, tcp;ofi_rxm (docs/wire-format.md §6.6).
  * One enabled endpoint with an address vector; there is no connection
  * state, every initiator simply writes. Unlike the reference, receives are
  * posted when the provider's immediate data consumes them (FI_RX_CQ_DATA).

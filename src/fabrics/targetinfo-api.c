@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Public TargetInfo functions of <mxl/fabrics.h> (wire spec §1.2, §1.4) on
+ * Public TargetInfo functions of <mxl/fabrics.h> (docs/wire-format.md §1.2, §1.4) on
  * top of the internal targetinfo.c.
  */
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 /*
  * mxl-fabrics-interfaces: lists this host's fabric interfaces usable for
  * MXL Fabrics (provider, node, capabilities, maximum message size), with
- * the libfabric version in use (mxlFabricsGetInterfaces(), wire spec §5.4).
+ * the libfabric version in use (mxlFabricsGetInterfaces(), docs/wire-format.md §5.4).
  *
  *   mxl-fabrics-interfaces [--provider tcp|verbs|efa|shm|tcp;ofi_rxm]
  *                          [--node ADDRESS] [--attr]

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fuzz target: the audio bounce entry a target reads from its bounce ring
- * (bounce.h, wire spec §4.2 and §4.4). The entry header (head, count) is
+ * (bounce.h, docs/wire-format.md §4.2 and §4.4). The entry header (head, count) is
  * written by the initiator and untrusted; the target checks it
  * (mxl_bounce_entry_check()) and unpacks the payload into its own channel
  * rings (mxl_bounce_unpack()).

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fuzz target: the checks a target applies to what an initiator sends with
- * each grain (immdata.h, wire spec §2.1 and §3.3): the 64-bit CQ data and
+ * each grain (immdata.h, docs/wire-format.md §2.1 and §3.3): the 64-bit CQ data and
  * the grain header written into the slot.
  *
  * Input layout (shorter inputs are zero-padded): bytes 0-7 CQ data (LE),

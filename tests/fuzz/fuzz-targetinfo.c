@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fuzz target: the TargetInfo parsers (mxl_target_info_from_json,
- * mxl_target_info_from_user_string), wire spec §1.4/§1.6. A TargetInfo
+ * mxl_target_info_from_user_string), docs/wire-format.md §1.4/§1.6. A TargetInfo
  * comes from a peer or a user, so it is untrusted.
  *
  * Properties checked for every input:

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* libfabric addr_format values accepted in a TargetInfo (wire spec §1.2).
+/* libfabric addr_format values accepted in a TargetInfo (docs/wire-format.md §1.2).
  * FI_SOCKADDR_IP only exists in libfabric >= 2.3, so we name it ourselves. */
 #define MXL_ADDR_FORMAT_SOCKADDR 1u
 #define MXL_ADDR_FORMAT_SOCKADDR_IN 2u
@@ -30,7 +30,7 @@
 /**
  * mxl_address_format_is_supported:
  * Returns: TRUE for the addr_format values a TargetInfo may carry:
- * 1, 2, 3, 4, 9, 12, 17 (wire spec §1.2, §1.4 step 3).
+ * 1, 2, 3, 4, 9, 12, 17 (docs/wire-format.md §1.2, §1.4 step 3).
  */
 gboolean mxl_address_format_is_supported (uint32_t format);
 

@@ -280,7 +280,7 @@ mxl_ofi_cq_read (struct fid_cq *cq, struct fi_cq_data_entry *buf, size_t count,
 mxlStatus
 mxl_ofi_eq_read (struct fid_eq *eq, int timeout_ms, MxlEqEvent *out)
 {
-  /* fi_eq_cm_entry plus room for CM private data (wire spec §6.2: at most
+  /* fi_eq_cm_entry plus room for CM private data (docs/wire-format.md §6.2: at most
    * a few bytes are sent; anything longer is truncated by libfabric). */
   union {
     struct fi_eq_cm_entry cm;

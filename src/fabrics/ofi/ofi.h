@@ -33,7 +33,7 @@ GQuark mxl_ofi_error_quark (void);
  * mxl_ofi_status:
  * @rc: a libfabric return code (0 or a negative FI_E* value).
  *
- * Maps per wire spec §7.5: 0 → OK, -FI_EINTR → INTERRUPTED, -FI_EAGAIN →
+ * Maps per docs/wire-format.md §7.5: 0 → OK, -FI_EINTR → INTERRUPTED, -FI_EAGAIN →
  * NOT_READY, -FI_ENOSYS/-FI_EOPNOTSUPP → UNSUPPORTED_OPERATION, -FI_ENODATA →
  * NO_FABRIC, any other negative value → UNKNOWN.
  */

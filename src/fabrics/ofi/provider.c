@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Provider table, fi_getinfo hints and interface listing (wire spec §5). */
+/* Provider table, fi_getinfo hints and interface listing (docs/wire-format.md §5). */
 #include "fabrics/ofi/provider.h"
 
 #include <arpa/inet.h>
@@ -346,7 +346,7 @@ mxl_provider_getinfo_exact (const mxlFabricsInterfaceConfig *config, MxlRole rol
     mxl_ofi_fail (rc, "fi_getinfo", error);
     return rc == -FI_ENODATA ? MXL_ERR_NO_FABRIC : mxl_ofi_status (rc);
   }
-  /* The first entry is used (wire spec §5.3); the rest is freed. */
+  /* The first entry is used (docs/wire-format.md §5.3); the rest is freed. */
   if (info->next != NULL) {
     fi_freeinfo (info->next);
     info->next = NULL;
@@ -461,7 +461,7 @@ compare_keys (gconstpointer a, gconstpointer b, gpointer unused)
   return strcmp (a, b);
 }
 
-/* Compact JSON object with keys in lexicographic order (wire spec §5.4). */
+/* Compact JSON object with keys in lexicographic order (docs/wire-format.md §5.4). */
 static char *
 interface_attr (const MxlProviderDesc *desc, const struct fi_info *info)
 {

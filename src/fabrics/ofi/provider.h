@@ -19,7 +19,7 @@ typedef enum MxlRole {
   MXL_ROLE_INITIATOR,
 } MxlRole;
 
-/** How a node string is checked (wire spec §5.3). */
+/** How a node string is checked (docs/wire-format.md §5.3). */
 typedef enum MxlNodeKind {
   MXL_NODE_IP,        /* numeric IPv4 or IPv6 literal */
   MXL_NODE_IPV6,      /* numeric IPv6 literal (EFA GID) */
@@ -111,7 +111,7 @@ const MxlProviderDesc *mxl_provider_lookup_prov_name (const char *prov_name);
  * mxl_provider_from_string:
  * @allow_ext: also accept "tcp;ofi_rxm" (MXL_FABRICS_EXT_PROVIDER_TCP_RXM).
  * Returns: MXL_STATUS_OK or MXL_ERR_INVALID_ARG (exact, case-sensitive
- * match, wire spec §5.2).
+ * match, docs/wire-format.md §5.2).
  */
 mxlStatus mxl_provider_from_string (const char *str, gboolean allow_ext,
     mxlFabricsProvider *out);

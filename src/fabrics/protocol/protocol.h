@@ -63,7 +63,7 @@ typedef struct MxlGrainRequest {
 /**
  * MxlSamplesRequest:
  * A batch of a continuous flow (TransferSamples): samples head - count ..
- * head - 1 of every channel (wire spec §4).
+ * head - 1 of every channel (docs/wire-format.md §4).
  */
 typedef struct MxlSamplesRequest {
   uint64_t head;

@@ -12,7 +12,7 @@
 #include "fabrics/protocol/initiator-state.h"
 
 /* Checks the runs of @req against remote region @slot and the local slot
- * (wire spec §3.3). Writes are pieces of the runs, so checking the runs
+ * (docs/wire-format.md §3.3). Writes are pieces of the runs, so checking the runs
  * checks them all. */
 static gboolean
 runs_fit (MxlConn *conn, const MxlGrainRequest *req, uint32_t slot)

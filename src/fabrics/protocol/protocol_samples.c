@@ -62,7 +62,7 @@
 /* Per-connection state of the sample chunk source (conn->chunk_state),
  * allocated when the connection first queues a batch. */
 struct MxlChunkState {
-  /* entry index counter (wire spec §2.2) and the 16-byte header slots, one
+  /* entry index counter (docs/wire-format.md §2.2) and the 16-byte header slots, one
    * per transfer that can be queued or in flight */
   uint32_t next_entry;
   uint8_t *entry_headers;

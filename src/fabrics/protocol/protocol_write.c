@@ -141,7 +141,7 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
         t->id, slot, index);
     return MXL_ERR_NOT_READY;
   }
-  /* Commit with validSlices from the immediate data (wire spec §6.9). */
+  /* Commit with validSlices from the immediate data (docs/wire-format.md §6.9). */
   st = mxlFlowWriterOpenGrain (t->writer, index, &info, &payload);
   if (st == MXL_STATUS_OK) {
     info.validSlices = slices;
@@ -170,7 +170,7 @@ const MxlIngressOps mxl_rma_ingress_ops = {
 
 /* Receive buffers for providers whose immediate data consumes a posted
  * receive (FI_RX_CQ_DATA, verbs): one per CQ entry so that a full CQ's worth
- * of writes never finds the receive queue empty (wire spec §7.2). */
+ * of writes never finds the receive queue empty (docs/wire-format.md §7.2). */
 static mxlStatus
 write_target_setup (MxlTarget *t, GError **error)
 {

@@ -12,7 +12,7 @@
 /**
  * mxl_base64_encode:
  * Returns: (transfer full): padded standard base64 of @len bytes at @data;
- * the empty string for @len 0 (wire spec §8.3 U1). g_free().
+ * the empty string for @len 0 (docs/wire-format.md §8.3 U1). g_free().
  */
 char *mxl_base64_encode (const guint8 *data, gsize len);
 
@@ -23,7 +23,7 @@ char *mxl_base64_encode (const guint8 *data, gsize len);
  * @error: (out): G_IO_ERROR_INVALID_DATA naming the defect.
  *
  * Accepts padded text (length a multiple of 4, at most two trailing '=')
- * and, leniently (wire spec §1.5), unpadded text whose length mod 4 is 2 or 3.
+ * and, leniently (docs/wire-format.md §1.5), unpadded text whose length mod 4 is 2 or 3.
  * Rejects characters outside the alphabet, '=' anywhere but at the end,
  * a length of 1 mod 4, and text that decodes to zero bytes.
  *

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Immediate data and grain header validation (wire spec §2.1, §3.3). */
+/* Immediate data and grain header validation (docs/wire-format.md §2.1, §3.3). */
 #include "fabrics/wire/immdata.h"
 
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Grain geometry and write splitting (wire spec §3.3, §3.5). */
+/* Grain geometry and write splitting (docs/wire-format.md §3.3, §3.5). */
 #include "fabrics/wire/layout.h"
 
 #include <string.h>

@@ -84,7 +84,7 @@ char *mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info);
  * Returns: (transfer full) (nullable): the parsed info, or NULL with @out_status
  * set to MXL_ERR_INVALID_ARG (malformed document, with a reason in @error).
  *
- * Checks (wire spec §1.4, reported as MXL_ERR_INVALID_ARG, unlike the
+ * Checks (docs/wire-format.md §1.4, reported as MXL_ERR_INVALID_ARG, unlike the
  * reference's MXL_ERR_UNKNOWN, §9.2): root object; "addressFormat" a number
  * in {1,2,3,4,9,12,17}; "fabricAddress" strict base64 of >= 1 byte (unpadded
  * accepted); "regions" a non-empty array of objects with "addr", "len",
@@ -130,7 +130,7 @@ gboolean mxl_protocol_kind_from_string (const char *text, MxlProtocolKind *out);
  * mxl_target_info_from_user_string:
  * @text: what a user pasted: the raw JSON document (first non-blank
  *   character '{'), the document base64-encoded as the demo tool prints it
- *   (wire spec §1.6; ASCII whitespace such as line wraps is ignored), or
+ *   (docs/wire-format.md §1.6; ASCII whitespace such as line wraps is ignored), or
  *   "@PATH" naming a file (at most MXL_TARGET_INFO_MAX_FILE_BYTES) that
  *   holds either of the two.
  * @out_status: (out) (optional): MXL_STATUS_OK or MXL_ERR_INVALID_ARG.

@@ -73,7 +73,7 @@ typedef struct mxlFabricsExtLinkProfile_t {
  * @mediaBytesPerUnit: payload bytes (grainSize; channels x samples x 4).
  * @sentBytesPerUnit: bytes the remote writes carry: payload plus the
  *   8,192-byte grain header (grains) or the 16-byte bounce entry header
- *   (audio), wire spec §3.3 and §4.2.
+ *   (audio), docs/wire-format.md §3.3 and §4.2.
  * @writesPerUnit: remote writes per unit.
  * @packetsPerUnit: link packets (TCP segments, RoCE/IB/EFA packets) in the
  *   forward direction; 0 for shm.

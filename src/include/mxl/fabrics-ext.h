@@ -58,7 +58,7 @@ extern "C" {
  * MXL_FABRICS_EXT_STATUS_SAMPLES_LOST:
  * Returned by mxlFabricsTargetReadSamples*() once per batch of samples that
  * was lost because the initiator ran more than the bounce ring ahead of the
- * target's reads (wire spec §2.3: the ring has no flow control): its entry
+ * target's reads (docs/wire-format.md §2.3: the ring has no flow control): its entry
  * was overwritten before it could be unpacked, or while it was being
  * copied. Nothing of it is unpacked; keep reading. Counted in
  * mxlFabricsExtTargetStats.batchesLost. Same value as
@@ -116,7 +116,7 @@ MXL_EXPORT mxlStatus mxlFabricsExtGetProvider (size_t in_index,
 /**
  * mxlFabricsExtValidateOptions:
  * @in_options: (nullable): setup options JSON as given to
- *   mxlFabricsTargetSetup() / mxlFabricsInitiatorSetup() (wire spec §7.3);
+ *   mxlFabricsTargetSetup() / mxlFabricsInitiatorSetup() (docs/wire-format.md §7.3);
  *   NULL or "" are valid (all defaults).
  * @out_error: (out) (optional): buffer for the reason, NUL-terminated,
  *   naming the offending key and what it accepts.
@@ -520,7 +520,7 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorPollTransferResult (
 
 /**
  * mxlFabricsExtTargetInfoParse:
- * @in_string: a TargetInfo JSON document (wire spec §1.2).
+ * @in_string: a TargetInfo JSON document (docs/wire-format.md §1.2).
  * @out_targetInfo: (out) (transfer full): free with mxlFabricsFreeTargetInfo().
  * @out_reason: (out) (transfer full) (nullable): on failure, why the document
  *   was refused, naming the key (free with free(3)); NULL to ignore.
@@ -548,7 +548,7 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetId (mxlFabricsTargetInfo in_targe
  *   as long as @in_targetInfo; NULL to ignore.
  *
  * An unknown provider name is accepted by the parser, as by the reference,
- * which maps it to "any" (wire spec §1.4 step 8); the initiator always uses
+ * which maps it to "any" (docs/wire-format.md §1.4 step 8); the initiator always uses
  * its own provider. This lets an application tell its users that the
  * TargetInfo named something else.
  *
@@ -562,7 +562,7 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetProvider (
 /**
  * mxlFabricsExtTargetInfoFromUserString:
  * @in_text: what a user gives for a target: the TargetInfo JSON document
- *   (first non-blank character '{', wire spec §1.2), that document
+ *   (first non-blank character '{', docs/wire-format.md §1.2), that document
  *   base64-encoded as mxl-fabrics-demo prints it (§1.6; standard alphabet,
  *   padded or not, ASCII whitespace such as line wraps ignored), or "@PATH"
  *   naming a file that holds either of the two (at most 4 MiB are read, so
@@ -588,7 +588,7 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoFromUserString (char const *in_text,
 /**
  * mxlFabricsExtTargetInfoGetFlowDef:
  * @out_flowDef: (out) (transfer none): the target flow's NMOS definition
- *   from "ext.flowDef" (our extension, wire spec §1.2), valid as long as
+ *   from "ext.flowDef" (our extension, docs/wire-format.md §1.2), valid as long as
  *   @in_targetInfo; NULL when the TargetInfo has none (a reference
  *   target). The text is as the target sent it: untrusted, parse it with
  *   mxlFlowExtParseDefinition() before use.

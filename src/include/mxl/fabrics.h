@@ -30,7 +30,7 @@ typedef struct mxlFabricsTarget_t *mxlFabricsTarget;
 typedef struct mxlFabricsTargetInfo_t *mxlFabricsTargetInfo;
 typedef struct mxlFabricsInitiator_t *mxlFabricsInitiator;
 
-/** Fabric provider (wire spec §5.1). */
+/** Fabric provider (docs/wire-format.md §5.1). */
 typedef enum mxlFabricsProvider_t {
   MXL_FABRICS_PROVIDER_ANY = 0,    /* only meaningful as a query filter */
   MXL_FABRICS_PROVIDER_TCP = 1,    /* FI_EP_MSG over kernel TCP sockets */
@@ -92,7 +92,7 @@ typedef struct mxlFabricsInitiatorConfig_t {
  * @out_fabricsInstance: (out) (transfer full): free with mxlFabricsDestroyInstance().
  *
  * Sets FI_MR_CACHE_MONITOR=disabled in the environment before any libfabric
- * call (wire spec §3.1).
+ * call (docs/wire-format.md §3.1).
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL arguments.
  */
@@ -109,7 +109,7 @@ MXL_EXPORT mxlStatus mxlFabricsDestroyInstance (mxlFabricsInstance in_instance);
  * @out_list: (out) (transfer full): list in fi_getinfo order, or NULL when
  *   nothing matches; free with mxlFabricsFreeInterfaceList().
  *
- * Lists this host's fabric interfaces (wire spec §5.4). Providers whose
+ * Lists this host's fabric interfaces (docs/wire-format.md §5.4). Providers whose
  * cq_data_size is below 4 bytes are left out (no immediate data).
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL arguments.
@@ -160,7 +160,7 @@ MXL_EXPORT mxlStatus mxlFabricsTargetSetup (mxlFabricsTarget in_target,
  * Drives connection state and drains one completion. On success the target
  * has already published the grain to local readers: it commits the slot
  * (mxlFlowWriterOpenGrain() + mxlFlowWriterCommitGrain()) with validSlices
- * set from the immediate data (wire spec §6.9); the application need not
+ * set from the immediate data (docs/wire-format.md §6.9); the application need not
  * commit again (doing so is harmless).
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_NOT_READY (nothing completed);
@@ -185,7 +185,7 @@ MXL_EXPORT mxlStatus mxlFabricsTargetReadGrain (mxlFabricsTarget in_target,
  * @out_count: (out): samples per channel in the batch.
  *
  * Drives connection state and drains one completion of the bounce ring
- * (wire spec §4.4). On success the samples head - count … head - 1 of every
+ * (docs/wire-format.md §4.4). On success the samples head - count … head - 1 of every
  * channel are unpacked into the flow's channel rings at positions computed
  * with this flow's own ring length, and the target has already published
  * them (mxlFlowWriterOpenSamples() + mxlFlowWriterCommitSamples()), like
@@ -258,7 +258,7 @@ MXL_EXPORT mxlStatus mxlFabricsInitiatorRemoveTarget (mxlFabricsInitiator in_ini
  * @in_endSlice: one past the last slice (<= totalSlices).
  *
  * Posts the remote writes of slices [start, end) of every plane to every
- * connected target (wire spec §3.3); the last write carries immediate data
+ * connected target (docs/wire-format.md §3.3); the last write carries immediate data
  * `slot | (end << 16)`.
  *
  * Targets that are added but not connected (AddTarget returned, the
@@ -286,7 +286,7 @@ MXL_EXPORT mxlStatus mxlFabricsInitiatorTransferGrain (mxlFabricsInitiator in_in
  * @in_count: samples per channel, 1 … the local ring length.
  *
  * Writes samples head - count … head - 1 of every channel into the next
- * bounce entry of every connected target (wire spec §4.3): the 16-byte
+ * bounce entry of every connected target (docs/wire-format.md §4.3): the 16-byte
  * header then each channel's ring fragments, cut into writes by iov_limit;
  * the last write carries the entry index. A batch longer than a target's
  * entries is sent as several entries of consecutive samples.
@@ -331,7 +331,7 @@ MXL_EXPORT mxlStatus mxlFabricsProviderToString (mxlFabricsProvider in_provider,
 
 /**
  * mxlFabricsTargetInfoToString:
- * Serialises as compact JSON (wire spec §1.2). With @out_string NULL,
+ * Serialises as compact JSON (docs/wire-format.md §1.2). With @out_string NULL,
  * *@in_stringSize receives the required size (length + 1 for the NUL).
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_STRLEN (buffer too small);

@@ -398,7 +398,7 @@ test_cq_depth_option (void)
   g_free (def);
 }
 
-/* Setup validation of wire spec §5.3. */
+/* Setup validation of docs/wire-format.md §5.3. */
 static void
 test_setup_validation (void)
 {
@@ -585,7 +585,7 @@ test_unsupported_options (void)
       ==, MXL_STATUS_OK);
   g_assert_cmpuint (i->max_msg, ==, 4096);
   g_assert_cmpuint (i->iov_limit, ==, 1);
-  /* The wrong transfer variant for a grain initiator (wire spec §7.5). */
+  /* The wrong transfer variant for a grain initiator (docs/wire-format.md §7.5). */
   g_assert_cmpint (mxlFabricsInitiatorTransferSamples (i, 480, 480), ==,
       MXL_ERR_INVALID_STATE);
   /* Bad slice ranges. */

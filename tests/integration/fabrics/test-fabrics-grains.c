@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Grain transfers in one process (target and initiator in separate MXL
- * domains) over loopback tcp, tcp;ofi_rxm and shm: slice ranges (spec §8.2
+ * domains) over loopback tcp, tcp;ofi_rxm and shm: slice ranges (docs/wire-format.md §8.2
  * S1/S2: both halves, single slices, blocks of 2/13/73/720), invalid grains,
  * forced write splitting by maxMessageSize and iovLimit, CQ overrun, and a
  * hostile initiator (out-of-range immediate data, headers that do not match)

@@ -3,7 +3,7 @@
  * Continuous flows (audio) through the fabrics engine, target and initiator
  * in separate MXL domains with different ring lengths (history 200 ms on the
  * initiator: L = 19456; 130 ms on the target: L = 13312), over loopback tcp,
- * tcp;ofi_rxm and shm (wire spec §4):
+ * tcp;ofi_rxm and shm (docs/wire-format.md §4):
  *   - 8 and 64 channels at 48 kHz in batches of 48, 480 and 1024 samples,
  *     both rings wrapping at different points; after every batch the whole
  *     target ring equals a model (sentinels everywhere nothing was written),

@@ -214,7 +214,7 @@ test_base64_round_trip (void)
   dec = mxl_base64_decode ("AQIDBAU=", -1, &len, &error);
   g_assert_no_error (error);
   g_assert_cmpmem (dec, len, five, sizeof five);
-  /* Lenient: unpadded input decodes to the same bytes (wire spec §1.5). */
+  /* Lenient: unpadded input decodes to the same bytes (docs/wire-format.md §1.5). */
   unpadded = mxl_base64_decode ("AQIDBAU", -1, &len, &error);
   g_assert_no_error (error);
   g_assert_cmpmem (unpadded, len, five, sizeof five);
