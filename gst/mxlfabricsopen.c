@@ -75,7 +75,10 @@ setup_error (GError ** error, mxlStatus st, const gchar * role, gint code,
 
 /* The setup options: the element's `options`, with "progressThread" set to
  * @default_on unless they set it (a malformed document is passed on as it
- * is, for setup to refuse); *@on says whether it is on. On a target the
+ * is, for setup to refuse); *@on says whether it is on. With @reconnect
+ * (the sink's initiator) "reconnect" is true whatever they say: the
+ * library retries a lost target with its back-off, and the sink removes a
+ * lost target itself when its auto-reconnect is off. On a target the
  * thread drains the completion queue and commits grains while the
  * streaming thread is blocked downstream: without it a slow downstream
  * stopped the target's progress, so the sender's writes to it did not
@@ -88,7 +91,7 @@ setup_error (GError ** error, mxlStatus st, const gchar * role, gint code,
  * Returns: (transfer full). */
 static gchar *
 with_progress_thread (const gchar * options, gboolean default_on,
-    gboolean * on)
+    gboolean reconnect, gboolean * on)
 {
   JsonParser *parser = json_parser_new ();
   JsonNode *root = NULL;
@@ -110,6 +113,9 @@ with_progress_thread (const gchar * options, gboolean default_on,
   else
     *on = json_node_get_boolean (json_object_get_member (json_node_get_object
             (root), "progressThread"));
+  if (reconnect)
+    json_object_set_boolean_member (json_node_get_object (root), "reconnect",
+        TRUE);
   out = json_to_string (root, FALSE);
   json_node_unref (root);
   return out;
@@ -136,7 +142,7 @@ gst_mxl_fabrics_open_initiator (GstMxlFabricsObject * obj,
     return FALSE;
   }
   config.reader = flow->reader;
-  options = with_progress_thread (s.options, FALSE, progress_thread);
+  options = with_progress_thread (s.options, FALSE, TRUE, progress_thread);
   st = mxlFabricsCreateInitiator (flow->fabrics, initiator);
   if (st == MXL_STATUS_OK)
     st = mxlFabricsInitiatorSetup (*initiator, &config, options);
@@ -206,7 +212,7 @@ gst_mxl_fabrics_open_target (GstMxlFabricsObject * obj,
     return FALSE;
   }
   config.writer = flow->writer;
-  options = with_progress_thread (s.options, TRUE, &threaded);
+  options = with_progress_thread (s.options, TRUE, FALSE, &threaded);
   st = mxlFabricsCreateTarget (flow->fabrics, target);
   if (st == MXL_STATUS_OK)
     st = mxlFabricsTargetSetup (*target, &config, options, &info);

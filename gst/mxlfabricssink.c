@@ -107,9 +107,11 @@
  * drives progress instead). It reads a `@path` file as soon as it appears
  * or changes (a file that does not exist yet is waited for; a rewritten
  * one, e.g. by a restarted src, replaces the target), turns connection
- * events into `connection-state` and messages, and re-adds a
- * lost target after 200 ms (`auto-reconnect`; each loss is a WARNING; with
- * `auto-reconnect=false` the target fails).
+ * events into `connection-state` and messages. A lost target is retried
+ * by the library with its back-off (`auto-reconnect`: the initiator's
+ * setup option `"reconnect"`; 100 ms, doubled up to 2 s while connections
+ * do not stay up 5 s; each loss is one WARNING naming the delay); with
+ * `auto-reconnect=false` it is taken off the initiator and fails.
  *
  * The element messages `mxl-fabrics-connection` (fields `state`: the
  * element's state, connected when at least one target is; `target-id`: the

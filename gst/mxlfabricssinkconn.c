@@ -215,11 +215,12 @@ transfers_in_flight (mxlFabricsInitiator initiator)
 }
 
 /* The soonest time a pass is due without any event (µs, monotonic): the
- * stats refresh, a lost target's re-add, an @path file without a monitor;
+ * stats refresh, the library's retry of a lost target, an @path file
+ * without a monitor;
  * without the library's progress thread, the next progress tick. */
 static gint64
 next_due (GstMxlFabricsSink * self, gint64 now, gint64 stats_at,
-    gboolean busy, gboolean active, gboolean auto_reconnect)
+    gboolean busy, gboolean active)
 {
   gint64 due = stats_at + GST_MXL_FABRICS_SINK_STATS_MS * 1000;
 
@@ -228,7 +229,7 @@ next_due (GstMxlFabricsSink * self, gint64 now, gint64 stats_at,
   if (!self->threaded && (busy || active))
     due = MIN (due, now + (busy ? GST_MXL_FABRICS_SINK_BUSY_TICK_US :
             GST_MXL_FABRICS_SINK_TICK_MS * 1000));
-  due = gst_mxl_fabrics_sink_targets_next_due (self, due, auto_reconnect);
+  due = gst_mxl_fabrics_sink_targets_next_due (self, due);
   return MAX (due, now);
 }
 
@@ -289,7 +290,7 @@ engine_thread (gpointer data)
         notified = self->initiator;
         mxlFabricsExtInitiatorSetNotify (notified, notify_engine, self);
       }
-      gst_mxl_fabrics_sink_targets_tick (self, auto_reconnect, notices);
+      gst_mxl_fabrics_sink_targets_tick (self, notices);
       active = self->n_connected > 0 && transfers_in_flight (self->initiator);
       busy = mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator)
           == MXL_ERR_NOT_READY && active;
@@ -328,8 +329,7 @@ engine_thread (gpointer data)
     /* While writes are in flight without the progress thread, progress
      * often: tcp sends a grain in pieces as the socket drains, and shm
      * sees its delivery completions, only when progressed. */
-    wait_us = next_due (self, now, stats_at, busy, active, auto_reconnect)
-        - now;
+    wait_us = next_due (self, now, stats_at, busy, active) - now;
     g_mutex_unlock (&self->obj->lock);
     if (wait_us < 1000) {
       /* below the main loop's millisecond: the eventfd alone, then what

@@ -146,8 +146,14 @@ MXL_EXPORT mxlStatus mxlFabricsExtGetLibfabricVersion (uint32_t *out_major,
  * State of a connection as the application sees it.
  * Initiator side (per added target): IDLE (waiting to connect, e.g. after a
  * refused attempt, retried with back-off), CONNECTING, CONNECTED, LOST (the
- * connection failed or the target stopped answering; not retried: re-add the
- * TargetInfo, or add the restarted target's new one), REMOVED.
+ * connection failed or the target stopped answering; by default not retried:
+ * re-add the TargetInfo, or add the restarted target's new one), REMOVED.
+ * With the initiator setup option "reconnect": true (docs/wire-format.md
+ * §11.2) a LOST connection becomes IDLE again by itself after the back-off
+ * (100 ms, doubled per attempt up to 2 s; it starts afresh only after a
+ * connection that stayed up 5 s, so a target that accepts and drops at once
+ * is not retried in a tight loop); its LOST event says when
+ * (mxlFabricsExtConnectionEvent.retryAtNs).
  * Target side: LISTENING (RC, no initiator), CONNECTING (RC, accepting),
  * CONNECTED (RC with an initiator; RDM targets are always CONNECTED).
  */
@@ -173,6 +179,10 @@ MXL_EXPORT char const *mxlFabricsExtConnectionStateName (mxlFabricsExtConnection
  *   that caused it (MXL_ERR_NOT_READY for a timeout, MXL_ERR_INTERRUPTED for
  *   an orderly shutdown by the peer, MXL_ERR_UNKNOWN for transport errors).
  * @timestampNs: CLOCK_MONOTONIC nanoseconds of the transition.
+ * @retryAtNs: an initiator's transition to LOST with the setup option
+ *   "reconnect": CLOCK_MONOTONIC nanoseconds at which the library retries it
+ *   (the connection becomes IDLE then, and CONNECTING at the next progress
+ *   call); 0 otherwise (not retried until AddTarget).
  */
 typedef struct mxlFabricsExtConnectionEvent_t {
   int version;                       /* MXL_FABRICS_API_VERSION */
@@ -181,6 +191,7 @@ typedef struct mxlFabricsExtConnectionEvent_t {
   mxlFabricsExtConnectionState current;
   mxlStatus reason;
   uint64_t timestampNs;
+  uint64_t retryAtNs;
 } mxlFabricsExtConnectionEvent;
 
 /**
