@@ -93,9 +93,9 @@
  * Threads: render writes and commits the grain, then posts its transfer;
  * a ring slot still read by a transfer (queued or posted, not completed) is
  * never written: render drops what only a target a ring behind still
- * waited for (not started: that target loses the grain), drives progress
- * for at most a quarter of a grain period (20 ms at most) until it is
- * free, then disconnects a tcp target still reading it if another target
+ * waited for (not started: that target loses the grain), waits (on an
+ * event: writes completed, or unlock) for at most a quarter of a grain
+ * period (20 ms at most) until it is free, then disconnects a tcp target still reading it if another target
  * is not, and otherwise drops the buffer (`dropped-in-flight`), so a target
  * receives every grain bit-exact or not at all. A separate engine thread
  * waits on events (render's posts, add-target and remove-target, the
@@ -536,6 +536,7 @@ gst_mxl_fabrics_sink_finalize (GObject * object)
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (object);
 
   gst_mxl_fabrics_object_free (self->obj);
+  gst_mxl_fabrics_slot_wait_clear (&self->slot_wait);
   gst_mxl_fabrics_timing_clear (&self->timing);
   g_free (self->target_info);
   g_ptr_array_unref (self->targets);
@@ -684,6 +685,8 @@ static void
 gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
 {
   self->obj = gst_mxl_fabrics_object_new (GST_ELEMENT (self));
+  /* unlock ends a render's wait for a ring slot at once */
+  gst_mxl_fabrics_slot_wait_init (&self->slot_wait, self->obj);
   self->engine_wake_fd = -1;
   gst_mxl_fabrics_timing_init (&self->timing);
   self->target_info = g_strdup (GST_MXL_FABRICS_SINK_DEFAULT_TARGET_INFO);

@@ -249,11 +249,15 @@ on_due (gpointer data)
 }
 
 /* The library's notify (mxlFabricsExtInitiatorSetNotify): the initiator's
- * lock is held, so it only writes the eventfd. */
+ * lock is held, so it only writes the eventfd and signals a render waiting
+ * for a ring slot (its lock is never held around initiator calls). */
 static void
 notify_engine (void *data)
 {
-  gst_mxl_fabrics_sink_engine_wake (data);
+  GstMxlFabricsSink *self = data;
+
+  gst_mxl_fabrics_sink_engine_wake (self);
+  gst_mxl_fabrics_slot_wait_signal (&self->slot_wait);
 }
 
 /* The engine thread waits on events, it does not tick: the eventfd (the
@@ -294,6 +298,10 @@ engine_thread (gpointer data)
       active = self->n_connected > 0 && transfers_in_flight (self->initiator);
       busy = mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator)
           == MXL_ERR_NOT_READY && active;
+      /* without the progress thread, this pass may have freed the ring
+       * slot a render waits for */
+      if (!self->threaded && gst_mxl_fabrics_slot_wait_wanted (&self->slot_wait))
+        gst_mxl_fabrics_slot_wait_signal (&self->slot_wait);
       gst_mxl_fabrics_sink_targets_poll_events (self, auto_reconnect,
           notices);
       gst_mxl_fabrics_sink_targets_check_all_failed (self, notices);

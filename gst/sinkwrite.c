@@ -39,14 +39,77 @@ slot_in_flight (GstMxlFabricsSink * self, guint64 index,
       drop_holders, &busy) == MXL_STATUS_OK && busy;
 }
 
+static void
+slot_wait_wake (gpointer w)
+{
+  gst_mxl_fabrics_slot_wait_signal (w);
+}
+
+void
+gst_mxl_fabrics_slot_wait_init (GstMxlFabricsSlotWait * w,
+    GstMxlFabricsObject * obj)
+{
+  g_mutex_init (&w->lock);
+  g_cond_init (&w->cond);
+  w->seq = 0;
+  w->waiters = 0;
+  obj->wake = slot_wait_wake;
+  obj->wake_data = w;
+}
+
+void
+gst_mxl_fabrics_slot_wait_clear (GstMxlFabricsSlotWait * w)
+{
+  g_mutex_clear (&w->lock);
+  g_cond_clear (&w->cond);
+}
+
+void
+gst_mxl_fabrics_slot_wait_signal (GstMxlFabricsSlotWait * w)
+{
+  g_mutex_lock (&w->lock);
+  g_atomic_int_inc (&w->seq);
+  g_cond_broadcast (&w->cond);
+  g_mutex_unlock (&w->lock);
+}
+
+gboolean
+gst_mxl_fabrics_slot_wait_wanted (GstMxlFabricsSlotWait * w)
+{
+  return g_atomic_int_get (&w->waiters) > 0;
+}
+
+guint
+gst_mxl_fabrics_slot_wait_seq (GstMxlFabricsSlotWait * w)
+{
+  return (guint) g_atomic_int_get (&w->seq);
+}
+
+void
+gst_mxl_fabrics_slot_wait_until (GstMxlFabricsSlotWait * w, guint seq,
+    gint64 end)
+{
+  g_atomic_int_inc (&w->waiters);
+  g_mutex_lock (&w->lock);
+  while ((guint) g_atomic_int_get (&w->seq) == seq
+      && g_cond_wait_until (&w->cond, &w->lock, end));
+  g_mutex_unlock (&w->lock);
+  g_atomic_int_dec_and_test (&w->waiters);
+}
+
 /* A ring slot still read by a remote write must not change under it: the
  * target would get the old grain's header with a payload partly of the new
- * one, a torn frame nothing downstream can detect. Drives progress until
- * the slot of @index is free, for at most a quarter of a grain period
- * (20 ms at most), so that a stalled target does not stall the stream;
+ * one, a torn frame nothing downstream can detect. Waits until the slot of
+ * @index is free, for at most a quarter of a grain period (20 ms at most),
+ * so that a stalled target does not stall the stream, or until unlock;
  * then a target still reading it is dropped if that frees the slot for
- * the others (a target a ring behind costs only itself). Returns FALSE
- * when it is still in flight: the caller drops the buffer. */
+ * the others (a target a ring behind costs only itself). It waits on
+ * slot_wait, signalled by the library's notify (its progress thread
+ * completed writes) or, without that thread, by the engine thread's
+ * progress passes; it drives a pass itself at each wake-up too. The
+ * signal count is read before each look, so that a signal between the
+ * look and the sleep is not lost. Returns FALSE when it is still in
+ * flight: the caller drops the buffer. */
 static gboolean
 wait_slot_free (GstMxlFabricsSink * self, guint64 index)
 {
@@ -57,13 +120,16 @@ wait_slot_free (GstMxlFabricsSink * self, guint64 index)
   gboolean busy;
 
   g_mutex_lock (&self->obj->lock);
-  while ((busy = slot_in_flight (self, index, FALSE))
-      && g_get_monotonic_time () < end) {
-    mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
-    if (!(busy = slot_in_flight (self, index, FALSE)))
+  for (;;) {
+    guint seq = gst_mxl_fabrics_slot_wait_seq (&self->slot_wait);
+
+    if (!self->threaded && self->initiator != NULL)
+      mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
+    busy = slot_in_flight (self, index, FALSE);
+    if (!busy || self->obj->flushing || g_get_monotonic_time () >= end)
       break;
     g_mutex_unlock (&self->obj->lock);
-    g_usleep (100);
+    gst_mxl_fabrics_slot_wait_until (&self->slot_wait, seq, end);
     g_mutex_lock (&self->obj->lock);
   }
   if (busy)
