@@ -411,6 +411,46 @@ gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self)
   g_mutex_unlock (&self->obj->lock);
 }
 
+gboolean
+gst_mxl_fabrics_sink_add_property_target (GstMxlFabricsSink * self,
+    GError ** error)
+{
+  GError *e = NULL;
+  gchar *target_info;
+
+  GST_OBJECT_LOCK (self);
+  target_info = g_strdup (self->target_info);
+  GST_OBJECT_UNLOCK (self);
+  if (target_info[0] != '\0') {
+    gst_mxl_fabrics_sink_targets_remove (self, target_info);
+    if (!gst_mxl_fabrics_sink_targets_add (self, target_info, TRUE, &e)
+        && g_error_matches (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY)) {
+      /* given by add-target as well: one target */
+      GST_ELEMENT_WARNING (self, RESOURCE, BUSY, ("%s", e->message),
+          ("target-info \"%s\"", target_info));
+      g_clear_error (&e);
+    }
+  }
+  g_free (target_info);
+  if (e)
+    g_propagate_error (error, e);
+  return e == NULL;
+}
+
+gboolean
+gst_mxl_fabrics_sink_add_signal_target (GstMxlFabricsSink * self,
+    const gchar * value)
+{
+  GError *error = NULL;
+
+  if (!gst_mxl_fabrics_sink_targets_add (self, value, FALSE, &error)) {
+    GST_WARNING_OBJECT (self, "add-target refused: %s", error->message);
+    g_error_free (error);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 void
 gst_mxl_fabrics_sink_engine_wake (GstMxlFabricsSink * self)
 {

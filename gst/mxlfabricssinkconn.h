@@ -44,6 +44,18 @@ void gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self);
  * initiator (stop()). Safe when not started. */
 void gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self);
 
+/** start(): (re)adds the target of the target-info property (a target
+ * add-target gave already is kept once, with a WARNING). Returns: FALSE
+ * with @error (gst_mxl_fabrics_sink_targets_add()) for a TargetInfo the
+ * library refuses. */
+gboolean gst_mxl_fabrics_sink_add_property_target (GstMxlFabricsSink * self,
+    GError ** error);
+
+/** The add-target action signal: gst_mxl_fabrics_sink_targets_add(), a
+ * refusal logged as a WARNING. */
+gboolean gst_mxl_fabrics_sink_add_signal_target (GstMxlFabricsSink * self,
+    const gchar * value);
+
 /** Makes the engine thread look at the requested targets now. */
 void gst_mxl_fabrics_sink_engine_wake (GstMxlFabricsSink * self);
 

@@ -249,9 +249,12 @@ gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
   return ret;
 }
 
-/* Creates the local flow and the initiator on it. */
-gboolean
-gst_mxl_fabrics_sink_setup_engine (GstMxlFabricsSink * self, GError ** error)
+/* Creates the local flow and the initiator on it
+ * (gst_mxl_fabrics_open_initiator(), whose errors it returns), decides on
+ * zero-copy (zero-copy set, private domain, video) and wakes the engine
+ * thread, which adds the targets. */
+static gboolean
+setup_engine (GstMxlFabricsSink * self, GError ** error)
 {
   mxlFabricsInitiator initiator;
   mxlFabricsProvider provider;
@@ -276,4 +279,73 @@ gst_mxl_fabrics_sink_setup_engine (GstMxlFabricsSink * self, GError ** error)
   g_mutex_unlock (&self->obj->lock);
   gst_mxl_fabrics_sink_engine_wake (self);      /* it adds the targets */
   return TRUE;
+}
+
+gboolean
+gst_mxl_fabrics_sink_setup_caps (GstMxlFabricsSink * self, GstCaps * caps)
+{
+  GstMxlFabricsFormat fmt;
+  GError *error = NULL;
+  gchar *flow_id, *flow_def;
+
+  if (self->have_format) {
+    /* A caps change needs a new flow with a new geometry: refused for now. */
+    gboolean same = gst_mxl_fabrics_format_from_caps (caps, &fmt, NULL)
+        && gst_mxl_fabrics_format_check_match (&fmt, &self->format, NULL)
+        && fmt.interleaved == self->format.interleaved;
+    if (same)
+      return TRUE;
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("caps changed mid-stream"),
+        ("the MXL flow geometry is fixed when it is created; restart the "
+            "pipeline to change caps"));
+    return FALSE;
+  }
+  /* One ERROR per start: a sticky caps event that failed is sent again
+   * before every buffer, and setting up again would post it again. */
+  if (self->caps_failed)
+    return FALSE;
+
+  if (!gst_mxl_fabrics_format_from_caps (caps, &fmt, &error))
+    goto failed;
+  GST_OBJECT_LOCK (self);
+  flow_id = g_strdup (self->obj->flow_id[0] ? self->obj->flow_id : NULL);
+  GST_OBJECT_UNLOCK (self);
+  flow_def = gst_mxl_fabrics_flow_def_new (&fmt, flow_id, NULL, NULL, &error);
+  g_free (flow_id);
+  if (flow_def == NULL)
+    goto failed;
+
+  g_mutex_lock (&self->obj->lock);
+  self->format = fmt;
+  self->media = gst_mxl_fabrics_media_ops (fmt.media);
+  g_mutex_unlock (&self->obj->lock);
+  g_free (self->flow_def);
+  self->flow_def = flow_def;
+  if (fmt.media == GST_MXL_FABRICS_MEDIA_V210
+      || fmt.media == GST_MXL_FABRICS_MEDIA_V210A)
+    gst_mxl_fabrics_format_video_info (&fmt, &self->video_info);
+  self->grain_size = gst_mxl_fabrics_format_grain_size (&fmt);
+  GST_DEBUG_OBJECT (self, "flow definition %s", flow_def);
+  if (!setup_engine (self, &error))
+    goto failed;
+  self->have_format = TRUE;
+  return TRUE;
+
+failed:
+  self->caps_failed = TRUE;
+  gst_mxl_fabrics_object_post_error (self->obj, error,
+      "the caps cannot be written into an MXL flow");
+  g_error_free (error);
+  return FALSE;
+}
+
+void
+gst_mxl_fabrics_sink_teardown_caps (GstMxlFabricsSink * self)
+{
+  /* The initiator is gone: nothing reads lent buffers any more. */
+  gst_mxl_fabrics_lender_clear (&self->lender);
+  self->lend = FALSE;
+  gst_mxl_fabrics_local_flow_close (&self->flow);
+  self->have_format = FALSE;
+  g_clear_pointer (&self->flow_def, g_free);
 }

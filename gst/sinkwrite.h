@@ -49,11 +49,16 @@ void gst_mxl_fabrics_slot_wait_signal (GstMxlFabricsSlotWait * w);
  * progress passes only then). */
 gboolean gst_mxl_fabrics_slot_wait_wanted (GstMxlFabricsSlotWait * w);
 
-/* set_caps(): creates the local flow of flow_def and the initiator on it
- * (gst_mxl_fabrics_open_initiator(), whose errors it returns), decides on
- * zero-copy (zero-copy set, private domain, video) and wakes the engine
- * thread, which adds the targets. */
-gboolean gst_mxl_fabrics_sink_setup_engine (struct _GstMxlFabricsSink * sink,
-    GError ** error);
+/* set_caps(): the format and flow definition of @caps, then the local
+ * flow and the initiator on it (gst_mxl_fabrics_open_initiator()), zero-copy
+ * decided, the engine thread woken to add the targets. The same caps again
+ * are accepted; other caps mid-stream, caps no MXL flow can hold and setup
+ * failures post one ERROR per start and return FALSE. */
+gboolean gst_mxl_fabrics_sink_setup_caps (struct _GstMxlFabricsSink * sink,
+    GstCaps * caps);
+
+/* stop(), after the engine thread and the initiator are gone: undoes
+ * gst_mxl_fabrics_sink_setup_caps() (lent buffers back, flow closed). */
+void gst_mxl_fabrics_sink_teardown_caps (struct _GstMxlFabricsSink * sink);
 
 G_END_DECLS
