@@ -40,7 +40,40 @@ settings_clear (Settings * s)
   g_free (s->options);
 }
 
-/* The local flow, the provider (node defaulted) and the interface config. */
+/* The provider of @s->want (auto: the library's choice among the
+ * interfaces present, mxlFabricsExtChooseInterface()) and, when @s->node
+ * is empty, the library's default node for it (shm: a name unique to this
+ * element instance). Fails with GST_RESOURCE_ERROR_NOT_FOUND naming the
+ * provider that is absent. */
+static gboolean
+choose_provider (Settings * s, mxlFabricsInstance fabrics,
+    mxlFabricsProvider * provider, GError ** error)
+{
+  gchar node[256];
+  GEnumClass *klass;
+  GEnumValue *v;
+
+  /* GST_MXL_FABRICS_PROVIDER_AUTO is MXL_FABRICS_PROVIDER_ANY */
+  if (mxlFabricsExtChooseInterface (fabrics, (mxlFabricsProvider) s->want,
+          provider, node, sizeof node) == MXL_STATUS_OK) {
+    if (s->node == NULL || s->node[0] == '\0') {
+      g_free (s->node);
+      s->node = g_strdup (node);
+    }
+    return TRUE;
+  }
+  klass = g_type_class_ref (GST_TYPE_MXL_FABRICS_PROVIDER);
+  v = g_enum_get_value (klass, s->want);
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "no libfabric interface for provider %s on this host: choose another "
+      "provider (fi_info -l lists what libfabric finds)",
+      v ? v->value_nick : "?");
+  g_type_class_unref (klass);
+  return FALSE;
+}
+
+/* The local flow, the provider (node defaulted) and the interface config
+ * for it with @s->node and @s->service ("" = NULL: libfabric chooses). */
 static gboolean
 open_local (Settings * s, GstMxlFabricsLocalFlow * flow, const gchar * flow_def,
     guint ring_length, mxlFabricsInterfaceConfig * iface,
@@ -49,12 +82,20 @@ open_local (Settings * s, GstMxlFabricsLocalFlow * flow, const gchar * flow_def,
   if (!gst_mxl_fabrics_local_flow_open_ring (flow, s->domain, flow_def,
           ring_length, error))
     return FALSE;
-  if (!gst_mxl_fabrics_pick_provider (flow->fabrics, s->want, provider,
-          &s->node, error)) {
+  if (!choose_provider (s, flow->fabrics, provider, error)) {
     gst_mxl_fabrics_local_flow_close (flow);
     return FALSE;
   }
-  gst_mxl_fabrics_interface_config (iface, *provider, s->node, s->service);
+  memset (iface, 0, sizeof *iface);
+  iface->version = MXL_FABRICS_API_VERSION;
+  iface->provider = *provider;
+  iface->caps.version = MXL_FABRICS_API_VERSION;
+  /* Remote write with immediate data (the "write" protocol); blocking reads
+   * let the src wait on the completion queue instead of spinning. */
+  iface->caps.flags = MXL_FABRICS_IFACE_CAP_REMOTE_WRITE
+      | MXL_FABRICS_IFACE_CAP_BLOCKING_OPERATIONS;
+  iface->address.node = s->node[0] ? s->node : NULL;
+  iface->address.service = s->service && s->service[0] ? s->service : NULL;
   return TRUE;
 }
 

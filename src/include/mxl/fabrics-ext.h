@@ -114,6 +114,34 @@ MXL_EXPORT mxlStatus mxlFabricsExtGetProvider (size_t in_index,
     mxlFabricsExtProviderInfo *out_info);
 
 /**
+ * mxlFabricsExtChooseInterface:
+ * @in_instance: a fabrics instance.
+ * @in_provider: the provider asked for, or MXL_FABRICS_PROVIDER_ANY for the
+ *   best one present: the lowest nonzero autoRank
+ *   (mxlFabricsExtGetProvider()) among the providers of the interfaces
+ *   mxlFabricsGetInterfaces() lists on this host.
+ * @out_provider: (out): the provider chosen.
+ * @out_node: (out) (optional): buffer for a default address.node of that
+ *   provider, NUL-terminated: for shm, and for a provider whose interfaces
+ *   list no address, a name unique to this process and call,
+ *   MXL_FABRICS_EXT_SHM_NODE_PREFIX "<pid>-<n>" (so the endpoint's region
+ *   is swept once the process is gone); otherwise the first address of the
+ *   provider's interfaces that is not a loopback one (127.0.0.0/8, ::1:
+ *   only this host could reach it), else its first.
+ * @in_node_len: size of @out_node in bytes (64 is always enough).
+ *
+ * What the GStreamer elements do with provider=auto and an empty node.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_NOT_FOUND when this host has no interface
+ * of @in_provider (for ANY: of any provider with a nonzero autoRank);
+ * MXL_ERR_INVALID_ARG for a NULL @in_instance or @out_provider, or an
+ * @out_node too small for the node.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtChooseInterface (mxlFabricsInstance in_instance,
+    mxlFabricsProvider in_provider, mxlFabricsProvider *out_provider, char *out_node,
+    size_t in_node_len);
+
+/**
  * mxlFabricsExtValidateOptions:
  * @in_options: (nullable): setup options JSON as given to
  *   mxlFabricsTargetSetup() / mxlFabricsInitiatorSetup() (docs/wire-format.md §7.3);
