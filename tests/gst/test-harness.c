@@ -503,18 +503,27 @@ free_port (void)
 }
 
 /* The delay of the next loss WARNING on @bus ("... lost (...):
- * reconnecting in N ms"), waited for (bounded); other WARNINGs fail. */
+ * reconnecting in N ms"), waited for (bounded); "not reachable" (attempts
+ * refused while a src restarts slowly under load) is skipped, other
+ * WARNINGs fail. */
 static guint
 wait_loss_delay (GstBus * bus)
 {
-  GstMessage *m = gst_bus_timed_pop_filtered (bus, WAIT_US * GST_USECOND,
-      GST_MESSAGE_WARNING);
+  GstMessage *m;
   GError *e = NULL;
   const gchar *at;
   guint delay;
 
-  g_assert_nonnull (m);
-  gst_message_parse_warning (m, &e, NULL);
+  for (;;) {
+    m = gst_bus_timed_pop_filtered (bus, WAIT_US * GST_USECOND,
+        GST_MESSAGE_WARNING);
+    g_assert_nonnull (m);
+    gst_message_parse_warning (m, &e, NULL);
+    if (strstr (e->message, " not reachable after ") == NULL)
+      break;
+    g_clear_error (&e);
+    gst_message_unref (m);
+  }
   at = strstr (e->message, "reconnecting in ");
   if (!strstr (e->message, " lost (") || at == NULL)
     g_error ("not a loss WARNING: %s", e->message);
