@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "fabrics/protocol/protocol_hooks.h"
+#include "fabrics/setup.h"
 
 #define CQ_BATCH 64
 
@@ -85,8 +86,6 @@ pass (gpointer owner)
 mxlStatus
 mxl_initiator_progress_start (MxlInitiator *init, GError **error)
 {
-  struct fid *fids[MXL_PROGRESS_MAX_WAIT_FIDS];
-  guint n = 0;
   mxlStatus st;
 
   init->post_ring = mxl_post_ring_new (init->base.options.post_ring_capacity, sizeof (MxlPostDesc),
@@ -96,13 +95,8 @@ mxl_initiator_progress_start (MxlInitiator *init, GError **error)
   atomic_init (&init->posts_pushed, 0);
   init->posts_popped = 0;
   init->thread_status = MXL_ERR_INTERRUPTED;   /* no target yet */
-  if (init->base.desc->cq_can_wait) {
-    fids[n++] = &init->base.cq->fid;
-    if (init->base.eq != NULL)
-      fids[n++] = &init->base.eq->fid;
-  }
-  st = mxl_progress_start (&init->base.progress, "mxl-initiator", init->base.dom->fabric, fids, n,
-      &init->base.lock, pass, has_posts, init, error);
+  st = mxl_endpoint_progress_start (&init->base, "mxl-initiator", pass, has_posts, init,
+      error);
   if (st != MXL_STATUS_OK)
     g_clear_pointer (&init->post_ring, mxl_post_ring_free);
   else
