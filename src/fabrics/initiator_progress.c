@@ -72,8 +72,7 @@ pass (gpointer owner)
   st = mxl_initiator_progress_once (init);
   if (popped > 0 || st != init->thread_status) {
     init->thread_status = st;
-    if (init->base.waiters > 0)
-      mxl_lock_broadcast (&init->base.lock);
+    mxl_endpoint_wake (&init->base);
   }
   if (popped > 0 || s->writesPosted + s->writesCompleted + s->writeErrors != before) {
     if (init->notify)
@@ -151,13 +150,10 @@ mxl_initiator_progress_wait (MxlInitiator *init, int timeout_ms)
     st = current_status (init);
     if (st != MXL_ERR_NOT_READY || timeout_ms <= 0)
       break;
-    init->base.waiters++;
-    if (!mxl_lock_wait_until (&init->base.lock, deadline)) {
-      init->base.waiters--;
+    if (!mxl_endpoint_wait (&init->base, deadline)) {
       st = current_status (init);
       break;
     }
-    init->base.waiters--;
   }
   mxl_unlock (&init->base.lock);
   return st;

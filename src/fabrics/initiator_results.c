@@ -10,13 +10,6 @@
 
 /* ------------------------------------------------- tracking and results */
 
-static void
-wake_waiters (MxlInitiator *init)
-{
-  if (init->base.waiters > 0)
-    mxl_lock_broadcast (&init->base.lock);
-}
-
 void
 mxl_initiator_push_result (MxlInitiator *init, uint64_t target_id, const MxlTracked *tr)
 {
@@ -40,7 +33,7 @@ mxl_initiator_push_result (MxlInitiator *init, uint64_t target_id, const MxlTrac
   r->startSlice = tr->start;
   r->endSlice = tr->end;
   r->writes = tr->writes;
-  wake_waiters (init);
+  mxl_endpoint_wake (&init->base);
 }
 
 static MxlTracked *
@@ -200,15 +193,9 @@ mxl_initiator_poll_result (MxlInitiator *init, int timeout_ms,
       g_usleep (sleep_us);
       sleep_us = MIN (sleep_us * 2, 1000u);
       mxl_lock (&init->base.lock);
-    } else {
-      gboolean signalled;
-      init->base.waiters++;
-      signalled = mxl_lock_wait_until (&init->base.lock, deadline);
-      init->base.waiters--;
-      if (!signalled) {
-        got = pop_result (init, out);
-        break;
-      }
+    } else if (!mxl_endpoint_wait (&init->base, deadline)) {
+      got = pop_result (init, out);
+      break;
     }
   }
   mxl_unlock (&init->base.lock);

@@ -185,8 +185,8 @@ thread_pass (gpointer owner)
       break;
     push_read_result (t, st, index, count);
   }
-  if (n > 0 && t->base.waiters > 0)
-    mxl_lock_broadcast (&t->base.lock);
+  if (n > 0)
+    mxl_endpoint_wake (&t->base);
   return n > 0;
 }
 
@@ -230,9 +230,7 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
     }
     if (timeout_ms <= 0 || g_get_monotonic_time () >= deadline)
       break;
-    t->base.waiters++;
-    mxl_lock_wait_until (&t->base.lock, deadline);
-    t->base.waiters--;
+    mxl_endpoint_wait (&t->base, deadline);
   }
   mxl_unlock (&t->base.lock);
   return st;

@@ -69,6 +69,31 @@ typedef struct MxlEndpoint {
   guint res_head, res_len;
 } MxlEndpoint;
 
+/** Wakes the threads in mxl_endpoint_wait() on @ep, if any; @ep->lock held. */
+static inline void
+mxl_endpoint_wake (MxlEndpoint *ep)
+{
+  if (ep->waiters > 0)
+    mxl_lock_broadcast (&ep->lock);
+}
+
+/**
+ * mxl_endpoint_wait:
+ * Waits, @ep->lock held, until mxl_endpoint_wake() or @deadline_us
+ * (monotonic), counted in @ep->waiters meanwhile.
+ * Returns: FALSE when the deadline passed (mxl_lock_wait_until()).
+ */
+static inline gboolean
+mxl_endpoint_wait (MxlEndpoint *ep, gint64 deadline_us)
+{
+  gboolean signalled;
+
+  ep->waiters++;
+  signalled = mxl_lock_wait_until (&ep->lock, deadline_us);
+  ep->waiters--;
+  return signalled;
+}
+
 /**
  * mxl_endpoint_result_push:
  * Makes room for one result at the end of @ep's result ring: when the ring
