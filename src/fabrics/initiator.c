@@ -122,7 +122,8 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
       : &mxl_initiator_rdm_ops;
   init->reader = config->reader;
   init->chunks = &mxl_grain_chunks;      /* mxl_samples_initiator_setup() for audio */
-  init->submit = mxl_initiator_fan_out_desc;   /* the post ring once it runs */
+  init->mode = &mxl_initiator_inline_mode;      /* the thread's once it runs */
+  init->on_completion = mxl_initiator_on_completion;
   init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) mxl_conn_free);
   init->by_conn_id = g_hash_table_new (g_int64_hash, g_int64_equal);
   init->by_fid = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -169,8 +170,10 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
       goto fail;
     }
   }
-  g_debug ("initiator: %s %s, %u slots, max %" G_GUINT64_FORMAT " bytes and %u "
+  mxl_hooks_add (init);
+  g_debug ("initiator: %s %s %s, %u slots, max %" G_GUINT64_FORMAT " bytes and %u "
       "iovecs per write, %s writes", init->base.desc->name, init->type_ops->name,
+      init->mode->name,
       init->base.grain_count, init->max_msg, init->iov_limit,
       init->ordered_writes ? "ordered" : "unordered (immediate data held)");
   return MXL_STATUS_OK;
@@ -187,12 +190,13 @@ fail:
 void
 mxl_initiator_destroy (MxlInitiator *init)
 {
-  /* Flush within a bound, then cancel the rest (teardown). */
+  /* No hook reaches it any more; then flush within a bound and cancel
+   * the rest (teardown). */
+  mxl_hooks_forget (init);
   mxl_initiator_progress_stop (init, DESTROY_FLUSH_MS);
   teardown (init);
   mxl_initiator_payload_free (init);
   mxl_endpoint_clear (&init->base);
-  mxl_hooks_forget (init);
   g_free (init);
 }
 
@@ -284,11 +288,11 @@ mxl_initiator_add_target (MxlInitiator *init, const struct mxlFabricsTargetInfo_
 
   mxl_lock (&init->base.lock);
   st = add_target_locked (init, info);
-  if (st == MXL_STATUS_OK && init->post_ring != NULL)
-    init->thread_status = MXL_ERR_NOT_READY;     /* until the next pass */
+  if (st == MXL_STATUS_OK)
+    init->mode->target_added (init);
   mxl_unlock (&init->base.lock);
-  if (st == MXL_STATUS_OK && init->post_ring != NULL)
-    mxl_progress_wake (&init->base.progress);
+  if (st == MXL_STATUS_OK)
+    init->mode->wake (init);
   return st;
 }
 
@@ -332,10 +336,9 @@ mxl_initiator_room_for_one (MxlInitiator *init)
   return TRUE;
 }
 
-/* Queues a grain (@req) or a batch of samples (@sreq) on @conn. */
+/* Queues @request on @conn through @queue. */
 static mxlStatus
-queue_on (MxlConn *conn, const MxlGrainRequest *req, const MxlSamplesRequest *sreq,
-    const MxlRawRequest *raw)
+queue_on (MxlConn *conn, MxlQueueFn queue, const void *request)
 {
   MxlInitiator *init = conn->init;
   gint64 deadline = g_get_monotonic_time () + QUEUE_WAIT_MS * 1000;
@@ -344,8 +347,7 @@ queue_on (MxlConn *conn, const MxlGrainRequest *req, const MxlSamplesRequest *sr
 
   /* A full queue: drive progress (bounded) until there is room. */
   while ((st = !conn_has_room (conn) ? MXL_ERR_NOT_READY
-          : req ? mxl_egress_queue_grain (conn, req, raw)
-          : mxl_egress_queue_samples (conn, sreq, raw)) == MXL_ERR_NOT_READY) {
+          : queue (conn, request)) == MXL_ERR_NOT_READY) {
     mxl_initiator_progress_once (init);
     if (conn->state.kind != MXL_CONN_CONNECTED)
       return MXL_STATUS_OK;     /* lost meanwhile: reported by an event */
@@ -410,9 +412,75 @@ refuse_not_connected (MxlInitiator *init, MxlConn *conn, const MxlTracked *what)
   mxl_initiator_push_result (init, conn->target_id, &tr);
 }
 
+/* One connection's part of a fan-out: @request queued through @queue,
+ * tracked as @what, and posted (unless the pass posts later); @skip: a
+ * grain this connection does not get (behind). Counts it in @taken or
+ * @refused. Returns: the status of queueing. */
 static mxlStatus
-fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest *sreq,
-    const MxlRawRequest *raw, uint64_t only_target)
+fan_out_one (MxlInitiator *init, MxlConn *c, const MxlTracked *what, MxlQueueFn queue,
+    const void *request, gboolean skip, guint *taken, guint *refused)
+{
+  uint64_t first_seq = c->next_seq;
+  mxlStatus st;
+
+  if (c->state.kind != MXL_CONN_CONNECTED) {
+    if (c->state.kind != MXL_CONN_REMOVED) {
+      refuse_not_connected (init, c, what);
+      (*refused)++;
+    }
+    return MXL_STATUS_OK;
+  }
+  if (mxl_conn_peer_gone (c)) {
+    /* checked before every post: see mxl_conn_peer_gone() */
+    mxl_conn_transition (c, MXL_CONN_IN_TICK, MXL_STATUS_OK);
+    refuse_not_connected (init, c, what);
+    (*refused)++;
+    return MXL_STATUS_OK;
+  }
+  if (skip) {
+    c->grains_skipped++;
+    return MXL_STATUS_OK;
+  }
+  st = queue_on (c, queue, request);
+  if (st == MXL_STATUS_OK && c->next_seq == first_seq
+      && c->state.kind != MXL_CONN_CONNECTED) {
+    /* lost while queue_on made room: nothing was queued */
+    refuse_not_connected (init, c, what);
+    (*refused)++;
+  } else if (st == MXL_STATUS_OK) {
+    /* Every transfer the protocol queued (one per grain, one or more
+     * per batch of samples) is tracked until its writes completed. */
+    for (uint64_t seq = first_seq; seq < c->next_seq; seq++)
+      mxl_conn_track_add (c, seq, what);
+    (*taken)++;
+  } else if (st == MXL_ERR_INVALID_ARG) {
+    MxlTracked tr = *what;
+    tr.status = st;
+    mxl_initiator_push_result (init, c->target_id, &tr);
+  }
+  if (c->state.kind == MXL_CONN_CONNECTED && !init->defer_pump) {
+    mxlStatus pst = mxl_egress_pump (c);
+    if (pst != MXL_STATUS_OK)
+      mxl_conn_transition (c, MXL_CONN_IN_ERROR, pst);
+  }
+  return st;
+}
+
+static mxlStatus
+queue_grain (MxlConn *conn, const void *request)
+{
+  return mxl_egress_queue_grain (conn, request);
+}
+
+static mxlStatus
+queue_samples (MxlConn *conn, const void *request)
+{
+  return mxl_egress_queue_samples (conn, request);
+}
+
+/* A grain (@req) or a batch of samples (@sreq) to every target. */
+static mxlStatus
+fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest *sreq)
 {
   mxlStatus result = MXL_STATUS_OK;
   guint taken = 0, refused = 0;
@@ -421,9 +489,11 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
   MxlTracked what = { .grain_index = req ? req->grain_index : sreq->head,
     .start = req ? req->req_start : 0, .end = req ? req->req_end : 0,
     .queued_at = g_get_monotonic_time () };
+  MxlQueueFn queue = req ? queue_grain : queue_samples;
+  const void *request = req ? (const void *) req : sreq;
   guint keeping_up = 0;
 
-  for (guint i = 0; req != NULL && raw == NULL && i < init->conns->len; i++) {
+  for (guint i = 0; req != NULL && i < init->conns->len; i++) {
     MxlConn *c = g_ptr_array_index (init->conns, i);
     if (c->state.kind == MXL_CONN_CONNECTED
         && !conn_behind (c, req->grain_index, what.queued_at))
@@ -432,55 +502,13 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
 
   for (guint i = 0; i < init->conns->len; i++) {
     MxlConn *c = g_ptr_array_index (init->conns, i);
-    uint64_t first_seq = c->next_seq;
-    mxlStatus st;
+    mxlStatus st = fan_out_one (init, c, &what, queue, request,
+        req != NULL && c->behind && keeping_up > 0, &taken, &refused);
 
-    if (only_target && c->target_id != only_target)
-      continue;
-    if (c->state.kind != MXL_CONN_CONNECTED) {
-      if (c->state.kind != MXL_CONN_REMOVED) {
-        refuse_not_connected (init, c, &what);
-        refused++;
-      }
-      continue;
-    }
-    if (mxl_conn_peer_gone (c)) {
-      /* checked before every post: see mxl_conn_peer_gone() */
-      mxl_conn_transition (c, MXL_CONN_IN_TICK, MXL_STATUS_OK);
-      refuse_not_connected (init, c, &what);
-      refused++;
-      continue;
-    }
-    if (req != NULL && raw == NULL && c->behind && keeping_up > 0) {
-      c->grains_skipped++;
-      continue;
-    }
-    st = queue_on (c, req, sreq, raw);
-    if (st == MXL_STATUS_OK && c->next_seq == first_seq
-        && c->state.kind != MXL_CONN_CONNECTED) {
-      /* lost while queue_on made room: nothing was queued */
-      refuse_not_connected (init, c, &what);
-      refused++;
-    } else if (st == MXL_STATUS_OK) {
-      /* Every transfer the protocol queued (one per grain, one or more
-       * per batch of samples) is tracked until its writes completed. */
-      for (uint64_t seq = first_seq; seq < c->next_seq; seq++)
-        mxl_conn_track_add (c, seq, &what);
-      taken++;
-    } else if (st == MXL_ERR_INVALID_ARG) {
-      MxlTracked tr = what;
-      tr.status = st;
-      mxl_initiator_push_result (init, c->target_id, &tr);
-    }
     if (st == MXL_ERR_INVALID_ARG)
       result = st;
     else if (st != MXL_STATUS_OK && result == MXL_STATUS_OK)
       result = st;
-    if (c->state.kind == MXL_CONN_CONNECTED && !init->defer_pump) {
-      st = mxl_egress_pump (c);
-      if (st != MXL_STATUS_OK)
-        mxl_conn_transition (c, MXL_CONN_IN_ERROR, st);
-    }
   }
   /* No target took it because none is connected yet (or any more): the
    * caller can wait for a connection event and send it again. */
@@ -489,54 +517,40 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
   return result;
 }
 
-/* The test hooks post to one connected target. */
-static mxlStatus
-debug_check_connected (MxlInitiator *init, uint64_t target_id)
+mxlStatus
+mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracked *what,
+    MxlQueueFn queue, const void *request)
 {
-  MxlConn *conn = mxl_initiator_find_conn (init, target_id);
+  MxlConn *conn;
+  guint taken = 0, refused = 0;
+  mxlStatus st = MXL_ERR_NOT_FOUND;
 
-  if (conn == NULL)
-    return MXL_ERR_NOT_FOUND;
-  return conn->state.kind == MXL_CONN_CONNECTED ? MXL_STATUS_OK : MXL_ERR_INVALID_STATE;
+  mxl_lock (&init->base.lock);
+  conn = mxl_initiator_find_conn (init, target_id);
+  if (conn != NULL && conn->state.kind != MXL_CONN_CONNECTED)
+    st = MXL_ERR_INVALID_STATE;
+  else if (conn != NULL)
+    st = fan_out_one (init, conn, what, queue, request, FALSE, &taken, &refused);
+  if (st == MXL_STATUS_OK && taken == 0 && refused > 0)
+    st = MXL_ERR_NOT_READY;
+  mxl_unlock (&init->base.lock);
+  return st;
 }
 
 /* Builds the request of @desc and queues it: a grain (the local flow's
- * grain header decides whether only the header travels), a batch of
- * samples, or a test hook's raw request to one target. */
+ * grain header decides whether only the header travels) or a batch of
+ * samples. */
 mxlStatus
 mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc)
 {
   MxlGrainRequest req;
-  MxlSamplesRequest sreq;
-  MxlRawRequest raw;
   uint32_t flags;
-  mxlStatus st;
 
-  memset (&req, 0, sizeof (req));
-  memset (&sreq, 0, sizeof (sreq));
-  switch ((MxlPostOp) desc->op) {
-    case MXL_POST_GRAIN:
-      break;
-    case MXL_POST_RAW:
-      if ((st = debug_check_connected (init, desc->target)) != MXL_STATUS_OK)
-        return st;
-      req.local_slot = desc->local_slot;
-      req.n_runs = 1;
-      req.runs[0] = (MxlRun) { desc->offset, desc->length };
-      raw = (MxlRawRequest) { .remote_slot = desc->remote_slot, .imm = desc->imm };
-      return fan_out (init, &req, NULL, &raw, desc->target);
-    case MXL_POST_SAMPLES:
-    case MXL_POST_SAMPLES_RAW:
-      sreq.head = desc->index;
-      sreq.count = desc->count;
-      if (desc->op == MXL_POST_SAMPLES)
-        return fan_out (init, NULL, &sreq, NULL, 0);
-      if ((st = debug_check_connected (init, desc->target)) != MXL_STATUS_OK)
-        return st;
-      raw = (MxlRawRequest) { .remote_slot = desc->entry, .imm = desc->imm,
-        .head = desc->offset, .count = desc->length };
-      return fan_out (init, NULL, &sreq, &raw, desc->target);
+  if (desc->op == MXL_POST_SAMPLES) {
+    MxlSamplesRequest sreq = { desc->index, desc->count };
+    return fan_out (init, NULL, &sreq);
   }
+  memset (&req, 0, sizeof (req));
   req.grain_index = desc->index;
   req.req_start = desc->start;
   req.req_end = desc->end;
@@ -554,7 +568,7 @@ mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc)
   }
   if (req.n_runs == 0)
     return MXL_ERR_INVALID_ARG;
-  return fan_out (init, &req, NULL, NULL, 0);
+  return fan_out (init, &req, NULL);
 }
 
 
@@ -572,7 +586,7 @@ mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index, uint16_t start
   desc.start = start;
   desc.end = end;
   desc.index = index;
-  return init->submit (init, &desc);
+  return init->mode->submit (init, &desc);
 }
 
 mxlStatus
@@ -589,47 +603,5 @@ mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head, uint64_t coun
   desc.op = MXL_POST_SAMPLES;
   desc.index = head;
   desc.count = count;
-  return init->submit (init, &desc);
+  return init->mode->submit (init, &desc);
 }
-
-mxlStatus
-mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
-    uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
-    uint64_t header_count)
-{
-  MxlPostDesc desc;
-
-  if (!init->base.setup_done || !init->base.continuous)
-    return MXL_ERR_INVALID_ARG;
-  memset (&desc, 0, sizeof desc);
-  desc.op = MXL_POST_SAMPLES_RAW;
-  desc.target = target_id;
-  desc.index = head;
-  desc.count = count;
-  desc.entry = entry;
-  desc.imm = imm;
-  desc.offset = header_head;
-  desc.length = header_count;
-  return init->submit (init, &desc);
-}
-
-mxlStatus
-mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
-    uint32_t local_slot, uint32_t remote_slot, uint64_t offset, uint64_t length,
-    uint32_t imm)
-{
-  MxlPostDesc desc;
-
-  if (!init->base.setup_done || init->base.continuous || local_slot >= init->base.grain_count)
-    return MXL_ERR_INVALID_ARG;
-  memset (&desc, 0, sizeof desc);
-  desc.op = MXL_POST_RAW;
-  desc.target = target_id;
-  desc.local_slot = local_slot;
-  desc.remote_slot = remote_slot;
-  desc.offset = offset;
-  desc.length = length;
-  desc.imm = imm;
-  return init->submit (init, &desc);
-}
-

@@ -11,6 +11,8 @@
 #include <signal.h>
 #include <string.h>
 
+#include "fabrics/protocol/protocol_hooks.h"
+
 #define ORPHAN_RECLAIM_US (2 * G_USEC_PER_SEC)
 
 /* ------------------------------------------------------------ contexts */
@@ -283,8 +285,9 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
   }
 
   if (next.kind == MXL_CONN_CONNECTED && cur.kind != MXL_CONN_CONNECTED) {
-    /* The protocol is chosen once, when the connection becomes usable. */
-    conn->post = conn->protocol->post;
+    /* The protocol is chosen once, when the connection becomes usable
+     * (its post, or a test hook's wrapper while one is armed). */
+    conn->post = mxl_hooks_conn_post (conn);
     conn->last_progress = now;
     conn->q_head = conn->q_len = 0;
     conn->tr_head = conn->tr_len = 0;

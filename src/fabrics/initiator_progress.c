@@ -20,7 +20,6 @@
 
 #include <string.h>
 
-#include "fabrics/protocol/protocol_hooks.h"
 #include "fabrics/setup.h"
 
 #define CQ_BATCH 64
@@ -99,7 +98,7 @@ mxl_initiator_progress_start (MxlInitiator *init, GError **error)
   if (st != MXL_STATUS_OK)
     g_clear_pointer (&init->post_ring, mxl_post_ring_free);
   else
-    init->submit = mxl_initiator_progress_post;
+    init->mode = &mxl_initiator_thread_mode;
   return st;
 }
 
@@ -108,6 +107,8 @@ mxl_initiator_progress_stop (MxlInitiator *init, int flush_ms)
 {
   MxlPostDesc desc;
 
+  /* Teardown, once: nothing to stop without a thread (inline mode, or
+   * setup failed before it started). */
   if (init->post_ring == NULL)
     return;
   if (flush_ms > 0 && mxl_progress_running (&init->base.progress))
@@ -118,7 +119,7 @@ mxl_initiator_progress_stop (MxlInitiator *init, int flush_ms)
   while (mxl_post_ring_pop (init->post_ring, &desc))
     init->stats.transfersDropped++;
   g_clear_pointer (&init->post_ring, mxl_post_ring_free);
-  init->submit = mxl_initiator_fan_out_desc;
+  init->mode = &mxl_initiator_inline_mode;
 }
 
 mxlStatus
@@ -161,8 +162,8 @@ mxl_initiator_progress_wait (MxlInitiator *init, int timeout_ms)
 
 /* ------------------------------------------------------------ progress */
 
-static void
-on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
+void
+mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
 {
   MxlWriteCtx *ctx = op_context;
   MxlConn *conn;
@@ -176,9 +177,6 @@ on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
       mxl_initiator_rdm_claim_done (conn, ok);
     return;
   }
-  if (ok && G_UNLIKELY (mxl_hooks_armed ())
-      && mxl_hooks_take_fault (init, MXL_INJECT_ERROR_COMPLETION, &err))
-    ok = FALSE;              /* test hook: as if fi_cq_readerr() returned it */
   if (ok)
     init->stats.writesCompleted++;
   else
@@ -215,12 +213,12 @@ mxl_initiator_drain_cq (MxlInitiator *init, int timeout_ms)
         return;
       case MXL_CQ_READ_ENTRIES:
         for (size_t i = 0; i < n; i++)
-          on_completion (init, buf[i].op_context, TRUE, 0);
+          init->on_completion (init, buf[i].op_context, TRUE, 0);
         if (n < CQ_BATCH)
           return;
         break;
       case MXL_CQ_READ_ERROR_ENTRY:
-        on_completion (init, err.op_context, FALSE, err.err);
+        init->on_completion (init, err.op_context, FALSE, err.err);
         break;
       case MXL_CQ_READ_FAILED:
         g_warning ("initiator: fi_cq_read: %s", fi_strerror ((int) -rc));
@@ -289,15 +287,21 @@ mxl_initiator_progress_once (MxlInitiator *init)
 mxlStatus
 mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms)
 {
-  gint64 deadline;
+  if (!init->base.setup_done)
+    return MXL_ERR_INVALID_STATE;
+  return init->mode->make_progress (init, timeout_ms);
+}
+
+/* ---------------------------------------------------------------- modes */
+
+/* MakeProgress without a thread: this thread drives progress. */
+static mxlStatus
+drive_progress (MxlInitiator *init, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
   guint sleep_us = 50;
   mxlStatus st;
 
-  if (!init->base.setup_done)
-    return MXL_ERR_INVALID_STATE;
-  if (init->post_ring != NULL)
-    return mxl_initiator_progress_wait (init, timeout_ms);
-  deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
   for (;;) {
     gint64 now;
     st = mxl_initiator_progress_once (init);
@@ -315,3 +319,98 @@ mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms)
   }
 }
 
+/* PollTransferResult without a thread: this thread drives progress while
+ * it waits, sleeping a growing back-off between passes. */
+static gboolean
+drive_until_result (MxlInitiator *init, gint64 deadline, guint *sleep_us)
+{
+  mxl_initiator_progress_once (init);
+  if (init->base.res_len > 0)
+    return TRUE;
+  if (g_get_monotonic_time () >= deadline)
+    return FALSE;
+  mxl_unlock (&init->base.lock);
+  g_usleep (*sleep_us);
+  *sleep_us = MIN (*sleep_us * 2, 1000u);
+  mxl_lock (&init->base.lock);
+  return TRUE;
+}
+
+/* With a thread: its passes signal init->base.lock's condition. */
+static gboolean
+wait_for_result (MxlInitiator *init, gint64 deadline, guint *sleep_us)
+{
+  (void) sleep_us;
+  return mxl_endpoint_wait (&init->base, deadline);
+}
+
+static void
+nothing (MxlInitiator *init)
+{
+  (void) init;
+}
+
+static void
+thread_target_added (MxlInitiator *init)
+{
+  init->thread_status = MXL_ERR_NOT_READY;     /* until the next pass */
+}
+
+static void
+thread_wake (MxlInitiator *init)
+{
+  mxl_progress_wake (&init->base.progress);
+}
+
+static gboolean
+no_posts_waiting (const MxlInitiator *init)
+{
+  (void) init;
+  return FALSE;
+}
+
+/* Descriptors still in the post ring are not readable from here (single
+ * consumer): any of them counts as in flight. */
+static gboolean
+thread_posts_waiting (const MxlInitiator *init)
+{
+  return atomic_load_explicit (&((MxlInitiator *) init)->posts_pushed,
+      memory_order_relaxed) != init->posts_popped;
+}
+
+static void
+no_ring_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out)
+{
+  (void) init;
+  (void) out;
+}
+
+/* Refusals of a full ring are counted by the ring (any thread). */
+static void
+thread_ring_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out)
+{
+  out->postRingFull = mxl_post_ring_full_count (init->post_ring);
+  out->transfersDropped += out->postRingFull;
+}
+
+const MxlInitiatorMode mxl_initiator_inline_mode = {
+  .name = "inline",
+  .submit = mxl_initiator_fan_out_desc,
+  .make_progress = drive_progress,
+  .await_result = drive_until_result,
+  .target_added = nothing,
+  .wake = nothing,
+  .posts_waiting = no_posts_waiting,
+  .ring_stats = no_ring_stats,
+};
+
+const MxlInitiatorMode mxl_initiator_thread_mode = {
+  .name = "progress thread",
+  .submit = mxl_initiator_progress_post,
+  .make_progress = mxl_initiator_progress_wait,
+  .await_result = wait_for_result,
+  .target_added = thread_target_added,
+  .wake = thread_wake,
+  .posts_waiting = thread_posts_waiting,
+  .ring_stats = thread_ring_stats,
+};

@@ -184,16 +184,8 @@ mxl_initiator_poll_result (MxlInitiator *init, int timeout_ms,
   for (;;) {
     if ((got = pop_result (init, out)))
       break;
-    if (init->post_ring == NULL) {
-      /* No progress thread: this thread drives progress while it waits. */
-      mxl_initiator_progress_once (init);
-      if ((got = pop_result (init, out)) || g_get_monotonic_time () >= deadline)
-        break;
-      mxl_unlock (&init->base.lock);
-      g_usleep (sleep_us);
-      sleep_us = MIN (sleep_us * 2, 1000u);
-      mxl_lock (&init->base.lock);
-    } else if (!mxl_endpoint_wait (&init->base, deadline)) {
+    /* Drives progress (no thread) or waits for the thread's passes. */
+    if (!init->mode->await_result (init, deadline, &sleep_us)) {
       got = pop_result (init, out);
       break;
     }
@@ -217,12 +209,9 @@ mxl_initiator_target_state (MxlInitiator *init, uint64_t target_id,
 gboolean
 mxl_initiator_slot_in_use_locked (const MxlInitiator *init, uint32_t slot)
 {
-  /* With a progress thread, descriptors still in the post ring are not
-   * readable from here (single consumer): any of them counts as in flight,
-   * a conservative answer. */
-  if (init->post_ring != NULL
-      && atomic_load_explicit (&((MxlInitiator *) init)->posts_pushed, memory_order_relaxed)
-          != init->posts_popped)
+  /* With a progress thread, descriptors still in the post ring count as
+   * in flight, a conservative answer. */
+  if (init->mode->posts_waiting (init))
     return TRUE;
   /* Queued transfers read the slot when their writes are posted ... */
   for (guint i = 0; i < init->conns->len; i++) {
@@ -350,11 +339,7 @@ mxl_initiator_get_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out)
   mxl_lock (&init->base.lock);
   *out = init->stats;
   mxl_unlock (&init->base.lock);
-  if (init->post_ring != NULL) {
-    /* Refusals of a full ring are counted by the ring (any thread). */
-    out->postRingFull = mxl_post_ring_full_count (init->post_ring);
-    out->transfersDropped += out->postRingFull;
-  }
+  init->mode->ring_stats (init, out);
   out->version = MXL_FABRICS_API_VERSION;
 }
 

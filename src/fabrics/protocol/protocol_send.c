@@ -133,7 +133,7 @@ static ssize_t
 send_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx)
 {
-  return send_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hook_ops.send_header);
+  return send_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hooks_send_header ());
 }
 
 /* ----------------------------------------------------------------- target */

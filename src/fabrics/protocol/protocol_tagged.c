@@ -129,8 +129,8 @@ static ssize_t
 tagged_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx)
 {
-  return tagged_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hook_ops.tagged_piece,
-      mxl_hook_ops.send_header);
+  return tagged_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hooks_tagged_piece (),
+      mxl_hooks_send_header ());
 }
 
 /* ----------------------------------------------------------------- target */

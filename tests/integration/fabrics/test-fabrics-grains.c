@@ -477,7 +477,7 @@ assert_still_usable (Pair *pr)
  * reported with INVALID_ARG and counted, nothing committed, and the target
  * keeps working. */
 static void
-hostile (const FabProv *p)
+hostile (const FabProv *p, const char *initiator_options)
 {
   char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
   Pair pr;
@@ -487,7 +487,7 @@ hostile (const FabProv *p)
   mxlGrainInfo gi;
   uint8_t *payload;
 
-  if (!pair_open (&pr, p, def, def, NULL, NULL))
+  if (!pair_open (&pr, p, def, def, NULL, initiator_options))
     goto out;
   n = pr.t->base.grain_count;
   fabtest_write_grain (&pr.is, 2, 4, FALSE);
@@ -529,8 +529,14 @@ out:
   g_free (def);
 }
 
-static void test_hostile_tcp (void) { hostile (&fab_tcp); }
-static void test_hostile_shm (void) { hostile (&fab_shm); }
+/* With a progress thread the raw requests are posted from the calling
+ * thread (they bypass the post ring) and their status is the call's. */
+#define THREAD_OPTIONS "{\"progressThread\": true}"
+
+static void test_hostile_tcp (void) { hostile (&fab_tcp, NULL); }
+static void test_hostile_shm (void) { hostile (&fab_shm, NULL); }
+static void test_hostile_thread_tcp (void) { hostile (&fab_tcp, THREAD_OPTIONS); }
+static void test_hostile_thread_shm (void) { hostile (&fab_shm, THREAD_OPTIONS); }
 
 /* A grain header with another geometry (a v210 initiator writing into a
  * v210a target) is rejected; the reverse cannot even be posted. */
@@ -613,7 +619,7 @@ corrupt_header (uint8_t *h)
  * no byte of any slot changes, nothing is committed; then a good grain
  * arrives intact. */
 static void
-send_hostile (const FabProv *p)
+send_hostile (const FabProv *p, const char *initiator_options)
 {
   char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
   Pair pr;
@@ -624,7 +630,7 @@ send_hostile (const FabProv *p)
   GPtrArray *before = g_ptr_array_new_with_free_func (g_free);
   const guint cases = 7;
 
-  if (!pair_open (&pr, p, def, def, SEND_OPTIONS, NULL))
+  if (!pair_open (&pr, p, def, def, SEND_OPTIONS, initiator_options))
     goto out;
   g_assert_cmpint (pr.info->protocol, ==, MXL_PROTOCOL_SEND);
   send_slot_len = pr.t->base.regions[0].len;
@@ -655,9 +661,11 @@ out:
   g_free (def);
 }
 
-static void test_send_hostile_tcp (void) { send_hostile (&fab_tcp); }
-static void test_send_hostile_rxm (void) { send_hostile (&fab_rxm); }
-static void test_send_hostile_shm (void) { send_hostile (&fab_shm); }
+static void test_send_hostile_tcp (void) { send_hostile (&fab_tcp, NULL); }
+static void test_send_hostile_rxm (void) { send_hostile (&fab_rxm, NULL); }
+static void test_send_hostile_shm (void) { send_hostile (&fab_shm, NULL); }
+/* The header hook armed and disarmed while the progress thread posts. */
+static void test_send_hostile_thread_tcp (void) { send_hostile (&fab_tcp, THREAD_OPTIONS); }
 
 /* The TargetInfo says which protocol the target expects; an initiator
  * that may not speak it fails AddTarget with UNSUPPORTED_OPERATION. */
@@ -840,7 +848,7 @@ retag (uint64_t *tag, uint64_t *data)
 /* A sender of bad tags, an oversize piece and bad immediate data: nothing
  * committed, counted where the target sees it, the target stays usable. */
 static void
-tagged_hostile (const FabProv *p, gboolean truncate)
+tagged_hostile (const FabProv *p, gboolean truncate, const char *initiator_options)
 {
   char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
   Pair pr;
@@ -849,7 +857,7 @@ tagged_hostile (const FabProv *p, gboolean truncate)
   mxlGrainInfo gi;
   uint8_t *payload;
 
-  if (!pair_open (&pr, p, def, def, TAGGED_OPTIONS, NULL))
+  if (!pair_open (&pr, p, def, def, TAGGED_OPTIONS, initiator_options))
     goto out;
   tag_slots = pr.t->base.grain_count;
   fabtest_write_grain (&pr.is, 2, 4, FALSE);
@@ -909,8 +917,10 @@ out:
   g_free (def);
 }
 
-static void test_tagged_hostile_rxm (void) { tagged_hostile (&fab_rxm, TRUE); }
-static void test_tagged_hostile_shm (void) { tagged_hostile (&fab_shm, FALSE); }
+static void test_tagged_hostile_rxm (void) { tagged_hostile (&fab_rxm, TRUE, NULL); }
+static void test_tagged_hostile_shm (void) { tagged_hostile (&fab_shm, FALSE, NULL); }
+static void test_tagged_hostile_thread_shm (void)
+{ tagged_hostile (&fab_shm, FALSE, THREAD_OPTIONS); }
 
 /* Without FI_RMA (hidden by the test hook: every provider here has it) a
  * target takes tagged where the provider matches tags (rxm, shm), else
@@ -1039,15 +1049,20 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/grains/shm/stage-fanout-only", test_stage_fanout_only_shm);
   g_test_add_func ("/fabrics/grains/tcp/hostile", test_hostile_tcp);
   g_test_add_func ("/fabrics/grains/shm/hostile", test_hostile_shm);
+  g_test_add_func ("/fabrics/grains/tcp/hostile-thread", test_hostile_thread_tcp);
+  g_test_add_func ("/fabrics/grains/shm/hostile-thread", test_hostile_thread_shm);
   g_test_add_func ("/fabrics/grains/tcp/geometry-mismatch", geometry_mismatch);
   g_test_add_func ("/fabrics/grains/tcp/send-hostile", test_send_hostile_tcp);
   g_test_add_func ("/fabrics/grains/rxm/send-hostile", test_send_hostile_rxm);
   g_test_add_func ("/fabrics/grains/shm/send-hostile", test_send_hostile_shm);
+  g_test_add_func ("/fabrics/grains/tcp/send-hostile-thread", test_send_hostile_thread_tcp);
   g_test_add_func ("/fabrics/grains/tcp/send-mismatch", send_mismatch);
   g_test_add_func ("/fabrics/grains/rxm/tagged-inplace", test_tagged_inplace_rxm);
   g_test_add_func ("/fabrics/grains/shm/tagged-inplace", test_tagged_inplace_shm);
   g_test_add_func ("/fabrics/grains/rxm/tagged-hostile", test_tagged_hostile_rxm);
   g_test_add_func ("/fabrics/grains/shm/tagged-hostile", test_tagged_hostile_shm);
+  g_test_add_func ("/fabrics/grains/shm/tagged-hostile-thread",
+      test_tagged_hostile_thread_shm);
   g_test_add_func ("/fabrics/grains/tcp/fallback", test_fallback_tcp);
   g_test_add_func ("/fabrics/grains/rxm/fallback", test_fallback_rxm);
   g_test_add_func ("/fabrics/grains/shm/fallback", test_fallback_shm);

@@ -37,6 +37,7 @@ fake_new (uint64_t mr_mode)
   f->dom.info->domain_attr->mr_mode = (int) mr_mode;
   f->init.base.dom = &f->dom;
   f->init.base.setup_done = TRUE;
+  f->init.mode = &mxl_initiator_inline_mode;     /* as setup installs it */
   f->init.base.grain_count = SLOTS;
   f->init.base.layout.grain_size = PAYLOAD;
   f->init.conns = g_ptr_array_new ();
