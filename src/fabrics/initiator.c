@@ -73,26 +73,26 @@ teardown (MxlInitiator *init)
   }
   if (init->type_ops)
     init->type_ops->teardown (init);
-  if (init->dom) {
-    for (guint i = 0; init->regions && i < init->grain_count; i++)
-      mxl_ofi_region_close (init->dom, &init->regions[i]);
-    mxl_ofi_region_close (init->dom, &init->channels_region);
-    mxl_ofi_region_close (init->dom, &init->msg_headers_region);
+  if (init->base.dom) {
+    for (guint i = 0; init->base.regions && i < init->base.grain_count; i++)
+      mxl_ofi_region_close (init->base.dom, &init->base.regions[i]);
+    mxl_ofi_region_close (init->base.dom, &init->channels_region);
+    mxl_ofi_region_close (init->base.dom, &init->msg_headers_region);
   }
-  mxl_ofi_close (init->cq ? &init->cq->fid : NULL, "cq");
-  init->cq = NULL;
-  mxl_ofi_domain_close (init->dom);
-  init->dom = NULL;
-  g_clear_pointer (&init->regions, g_free);
+  mxl_ofi_close (init->base.cq ? &init->base.cq->fid : NULL, "cq");
+  init->base.cq = NULL;
+  mxl_ofi_domain_close (init->base.dom);
+  init->base.dom = NULL;
+  g_clear_pointer (&init->base.regions, g_free);
   g_clear_pointer (&init->ctx_pool, g_free);
   g_clear_pointer (&init->msg_headers, g_free);
   init->ctx_used = init->ctx_orphaned = 0;
   g_clear_pointer (&init->by_conn_id, g_hash_table_destroy);
   g_clear_pointer (&init->by_fid, g_hash_table_destroy);
   g_clear_pointer (&init->results, g_free);
-  init->res_head = init->res_len = 0;
+  init->base.res_head = init->base.res_len = 0;
   init->type_ops = NULL;
-  init->setup_done = FALSE;
+  init->base.setup_done = FALSE;
 }
 
 /* MxlSlotFn of the initiator's flow reader. */
@@ -111,7 +111,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   MxlFlowLayout flow;
   mxlStatus st;
 
-  if (init->setup_done)
+  if (init->base.setup_done)
     return MXL_ERR_INVALID_STATE;
   mxl_last_error_clear ();
   if (config->reader == NULL) {
@@ -121,36 +121,36 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   st = mxl_flow_reader_get_layout (config->reader, &flow);
   if (st == MXL_STATUS_OK)
     st = mxl_setup_begin (options, &flow, &config->interface, MXL_ROLE_INITIATOR,
-        &init->options, &fi, &error);
+        &init->base.options, &fi, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
-  init->desc = mxl_provider_lookup (config->interface.provider);
+  init->base.desc = mxl_provider_lookup (config->interface.provider);
   init->type_ops = fi->ep_attr->type == FI_EP_MSG ? &mxl_initiator_rc_ops
       : &mxl_initiator_rdm_ops;
   init->reader = config->reader;
   init->chunks = &mxl_grain_chunks;      /* mxl_samples_initiator_setup() for audio */
   init->mode = &mxl_initiator_inline_mode;      /* the thread's once it runs */
   init->on_completion = mxl_initiator_on_completion;
-  init->grain_count = flow.grain_count;
-  mxl_grain_layout_init (&init->layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
+  init->base.grain_count = flow.grain_count;
+  mxl_grain_layout_init (&init->base.layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
   init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) mxl_conn_free);
   init->by_conn_id = g_hash_table_new (g_int64_hash, g_int64_equal);
   init->by_fid = g_hash_table_new (g_direct_hash, g_direct_equal);
 
   /* Writes are cut to the provider's limits, or lower ones from options. */
   init->max_msg = fi->ep_attr->max_msg_size ? fi->ep_attr->max_msg_size : UINT64_MAX;
-  if (init->options.max_message_size)
-    init->max_msg = MIN (init->max_msg, init->options.max_message_size);
+  if (init->base.options.max_message_size)
+    init->max_msg = MIN (init->max_msg, init->base.options.max_message_size);
   init->iov_limit = (uint32_t) MAX (fi->tx_attr->iov_limit, 1);
   init->tx_iov_limit = init->iov_limit;
-  if (init->options.iov_limit)
-    init->iov_limit = MIN (init->iov_limit, init->options.iov_limit);
+  if (init->base.options.iov_limit)
+    init->iov_limit = MIN (init->iov_limit, init->base.options.iov_limit);
   init->iov_limit = MIN (init->iov_limit, MXL_LAYOUT_MAX_IOV);
   init->ordered_writes = (fi->tx_attr->msg_order & FI_ORDER_WAW) != 0;
   init->window = (guint) MIN ((size_t) MXL_CONN_WINDOW, MAX (fi->tx_attr->size, 1));
 
-  st = mxl_setup_endpoint (fi, init->desc, init->options.progress_thread,
-      CTX_POOL_SIZE, &init->dom, &init->cq, &error);
+  st = mxl_setup_endpoint (fi, init->base.desc, init->base.options.progress_thread,
+      CTX_POOL_SIZE, &init->base.dom, &init->base.cq, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
   if (flow.format == MXL_DATA_FORMAT_AUDIO) {
@@ -159,8 +159,8 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
       goto fail;
   } else {
     /* Registered as write sources only; never written through. */
-    st = mxl_setup_register_slots (init->dom, reader_slot, init->reader,
-        init->grain_count, init->layout.slot_size, FI_WRITE, &init->regions, &error);
+    st = mxl_setup_register_slots (init->base.dom, reader_slot, init->reader,
+        init->base.grain_count, init->base.layout.slot_size, FI_WRITE, &init->base.regions, &error);
     if (st != MXL_STATUS_OK)
       goto fail;
   }
@@ -176,22 +176,22 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   if (st != MXL_STATUS_OK)
     goto fail;
   init->results = g_new0 (mxlFabricsExtTransferResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
-  init->claim_token = mxl_claim_token (mxl_provider_has_quirk (init->desc,
+  init->claim_token = mxl_claim_token (mxl_provider_has_quirk (init->base.desc,
           MXL_PROVIDER_QUIRK_OWNER_PID));
   init->stats.version = MXL_FABRICS_API_VERSION;
-  init->setup_done = TRUE;
-  if (init->options.progress_thread) {
+  init->base.setup_done = TRUE;
+  if (init->base.options.progress_thread) {
     st = mxl_initiator_progress_start (init, &error);
     if (st != MXL_STATUS_OK) {
-      init->setup_done = FALSE;
+      init->base.setup_done = FALSE;
       goto fail;
     }
   }
   mxl_hooks_add (init);
   g_debug ("initiator: %s %s %s, %u slots, max %" G_GUINT64_FORMAT " bytes and %u "
-      "iovecs per write, %s writes", init->desc->name, init->type_ops->name,
+      "iovecs per write, %s writes", init->base.desc->name, init->type_ops->name,
       init->mode->name,
-      init->grain_count, init->max_msg, init->iov_limit,
+      init->base.grain_count, init->max_msg, init->iov_limit,
       init->ordered_writes ? "ordered" : "unordered (immediate data held)");
   return MXL_STATUS_OK;
 
@@ -215,8 +215,8 @@ mxl_initiator_destroy (MxlInitiator *init)
   mxl_initiator_progress_stop (init, DESTROY_FLUSH_MS);
   teardown (init);
   mxl_initiator_payload_free (init);
-  mxl_event_queue_clear (&init->events);
-  mxl_lock_clear (&init->lock);
+  mxl_event_queue_clear (&init->base.events);
+  mxl_lock_clear (&init->base.lock);
   g_free (init);
 }
 
@@ -225,7 +225,7 @@ mxl_initiator_destroy (MxlInitiator *init)
 static gboolean
 address_usable (const MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
 {
-  uint32_t ours = init->dom->info->addr_format;
+  uint32_t ours = init->base.dom->info->addr_format;
   uint32_t theirs = info->address_format;
 
   if (ours == FI_SOCKADDR_IN || ours == FI_SOCKADDR_IN6)
@@ -252,16 +252,16 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
   const MxlProtocolDesc *protocol;
   MxlConn *conn;
 
-  if (!init->setup_done)
+  if (!init->base.setup_done)
     return MXL_ERR_INVALID_STATE;
   if (info->n_regions == 0 || info->n_regions > 65536 || info->fabric_address_len == 0
-      || info->has_bounce_buffer != init->continuous
-      || (init->continuous && !mxl_samples_target_usable (init, info))
+      || info->has_bounce_buffer != init->base.continuous
+      || (init->base.continuous && !mxl_samples_target_usable (init, info))
       || !address_usable (init, info)) {
     g_warning ("initiator: target %" G_GUINT64_FORMAT " unusable (regions %u, "
         "address format %u, %s target for a %s initiator)", info->id, info->n_regions,
         info->address_format, info->has_bounce_buffer ? "sample" : "grain",
-        init->continuous ? "sample" : "grain");
+        init->base.continuous ? "sample" : "grain");
     return MXL_ERR_INVALID_ARG;
   }
   protocol = mxl_initiator_protocol_for (init, info->protocol);
@@ -278,7 +278,7 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
   if (protocol == NULL) {
     g_warning ("initiator: target %" G_GUINT64_FORMAT " expects the \"%s\" protocol, "
         "which this initiator (provider %s, options) cannot speak", info->id,
-        mxl_protocol_kind_to_string (info->protocol), init->desc->name);
+        mxl_protocol_kind_to_string (info->protocol), init->base.desc->name);
     return MXL_ERR_UNSUPPORTED_OPERATION;
   }
   conn = mxl_initiator_find_conn (init, info->id);
@@ -306,11 +306,11 @@ mxl_initiator_add_target (MxlInitiator *init, const struct mxlFabricsTargetInfo_
 {
   mxlStatus st;
 
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   st = add_target_locked (init, info);
   if (st == MXL_STATUS_OK)
     init->mode->target_added (init);
-  mxl_unlock (&init->lock);
+  mxl_unlock (&init->base.lock);
   if (st == MXL_STATUS_OK)
     init->mode->wake (init);
   return st;
@@ -322,16 +322,16 @@ mxl_initiator_remove_target (MxlInitiator *init, const struct mxlFabricsTargetIn
   MxlConn *conn;
   mxlStatus st = MXL_ERR_NOT_FOUND;
 
-  if (!init->setup_done)
+  if (!init->base.setup_done)
     return MXL_ERR_INVALID_STATE;
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   conn = mxl_initiator_find_conn (init, info->id);
   if (conn != NULL) {
     mxl_conn_transition (conn, MXL_CONN_IN_REMOVE, MXL_STATUS_OK);
     init->stats.targets--;
     st = MXL_STATUS_OK;
   }
-  mxl_unlock (&init->lock);
+  mxl_unlock (&init->base.lock);
   return st;
 }
 
@@ -388,7 +388,7 @@ queue_on (MxlConn *conn, MxlQueueFn queue, const void *request)
 static uint64_t
 behind_lag (const MxlInitiator *init)
 {
-  return CLAMP (init->grain_count / 2, 1u, MXL_CONN_QUEUE / 2);
+  return CLAMP (init->base.grain_count / 2, 1u, MXL_CONN_QUEUE / 2);
 }
 
 /* How long the oldest unfinished transfer of a target must have waited
@@ -545,7 +545,7 @@ mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracke
   guint taken = 0, refused = 0;
   mxlStatus st = MXL_ERR_NOT_FOUND;
 
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   conn = mxl_initiator_find_conn (init, target_id);
   if (conn != NULL && conn->state.kind != MXL_CONN_CONNECTED)
     st = MXL_ERR_INVALID_STATE;
@@ -553,7 +553,7 @@ mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracke
     st = fan_out_one (init, conn, what, queue, request, FALSE, &taken, &refused);
   if (st == MXL_STATUS_OK && taken == 0 && refused > 0)
     st = MXL_ERR_NOT_READY;
-  mxl_unlock (&init->lock);
+  mxl_unlock (&init->base.lock);
   return st;
 }
 
@@ -574,16 +574,16 @@ mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc)
   req.grain_index = desc->index;
   req.req_start = desc->start;
   req.req_end = desc->end;
-  req.local_slot = (uint32_t) (desc->index % init->grain_count);
+  req.local_slot = (uint32_t) (desc->index % init->base.grain_count);
   /* A grain flagged invalid moves the ring on without content: only its
    * header travels (immediate data slice value 0). */
-  memcpy (&flags, init->regions[req.local_slot].base + 16, sizeof (flags));
+  memcpy (&flags, init->base.regions[req.local_slot].base + 16, sizeof (flags));
   if (flags & MXL_GRAIN_FLAG_INVALID) {
     req.slice_end = 0;
-    req.n_runs = mxl_layout_grain_runs (&init->layout, 0, 0, TRUE, req.runs);
+    req.n_runs = mxl_layout_grain_runs (&init->base.layout, 0, 0, TRUE, req.runs);
   } else {
     req.slice_end = desc->end;
-    req.n_runs = mxl_layout_grain_runs (&init->layout, desc->start, desc->end, FALSE,
+    req.n_runs = mxl_layout_grain_runs (&init->base.layout, desc->start, desc->end, FALSE,
         req.runs);
   }
   if (req.n_runs == 0)
@@ -598,9 +598,9 @@ mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index, uint16_t start
 {
   MxlPostDesc desc;
 
-  if (!init->setup_done || init->continuous)
+  if (!init->base.setup_done || init->base.continuous)
     return MXL_ERR_INVALID_STATE;
-  if (start > end || end > init->layout.total_slices)
+  if (start > end || end > init->base.layout.total_slices)
     return MXL_ERR_INVALID_ARG;
   desc.op = MXL_POST_GRAIN;
   desc.start = start;
@@ -614,7 +614,7 @@ mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head, uint64_t coun
 {
   MxlPostDesc desc;
 
-  if (!init->setup_done || !init->continuous)
+  if (!init->base.setup_done || !init->base.continuous)
     return MXL_ERR_INVALID_STATE;
   /* §4.3: count >= 1; a batch cannot be longer than the local ring. */
   if (count == 0 || count > init->ring.length || head < count)

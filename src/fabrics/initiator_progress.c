@@ -69,8 +69,8 @@ pass (gpointer owner)
   st = mxl_initiator_progress_once (init);
   if (popped > 0 || st != init->thread_status) {
     init->thread_status = st;
-    if (init->waiters > 0)
-      mxl_lock_broadcast (&init->lock);
+    if (init->base.waiters > 0)
+      mxl_lock_broadcast (&init->base.lock);
   }
   if (popped > 0 || s->writesPosted + s->writesCompleted + s->writeErrors != before) {
     if (init->notify)
@@ -87,20 +87,20 @@ mxl_initiator_progress_start (MxlInitiator *init, GError **error)
   guint n = 0;
   mxlStatus st;
 
-  init->post_ring = mxl_post_ring_new (init->options.post_ring_capacity, sizeof (MxlPostDesc),
+  init->post_ring = mxl_post_ring_new (init->base.options.post_ring_capacity, sizeof (MxlPostDesc),
       error);
   if (init->post_ring == NULL)
     return MXL_ERR_INVALID_ARG;
   atomic_init (&init->posts_pushed, 0);
   init->posts_popped = 0;
   init->thread_status = MXL_ERR_INTERRUPTED;   /* no target yet */
-  if (init->desc->cq_can_wait) {
-    fids[n++] = &init->cq->fid;
-    if (init->eq != NULL)
-      fids[n++] = &init->eq->fid;
+  if (init->base.desc->cq_can_wait) {
+    fids[n++] = &init->base.cq->fid;
+    if (init->base.eq != NULL)
+      fids[n++] = &init->base.eq->fid;
   }
-  st = mxl_progress_start (&init->progress, "mxl-initiator", init->dom->fabric, fids, n,
-      &init->lock, pass, has_posts, init, error);
+  st = mxl_progress_start (&init->base.progress, "mxl-initiator", init->base.dom->fabric, fids, n,
+      &init->base.lock, pass, has_posts, init, error);
   if (st != MXL_STATUS_OK)
     g_clear_pointer (&init->post_ring, mxl_post_ring_free);
   else
@@ -117,9 +117,9 @@ mxl_initiator_progress_stop (MxlInitiator *init, int flush_ms)
    * setup failed before it started). */
   if (init->post_ring == NULL)
     return;
-  if (flush_ms > 0 && mxl_progress_running (&init->progress))
+  if (flush_ms > 0 && mxl_progress_running (&init->base.progress))
     mxl_initiator_progress_wait (init, flush_ms);
-  mxl_progress_stop (&init->progress);
+  mxl_progress_stop (&init->base.progress);
   /* The thread is joined: this thread is the consumer now. Whatever was
    * not taken up is cancelled (counted as dropped). */
   while (mxl_post_ring_pop (init->post_ring, &desc))
@@ -142,7 +142,7 @@ mxl_initiator_progress_post (MxlInitiator *init, const MxlPostDesc *desc)
     atomic_fetch_sub_explicit (&init->posts_pushed, 1, memory_order_relaxed);
     return MXL_ERR_NOT_READY;    /* counted by the ring: postRingFull */
   }
-  mxl_progress_wake (&init->progress);
+  mxl_progress_wake (&init->base.progress);
   return MXL_STATUS_OK;
 }
 
@@ -152,20 +152,20 @@ mxl_initiator_progress_wait (MxlInitiator *init, int timeout_ms)
   gint64 deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
   mxlStatus st;
 
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   for (;;) {
     st = current_status (init);
     if (st != MXL_ERR_NOT_READY || timeout_ms <= 0)
       break;
-    init->waiters++;
-    if (!mxl_lock_wait_until (&init->lock, deadline)) {
-      init->waiters--;
+    init->base.waiters++;
+    if (!mxl_lock_wait_until (&init->base.lock, deadline)) {
+      init->base.waiters--;
       st = current_status (init);
       break;
     }
-    init->waiters--;
+    init->base.waiters--;
   }
-  mxl_unlock (&init->lock);
+  mxl_unlock (&init->base.lock);
   return st;
 }
 
@@ -216,7 +216,7 @@ mxl_initiator_drain_cq (MxlInitiator *init, int timeout_ms)
     size_t n = 0;
     ssize_t rc = 0;
 
-    switch (mxl_ofi_cq_read (init->cq, buf, CQ_BATCH, timeout_ms, &n, &err, &rc)) {
+    switch (mxl_ofi_cq_read (init->base.cq, buf, CQ_BATCH, timeout_ms, &n, &err, &rc)) {
       case MXL_CQ_READ_EMPTY:
         init->cq_drains++;
         return;
@@ -296,7 +296,7 @@ mxl_initiator_progress_once (MxlInitiator *init)
 mxlStatus
 mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms)
 {
-  if (!init->setup_done)
+  if (!init->base.setup_done)
     return MXL_ERR_INVALID_STATE;
   return init->mode->make_progress (init, timeout_ms);
 }
@@ -319,7 +319,7 @@ drive_progress (MxlInitiator *init, int timeout_ms)
     now = g_get_monotonic_time ();
     if (now >= deadline)
       return st;
-    if (init->desc->cq_can_wait && init->stats.targetsConnected > 0) {
+    if (init->base.desc->cq_can_wait && init->stats.targetsConnected > 0) {
       mxl_initiator_drain_cq (init, (int) MIN ((deadline - now + 999) / 1000, 10));
     } else {
       g_usleep (MIN ((gint64) sleep_us, deadline - now));
@@ -334,14 +334,14 @@ static gboolean
 drive_until_result (MxlInitiator *init, gint64 deadline, guint *sleep_us)
 {
   mxl_initiator_progress_once (init);
-  if (init->res_len > 0)
+  if (init->base.res_len > 0)
     return TRUE;
   if (g_get_monotonic_time () >= deadline)
     return FALSE;
-  mxl_unlock (&init->lock);
+  mxl_unlock (&init->base.lock);
   g_usleep (*sleep_us);
   *sleep_us = MIN (*sleep_us * 2, 1000u);
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   return TRUE;
 }
 
@@ -352,9 +352,9 @@ wait_for_result (MxlInitiator *init, gint64 deadline, guint *sleep_us)
   gboolean signalled;
 
   (void) sleep_us;
-  init->waiters++;
-  signalled = mxl_lock_wait_until (&init->lock, deadline);
-  init->waiters--;
+  init->base.waiters++;
+  signalled = mxl_lock_wait_until (&init->base.lock, deadline);
+  init->base.waiters--;
   return signalled;
 }
 
@@ -373,7 +373,7 @@ thread_target_added (MxlInitiator *init)
 static void
 thread_wake (MxlInitiator *init)
 {
-  mxl_progress_wake (&init->progress);
+  mxl_progress_wake (&init->base.progress);
 }
 
 static gboolean

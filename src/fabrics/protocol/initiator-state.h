@@ -17,6 +17,7 @@
 
 #include "fabrics/wire/bounce.h"
 #include "fabrics/protocol/grainstage.h"
+#include "fabrics/protocol/endpoint.h"
 #include "fabrics/ofi/ofi.h"
 #include "fabrics/wire/options.h"
 #include "fabrics/ofi/progress.h"
@@ -281,20 +282,11 @@ typedef struct MxlInitiatorTypeOps {
 
 
 struct mxlFabricsInitiator_t {
-  mxlFabricsInstance instance;
-  gboolean setup_done;
-  const MxlProviderDesc *desc;
+  MxlEndpoint base;          /* shared with the other role (endpoint.h) */
   const MxlInitiatorTypeOps *type_ops;
-  MxlSetupOptions options;
-  MxlOfiDomain *dom;
-  struct fid_cq *cq;
   mxlFlowReader reader;
-  MxlGrainLayout layout;
-  uint32_t grain_count;
-  MxlOfiRegion *regions;     /* one per local slot */
   MxlPayloadOverride *payload_override;  /* per local slot, or NULL (initiator_payload.c) */
   /* continuous flows */
-  gboolean continuous;
   const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
   MxlSampleRing ring;
   MxlOfiRegion channels_region;  /* the whole channels mapping, FI_WRITE */
@@ -321,21 +313,15 @@ struct mxlFabricsInitiator_t {
   GHashTable *by_fid;        /* struct fid* → MxlConn* (RC endpoints) */
   uint64_t next_conn_id;
   /* endpoint-type objects */
-  struct fid_eq *eq;         /* RC */
-  struct fid_ep *ep;         /* RDM */
-  struct fid_av *av;         /* RDM */
   GHashTable *shm_holds;     /* RDM shm: struct fid_ep* → MxlShmHold*, one
                                 per enabled endpoint (shmstale.h) */
   /* application-visible */
-  GQueue events;             /* mxlFabricsExtConnectionEvent* */
   mxlFabricsExtInitiatorStats stats;
-  mxlFabricsExtTransferResult *results;  /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX */
-  guint res_head, res_len;
-  /* locking (progress thread mode; taken in both modes by the API calls
-   * other than TransferGrain) */
-  MxlLock lock;                   /* mutex + condition (progress.h) */                /* results, status changes (progress thread) */
-  guint waiters;             /* threads in mxl_lock_wait_until */
-  /* mxlFabricsExtInitiatorSetNotify(): called with @lock held */
+  mxlFabricsExtTransferResult *results;  /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX
+                                            (base.res_head, base.res_len) */
+  /* base.lock: the progress thread's; taken in both modes by the API
+   * calls other than TransferGrain.
+   * mxlFabricsExtInitiatorSetNotify(): called with base.lock held */
   void (*notify) (void *data);
   void *notify_data;
   /* progress thread */
@@ -345,7 +331,6 @@ struct mxlFabricsInitiator_t {
    * swaps in its wrapper while a fault is pending, protocol_hooks.c) */
   MxlCompletionFn on_completion;
   MxlPostRing *post_ring;    /* NULL without a progress thread */
-  MxlProgress progress;
   _Atomic uint64_t posts_pushed;   /* producers, before the push (undone on failure) */
   uint64_t posts_popped;           /* progress thread, under lock */
   mxlStatus thread_status;         /* MakeProgress status after the last pass */

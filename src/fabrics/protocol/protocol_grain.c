@@ -18,7 +18,7 @@ static gboolean
 runs_fit (MxlConn *conn, const MxlGrainRequest *req, uint32_t slot)
 {
   const MxlRemoteRegion *remote = &conn->info->regions[slot];
-  const MxlOfiRegion *local = &conn->init->regions[req->local_slot];
+  const MxlOfiRegion *local = &conn->init->base.regions[req->local_slot];
 
   for (guint r = 0; r < req->n_runs; r++) {
     const MxlRun *run = &req->runs[r];
@@ -90,7 +90,7 @@ static gboolean
 grain_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint *n_iov)
 {
   const MxlChunk *c = &t->pending;
-  const MxlOfiRegion *local = &conn->init->regions[t->req.local_slot];
+  const MxlOfiRegion *local = &conn->init->base.regions[t->req.local_slot];
 
   /* The application lends the payload (mxlFabricsExtInitiatorSetGrainPayload). */
   if (mxl_initiator_payload_overridden (conn->init, t->req.local_slot)) {

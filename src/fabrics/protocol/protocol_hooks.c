@@ -151,9 +151,9 @@ reinstall (MxlInitiator *init)
 static void
 reinstall_locked (MxlInitiator *init)
 {
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   reinstall (init);
-  mxl_unlock (&init->lock);
+  mxl_unlock (&init->base.lock);
 }
 
 void

@@ -49,7 +49,7 @@ mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
     .remote_slot = remote_slot, .imm = imm };
   MxlTracked what = { .queued_at = g_get_monotonic_time () };
 
-  if (!init->setup_done || init->continuous || local_slot >= init->grain_count)
+  if (!init->base.setup_done || init->base.continuous || local_slot >= init->base.grain_count)
     return MXL_ERR_INVALID_ARG;
   r.req.runs[0] = (MxlRun) { offset, length };
   return mxl_initiator_queue_one (init, target_id, &what, queue_raw_grain, &r);
@@ -63,7 +63,7 @@ mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
   RawSamples r = { { head, count }, entry, imm, header_head, header_count };
   MxlTracked what = { .grain_index = head, .queued_at = g_get_monotonic_time () };
 
-  if (!init->setup_done || !init->continuous)
+  if (!init->base.setup_done || !init->base.continuous)
     return MXL_ERR_INVALID_ARG;
   return mxl_initiator_queue_one (init, target_id, &what, queue_raw_samples, &r);
 }

@@ -95,7 +95,7 @@ mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
   size_t len = 0;
   uint8_t *channels = (uint8_t *) mxl_flow_reader_channels (init->reader, &len);
 
-  init->continuous = TRUE;
+  init->base.continuous = TRUE;
   init->chunks = &mxl_sample_chunks;
   init->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
       flow->sample_word_size };
@@ -105,7 +105,7 @@ mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
     return MXL_ERR_INVALID_ARG;
   }
   /* Registered as a write source only; never written through. */
-  return mxl_ofi_region_register (init->dom, channels, len, FI_WRITE,
+  return mxl_ofi_region_register (init->base.dom, channels, len, FI_WRITE,
       &init->channels_region, error);
 }
 
@@ -134,13 +134,13 @@ samples_release (MxlConn *conn, gboolean final)
     return;
   c->next_entry = 0;
   if (c->staging != NULL) {
-    mxl_ofi_region_close (conn->init->dom, &c->staging_region);
+    mxl_ofi_region_close (conn->init->base.dom, &c->staging_region);
     g_clear_pointer (&c->staging, g_free);
     g_clear_pointer (&c->staging_owner, g_free);
     c->n_staging = 0;
   }
   if (c->entry_headers != NULL) {
-    mxl_ofi_region_close (conn->init->dom, &c->entry_headers_region);
+    mxl_ofi_region_close (conn->init->base.dom, &c->entry_headers_region);
     g_clear_pointer (&c->entry_headers, g_free);
   }
   if (final)
@@ -170,7 +170,7 @@ ensure_header_slots (MxlConn *conn)
   if (c->entry_headers != NULL)
     return MXL_STATUS_OK;
   c->entry_headers = g_malloc0 (MXL_CONN_HEADER_SLOTS * MXL_BOUNCE_HEADER_SIZE);
-  if (mxl_ofi_region_register (conn->init->dom, c->entry_headers,
+  if (mxl_ofi_region_register (conn->init->base.dom, c->entry_headers,
           MXL_CONN_HEADER_SLOTS * MXL_BOUNCE_HEADER_SIZE, FI_WRITE,
           &c->entry_headers_region, &error) != MXL_STATUS_OK) {
     g_warning ("initiator: %s", error->message);
@@ -214,7 +214,7 @@ ensure_staging (MxlConn *conn)
       + (uint64_t) init->ring.channels * init->ring.word_size * cap;
   guint n;
 
-  if (c->staging != NULL || !init->options.samples_staging || cap == 0
+  if (c->staging != NULL || !init->base.options.samples_staging || cap == 0
       || size > MXL_STAGING_MAX_SLOT)
     return;
   n = (guint) CLAMP (staging_budget / size, MXL_STAGING_MIN_SLOTS, MXL_CONN_HEADER_SLOTS);
@@ -222,8 +222,8 @@ ensure_staging (MxlConn *conn)
   memset (c->staging, 0, n * size);
   /* A source of writes, and of sends for a send target (tcp;ofi_rxm's
    * rendezvous of large messages needs a region registered for FI_SEND). */
-  if (mxl_ofi_region_register (init->dom, c->staging, n * size,
-          FI_WRITE | (init->dom->info->caps & FI_SEND), &c->staging_region,
+  if (mxl_ofi_region_register (init->base.dom, c->staging, n * size,
+          FI_WRITE | (init->base.dom->info->caps & FI_SEND), &c->staging_region,
           &error) != MXL_STATUS_OK) {
     g_message ("initiator: staging slots not registered (%s): scatter-gather "
         "writes instead", error->message);
@@ -458,7 +458,7 @@ mxl_samples_target_setup (MxlTarget *t, const MxlFlowLayout *flow, GError **erro
   size_t len = 0;
   uint64_t batch = flow->sync_batch_hint ? flow->sync_batch_hint : 1;
 
-  t->continuous = TRUE;
+  t->base.continuous = TRUE;
   t->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
       flow->sample_word_size };
   t->channels = mxl_flow_writer_channels (t->writer, &len);
@@ -478,7 +478,7 @@ mxl_samples_target_setup (MxlTarget *t, const MxlFlowLayout *flow, GError **erro
   t->bounce = g_malloc0 (t->entry_count * t->entry_size);
   t->entry_copy = g_malloc (t->entry_size);
   t->entry_pending = g_new0 (uint32_t, t->entry_count);
-  return mxl_ofi_region_register (t->dom, t->bounce, t->entry_count * t->entry_size,
+  return mxl_ofi_region_register (t->base.dom, t->bounce, t->entry_count * t->entry_size,
       FI_REMOTE_WRITE, &t->bounce_region, error);
 }
 
@@ -500,8 +500,8 @@ mxl_samples_target_fill_info (MxlTarget *t, struct mxlFabricsTargetInfo_t *info)
 void
 mxl_samples_target_teardown (MxlTarget *t)
 {
-  if (t->dom)
-    mxl_ofi_region_close (t->dom, &t->bounce_region);
+  if (t->base.dom)
+    mxl_ofi_region_close (t->base.dom, &t->bounce_region);
   g_clear_pointer (&t->bounce, g_free);
   g_clear_pointer (&t->entry_copy, g_free);
   g_clear_pointer (&t->entry_pending, g_free);

@@ -32,7 +32,7 @@ pair_open_checked (Pair *pr, const FabProv *p, const char *tdef, const char *ide
   fabtest_side_init (&pr->is, idef, FLOW_ID);
   pr->t = fabtest_target (&pr->ts, p, target_options, &pr->info);
   pr->init = fabtest_initiator (&pr->is, p, initiator_options);
-  pr->layout = pr->init->layout;
+  pr->layout = pr->init->base.layout;
   g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr->init, pr->info), ==, MXL_STATUS_OK);
   fabtest_connect (pr->init, &pr->t, 1, FALSE, 5000);
 }
@@ -68,13 +68,13 @@ conn_of (Pair *pr)
 static const uint8_t *
 target_slot (Pair *pr, uint64_t index)
 {
-  return pr->t->regions[index % pr->t->grain_count].base;
+  return pr->t->base.regions[index % pr->t->base.grain_count].base;
 }
 
 static const uint8_t *
 initiator_slot (Pair *pr, uint64_t index)
 {
-  return pr->init->regions[index % pr->init->grain_count].base;
+  return pr->init->base.regions[index % pr->init->base.grain_count].base;
 }
 
 /* Transfers [a, b) of grain @index (retrying NOT_READY) and waits for the
@@ -363,7 +363,7 @@ behind (const FabProv *p)
   fabtest_connect (init, t, 2, FALSE, 5000);
   /* paced as a live stream, a grain every 20 ms: a target counts as behind
    * once its oldest unfinished transfer has waited 50 ms (initiator.c) */
-  for (uint64_t i = 0; i < 4 * init->grain_count; i++) {
+  for (uint64_t i = 0; i < 4 * init->base.grain_count; i++) {
     gint64 start = g_get_monotonic_time (), end = start + 50 * 1000;
     bool busy = TRUE;
 
@@ -378,7 +378,7 @@ behind (const FabProv *p)
     g_assert_false (busy);
     fabtest_write_grain (&is, i, 3, FALSE);
     g_assert_cmpint (mxlFabricsInitiatorTransferGrain (init, i, 0,
-            init->layout.total_slices), ==, MXL_STATUS_OK);
+            init->base.layout.total_slices), ==, MXL_STATUS_OK);
     g_assert_cmpint (fabtest_read_one (t[0], init, FALSE, &index, 5000), ==, MXL_STATUS_OK);
     g_assert_cmpuint (index, ==, i);
     while (g_get_monotonic_time () < start + 20 * 1000)
@@ -489,7 +489,7 @@ hostile (const FabProv *p, const char *initiator_options)
 
   if (!pair_open (&pr, p, def, def, NULL, initiator_options))
     goto out;
-  n = pr.t->grain_count;
+  n = pr.t->base.grain_count;
   fabtest_write_grain (&pr.is, 2, 4, FALSE);
   fabtest_write_grain (&pr.is, 3, 4, FALSE);
 
@@ -633,9 +633,9 @@ send_hostile (const FabProv *p, const char *initiator_options)
   if (!pair_open (&pr, p, def, def, SEND_OPTIONS, initiator_options))
     goto out;
   g_assert_cmpint (pr.info->protocol, ==, MXL_PROTOCOL_SEND);
-  send_slot_len = pr.t->regions[0].len;
-  for (guint i = 0; i < pr.t->grain_count; i++)
-    g_ptr_array_add (before, g_memdup2 (pr.t->regions[i].base, pr.t->regions[i].len));
+  send_slot_len = pr.t->base.regions[0].len;
+  for (guint i = 0; i < pr.t->base.grain_count; i++)
+    g_ptr_array_add (before, g_memdup2 (pr.t->base.regions[i].base, pr.t->base.regions[i].len));
   fabtest_write_grain (&pr.is, 2, 4, FALSE);
   mxl_send_debug_set_header_hook (corrupt_header);
   for (send_corruption = 0; send_corruption < cases; send_corruption++) {
@@ -647,9 +647,9 @@ send_hostile (const FabProv *p, const char *initiator_options)
   g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
   g_assert_cmpuint (ts.badBounceEntries, ==, cases);
   g_assert_cmpuint (ts.grainsReceived, ==, 0);
-  for (guint i = 0; i < pr.t->grain_count; i++)
-    g_assert_true (memcmp (g_ptr_array_index (before, i), pr.t->regions[i].base,
-        pr.t->regions[i].len) == 0);
+  for (guint i = 0; i < pr.t->base.grain_count; i++)
+    g_assert_true (memcmp (g_ptr_array_index (before, i), pr.t->base.regions[i].base,
+        pr.t->base.regions[i].len) == 0);
   g_assert_cmpint (mxlFlowReaderGetGrainNonBlocking (pr.ts.reader, 2, &gi, &payload), !=,
       MXL_STATUS_OK);
 
@@ -779,8 +779,8 @@ tagged_inplace (const FabProv *p)
   g_assert_cmpuint (pieces, ==, 3);
   mxl_tagged_debug_in_place (pr.t, &per_region, &n_pieces);
   g_assert_cmpuint (per_region, ==, pieces);
-  g_assert_cmpuint (n_pieces, ==, pieces * pr.t->grain_count);
-  end = 10 + 2 * (uint64_t) pr.t->grain_count;
+  g_assert_cmpuint (n_pieces, ==, pieces * pr.t->base.grain_count);
+  end = 10 + 2 * (uint64_t) pr.t->base.grain_count;
   for (index = 10; index < end; index++) {
     char *d1, *d2;
     write_lines (&pr, index);
@@ -859,7 +859,7 @@ tagged_hostile (const FabProv *p, gboolean truncate, const char *initiator_optio
 
   if (!pair_open (&pr, p, def, def, TAGGED_OPTIONS, initiator_options))
     goto out;
-  tag_slots = pr.t->grain_count;
+  tag_slots = pr.t->base.grain_count;
   fabtest_write_grain (&pr.is, 2, 4, FALSE);
   fabtest_write_grain (&pr.is, 3, 4, FALSE);
   mxl_tagged_debug_set_hook (retag);
@@ -936,8 +936,8 @@ fallback (const FabProv *p, MxlProtocolKind want)
   mxl_provider_debug_mask_caps (FI_RMA);
   pair_open_checked (&pr, p, def, def, NULL, NULL);
   g_assert_cmpint (pr.info->protocol, ==, want);
-  g_assert_cmpuint (pr.t->dom->info->caps & FI_RMA, ==, 0);
-  g_assert_cmpuint (pr.init->dom->info->caps & FI_RMA, ==, 0);
+  g_assert_cmpuint (pr.t->base.dom->info->caps & FI_RMA, ==, 0);
+  g_assert_cmpuint (pr.init->base.dom->info->caps & FI_RMA, ==, 0);
   g_assert_true (conn_of (&pr)->protocol == mxl_protocol_desc (want));
   for (uint64_t index = 20; index < 24; index++) {
     char *d1, *d2;
@@ -1015,7 +1015,7 @@ tagged_mismatch (void)
   g_assert_cmpint (mxlFabricsDestroyInitiator (is.fab, init), ==, MXL_STATUS_OK);
   /* ...a tcp initiator cannot (no FI_TAGGED)... */
   init = fabtest_initiator (&is, &fab_tcp, NULL);
-  g_assert_cmpuint (init->dom->info->caps & FI_TAGGED, ==, 0);
+  g_assert_cmpuint (init->base.dom->info->caps & FI_TAGGED, ==, 0);
   g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*expects the \"tagged\" protocol*");
   g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, info), ==, MXL_ERR_UNSUPPORTED_OPERATION);
   g_test_assert_expected_messages ();
