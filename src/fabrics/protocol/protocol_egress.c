@@ -139,6 +139,7 @@ mxl_egress_pump (MxlConn *conn)
     }
     if (rc == -FI_EAGAIN) {
       mxl_initiator_ctx_put (init, ctx);
+      conn->request = MAX (conn->request, 1);
       init->stats.retries++;
       break;
     }
@@ -155,6 +156,7 @@ mxl_egress_pump (MxlConn *conn)
     init->stats.writesPosted++;
     init->stats.bytesPosted += t->chunk_length;
     conn->outstanding++;
+    conn->request = 2;
     t->outstanding++;
     t->have_pending = FALSE;
     if (t->chunk_last)
