@@ -104,8 +104,9 @@ void mxl_shm_region_release (MxlShmHold *hold);
  * this process is gone (SIGKILL included), for as long as the peer
  * exists, since a peer stopped before it took up the request maps the
  * file when it continues (libfabric 1.17 smr_progress_connreq() crashes on
- * a missing one; docs/libfabric-notes.md P16). Bounded by the peer's life:
- * the first sweep after both processes are gone removes both files.
+ * a missing one; docs/libfabric-notes.md P16). Bounded by the peer's life
+ * (a reused pid, by that process's too): the first sweep after both
+ * processes are gone removes both files.
  * Failures are logged at debug level (the region is then protected by
  * this process's pid only).
  */
