@@ -90,6 +90,8 @@ struct _GstMxlFabricsSink {
                                  * latency query's upstream-live */
   gboolean lend;                /* zero-copy in use (set_caps, streaming) */
   GstMxlFabricsLender lender;   /* engine_lock: buffers the initiator reads */
+  GstBufferPool *upstream_pool; /* engine_lock: proposed upstream for raw
+                                 * video (sinkpool.h), or NULL */
   GThread *engine_thread;
   int engine_wake_fd;           /* eventfd: wakes the engine thread */
   gboolean threaded;            /* the initiator runs the library's progress

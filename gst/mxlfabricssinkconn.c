@@ -7,6 +7,7 @@
 
 #include "mxlfabricssinkconn.h"
 #include "mxlfabricssinktarget.h"
+#include "sinkwait.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -285,6 +286,11 @@ engine_thread (gpointer data)
     gboolean auto_reconnect;
     gboolean busy = FALSE, active = FALSE;
     gint64 wait_us;
+
+    /* the pool's flush_start cannot take engine_lock (sinkpool.h): it
+     * wakes this thread, which wakes a render waiting for a connection */
+    if (gst_mxl_fabrics_sink_upstream_flushing (self))
+      g_cond_broadcast (&self->obj->cond);
 
     GST_OBJECT_LOCK (self);
     auto_reconnect = self->auto_reconnect;

@@ -345,6 +345,7 @@ gst_mxl_fabrics_sink_teardown_caps (GstMxlFabricsSink * self)
   /* The initiator is gone: nothing reads lent buffers any more. */
   gst_mxl_fabrics_lender_clear (&self->lender);
   self->lend = FALSE;
+  gst_mxl_fabrics_sink_propose_pool (self, NULL);
   gst_mxl_fabrics_local_flow_close (&self->flow);
   self->have_format = FALSE;
   g_clear_pointer (&self->flow_def, g_free);
