@@ -603,7 +603,7 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
         /* the library's back-off (its setup option "reconnect") */
         s.u.lost.retry_at_us = (gint64) (ev.retryAtNs / 1000u);
         s.u.lost.delay_ms = ev.retryAtNs > ev.timestampNs ?
-            (guint) ((ev.retryAtNs - ev.timestampNs + 500000u) / 1000000u) : 0;
+            (guint) ((ev.retryAtNs - ev.timestampNs) / 1000000u) : 0;
         s.u.lost.why = lost_why (ev.reason);
         gst_mxl_fabrics_sink_target_set_state (self, t, &s, reason, notices);
         break;

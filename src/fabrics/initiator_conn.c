@@ -343,8 +343,13 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
         conn->target_id, mxl_conn_public_state (cur.kind),
         mxl_conn_public_state (next.kind), reason);
 
-    if (next.kind == MXL_CONN_LOST)
-      ev->retryAtNs = (uint64_t) next.u.lost.retry_at * 1000u;
+    /* the retry counts from the event's stamp, so that the delay it
+     * reports is the back-off exactly */
+    if (next.kind == MXL_CONN_LOST && next.u.lost.retry_at > 0) {
+      conn->state.u.lost.retry_at = (gint64) (ev->timestampNs / 1000u)
+          + backoff_ms (next.u.lost.attempts) * 1000;
+      ev->retryAtNs = (uint64_t) conn->state.u.lost.retry_at * 1000u;
+    }
     if (init->notify)
       init->notify (init->notify_data);
   }
