@@ -145,14 +145,14 @@ teardown (MxlTarget *t)
     for (guint i = 0; t->regions && i < t->grain_count; i++)
       mxl_ofi_region_close (t->dom, &t->regions[i]);
   }
-  mxl_samples_target_teardown (t);
+  if (t->istate != NULL)
+    t->istate->ops->teardown (t);
   mxl_ofi_close (t->cq ? &t->cq->fid : NULL, "cq");
   t->cq = NULL;
   mxl_ofi_domain_close (t->dom);
   t->dom = NULL;
   g_clear_pointer (&t->regions, g_free);
   g_clear_pointer (&t->batch, g_free);
-  g_clear_pointer (&t->slot_pending, g_free);
   g_clear_pointer (&t->rx_buf, g_free);
   g_clear_pointer (&t->rx_ctx, g_free);
   g_clear_pointer (&t->info, mxl_target_info_free);
@@ -258,6 +258,18 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
   return st;
 }
 
+/* Remote regions the TargetInfo advertises: bounce entries (continuous
+ * flows) or grain slots. */
+static uint64_t
+regions_addressed (MxlTarget *t)
+{
+  uint64_t entries = 0, size;
+
+  if (t->continuous)
+    mxl_samples_target_entries (t, &entries, &size);
+  return t->continuous ? entries : t->grain_count;
+}
+
 /* MxlSlotFn of the target's flow writer. */
 static uint8_t *
 writer_slot (gpointer writer, guint i, size_t *out_len)
@@ -310,11 +322,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
       t->options.cq_depth, &t->dom, &t->cq, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
-  if (flow.format == MXL_DATA_FORMAT_AUDIO) {
-    st = mxl_samples_target_setup (t, &flow, &error);
-    if (st != MXL_STATUS_OK)
-      goto fail;
-  } else {
+  if (flow.format != MXL_DATA_FORMAT_AUDIO) {
     /* Remote write needs the slots' keys; without FI_RMA (send, tagged
      * fallback) they are only local receive and copy destinations. */
     st = mxl_setup_register_slots (t->dom, writer_slot, t->writer, t->grain_count,
@@ -323,9 +331,12 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
     if (st != MXL_STATUS_OK)
       goto fail;
   }
+  /* Its private state; continuous flows: the bounce ring. */
+  st = t->ingress->setup (t, &flow, &error);
+  if (st != MXL_STATUS_OK)
+    goto fail;
   t->batch_cap = MIN ((size_t) t->options.cq_depth + 1, MXL_TARGET_MAX_BATCH);
   t->batch = g_new0 (struct fi_cq_data_entry, t->batch_cap);
-  t->slot_pending = g_new0 (uint32_t, MAX (t->grain_count, 1));
   st = setup_receives (t, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
@@ -335,7 +346,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   if (t->type_ops == &mxl_target_rdm_ops && t->options.exclusive
       && t->proto->claims
       && (t->dom->info->caps & FI_REMOTE_READ)
-      && (t->continuous ? t->entry_count : t->grain_count) < MXL_CLAIM_SLOT) {
+      && regions_addressed (t) < MXL_CLAIM_SLOT) {
     st = mxl_claim_target_open (&t->claim, t->dom, &error);
     if (st != MXL_STATUS_OK)
       goto fail;

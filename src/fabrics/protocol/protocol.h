@@ -20,6 +20,7 @@
 
 #include <mxl/mxl.h>
 
+#include "fabrics/wire/bounce.h"
 #include "fabrics/wire/layout.h"
 #include "flow/flow-internal.h"
 #include "fabrics/wire/options.h"
@@ -82,8 +83,27 @@ typedef struct MxlRawRequest {
   uint64_t head, count;      /* samples: the entry header's values */
 } MxlRawRequest;
 
+/**
+ * MxlIngressState:
+ * The base of the write ingress's private target state, at t->istate
+ * (grain flows: protocol_write.c; continuous flows: protocol_samples.c);
+ * the ingress reaches its own struct with mxl_container_of(). Created by
+ * the ingress's setup, freed by its teardown (@ops).
+ */
+typedef struct MxlIngressState {
+  const struct MxlIngressOps *ops;
+} MxlIngressState;
+
 typedef struct MxlIngressOps {
   const char *name;
+  /* The write ingresses (mxl_rma_ingress_ops, mxl_rma_samples_ingress_ops):
+   * creates t->istate for @flow (continuous flows: allocates and registers
+   * the bounce ring, docs/wire-format.md §4.1), after the grain slots are
+   * registered. NULL for the ingresses installed in front of them (send,
+   * tagged). */
+  mxlStatus (*setup) (MxlTarget *target, const MxlFlowLayout *flow, GError **error);
+  /* Frees t->istate (the domain is still open). */
+  void (*teardown) (MxlTarget *target);
   /* Decodes one completion that carries immediate data. Returns OK with the
    * grain index (continuous flows: the head index and the sample count),
    * INVALID_ARG for bad network input (counted), or NOT_READY when the
@@ -143,8 +163,16 @@ typedef struct MxlChunkSource {
   void (*release) (MxlConn *conn, gboolean final);
 } MxlChunkSource;
 
-/** Per-connection state of a chunk source, defined by its file. */
-typedef struct MxlChunkState MxlChunkState;
+/**
+ * MxlChunkState:
+ * The base of a chunk source's per-connection state, at conn->chunk_state
+ * (protocol_samples.c, grainstage.c), allocated by the source when it
+ * first needs it; the source reaches its own struct with
+ * mxl_container_of() and frees it in its release (@final TRUE).
+ */
+typedef struct MxlChunkState {
+  const struct MxlChunkSource *source;
+} MxlChunkState;
 
 /* Grain chunks (protocol_grain.c) and sample chunks (protocol_samples.c). */
 extern const MxlChunkSource mxl_grain_chunks;
@@ -285,19 +313,22 @@ void mxl_samples_debug_staging (const MxlConn *conn, MxlSamplesStaging *out);
  * restores the default (4 MiB). Process-wide.
  */
 void mxl_samples_debug_set_staging_budget (uint64_t bytes);
-/** Allocates and registers the target's bounce ring (§4.1). */
-mxlStatus mxl_samples_target_setup (MxlTarget *target, const MxlFlowLayout *flow,
-    GError **error);
-/** Regions and bounceBufferInfo of the TargetInfo. */
+/** Regions and bounceBufferInfo of the TargetInfo of continuous-flow
+ * @target (its bounce ring, set up by mxl_rma_samples_ingress_ops). */
 void mxl_samples_target_fill_info (MxlTarget *target,
     struct mxlFabricsTargetInfo_t *info);
-void mxl_samples_target_teardown (MxlTarget *target);
-/** Validates, copies out, unpacks and commits bounce entry @e (whose data
- * is complete). Returns OK with (head, count), INVALID_ARG (bad header,
- * counted), MXL_FABRICS_EXT_STATUS_SAMPLES_LOST (counted), or the flow
- * writer's status. */
-mxlStatus mxl_samples_deliver_entry (MxlTarget *target, uint64_t e,
-    uint64_t *out_head, uint64_t *out_count);
+/**
+ * mxl_samples_target_entries:
+ * The bounce ring of continuous-flow @target (docs/wire-format.md §4.1):
+ * @out_count entries of @out_size bytes each, one allocation (where the
+ * send and tagged protocols receive). Returns: its first byte, owned by
+ * the target; NULL (and 0, 0) before the ring is set up.
+ */
+uint8_t *mxl_samples_target_entries (MxlTarget *target, uint64_t *out_count,
+    uint64_t *out_size);
+/** Test hook (internal): the channel rings' shape of continuous-flow
+ * @target as the target uses them, or NULL before setup. */
+const MxlSampleRing *mxl_samples_debug_target_ring (MxlTarget *target);
 
 /* --- send/receive (protocol_send.c) --- */
 

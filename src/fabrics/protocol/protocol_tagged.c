@@ -256,9 +256,13 @@ tagged_target_setup (MxlTarget *t, GError **error)
    * be registered for remote write). */
   g->n_mrs = t->continuous ? 1 : s->n_regions;
   g->mrs = g_new0 (MxlOfiRegion, g->n_mrs);
-  if (t->continuous)
-    return mxl_ofi_region_register (t->dom, t->bounce, t->entry_count * t->entry_size,
-        FI_RECV, &g->mrs[0], error);
+  if (t->continuous) {
+    uint64_t count, size;
+    uint8_t *bounce = mxl_samples_target_entries (t, &count, &size);
+
+    return mxl_ofi_region_register (t->dom, bounce, count * size, FI_RECV,
+        &g->mrs[0], error);
+  }
   for (guint r = 0; r < g->n_mrs; r++) {
     st = mxl_ofi_region_register (t->dom, t->regions[r].base, t->regions[r].len,
         FI_RECV, &g->mrs[r], error);

@@ -96,25 +96,15 @@ struct mxlFabricsTarget_t {
   MxlGrainLayout layout;
   uint32_t grain_count;
   MxlOfiRegion *regions;          /* one per slot, FI_REMOTE_WRITE */
-  /* continuous flows (protocol_samples.c) */
-  gboolean continuous;
-  MxlSampleRing ring;
-  uint8_t *channels;              /* the writer's channel rings */
-  uint64_t entry_count, entry_size, entry_capacity;
-  uint8_t *bounce;                /* entry_count * entry_size bytes */
-  MxlOfiRegion bounce_region;     /* FI_REMOTE_WRITE */
-  uint8_t *entry_copy;            /* one entry's payload, copied out */
-  uint32_t *entry_pending;        /* buffered completions per entry */
-  gboolean have_last_entry, have_last_head;
-  uint64_t last_entry, last_head;
+  gboolean continuous;             /* a continuous flow (protocol_samples.c) */
+  /* the write ingress's private state: grains protocol_write.c, continuous
+   * flows protocol_samples.c (their bounce ring) */
+  MxlIngressState *istate;
   struct mxlFabricsTargetInfo_t *info;
   uint64_t id;
   /* completion batch */
   struct fi_cq_data_entry *batch;
   size_t batch_cap, batch_len, batch_pos;
-  uint32_t *slot_pending;         /* buffered completions per slot */
-  gboolean have_committed;        /* committed_max is set */
-  uint64_t committed_max;         /* highest grain index committed */
   MxlPollNap nap;                 /* polls of blocking reads without a CQ wait object */
   /* posted receives: consumed by immediate data (FI_RX_CQ_DATA providers,
    * 8 bytes each) or the send protocol's receive ring (rx_entry_size each) */

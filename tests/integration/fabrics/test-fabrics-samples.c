@@ -86,7 +86,7 @@ pair_open (Pair *pr, const FabProv *p, guint channels, guint batch,
   g_free (wopts);
   pr->t = fabtest_target (&pr->ts, p, target_options, &pr->info);
   pr->init = fabtest_initiator (&pr->is, p, initiator_options);
-  pr->tring = pr->t->ring;
+  pr->tring = *mxl_samples_debug_target_ring (pr->t);
   pr->iring = pr->init->ring;
   pr->staged = pr->init->options.samples_staging;
   g_assert_cmpuint (pr->tring.length, ==, 13312);
