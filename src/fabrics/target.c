@@ -111,7 +111,7 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
       info->regions[i].rkey = t->regions[i].key;
     }
   }
-  info->protocol = t->protocol;
+  info->protocol = g_strdup (t->proto->name);
   if (t->claim.words != NULL) {
     info->has_claim = TRUE;
     info->claim_addr = t->claim.region.remote_addr;
@@ -304,8 +304,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   t->ingress = flow.format == MXL_DATA_FORMAT_AUDIO ? &mxl_rma_samples_ingress_ops
       : &mxl_rma_ingress_ops;
   /* Forced by the options, or the best the provider offers (setup.c). */
-  t->protocol = t->options.protocol;
-  t->proto = mxl_protocol_desc (t->protocol);
+  t->proto = t->options.protocol;
   t->writer = config->writer;
   t->grain_count = flow.grain_count;
   /* Grains are expected once per grain period (the flow's rate); continuous

@@ -18,7 +18,7 @@
 #include "fabrics/wire/bounce.h"
 #include "fabrics/protocol/grainstage.h"
 #include "fabrics/ofi/ofi.h"
-#include "fabrics/wire/options.h"
+#include "fabrics/protocol/options.h"
 #include "fabrics/ofi/progress.h"
 #include "fabrics/protocol/protocol.h"
 #include "fabrics/ofi/provider.h"

@@ -23,7 +23,7 @@
 #include "fabrics/wire/bounce.h"
 #include "fabrics/wire/layout.h"
 #include "flow/flow-internal.h"
-#include "fabrics/wire/options.h"
+#include "fabrics/protocol/options.h"
 #include "fabrics/ofi/provider.h"
 #include "fabrics/wire/targetinfo.h"
 
@@ -218,10 +218,11 @@ void mxl_egress_reset (MxlConn *conn);
  * Everything the engine knows about one transfer protocol. One per
  * protocol file (protocol_write.c, protocol_send.c, protocol_tagged.c), listed in mxl_protocols[]
  * (protocol_table.c); nothing outside the table tests which protocol is in use.
- * The wire name is mxl_protocol_kind_to_string (@kind) (targetinfo.c).
  */
 typedef struct MxlProtocolDesc {
-  MxlProtocolKind kind;
+  /* its name in TargetInfo ext."protocol" (docs/wire-format.md §11.1) and
+   * the "protocol" setup option: lower case, unique in the table */
+  const char *name;
   /* libfabric capabilities it needs, per MxlRole (target, initiator), and
    * their name for errors */
   uint64_t caps[2];
@@ -258,18 +259,27 @@ typedef struct MxlProtocolDesc {
 extern const MxlProtocolDesc *const mxl_protocols[];
 extern const guint mxl_n_protocols;
 
-/** The descriptor of @kind, or NULL. */
-const MxlProtocolDesc *mxl_protocol_desc (MxlProtocolKind kind);
+/** The descriptor named @name (exact, case-sensitive), or NULL (also for
+ * NULL @name). */
+const MxlProtocolDesc *mxl_protocol_lookup (const char *name);
+
+/** Appends the names of the table, in table order, each between @quote
+ * and @quote, separated by ", " and the last by @last_sep (", ", " or "):
+ * the lists of error messages and property texts. */
+void mxl_protocol_append_names (GString *out, const char *quote,
+    const char *last_sep);
 
 /**
- * mxl_protocol_caps:
- * The libfabric capabilities protocol @kind needs in @role (its
- * descriptor's caps): write FI_RMA | FI_REMOTE_WRITE (target) or
- * FI_RMA | FI_WRITE (initiator); send FI_MSG, tagged FI_TAGGED, each with
- * FI_RECV (target) or FI_SEND (initiator). Setup asks fi_getinfo() for
- * them (setup.c). Returns: 0 for an unknown @kind.
+ * mxl_protocol_check_info:
+ * The check of the TargetInfo parser (targetinfo.c) that needs the table:
+ * @info's protocol (mxl_target_info_protocol()) names a row. Called on
+ * every TargetInfo read from text (targetinfo-api.c). Returns: its
+ * descriptor, or NULL with MXL_ERR_INVALID_ARG in *@out_status (nullable)
+ * and a G_IO_ERROR_INVALID_DATA error naming the known ones.
  */
-uint64_t mxl_protocol_caps (MxlProtocolKind kind, MxlRole role);
+const MxlProtocolDesc *mxl_protocol_check_info (
+    const struct mxlFabricsTargetInfo_t *info, mxlStatus *out_status,
+    GError **error);
 
 /** Registers the initiator's context pool for FI_SEND when its provider
  * offers a protocol that sends message headers. */
@@ -277,16 +287,12 @@ mxlStatus mxl_protocol_initiator_setup (MxlInitiator *init, GError **error);
 
 /**
  * mxl_initiator_protocol_for:
- * The protocol this initiator uses for a target expecting @kind (its
- * provider's capabilities and its own "protocol" option decide). Returns:
- * NULL when it cannot speak @kind.
+ * The protocol this initiator uses for a target expecting the protocol
+ * named @name (its provider's capabilities and its own "protocol" option
+ * decide). Returns: NULL when it cannot speak it or no row has that name.
  */
 const MxlProtocolDesc *mxl_initiator_protocol_for (const MxlInitiator *init,
-    MxlProtocolKind kind);
-
-extern const MxlProtocolDesc mxl_protocol_write;
-extern const MxlProtocolDesc mxl_protocol_send;
-extern const MxlProtocolDesc mxl_protocol_tagged;
+    const char *name);
 
 /* --- continuous flows (protocol_samples.c) --- */
 

@@ -282,7 +282,7 @@ send_target_teardown (MxlTarget *t)
 }
 
 const MxlProtocolDesc mxl_protocol_send = {
-  .kind = MXL_PROTOCOL_SEND,
+  .name = "send",
   .caps = { [MXL_ROLE_TARGET] = FI_MSG | FI_RECV,
             [MXL_ROLE_INITIATOR] = FI_MSG | FI_SEND },
   .caps_name = "FI_MSG",

@@ -421,7 +421,7 @@ mxl_tagged_debug_in_place (MxlTarget *t, guint *out_per_region, guint *out_piece
 }
 
 const MxlProtocolDesc mxl_protocol_tagged = {
-  .kind = MXL_PROTOCOL_TAGGED,
+  .name = "tagged",
   .caps = { [MXL_ROLE_TARGET] = FI_TAGGED | FI_RECV,
             [MXL_ROLE_INITIATOR] = FI_TAGGED | FI_SEND },
   .caps_name = "FI_TAGGED",

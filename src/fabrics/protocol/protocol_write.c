@@ -229,7 +229,7 @@ write_target_setup (MxlTarget *t, GError **error)
 }
 
 const MxlProtocolDesc mxl_protocol_write = {
-  .kind = MXL_PROTOCOL_WRITE,
+  .name = "write",
   .caps = { [MXL_ROLE_TARGET] = FI_RMA | FI_REMOTE_WRITE,
             [MXL_ROLE_INITIATOR] = FI_RMA | FI_WRITE },
   .caps_name = "FI_RMA",

@@ -17,7 +17,7 @@
 #include "fabrics/wire/bounce.h"
 #include "fabrics/wire/claim.h"
 #include "fabrics/ofi/ofi.h"
-#include "fabrics/wire/options.h"
+#include "fabrics/protocol/options.h"
 #include "fabrics/ofi/pollnap.h"
 #include "fabrics/ofi/progress.h"
 #include "fabrics/protocol/protocol.h"
@@ -115,8 +115,8 @@ struct mxlFabricsTarget_t {
   MxlOfiRegion rx_region;
   struct fi_context2 *rx_ctx;     /* n_rx contexts */
   struct fid_ep *rx_ep;           /* endpoint the receives are posted on */
-  MxlProtocolKind protocol;       /* what the TargetInfo advertises */
-  const MxlProtocolDesc *proto;   /* its descriptor (protocol_table.c) */
+  const MxlProtocolDesc *proto;   /* what the TargetInfo advertises: a row
+                                     of the table (protocol_table.c) */
   MxlTargetProto *pstate;         /* its private state (protocol_send.c,
                                      tagged.c), or NULL */
   const MxlRxOps *rx_ops;

@@ -345,13 +345,15 @@ hostile (gconstpointer data)
     other->id++;
     /* (tcp has no tag matching; rxm and shm initiators speak tagged.) */
     if (!(pr.init->dom->info->caps & FI_TAGGED)) {
-      other->protocol = MXL_PROTOCOL_TAGGED;
+      g_free (other->protocol);
+      other->protocol = g_strdup ("tagged");
       g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*\"tagged\" protocol*");
       g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr.init, other), ==,
           MXL_ERR_UNSUPPORTED_OPERATION);
       g_test_assert_expected_messages ();
     }
-    other->protocol = MXL_PROTOCOL_WRITE;
+    g_free (other->protocol);
+    other->protocol = g_strdup ("write");
     other->bounce_entry_size = 16 + tc->channels * 4 - 1;   /* not one sample */
     g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*unusable*");
     g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr.init, other), ==, MXL_ERR_INVALID_ARG);
