@@ -43,22 +43,22 @@ mxl_grain_stage_ensure (MxlConn *conn)
   size_t len = 0;
 
   /* One target: its stuck receiver holds slots only it would use. */
-  if (init->conns->len < 2 || init->continuous
-      || !mxl_provider_has_quirk (init->desc, MXL_PROVIDER_QUIRK_RECEIVER_COPIES))
+  if (init->conns->len < 2 || init->base.continuous
+      || !mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_RECEIVER_COPIES))
     return FALSE;
   g = conn_state (conn);
   if (g->failed)
     return FALSE;
   if (g->stage.base != NULL)
     return TRUE;
-  for (guint s = 0; s < init->grain_count; s++)
-    len = MAX (len, init->regions[s].len);
+  for (guint s = 0; s < init->base.grain_count; s++)
+    len = MAX (len, init->base.regions[s].len);
   if (len == 0)
     return FALSE;
-  g->stage.n = MIN (init->grain_count, MXL_GRAIN_STAGE_SLOTS);
+  g->stage.n = MIN (init->base.grain_count, MXL_GRAIN_STAGE_SLOTS);
   g->stage.len = len;
   g->stage.base = g_malloc0 (len * g->stage.n);
-  if (mxl_ofi_region_register (init->dom, g->stage.base,
+  if (mxl_ofi_region_register (init->base.dom, g->stage.base,
           len * g->stage.n, FI_WRITE,
           &g->stage.region, &error) != MXL_STATUS_OK) {
     g_message ("initiator: grain staging buffer not registered (%s): writes "
@@ -163,7 +163,7 @@ mxl_grain_stage_release (MxlConn *conn, gboolean final)
 
   if (g == NULL || !final)
     return;
-  mxl_grain_stage_free (conn->init->dom, &g->stage);
+  mxl_grain_stage_free (conn->init->base.dom, &g->stage);
   g_free (g);
   conn->chunk_state = NULL;
 }
