@@ -481,6 +481,14 @@ typedef struct {
   uint64_t last_entry, last_head;
 } MxlSamplesIngress;
 
+/* The hot path's: t->istate is this ingress's (it is installed with it). */
+static MxlSamplesIngress *
+samples_of (MxlTarget *t)
+{
+  return mxl_container_of (t->istate, MxlSamplesIngress, base);
+}
+
+/* The accessors': NULL unless @t's ingress state is this one. */
 static MxlSamplesIngress *
 ingress_of (MxlTarget *t)
 {
@@ -560,7 +568,7 @@ mxl_samples_target_fill_info (MxlTarget *t, struct mxlFabricsTargetInfo_t *info)
 static void
 samples_ingress_teardown (MxlTarget *t)
 {
-  MxlSamplesIngress *s = ingress_of (t);
+  MxlSamplesIngress *s = samples_of (t);
 
   if (t->base.dom)
     mxl_ofi_region_close (t->base.dom, &s->bounce_region);
@@ -574,7 +582,7 @@ samples_ingress_teardown (MxlTarget *t)
 static void
 samples_on_drained (MxlTarget *t, const struct fi_cq_data_entry *entry)
 {
-  MxlSamplesIngress *s = ingress_of (t);
+  MxlSamplesIngress *s = samples_of (t);
 
   if ((entry->flags & FI_REMOTE_CQ_DATA) && entry->data < s->entry_count)
     s->entry_pending[entry->data]++;
@@ -645,7 +653,7 @@ static mxlStatus
 samples_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
     uint64_t *out_head, uint64_t *out_count)
 {
-  MxlSamplesIngress *s = ingress_of (t);
+  MxlSamplesIngress *s = samples_of (t);
   uint64_t e = entry->data;
   gboolean superseded = FALSE;
 
