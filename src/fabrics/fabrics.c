@@ -13,6 +13,7 @@
 #include "fabrics/initiator.h"
 #include "fabrics/instance.h"
 #include "fabrics/ofi/provider.h"
+#include "fabrics/protocol/protocol.h"
 #include "fabrics/setup.h"
 #include "fabrics/target.h"
 
@@ -338,6 +339,22 @@ mxlFabricsExtChooseInterface (mxlFabricsInstance in_instance,
     return MXL_ERR_NOT_FOUND;
   if (out_node != NULL && g_strlcpy (out_node, node, in_node_len) >= in_node_len)
     return MXL_ERR_INVALID_ARG;
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtGetProtocol (size_t in_index, mxlFabricsExtProtocolInfo *out_info)
+{
+  const MxlProtocolDesc *p;
+
+  if (out_info == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (in_index >= mxl_n_protocols)
+    return MXL_ERR_NOT_FOUND;
+  p = mxl_protocols[in_index];
+  out_info->name = p->name;
+  out_info->capability = p->caps_name;
+  out_info->targetRank = p->target_rank;
   return MXL_STATUS_OK;
 }
 
