@@ -65,6 +65,10 @@ struct _GstMxlFabricsSink {
   gboolean have_last;
   guint64 last_index;           /* last grain index / sample head given */
   GstMxlFabricsIndexPhase index_phase; /* video: gst_mxl_fabrics_follow_grain_index */
+  /* a live input later than real time (sinkindex.c realign_late) */
+  guint64 late_left_out;        /* indices left out re-aligning to now */
+  guint64 late_warned;          /* late_left_out at the last WARNING */
+  gint64 late_warned_us;        /* monotonic us of it, 0 = none yet */
 
   /* engine: the initiator and the per-target connections are used under
    * engine_lock (obj->lock, with obj->cond), by the streaming thread
