@@ -89,6 +89,8 @@ struct _GstMxlFabricsSink {
                                  * not sent yet (oldest first) */
   gint64 pending_deadline;      /* engine_lock: monotonic us when the wait
                                  * for them runs out; 0 = no limit */
+  gint64 settle_until;          /* engine_lock: monotonic us, an EOS waits
+                                 * for the stats (engine_settle); 0 none */
   gint upstream_live;           /* streaming: -1 not asked yet, else the
                                  * latency query's upstream-live */
   gboolean lend;                /* zero-copy in use (set_caps, streaming) */
