@@ -65,6 +65,7 @@ struct _GstMxlFabricsSink {
   gboolean have_last;
   guint64 last_index;           /* last grain index / sample head given */
   GstMxlFabricsIndexPhase index_phase; /* video: gst_mxl_fabrics_follow_grain_index */
+  guint64 last_offset;          /* GST_BUFFER_OFFSET of the last buffer */
   /* a live input later than real time (sinkindex.c realign_late) */
   guint64 late_left_out;        /* indices left out re-aligning to now */
   guint64 late_warned;          /* late_left_out at the last WARNING */

@@ -139,11 +139,18 @@ gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
   if (!self->have_last) {
     self->late_left_out = self->late_warned = 0;
     self->late_warned_us = 0;
+    self->last_offset = GST_BUFFER_OFFSET_NONE;
   }
   if (gst_mxl_fabrics_sink_buffer_time (self, buffer, &rt, &offset, &base)) {
+    /* a source that numbers its frames says whether one was left out */
+    gboolean next_frame = self->have_last
+        && GST_BUFFER_OFFSET_IS_VALID (buffer)
+        && self->last_offset != GST_BUFFER_OFFSET_NONE
+        && GST_BUFFER_OFFSET (buffer) == self->last_offset + 1;
+
     if (gst_mxl_fabrics_timing_running_time_to_tai (rt, offset, base, &tai))
-      index = gst_mxl_fabrics_follow_grain_index (tai, n, d, self->have_last,
-          self->last_index, &self->index_phase);
+      index = gst_mxl_fabrics_follow_grain_index_full (tai, n, d,
+          self->have_last, self->last_index, next_frame, &self->index_phase);
   } else if (self->have_last) {
     index = self->last_index + 1;
   } else {
@@ -171,6 +178,7 @@ gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
             index) != field)
       index++;
   }
+  self->last_offset = GST_BUFFER_OFFSET (buffer);
   gst_mxl_fabrics_sink_take_index (self, index);
   return index;
 }
