@@ -210,9 +210,11 @@ test_behind (void)
    * input itself is 1 s late by the end */
   g_assert_cmpint (r.max_late_tail, <, 500 * GST_MSECOND);
   g_assert_cmpuint (warnings, ==, 1);
-  /* the src counts what it did not get: the indices left out */
+  /* the src counts what it did not get: the indices left out (and one
+   * more when the very last grain was lapped: no buffer after it) */
   g_assert_cmpuint (r.gaps, >, 0);
-  g_assert_cmpuint (r.dropped, ==, r.gaps);
+  g_assert_cmpuint (r.dropped, >=, r.gaps);
+  g_assert_cmpuint (r.dropped, <=, r.gaps + 1);
   hgst_stop (p);
   files_clear (&f);
   g_free (desc);
@@ -246,9 +248,11 @@ test_restart_counts (void)
         "dropped-no-target %" G_GUINT64_FORMAT, i, r.n, r.gaps, r.dropped,
         r.skipped, hgst_stat (p, "sink", "dropped-no-target"));
     g_assert_cmpuint (r.n, ==, RESTART_N);
-    /* what it counts lies between its first and last buffers */
-    g_assert_cmpuint (r.skipped, ==, 0);
-    g_assert_cmpuint (r.dropped, ==, r.gaps);
+    /* what it counts lies after its first buffer: a skip shows as a gap
+     * in what it pushed (the sender goes on after the last one the child
+     * takes, so a drop may follow it) */
+    g_assert_cmpuint (r.skipped, <=, r.gaps);
+    g_assert_cmpuint (r.dropped, >=, r.gaps);
     if (i == 0) {
       g_usleep (G_USEC_PER_SEC);        /* the sender drops, no target */
       pid = hgst_spawn_child ("shm", f.file, f.out, f.nstr, NULL);
