@@ -67,6 +67,7 @@ struct _GstMxlFabricsSink {
   GstMxlFabricsIndexPhase index_phase; /* video: gst_mxl_fabrics_follow_grain_index */
   guint64 last_offset;          /* GST_BUFFER_OFFSET of the last buffer */
   /* a live input later than real time (sinkindex.c realign_late) */
+  guint64 late_run;             /* buffers in a row later than that */
   guint64 late_left_out;        /* indices left out re-aligning to now */
   guint64 late_warned;          /* late_left_out at the last WARNING */
   gint64 late_warned_us;        /* monotonic us of it, 0 = none yet */

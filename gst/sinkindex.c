@@ -63,7 +63,8 @@ upstream_is_live (GstMxlFabricsSink * self)
  * against the clock; with sync=false buffer times are not due at any
  * clock time): grain @index would be written more than the local flow's
  * ring (at least 5 periods) after the time the sink is due to render it
- * (its origin time + the pipeline latency + ts-offset):
+ * (its origin time + the pipeline latency + ts-offset), and so were the
+ * buffers before it, for as many buffers as the ring has grains in a row:
  * a sender whose input falls behind (a slow element upstream) would write
  * each grain further in the past, and every receiver's latency would grow
  * without bound. The stream re-aligns to now instead: this buffer takes
@@ -89,9 +90,14 @@ realign_late (GstMxlFabricsSink * self, guint64 index)
   due = ts + gst_base_sink_get_latency (sink);
   due = ts_offset < 0 ? due - MIN (due, (guint64) - ts_offset) :
       due + (guint64) ts_offset;
-  if (now <= due + ring * period || !gst_base_sink_get_sync (sink)
-      || !upstream_is_live (self))
+  if (now <= due + ring * period || !gst_base_sink_get_sync (sink)) {
+    self->late_run = 0;
     return index;
+  }
+  /* a few late buffers (an application that paused) are not a trend */
+  if (++self->late_run < ring || !upstream_is_live (self))
+    return index;
+  self->late_run = 0;
   head = gst_mxl_fabrics_tai_to_index (now - (due - ts), n, d);
   if (head == G_MAXUINT64 || head <= index)
     return index;
@@ -138,6 +144,7 @@ gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
 
   if (!self->have_last) {
     self->late_left_out = self->late_warned = 0;
+    self->late_run = 0;
     self->late_warned_us = 0;
     self->last_offset = GST_BUFFER_OFFSET_NONE;
   }
