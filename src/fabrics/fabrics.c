@@ -85,7 +85,7 @@ read_grain (mxlFabricsTarget t, int timeout_ms, uint64_t *out_index)
 {
   uint64_t count;
 
-  if (t->setup_done && t->continuous)
+  if (t->base.setup_done && t->base.continuous)
     return MXL_ERR_INVALID_STATE;
   return mxl_target_read (t, timeout_ms, out_index, &count);
 }
@@ -114,7 +114,7 @@ read_samples (mxlFabricsTarget t, int timeout_ms, uint64_t *out_head, size_t *ou
   uint64_t count = 0;
   mxlStatus st;
 
-  if (t->setup_done && !t->continuous)
+  if (t->base.setup_done && !t->base.continuous)
     return MXL_ERR_INVALID_STATE;
   st = mxl_target_read (t, timeout_ms, out_head, &count);
   if (st == MXL_STATUS_OK)
@@ -348,10 +348,10 @@ mxlFabricsExtInitiatorSetNotify (mxlFabricsInitiator in_initiator,
 {
   if (in_initiator == NULL)
     return MXL_ERR_INVALID_ARG;
-  mxl_lock (&in_initiator->lock);
+  mxl_lock (&in_initiator->base.lock);
   in_initiator->notify = in_notify;
   in_initiator->notify_data = in_data;
-  mxl_unlock (&in_initiator->lock);
+  mxl_unlock (&in_initiator->base.lock);
   return MXL_STATUS_OK;
 }
 
@@ -360,7 +360,7 @@ mxlFabricsExtTargetGetStats (mxlFabricsTarget in_target, mxlFabricsExtTargetStat
 {
   if (in_target == NULL || out_stats == NULL)
     return MXL_ERR_INVALID_ARG;
-  if (!in_target->setup_done)
+  if (!in_target->base.setup_done)
     return MXL_ERR_INVALID_STATE;
   mxl_target_get_stats (in_target, out_stats);
   return MXL_STATUS_OK;
@@ -372,7 +372,7 @@ mxlFabricsExtInitiatorGetStats (mxlFabricsInitiator in_initiator,
 {
   if (in_initiator == NULL || out_stats == NULL)
     return MXL_ERR_INVALID_ARG;
-  if (!in_initiator->setup_done)
+  if (!in_initiator->base.setup_done)
     return MXL_ERR_INVALID_STATE;
   mxl_initiator_get_stats (in_initiator, out_stats);
   return MXL_STATUS_OK;
@@ -384,11 +384,11 @@ mxlFabricsExtInitiatorGrainInFlight (mxlFabricsInitiator in_initiator,
 {
   if (in_initiator == NULL || out_inFlight == NULL)
     return MXL_ERR_INVALID_ARG;
-  if (!in_initiator->setup_done || in_initiator->continuous
-      || in_initiator->grain_count == 0)
+  if (!in_initiator->base.setup_done || in_initiator->base.continuous
+      || in_initiator->base.grain_count == 0)
     return MXL_ERR_INVALID_STATE;
   *out_inFlight = mxl_initiator_slot_in_use (in_initiator,
-      (uint32_t) (in_grainIndex % in_initiator->grain_count));
+      (uint32_t) (in_grainIndex % in_initiator->base.grain_count));
   return MXL_STATUS_OK;
 }
 
@@ -401,8 +401,8 @@ mxlFabricsExtInitiatorReleaseGrainSlot (mxlFabricsInitiator in_initiator,
 
   if (in_initiator == NULL || out_inFlight == NULL)
     return MXL_ERR_INVALID_ARG;
-  if (!in_initiator->setup_done || in_initiator->continuous
-      || in_initiator->grain_count == 0)
+  if (!in_initiator->base.setup_done || in_initiator->base.continuous
+      || in_initiator->base.grain_count == 0)
     return MXL_ERR_INVALID_STATE;
   st = mxl_initiator_release_slot (in_initiator, in_grainIndex, in_dropHolders,
       &in_flight);
@@ -416,7 +416,7 @@ mxlFabricsExtInitiatorGetTargetStats (mxlFabricsInitiator in_initiator,
 {
   if (in_initiator == NULL || in_targetInfo == NULL || out_stats == NULL)
     return MXL_ERR_INVALID_ARG;
-  if (!in_initiator->setup_done)
+  if (!in_initiator->base.setup_done)
     return MXL_ERR_INVALID_STATE;
   return mxl_initiator_target_stats (in_initiator, in_targetInfo->id, out_stats);
 }

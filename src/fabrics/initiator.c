@@ -73,26 +73,26 @@ teardown (MxlInitiator *init)
   }
   if (init->type_ops)
     init->type_ops->teardown (init);
-  if (init->dom) {
-    for (guint i = 0; init->regions && i < init->grain_count; i++)
-      mxl_ofi_region_close (init->dom, &init->regions[i]);
-    mxl_ofi_region_close (init->dom, &init->channels_region);
-    mxl_ofi_region_close (init->dom, &init->msg_headers_region);
+  if (init->base.dom) {
+    for (guint i = 0; init->base.regions && i < init->base.grain_count; i++)
+      mxl_ofi_region_close (init->base.dom, &init->base.regions[i]);
+    mxl_ofi_region_close (init->base.dom, &init->channels_region);
+    mxl_ofi_region_close (init->base.dom, &init->msg_headers_region);
   }
-  mxl_ofi_close (init->cq ? &init->cq->fid : NULL, "cq");
-  init->cq = NULL;
-  mxl_ofi_domain_close (init->dom);
-  init->dom = NULL;
-  g_clear_pointer (&init->regions, g_free);
+  mxl_ofi_close (init->base.cq ? &init->base.cq->fid : NULL, "cq");
+  init->base.cq = NULL;
+  mxl_ofi_domain_close (init->base.dom);
+  init->base.dom = NULL;
+  g_clear_pointer (&init->base.regions, g_free);
   g_clear_pointer (&init->ctx_pool, g_free);
   g_clear_pointer (&init->msg_headers, g_free);
   init->ctx_used = init->ctx_orphaned = 0;
   g_clear_pointer (&init->by_conn_id, g_hash_table_destroy);
   g_clear_pointer (&init->by_fid, g_hash_table_destroy);
   g_clear_pointer (&init->results, g_free);
-  init->res_head = init->res_len = 0;
+  init->base.res_head = init->base.res_len = 0;
   init->type_ops = NULL;
-  init->setup_done = FALSE;
+  init->base.setup_done = FALSE;
 }
 
 /* MxlSlotFn of the initiator's flow reader. */
@@ -111,7 +111,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   MxlFlowLayout flow;
   mxlStatus st;
 
-  if (init->setup_done)
+  if (init->base.setup_done)
     return MXL_ERR_INVALID_STATE;
   mxl_last_error_clear ();
   if (config->reader == NULL) {
@@ -121,35 +121,36 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   st = mxl_flow_reader_get_layout (config->reader, &flow);
   if (st == MXL_STATUS_OK)
     st = mxl_setup_begin (options, &flow, &config->interface, MXL_ROLE_INITIATOR,
-        &init->options, &fi, &error);
+        &init->base.options, &fi, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
-  init->desc = mxl_provider_lookup (config->interface.provider);
+  init->base.desc = mxl_provider_lookup (config->interface.provider);
   init->type_ops = fi->ep_attr->type == FI_EP_MSG ? &mxl_initiator_rc_ops
       : &mxl_initiator_rdm_ops;
   init->reader = config->reader;
   init->chunks = &mxl_grain_chunks;      /* mxl_samples_initiator_setup() for audio */
-  init->submit = mxl_initiator_fan_out_desc;   /* the post ring once it runs */
-  init->grain_count = flow.grain_count;
-  mxl_grain_layout_init (&init->layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
+  init->mode = &mxl_initiator_inline_mode;      /* the thread's once it runs */
+  init->on_completion = mxl_initiator_on_completion;
+  init->base.grain_count = flow.grain_count;
+  mxl_grain_layout_init (&init->base.layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
   init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) mxl_conn_free);
   init->by_conn_id = g_hash_table_new (g_int64_hash, g_int64_equal);
   init->by_fid = g_hash_table_new (g_direct_hash, g_direct_equal);
 
   /* Writes are cut to the provider's limits, or lower ones from options. */
   init->max_msg = fi->ep_attr->max_msg_size ? fi->ep_attr->max_msg_size : UINT64_MAX;
-  if (init->options.max_message_size)
-    init->max_msg = MIN (init->max_msg, init->options.max_message_size);
+  if (init->base.options.max_message_size)
+    init->max_msg = MIN (init->max_msg, init->base.options.max_message_size);
   init->iov_limit = (uint32_t) MAX (fi->tx_attr->iov_limit, 1);
   init->tx_iov_limit = init->iov_limit;
-  if (init->options.iov_limit)
-    init->iov_limit = MIN (init->iov_limit, init->options.iov_limit);
+  if (init->base.options.iov_limit)
+    init->iov_limit = MIN (init->iov_limit, init->base.options.iov_limit);
   init->iov_limit = MIN (init->iov_limit, MXL_LAYOUT_MAX_IOV);
   init->ordered_writes = (fi->tx_attr->msg_order & FI_ORDER_WAW) != 0;
   init->window = (guint) MIN ((size_t) MXL_CONN_WINDOW, MAX (fi->tx_attr->size, 1));
 
-  st = mxl_setup_endpoint (fi, init->desc, init->options.progress_thread,
-      CTX_POOL_SIZE, &init->dom, &init->cq, &error);
+  st = mxl_setup_endpoint (fi, init->base.desc, init->base.options.progress_thread,
+      CTX_POOL_SIZE, &init->base.dom, &init->base.cq, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
   if (flow.format == MXL_DATA_FORMAT_AUDIO) {
@@ -158,8 +159,8 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
       goto fail;
   } else {
     /* Registered as write sources only; never written through. */
-    st = mxl_setup_register_slots (init->dom, reader_slot, init->reader,
-        init->grain_count, init->layout.slot_size, FI_WRITE, &init->regions, &error);
+    st = mxl_setup_register_slots (init->base.dom, reader_slot, init->reader,
+        init->base.grain_count, init->base.layout.slot_size, FI_WRITE, &init->base.regions, &error);
     if (st != MXL_STATUS_OK)
       goto fail;
   }
@@ -175,20 +176,22 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   if (st != MXL_STATUS_OK)
     goto fail;
   init->results = g_new0 (mxlFabricsExtTransferResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
-  init->claim_token = mxl_claim_token (mxl_provider_has_quirk (init->desc,
+  init->claim_token = mxl_claim_token (mxl_provider_has_quirk (init->base.desc,
           MXL_PROVIDER_QUIRK_OWNER_PID));
   init->stats.version = MXL_FABRICS_API_VERSION;
-  init->setup_done = TRUE;
-  if (init->options.progress_thread) {
+  init->base.setup_done = TRUE;
+  if (init->base.options.progress_thread) {
     st = mxl_initiator_progress_start (init, &error);
     if (st != MXL_STATUS_OK) {
-      init->setup_done = FALSE;
+      init->base.setup_done = FALSE;
       goto fail;
     }
   }
-  g_debug ("initiator: %s %s, %u slots, max %" G_GUINT64_FORMAT " bytes and %u "
-      "iovecs per write, %s writes", init->desc->name, init->type_ops->name,
-      init->grain_count, init->max_msg, init->iov_limit,
+  mxl_hooks_add (init);
+  g_debug ("initiator: %s %s %s, %u slots, max %" G_GUINT64_FORMAT " bytes and %u "
+      "iovecs per write, %s writes", init->base.desc->name, init->type_ops->name,
+      init->mode->name,
+      init->base.grain_count, init->max_msg, init->iov_limit,
       init->ordered_writes ? "ordered" : "unordered (immediate data held)");
   return MXL_STATUS_OK;
 
@@ -206,13 +209,14 @@ fail:
 void
 mxl_initiator_destroy (MxlInitiator *init)
 {
-  /* Flush within a bound, then cancel the rest (teardown). */
+  /* No hook reaches it any more; then flush within a bound and cancel
+   * the rest (teardown). */
+  mxl_hooks_forget (init);
   mxl_initiator_progress_stop (init, DESTROY_FLUSH_MS);
   teardown (init);
   mxl_initiator_payload_free (init);
-  mxl_event_queue_clear (&init->events);
-  mxl_lock_clear (&init->lock);
-  mxl_hooks_forget (init);
+  mxl_event_queue_clear (&init->base.events);
+  mxl_lock_clear (&init->base.lock);
   g_free (init);
 }
 
@@ -221,7 +225,7 @@ mxl_initiator_destroy (MxlInitiator *init)
 static gboolean
 address_usable (const MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
 {
-  uint32_t ours = init->dom->info->addr_format;
+  uint32_t ours = init->base.dom->info->addr_format;
   uint32_t theirs = info->address_format;
 
   if (ours == FI_SOCKADDR_IN || ours == FI_SOCKADDR_IN6)
@@ -248,16 +252,16 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
   const MxlProtocolDesc *protocol;
   MxlConn *conn;
 
-  if (!init->setup_done)
+  if (!init->base.setup_done)
     return MXL_ERR_INVALID_STATE;
   if (info->n_regions == 0 || info->n_regions > 65536 || info->fabric_address_len == 0
-      || info->has_bounce_buffer != init->continuous
-      || (init->continuous && !mxl_samples_target_usable (init, info))
+      || info->has_bounce_buffer != init->base.continuous
+      || (init->base.continuous && !mxl_samples_target_usable (init, info))
       || !address_usable (init, info)) {
     g_warning ("initiator: target %" G_GUINT64_FORMAT " unusable (regions %u, "
         "address format %u, %s target for a %s initiator)", info->id, info->n_regions,
         info->address_format, info->has_bounce_buffer ? "sample" : "grain",
-        init->continuous ? "sample" : "grain");
+        init->base.continuous ? "sample" : "grain");
     return MXL_ERR_INVALID_ARG;
   }
   protocol = mxl_initiator_protocol_for (init, info->protocol);
@@ -274,7 +278,7 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
   if (protocol == NULL) {
     g_warning ("initiator: target %" G_GUINT64_FORMAT " expects the \"%s\" protocol, "
         "which this initiator (provider %s, options) cannot speak", info->id,
-        mxl_protocol_kind_to_string (info->protocol), init->desc->name);
+        mxl_protocol_kind_to_string (info->protocol), init->base.desc->name);
     return MXL_ERR_UNSUPPORTED_OPERATION;
   }
   conn = mxl_initiator_find_conn (init, info->id);
@@ -302,13 +306,13 @@ mxl_initiator_add_target (MxlInitiator *init, const struct mxlFabricsTargetInfo_
 {
   mxlStatus st;
 
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   st = add_target_locked (init, info);
-  if (st == MXL_STATUS_OK && init->post_ring != NULL)
-    init->thread_status = MXL_ERR_NOT_READY;     /* until the next pass */
-  mxl_unlock (&init->lock);
-  if (st == MXL_STATUS_OK && init->post_ring != NULL)
-    mxl_progress_wake (&init->progress);
+  if (st == MXL_STATUS_OK)
+    init->mode->target_added (init);
+  mxl_unlock (&init->base.lock);
+  if (st == MXL_STATUS_OK)
+    init->mode->wake (init);
   return st;
 }
 
@@ -318,16 +322,16 @@ mxl_initiator_remove_target (MxlInitiator *init, const struct mxlFabricsTargetIn
   MxlConn *conn;
   mxlStatus st = MXL_ERR_NOT_FOUND;
 
-  if (!init->setup_done)
+  if (!init->base.setup_done)
     return MXL_ERR_INVALID_STATE;
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   conn = mxl_initiator_find_conn (init, info->id);
   if (conn != NULL) {
     mxl_conn_transition (conn, MXL_CONN_IN_REMOVE, MXL_STATUS_OK);
     init->stats.targets--;
     st = MXL_STATUS_OK;
   }
-  mxl_unlock (&init->lock);
+  mxl_unlock (&init->base.lock);
   return st;
 }
 
@@ -352,10 +356,9 @@ mxl_initiator_room_for_one (MxlInitiator *init)
   return TRUE;
 }
 
-/* Queues a grain (@req) or a batch of samples (@sreq) on @conn. */
+/* Queues @request on @conn through @queue. */
 static mxlStatus
-queue_on (MxlConn *conn, const MxlGrainRequest *req, const MxlSamplesRequest *sreq,
-    const MxlRawRequest *raw)
+queue_on (MxlConn *conn, MxlQueueFn queue, const void *request)
 {
   MxlInitiator *init = conn->init;
   gint64 deadline = g_get_monotonic_time () + QUEUE_WAIT_MS * 1000;
@@ -364,8 +367,7 @@ queue_on (MxlConn *conn, const MxlGrainRequest *req, const MxlSamplesRequest *sr
 
   /* A full queue: drive progress (bounded) until there is room. */
   while ((st = !conn_has_room (conn) ? MXL_ERR_NOT_READY
-          : req ? mxl_egress_queue_grain (conn, req, raw)
-          : mxl_egress_queue_samples (conn, sreq, raw)) == MXL_ERR_NOT_READY) {
+          : queue (conn, request)) == MXL_ERR_NOT_READY) {
     mxl_initiator_progress_once (init);
     if (conn->state.kind != MXL_CONN_CONNECTED)
       return MXL_STATUS_OK;     /* lost meanwhile: reported by an event */
@@ -386,7 +388,7 @@ queue_on (MxlConn *conn, const MxlGrainRequest *req, const MxlSamplesRequest *sr
 static uint64_t
 behind_lag (const MxlInitiator *init)
 {
-  return CLAMP (init->grain_count / 2, 1u, MXL_CONN_QUEUE / 2);
+  return CLAMP (init->base.grain_count / 2, 1u, MXL_CONN_QUEUE / 2);
 }
 
 /* How long the oldest unfinished transfer of a target must have waited
@@ -430,9 +432,75 @@ refuse_not_connected (MxlInitiator *init, MxlConn *conn, const MxlTracked *what)
   mxl_initiator_push_result (init, conn->target_id, &tr);
 }
 
+/* One connection's part of a fan-out: @request queued through @queue,
+ * tracked as @what, and posted (unless the pass posts later); @skip: a
+ * grain this connection does not get (behind). Counts it in @taken or
+ * @refused. Returns: the status of queueing. */
 static mxlStatus
-fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest *sreq,
-    const MxlRawRequest *raw, uint64_t only_target)
+fan_out_one (MxlInitiator *init, MxlConn *c, const MxlTracked *what, MxlQueueFn queue,
+    const void *request, gboolean skip, guint *taken, guint *refused)
+{
+  uint64_t first_seq = c->next_seq;
+  mxlStatus st;
+
+  if (c->state.kind != MXL_CONN_CONNECTED) {
+    if (c->state.kind != MXL_CONN_REMOVED) {
+      refuse_not_connected (init, c, what);
+      (*refused)++;
+    }
+    return MXL_STATUS_OK;
+  }
+  if (mxl_conn_peer_gone (c)) {
+    /* checked before every post: see mxl_conn_peer_gone() */
+    mxl_conn_transition (c, MXL_CONN_IN_TICK, MXL_STATUS_OK);
+    refuse_not_connected (init, c, what);
+    (*refused)++;
+    return MXL_STATUS_OK;
+  }
+  if (skip) {
+    c->grains_skipped++;
+    return MXL_STATUS_OK;
+  }
+  st = queue_on (c, queue, request);
+  if (st == MXL_STATUS_OK && c->next_seq == first_seq
+      && c->state.kind != MXL_CONN_CONNECTED) {
+    /* lost while queue_on made room: nothing was queued */
+    refuse_not_connected (init, c, what);
+    (*refused)++;
+  } else if (st == MXL_STATUS_OK) {
+    /* Every transfer the protocol queued (one per grain, one or more
+     * per batch of samples) is tracked until its writes completed. */
+    for (uint64_t seq = first_seq; seq < c->next_seq; seq++)
+      mxl_conn_track_add (c, seq, what);
+    (*taken)++;
+  } else if (st == MXL_ERR_INVALID_ARG) {
+    MxlTracked tr = *what;
+    tr.status = st;
+    mxl_initiator_push_result (init, c->target_id, &tr);
+  }
+  if (c->state.kind == MXL_CONN_CONNECTED && !init->defer_pump) {
+    mxlStatus pst = mxl_egress_pump (c);
+    if (pst != MXL_STATUS_OK)
+      mxl_conn_transition (c, MXL_CONN_IN_ERROR, pst);
+  }
+  return st;
+}
+
+static mxlStatus
+queue_grain (MxlConn *conn, const void *request)
+{
+  return mxl_egress_queue_grain (conn, request);
+}
+
+static mxlStatus
+queue_samples (MxlConn *conn, const void *request)
+{
+  return mxl_egress_queue_samples (conn, request);
+}
+
+/* A grain (@req) or a batch of samples (@sreq) to every target. */
+static mxlStatus
+fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest *sreq)
 {
   mxlStatus result = MXL_STATUS_OK;
   guint taken = 0, refused = 0;
@@ -441,9 +509,11 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
   MxlTracked what = { .grain_index = req ? req->grain_index : sreq->head,
     .start = req ? req->req_start : 0, .end = req ? req->req_end : 0,
     .queued_at = g_get_monotonic_time () };
+  MxlQueueFn queue = req ? queue_grain : queue_samples;
+  const void *request = req ? (const void *) req : sreq;
   guint keeping_up = 0;
 
-  for (guint i = 0; req != NULL && raw == NULL && i < init->conns->len; i++) {
+  for (guint i = 0; req != NULL && i < init->conns->len; i++) {
     MxlConn *c = g_ptr_array_index (init->conns, i);
     if (c->state.kind == MXL_CONN_CONNECTED
         && !conn_behind (c, req->grain_index, what.queued_at))
@@ -452,55 +522,13 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
 
   for (guint i = 0; i < init->conns->len; i++) {
     MxlConn *c = g_ptr_array_index (init->conns, i);
-    uint64_t first_seq = c->next_seq;
-    mxlStatus st;
+    mxlStatus st = fan_out_one (init, c, &what, queue, request,
+        req != NULL && c->behind && keeping_up > 0, &taken, &refused);
 
-    if (only_target && c->target_id != only_target)
-      continue;
-    if (c->state.kind != MXL_CONN_CONNECTED) {
-      if (c->state.kind != MXL_CONN_REMOVED) {
-        refuse_not_connected (init, c, &what);
-        refused++;
-      }
-      continue;
-    }
-    if (mxl_conn_peer_gone (c)) {
-      /* checked before every post: see mxl_conn_peer_gone() */
-      mxl_conn_transition (c, MXL_CONN_IN_TICK, MXL_STATUS_OK);
-      refuse_not_connected (init, c, &what);
-      refused++;
-      continue;
-    }
-    if (req != NULL && raw == NULL && c->behind && keeping_up > 0) {
-      c->grains_skipped++;
-      continue;
-    }
-    st = queue_on (c, req, sreq, raw);
-    if (st == MXL_STATUS_OK && c->next_seq == first_seq
-        && c->state.kind != MXL_CONN_CONNECTED) {
-      /* lost while queue_on made room: nothing was queued */
-      refuse_not_connected (init, c, &what);
-      refused++;
-    } else if (st == MXL_STATUS_OK) {
-      /* Every transfer the protocol queued (one per grain, one or more
-       * per batch of samples) is tracked until its writes completed. */
-      for (uint64_t seq = first_seq; seq < c->next_seq; seq++)
-        mxl_conn_track_add (c, seq, &what);
-      taken++;
-    } else if (st == MXL_ERR_INVALID_ARG) {
-      MxlTracked tr = what;
-      tr.status = st;
-      mxl_initiator_push_result (init, c->target_id, &tr);
-    }
     if (st == MXL_ERR_INVALID_ARG)
       result = st;
     else if (st != MXL_STATUS_OK && result == MXL_STATUS_OK)
       result = st;
-    if (c->state.kind == MXL_CONN_CONNECTED && !init->defer_pump) {
-      st = mxl_egress_pump (c);
-      if (st != MXL_STATUS_OK)
-        mxl_conn_transition (c, MXL_CONN_IN_ERROR, st);
-    }
   }
   /* No target took it because none is connected yet (or any more): the
    * caller can wait for a connection event and send it again. */
@@ -509,72 +537,58 @@ fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest
   return result;
 }
 
-/* The test hooks post to one connected target. */
-static mxlStatus
-debug_check_connected (MxlInitiator *init, uint64_t target_id)
+mxlStatus
+mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracked *what,
+    MxlQueueFn queue, const void *request)
 {
-  MxlConn *conn = mxl_initiator_find_conn (init, target_id);
+  MxlConn *conn;
+  guint taken = 0, refused = 0;
+  mxlStatus st = MXL_ERR_NOT_FOUND;
 
-  if (conn == NULL)
-    return MXL_ERR_NOT_FOUND;
-  return conn->state.kind == MXL_CONN_CONNECTED ? MXL_STATUS_OK : MXL_ERR_INVALID_STATE;
+  mxl_lock (&init->base.lock);
+  conn = mxl_initiator_find_conn (init, target_id);
+  if (conn != NULL && conn->state.kind != MXL_CONN_CONNECTED)
+    st = MXL_ERR_INVALID_STATE;
+  else if (conn != NULL)
+    st = fan_out_one (init, conn, what, queue, request, FALSE, &taken, &refused);
+  if (st == MXL_STATUS_OK && taken == 0 && refused > 0)
+    st = MXL_ERR_NOT_READY;
+  mxl_unlock (&init->base.lock);
+  return st;
 }
 
 /* Builds the request of @desc and queues it: a grain (the local flow's
- * grain header decides whether only the header travels), a batch of
- * samples, or a test hook's raw request to one target. */
+ * grain header decides whether only the header travels) or a batch of
+ * samples. */
 mxlStatus
 mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc)
 {
   MxlGrainRequest req;
-  MxlSamplesRequest sreq;
-  MxlRawRequest raw;
   uint32_t flags;
-  mxlStatus st;
 
-  memset (&req, 0, sizeof (req));
-  memset (&sreq, 0, sizeof (sreq));
-  switch ((MxlPostOp) desc->op) {
-    case MXL_POST_GRAIN:
-      break;
-    case MXL_POST_RAW:
-      if ((st = debug_check_connected (init, desc->target)) != MXL_STATUS_OK)
-        return st;
-      req.local_slot = desc->local_slot;
-      req.n_runs = 1;
-      req.runs[0] = (MxlRun) { desc->offset, desc->length };
-      raw = (MxlRawRequest) { .remote_slot = desc->remote_slot, .imm = desc->imm };
-      return fan_out (init, &req, NULL, &raw, desc->target);
-    case MXL_POST_SAMPLES:
-    case MXL_POST_SAMPLES_RAW:
-      sreq.head = desc->index;
-      sreq.count = desc->count;
-      if (desc->op == MXL_POST_SAMPLES)
-        return fan_out (init, NULL, &sreq, NULL, 0);
-      if ((st = debug_check_connected (init, desc->target)) != MXL_STATUS_OK)
-        return st;
-      raw = (MxlRawRequest) { .remote_slot = desc->entry, .imm = desc->imm,
-        .head = desc->offset, .count = desc->length };
-      return fan_out (init, NULL, &sreq, &raw, desc->target);
+  if (desc->op == MXL_POST_SAMPLES) {
+    MxlSamplesRequest sreq = { desc->index, desc->count };
+    return fan_out (init, NULL, &sreq);
   }
+  memset (&req, 0, sizeof (req));
   req.grain_index = desc->index;
   req.req_start = desc->start;
   req.req_end = desc->end;
-  req.local_slot = (uint32_t) (desc->index % init->grain_count);
+  req.local_slot = (uint32_t) (desc->index % init->base.grain_count);
   /* A grain flagged invalid moves the ring on without content: only its
    * header travels (immediate data slice value 0). */
-  memcpy (&flags, init->regions[req.local_slot].base + 16, sizeof (flags));
+  memcpy (&flags, init->base.regions[req.local_slot].base + 16, sizeof (flags));
   if (flags & MXL_GRAIN_FLAG_INVALID) {
     req.slice_end = 0;
-    req.n_runs = mxl_layout_grain_runs (&init->layout, 0, 0, TRUE, req.runs);
+    req.n_runs = mxl_layout_grain_runs (&init->base.layout, 0, 0, TRUE, req.runs);
   } else {
     req.slice_end = desc->end;
-    req.n_runs = mxl_layout_grain_runs (&init->layout, desc->start, desc->end, FALSE,
+    req.n_runs = mxl_layout_grain_runs (&init->base.layout, desc->start, desc->end, FALSE,
         req.runs);
   }
   if (req.n_runs == 0)
     return MXL_ERR_INVALID_ARG;
-  return fan_out (init, &req, NULL, NULL, 0);
+  return fan_out (init, &req, NULL);
 }
 
 
@@ -584,15 +598,15 @@ mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index, uint16_t start
 {
   MxlPostDesc desc;
 
-  if (!init->setup_done || init->continuous)
+  if (!init->base.setup_done || init->base.continuous)
     return MXL_ERR_INVALID_STATE;
-  if (start > end || end > init->layout.total_slices)
+  if (start > end || end > init->base.layout.total_slices)
     return MXL_ERR_INVALID_ARG;
   desc.op = MXL_POST_GRAIN;
   desc.start = start;
   desc.end = end;
   desc.index = index;
-  return init->submit (init, &desc);
+  return init->mode->submit (init, &desc);
 }
 
 mxlStatus
@@ -600,7 +614,7 @@ mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head, uint64_t coun
 {
   MxlPostDesc desc;
 
-  if (!init->setup_done || !init->continuous)
+  if (!init->base.setup_done || !init->base.continuous)
     return MXL_ERR_INVALID_STATE;
   /* §4.3: count >= 1; a batch cannot be longer than the local ring. */
   if (count == 0 || count > init->ring.length || head < count)
@@ -609,47 +623,5 @@ mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head, uint64_t coun
   desc.op = MXL_POST_SAMPLES;
   desc.index = head;
   desc.count = count;
-  return init->submit (init, &desc);
+  return init->mode->submit (init, &desc);
 }
-
-mxlStatus
-mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
-    uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
-    uint64_t header_count)
-{
-  MxlPostDesc desc;
-
-  if (!init->setup_done || !init->continuous)
-    return MXL_ERR_INVALID_ARG;
-  memset (&desc, 0, sizeof desc);
-  desc.op = MXL_POST_SAMPLES_RAW;
-  desc.target = target_id;
-  desc.index = head;
-  desc.count = count;
-  desc.entry = entry;
-  desc.imm = imm;
-  desc.offset = header_head;
-  desc.length = header_count;
-  return init->submit (init, &desc);
-}
-
-mxlStatus
-mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
-    uint32_t local_slot, uint32_t remote_slot, uint64_t offset, uint64_t length,
-    uint32_t imm)
-{
-  MxlPostDesc desc;
-
-  if (!init->setup_done || init->continuous || local_slot >= init->grain_count)
-    return MXL_ERR_INVALID_ARG;
-  memset (&desc, 0, sizeof desc);
-  desc.op = MXL_POST_RAW;
-  desc.target = target_id;
-  desc.local_slot = local_slot;
-  desc.remote_slot = remote_slot;
-  desc.offset = offset;
-  desc.length = length;
-  desc.imm = imm;
-  return init->submit (init, &desc);
-}
-

@@ -81,17 +81,6 @@ mxlStatus mxl_initiator_set_grain_payload (MxlInitiator *init, uint64_t index,
 /** Frees the overrides (destroy). */
 void mxl_initiator_payload_free (MxlInitiator *init);
 
-/**
- * mxl_initiator_debug_samples_raw:
- * Test hook (internal): transfers samples [head - count, head) into bounce
- * entry @entry of target @target_id with immediate data @imm and the entry
- * header saying (@header_head, @header_count), without advancing the entry
- * counter. Returns: as mxl_initiator_debug_post_raw().
- */
-mxlStatus mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
-    uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
-    uint64_t header_count);
-
 /* --- shared by initiator.c, initiator_rc.c, initiator_rdm.c, protocol/ --- */
 
 /** The one transition function of a connection's state (see MxlConnInput). */
@@ -136,6 +125,11 @@ mxlStatus mxl_initiator_poll_result (MxlInitiator *init, int timeout_ms,
 
 /* --- progress thread (initiator_progress.c) --- */
 
+/** The two modes (MxlInitiatorMode): without a thread (set at setup) and
+ * with one (set while it runs). */
+extern const MxlInitiatorMode mxl_initiator_inline_mode;
+extern const MxlInitiatorMode mxl_initiator_thread_mode;
+
 /** Starts the thread and the post ring (options.progress_thread). */
 mxlStatus mxl_initiator_progress_start (MxlInitiator *init, GError **error);
 /** Flushes (at most @flush_ms) and stops the thread; frees the ring. */
@@ -178,22 +172,8 @@ void mxl_conn_track_cancel (MxlConn *conn, mxlStatus reason);
 void mxl_conn_track_complete (MxlConn *conn, uint64_t seq, gboolean ok, int err);
 
 mxlStatus mxl_initiator_progress_once (MxlInitiator *init);
-/** Computes the request of a grain transfer and queues it on every
- * connected target (RAW: the test hook's request on one target). */
+/** Computes the request of a grain transfer (or takes the batch of
+ * samples) and queues it on every connected target. */
 mxlStatus mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc);
 /** TRUE when every connected connection has room for one more transfer. */
 gboolean mxl_initiator_room_for_one (MxlInitiator *init);
-
-/**
- * mxl_initiator_debug_post_raw:
- * Test hook (internal, not exported): posts one write of @length bytes from
- * local slot @local_slot at @offset into remote region @remote_slot at the
- * same offset, with arbitrary immediate data @imm, to the connected target
- * @target_id. The write is still checked against both regions. Used by the
- * hostile-initiator tests.
- * Returns: OK, NOT_FOUND, INVALID_STATE (not connected), INVALID_ARG (out of
- * a region), NOT_READY (queue full, retry after progress).
- */
-mxlStatus mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
-    uint32_t local_slot, uint32_t remote_slot, uint64_t offset, uint64_t length,
-    uint32_t imm);

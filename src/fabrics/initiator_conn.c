@@ -11,6 +11,8 @@
 #include <signal.h>
 #include <string.h>
 
+#include "fabrics/protocol/protocol_hooks.h"
+
 #define ORPHAN_RECLAIM_US (2 * G_USEC_PER_SEC)
 
 /* ------------------------------------------------------------ contexts */
@@ -283,8 +285,9 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
   }
 
   if (next.kind == MXL_CONN_CONNECTED && cur.kind != MXL_CONN_CONNECTED) {
-    /* The protocol is chosen once, when the connection becomes usable. */
-    conn->post = conn->protocol->post;
+    /* The protocol is chosen once, when the connection becomes usable
+     * (its post, or a test hook's wrapper while one is armed). */
+    conn->post = mxl_hooks_conn_post (conn);
     conn->last_progress = now;
     conn->q_head = conn->q_len = 0;
     conn->tr_head = conn->tr_len = 0;
@@ -305,7 +308,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
     g_debug ("initiator: target %" G_GUINT64_FORMAT " %s -> %s", conn->target_id,
         mxlFabricsExtConnectionStateName (mxl_conn_public_state (cur.kind)),
         mxlFabricsExtConnectionStateName (mxl_conn_public_state (next.kind)));
-    mxl_event_queue_push (&init->events, conn->target_id, mxl_conn_public_state (cur.kind),
+    mxl_event_queue_push (&init->base.events, conn->target_id, mxl_conn_public_state (cur.kind),
         mxl_conn_public_state (next.kind), reason);
     if (init->notify)
       init->notify (init->notify_data);
@@ -348,10 +351,10 @@ mxl_conn_new (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info,
 void
 mxl_conn_free (MxlConn *conn)
 {
-  if (conn->init->dom != NULL)
-    mxl_ofi_region_close (conn->init->dom, &conn->claim_region);
+  if (conn->init->base.dom != NULL)
+    mxl_ofi_region_close (conn->init->base.dom, &conn->claim_region);
   g_free (conn->claim_buf);
-  mxl_grain_stage_free (conn->init->dom, &conn->stage);
+  mxl_grain_stage_free (conn->init->base.dom, &conn->stage);
   if (conn->init->chunks->release != NULL)
     conn->init->chunks->release (conn, TRUE);
   mxl_target_info_free (conn->info);

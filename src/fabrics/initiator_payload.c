@@ -32,30 +32,30 @@ mxl_initiator_set_grain_payload (MxlInitiator *init, uint64_t index,
   uint32_t slot;
   mxlStatus st = MXL_STATUS_OK;
 
-  if (!init->setup_done || init->continuous || init->grain_count == 0)
+  if (!init->base.setup_done || init->base.continuous || init->base.grain_count == 0)
     return MXL_ERR_INVALID_STATE;
-  if (payload != NULL && size < init->layout.grain_size)
+  if (payload != NULL && size < init->base.layout.grain_size)
     return MXL_ERR_INVALID_ARG;
-  if (init->dom->info->domain_attr->mr_mode & FI_MR_LOCAL)
+  if (init->base.dom->info->domain_attr->mr_mode & FI_MR_LOCAL)
     return MXL_ERR_UNSUPPORTED_OPERATION;
-  slot = (uint32_t) (index % init->grain_count);
-  mxl_lock (&init->lock);
+  slot = (uint32_t) (index % init->base.grain_count);
+  mxl_lock (&init->base.lock);
   if (mxl_initiator_slot_in_use_locked (init, slot)) {
     st = MXL_ERR_NOT_READY;
   } else {
     if (init->payload_override == NULL)
-      init->payload_override = g_new0 (MxlPayloadOverride, init->grain_count);
+      init->payload_override = g_new0 (MxlPayloadOverride, init->base.grain_count);
     init->payload_override[slot].base = payload;
     init->payload_override[slot].len = payload ? size : 0;
   }
-  mxl_unlock (&init->lock);
+  mxl_unlock (&init->base.lock);
   return st;
 }
 
 gboolean
 mxl_initiator_payload_overridden (const MxlInitiator *init, uint32_t slot)
 {
-  return init->payload_override != NULL && slot < init->grain_count
+  return init->payload_override != NULL && slot < init->base.grain_count
       && init->payload_override[slot].base != NULL;
 }
 
@@ -80,7 +80,7 @@ mxl_initiator_payload_iov (const MxlInitiator *init, uint32_t slot,
     const MxlChunk *chunk, guint max_iov, struct iovec *iov, void **desc,
     guint *n_iov)
 {
-  const MxlOfiRegion *local = &init->regions[slot];
+  const MxlOfiRegion *local = &init->base.regions[slot];
   const MxlPayloadOverride *o = &init->payload_override[slot];
   guint n = 0;
 

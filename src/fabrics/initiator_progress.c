@@ -20,8 +20,6 @@
 
 #include <string.h>
 
-#include "fabrics/protocol/protocol_hooks.h"
-
 #define CQ_BATCH 64
 
 /* Descriptors popped per pass at most (fairness against the CQ). */
@@ -71,8 +69,8 @@ pass (gpointer owner)
   st = mxl_initiator_progress_once (init);
   if (popped > 0 || st != init->thread_status) {
     init->thread_status = st;
-    if (init->waiters > 0)
-      mxl_lock_broadcast (&init->lock);
+    if (init->base.waiters > 0)
+      mxl_lock_broadcast (&init->base.lock);
   }
   if (popped > 0 || s->writesPosted + s->writesCompleted + s->writeErrors != before) {
     if (init->notify)
@@ -89,24 +87,24 @@ mxl_initiator_progress_start (MxlInitiator *init, GError **error)
   guint n = 0;
   mxlStatus st;
 
-  init->post_ring = mxl_post_ring_new (init->options.post_ring_capacity, sizeof (MxlPostDesc),
+  init->post_ring = mxl_post_ring_new (init->base.options.post_ring_capacity, sizeof (MxlPostDesc),
       error);
   if (init->post_ring == NULL)
     return MXL_ERR_INVALID_ARG;
   atomic_init (&init->posts_pushed, 0);
   init->posts_popped = 0;
   init->thread_status = MXL_ERR_INTERRUPTED;   /* no target yet */
-  if (init->desc->cq_can_wait) {
-    fids[n++] = &init->cq->fid;
-    if (init->eq != NULL)
-      fids[n++] = &init->eq->fid;
+  if (init->base.desc->cq_can_wait) {
+    fids[n++] = &init->base.cq->fid;
+    if (init->base.eq != NULL)
+      fids[n++] = &init->base.eq->fid;
   }
-  st = mxl_progress_start (&init->progress, "mxl-initiator", init->dom->fabric, fids, n,
-      &init->lock, pass, has_posts, init, error);
+  st = mxl_progress_start (&init->base.progress, "mxl-initiator", init->base.dom->fabric, fids, n,
+      &init->base.lock, pass, has_posts, init, error);
   if (st != MXL_STATUS_OK)
     g_clear_pointer (&init->post_ring, mxl_post_ring_free);
   else
-    init->submit = mxl_initiator_progress_post;
+    init->mode = &mxl_initiator_thread_mode;
   return st;
 }
 
@@ -115,17 +113,19 @@ mxl_initiator_progress_stop (MxlInitiator *init, int flush_ms)
 {
   MxlPostDesc desc;
 
+  /* Teardown, once: nothing to stop without a thread (inline mode, or
+   * setup failed before it started). */
   if (init->post_ring == NULL)
     return;
-  if (flush_ms > 0 && mxl_progress_running (&init->progress))
+  if (flush_ms > 0 && mxl_progress_running (&init->base.progress))
     mxl_initiator_progress_wait (init, flush_ms);
-  mxl_progress_stop (&init->progress);
+  mxl_progress_stop (&init->base.progress);
   /* The thread is joined: this thread is the consumer now. Whatever was
    * not taken up is cancelled (counted as dropped). */
   while (mxl_post_ring_pop (init->post_ring, &desc))
     init->stats.transfersDropped++;
   g_clear_pointer (&init->post_ring, mxl_post_ring_free);
-  init->submit = mxl_initiator_fan_out_desc;
+  init->mode = &mxl_initiator_inline_mode;
 }
 
 mxlStatus
@@ -142,7 +142,7 @@ mxl_initiator_progress_post (MxlInitiator *init, const MxlPostDesc *desc)
     atomic_fetch_sub_explicit (&init->posts_pushed, 1, memory_order_relaxed);
     return MXL_ERR_NOT_READY;    /* counted by the ring: postRingFull */
   }
-  mxl_progress_wake (&init->progress);
+  mxl_progress_wake (&init->base.progress);
   return MXL_STATUS_OK;
 }
 
@@ -152,27 +152,27 @@ mxl_initiator_progress_wait (MxlInitiator *init, int timeout_ms)
   gint64 deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
   mxlStatus st;
 
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   for (;;) {
     st = current_status (init);
     if (st != MXL_ERR_NOT_READY || timeout_ms <= 0)
       break;
-    init->waiters++;
-    if (!mxl_lock_wait_until (&init->lock, deadline)) {
-      init->waiters--;
+    init->base.waiters++;
+    if (!mxl_lock_wait_until (&init->base.lock, deadline)) {
+      init->base.waiters--;
       st = current_status (init);
       break;
     }
-    init->waiters--;
+    init->base.waiters--;
   }
-  mxl_unlock (&init->lock);
+  mxl_unlock (&init->base.lock);
   return st;
 }
 
 /* ------------------------------------------------------------ progress */
 
-static void
-on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
+void
+mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
 {
   MxlWriteCtx *ctx = op_context;
   MxlConn *conn;
@@ -186,9 +186,6 @@ on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
       mxl_initiator_rdm_claim_done (conn, ok);
     return;
   }
-  if (ok && G_UNLIKELY (mxl_hooks_armed ())
-      && mxl_hooks_take_fault (init, MXL_INJECT_ERROR_COMPLETION, &err))
-    ok = FALSE;              /* test hook: as if fi_cq_readerr() returned it */
   if (ok)
     init->stats.writesCompleted++;
   else
@@ -219,18 +216,18 @@ mxl_initiator_drain_cq (MxlInitiator *init, int timeout_ms)
     size_t n = 0;
     ssize_t rc = 0;
 
-    switch (mxl_ofi_cq_read (init->cq, buf, CQ_BATCH, timeout_ms, &n, &err, &rc)) {
+    switch (mxl_ofi_cq_read (init->base.cq, buf, CQ_BATCH, timeout_ms, &n, &err, &rc)) {
       case MXL_CQ_READ_EMPTY:
         init->cq_drains++;
         return;
       case MXL_CQ_READ_ENTRIES:
         for (size_t i = 0; i < n; i++)
-          on_completion (init, buf[i].op_context, TRUE, 0);
+          init->on_completion (init, buf[i].op_context, TRUE, 0);
         if (n < CQ_BATCH)
           return;
         break;
       case MXL_CQ_READ_ERROR_ENTRY:
-        on_completion (init, err.op_context, FALSE, err.err);
+        init->on_completion (init, err.op_context, FALSE, err.err);
         break;
       case MXL_CQ_READ_FAILED:
         g_warning ("initiator: fi_cq_read: %s", fi_strerror ((int) -rc));
@@ -299,15 +296,21 @@ mxl_initiator_progress_once (MxlInitiator *init)
 mxlStatus
 mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms)
 {
-  gint64 deadline;
+  if (!init->base.setup_done)
+    return MXL_ERR_INVALID_STATE;
+  return init->mode->make_progress (init, timeout_ms);
+}
+
+/* ---------------------------------------------------------------- modes */
+
+/* MakeProgress without a thread: this thread drives progress. */
+static mxlStatus
+drive_progress (MxlInitiator *init, int timeout_ms)
+{
+  gint64 deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
   guint sleep_us = 50;
   mxlStatus st;
 
-  if (!init->setup_done)
-    return MXL_ERR_INVALID_STATE;
-  if (init->post_ring != NULL)
-    return mxl_initiator_progress_wait (init, timeout_ms);
-  deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
   for (;;) {
     gint64 now;
     st = mxl_initiator_progress_once (init);
@@ -316,7 +319,7 @@ mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms)
     now = g_get_monotonic_time ();
     if (now >= deadline)
       return st;
-    if (init->desc->cq_can_wait && init->stats.targetsConnected > 0) {
+    if (init->base.desc->cq_can_wait && init->stats.targetsConnected > 0) {
       mxl_initiator_drain_cq (init, (int) MIN ((deadline - now + 999) / 1000, 10));
     } else {
       g_usleep (MIN ((gint64) sleep_us, deadline - now));
@@ -325,3 +328,103 @@ mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms)
   }
 }
 
+/* PollTransferResult without a thread: this thread drives progress while
+ * it waits, sleeping a growing back-off between passes. */
+static gboolean
+drive_until_result (MxlInitiator *init, gint64 deadline, guint *sleep_us)
+{
+  mxl_initiator_progress_once (init);
+  if (init->base.res_len > 0)
+    return TRUE;
+  if (g_get_monotonic_time () >= deadline)
+    return FALSE;
+  mxl_unlock (&init->base.lock);
+  g_usleep (*sleep_us);
+  *sleep_us = MIN (*sleep_us * 2, 1000u);
+  mxl_lock (&init->base.lock);
+  return TRUE;
+}
+
+/* With a thread: its passes signal init->lock's condition. */
+static gboolean
+wait_for_result (MxlInitiator *init, gint64 deadline, guint *sleep_us)
+{
+  gboolean signalled;
+
+  (void) sleep_us;
+  init->base.waiters++;
+  signalled = mxl_lock_wait_until (&init->base.lock, deadline);
+  init->base.waiters--;
+  return signalled;
+}
+
+static void
+nothing (MxlInitiator *init)
+{
+  (void) init;
+}
+
+static void
+thread_target_added (MxlInitiator *init)
+{
+  init->thread_status = MXL_ERR_NOT_READY;     /* until the next pass */
+}
+
+static void
+thread_wake (MxlInitiator *init)
+{
+  mxl_progress_wake (&init->base.progress);
+}
+
+static gboolean
+no_posts_waiting (const MxlInitiator *init)
+{
+  (void) init;
+  return FALSE;
+}
+
+/* Descriptors still in the post ring are not readable from here (single
+ * consumer): any of them counts as in flight. */
+static gboolean
+thread_posts_waiting (const MxlInitiator *init)
+{
+  return atomic_load_explicit (&((MxlInitiator *) init)->posts_pushed,
+      memory_order_relaxed) != init->posts_popped;
+}
+
+static void
+no_ring_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out)
+{
+  (void) init;
+  (void) out;
+}
+
+/* Refusals of a full ring are counted by the ring (any thread). */
+static void
+thread_ring_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out)
+{
+  out->postRingFull = mxl_post_ring_full_count (init->post_ring);
+  out->transfersDropped += out->postRingFull;
+}
+
+const MxlInitiatorMode mxl_initiator_inline_mode = {
+  .name = "inline",
+  .submit = mxl_initiator_fan_out_desc,
+  .make_progress = drive_progress,
+  .await_result = drive_until_result,
+  .target_added = nothing,
+  .wake = nothing,
+  .posts_waiting = no_posts_waiting,
+  .ring_stats = no_ring_stats,
+};
+
+const MxlInitiatorMode mxl_initiator_thread_mode = {
+  .name = "progress thread",
+  .submit = mxl_initiator_progress_post,
+  .make_progress = mxl_initiator_progress_wait,
+  .await_result = wait_for_result,
+  .target_added = thread_target_added,
+  .wake = thread_wake,
+  .posts_waiting = thread_posts_waiting,
+  .ring_stats = thread_ring_stats,
+};

@@ -17,17 +17,17 @@ rc_setup (MxlInitiator *init, GError **error)
   struct fi_info *info;
   struct fid_ep *ep = NULL;
   int rc;
-  mxlStatus st = mxl_ofi_eq_open (init->dom, &init->eq, error);
+  mxlStatus st = mxl_ofi_eq_open (init->base.dom, &init->base.eq, error);
 
   if (st != MXL_STATUS_OK)
     return st;
   /* An endpoint binds the node (fi_endpoint(3)): one opened and closed
    * here makes a node that is not an address of this host a setup error,
    * not a warning at every connection attempt (rc_open). */
-  info = mxl_ofi_dup_info_any_port (init->dom->info);
+  info = mxl_ofi_dup_info_any_port (init->base.dom->info);
   if (info == NULL)
     return mxl_ofi_fail (-FI_ENOMEM, "fi_dupinfo", error);
-  rc = fi_endpoint (init->dom->domain, info, &ep, NULL);
+  rc = fi_endpoint (init->base.dom->domain, info, &ep, NULL);
   fi_freeinfo (info);
   if (rc != 0)
     return mxl_ofi_fail (rc, "fi_endpoint", error);
@@ -44,10 +44,10 @@ rc_open (MxlConn *conn, MxlConnState *next)
   int rc;
 
   /* Every endpoint binds its own ephemeral port on the configured node. */
-  info = mxl_ofi_dup_info_any_port (init->dom->info);
+  info = mxl_ofi_dup_info_any_port (init->base.dom->info);
   if (info == NULL)
     return MXL_ERR_UNKNOWN;
-  rc = fi_endpoint (init->dom->domain, info, &ep, NULL);
+  rc = fi_endpoint (init->base.dom->domain, info, &ep, NULL);
   fi_freeinfo (info);
   if (rc != 0) {
     g_warning ("initiator: fi_endpoint: %s", fi_strerror (-rc));
@@ -55,8 +55,8 @@ rc_open (MxlConn *conn, MxlConnState *next)
   }
   /* The CQ is bound for both directions: 1.17 tcp crashes otherwise
    * (docs/wire-format.md §6.1). */
-  if ((rc = fi_ep_bind (ep, &init->eq->fid, 0)) != 0
-      || (rc = fi_ep_bind (ep, &init->cq->fid, FI_TRANSMIT | FI_RECV)) != 0
+  if ((rc = fi_ep_bind (ep, &init->base.eq->fid, 0)) != 0
+      || (rc = fi_ep_bind (ep, &init->base.cq->fid, FI_TRANSMIT | FI_RECV)) != 0
       || (rc = fi_connect (ep, conn->info->fabric_address, &init->claim_token,
               sizeof (init->claim_token))) != 0) {
     g_debug ("initiator: connecting to target %" G_GUINT64_FORMAT ": %s",
@@ -94,7 +94,7 @@ rc_poll_events (MxlInitiator *init)
 {
   MxlEqEvent ev;
 
-  for (int i = 0; i < 64 && mxl_ofi_eq_read (init->eq, -1, &ev) == MXL_STATUS_OK; i++) {
+  for (int i = 0; i < 64 && mxl_ofi_eq_read (init->base.eq, -1, &ev) == MXL_STATUS_OK; i++) {
     MxlConn *conn = mxl_initiator_conn_by_fid (init, ev.fid);
 
     if (ev.info)
@@ -114,8 +114,8 @@ rc_poll_events (MxlInitiator *init)
 static void
 rc_teardown (MxlInitiator *init)
 {
-  mxl_ofi_close (init->eq ? &init->eq->fid : NULL, "eq");
-  init->eq = NULL;
+  mxl_ofi_close (init->base.eq ? &init->base.eq->fid : NULL, "eq");
+  init->base.eq = NULL;
 }
 
 const MxlInitiatorTypeOps mxl_initiator_rc_ops = {

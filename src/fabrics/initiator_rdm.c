@@ -30,7 +30,7 @@
 static gboolean
 own_endpoint (const MxlInitiator *init)
 {
-  return mxl_provider_has_quirk (init->desc, MXL_PROVIDER_QUIRK_AV_REMOVE_UNSAFE);
+  return mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_AV_REMOVE_UNSAFE);
 }
 
 /* Opens an endpoint bound to @av and the initiator's CQ, from @info. */
@@ -41,19 +41,19 @@ open_endpoint (MxlInitiator *init, struct fi_info *info, struct fid_av **av,
   mxlStatus st;
   int rc;
 
-  st = mxl_ofi_av_open (init->dom, 4, av, error);
+  st = mxl_ofi_av_open (init->base.dom, 4, av, error);
   if (st != MXL_STATUS_OK)
     return st;
-  rc = fi_endpoint (init->dom->domain, info, ep, NULL);
+  rc = fi_endpoint (init->base.dom->domain, info, ep, NULL);
   if (rc != 0)
     return mxl_ofi_fail (rc, "fi_endpoint", error);
   if ((rc = fi_ep_bind (*ep, &(*av)->fid, 0)) != 0)
     return mxl_ofi_fail (rc, "fi_ep_bind(av)", error);
-  if ((rc = fi_ep_bind (*ep, &init->cq->fid, FI_TRANSMIT | FI_RECV)) != 0)
+  if ((rc = fi_ep_bind (*ep, &init->base.cq->fid, FI_TRANSMIT | FI_RECV)) != 0)
     return mxl_ofi_fail (rc, "fi_ep_bind(cq)", error);
   if ((rc = fi_enable (*ep)) != 0)
     return mxl_ofi_fail (rc, "fi_enable", error);
-  if (mxl_provider_has_quirk (init->desc, MXL_PROVIDER_QUIRK_SHM_REGIONS)) {
+  if (mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_SHM_REGIONS)) {
     MxlShmHold *hold = mxl_shm_region_hold (*ep);
 
     if (hold != NULL) {
@@ -132,7 +132,7 @@ unpark (MxlInitiator *init, guint i)
   MxlParkedEp *p = g_ptr_array_index (init->parked, i);
 
   close_endpoint (init, p->ep, p->av);
-  mxl_grain_stage_free (init->dom, &p->stage);
+  mxl_grain_stage_free (init->base.dom, &p->stage);
   mxl_initiator_release_contexts (init, p->conn_id);
   g_ptr_array_remove_index_fast (init->parked, i);
   g_free (p);
@@ -161,7 +161,7 @@ mxl_initiator_rdm_check_parked (MxlInitiator *init)
 static struct fi_info *
 connection_info (const MxlConn *conn)
 {
-  const struct fi_info *base = conn->init->dom->info;
+  const struct fi_info *base = conn->init->base.dom->info;
   struct fi_info *info = fi_dupinfo (base);
   char *name;
 
@@ -190,7 +190,7 @@ connection_info (const MxlConn *conn)
 static gboolean
 claims (const MxlConn *conn)
 {
-  return conn->info->has_claim && (conn->init->dom->info->caps & FI_READ);
+  return conn->info->has_claim && (conn->init->base.dom->info->caps & FI_READ);
 }
 
 static void
@@ -222,7 +222,7 @@ claim_post (MxlConn *conn, gboolean read)
   if (conn->claim_buf == NULL) {
     g_autoptr (GError) error = NULL;
     conn->claim_buf = g_new0 (uint64_t, 3);
-    if (mxl_ofi_region_register (init->dom, conn->claim_buf, 3 * sizeof (uint64_t),
+    if (mxl_ofi_region_register (init->base.dom, conn->claim_buf, 3 * sizeof (uint64_t),
             FI_WRITE | FI_READ, &conn->claim_region, &error) != MXL_STATUS_OK) {
       g_warning ("initiator: claim buffer: %s", error->message);
       g_clear_pointer (&conn->claim_buf, g_free);
@@ -317,7 +317,7 @@ rdm_setup (MxlInitiator *init, GError **error)
 {
   if (own_endpoint (init))
     return MXL_STATUS_OK;       /* per connection, in rdm_open() */
-  return open_endpoint (init, init->dom->info, &init->av, &init->ep, error);
+  return open_endpoint (init, init->base.dom->info, &init->base.av, &init->base.ep, error);
 }
 
 static mxlStatus
@@ -326,8 +326,8 @@ rdm_open (MxlConn *conn, MxlConnState *next)
   g_autoptr (GError) error = NULL;
   MxlInitiator *init = conn->init;
   fi_addr_t addr = FI_ADDR_NOTAVAIL;
-  struct fid_ep *ep = init->ep;
-  struct fid_av *av = init->av, *own_av = NULL;
+  struct fid_ep *ep = init->base.ep;
+  struct fid_av *av = init->base.av, *own_av = NULL;
   int rc;
 
   if (own_endpoint (init)) {
@@ -413,7 +413,7 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
    * fabrics-transfer-shm-retarget-live; shm has its own endpoints now). */
   if (!orderly)
     return;
-  rc = fi_av_remove (conn->init->av, &addr, 1, 0);
+  rc = fi_av_remove (conn->init->base.av, &addr, 1, 0);
   if (rc != 0)
     g_debug ("initiator: fi_av_remove: %s", fi_strerror (-rc));
 }
@@ -433,10 +433,10 @@ rdm_teardown (MxlInitiator *init)
   while (init->parked != NULL && init->parked->len > 0)
     unpark (init, init->parked->len - 1);
   g_clear_pointer (&init->parked, g_ptr_array_unref);
-  close_endpoint (init, init->ep, init->av);
-  init->ep = NULL;
+  close_endpoint (init, init->base.ep, init->base.av);
+  init->base.ep = NULL;
   g_clear_pointer (&init->shm_holds, g_hash_table_unref);
-  init->av = NULL;
+  init->base.av = NULL;
 }
 
 const MxlInitiatorTypeOps mxl_initiator_rdm_ops = {

@@ -13,8 +13,8 @@
 static void
 wake_waiters (MxlInitiator *init)
 {
-  if (init->waiters > 0)
-    mxl_lock_broadcast (&init->lock);
+  if (init->base.waiters > 0)
+    mxl_lock_broadcast (&init->base.lock);
 }
 
 void
@@ -28,12 +28,12 @@ mxl_initiator_push_result (MxlInitiator *init, uint64_t target_id, const MxlTrac
     init->stats.transfersFailed++;
   if (init->results == NULL)
     return;
-  if (init->res_len == MXL_FABRICS_EXT_RESULT_QUEUE_MAX) {
-    init->res_head = (init->res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
-    init->res_len--;
+  if (init->base.res_len == MXL_FABRICS_EXT_RESULT_QUEUE_MAX) {
+    init->base.res_head = (init->base.res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
+    init->base.res_len--;
     init->stats.transferResultsDropped++;
   }
-  r = &init->results[(init->res_head + init->res_len++) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX];
+  r = &init->results[(init->base.res_head + init->base.res_len++) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX];
   r->version = MXL_FABRICS_API_VERSION;
   r->status = tr->status;
   r->providerError = tr->prov_err;
@@ -173,20 +173,20 @@ mxl_initiator_poll_event (MxlInitiator *init, mxlFabricsExtConnectionEvent *out)
 {
   mxlStatus st;
 
-  mxl_lock (&init->lock);
-  st = mxl_event_queue_pop (&init->events, out);
-  mxl_unlock (&init->lock);
+  mxl_lock (&init->base.lock);
+  st = mxl_event_queue_pop (&init->base.events, out);
+  mxl_unlock (&init->base.lock);
   return st;
 }
 
 static gboolean
 pop_result (MxlInitiator *init, mxlFabricsExtTransferResult *out)
 {
-  if (init->res_len == 0)
+  if (init->base.res_len == 0)
     return FALSE;
-  *out = init->results[init->res_head];
-  init->res_head = (init->res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
-  init->res_len--;
+  *out = init->results[init->base.res_head];
+  init->base.res_head = (init->base.res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
+  init->base.res_len--;
   return TRUE;
 }
 
@@ -198,33 +198,19 @@ mxl_initiator_poll_result (MxlInitiator *init, int timeout_ms,
   guint sleep_us = 50;
   gboolean got;
 
-  if (!init->setup_done)
+  if (!init->base.setup_done)
     return MXL_ERR_INVALID_STATE;
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   for (;;) {
     if ((got = pop_result (init, out)))
       break;
-    if (init->post_ring == NULL) {
-      /* No progress thread: this thread drives progress while it waits. */
-      mxl_initiator_progress_once (init);
-      if ((got = pop_result (init, out)) || g_get_monotonic_time () >= deadline)
-        break;
-      mxl_unlock (&init->lock);
-      g_usleep (sleep_us);
-      sleep_us = MIN (sleep_us * 2, 1000u);
-      mxl_lock (&init->lock);
-    } else {
-      gboolean signalled;
-      init->waiters++;
-      signalled = mxl_lock_wait_until (&init->lock, deadline);
-      init->waiters--;
-      if (!signalled) {
-        got = pop_result (init, out);
-        break;
-      }
+    /* Drives progress (no thread) or waits for the thread's passes. */
+    if (!init->mode->await_result (init, deadline, &sleep_us)) {
+      got = pop_result (init, out);
+      break;
     }
   }
-  mxl_unlock (&init->lock);
+  mxl_unlock (&init->base.lock);
   return got ? MXL_STATUS_OK : MXL_ERR_NOT_READY;
 }
 
@@ -243,12 +229,9 @@ mxl_initiator_target_state (MxlInitiator *init, uint64_t target_id,
 gboolean
 mxl_initiator_slot_in_use_locked (const MxlInitiator *init, uint32_t slot)
 {
-  /* With a progress thread, descriptors still in the post ring are not
-   * readable from here (single consumer): any of them counts as in flight,
-   * a conservative answer. */
-  if (init->post_ring != NULL
-      && atomic_load_explicit (&((MxlInitiator *) init)->posts_pushed, memory_order_relaxed)
-          != init->posts_popped)
+  /* With a progress thread, descriptors still in the post ring count as
+   * in flight, a conservative answer. */
+  if (init->mode->posts_waiting (init))
     return TRUE;
   /* Queued transfers read the slot when their writes are posted ... */
   for (guint i = 0; i < init->conns->len; i++) {
@@ -270,9 +253,9 @@ mxl_initiator_slot_in_use (MxlInitiator *init, uint32_t slot)
 {
   gboolean in_use;
 
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   in_use = mxl_initiator_slot_in_use_locked (init, slot);
-  mxl_unlock (&init->lock);
+  mxl_unlock (&init->base.lock);
   return in_use;
 }
 
@@ -313,10 +296,10 @@ mxlStatus
 mxl_initiator_release_slot (MxlInitiator *init, uint64_t index,
     gboolean drop_holders, gboolean *out_in_flight)
 {
-  uint32_t slot = (uint32_t) (index % init->grain_count);
+  uint32_t slot = (uint32_t) (index % init->base.grain_count);
   guint free_conns = 0;
 
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   for (guint i = 0; i < init->conns->len; i++) {
     MxlConn *c = g_ptr_array_index (init->conns, i);
 
@@ -343,7 +326,7 @@ mxl_initiator_release_slot (MxlInitiator *init, uint64_t index,
     }
   }
   *out_in_flight = mxl_initiator_slot_in_use_locked (init, slot);
-  mxl_unlock (&init->lock);
+  mxl_unlock (&init->base.lock);
   return MXL_STATUS_OK;
 }
 
@@ -354,7 +337,7 @@ mxl_initiator_target_stats (MxlInitiator *init, uint64_t target_id,
   MxlConn *conn;
   mxlStatus st = MXL_ERR_NOT_FOUND;
 
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   conn = init->conns ? mxl_initiator_find_conn (init, target_id) : NULL;
   if (conn != NULL) {
     memset (out, 0, sizeof *out);
@@ -366,21 +349,17 @@ mxl_initiator_target_stats (MxlInitiator *init, uint64_t target_id,
     out->behind = conn->behind;
     st = MXL_STATUS_OK;
   }
-  mxl_unlock (&init->lock);
+  mxl_unlock (&init->base.lock);
   return st;
 }
 
 void
 mxl_initiator_get_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out)
 {
-  mxl_lock (&init->lock);
+  mxl_lock (&init->base.lock);
   *out = init->stats;
-  mxl_unlock (&init->lock);
-  if (init->post_ring != NULL) {
-    /* Refusals of a full ring are counted by the ring (any thread). */
-    out->postRingFull = mxl_post_ring_full_count (init->post_ring);
-    out->transfersDropped += out->postRingFull;
-  }
+  mxl_unlock (&init->base.lock);
+  init->mode->ring_stats (init, out);
   out->version = MXL_FABRICS_API_VERSION;
 }
 

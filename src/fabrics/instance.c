@@ -34,9 +34,9 @@ mxl_instance_new_target (mxlFabricsInstance inst)
 {
   MxlTarget *t = g_new0 (MxlTarget, 1);
 
-  t->instance = inst;
+  t->base.instance = inst;
   mxl_poll_nap_init (&t->nap, 0);
-  mxl_lock_init (&t->lock);
+  mxl_lock_init (&t->base.lock);
   g_ptr_array_add (inst->targets, t);
   return t;
 }
@@ -52,8 +52,8 @@ mxl_instance_new_initiator (mxlFabricsInstance inst)
 {
   MxlInitiator *init = g_new0 (MxlInitiator, 1);
 
-  init->instance = inst;
-  mxl_lock_init (&init->lock);
+  init->base.instance = inst;
+  mxl_lock_init (&init->base.lock);
   g_ptr_array_add (inst->initiators, init);
   return init;
 }

@@ -12,7 +12,7 @@ void
 mxl_target_push_event (MxlTarget *t, mxlFabricsExtConnectionState previous,
     mxlFabricsExtConnectionState current, mxlStatus reason)
 {
-  mxl_event_queue_push (&t->events, t->id, previous, current, reason);
+  mxl_event_queue_push (&t->base.events, t->id, previous, current, reason);
 }
 
 static mxlStatus
@@ -57,7 +57,7 @@ mxl_target_post_receives (MxlTarget *t, struct fid_ep *ep)
 mxlStatus
 mxl_target_bind_cq (MxlTarget *t, struct fid_ep *ep, GError **error)
 {
-  int rc = fi_ep_bind (ep, &t->cq->fid, FI_TRANSMIT | FI_RECV);
+  int rc = fi_ep_bind (ep, &t->base.cq->fid, FI_TRANSMIT | FI_RECV);
 
   if (rc != 0)
     return mxl_ofi_fail (rc, "fi_ep_bind(cq)", error);
@@ -68,7 +68,7 @@ mxl_target_bind_cq (MxlTarget *t, struct fid_ep *ep, GError **error)
 static mxlStatus
 setup_receives (MxlTarget *t, GError **error)
 {
-  const struct fi_info *info = t->dom->info;
+  const struct fi_info *info = t->base.dom->info;
 
   t->rx_cq_data = ((info->rx_attr->mode | info->mode) & FI_RX_CQ_DATA) != 0;
   t->rx_ops = &mxl_target_untagged_rx_ops;
@@ -95,20 +95,20 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
   struct mxlFabricsTargetInfo_t *info = mxl_target_info_new ();
   const char *def;
 
-  info->address_format = t->dom->info->addr_format;
+  info->address_format = t->base.dom->info->addr_format;
   info->fabric_address = g_memdup2 (addr, addr_len);
   info->fabric_address_len = addr_len;
   info->id = t->id;
-  info->provider = g_strdup (t->desc->name);
-  if (t->continuous) {
+  info->provider = g_strdup (t->base.desc->name);
+  if (t->base.continuous) {
     mxl_samples_target_fill_info (t, info);
   } else {
-    info->n_regions = t->grain_count;
-    info->regions = g_new0 (MxlRemoteRegion, t->grain_count);
-    for (guint i = 0; i < t->grain_count; i++) {
-      info->regions[i].addr = t->regions[i].remote_addr;
-      info->regions[i].len = t->regions[i].len;
-      info->regions[i].rkey = t->regions[i].key;
+    info->n_regions = t->base.grain_count;
+    info->regions = g_new0 (MxlRemoteRegion, t->base.grain_count);
+    for (guint i = 0; i < t->base.grain_count; i++) {
+      info->regions[i].addr = t->base.regions[i].remote_addr;
+      info->regions[i].len = t->base.regions[i].len;
+      info->regions[i].rkey = t->base.regions[i].key;
     }
   }
   info->protocol = t->protocol;
@@ -117,7 +117,7 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
     info->claim_addr = t->claim.region.remote_addr;
     info->claim_key = t->claim.region.key;
   }
-  if (mxl_provider_has_quirk (t->desc, MXL_PROVIDER_QUIRK_OWNER_PID))
+  if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_OWNER_PID))
     info->owner_pid = (uint32_t) getpid ();
   if (t->proto->advertises_recv_size)
     info->recv_size = t->rx_entry_size;
@@ -132,34 +132,34 @@ static void
 teardown (MxlTarget *t)
 {
   /* The progress thread goes first: this thread owns the endpoints again. */
-  mxl_progress_stop (&t->progress);
+  mxl_progress_stop (&t->base.progress);
   t->threaded = FALSE;
   if (t->type_ops)
     t->type_ops->close (t);
-  mxl_claim_target_close (&t->claim, t->dom);
+  mxl_claim_target_close (&t->claim, t->base.dom);
   if (t->pstate != NULL)
     t->proto->target_teardown (t);
   t->pstate = NULL;
-  if (t->dom) {
-    mxl_ofi_region_close (t->dom, &t->rx_region);
-    for (guint i = 0; t->regions && i < t->grain_count; i++)
-      mxl_ofi_region_close (t->dom, &t->regions[i]);
+  if (t->base.dom) {
+    mxl_ofi_region_close (t->base.dom, &t->rx_region);
+    for (guint i = 0; t->base.regions && i < t->base.grain_count; i++)
+      mxl_ofi_region_close (t->base.dom, &t->base.regions[i]);
   }
   mxl_samples_target_teardown (t);
-  mxl_ofi_close (t->cq ? &t->cq->fid : NULL, "cq");
-  t->cq = NULL;
-  mxl_ofi_domain_close (t->dom);
-  t->dom = NULL;
-  g_clear_pointer (&t->regions, g_free);
+  mxl_ofi_close (t->base.cq ? &t->base.cq->fid : NULL, "cq");
+  t->base.cq = NULL;
+  mxl_ofi_domain_close (t->base.dom);
+  t->base.dom = NULL;
+  g_clear_pointer (&t->base.regions, g_free);
   g_clear_pointer (&t->batch, g_free);
   g_clear_pointer (&t->slot_pending, g_free);
   g_clear_pointer (&t->rx_buf, g_free);
   g_clear_pointer (&t->rx_ctx, g_free);
   g_clear_pointer (&t->info, mxl_target_info_free);
   g_clear_pointer (&t->results, g_free);
-  t->res_head = t->res_len = 0;
+  t->base.res_head = t->base.res_len = 0;
   t->type_ops = NULL;
-  t->setup_done = FALSE;
+  t->base.setup_done = FALSE;
 }
 
 static mxlStatus read_once (MxlTarget *t, int timeout_ms, uint64_t *out_index,
@@ -170,12 +170,12 @@ push_read_result (MxlTarget *t, mxlStatus st, uint64_t index, uint64_t count)
 {
   MxlReadResult *r;
 
-  if (t->res_len == MXL_FABRICS_EXT_RESULT_QUEUE_MAX) {
-    t->res_head = (t->res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
-    t->res_len--;
+  if (t->base.res_len == MXL_FABRICS_EXT_RESULT_QUEUE_MAX) {
+    t->base.res_head = (t->base.res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
+    t->base.res_len--;
     t->stats.readResultsDropped++;
   }
-  r = &t->results[(t->res_head + t->res_len++) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX];
+  r = &t->results[(t->base.res_head + t->base.res_len++) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX];
   r->status = st;
   r->index = index;
   r->count = count;
@@ -197,8 +197,8 @@ thread_pass (gpointer owner)
       break;
     push_read_result (t, st, index, count);
   }
-  if (n > 0 && t->waiters > 0)
-    mxl_lock_broadcast (&t->lock);
+  if (n > 0 && t->base.waiters > 0)
+    mxl_lock_broadcast (&t->base.lock);
   return n > 0;
 }
 
@@ -210,13 +210,13 @@ start_thread (MxlTarget *t, GError **error)
   mxlStatus st;
 
   t->results = g_new0 (MxlReadResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
-  if (t->desc->cq_can_wait) {
-    fids[n++] = &t->cq->fid;
-    if (t->eq != NULL)
-      fids[n++] = &t->eq->fid;
+  if (t->base.desc->cq_can_wait) {
+    fids[n++] = &t->base.cq->fid;
+    if (t->base.eq != NULL)
+      fids[n++] = &t->base.eq->fid;
   }
-  st = mxl_progress_start (&t->progress, "mxl-target", t->dom->fabric, fids, n,
-      &t->lock, thread_pass, NULL, t, error);
+  st = mxl_progress_start (&t->base.progress, "mxl-target", t->base.dom->fabric, fids, n,
+      &t->base.lock, thread_pass, NULL, t, error);
   t->threaded = st == MXL_STATUS_OK;
   return st;
 }
@@ -229,16 +229,16 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
   gint64 deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
   mxlStatus st = MXL_ERR_NOT_READY;
 
-  mxl_lock (&t->lock);
+  mxl_lock (&t->base.lock);
   for (;;) {
     if (atomic_exchange (&t->interrupted, 0)) {
       st = MXL_ERR_INTERRUPTED;
       break;
     }
-    if (t->res_len > 0) {
-      MxlReadResult *r = &t->results[t->res_head];
-      t->res_head = (t->res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
-      t->res_len--;
+    if (t->base.res_len > 0) {
+      MxlReadResult *r = &t->results[t->base.res_head];
+      t->base.res_head = (t->base.res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
+      t->base.res_len--;
       st = r->status;
       /* As the threadless read: index and count are set with OK (and with
        * the lost-samples status, which reports the lost batch). */
@@ -250,11 +250,11 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
     }
     if (timeout_ms <= 0 || g_get_monotonic_time () >= deadline)
       break;
-    t->waiters++;
-    mxl_lock_wait_until (&t->lock, deadline);
-    t->waiters--;
+    t->base.waiters++;
+    mxl_lock_wait_until (&t->base.lock, deadline);
+    t->base.waiters--;
   }
-  mxl_unlock (&t->lock);
+  mxl_unlock (&t->base.lock);
   return st;
 }
 
@@ -274,7 +274,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   MxlFlowLayout flow;
   mxlStatus st;
 
-  if (t->setup_done)
+  if (t->base.setup_done)
     return MXL_ERR_INVALID_STATE;
   mxl_last_error_clear ();
   if (config->writer == NULL) {
@@ -284,30 +284,30 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   st = mxl_flow_writer_get_layout (config->writer, &flow);
   if (st == MXL_STATUS_OK)
     st = mxl_setup_begin (options, &flow, &config->interface, MXL_ROLE_TARGET,
-        &t->options, &fi, &error);
+        &t->base.options, &fi, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
-  t->desc = mxl_provider_lookup (config->interface.provider);
+  t->base.desc = mxl_provider_lookup (config->interface.provider);
   t->type_ops = fi->ep_attr->type == FI_EP_MSG ? &mxl_target_rc_ops : &mxl_target_rdm_ops;
   t->ingress = flow.format == MXL_DATA_FORMAT_AUDIO ? &mxl_rma_samples_ingress_ops
       : &mxl_rma_ingress_ops;
   /* Forced by the options, or the best the provider offers (setup.c). */
-  t->protocol = t->options.protocol;
+  t->protocol = t->base.options.protocol;
   t->proto = mxl_protocol_desc (t->protocol);
   t->writer = config->writer;
-  t->grain_count = flow.grain_count;
+  t->base.grain_count = flow.grain_count;
   /* Grains are expected once per grain period (the flow's rate); continuous
    * flows arrive in batches of no fixed period: no poll window. */
   mxl_poll_nap_init (&t->nap, flow.format != MXL_DATA_FORMAT_AUDIO
       && flow.rate.numerator > 0 && flow.rate.denominator > 0
       ? (gint64) (G_USEC_PER_SEC * flow.rate.denominator / flow.rate.numerator) : 0);
-  mxl_grain_layout_init (&t->layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
+  mxl_grain_layout_init (&t->base.layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
   do {
     t->id = mxl_random_u64 ();
   } while (t->id == 0);
 
-  st = mxl_setup_endpoint (fi, t->desc, t->options.progress_thread,
-      t->options.cq_depth, &t->dom, &t->cq, &error);
+  st = mxl_setup_endpoint (fi, t->base.desc, t->base.options.progress_thread,
+      t->base.options.cq_depth, &t->base.dom, &t->base.cq, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
   if (flow.format == MXL_DATA_FORMAT_AUDIO) {
@@ -317,45 +317,45 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   } else {
     /* Remote write needs the slots' keys; without FI_RMA (send, tagged
      * fallback) they are only local receive and copy destinations. */
-    st = mxl_setup_register_slots (t->dom, writer_slot, t->writer, t->grain_count,
-        t->layout.slot_size, (t->dom->info->caps & FI_RMA) ? FI_REMOTE_WRITE : FI_RECV,
-        &t->regions, &error);
+    st = mxl_setup_register_slots (t->base.dom, writer_slot, t->writer, t->base.grain_count,
+        t->base.layout.slot_size, (t->base.dom->info->caps & FI_RMA) ? FI_REMOTE_WRITE : FI_RECV,
+        &t->base.regions, &error);
     if (st != MXL_STATUS_OK)
       goto fail;
   }
-  t->batch_cap = MIN ((size_t) t->options.cq_depth + 1, MXL_TARGET_MAX_BATCH);
+  t->batch_cap = MIN ((size_t) t->base.options.cq_depth + 1, MXL_TARGET_MAX_BATCH);
   t->batch = g_new0 (struct fi_cq_data_entry, t->batch_cap);
-  t->slot_pending = g_new0 (uint32_t, MAX (t->grain_count, 1));
+  t->slot_pending = g_new0 (uint32_t, MAX (t->base.grain_count, 1));
   st = setup_receives (t, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
   /* One initiator at a time: RC targets refuse further connections
    * themselves; an RDM target needs claims (claim.h), for remote write
    * where the slot field can hold MXL_CLAIM_SLOT and RMA reads work. */
-  if (t->type_ops == &mxl_target_rdm_ops && t->options.exclusive
+  if (t->type_ops == &mxl_target_rdm_ops && t->base.options.exclusive
       && t->proto->claims
-      && (t->dom->info->caps & FI_REMOTE_READ)
-      && (t->continuous ? t->entry_count : t->grain_count) < MXL_CLAIM_SLOT) {
-    st = mxl_claim_target_open (&t->claim, t->dom, &error);
+      && (t->base.dom->info->caps & FI_REMOTE_READ)
+      && (t->base.continuous ? t->entry_count : t->base.grain_count) < MXL_CLAIM_SLOT) {
+    st = mxl_claim_target_open (&t->claim, t->base.dom, &error);
     if (st != MXL_STATUS_OK)
       goto fail;
-    t->claim.check_pid = mxl_provider_has_quirk (t->desc,
+    t->claim.check_pid = mxl_provider_has_quirk (t->base.desc,
         MXL_PROVIDER_QUIRK_OWNER_PID);
   }
   st = t->type_ops->open (t, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
   t->stats.version = MXL_FABRICS_API_VERSION;
-  if (t->options.progress_thread) {
+  if (t->base.options.progress_thread) {
     st = start_thread (t, &error);
     if (st != MXL_STATUS_OK)
       goto fail;
   }
-  t->setup_done = TRUE;
+  t->base.setup_done = TRUE;
   *out_info = mxl_target_info_copy (t->info);
   g_debug ("target %" G_GUINT64_FORMAT ": %s %s, %u slots of %" G_GUINT64_FORMAT
-      " bytes, cqDepth %u", t->id, t->desc->name, t->type_ops->name,
-      t->grain_count, t->layout.slot_size, t->options.cq_depth);
+      " bytes, cqDepth %u", t->id, t->base.desc->name, t->type_ops->name,
+      t->base.grain_count, t->base.layout.slot_size, t->base.options.cq_depth);
   return MXL_STATUS_OK;
 
 fail:
@@ -370,8 +370,8 @@ void
 mxl_target_destroy (MxlTarget *t)
 {
   teardown (t);
-  mxl_event_queue_clear (&t->events);
-  mxl_lock_clear (&t->lock);
+  mxl_event_queue_clear (&t->base.events);
+  mxl_lock_clear (&t->base.lock);
   g_free (t);
 }
 
@@ -389,7 +389,7 @@ refill (MxlTarget *t, int timeout_ms)
   while (len < t->batch_cap) {
     size_t n = 0;
     ssize_t rc = 0;
-    MxlCqRead r = mxl_ofi_cq_read (t->cq, t->batch + len, t->batch_cap - len,
+    MxlCqRead r = mxl_ofi_cq_read (t->base.cq, t->batch + len, t->batch_cap - len,
         len == 0 ? timeout_ms : -1, &n, &err, &rc);
 
     if (r == MXL_CQ_READ_EMPTY)
@@ -438,11 +438,11 @@ refill (MxlTarget *t, int timeout_ms)
   /* libfabric's software CQs (tcp, shm, rxm) never drop entries, they queue
    * beyond their size; more than cqDepth arriving between two drains is
    * what overruns a hardware CQ of that depth. Reported, nothing dropped. */
-  if (n_data > t->options.cq_depth) {
+  if (n_data > t->base.options.cq_depth) {
     t->stats.cqOverruns++;
     g_warning ("target %" G_GUINT64_FORMAT ": more than cqDepth (%u) completions "
         "arrived between two drains: drain more often or raise cqDepth", t->id,
-        t->options.cq_depth);
+        t->base.options.cq_depth);
     return MXL_FABRICS_EXT_STATUS_CQ_OVERRUN;
   }
   if (len > 0 && st == MXL_ERR_NOT_READY)
@@ -494,7 +494,7 @@ mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
   gint64 deadline;
   mxlStatus st;
 
-  if (!t->setup_done)
+  if (!t->base.setup_done)
     return MXL_ERR_INVALID_STATE;
   if (t->threaded)
     return read_queued (t, timeout_ms, out_index, out_count);
@@ -523,7 +523,7 @@ mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
       t->type_ops->poll_events (t, (int) left_ms);
       continue;
     }
-    if (t->desc->cq_can_wait) {
+    if (t->base.desc->cq_can_wait) {
       st = read_once (t, (int) left_ms, out_index, out_count);
       if (st != MXL_ERR_NOT_READY)
         break;
@@ -541,10 +541,10 @@ mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
 void
 mxl_target_interrupt (MxlTarget *t)
 {
-  mxl_lock (&t->lock);
+  mxl_lock (&t->base.lock);
   atomic_store (&t->interrupted, 1);
-  mxl_lock_broadcast (&t->lock);
-  mxl_unlock (&t->lock);
+  mxl_lock_broadcast (&t->base.lock);
+  mxl_unlock (&t->base.lock);
 }
 
 mxlStatus
@@ -552,18 +552,18 @@ mxl_target_poll_event (MxlTarget *t, mxlFabricsExtConnectionEvent *out)
 {
   mxlStatus st;
 
-  mxl_lock (&t->lock);
-  st = mxl_event_queue_pop (&t->events, out);
-  mxl_unlock (&t->lock);
+  mxl_lock (&t->base.lock);
+  st = mxl_event_queue_pop (&t->base.events, out);
+  mxl_unlock (&t->base.lock);
   return st;
 }
 
 void
 mxl_target_get_stats (MxlTarget *t, mxlFabricsExtTargetStats *out)
 {
-  mxl_lock (&t->lock);
+  mxl_lock (&t->base.lock);
   *out = t->stats;
   out->version = MXL_FABRICS_API_VERSION;
   out->state = t->type_ops ? t->type_ops->state (t) : MXL_FABRICS_EXT_STATE_IDLE;
-  mxl_unlock (&t->lock);
+  mxl_unlock (&t->base.lock);
 }

@@ -86,12 +86,12 @@ accept_request (MxlTarget *t, struct fi_info *info)
   struct fid_ep *ep = NULL;
   int rc;
 
-  rc = fi_endpoint (t->dom->domain, info, &ep, NULL);
+  rc = fi_endpoint (t->base.dom->domain, info, &ep, NULL);
   if (rc != 0) {
     g_warning ("fi_endpoint: %s", fi_strerror (-rc));
     return NULL;
   }
-  if ((rc = fi_ep_bind (ep, &t->eq->fid, 0)) != 0
+  if ((rc = fi_ep_bind (ep, &t->base.eq->fid, 0)) != 0
       || mxl_target_bind_cq (t, ep, &error) != MXL_STATUS_OK
       || (rc = fi_enable (ep)) != 0
       || (rc = fi_accept (ep, accept_data, sizeof (accept_data))) != 0) {
@@ -182,7 +182,7 @@ rc_poll_events (MxlTarget *t, int timeout_ms)
 
   /* With nothing to wait for but the EQ, block on it for the timeout;
    * otherwise only drain what is there. */
-  while (mxl_ofi_eq_read (t->eq, timeout_ms, &ev) == MXL_STATUS_OK) {
+  while (mxl_ofi_eq_read (t->base.eq, timeout_ms, &ev) == MXL_STATUS_OK) {
     MxlRcInput in = { .fid = ev.fid, .info = ev.info, .err = ev.err,
       .token = ev.token };
 
@@ -216,13 +216,13 @@ rc_open (MxlTarget *t, GError **error)
   mxlStatus st;
   int rc;
 
-  st = mxl_ofi_eq_open (t->dom, &t->eq, error);
+  st = mxl_ofi_eq_open (t->base.dom, &t->base.eq, error);
   if (st != MXL_STATUS_OK)
     return st;
-  rc = fi_passive_ep (t->dom->fabric, t->dom->info, &t->pep, NULL);
+  rc = fi_passive_ep (t->base.dom->fabric, t->base.dom->info, &t->pep, NULL);
   if (rc != 0)
     return mxl_ofi_fail (rc, "fi_passive_ep", error);
-  if ((rc = fi_pep_bind (t->pep, &t->eq->fid, 0)) != 0)
+  if ((rc = fi_pep_bind (t->pep, &t->base.eq->fid, 0)) != 0)
     return mxl_ofi_fail (rc, "fi_pep_bind", error);
   if ((rc = fi_listen (t->pep)) != 0)
     return mxl_ofi_fail (rc, "fi_listen", error);
@@ -249,8 +249,8 @@ rc_close (MxlTarget *t)
   rc_transition (t, &close);
   mxl_ofi_close (t->pep ? &t->pep->fid : NULL, "pep");
   t->pep = NULL;
-  mxl_ofi_close (t->eq ? &t->eq->fid : NULL, "eq");
-  t->eq = NULL;
+  mxl_ofi_close (t->base.eq ? &t->base.eq->fid : NULL, "eq");
+  t->base.eq = NULL;
 }
 
 const MxlTargetTypeOps mxl_target_rc_ops = {

@@ -17,28 +17,28 @@ rdm_open (MxlTarget *t, GError **error)
   mxlStatus st;
   int rc;
 
-  st = mxl_ofi_av_open (t->dom, 4, &t->av, error);
+  st = mxl_ofi_av_open (t->base.dom, 4, &t->base.av, error);
   if (st != MXL_STATUS_OK)
     return st;
-  rc = fi_endpoint (t->dom->domain, t->dom->info, &t->ep, NULL);
+  rc = fi_endpoint (t->base.dom->domain, t->base.dom->info, &t->base.ep, NULL);
   if (rc != 0)
     return mxl_ofi_fail (rc, "fi_endpoint", error);
-  if ((rc = fi_ep_bind (t->ep, &t->av->fid, 0)) != 0)
+  if ((rc = fi_ep_bind (t->base.ep, &t->base.av->fid, 0)) != 0)
     return mxl_ofi_fail (rc, "fi_ep_bind(av)", error);
-  st = mxl_target_bind_cq (t, t->ep, error);
+  st = mxl_target_bind_cq (t, t->base.ep, error);
   if (st != MXL_STATUS_OK)
     return st;
-  if ((rc = fi_enable (t->ep)) != 0)
+  if ((rc = fi_enable (t->base.ep)) != 0)
     return mxl_ofi_fail (rc, "fi_enable", error);
-  if (mxl_provider_has_quirk (t->desc, MXL_PROVIDER_QUIRK_SHM_REGIONS))
-    t->shm_hold = mxl_shm_region_hold (t->ep);
+  if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_SHM_REGIONS))
+    t->shm_hold = mxl_shm_region_hold (t->base.ep);
   if (t->n_rx > 0) {
-    t->rx_ep = t->ep;
-    st = mxl_target_post_receives (t, t->ep);
+    t->rx_ep = t->base.ep;
+    st = mxl_target_post_receives (t, t->base.ep);
     if (st != MXL_STATUS_OK)
       return st;
   }
-  if ((rc = fi_getname (&t->ep->fid, addr, &addr_len)) != 0)
+  if ((rc = fi_getname (&t->base.ep->fid, addr, &addr_len)) != 0)
     return mxl_ofi_fail (rc, "fi_getname", error);
   return mxl_target_fill_info (t, addr, addr_len);
 }
@@ -61,12 +61,12 @@ rdm_close (MxlTarget *t)
   t->rx_ep = NULL;
   /* The endpoint goes first: for shm its fi_close() removes the /dev/shm
    * file (docs/libfabric-notes.md P12). */
-  mxl_ofi_close (t->ep ? &t->ep->fid : NULL, "ep");
-  t->ep = NULL;
+  mxl_ofi_close (t->base.ep ? &t->base.ep->fid : NULL, "ep");
+  t->base.ep = NULL;
   mxl_shm_region_release (t->shm_hold);
   t->shm_hold = NULL;
-  mxl_ofi_close (t->av ? &t->av->fid : NULL, "av");
-  t->av = NULL;
+  mxl_ofi_close (t->base.av ? &t->base.av->fid : NULL, "av");
+  t->base.av = NULL;
 }
 
 const MxlTargetTypeOps mxl_target_rdm_ops = {

@@ -114,7 +114,7 @@ hostile (mxlFabricsInitiator init, FabSide *s, mxlFabricsTargetInfo info)
 {
   uint32_t n = info->n_regions;
   uint64_t i = mxlGetCurrentIndex (&rate);
-  uint32_t mine = (uint32_t) (i % init->grain_count);
+  uint32_t mine = (uint32_t) (i % init->base.grain_count);
 
   write_grain (s, i);
   /* 1. slot N: out of range */
@@ -277,7 +277,7 @@ main (int argc, char **argv)
       /* never rewrite a local slot still being sent (that would tear the
        * grain on the wire, which is not what this case is about) */
       deadline = g_get_monotonic_time () + WAIT_US;
-      while (mxl_initiator_slot_in_use (init, (uint32_t) (index % init->grain_count))) {
+      while (mxl_initiator_slot_in_use (init, (uint32_t) (index % init->base.grain_count))) {
         g_assert_cmpint (g_get_monotonic_time (), <, deadline);
         mxlFabricsInitiatorMakeProgressNonBlocking (init);
         g_usleep (100);

@@ -15,20 +15,20 @@ mxl_grain_stage_ensure (MxlConn *conn)
   size_t len = 0;
 
   /* One target: its stuck receiver holds slots only it would use. */
-  if (init->conns->len < 2 || init->continuous
-      || !mxl_provider_has_quirk (init->desc, MXL_PROVIDER_QUIRK_RECEIVER_COPIES)
+  if (init->conns->len < 2 || init->base.continuous
+      || !mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_RECEIVER_COPIES)
       || conn->stage_failed)
     return FALSE;
   if (conn->stage.base != NULL)
     return TRUE;
-  for (guint s = 0; s < init->grain_count; s++)
-    len = MAX (len, init->regions[s].len);
+  for (guint s = 0; s < init->base.grain_count; s++)
+    len = MAX (len, init->base.regions[s].len);
   if (len == 0)
     return FALSE;
-  conn->stage.n = MIN (init->grain_count, MXL_GRAIN_STAGE_SLOTS);
+  conn->stage.n = MIN (init->base.grain_count, MXL_GRAIN_STAGE_SLOTS);
   conn->stage.len = len;
   conn->stage.base = g_malloc0 (len * conn->stage.n);
-  if (mxl_ofi_region_register (init->dom, conn->stage.base,
+  if (mxl_ofi_region_register (init->base.dom, conn->stage.base,
           len * conn->stage.n, FI_WRITE,
           &conn->stage.region, &error) != MXL_STATUS_OK) {
     g_message ("initiator: grain staging buffer not registered (%s): writes "

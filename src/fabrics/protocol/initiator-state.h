@@ -17,6 +17,7 @@
 
 #include "fabrics/wire/bounce.h"
 #include "fabrics/protocol/grainstage.h"
+#include "fabrics/protocol/endpoint.h"
 #include "fabrics/ofi/ofi.h"
 #include "fabrics/wire/options.h"
 #include "fabrics/ofi/progress.h"
@@ -205,23 +206,19 @@ struct MxlConn {
 /** Header slots per connection: queued + in-flight transfers at most. */
 #define MXL_CONN_HEADER_SLOTS (MXL_CONN_QUEUE + MXL_CONN_WINDOW)
 
-/** Post ring entry: one TransferGrain (or test hook) call, copied by value
- * into the ring; everything else is computed by the progress thread. */
+/** Post ring entry: one TransferGrain or TransferSamples call, copied by
+ * value into the ring; everything else is computed by the progress thread.
+ * The test hooks' raw requests do not travel here (protocol_raw.c). */
 typedef enum MxlPostOp {
   MXL_POST_GRAIN = 1,        /* TransferGrain */
-  MXL_POST_RAW,              /* mxl_initiator_debug_post_raw() */
   MXL_POST_SAMPLES,          /* TransferSamples */
-  MXL_POST_SAMPLES_RAW,      /* mxl_initiator_debug_samples_raw() */
 } MxlPostOp;
 
 typedef struct MxlPostDesc {
   uint32_t op;               /* MxlPostOp */
   uint16_t start, end;       /* GRAIN: slice range */
-  uint64_t index;            /* GRAIN: grain index; SAMPLES*: head */
-  uint64_t count;            /* SAMPLES*: samples per channel */
-  uint64_t target;           /* *RAW: the one target id */
-  uint32_t local_slot, remote_slot, imm, entry;   /* *RAW */
-  uint64_t offset, length;   /* RAW: the run; SAMPLES_RAW: header head, count */
+  uint64_t index;            /* GRAIN: grain index; SAMPLES: head */
+  uint64_t count;            /* SAMPLES: samples per channel */
 } MxlPostDesc;
 
 /** Faults injected by tests (mxl_initiator_debug_inject()). */
@@ -229,6 +226,41 @@ typedef enum MxlInjectKind {
   MXL_INJECT_POST_FAILURE,      /* the next posts fail as if fi_writemsg returned -err */
   MXL_INJECT_ERROR_COMPLETION,  /* the next good completions read as errors with err */
 } MxlInjectKind;
+
+/** Handles one completion of the initiator's CQ: @ok FALSE with @err (a
+ * positive fi errno) for an error entry. */
+typedef void (*MxlCompletionFn) (MxlInitiator *init, void *op_context, gboolean ok,
+    int err);
+
+/**
+ * MxlInitiatorMode:
+ * What differs between an initiator driven by the application's calls
+ * (mxl_initiator_inline_mode) and one with a progress thread
+ * (mxl_initiator_thread_mode), chosen at setup (initiator_progress.c).
+ */
+typedef struct MxlInitiatorMode {
+  const char *name;
+  /* Where TransferGrain's and TransferSamples' descriptor goes: queued and
+   * posted by the caller (mxl_initiator_fan_out_desc) or pushed into the
+   * post ring (mxl_initiator_progress_post). */
+  mxlStatus (*submit) (MxlInitiator *init, const MxlPostDesc *desc);
+  /* MakeProgress: drives progress itself, or waits for the thread. */
+  mxlStatus (*make_progress) (MxlInitiator *init, int timeout_ms);
+  /* PollTransferResult, init->lock held, no result yet: drives progress
+   * or waits on init->lock's condition, at most until @deadline
+   * (monotonic us; @sleep_us: the caller's growing back-off). FALSE when
+   * the deadline passed. */
+  gboolean (*await_result) (MxlInitiator *init, gint64 deadline, guint *sleep_us);
+  /* AddTarget succeeded, init->lock held: the thread reports NOT_READY
+   * until its next pass. */
+  void (*target_added) (MxlInitiator *init);
+  /* The same after init->lock is released: wakes the thread. */
+  void (*wake) (MxlInitiator *init);
+  /* TRUE while descriptors wait in the post ring (init->lock held). */
+  gboolean (*posts_waiting) (const MxlInitiator *init);
+  /* Adds what the post ring counts to @out (GetStats). */
+  void (*ring_stats) (MxlInitiator *init, mxlFabricsExtInitiatorStats *out);
+} MxlInitiatorMode;
 
 typedef struct MxlInitiatorTypeOps {
   const char *name;
@@ -249,20 +281,11 @@ typedef struct MxlInitiatorTypeOps {
 
 
 struct mxlFabricsInitiator_t {
-  mxlFabricsInstance instance;
-  gboolean setup_done;
-  const MxlProviderDesc *desc;
+  MxlEndpoint base;          /* shared with the other role (endpoint.h) */
   const MxlInitiatorTypeOps *type_ops;
-  MxlSetupOptions options;
-  MxlOfiDomain *dom;
-  struct fid_cq *cq;
   mxlFlowReader reader;
-  MxlGrainLayout layout;
-  uint32_t grain_count;
-  MxlOfiRegion *regions;     /* one per local slot */
   MxlPayloadOverride *payload_override;  /* per local slot, or NULL (initiator_payload.c) */
   /* continuous flows */
-  gboolean continuous;
   const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
   MxlSampleRing ring;
   MxlOfiRegion channels_region;  /* the whole channels mapping, FI_WRITE */
@@ -289,30 +312,24 @@ struct mxlFabricsInitiator_t {
   GHashTable *by_fid;        /* struct fid* → MxlConn* (RC endpoints) */
   uint64_t next_conn_id;
   /* endpoint-type objects */
-  struct fid_eq *eq;         /* RC */
-  struct fid_ep *ep;         /* RDM */
-  struct fid_av *av;         /* RDM */
   GHashTable *shm_holds;     /* RDM shm: struct fid_ep* → MxlShmHold*, one
                                 per enabled endpoint (shmstale.h) */
   /* application-visible */
-  GQueue events;             /* mxlFabricsExtConnectionEvent* */
   mxlFabricsExtInitiatorStats stats;
-  mxlFabricsExtTransferResult *results;  /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX */
-  guint res_head, res_len;
-  /* locking (progress thread mode; taken in both modes by the API calls
-   * other than TransferGrain) */
-  MxlLock lock;                   /* mutex + condition (progress.h) */                /* results, status changes (progress thread) */
-  guint waiters;             /* threads in mxl_lock_wait_until */
-  /* mxlFabricsExtInitiatorSetNotify(): called with @lock held */
+  mxlFabricsExtTransferResult *results;  /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX
+                                            (base.res_head, base.res_len) */
+  /* base.lock: the progress thread's; taken in both modes by the API
+   * calls other than TransferGrain.
+   * mxlFabricsExtInitiatorSetNotify(): called with base.lock held */
   void (*notify) (void *data);
   void *notify_data;
   /* progress thread */
-  /* where TransferGrain's descriptor goes, fixed at setup: queued and
-   * posted by the caller (mxl_initiator_fan_out_desc) or pushed into the
-   * post ring (mxl_initiator_progress_post) */
-  mxlStatus (*submit) (MxlInitiator *init, const MxlPostDesc *desc);
+  /* inline or threaded, fixed at setup (initiator_progress.c) */
+  const MxlInitiatorMode *mode;
+  /* handles one completion (mxl_initiator_on_completion; a test hook
+   * swaps in its wrapper while a fault is pending, protocol_hooks.c) */
+  MxlCompletionFn on_completion;
   MxlPostRing *post_ring;    /* NULL without a progress thread */
-  MxlProgress progress;
   _Atomic uint64_t posts_pushed;   /* producers, before the push (undone on failure) */
   uint64_t posts_popped;           /* progress thread, under lock */
   mxlStatus thread_status;         /* MakeProgress status after the last pass */
@@ -353,6 +370,28 @@ gboolean mxl_conn_transfer_idle (MxlConn *conn, uint64_t seq);
  * @final: no more of its writes will be posted (dropped, or posting failed). */
 void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,
     int prov_err, gboolean final);
+/** The completion handler installed at setup (initiator_progress.c): a
+ * write of a connection, or a claim (initiator_rdm.c); contexts that are
+ * not the initiator's, or not in use, are ignored. */
+void mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok,
+    int err);
+
+/** Queues @request on one connection (a chunk source's queue function, or
+ * a test hook's, protocol_raw.c). Returns as MxlChunkSource.queue_grain. */
+typedef mxlStatus (*MxlQueueFn) (MxlConn *conn, const void *request);
+
+/**
+ * mxl_initiator_queue_one:
+ * Test hooks (protocol_raw.c): takes init->lock and queues @request on the
+ * connected target @target_id through @queue, tracked for results as
+ * @what (grain index, slices), then posts it from the calling thread, in
+ * both modes (under init->lock, as RemoveTarget closes endpoints); the
+ * post ring is bypassed. Returns: OK, NOT_FOUND, INVALID_STATE (not
+ * connected), or what @queue returned (INVALID_ARG: also a result).
+ */
+mxlStatus mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id,
+    const MxlTracked *what, MxlQueueFn queue, const void *request);
+
 /**
  * mxl_initiator_debug_inject:
  * Test hook (internal, not exported): the next @count posts (POST_FAILURE)
@@ -361,3 +400,32 @@ void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,
  */
 void mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind,
     guint count, int fi_err);
+
+/* --- raw test requests (protocol_raw.c) --- */
+
+/**
+ * mxl_initiator_debug_post_raw:
+ * Test hook (internal, not exported): posts one write of @length bytes from
+ * local slot @local_slot at @offset into remote region @remote_slot at the
+ * same offset, with arbitrary immediate data @imm, to the connected target
+ * @target_id. The write is still checked against both regions. Used by the
+ * hostile-initiator tests.
+ * Posted from the calling thread, also with a progress thread
+ * (mxl_initiator_queue_one()).
+ * Returns: OK, NOT_FOUND, INVALID_STATE (not connected), INVALID_ARG (out of
+ * a region), NOT_READY (queue full, retry after progress).
+ */
+mxlStatus mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
+    uint32_t local_slot, uint32_t remote_slot, uint64_t offset, uint64_t length,
+    uint32_t imm);
+
+/**
+ * mxl_initiator_debug_samples_raw:
+ * Test hook (internal): transfers samples [head - count, head) into bounce
+ * entry @entry of target @target_id with immediate data @imm and the entry
+ * header saying (@header_head, @header_count), without advancing the entry
+ * counter. Returns: as mxl_initiator_debug_post_raw().
+ */
+mxlStatus mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
+    uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
+    uint64_t header_count);

@@ -70,18 +70,6 @@ typedef struct MxlSamplesRequest {
   uint64_t count;
 } MxlSamplesRequest;
 
-/**
- * MxlRawRequest:
- * What a test hook puts in place of the computed values
- * (mxl_initiator_debug_post_raw(), mxl_initiator_debug_samples_raw()):
- * passed next to a request, NULL for every real transfer.
- */
-typedef struct MxlRawRequest {
-  uint32_t remote_slot;      /* grain: remote region; samples: bounce entry */
-  uint32_t imm;
-  uint64_t head, count;      /* samples: the entry header's values */
-} MxlRawRequest;
-
 typedef struct MxlIngressOps {
   const char *name;
   /* Decodes one completion that carries immediate data. Returns OK with the
@@ -119,12 +107,9 @@ typedef struct MxlChunkSource {
   /* Checks the request against the connection's remote regions and queues
    * it. Returns OK, INVALID_ARG (a write would leave the remote region),
    * NOT_READY (queue full), INVALID_STATE (not this kind of flow). */
-  mxlStatus (*queue_grain) (MxlConn *conn, const MxlGrainRequest *req,
-      const MxlRawRequest *raw);
-  /* The same for a batch of samples (continuous flows; NULL for grains).
-   * @raw: a test hook's values (one entry, not advancing the counter). */
-  mxlStatus (*queue_samples) (MxlConn *conn, const MxlSamplesRequest *req,
-      const MxlRawRequest *raw);
+  mxlStatus (*queue_grain) (MxlConn *conn, const MxlGrainRequest *req);
+  /* The same for a batch of samples (continuous flows; NULL for grains). */
+  mxlStatus (*queue_samples) (MxlConn *conn, const MxlSamplesRequest *req);
   /* Before the next piece of @t: FALSE when it must wait (its buffer is
    * still in use); @out_local_slot: what its write context records as the
    * local slot it reads (mxl_initiator_slot_in_use()). */
@@ -151,6 +136,29 @@ extern const MxlChunkSource mxl_grain_chunks;
 extern const MxlChunkSource mxl_sample_chunks;
 
 /**
+ * mxl_grain_queue_into:
+ * Queues grain @req into remote region @slot with immediate data @imm: the
+ * grain chunk source's queue (slot and imm from the grain index) and the
+ * raw test requests (protocol_raw.c). Returns: OK, INVALID_ARG (@slot out
+ * of the TargetInfo, or a run leaves the remote region or the local slot),
+ * NOT_READY (queue full).
+ */
+mxlStatus mxl_grain_queue_into (MxlConn *conn, const MxlGrainRequest *req,
+    uint32_t slot, uint32_t imm);
+
+/**
+ * mxl_samples_queue_entry_at:
+ * Queues samples [head - count, head) of @req as one entry into bounce
+ * entry @entry with immediate data @imm and an entry header saying
+ * (@header_head, @header_count), without advancing the connection's entry
+ * counter: the raw test requests (protocol_raw.c). Returns: OK,
+ * INVALID_ARG (@entry out of the TargetInfo, more samples than an entry
+ * holds), NOT_READY (queue or staging full), or a registration failure.
+ */
+mxlStatus mxl_samples_queue_entry_at (MxlConn *conn, const MxlSamplesRequest *req,
+    uint32_t entry, uint32_t imm, uint64_t header_head, uint64_t header_count);
+
+/**
  * MxlTransportPost:
  * Posts the pending chunk of @t (t->chunk_remote_offset and t->chunk_length
  * bytes into remote region t->remote_slot; t->imm when t->chunk_last) from
@@ -162,12 +170,9 @@ typedef ssize_t (*MxlTransportPost) (MxlConn *conn, MxlTransfer *t,
 /* --- generic egress (protocol_egress.c): the same for every chunk source and
  * transport --- */
 
-/** Queues @req on @conn through the initiator's chunk source (@raw: a test
- * hook's values, or NULL). */
-mxlStatus mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req,
-    const MxlRawRequest *raw);
-mxlStatus mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req,
-    const MxlRawRequest *raw);
+/** Queues @req on @conn through the initiator's chunk source. */
+mxlStatus mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req);
+mxlStatus mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req);
 
 /** Posts queued pieces of @conn (connected: conn->post set) while the
  * provider accepts them. Returns OK, or the status of a posting failure

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "fabrics/protocol/initiator-state.h"
-#include "fabrics/protocol/protocol_hooks.h"
 
 /* Writes posted per connection per pump call at most (fairness). */
 #define MXL_PUMP_BUDGET 16u
@@ -44,17 +43,15 @@ mxl_egress_enqueue (MxlConn *conn)
 }
 
 mxlStatus
-mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req,
-    const MxlRawRequest *raw)
+mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
 {
-  return conn->init->chunks->queue_grain (conn, req, raw);
+  return conn->init->chunks->queue_grain (conn, req);
 }
 
 mxlStatus
-mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req,
-    const MxlRawRequest *raw)
+mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req)
 {
-  return conn->init->chunks->queue_samples (conn, req, raw);
+  return conn->init->chunks->queue_samples (conn, req);
 }
 
 static void
@@ -92,8 +89,8 @@ mxl_egress_pump (MxlConn *conn)
 {
   MxlInitiator *init = conn->init;
   const MxlChunkSource *src = init->chunks;
-  /* Test hooks post through mxl_hooks_post() (checked once per call). */
-  MxlTransportPost post = G_UNLIKELY (mxl_hooks_armed ()) ? mxl_hooks_post : conn->post;
+  /* the protocol's post, or a test hook's wrapper (protocol_hooks.c) */
+  MxlTransportPost post = conn->post;
   MxlTransfer *t;
   guint budget = MXL_PUMP_BUDGET;
 

@@ -18,7 +18,7 @@ static gboolean
 runs_fit (MxlConn *conn, const MxlGrainRequest *req, uint32_t slot)
 {
   const MxlRemoteRegion *remote = &conn->info->regions[slot];
-  const MxlOfiRegion *local = &conn->init->regions[req->local_slot];
+  const MxlOfiRegion *local = &conn->init->base.regions[req->local_slot];
 
   for (guint r = 0; r < req->n_runs; r++) {
     const MxlRun *run = &req->runs[r];
@@ -30,23 +30,31 @@ runs_fit (MxlConn *conn, const MxlGrainRequest *req, uint32_t slot)
   return TRUE;
 }
 
-static mxlStatus
-grain_queue (MxlConn *conn, const MxlGrainRequest *req, const MxlRawRequest *raw)
+mxlStatus
+mxl_grain_queue_into (MxlConn *conn, const MxlGrainRequest *req, uint32_t slot,
+    uint32_t imm)
 {
-  const struct mxlFabricsTargetInfo_t *info = conn->info;
   MxlTransfer *t;
-  uint32_t slot;
 
   if (conn->q_len >= MXL_CONN_QUEUE)
     return MXL_ERR_NOT_READY;
-  slot = raw ? raw->remote_slot : (uint32_t) (req->grain_index % info->n_regions);
-  if (slot >= info->n_regions || !runs_fit (conn, req, slot))
+  if (slot >= conn->info->n_regions || !runs_fit (conn, req, slot))
     return MXL_ERR_INVALID_ARG;
   t = mxl_egress_enqueue (conn);
   t->remote_slot = slot;
-  t->imm = raw ? raw->imm : mxl_imm_grain_encode (slot, req->slice_end);
+  t->imm = imm;
   t->req = *req;
   return MXL_STATUS_OK;
+}
+
+/* Grain i goes to remote region i mod N (docs/wire-format.md §3.3). */
+static mxlStatus
+grain_queue (MxlConn *conn, const MxlGrainRequest *req)
+{
+  uint32_t slot = (uint32_t) (req->grain_index % conn->info->n_regions);
+
+  return mxl_grain_queue_into (conn, req, slot, mxl_imm_grain_encode (slot,
+          req->slice_end));
 }
 
 /* Produces the next write of @t into t->pending. Returns FALSE when the
@@ -82,7 +90,7 @@ static gboolean
 grain_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint *n_iov)
 {
   const MxlChunk *c = &t->pending;
-  const MxlOfiRegion *local = &conn->init->regions[t->req.local_slot];
+  const MxlOfiRegion *local = &conn->init->base.regions[t->req.local_slot];
 
   /* The application lends the payload (mxlFabricsExtInitiatorSetGrainPayload). */
   if (mxl_initiator_payload_overridden (conn->init, t->req.local_slot)) {

@@ -4,48 +4,204 @@
 
 #include "fabrics/protocol/initiator-state.h"
 
-MxlHookOps mxl_hook_ops;
-
 /* Pending faults per initiator: MxlInitiator* → Faults*. */
 typedef struct Faults {
   guint count[2];
   int err[2];
 } Faults;
 
-static GMutex faults_lock;
-static GHashTable *faults;         /* NULL while none is pending */
-static gint armed;                 /* hooks set + initiators with faults */
+/* Initiators set up and not destroyed (MxlInitiator*): where process-wide
+ * hooks are installed. Outer lock: taken before any init->lock. */
+static GMutex registry_lock;
+static GPtrArray *initiators;
 
-static void
-rearm (void)
+/* The hook ops table and the faults. Inner lock: taken under init->lock. */
+static GMutex state_lock;
+static MxlHookOps hook_ops;
+static GHashTable *faults;         /* NULL while none is pending */
+
+MxlSendHeaderHook
+mxl_hooks_send_header (void)
 {
-  g_atomic_int_set (&armed, (mxl_hook_ops.send_header != NULL)
-      + (mxl_hook_ops.tagged_piece != NULL)
-      + (faults ? (gint) g_hash_table_size (faults) : 0));
+  MxlSendHeaderHook hook;
+
+  g_mutex_lock (&state_lock);
+  hook = hook_ops.send_header;
+  g_mutex_unlock (&state_lock);
+  return hook;
 }
 
-gboolean
-mxl_hooks_armed (void)
+MxlTaggedHook
+mxl_hooks_tagged_piece (void)
 {
-  return g_atomic_int_get (&armed) != 0;
+  MxlTaggedHook hook;
+
+  g_mutex_lock (&state_lock);
+  hook = hook_ops.tagged_piece;
+  g_mutex_unlock (&state_lock);
+  return hook;
+}
+
+/* Pending faults of @kind for @init, state_lock held. */
+static guint
+pending (const MxlInitiator *init, guint kind)
+{
+  Faults *f = faults ? g_hash_table_lookup (faults, init) : NULL;
+
+  return f ? f->count[kind] : 0;
+}
+
+/* Takes one injected fault of @kind for @init: TRUE and the positive fi
+ * errno in @out_err; @out_last: it was the last of its kind. */
+static gboolean
+take_fault (const MxlInitiator *init, guint kind, int *out_err, gboolean *out_last)
+{
+  gboolean taken = FALSE;
+  Faults *f;
+
+  g_mutex_lock (&state_lock);
+  f = faults ? g_hash_table_lookup (faults, init) : NULL;
+  if (f != NULL && f->count[kind] > 0) {
+    f->count[kind]--;
+    *out_err = f->err[kind];
+    *out_last = f->count[kind] == 0;
+    taken = TRUE;
+    if (f->count[0] == 0 && f->count[1] == 0)
+      g_hash_table_remove (faults, init);
+  }
+  g_mutex_unlock (&state_lock);
+  return taken;
+}
+
+static void reinstall (MxlInitiator *init);
+
+/* The wrapper installed while a hook concerns the connection: injected
+ * post failures first, then the protocol's hooked post. */
+static ssize_t
+hooked_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+    guint n_iov, MxlWriteCtx *ctx)
+{
+  gboolean last = FALSE;
+  int err = 0;
+
+  if (take_fault (conn->init, MXL_INJECT_POST_FAILURE, &err, &last)) {
+    if (last)
+      reinstall (conn->init);
+    return -err;
+  }
+  if (conn->protocol->post_hooked != NULL)
+    return conn->protocol->post_hooked (conn, t, iov, desc, n_iov, ctx);
+  return conn->protocol->post (conn, t, iov, desc, n_iov, ctx);
+}
+
+/* The completion handler while an error completion is pending: a good
+ * completion of a write (not a claim) of this initiator reads as an error,
+ * as if fi_cq_readerr() had returned it. */
+static void
+hooked_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
+{
+  const MxlWriteCtx *ctx = op_context;
+  gboolean last = FALSE;
+
+  if (ok && ctx >= init->ctx_pool && ctx < init->ctx_pool + init->ctx_count
+      && ctx->in_use && !ctx->claim
+      && take_fault (init, MXL_INJECT_ERROR_COMPLETION, &err, &last)) {
+    ok = FALSE;
+    if (last)
+      reinstall (init);
+  }
+  mxl_initiator_on_completion (init, op_context, ok, err);
+}
+
+MxlTransportPost
+mxl_hooks_conn_post (MxlConn *conn)
+{
+  gboolean hooked;
+
+  g_mutex_lock (&state_lock);
+  hooked = pending (conn->init, MXL_INJECT_POST_FAILURE) > 0
+      || (conn->protocol->post_hooked != NULL
+          && (hook_ops.send_header != NULL || hook_ops.tagged_piece != NULL));
+  g_mutex_unlock (&state_lock);
+  return hooked ? hooked_post : conn->protocol->post;
+}
+
+/* Installs the post and the completion handler that the hooks armed now
+ * call for, init->lock held (or the initiator's one driving thread). */
+static void
+reinstall (MxlInitiator *init)
+{
+  gboolean errors;
+
+  for (guint i = 0; init->conns != NULL && i < init->conns->len; i++) {
+    MxlConn *c = g_ptr_array_index (init->conns, i);
+    if (c->post != NULL)
+      c->post = mxl_hooks_conn_post (c);
+  }
+  g_mutex_lock (&state_lock);
+  errors = pending (init, MXL_INJECT_ERROR_COMPLETION) > 0;
+  g_mutex_unlock (&state_lock);
+  init->on_completion = errors ? hooked_completion : mxl_initiator_on_completion;
+}
+
+static void
+reinstall_locked (MxlInitiator *init)
+{
+  mxl_lock (&init->base.lock);
+  reinstall (init);
+  mxl_unlock (&init->base.lock);
+}
+
+void
+mxl_hooks_add (MxlInitiator *init)
+{
+  g_mutex_lock (&registry_lock);
+  if (initiators == NULL)
+    initiators = g_ptr_array_new ();
+  g_ptr_array_add (initiators, init);
+  reinstall_locked (init);
+  g_mutex_unlock (&registry_lock);
+}
+
+void
+mxl_hooks_forget (const MxlInitiator *init)
+{
+  g_mutex_lock (&registry_lock);
+  if (initiators != NULL)
+    g_ptr_array_remove_fast (initiators, (gpointer) init);
+  g_mutex_lock (&state_lock);
+  if (faults != NULL)
+    g_hash_table_remove (faults, init);
+  g_mutex_unlock (&state_lock);
+  g_mutex_unlock (&registry_lock);
+}
+
+/* A process-wide hook changed: every initiator's connections. */
+static void
+reinstall_all (void)
+{
+  g_mutex_lock (&registry_lock);
+  for (guint i = 0; initiators != NULL && i < initiators->len; i++)
+    reinstall_locked (g_ptr_array_index (initiators, i));
+  g_mutex_unlock (&registry_lock);
 }
 
 void
 mxl_send_debug_set_header_hook (MxlSendHeaderHook hook)
 {
-  g_mutex_lock (&faults_lock);
-  mxl_hook_ops.send_header = hook;
-  rearm ();
-  g_mutex_unlock (&faults_lock);
+  g_mutex_lock (&state_lock);
+  hook_ops.send_header = hook;
+  g_mutex_unlock (&state_lock);
+  reinstall_all ();
 }
 
 void
 mxl_tagged_debug_set_hook (MxlTaggedHook hook)
 {
-  g_mutex_lock (&faults_lock);
-  mxl_hook_ops.tagged_piece = hook;
-  rearm ();
-  g_mutex_unlock (&faults_lock);
+  g_mutex_lock (&state_lock);
+  hook_ops.tagged_piece = hook;
+  g_mutex_unlock (&state_lock);
+  reinstall_all ();
 }
 
 void
@@ -54,7 +210,7 @@ mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind, guint count,
 {
   Faults *f;
 
-  g_mutex_lock (&faults_lock);
+  g_mutex_lock (&state_lock);
   if (faults == NULL)
     faults = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   f = g_hash_table_lookup (faults, init);
@@ -66,49 +222,6 @@ mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind, guint count,
   f->err[kind] = fi_err;
   if (f->count[0] == 0 && f->count[1] == 0)
     g_hash_table_remove (faults, init);
-  rearm ();
-  g_mutex_unlock (&faults_lock);
-}
-
-gboolean
-mxl_hooks_take_fault (const MxlInitiator *init, guint kind, int *out_err)
-{
-  gboolean taken = FALSE;
-  Faults *f;
-
-  g_mutex_lock (&faults_lock);
-  f = faults ? g_hash_table_lookup (faults, init) : NULL;
-  if (f != NULL && f->count[kind] > 0) {
-    f->count[kind]--;
-    *out_err = f->err[kind];
-    taken = TRUE;
-    if (f->count[0] == 0 && f->count[1] == 0) {
-      g_hash_table_remove (faults, init);
-      rearm ();
-    }
-  }
-  g_mutex_unlock (&faults_lock);
-  return taken;
-}
-
-void
-mxl_hooks_forget (const MxlInitiator *init)
-{
-  g_mutex_lock (&faults_lock);
-  if (faults != NULL && g_hash_table_remove (faults, init))
-    rearm ();
-  g_mutex_unlock (&faults_lock);
-}
-
-ssize_t
-mxl_hooks_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
-    guint n_iov, MxlWriteCtx *ctx)
-{
-  int err = 0;
-
-  if (mxl_hooks_take_fault (conn->init, MXL_INJECT_POST_FAILURE, &err))
-    return -err;
-  if (conn->protocol->post_hooked != NULL)
-    return conn->protocol->post_hooked (conn, t, iov, desc, n_iov, ctx);
-  return conn->post (conn, t, iov, desc, n_iov, ctx);
+  g_mutex_unlock (&state_lock);
+  reinstall_locked (init);
 }

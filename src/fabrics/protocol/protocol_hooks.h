@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Test hooks, all in one place (protocol_hooks.c): the hook ops table the
+ * Test hooks, all in one place (protocol_hooks.c), in the way libfabric's
+ * hook providers wrap a provider's ops: the hook ops table the
  * hostile-sender tests fill (send headers, tagged pieces) and the faults
  * they inject into an initiator (failed posts, error completions). None of
- * it is in a production struct or on the per-write path: while nothing is
- * armed, mxl_egress_pump() posts through the connection's own transport;
- * once something is, it posts through mxl_hooks_post(), which takes the
- * injected faults and then runs the protocol's hooked post
- * (MxlProtocolDesc.post_hooked).
+ * it is in a production struct or on the per-write path: arming a hook
+ * swaps the transport post installed on the connections it concerns
+ * (MxlConn.post) for a hooking wrapper, and a pending error completion
+ * swaps the initiator's completion handler (MxlInitiator.on_completion);
+ * both are put back when nothing is armed any more. The wrapper takes the
+ * injected post failures, then runs the protocol's hooked post
+ * (MxlProtocolDesc.post_hooked), which reads the hook ops below.
+ *
+ * Locks, outermost first: the list of initiators, init->lock, the hook
+ * state. A connection that becomes connected installs
+ * mxl_hooks_conn_post() (init->lock held).
  */
 #pragma once
 
@@ -20,21 +27,19 @@ typedef struct MxlHookOps {
   MxlTaggedHook tagged_piece;
 } MxlHookOps;
 
-/** The process-wide hook table (all NULL unless a test set one). */
-extern MxlHookOps mxl_hook_ops;
+/** The hooks of the hook ops table (NULL unless a test set one), for the
+ * protocols' hooked posts. Any thread. */
+MxlSendHeaderHook mxl_hooks_send_header (void);
+MxlTaggedHook mxl_hooks_tagged_piece (void);
 
-/** TRUE while a hook is set or a fault is pending for any initiator:
- * read once per pump call and per completion. */
-gboolean mxl_hooks_armed (void);
+/** The transport post @conn installs when it becomes connected: its
+ * protocol's, or the hooking wrapper while a hook or an injected post
+ * failure concerns it. init->lock held. */
+MxlTransportPost mxl_hooks_conn_post (MxlConn *conn);
 
-/** The transport used while hooks are armed: an injected post failure of
- * the connection's initiator, else the protocol's hooked post. */
-ssize_t mxl_hooks_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
-    void **desc, guint n_iov, MxlWriteCtx *ctx);
+/** Setup of @init finished: process-wide hooks armed later reach its
+ * connections, faults injected before take effect. Not under init->lock. */
+void mxl_hooks_add (MxlInitiator *init);
 
-/** Takes one injected fault of @kind (MxlInjectKind) for @init: TRUE and
- * the positive fi errno in @out_err, or FALSE. */
-gboolean mxl_hooks_take_fault (const MxlInitiator *init, guint kind, int *out_err);
-
-/** Forgets the faults of @init (destroyed). */
+/** Forgets @init and its faults (destroyed). Not under init->lock. */
 void mxl_hooks_forget (const MxlInitiator *init);

@@ -95,7 +95,7 @@ mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
   size_t len = 0;
   uint8_t *channels = (uint8_t *) mxl_flow_reader_channels (init->reader, &len);
 
-  init->continuous = TRUE;
+  init->base.continuous = TRUE;
   init->chunks = &mxl_sample_chunks;
   init->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
       flow->sample_word_size };
@@ -105,7 +105,7 @@ mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
     return MXL_ERR_INVALID_ARG;
   }
   /* Registered as a write source only; never written through. */
-  return mxl_ofi_region_register (init->dom, channels, len, FI_WRITE,
+  return mxl_ofi_region_register (init->base.dom, channels, len, FI_WRITE,
       &init->channels_region, error);
 }
 
@@ -134,13 +134,13 @@ samples_release (MxlConn *conn, gboolean final)
     return;
   c->next_entry = 0;
   if (c->staging != NULL) {
-    mxl_ofi_region_close (conn->init->dom, &c->staging_region);
+    mxl_ofi_region_close (conn->init->base.dom, &c->staging_region);
     g_clear_pointer (&c->staging, g_free);
     g_clear_pointer (&c->staging_owner, g_free);
     c->n_staging = 0;
   }
   if (c->entry_headers != NULL) {
-    mxl_ofi_region_close (conn->init->dom, &c->entry_headers_region);
+    mxl_ofi_region_close (conn->init->base.dom, &c->entry_headers_region);
     g_clear_pointer (&c->entry_headers, g_free);
   }
   if (final)
@@ -170,7 +170,7 @@ ensure_header_slots (MxlConn *conn)
   if (c->entry_headers != NULL)
     return MXL_STATUS_OK;
   c->entry_headers = g_malloc0 (MXL_CONN_HEADER_SLOTS * MXL_BOUNCE_HEADER_SIZE);
-  if (mxl_ofi_region_register (conn->init->dom, c->entry_headers,
+  if (mxl_ofi_region_register (conn->init->base.dom, c->entry_headers,
           MXL_CONN_HEADER_SLOTS * MXL_BOUNCE_HEADER_SIZE, FI_WRITE,
           &c->entry_headers_region, &error) != MXL_STATUS_OK) {
     g_warning ("initiator: %s", error->message);
@@ -214,7 +214,7 @@ ensure_staging (MxlConn *conn)
       + (uint64_t) init->ring.channels * init->ring.word_size * cap;
   guint n;
 
-  if (c->staging != NULL || !init->options.samples_staging || cap == 0
+  if (c->staging != NULL || !init->base.options.samples_staging || cap == 0
       || size > MXL_STAGING_MAX_SLOT)
     return;
   n = (guint) CLAMP (staging_budget / size, MXL_STAGING_MIN_SLOTS, MXL_CONN_HEADER_SLOTS);
@@ -222,8 +222,8 @@ ensure_staging (MxlConn *conn)
   memset (c->staging, 0, n * size);
   /* A source of writes, and of sends for a send target (tcp;ofi_rxm's
    * rendezvous of large messages needs a region registered for FI_SEND). */
-  if (mxl_ofi_region_register (init->dom, c->staging, n * size,
-          FI_WRITE | (init->dom->info->caps & FI_SEND), &c->staging_region,
+  if (mxl_ofi_region_register (init->base.dom, c->staging, n * size,
+          FI_WRITE | (init->base.dom->info->caps & FI_SEND), &c->staging_region,
           &error) != MXL_STATUS_OK) {
     g_message ("initiator: staging slots not registered (%s): scatter-gather "
         "writes instead", error->message);
@@ -254,23 +254,26 @@ staging_free (MxlConn *conn, uint64_t pieces)
   return TRUE;
 }
 
-/* Queues one entry's worth: samples [head - count, head). Staged: the
- * header and the samples are packed into the transfer's slot now (the
- * bytes the scatter-gather list would send, §4.2), one piece. */
+/* What one queued entry says on the wire: its bounce entry, immediate
+ * data and entry header (§4.2). */
+typedef struct EntryWire {
+  uint32_t entry, imm;
+  uint64_t header_head, header_count;
+} EntryWire;
+
+/* Queues one entry's worth: samples [head - count, head) as @w says.
+ * Staged: the header and the samples are packed into the transfer's slot
+ * now (the bytes the scatter-gather list would send, §4.2), one piece. */
 static void
-queue_entry (MxlConn *conn, const MxlRawRequest *raw, uint64_t head,
-    uint64_t count, gboolean staged)
+queue_entry (MxlConn *conn, const EntryWire *w, uint64_t head, uint64_t count,
+    gboolean staged)
 {
   MxlChunkState *c = conn_state (conn);
   MxlInitiator *init = conn->init;
   MxlTransfer *t = mxl_egress_enqueue (conn);
-  uint32_t entry = raw ? raw->remote_slot : c->next_entry;
-  uint64_t hh = raw ? raw->head : head, hc = raw ? raw->count : count;
 
-  if (raw == NULL)
-    c->next_entry = (uint32_t) ((c->next_entry + 1) % conn->info->bounce_entry_count);
-  t->remote_slot = entry;
-  t->imm = raw ? raw->imm : entry;
+  t->remote_slot = w->entry;
+  t->imm = w->imm;
   t->samples.head = head;
   t->samples.count = count;
   if (staged) {
@@ -278,7 +281,7 @@ queue_entry (MxlConn *conn, const MxlRawRequest *raw, uint64_t head,
     t->header_slot = (guint) (t->seq % c->n_staging);
     c->staging_owner[t->header_slot] = t->seq;
     slot = c->staging + t->header_slot * c->staging_slot_size;
-    mxl_bounce_header_write (slot, hh, hc);
+    mxl_bounce_header_write (slot, w->header_head, w->header_count);
     mxl_bounce_pack (&init->ring, init->channels_region.base,
         slot + MXL_BOUNCE_HEADER_SIZE, head, count);
     mxl_samples_sgl_init_staged (&t->sgl, MXL_BOUNCE_HEADER_SIZE
@@ -288,50 +291,86 @@ queue_entry (MxlConn *conn, const MxlRawRequest *raw, uint64_t head,
   }
   t->header_slot = (guint) (t->seq % MXL_CONN_HEADER_SLOTS);
   mxl_bounce_header_write (c->entry_headers + t->header_slot * MXL_BOUNCE_HEADER_SIZE,
-      hh, hc);
+      w->header_head, w->header_count);
   mxl_samples_sgl_init (&t->sgl, &init->ring, head, count, conn->iov_limit, conn->max_msg);
 }
 
-/* A batch longer than the target's entries travels as several entries of
- * consecutive samples (the reference refuses it, §4.3); they are queued all
- * or none. Staged when the connection has staging slots and the batch's
- * entries fit in them (a batch of more entries than slots goes the
- * scatter-gather way); no free slot is back-pressure: NOT_READY, as a full
- * queue. */
+/* Room for @pieces entries of @req: queue slots, and staging slots or
+ * header slots. @out_staged: the entries are staged (the connection has
+ * staging slots and the batch's entries fit in them; a batch of more
+ * entries than slots goes the scatter-gather way); no free slot is
+ * back-pressure: NOT_READY, as a full queue. */
 static mxlStatus
-samples_queue (MxlConn *conn, const MxlSamplesRequest *req,
-    const MxlRawRequest *raw)
+make_room (MxlConn *conn, uint64_t pieces, gboolean *out_staged)
 {
   MxlChunkState *c = conn_state (conn);
-  const struct mxlFabricsTargetInfo_t *info = conn->info;
-  uint64_t cap = mxl_bounce_capacity (&conn->init->ring, info->bounce_entry_size);
-  uint64_t pieces, first;
-  gboolean staged;
-  mxlStatus st;
 
-  if (req->count == 0 || req->count > conn->init->ring.length || cap == 0)
-    return MXL_ERR_INVALID_ARG;
-  pieces = raw ? 1 : (req->count + cap - 1) / cap;
-  if ((raw && (raw->remote_slot >= info->n_regions || req->count > cap))
-      || pieces > MXL_CONN_QUEUE)
+  if (pieces > MXL_CONN_QUEUE)
     return MXL_ERR_INVALID_ARG;
   if (conn->q_len + pieces > MXL_CONN_QUEUE)
     return MXL_ERR_NOT_READY;
   ensure_staging (conn);
-  staged = c->n_staging > 0 && pieces <= c->n_staging;
-  if (staged && !staging_free (conn, pieces)) {
+  *out_staged = c->n_staging > 0 && pieces <= c->n_staging;
+  if (*out_staged && !staging_free (conn, pieces)) {
     c->staging_full++;
     return MXL_ERR_NOT_READY;
   }
-  st = staged ? MXL_STATUS_OK : ensure_header_slots (conn);
-  if (st != MXL_STATUS_OK)
+  return *out_staged ? MXL_STATUS_OK : ensure_header_slots (conn);
+}
+
+/* Samples per channel one entry of @conn's target holds (0: none), after
+ * checking @req against the local ring. */
+static uint64_t
+entry_capacity (MxlConn *conn, const MxlSamplesRequest *req)
+{
+  if (req->count == 0 || req->count > conn->init->ring.length)
+    return 0;
+  return mxl_bounce_capacity (&conn->init->ring, conn->info->bounce_entry_size);
+}
+
+/* A batch longer than the target's entries travels as several entries of
+ * consecutive samples (the reference refuses it, §4.3), in consecutive
+ * entries of the ring; they are queued all or none. */
+static mxlStatus
+samples_queue (MxlConn *conn, const MxlSamplesRequest *req)
+{
+  MxlChunkState *c = conn_state (conn);
+  uint64_t cap = entry_capacity (conn, req);
+  uint64_t first;
+  gboolean staged;
+  mxlStatus st;
+
+  if (cap == 0)
+    return MXL_ERR_INVALID_ARG;
+  if ((st = make_room (conn, (req->count + cap - 1) / cap, &staged)) != MXL_STATUS_OK)
     return st;
   first = req->head - req->count;
   for (uint64_t done = 0; done < req->count;) {
     uint64_t n = MIN (cap, req->count - done);
+    EntryWire w = { .entry = c->next_entry, .imm = c->next_entry };
     done += n;
-    queue_entry (conn, raw, first + done, n, staged);
+    w.header_head = first + done;
+    w.header_count = n;
+    c->next_entry = (uint32_t) ((c->next_entry + 1) % conn->info->bounce_entry_count);
+    queue_entry (conn, &w, first + done, n, staged);
   }
+  return MXL_STATUS_OK;
+}
+
+mxlStatus
+mxl_samples_queue_entry_at (MxlConn *conn, const MxlSamplesRequest *req,
+    uint32_t entry, uint32_t imm, uint64_t header_head, uint64_t header_count)
+{
+  EntryWire w = { entry, imm, header_head, header_count };
+  uint64_t cap = entry_capacity (conn, req);
+  gboolean staged;
+  mxlStatus st;
+
+  if (cap == 0 || entry >= conn->info->n_regions || req->count > cap)
+    return MXL_ERR_INVALID_ARG;
+  if ((st = make_room (conn, 1, &staged)) != MXL_STATUS_OK)
+    return st;
+  queue_entry (conn, &w, req->head, req->count, staged);
   return MXL_STATUS_OK;
 }
 
@@ -395,12 +434,10 @@ samples_claim (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot)
 }
 
 static mxlStatus
-samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req,
-    const MxlRawRequest *raw)
+samples_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
 {
   (void) conn;
   (void) req;
-  (void) raw;
   return MXL_ERR_INVALID_STATE;
 }
 
@@ -421,7 +458,7 @@ mxl_samples_target_setup (MxlTarget *t, const MxlFlowLayout *flow, GError **erro
   size_t len = 0;
   uint64_t batch = flow->sync_batch_hint ? flow->sync_batch_hint : 1;
 
-  t->continuous = TRUE;
+  t->base.continuous = TRUE;
   t->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
       flow->sample_word_size };
   t->channels = mxl_flow_writer_channels (t->writer, &len);
@@ -441,7 +478,7 @@ mxl_samples_target_setup (MxlTarget *t, const MxlFlowLayout *flow, GError **erro
   t->bounce = g_malloc0 (t->entry_count * t->entry_size);
   t->entry_copy = g_malloc (t->entry_size);
   t->entry_pending = g_new0 (uint32_t, t->entry_count);
-  return mxl_ofi_region_register (t->dom, t->bounce, t->entry_count * t->entry_size,
+  return mxl_ofi_region_register (t->base.dom, t->bounce, t->entry_count * t->entry_size,
       FI_REMOTE_WRITE, &t->bounce_region, error);
 }
 
@@ -463,8 +500,8 @@ mxl_samples_target_fill_info (MxlTarget *t, struct mxlFabricsTargetInfo_t *info)
 void
 mxl_samples_target_teardown (MxlTarget *t)
 {
-  if (t->dom)
-    mxl_ofi_region_close (t->dom, &t->bounce_region);
+  if (t->base.dom)
+    mxl_ofi_region_close (t->base.dom, &t->bounce_region);
   g_clear_pointer (&t->bounce, g_free);
   g_clear_pointer (&t->entry_copy, g_free);
   g_clear_pointer (&t->entry_pending, g_free);

@@ -92,7 +92,7 @@ mxl_send_conn_limits (MxlConn *conn)
    * connectionless providers may complete a small last message before a
    * large earlier one (tcp;ofi_rxm rendezvous), so the last message waits
    * until the others are delivered. */
-  conn->ordered = init->dom->info->ep_attr->type == FI_EP_MSG;
+  conn->ordered = init->base.dom->info->ep_attr->type == FI_EP_MSG;
   return TRUE;
 }
 
@@ -133,7 +133,7 @@ static ssize_t
 send_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx)
 {
-  return send_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hook_ops.send_header);
+  return send_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hooks_send_header ());
 }
 
 /* ----------------------------------------------------------------- target */
@@ -142,8 +142,8 @@ mxlStatus
 mxl_send_target_init (MxlTarget *t, gsize state_size, GError **error)
 {
   MxlSendTarget *s;
-  const struct fi_info *info = t->dom->info;
-  uint64_t size = t->options.max_message_size ? t->options.max_message_size
+  const struct fi_info *info = t->base.dom->info;
+  uint64_t size = t->base.options.max_message_size ? t->base.options.max_message_size
       : MXL_SEND_HEADER_SIZE + MXL_SEND_DEFAULT_PAYLOAD;
 
   if (info->ep_attr->max_msg_size)
@@ -159,29 +159,29 @@ mxl_send_target_init (MxlTarget *t, gsize state_size, GError **error)
   s->base.desc = t->proto;
   t->pstate = &s->base;
   t->rx_entry_size = size;
-  t->n_rx = MIN (MIN (t->options.cq_depth, SEND_MAX_RECEIVES),
+  t->n_rx = MIN (MIN (t->base.options.cq_depth, SEND_MAX_RECEIVES),
       (uint32_t) MAX (info->rx_attr->size, 1));
   t->n_rx = MAX (MIN (t->n_rx, SEND_MAX_RING_BYTES / size), 2u);
   /* Where messages may land: the grain slots or the bounce entries. */
-  if (t->continuous) {
+  if (t->base.continuous) {
     s->n_regions = (guint) t->entry_count;
     s->regions = g_new0 (MxlRemoteRegion, s->n_regions);
     for (guint e = 0; e < s->n_regions; e++)
       s->regions[e] = (MxlRemoteRegion) {
           (uintptr_t) (t->bounce + e * t->entry_size), t->entry_size, 0 };
   } else {
-    s->n_regions = t->grain_count;
+    s->n_regions = t->base.grain_count;
     s->regions = g_new0 (MxlRemoteRegion, s->n_regions);
     for (guint i = 0; i < s->n_regions; i++)
       s->regions[i] = (MxlRemoteRegion) {
-          (uintptr_t) t->regions[i].base, t->regions[i].len, 0 };
+          (uintptr_t) t->base.regions[i].base, t->base.regions[i].len, 0 };
   }
   s->bad = g_new0 (gboolean, t->n_rx);
   t->rx_buf = g_malloc0 (t->rx_entry_size * t->n_rx);
   t->rx_ctx = g_new0 (struct fi_context2, t->n_rx);
   s->inner = t->ingress;
   t->ingress = &mxl_send_ingress_ops;
-  return mxl_ofi_region_register (t->dom, t->rx_buf, t->rx_entry_size * t->n_rx,
+  return mxl_ofi_region_register (t->base.dom, t->rx_buf, t->rx_entry_size * t->n_rx,
       FI_RECV, &t->rx_region, error);
 }
 

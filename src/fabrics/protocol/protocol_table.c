@@ -48,9 +48,9 @@ mxl_protocol_initiator_setup (MxlInitiator *init, GError **error)
 {
   for (guint i = 0; i < G_N_ELEMENTS (mxl_protocols); i++)
     if (mxl_protocols[i]->msg_headers
-        && initiator_can (mxl_protocols[i], init->dom->info->caps)) {
+        && initiator_can (mxl_protocols[i], init->base.dom->info->caps)) {
       init->msg_headers = g_malloc0 ((gsize) init->ctx_count * MXL_SEND_HEADER_SIZE);
-      return mxl_ofi_region_register (init->dom, init->msg_headers,
+      return mxl_ofi_region_register (init->base.dom, init->msg_headers,
           (size_t) init->ctx_count * MXL_SEND_HEADER_SIZE, FI_SEND,
           &init->msg_headers_region, error);
     }
@@ -63,12 +63,12 @@ mxl_initiator_protocol_for (const MxlInitiator *init, MxlProtocolKind kind)
   const MxlProtocolDesc *p = mxl_protocol_desc (kind);
 
   /* A protocol forced by the initiator's options must be the target's. */
-  if (p == NULL || (init->options.protocol_set && init->options.protocol != kind))
+  if (p == NULL || (init->base.options.protocol_set && init->base.options.protocol != kind))
     return NULL;
   /* The capabilities the protocol needs (setup asked for every one the
    * provider has unless the options force a protocol); send and tagged
    * also the registered message headers. */
-  if (!initiator_can (p, init->dom->info->caps))
+  if (!initiator_can (p, init->base.dom->info->caps))
     return NULL;
   if (p->msg_headers && init->msg_headers_region.mr == NULL)
     return NULL;

@@ -129,8 +129,8 @@ static ssize_t
 tagged_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx)
 {
-  return tagged_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hook_ops.tagged_piece,
-      mxl_hook_ops.send_header);
+  return tagged_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hooks_tagged_piece (),
+      mxl_hooks_send_header ());
 }
 
 /* ----------------------------------------------------------------- target */
@@ -146,7 +146,7 @@ piece_span (MxlTarget *t, guint i, uint8_t **out_base, void **out_desc)
   uint64_t off = (uint64_t) k * g->piece;
 
   *out_base = (uint8_t *) (uintptr_t) reg->addr + off;
-  *out_desc = g->mrs[t->continuous ? 0 : r].desc;
+  *out_desc = g->mrs[t->base.continuous ? 0 : r].desc;
   return MIN (g->piece, reg->len - off);
 }
 
@@ -222,7 +222,7 @@ tagged_target_setup (MxlTarget *t, GError **error)
   MxlTaggedTarget *g;
   MxlSendTarget *s;
   uint64_t region_len, per_region, total;
-  size_t rx_size = MAX (t->dom->info->rx_attr->size, 1);
+  size_t rx_size = MAX (t->base.dom->info->rx_attr->size, 1);
   mxlStatus st;
 
   /* The receive ring (bounce path) and the regions it copies into. */
@@ -254,13 +254,13 @@ tagged_target_setup (MxlTarget *t, GError **error)
   g->poisoned = g_new0 (gboolean, s->n_regions);
   /* The flow's memory as receive buffers (local access; the slots may also
    * be registered for remote write). */
-  g->n_mrs = t->continuous ? 1 : s->n_regions;
+  g->n_mrs = t->base.continuous ? 1 : s->n_regions;
   g->mrs = g_new0 (MxlOfiRegion, g->n_mrs);
-  if (t->continuous)
-    return mxl_ofi_region_register (t->dom, t->bounce, t->entry_count * t->entry_size,
+  if (t->base.continuous)
+    return mxl_ofi_region_register (t->base.dom, t->bounce, t->entry_count * t->entry_size,
         FI_RECV, &g->mrs[0], error);
   for (guint r = 0; r < g->n_mrs; r++) {
-    st = mxl_ofi_region_register (t->dom, t->regions[r].base, t->regions[r].len,
+    st = mxl_ofi_region_register (t->base.dom, t->base.regions[r].base, t->base.regions[r].len,
         FI_RECV, &g->mrs[r], error);
     if (st != MXL_STATUS_OK)
       return st;
@@ -298,7 +298,7 @@ piece_ok (MxlTarget *t, guint i, const struct fi_cq_data_entry *e)
   }
   /* The immediate data must name the region the last piece landed in. */
   if ((e->flags & FI_REMOTE_CQ_DATA)
-      && (t->continuous ? e->data : (e->data & 0xFFFFu)) != region) {
+      && (t->base.continuous ? e->data : (e->data & 0xFFFFu)) != region) {
     t->stats.badImmediateData++;
     g_debug ("target %" G_GUINT64_FORMAT ": immediate data 0x%" G_GINT64_MODIFIER
         "x on a piece of region %u", t->id, (guint64) e->data, region);
@@ -312,7 +312,7 @@ static gint64
 imm_region (MxlTarget *t, uint64_t data)
 {
   MxlSendTarget *s = mxl_send_target (t);
-  uint64_t r = t->continuous ? data : (data & 0xFFFFu);
+  uint64_t r = t->base.continuous ? data : (data & 0xFFFFu);
 
   return r < s->n_regions ? (gint64) r : -1;
 }
@@ -395,7 +395,7 @@ tagged_target_teardown (MxlTarget *t)
   MxlTaggedTarget *g = mxl_tagged_target (t);
 
   for (guint i = 0; g->mrs && i < g->n_mrs; i++)
-    mxl_ofi_region_close (t->dom, &g->mrs[i]);
+    mxl_ofi_region_close (t->base.dom, &g->mrs[i]);
   g_free (g->mrs);
   g_free (g->ctx);
   g_free (g->bad);

@@ -60,7 +60,7 @@ rma_on_drained (MxlTarget *t, const struct fi_cq_data_entry *entry)
 {
   uint32_t slot = (uint32_t) (entry->data & 0xFFFFu);
 
-  if ((entry->flags & FI_REMOTE_CQ_DATA) && slot < t->grain_count)
+  if ((entry->flags & FI_REMOTE_CQ_DATA) && slot < t->base.grain_count)
     t->slot_pending[slot]++;
 }
 
@@ -74,17 +74,17 @@ rma_on_drained (MxlTarget *t, const struct fi_cq_data_entry *entry)
 static gboolean
 header_overtaken (MxlTarget *t, uint32_t slot, uint64_t index)
 {
-  if (!t->have_committed || index <= t->committed_max + t->grain_count)
+  if (!t->have_committed || index <= t->committed_max + t->base.grain_count)
     return FALSE;
   for (size_t j = t->batch_pos; j < t->batch_len; j++) {
     const struct fi_cq_data_entry *e = &t->batch[j];
     uint32_t s = (uint32_t) (e->data & 0xFFFFu);
     uint64_t other = 0;
 
-    if (!(e->flags & FI_REMOTE_CQ_DATA) || s >= t->grain_count || s == slot)
+    if (!(e->flags & FI_REMOTE_CQ_DATA) || s >= t->base.grain_count || s == slot)
       continue;
-    if (mxl_grain_header_check (t->regions[s].base, s, t->grain_count,
-            (uint32_t) t->layout.grain_size, t->layout.total_slices,
+    if (mxl_grain_header_check (t->base.regions[s].base, s, t->base.grain_count,
+            (uint32_t) t->base.layout.grain_size, t->base.layout.total_slices,
             &other) == MXL_HEADER_OK && other < index)
       return TRUE;
   }
@@ -107,15 +107,15 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
   /* Bookkeeping of the batch first (rma_on_drained() counted every completion
    * whose low 16 bits name an existing slot): is a newer completion for
    * this slot already waiting? */
-  if (raw_slot < t->grain_count && t->slot_pending[raw_slot] > 0)
+  if (raw_slot < t->base.grain_count && t->slot_pending[raw_slot] > 0)
     superseded = --t->slot_pending[raw_slot] > 0;
 
-  if (mxl_imm_grain_decode (entry->data, t->grain_count, t->layout.total_slices,
+  if (mxl_imm_grain_decode (entry->data, t->base.grain_count, t->base.layout.total_slices,
           &slot, &slices) != MXL_IMM_OK) {
     t->stats.badImmediateData++;
     g_debug ("target %" G_GUINT64_FORMAT ": immediate data 0x%" G_GINT64_MODIFIER
         "x out of range (slots %u, slices %u)", t->id, (guint64) entry->data,
-        t->grain_count, t->layout.total_slices);
+        t->base.grain_count, t->base.layout.total_slices);
     return MXL_ERR_INVALID_ARG;
   }
   /* The newer completion commits: this one's data has been extended (a
@@ -124,8 +124,8 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
     t->stats.completionsSuperseded++;
     return MXL_ERR_NOT_READY;
   }
-  if (mxl_grain_header_check (t->regions[slot].base, slot, t->grain_count,
-          (uint32_t) t->layout.grain_size, t->layout.total_slices,
+  if (mxl_grain_header_check (t->base.regions[slot].base, slot, t->base.grain_count,
+          (uint32_t) t->base.layout.grain_size, t->base.layout.total_slices,
           &index) != MXL_HEADER_OK) {
     t->stats.badGrainHeaders++;
     g_debug ("target %" G_GUINT64_FORMAT ": grain header of slot %u does not "
@@ -174,15 +174,15 @@ const MxlIngressOps mxl_rma_ingress_ops = {
 static mxlStatus
 write_target_setup (MxlTarget *t, GError **error)
 {
-  const struct fi_info *info = t->dom->info;
+  const struct fi_info *info = t->base.dom->info;
 
   if (!t->rx_cq_data)
     return MXL_STATUS_OK;
-  t->n_rx = MIN (t->options.cq_depth, (uint32_t) MAX (info->rx_attr->size, 1));
+  t->n_rx = MIN (t->base.options.cq_depth, (uint32_t) MAX (info->rx_attr->size, 1));
   t->rx_entry_size = 8;
   t->rx_buf = g_malloc0 (8 * t->n_rx);
   t->rx_ctx = g_new0 (struct fi_context2, t->n_rx);
-  return mxl_ofi_region_register (t->dom, t->rx_buf, 8 * t->n_rx, FI_RECV,
+  return mxl_ofi_region_register (t->base.dom, t->rx_buf, 8 * t->n_rx, FI_RECV,
       &t->rx_region, error);
 }
 

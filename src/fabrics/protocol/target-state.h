@@ -16,6 +16,7 @@
 
 #include "fabrics/wire/bounce.h"
 #include "fabrics/wire/claim.h"
+#include "fabrics/protocol/endpoint.h"
 #include "fabrics/ofi/ofi.h"
 #include "fabrics/wire/options.h"
 #include "fabrics/ofi/pollnap.h"
@@ -84,20 +85,11 @@ extern const MxlRxOps mxl_tagged_rx_ops;
 
 
 struct mxlFabricsTarget_t {
-  mxlFabricsInstance instance;
-  gboolean setup_done;
-  const MxlProviderDesc *desc;
+  MxlEndpoint base;          /* shared with the other role (endpoint.h) */
   const MxlTargetTypeOps *type_ops;
   const MxlIngressOps *ingress;
-  MxlSetupOptions options;
-  MxlOfiDomain *dom;
-  struct fid_cq *cq;
   mxlFlowWriter writer;
-  MxlGrainLayout layout;
-  uint32_t grain_count;
-  MxlOfiRegion *regions;          /* one per slot, FI_REMOTE_WRITE */
   /* continuous flows (protocol_samples.c) */
-  gboolean continuous;
   MxlSampleRing ring;
   uint8_t *channels;              /* the writer's channel rings */
   uint64_t entry_count, entry_size, entry_capacity;
@@ -131,27 +123,20 @@ struct mxlFabricsTarget_t {
                                      tagged.c), or NULL */
   const MxlRxOps *rx_ops;
   /* RC */
-  struct fid_eq *eq;
   struct fid_pep *pep;
   MxlRcState rc;
   /* RDM */
-  struct fid_ep *ep;
-  struct fid_av *av;
   struct MxlShmHold *shm_hold;    /* shm: the endpoint's region is in use
                                      (shmstale.h) */
   MxlClaimTarget claim;           /* exclusive RDM targets (claim.h) */
   /* application-visible */
   mxlFabricsExtTargetStats stats;
-  GQueue events;                  /* mxlFabricsExtConnectionEvent* */
   /* progress thread (setup option "progressThread"): the thread drains the
    * CQ, validates and commits grains and queues the read results; reads
-   * pop them (waiting on @cond). @lock guards everything the thread
-   * touches; API calls take it. */
-  MxlLock lock;                   /* mutex + condition (progress.h) */
-  guint waiters;
+   * pop them (waiting on base.lock, which guards everything the thread
+   * touches; API calls take it). */
   atomic_int interrupted;         /* mxl_target_interrupt(), until a read */
-  MxlProgress progress;
   gboolean threaded;
-  MxlReadResult *results;         /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX */
-  guint res_head, res_len;
+  MxlReadResult *results;         /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX
+                                     (base.res_head, base.res_len) */
 };

@@ -386,7 +386,7 @@ test_cq_depth_option (void)
     g_test_assert_expected_messages ();
     g_assert_cmpint (st, ==, cases[k].status);
     if (st == MXL_STATUS_OK) {
-      g_assert_cmpuint (t->options.cq_depth, ==, cases[k].options && *cases[k].options
+      g_assert_cmpuint (t->base.options.cq_depth, ==, cases[k].options && *cases[k].options
           ? 64u : MXL_DEFAULT_CQ_DEPTH);
       mxlFabricsFreeTargetInfo (info);
       /* A second setup is refused. */

@@ -32,7 +32,7 @@ pair_open_checked (Pair *pr, const FabProv *p, const char *tdef, const char *ide
   fabtest_side_init (&pr->is, idef, FLOW_ID);
   pr->t = fabtest_target (&pr->ts, p, target_options, &pr->info);
   pr->init = fabtest_initiator (&pr->is, p, initiator_options);
-  pr->layout = pr->init->layout;
+  pr->layout = pr->init->base.layout;
   g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr->init, pr->info), ==, MXL_STATUS_OK);
   fabtest_connect (pr->init, &pr->t, 1, FALSE, 5000);
 }
@@ -68,13 +68,13 @@ conn_of (Pair *pr)
 static const uint8_t *
 target_slot (Pair *pr, uint64_t index)
 {
-  return pr->t->regions[index % pr->t->grain_count].base;
+  return pr->t->base.regions[index % pr->t->base.grain_count].base;
 }
 
 static const uint8_t *
 initiator_slot (Pair *pr, uint64_t index)
 {
-  return pr->init->regions[index % pr->init->grain_count].base;
+  return pr->init->base.regions[index % pr->init->base.grain_count].base;
 }
 
 /* Transfers [a, b) of grain @index (retrying NOT_READY) and waits for the
@@ -363,7 +363,7 @@ behind (const FabProv *p)
   fabtest_connect (init, t, 2, FALSE, 5000);
   /* paced as a live stream, a grain every 20 ms: a target counts as behind
    * once its oldest unfinished transfer has waited 50 ms (initiator.c) */
-  for (uint64_t i = 0; i < 4 * init->grain_count; i++) {
+  for (uint64_t i = 0; i < 4 * init->base.grain_count; i++) {
     gint64 start = g_get_monotonic_time (), end = start + 50 * 1000;
     bool busy = TRUE;
 
@@ -378,7 +378,7 @@ behind (const FabProv *p)
     g_assert_false (busy);
     fabtest_write_grain (&is, i, 3, FALSE);
     g_assert_cmpint (mxlFabricsInitiatorTransferGrain (init, i, 0,
-            init->layout.total_slices), ==, MXL_STATUS_OK);
+            init->base.layout.total_slices), ==, MXL_STATUS_OK);
     g_assert_cmpint (fabtest_read_one (t[0], init, FALSE, &index, 5000), ==, MXL_STATUS_OK);
     g_assert_cmpuint (index, ==, i);
     while (g_get_monotonic_time () < start + 20 * 1000)
@@ -477,7 +477,7 @@ assert_still_usable (Pair *pr)
  * reported with INVALID_ARG and counted, nothing committed, and the target
  * keeps working. */
 static void
-hostile (const FabProv *p)
+hostile (const FabProv *p, const char *initiator_options)
 {
   char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
   Pair pr;
@@ -487,9 +487,9 @@ hostile (const FabProv *p)
   mxlGrainInfo gi;
   uint8_t *payload;
 
-  if (!pair_open (&pr, p, def, def, NULL, NULL))
+  if (!pair_open (&pr, p, def, def, NULL, initiator_options))
     goto out;
-  n = pr.t->grain_count;
+  n = pr.t->base.grain_count;
   fabtest_write_grain (&pr.is, 2, 4, FALSE);
   fabtest_write_grain (&pr.is, 3, 4, FALSE);
 
@@ -529,8 +529,14 @@ out:
   g_free (def);
 }
 
-static void test_hostile_tcp (void) { hostile (&fab_tcp); }
-static void test_hostile_shm (void) { hostile (&fab_shm); }
+/* With a progress thread the raw requests are posted from the calling
+ * thread (they bypass the post ring) and their status is the call's. */
+#define THREAD_OPTIONS "{\"progressThread\": true}"
+
+static void test_hostile_tcp (void) { hostile (&fab_tcp, NULL); }
+static void test_hostile_shm (void) { hostile (&fab_shm, NULL); }
+static void test_hostile_thread_tcp (void) { hostile (&fab_tcp, THREAD_OPTIONS); }
+static void test_hostile_thread_shm (void) { hostile (&fab_shm, THREAD_OPTIONS); }
 
 /* A grain header with another geometry (a v210 initiator writing into a
  * v210a target) is rejected; the reverse cannot even be posted. */
@@ -613,7 +619,7 @@ corrupt_header (uint8_t *h)
  * no byte of any slot changes, nothing is committed; then a good grain
  * arrives intact. */
 static void
-send_hostile (const FabProv *p)
+send_hostile (const FabProv *p, const char *initiator_options)
 {
   char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
   Pair pr;
@@ -624,12 +630,12 @@ send_hostile (const FabProv *p)
   GPtrArray *before = g_ptr_array_new_with_free_func (g_free);
   const guint cases = 7;
 
-  if (!pair_open (&pr, p, def, def, SEND_OPTIONS, NULL))
+  if (!pair_open (&pr, p, def, def, SEND_OPTIONS, initiator_options))
     goto out;
   g_assert_cmpint (pr.info->protocol, ==, MXL_PROTOCOL_SEND);
-  send_slot_len = pr.t->regions[0].len;
-  for (guint i = 0; i < pr.t->grain_count; i++)
-    g_ptr_array_add (before, g_memdup2 (pr.t->regions[i].base, pr.t->regions[i].len));
+  send_slot_len = pr.t->base.regions[0].len;
+  for (guint i = 0; i < pr.t->base.grain_count; i++)
+    g_ptr_array_add (before, g_memdup2 (pr.t->base.regions[i].base, pr.t->base.regions[i].len));
   fabtest_write_grain (&pr.is, 2, 4, FALSE);
   mxl_send_debug_set_header_hook (corrupt_header);
   for (send_corruption = 0; send_corruption < cases; send_corruption++) {
@@ -641,9 +647,9 @@ send_hostile (const FabProv *p)
   g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
   g_assert_cmpuint (ts.badBounceEntries, ==, cases);
   g_assert_cmpuint (ts.grainsReceived, ==, 0);
-  for (guint i = 0; i < pr.t->grain_count; i++)
-    g_assert_true (memcmp (g_ptr_array_index (before, i), pr.t->regions[i].base,
-        pr.t->regions[i].len) == 0);
+  for (guint i = 0; i < pr.t->base.grain_count; i++)
+    g_assert_true (memcmp (g_ptr_array_index (before, i), pr.t->base.regions[i].base,
+        pr.t->base.regions[i].len) == 0);
   g_assert_cmpint (mxlFlowReaderGetGrainNonBlocking (pr.ts.reader, 2, &gi, &payload), !=,
       MXL_STATUS_OK);
 
@@ -655,9 +661,11 @@ out:
   g_free (def);
 }
 
-static void test_send_hostile_tcp (void) { send_hostile (&fab_tcp); }
-static void test_send_hostile_rxm (void) { send_hostile (&fab_rxm); }
-static void test_send_hostile_shm (void) { send_hostile (&fab_shm); }
+static void test_send_hostile_tcp (void) { send_hostile (&fab_tcp, NULL); }
+static void test_send_hostile_rxm (void) { send_hostile (&fab_rxm, NULL); }
+static void test_send_hostile_shm (void) { send_hostile (&fab_shm, NULL); }
+/* The header hook armed and disarmed while the progress thread posts. */
+static void test_send_hostile_thread_tcp (void) { send_hostile (&fab_tcp, THREAD_OPTIONS); }
 
 /* The TargetInfo says which protocol the target expects; an initiator
  * that may not speak it fails AddTarget with UNSUPPORTED_OPERATION. */
@@ -771,8 +779,8 @@ tagged_inplace (const FabProv *p)
   g_assert_cmpuint (pieces, ==, 3);
   mxl_tagged_debug_in_place (pr.t, &per_region, &n_pieces);
   g_assert_cmpuint (per_region, ==, pieces);
-  g_assert_cmpuint (n_pieces, ==, pieces * pr.t->grain_count);
-  end = 10 + 2 * (uint64_t) pr.t->grain_count;
+  g_assert_cmpuint (n_pieces, ==, pieces * pr.t->base.grain_count);
+  end = 10 + 2 * (uint64_t) pr.t->base.grain_count;
   for (index = 10; index < end; index++) {
     char *d1, *d2;
     write_lines (&pr, index);
@@ -840,7 +848,7 @@ retag (uint64_t *tag, uint64_t *data)
 /* A sender of bad tags, an oversize piece and bad immediate data: nothing
  * committed, counted where the target sees it, the target stays usable. */
 static void
-tagged_hostile (const FabProv *p, gboolean truncate)
+tagged_hostile (const FabProv *p, gboolean truncate, const char *initiator_options)
 {
   char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
   Pair pr;
@@ -849,9 +857,9 @@ tagged_hostile (const FabProv *p, gboolean truncate)
   mxlGrainInfo gi;
   uint8_t *payload;
 
-  if (!pair_open (&pr, p, def, def, TAGGED_OPTIONS, NULL))
+  if (!pair_open (&pr, p, def, def, TAGGED_OPTIONS, initiator_options))
     goto out;
-  tag_slots = pr.t->grain_count;
+  tag_slots = pr.t->base.grain_count;
   fabtest_write_grain (&pr.is, 2, 4, FALSE);
   fabtest_write_grain (&pr.is, 3, 4, FALSE);
   mxl_tagged_debug_set_hook (retag);
@@ -909,8 +917,10 @@ out:
   g_free (def);
 }
 
-static void test_tagged_hostile_rxm (void) { tagged_hostile (&fab_rxm, TRUE); }
-static void test_tagged_hostile_shm (void) { tagged_hostile (&fab_shm, FALSE); }
+static void test_tagged_hostile_rxm (void) { tagged_hostile (&fab_rxm, TRUE, NULL); }
+static void test_tagged_hostile_shm (void) { tagged_hostile (&fab_shm, FALSE, NULL); }
+static void test_tagged_hostile_thread_shm (void)
+{ tagged_hostile (&fab_shm, FALSE, THREAD_OPTIONS); }
 
 /* Without FI_RMA (hidden by the test hook: every provider here has it) a
  * target takes tagged where the provider matches tags (rxm, shm), else
@@ -926,8 +936,8 @@ fallback (const FabProv *p, MxlProtocolKind want)
   mxl_provider_debug_mask_caps (FI_RMA);
   pair_open_checked (&pr, p, def, def, NULL, NULL);
   g_assert_cmpint (pr.info->protocol, ==, want);
-  g_assert_cmpuint (pr.t->dom->info->caps & FI_RMA, ==, 0);
-  g_assert_cmpuint (pr.init->dom->info->caps & FI_RMA, ==, 0);
+  g_assert_cmpuint (pr.t->base.dom->info->caps & FI_RMA, ==, 0);
+  g_assert_cmpuint (pr.init->base.dom->info->caps & FI_RMA, ==, 0);
   g_assert_true (conn_of (&pr)->protocol == mxl_protocol_desc (want));
   for (uint64_t index = 20; index < 24; index++) {
     char *d1, *d2;
@@ -1005,7 +1015,7 @@ tagged_mismatch (void)
   g_assert_cmpint (mxlFabricsDestroyInitiator (is.fab, init), ==, MXL_STATUS_OK);
   /* ...a tcp initiator cannot (no FI_TAGGED)... */
   init = fabtest_initiator (&is, &fab_tcp, NULL);
-  g_assert_cmpuint (init->dom->info->caps & FI_TAGGED, ==, 0);
+  g_assert_cmpuint (init->base.dom->info->caps & FI_TAGGED, ==, 0);
   g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*expects the \"tagged\" protocol*");
   g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, info), ==, MXL_ERR_UNSUPPORTED_OPERATION);
   g_test_assert_expected_messages ();
@@ -1039,15 +1049,20 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/grains/shm/stage-fanout-only", test_stage_fanout_only_shm);
   g_test_add_func ("/fabrics/grains/tcp/hostile", test_hostile_tcp);
   g_test_add_func ("/fabrics/grains/shm/hostile", test_hostile_shm);
+  g_test_add_func ("/fabrics/grains/tcp/hostile-thread", test_hostile_thread_tcp);
+  g_test_add_func ("/fabrics/grains/shm/hostile-thread", test_hostile_thread_shm);
   g_test_add_func ("/fabrics/grains/tcp/geometry-mismatch", geometry_mismatch);
   g_test_add_func ("/fabrics/grains/tcp/send-hostile", test_send_hostile_tcp);
   g_test_add_func ("/fabrics/grains/rxm/send-hostile", test_send_hostile_rxm);
   g_test_add_func ("/fabrics/grains/shm/send-hostile", test_send_hostile_shm);
+  g_test_add_func ("/fabrics/grains/tcp/send-hostile-thread", test_send_hostile_thread_tcp);
   g_test_add_func ("/fabrics/grains/tcp/send-mismatch", send_mismatch);
   g_test_add_func ("/fabrics/grains/rxm/tagged-inplace", test_tagged_inplace_rxm);
   g_test_add_func ("/fabrics/grains/shm/tagged-inplace", test_tagged_inplace_shm);
   g_test_add_func ("/fabrics/grains/rxm/tagged-hostile", test_tagged_hostile_rxm);
   g_test_add_func ("/fabrics/grains/shm/tagged-hostile", test_tagged_hostile_shm);
+  g_test_add_func ("/fabrics/grains/shm/tagged-hostile-thread",
+      test_tagged_hostile_thread_shm);
   g_test_add_func ("/fabrics/grains/tcp/fallback", test_fallback_tcp);
   g_test_add_func ("/fabrics/grains/rxm/fallback", test_fallback_rxm);
   g_test_add_func ("/fabrics/grains/shm/fallback", test_fallback_shm);

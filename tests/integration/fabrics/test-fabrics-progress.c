@@ -120,7 +120,7 @@ threads_to_targets (const FabProv *p)
 
   if (!rig_open (&r, p, N_TARGETS, THREAD_OPTS))
     return;
-  n_grains = MIN (8u, r.init->grain_count);
+  n_grains = MIN (8u, r.init->base.grain_count);
   for (guint g = 0; g < n_grains; g++)
     fabtest_write_grain (&r.is, base + g, 7, FALSE);
 
@@ -164,13 +164,13 @@ threads_to_targets (const FabProv *p)
    * different threads commit out of order, so the target flow's head is
    * whichever committed last: the slots are compared directly.) */
   for (guint g = 0; g < n_grains; g++) {
-    uint32_t slot = (uint32_t) ((base + g) % r.init->grain_count);
-    gsize size = r.init->layout.grain_size;
+    uint32_t slot = (uint32_t) ((base + g) % r.init->base.grain_count);
+    gsize size = r.init->base.layout.grain_size;
     char *want = g_compute_checksum_for_data (G_CHECKSUM_MD5,
-        r.init->regions[slot].base + MXL_LAYOUT_HEADER_SIZE, size);
+        r.init->base.regions[slot].base + MXL_LAYOUT_HEADER_SIZE, size);
     for (guint i = 0; i < N_TARGETS; i++) {
       char *have = g_compute_checksum_for_data (G_CHECKSUM_MD5,
-          r.t[i]->regions[slot].base + MXL_LAYOUT_HEADER_SIZE, size);
+          r.t[i]->base.regions[slot].base + MXL_LAYOUT_HEADER_SIZE, size);
       g_assert_cmpstr (have, ==, want);
       g_free (have);
     }
@@ -277,14 +277,14 @@ test_ring_full (void)
   fabtest_write_grain (&r.is, 10, 1, FALSE);
   /* Holding the initiator's lock keeps its progress thread from taking
    * entries: the ring fills. */
-  mxl_lock (&r.init->lock);
+  mxl_lock (&r.init->base.lock);
   for (guint i = 0; i < 4; i++)
     g_assert_cmpint (mxlFabricsInitiatorTransferGrain (r.init, 10, 0, 1080), ==, MXL_STATUS_OK);
   t0 = g_get_monotonic_time ();
   g_assert_cmpint (mxlFabricsInitiatorTransferGrain (r.init, 10, 0, 1080), ==,
       MXL_ERR_NOT_READY);
   elapsed = g_get_monotonic_time () - t0;
-  mxl_unlock (&r.init->lock);
+  mxl_unlock (&r.init->base.lock);
   /* Retried for its 20 ms deadline, then gave up (bounded). */
   g_assert_cmpint (elapsed, >=, 19000);
   g_assert_cmpint (elapsed, <, 1000000);
@@ -334,13 +334,13 @@ start_stop (const FabProv *p, guint n_init, guint n_target)
   tasks0 = count_dir ("/proc/self/task");
   for (guint i = 0; i < n_init; i++) {
     mxlFabricsInitiator init = fabtest_initiator (&s, p, THREAD_OPTS);
-    g_assert_true (mxl_progress_running (&init->progress));
+    g_assert_true (mxl_progress_running (&init->base.progress));
     g_assert_cmpint (mxlFabricsDestroyInitiator (s.fab, init), ==, MXL_STATUS_OK);
   }
   for (guint i = 0; i < n_target; i++) {
     mxlFabricsTargetInfo info = NULL;
     mxlFabricsTarget t = fabtest_target (&s, p, THREAD_OPTS, &info);
-    g_assert_true (mxl_progress_running (&t->progress));
+    g_assert_true (mxl_progress_running (&t->base.progress));
     g_assert_cmpint (mxlFabricsDestroyTarget (s.fab, t), ==, MXL_STATUS_OK);
     mxlFabricsFreeTargetInfo (info);
   }
@@ -368,7 +368,7 @@ test_wait_strategy (void)
     if (!fabtest_require (provs[i]))
       continue;
     init = fabtest_initiator (&s, provs[i], THREAD_OPTS);
-    g_assert_cmpint (init->progress.wait, ==,
+    g_assert_cmpint (init->base.progress.wait, ==,
         provs[i]->shm ? MXL_PROGRESS_WAIT_SLEEP : MXL_PROGRESS_WAIT_FD);
     g_assert_cmpint (mxlFabricsDestroyInitiator (s.fab, init), ==, MXL_STATUS_OK);
   }

@@ -88,7 +88,7 @@ pair_open (Pair *pr, const FabProv *p, guint channels, guint batch,
   pr->init = fabtest_initiator (&pr->is, p, initiator_options);
   pr->tring = pr->t->ring;
   pr->iring = pr->init->ring;
-  pr->staged = pr->init->options.samples_staging;
+  pr->staged = pr->init->base.options.samples_staging;
   g_assert_cmpuint (pr->tring.length, ==, 13312);
   g_assert_cmpuint (pr->iring.length, ==, 19456);
   g_assert_cmpuint (pr->tring.channels, ==, channels);
@@ -344,7 +344,7 @@ hostile (gconstpointer data)
     struct mxlFabricsTargetInfo_t *other = mxl_target_info_copy (pr.info);
     other->id++;
     /* (tcp has no tag matching; rxm and shm initiators speak tagged.) */
-    if (!(pr.init->dom->info->caps & FI_TAGGED)) {
+    if (!(pr.init->base.dom->info->caps & FI_TAGGED)) {
       other->protocol = MXL_PROTOCOL_TAGGED;
       g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*\"tagged\" protocol*");
       g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr.init, other), ==,

@@ -89,7 +89,7 @@ sender_send (Sender *s, uint64_t i, int ack_fd, int digest_fd)
   d.posted_us = g_get_monotonic_time ();
   if (digest_fd >= 0 && !fabtest_write_full (digest_fd, &d, sizeof d))
     return FALSE;
-  while ((st = mxlFabricsInitiatorTransferGrain (s->init, i, 0, s->init->layout.total_slices))
+  while ((st = mxlFabricsInitiatorTransferGrain (s->init, i, 0, s->init->base.layout.total_slices))
       != MXL_STATUS_OK) {
     if (st != MXL_ERR_NOT_READY || g_get_monotonic_time () > deadline)
       return FALSE;
@@ -148,7 +148,7 @@ receive_grains (FabSide *ts, mxlFabricsTarget t, uint64_t first, guint count,
       timing->lat_us[timing->n++] = returned - d.posted_us;
     /* Right slot (index mod N) holds the right index and the same bytes. */
     got = fabtest_grain_digest (ts, index, &valid);
-    if (memcmp (got, d.hex, DIGEST_LEN) != 0 || valid != target->layout.total_slices) {
+    if (memcmp (got, d.hex, DIGEST_LEN) != 0 || valid != target->base.layout.total_slices) {
       g_test_message ("grain %" G_GUINT64_FORMAT ": digest %s != %s (valid %u)", index,
           got, d.hex, valid);
       g_free (got);
@@ -297,8 +297,8 @@ three_hundred (const FabProv *p, const char *media_type)
   fabtest_assert_exit_ok (fabtest_wait_child (pid, 15000));
   g_assert_cmpfloat (rate, >, 0);
   g_test_message ("%s %s: %u grains of %u bytes at %.0f grains/s (%.2f GB/s)", p->label,
-      media_type, GRAINS, (guint) t->layout.slot_size, rate,
-      rate * (double) t->layout.slot_size / 1e9);
+      media_type, GRAINS, (guint) t->base.layout.slot_size, rate,
+      rate * (double) t->base.layout.slot_size / 1e9);
   g_assert_cmpint (mxlFabricsExtTargetGetStats (t, &stats), ==, MXL_STATUS_OK);
   g_assert_cmpuint (stats.grainsReceived, ==, GRAINS);
   g_assert_cmpuint (stats.badImmediateData + stats.badGrainHeaders, ==, 0);
@@ -558,7 +558,7 @@ target_restart (const FabProv *p)
   for (uint64_t i = 20; !lost; i++) {
     mxlStatus st;
     fabtest_write_grain (&s.side, i, 0x5A, FALSE);
-    st = mxlFabricsInitiatorTransferGrain (s.init, i, 0, s.init->layout.total_slices);
+    st = mxlFabricsInitiatorTransferGrain (s.init, i, 0, s.init->base.layout.total_slices);
     g_assert_true (st == MXL_STATUS_OK || st == MXL_ERR_NOT_READY);
     st = mxlFabricsInitiatorMakeProgressBlocking (s.init, 20);
     g_assert_true (st == MXL_STATUS_OK || st == MXL_ERR_NOT_READY || st == MXL_ERR_INTERRUPTED);
@@ -630,7 +630,7 @@ test_shm_target_gone (void)
     fabtest_write_grain (&s.side, (uint64_t) i, 0x5A, FALSE);
     /* never connected: refused and counted, not lost silently */
     g_assert_cmpint (mxlFabricsInitiatorTransferGrain (s.init, (uint64_t) i, 0,
-            s.init->layout.total_slices), ==, MXL_ERR_NOT_READY);
+            s.init->base.layout.total_slices), ==, MXL_ERR_NOT_READY);
     mxlFabricsInitiatorMakeProgressBlocking (s.init, 10);
   }
   {

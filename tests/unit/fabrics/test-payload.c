@@ -35,18 +35,19 @@ fake_new (uint64_t mr_mode)
 
   f->dom.info = fi_allocinfo ();
   f->dom.info->domain_attr->mr_mode = (int) mr_mode;
-  f->init.dom = &f->dom;
-  f->init.setup_done = TRUE;
-  f->init.grain_count = SLOTS;
-  f->init.layout.grain_size = PAYLOAD;
+  f->init.base.dom = &f->dom;
+  f->init.base.setup_done = TRUE;
+  f->init.mode = &mxl_initiator_inline_mode;     /* as setup installs it */
+  f->init.base.grain_count = SLOTS;
+  f->init.base.layout.grain_size = PAYLOAD;
   f->init.conns = g_ptr_array_new ();
   for (guint i = 0; i < SLOTS; i++) {
     f->regions[i].base = f->flow[i];
     f->regions[i].len = sizeof f->flow[i];
     f->regions[i].desc = &f->desc_token;
   }
-  f->init.regions = f->regions;
-  mxl_lock_init (&f->init.lock);
+  f->init.base.regions = f->regions;
+  mxl_lock_init (&f->init.base.lock);
   return f;
 }
 
@@ -54,7 +55,7 @@ static void
 fake_free (Fake * f)
 {
   mxl_initiator_payload_free (&f->init);
-  mxl_lock_clear (&f->init.lock);
+  mxl_lock_clear (&f->init.base.lock);
   g_ptr_array_unref (f->init.conns);
   fi_freeinfo (f->dom.info);
   g_free (f);
@@ -76,14 +77,14 @@ test_refused (void)
   g_assert_cmpint (mxlFabricsExtInitiatorSetGrainPayload (&local->init, 4,
           local->caller, PAYLOAD), ==, MXL_ERR_UNSUPPORTED_OPERATION);
   /* audio initiators have no grain slots */
-  f->init.continuous = TRUE;
+  f->init.base.continuous = TRUE;
   g_assert_cmpint (mxlFabricsExtInitiatorSetGrainPayload (&f->init, 4,
           f->caller, PAYLOAD), ==, MXL_ERR_INVALID_STATE);
-  f->init.continuous = FALSE;
-  f->init.setup_done = FALSE;
+  f->init.base.continuous = FALSE;
+  f->init.base.setup_done = FALSE;
   g_assert_cmpint (mxlFabricsExtInitiatorSetGrainPayload (&f->init, 4,
           f->caller, PAYLOAD), ==, MXL_ERR_INVALID_STATE);
-  f->init.setup_done = TRUE;
+  f->init.base.setup_done = TRUE;
   /* accepted: slot 4 % 3 = 1 only; NULL gives it back to the flow */
   g_assert_cmpint (mxlFabricsExtInitiatorSetGrainPayload (&f->init, 4,
           f->caller, PAYLOAD), ==, MXL_STATUS_OK);

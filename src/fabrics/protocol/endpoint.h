@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The endpoint base: what a target (target-state.h) and an initiator
+ * (initiator-state.h) share, with the same meaning in both. Each embeds it
+ * as its first member `base`, so that the shared setup, teardown, lock,
+ * event and result-ring helpers work on either through MxlEndpoint *, and
+ * the object of either is reached from its base with mxl_container_of().
+ * Defined here, in the protocol layer, so that both state headers include
+ * it (tests/unit/check-layers.py). The setup and teardown helpers are the
+ * engine's (src/fabrics/setup.h); the ring arithmetic is inline below.
+ */
+#pragma once
+
+#include <glib.h>
+#include <stdint.h>
+
+#include <mxl/fabrics.h>
+#include <mxl/fabrics-ext.h>
+
+#include "fabrics/ofi/ofi.h"
+#include "fabrics/ofi/progress.h"
+#include "fabrics/wire/layout.h"
+#include "fabrics/wire/options.h"
+#include "fabrics/ofi/provider.h"
+
+typedef struct MxlEndpoint {
+  /** The fabrics instance that created it and destroys it (instance.c). */
+  mxlFabricsInstance instance;
+  /** Setup succeeded and teardown has not run: the API may be used. */
+  gboolean setup_done;
+  /** The provider's descriptor (provider.h), set by setup. */
+  const MxlProviderDesc *desc;
+  /** The parsed setup options (options.h); for a target the protocol
+   * chosen when the options named none. */
+  MxlSetupOptions options;
+  /** The libfabric fabric, domain and the fi_info setup chose (ofi.h). */
+  MxlOfiDomain *dom;
+  /** The one completion queue every endpoint of it is bound to; its wait
+   * object fits the provider and the threading (mxl_setup_endpoint()). */
+  struct fid_cq *cq;
+  /** Slot, slice and header sizes of the local grain flow (layout.h). */
+  MxlGrainLayout layout;
+  /** Grain slots of the local flow (0 for a continuous flow). */
+  uint32_t grain_count;
+  /** One registered region per grain slot: FI_WRITE sources of an
+   * initiator, FI_REMOTE_WRITE (or FI_RECV) destinations of a target;
+   * NULL for a continuous flow. */
+  MxlOfiRegion *regions;
+  /** The local flow is continuous (audio samples, protocol_samples.c). */
+  gboolean continuous;
+  /** RC (FI_EP_MSG): the event queue of connection events, else NULL. */
+  struct fid_eq *eq;
+  /** RDM: the endpoint the CQ is bound to, else NULL. */
+  struct fid_ep *ep;
+  /** RDM: the address vector of @ep, else NULL. */
+  struct fid_av *av;
+  /** Connection events for the application (mxlFabricsExtConnectionEvent*,
+   * events.h), guarded by @lock. */
+  GQueue events;
+  /** Mutex and condition (progress.h): guards what a progress thread
+   * touches; the API calls take it. */
+  MxlLock lock;
+  /** Threads waiting on @lock's condition for a result. */
+  guint waiters;
+  /** The progress thread (setup option "progressThread"), when running. */
+  MxlProgress progress;
+  /** Oldest entry and entries of the result ring (the role's results,
+   * MXL_FABRICS_EXT_RESULT_QUEUE_MAX entries), guarded by @lock. */
+  guint res_head, res_len;
+} MxlEndpoint;
+
+/**
+ * mxl_endpoint_result_push:
+ * Makes room for one result at the end of @ep's result ring: when the ring
+ * is full its oldest entry is dropped and @dropped set to TRUE (else FALSE).
+ * Returns: the ring index the new result goes to.
+ */
+static inline guint
+mxl_endpoint_result_push (MxlEndpoint *ep, gboolean *dropped)
+{
+  *dropped = ep->res_len == MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
+  if (*dropped) {
+    ep->res_head = (ep->res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
+    ep->res_len--;
+  }
+  return (ep->res_head + ep->res_len++) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
+}
+
+/**
+ * mxl_endpoint_result_pop:
+ * Takes the oldest result of @ep's result ring.
+ * Returns: FALSE when the ring is empty; else TRUE with its ring index in
+ * @out_index (valid until the next push).
+ */
+static inline gboolean
+mxl_endpoint_result_pop (MxlEndpoint *ep, guint *out_index)
+{
+  if (ep->res_len == 0)
+    return FALSE;
+  *out_index = ep->res_head;
+  ep->res_head = (ep->res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
+  ep->res_len--;
+  return TRUE;
+}
