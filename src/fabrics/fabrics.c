@@ -12,6 +12,7 @@
 #include "fabrics/initiator.h"
 #include "fabrics/instance.h"
 #include "fabrics/ofi/provider.h"
+#include "fabrics/setup.h"
 #include "fabrics/target.h"
 
 MXL_EXPORT mxlStatus
@@ -312,7 +313,7 @@ mxlFabricsExtInitiatorPollEvent (mxlFabricsInitiator in_initiator,
 {
   if (in_initiator == NULL || out_event == NULL)
     return MXL_ERR_INVALID_ARG;
-  return mxl_initiator_poll_event (in_initiator, out_event);
+  return mxl_endpoint_poll_event (&in_initiator->base, out_event);
 }
 
 MXL_EXPORT mxlStatus
@@ -330,7 +331,7 @@ mxlFabricsExtTargetPollEvent (mxlFabricsTarget in_target,
 {
   if (in_target == NULL || out_event == NULL)
     return MXL_ERR_INVALID_ARG;
-  return mxl_target_poll_event (in_target, out_event);
+  return mxl_endpoint_poll_event (&in_target->base, out_event);
 }
 
 MXL_EXPORT mxlStatus

@@ -74,25 +74,17 @@ teardown (MxlInitiator *init)
   if (init->type_ops)
     init->type_ops->teardown (init);
   if (init->base.dom) {
-    for (guint i = 0; init->base.regions && i < init->base.grain_count; i++)
-      mxl_ofi_region_close (init->base.dom, &init->base.regions[i]);
     mxl_ofi_region_close (init->base.dom, &init->channels_region);
     mxl_ofi_region_close (init->base.dom, &init->msg_headers_region);
   }
-  mxl_ofi_close (init->base.cq ? &init->base.cq->fid : NULL, "cq");
-  init->base.cq = NULL;
-  mxl_ofi_domain_close (init->base.dom);
-  init->base.dom = NULL;
-  g_clear_pointer (&init->base.regions, g_free);
+  mxl_endpoint_close (&init->base);
   g_clear_pointer (&init->ctx_pool, g_free);
   g_clear_pointer (&init->msg_headers, g_free);
   init->ctx_used = init->ctx_orphaned = 0;
   g_clear_pointer (&init->by_conn_id, g_hash_table_destroy);
   g_clear_pointer (&init->by_fid, g_hash_table_destroy);
   g_clear_pointer (&init->results, g_free);
-  init->base.res_head = init->base.res_len = 0;
   init->type_ops = NULL;
-  init->base.setup_done = FALSE;
 }
 
 /* MxlSlotFn of the initiator's flow reader. */
@@ -101,6 +93,15 @@ reader_slot (gpointer reader, guint i, size_t *out_len)
 {
   return (uint8_t *) mxl_flow_reader_grain_slot (reader, i, out_len);
 }
+
+static mxlStatus
+reader_layout (gpointer reader, MxlFlowLayout *out)
+{
+  return mxl_flow_reader_get_layout (reader, out);
+}
+
+static const MxlEndpointRole initiator_role = { MXL_ROLE_INITIATOR, "initiator",
+  reader_layout, reader_slot };
 
 mxlStatus
 mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config,
@@ -113,26 +114,16 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
 
   if (init->base.setup_done)
     return MXL_ERR_INVALID_STATE;
-  mxl_last_error_clear ();
-  if (config->reader == NULL) {
-    st = MXL_ERR_INVALID_ARG;
-    goto fail;
-  }
-  st = mxl_flow_reader_get_layout (config->reader, &flow);
-  if (st == MXL_STATUS_OK)
-    st = mxl_setup_begin (options, &flow, &config->interface, MXL_ROLE_INITIATOR,
-        &init->base.options, &fi, &error);
+  st = mxl_endpoint_setup_begin (&init->base, &initiator_role, config->reader, options,
+      &config->interface, &flow, &fi, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
-  init->base.desc = mxl_provider_lookup (config->interface.provider);
   init->type_ops = fi->ep_attr->type == FI_EP_MSG ? &mxl_initiator_rc_ops
       : &mxl_initiator_rdm_ops;
   init->reader = config->reader;
   init->chunks = &mxl_grain_chunks;      /* mxl_samples_initiator_setup() for audio */
   init->mode = &mxl_initiator_inline_mode;      /* the thread's once it runs */
   init->on_completion = mxl_initiator_on_completion;
-  init->base.grain_count = flow.grain_count;
-  mxl_grain_layout_init (&init->base.layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
   init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) mxl_conn_free);
   init->by_conn_id = g_hash_table_new (g_int64_hash, g_int64_equal);
   init->by_fid = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -149,21 +140,13 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   init->ordered_writes = (fi->tx_attr->msg_order & FI_ORDER_WAW) != 0;
   init->window = (guint) MIN ((size_t) MXL_CONN_WINDOW, MAX (fi->tx_attr->size, 1));
 
-  st = mxl_setup_endpoint (fi, init->base.desc, init->base.options.progress_thread,
-      CTX_POOL_SIZE, &init->base.dom, &init->base.cq, &error);
+  /* Slots are registered as write sources only; never written through. */
+  st = mxl_endpoint_setup_open (&init->base, &initiator_role, init->reader, &flow, fi,
+      CTX_POOL_SIZE, FI_WRITE, &error);
+  if (st == MXL_STATUS_OK && flow.format == MXL_DATA_FORMAT_AUDIO)
+    st = mxl_samples_initiator_setup (init, &flow, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
-  if (flow.format == MXL_DATA_FORMAT_AUDIO) {
-    st = mxl_samples_initiator_setup (init, &flow, &error);
-    if (st != MXL_STATUS_OK)
-      goto fail;
-  } else {
-    /* Registered as write sources only; never written through. */
-    st = mxl_setup_register_slots (init->base.dom, reader_slot, init->reader,
-        init->base.grain_count, init->base.layout.slot_size, FI_WRITE, &init->base.regions, &error);
-    if (st != MXL_STATUS_OK)
-      goto fail;
-  }
   init->ctx_count = CTX_POOL_SIZE;
   init->ctx_pool = g_new0 (MxlWriteCtx, init->ctx_count);
   for (guint i = 0; i < init->ctx_count; i++)
@@ -196,9 +179,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   return MXL_STATUS_OK;
 
 fail:
-  g_warning ("initiator setup failed (status %d): %s", st,
-      error ? error->message : "invalid configuration");
-  mxl_last_error_set ("%s", error ? error->message : "invalid configuration");
+  mxl_endpoint_setup_failed (&initiator_role, st, error);
   teardown (init);
   return st;
 }
@@ -215,8 +196,7 @@ mxl_initiator_destroy (MxlInitiator *init)
   mxl_initiator_progress_stop (init, DESTROY_FLUSH_MS);
   teardown (init);
   mxl_initiator_payload_free (init);
-  mxl_event_queue_clear (&init->base.events);
-  mxl_lock_clear (&init->base.lock);
+  mxl_endpoint_clear (&init->base);
   g_free (init);
 }
 

@@ -55,8 +55,6 @@ mxlStatus mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head,
 /** @timeout_ms: < 0 non-blocking. */
 mxlStatus mxl_initiator_make_progress (MxlInitiator *init, int timeout_ms);
 
-mxlStatus mxl_initiator_poll_event (MxlInitiator *init,
-    mxlFabricsExtConnectionEvent *out);
 mxlStatus mxl_initiator_target_state (MxlInitiator *init, uint64_t target_id,
     mxlFabricsExtConnectionState *out);
 void mxl_initiator_get_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out);

@@ -20,6 +20,8 @@
 
 #include <string.h>
 
+#include "fabrics/setup.h"
+
 #define CQ_BATCH 64
 
 /* Descriptors popped per pass at most (fairness against the CQ). */
@@ -69,8 +71,7 @@ pass (gpointer owner)
   st = mxl_initiator_progress_once (init);
   if (popped > 0 || st != init->thread_status) {
     init->thread_status = st;
-    if (init->base.waiters > 0)
-      mxl_lock_broadcast (&init->base.lock);
+    mxl_endpoint_wake (&init->base);
   }
   if (popped > 0 || s->writesPosted + s->writesCompleted + s->writeErrors != before) {
     if (init->notify)
@@ -83,8 +84,6 @@ pass (gpointer owner)
 mxlStatus
 mxl_initiator_progress_start (MxlInitiator *init, GError **error)
 {
-  struct fid *fids[MXL_PROGRESS_MAX_WAIT_FIDS];
-  guint n = 0;
   mxlStatus st;
 
   init->post_ring = mxl_post_ring_new (init->base.options.post_ring_capacity, sizeof (MxlPostDesc),
@@ -94,13 +93,8 @@ mxl_initiator_progress_start (MxlInitiator *init, GError **error)
   atomic_init (&init->posts_pushed, 0);
   init->posts_popped = 0;
   init->thread_status = MXL_ERR_INTERRUPTED;   /* no target yet */
-  if (init->base.desc->cq_can_wait) {
-    fids[n++] = &init->base.cq->fid;
-    if (init->base.eq != NULL)
-      fids[n++] = &init->base.eq->fid;
-  }
-  st = mxl_progress_start (&init->base.progress, "mxl-initiator", init->base.dom->fabric, fids, n,
-      &init->base.lock, pass, has_posts, init, error);
+  st = mxl_endpoint_progress_start (&init->base, "mxl-initiator", pass, has_posts, init,
+      error);
   if (st != MXL_STATUS_OK)
     g_clear_pointer (&init->post_ring, mxl_post_ring_free);
   else
@@ -157,13 +151,10 @@ mxl_initiator_progress_wait (MxlInitiator *init, int timeout_ms)
     st = current_status (init);
     if (st != MXL_ERR_NOT_READY || timeout_ms <= 0)
       break;
-    init->base.waiters++;
-    if (!mxl_lock_wait_until (&init->base.lock, deadline)) {
-      init->base.waiters--;
+    if (!mxl_endpoint_wait (&init->base, deadline)) {
       st = current_status (init);
       break;
     }
-    init->base.waiters--;
   }
   mxl_unlock (&init->base.lock);
   return st;
@@ -345,17 +336,12 @@ drive_until_result (MxlInitiator *init, gint64 deadline, guint *sleep_us)
   return TRUE;
 }
 
-/* With a thread: its passes signal init->lock's condition. */
+/* With a thread: its passes signal init->base.lock's condition. */
 static gboolean
 wait_for_result (MxlInitiator *init, gint64 deadline, guint *sleep_us)
 {
-  gboolean signalled;
-
   (void) sleep_us;
-  init->base.waiters++;
-  signalled = mxl_lock_wait_until (&init->base.lock, deadline);
-  init->base.waiters--;
-  return signalled;
+  return mxl_endpoint_wait (&init->base, deadline);
 }
 
 static void

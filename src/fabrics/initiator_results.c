@@ -10,17 +10,11 @@
 
 /* ------------------------------------------------- tracking and results */
 
-static void
-wake_waiters (MxlInitiator *init)
-{
-  if (init->base.waiters > 0)
-    mxl_lock_broadcast (&init->base.lock);
-}
-
 void
 mxl_initiator_push_result (MxlInitiator *init, uint64_t target_id, const MxlTracked *tr)
 {
   mxlFabricsExtTransferResult *r;
+  gboolean dropped;
 
   if (tr->status == MXL_STATUS_OK)
     init->stats.transfersCompleted++;
@@ -28,12 +22,9 @@ mxl_initiator_push_result (MxlInitiator *init, uint64_t target_id, const MxlTrac
     init->stats.transfersFailed++;
   if (init->results == NULL)
     return;
-  if (init->base.res_len == MXL_FABRICS_EXT_RESULT_QUEUE_MAX) {
-    init->base.res_head = (init->base.res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
-    init->base.res_len--;
+  r = &init->results[mxl_endpoint_result_push (&init->base, &dropped)];
+  if (dropped)
     init->stats.transferResultsDropped++;
-  }
-  r = &init->results[(init->base.res_head + init->base.res_len++) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX];
   r->version = MXL_FABRICS_API_VERSION;
   r->status = tr->status;
   r->providerError = tr->prov_err;
@@ -42,7 +33,7 @@ mxl_initiator_push_result (MxlInitiator *init, uint64_t target_id, const MxlTrac
   r->startSlice = tr->start;
   r->endSlice = tr->end;
   r->writes = tr->writes;
-  wake_waiters (init);
+  mxl_endpoint_wake (&init->base);
 }
 
 static MxlTracked *
@@ -168,25 +159,14 @@ mxl_conn_track_complete (MxlConn *conn, uint64_t seq, gboolean ok, int err)
 
 /* --------------------------------------------------- application view */
 
-mxlStatus
-mxl_initiator_poll_event (MxlInitiator *init, mxlFabricsExtConnectionEvent *out)
-{
-  mxlStatus st;
-
-  mxl_lock (&init->base.lock);
-  st = mxl_event_queue_pop (&init->base.events, out);
-  mxl_unlock (&init->base.lock);
-  return st;
-}
-
 static gboolean
 pop_result (MxlInitiator *init, mxlFabricsExtTransferResult *out)
 {
-  if (init->base.res_len == 0)
+  guint i;
+
+  if (!mxl_endpoint_result_pop (&init->base, &i))
     return FALSE;
-  *out = init->results[init->base.res_head];
-  init->base.res_head = (init->base.res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
-  init->base.res_len--;
+  *out = init->results[i];
   return TRUE;
 }
 

@@ -4,6 +4,8 @@
 
 #include <stdlib.h>
 
+#include "fabrics/setup.h"
+
 mxlStatus
 mxl_instance_create (mxlInstance mxl, mxlFabricsInstance *out)
 {
@@ -34,9 +36,8 @@ mxl_instance_new_target (mxlFabricsInstance inst)
 {
   MxlTarget *t = g_new0 (MxlTarget, 1);
 
-  t->base.instance = inst;
+  mxl_endpoint_init (&t->base, inst);
   mxl_poll_nap_init (&t->nap, 0);
-  mxl_lock_init (&t->base.lock);
   g_ptr_array_add (inst->targets, t);
   return t;
 }
@@ -52,8 +53,7 @@ mxl_instance_new_initiator (mxlFabricsInstance inst)
 {
   MxlInitiator *init = g_new0 (MxlInitiator, 1);
 
-  init->base.instance = inst;
-  mxl_lock_init (&init->base.lock);
+  mxl_endpoint_init (&init->base, inst);
   g_ptr_array_add (inst->initiators, init);
   return init;
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Setup steps shared by targets and initiators. */
+/* Setup steps shared by targets and initiators, and the life of their
+ * endpoint base (fabrics/protocol/endpoint.h). */
 #include "fabrics/setup.h"
 
+#include "fabrics/events.h"
 #include "fabrics/protocol/protocol.h"
 #include "fabrics/ofi/shmstale.h"
+#include "flow/flow-priv.h"
 
 /* The statuses of a getinfo that found no entry with the capabilities. */
 static gboolean
@@ -156,4 +159,109 @@ mxl_setup_register_slots (MxlOfiDomain *dom, MxlSlotFn slot_fn, gpointer flow,
     st = mxl_ofi_region_register (dom, base, len, access, &regions[i], error);
   }
   return st;
+}
+
+/* ------------------------------------------------------- endpoint base */
+
+void
+mxl_endpoint_init (MxlEndpoint *ep, mxlFabricsInstance inst)
+{
+  ep->instance = inst;
+  mxl_lock_init (&ep->lock);
+}
+
+void
+mxl_endpoint_clear (MxlEndpoint *ep)
+{
+  mxl_event_queue_clear (&ep->events);
+  mxl_lock_clear (&ep->lock);
+}
+
+mxlStatus
+mxl_endpoint_setup_begin (MxlEndpoint *ep, const MxlEndpointRole *role,
+    gpointer flow, const char *options, const mxlFabricsInterfaceConfig *iface,
+    MxlFlowLayout *out_flow, struct fi_info **out_fi, GError **error)
+{
+  mxlStatus st;
+
+  mxl_last_error_clear ();
+  if (flow == NULL)
+    return MXL_ERR_INVALID_ARG;
+  st = role->get_layout (flow, out_flow);
+  if (st == MXL_STATUS_OK)
+    st = mxl_setup_begin (options, out_flow, iface, role->role, &ep->options, out_fi,
+        error);
+  if (st != MXL_STATUS_OK)
+    return st;
+  ep->desc = mxl_provider_lookup (iface->provider);
+  ep->grain_count = out_flow->grain_count;
+  mxl_grain_layout_init (&ep->layout, out_flow->slice_sizes, out_flow->total_slices,
+      out_flow->grain_size);
+  return MXL_STATUS_OK;
+}
+
+mxlStatus
+mxl_endpoint_setup_open (MxlEndpoint *ep, const MxlEndpointRole *role,
+    gpointer flow, const MxlFlowLayout *layout, struct fi_info *fi, size_t cq_size,
+    uint64_t slot_access, GError **error)
+{
+  mxlStatus st = mxl_setup_endpoint (fi, ep->desc, ep->options.progress_thread,
+      cq_size, &ep->dom, &ep->cq, error);
+
+  if (st != MXL_STATUS_OK || layout->format == MXL_DATA_FORMAT_AUDIO)
+    return st;
+  return mxl_setup_register_slots (ep->dom, role->slot, flow, ep->grain_count,
+      ep->layout.slot_size, slot_access, &ep->regions, error);
+}
+
+void
+mxl_endpoint_setup_failed (const MxlEndpointRole *role, mxlStatus st,
+    const GError *error)
+{
+  const char *why = error ? error->message : "invalid configuration";
+
+  g_warning ("%s setup failed (status %d): %s", role->name, st, why);
+  mxl_last_error_set ("%s", why);
+}
+
+mxlStatus
+mxl_endpoint_progress_start (MxlEndpoint *ep, const char *name,
+    MxlProgressPass pass, MxlProgressHasPosts has_posts, gpointer owner,
+    GError **error)
+{
+  struct fid *fids[MXL_PROGRESS_MAX_WAIT_FIDS];
+  guint n = 0;
+
+  if (ep->desc->cq_can_wait) {
+    fids[n++] = &ep->cq->fid;
+    if (ep->eq != NULL)
+      fids[n++] = &ep->eq->fid;
+  }
+  return mxl_progress_start (&ep->progress, name, ep->dom->fabric, fids, n,
+      &ep->lock, pass, has_posts, owner, error);
+}
+
+mxlStatus
+mxl_endpoint_poll_event (MxlEndpoint *ep, mxlFabricsExtConnectionEvent *out)
+{
+  mxlStatus st;
+
+  mxl_lock (&ep->lock);
+  st = mxl_event_queue_pop (&ep->events, out);
+  mxl_unlock (&ep->lock);
+  return st;
+}
+
+void
+mxl_endpoint_close (MxlEndpoint *ep)
+{
+  for (guint i = 0; ep->dom && ep->regions && i < ep->grain_count; i++)
+    mxl_ofi_region_close (ep->dom, &ep->regions[i]);
+  mxl_ofi_close (ep->cq ? &ep->cq->fid : NULL, "cq");
+  ep->cq = NULL;
+  mxl_ofi_domain_close (ep->dom);
+  ep->dom = NULL;
+  g_clear_pointer (&ep->regions, g_free);
+  ep->res_head = ep->res_len = 0;
+  ep->setup_done = FALSE;
 }

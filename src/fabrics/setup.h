@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What target and initiator setup share: options, the flow check, the
- * provider's fi_info, and the registration of the grain slots.
+ * provider's fi_info, the registration of the grain slots, and the life
+ * of the endpoint base both embed (fabrics/protocol/endpoint.h): its
+ * creation, setup prologue, progress thread, events and teardown.
  */
 #pragma once
 
@@ -12,6 +14,7 @@
 #include "fabrics/ofi/ofi.h"
 #include "fabrics/wire/options.h"
 #include "fabrics/ofi/provider.h"
+#include "fabrics/protocol/endpoint.h"
 #include "flow/flow-internal.h"
 
 /**
@@ -64,3 +67,83 @@ typedef uint8_t *(*MxlSlotFn) (gpointer flow, guint i, size_t *out_len);
 mxlStatus mxl_setup_register_slots (MxlOfiDomain *dom, MxlSlotFn slot_fn,
     gpointer flow, guint n, size_t slot_size, uint64_t access,
     MxlOfiRegion **out_regions, GError **error);
+
+/**
+ * MxlEndpointRole:
+ * What the shared setup steps need to know of a role: @role (MxlRole, for
+ * the provider query), @name ("target", "initiator": messages), the
+ * layout of its local flow (a writer or a reader; INVALID_ARG when NULL)
+ * and the mapping of one of its grain slots.
+ */
+typedef struct MxlEndpointRole {
+  MxlRole role;
+  const char *name;
+  mxlStatus (*get_layout) (gpointer flow, MxlFlowLayout *out);
+  MxlSlotFn slot;
+} MxlEndpointRole;
+
+/** Fills a new, zeroed endpoint base: its instance @inst and its lock. */
+void mxl_endpoint_init (MxlEndpoint *ep, mxlFabricsInstance inst);
+/** Frees what mxl_endpoint_init() and the events queued since hold; after
+ * the role's teardown, before the object is freed. */
+void mxl_endpoint_clear (MxlEndpoint *ep);
+
+/**
+ * mxl_endpoint_setup_begin:
+ * The prologue of target and initiator setup: clears the thread's last
+ * error, reads the layout of the local flow @flow (@role's writer or
+ * reader) into @out_flow, parses @options and chooses the fi_info
+ * (mxl_setup_begin()), and fills @ep's desc, options, grain_count and
+ * layout.
+ * @out_fi: (out): the chosen fi_info, for mxl_endpoint_setup_open().
+ * Returns: OK; INVALID_ARG when @flow is NULL; the statuses of
+ * mxl_setup_begin(). On failure the caller tears down and reports with
+ * mxl_endpoint_setup_failed().
+ */
+mxlStatus mxl_endpoint_setup_begin (MxlEndpoint *ep, const MxlEndpointRole *role,
+    gpointer flow, const char *options, const mxlFabricsInterfaceConfig *iface,
+    MxlFlowLayout *out_flow, struct fi_info **out_fi, GError **error);
+
+/**
+ * mxl_endpoint_setup_open:
+ * The step after the role's choices that depend on @fi: opens @ep's domain
+ * and CQ of @cq_size entries (mxl_setup_endpoint(), @fi freed there) and,
+ * for a grain flow, registers every slot of @flow for @slot_access into
+ * @ep->regions (mxl_setup_register_slots()). A continuous flow (@layout's
+ * format audio) registers nothing here: its role's samples setup does.
+ * Returns: OK or the statuses of those two; what was opened is closed by
+ * mxl_endpoint_close(), also on failure.
+ */
+mxlStatus mxl_endpoint_setup_open (MxlEndpoint *ep, const MxlEndpointRole *role,
+    gpointer flow, const MxlFlowLayout *layout, struct fi_info *fi, size_t cq_size,
+    uint64_t slot_access, GError **error);
+
+/** Reports a failed setup of @role with status @st: a warning and the
+ * thread's last error, both with @error's message (or "invalid
+ * configuration" without one). */
+void mxl_endpoint_setup_failed (const MxlEndpointRole *role, mxlStatus st,
+    const GError *error);
+
+/**
+ * mxl_endpoint_progress_start:
+ * Starts @ep's progress thread @name running @pass (and @has_posts, may be
+ * NULL) on @owner under @ep->lock, waiting on the CQ and the EQ (RC) where
+ * the provider can wait on its CQ, else on its own eventfd and naps
+ * (progress.h).
+ * Returns: the statuses of mxl_progress_start().
+ */
+mxlStatus mxl_endpoint_progress_start (MxlEndpoint *ep, const char *name,
+    MxlProgressPass pass, MxlProgressHasPosts has_posts, gpointer owner,
+    GError **error);
+
+/** Pops @ep's oldest connection event into @out under its lock.
+ * Returns: OK, or NOT_READY when none is queued. */
+mxlStatus mxl_endpoint_poll_event (MxlEndpoint *ep, mxlFabricsExtConnectionEvent *out);
+
+/**
+ * mxl_endpoint_close:
+ * The end of every teardown, after the role closed its endpoints and its
+ * own regions: closes the slot regions, the CQ and the domain, empties the
+ * result ring and clears setup_done. Safe on a partial setup.
+ */
+void mxl_endpoint_close (MxlEndpoint *ep);

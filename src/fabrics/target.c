@@ -140,26 +140,17 @@ teardown (MxlTarget *t)
   if (t->pstate != NULL)
     t->proto->target_teardown (t);
   t->pstate = NULL;
-  if (t->base.dom) {
+  if (t->base.dom)
     mxl_ofi_region_close (t->base.dom, &t->rx_region);
-    for (guint i = 0; t->base.regions && i < t->base.grain_count; i++)
-      mxl_ofi_region_close (t->base.dom, &t->base.regions[i]);
-  }
   mxl_samples_target_teardown (t);
-  mxl_ofi_close (t->base.cq ? &t->base.cq->fid : NULL, "cq");
-  t->base.cq = NULL;
-  mxl_ofi_domain_close (t->base.dom);
-  t->base.dom = NULL;
-  g_clear_pointer (&t->base.regions, g_free);
+  mxl_endpoint_close (&t->base);
   g_clear_pointer (&t->batch, g_free);
   g_clear_pointer (&t->slot_pending, g_free);
   g_clear_pointer (&t->rx_buf, g_free);
   g_clear_pointer (&t->rx_ctx, g_free);
   g_clear_pointer (&t->info, mxl_target_info_free);
   g_clear_pointer (&t->results, g_free);
-  t->base.res_head = t->base.res_len = 0;
   t->type_ops = NULL;
-  t->base.setup_done = FALSE;
 }
 
 static mxlStatus read_once (MxlTarget *t, int timeout_ms, uint64_t *out_index,
@@ -168,14 +159,11 @@ static mxlStatus read_once (MxlTarget *t, int timeout_ms, uint64_t *out_index,
 static void
 push_read_result (MxlTarget *t, mxlStatus st, uint64_t index, uint64_t count)
 {
-  MxlReadResult *r;
+  gboolean dropped;
+  MxlReadResult *r = &t->results[mxl_endpoint_result_push (&t->base, &dropped)];
 
-  if (t->base.res_len == MXL_FABRICS_EXT_RESULT_QUEUE_MAX) {
-    t->base.res_head = (t->base.res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
-    t->base.res_len--;
+  if (dropped)
     t->stats.readResultsDropped++;
-  }
-  r = &t->results[(t->base.res_head + t->base.res_len++) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX];
   r->status = st;
   r->index = index;
   r->count = count;
@@ -197,26 +185,19 @@ thread_pass (gpointer owner)
       break;
     push_read_result (t, st, index, count);
   }
-  if (n > 0 && t->base.waiters > 0)
-    mxl_lock_broadcast (&t->base.lock);
+  if (n > 0)
+    mxl_endpoint_wake (&t->base);
   return n > 0;
 }
 
 static mxlStatus
 start_thread (MxlTarget *t, GError **error)
 {
-  struct fid *fids[MXL_PROGRESS_MAX_WAIT_FIDS];
-  guint n = 0;
   mxlStatus st;
 
   t->results = g_new0 (MxlReadResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
-  if (t->base.desc->cq_can_wait) {
-    fids[n++] = &t->base.cq->fid;
-    if (t->base.eq != NULL)
-      fids[n++] = &t->base.eq->fid;
-  }
-  st = mxl_progress_start (&t->base.progress, "mxl-target", t->base.dom->fabric, fids, n,
-      &t->base.lock, thread_pass, NULL, t, error);
+  st = mxl_endpoint_progress_start (&t->base, "mxl-target", thread_pass, NULL, t,
+      error);
   t->threaded = st == MXL_STATUS_OK;
   return st;
 }
@@ -228,6 +209,7 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
 {
   gint64 deadline = g_get_monotonic_time () + (gint64) MAX (timeout_ms, 0) * 1000;
   mxlStatus st = MXL_ERR_NOT_READY;
+  guint i;
 
   mxl_lock (&t->base.lock);
   for (;;) {
@@ -235,10 +217,8 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
       st = MXL_ERR_INTERRUPTED;
       break;
     }
-    if (t->base.res_len > 0) {
-      MxlReadResult *r = &t->results[t->base.res_head];
-      t->base.res_head = (t->base.res_head + 1) % MXL_FABRICS_EXT_RESULT_QUEUE_MAX;
-      t->base.res_len--;
+    if (mxl_endpoint_result_pop (&t->base, &i)) {
+      MxlReadResult *r = &t->results[i];
       st = r->status;
       /* As the threadless read: index and count are set with OK (and with
        * the lost-samples status, which reports the lost batch). */
@@ -250,9 +230,7 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
     }
     if (timeout_ms <= 0 || g_get_monotonic_time () >= deadline)
       break;
-    t->base.waiters++;
-    mxl_lock_wait_until (&t->base.lock, deadline);
-    t->base.waiters--;
+    mxl_endpoint_wait (&t->base, deadline);
   }
   mxl_unlock (&t->base.lock);
   return st;
@@ -265,6 +243,15 @@ writer_slot (gpointer writer, guint i, size_t *out_len)
   return mxl_flow_writer_grain_slot (writer, i, out_len);
 }
 
+static mxlStatus
+writer_layout (gpointer writer, MxlFlowLayout *out)
+{
+  return mxl_flow_writer_get_layout (writer, out);
+}
+
+static const MxlEndpointRole target_role = { MXL_ROLE_TARGET, "target", writer_layout,
+  writer_slot };
+
 mxlStatus
 mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
     const char *options, struct mxlFabricsTargetInfo_t **out_info)
@@ -276,18 +263,10 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
 
   if (t->base.setup_done)
     return MXL_ERR_INVALID_STATE;
-  mxl_last_error_clear ();
-  if (config->writer == NULL) {
-    st = MXL_ERR_INVALID_ARG;
-    goto fail;
-  }
-  st = mxl_flow_writer_get_layout (config->writer, &flow);
-  if (st == MXL_STATUS_OK)
-    st = mxl_setup_begin (options, &flow, &config->interface, MXL_ROLE_TARGET,
-        &t->base.options, &fi, &error);
+  st = mxl_endpoint_setup_begin (&t->base, &target_role, config->writer, options,
+      &config->interface, &flow, &fi, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
-  t->base.desc = mxl_provider_lookup (config->interface.provider);
   t->type_ops = fi->ep_attr->type == FI_EP_MSG ? &mxl_target_rc_ops : &mxl_target_rdm_ops;
   t->ingress = flow.format == MXL_DATA_FORMAT_AUDIO ? &mxl_rma_samples_ingress_ops
       : &mxl_rma_ingress_ops;
@@ -295,34 +274,23 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   t->protocol = t->base.options.protocol;
   t->proto = mxl_protocol_desc (t->protocol);
   t->writer = config->writer;
-  t->base.grain_count = flow.grain_count;
   /* Grains are expected once per grain period (the flow's rate); continuous
    * flows arrive in batches of no fixed period: no poll window. */
   mxl_poll_nap_init (&t->nap, flow.format != MXL_DATA_FORMAT_AUDIO
       && flow.rate.numerator > 0 && flow.rate.denominator > 0
       ? (gint64) (G_USEC_PER_SEC * flow.rate.denominator / flow.rate.numerator) : 0);
-  mxl_grain_layout_init (&t->base.layout, flow.slice_sizes, flow.total_slices, flow.grain_size);
   do {
     t->id = mxl_random_u64 ();
   } while (t->id == 0);
 
-  st = mxl_setup_endpoint (fi, t->base.desc, t->base.options.progress_thread,
-      t->base.options.cq_depth, &t->base.dom, &t->base.cq, &error);
+  /* Remote write needs the slots' keys; without FI_RMA (send, tagged
+   * fallback) they are only local receive and copy destinations. */
+  st = mxl_endpoint_setup_open (&t->base, &target_role, t->writer, &flow, fi,
+      t->base.options.cq_depth, (fi->caps & FI_RMA) ? FI_REMOTE_WRITE : FI_RECV, &error);
+  if (st == MXL_STATUS_OK && flow.format == MXL_DATA_FORMAT_AUDIO)
+    st = mxl_samples_target_setup (t, &flow, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
-  if (flow.format == MXL_DATA_FORMAT_AUDIO) {
-    st = mxl_samples_target_setup (t, &flow, &error);
-    if (st != MXL_STATUS_OK)
-      goto fail;
-  } else {
-    /* Remote write needs the slots' keys; without FI_RMA (send, tagged
-     * fallback) they are only local receive and copy destinations. */
-    st = mxl_setup_register_slots (t->base.dom, writer_slot, t->writer, t->base.grain_count,
-        t->base.layout.slot_size, (t->base.dom->info->caps & FI_RMA) ? FI_REMOTE_WRITE : FI_RECV,
-        &t->base.regions, &error);
-    if (st != MXL_STATUS_OK)
-      goto fail;
-  }
   t->batch_cap = MIN ((size_t) t->base.options.cq_depth + 1, MXL_TARGET_MAX_BATCH);
   t->batch = g_new0 (struct fi_cq_data_entry, t->batch_cap);
   t->slot_pending = g_new0 (uint32_t, MAX (t->base.grain_count, 1));
@@ -359,9 +327,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   return MXL_STATUS_OK;
 
 fail:
-  g_warning ("target setup failed (status %d): %s", st,
-      error ? error->message : "invalid configuration");
-  mxl_last_error_set ("%s", error ? error->message : "invalid configuration");
+  mxl_endpoint_setup_failed (&target_role, st, error);
   teardown (t);
   return st;
 }
@@ -370,8 +336,7 @@ void
 mxl_target_destroy (MxlTarget *t)
 {
   teardown (t);
-  mxl_event_queue_clear (&t->base.events);
-  mxl_lock_clear (&t->base.lock);
+  mxl_endpoint_clear (&t->base);
   g_free (t);
 }
 
@@ -545,17 +510,6 @@ mxl_target_interrupt (MxlTarget *t)
   atomic_store (&t->interrupted, 1);
   mxl_lock_broadcast (&t->base.lock);
   mxl_unlock (&t->base.lock);
-}
-
-mxlStatus
-mxl_target_poll_event (MxlTarget *t, mxlFabricsExtConnectionEvent *out)
-{
-  mxlStatus st;
-
-  mxl_lock (&t->base.lock);
-  st = mxl_event_queue_pop (&t->base.events, out);
-  mxl_unlock (&t->base.lock);
-  return st;
 }
 
 void

@@ -46,8 +46,6 @@ mxlStatus mxl_target_read (MxlTarget *target, int timeout_ms,
 
 /** Makes a waiting (or the next) read return MXL_ERR_INTERRUPTED. */
 void mxl_target_interrupt (MxlTarget *target);
-mxlStatus mxl_target_poll_event (MxlTarget *target,
-    mxlFabricsExtConnectionEvent *out);
 void mxl_target_get_stats (MxlTarget *target, mxlFabricsExtTargetStats *out);
 
 /* --- shared by target.c, target_rc.c, target_rdm.c, protocol/ --- */

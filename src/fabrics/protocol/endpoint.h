@@ -50,9 +50,11 @@ typedef struct MxlEndpoint {
   gboolean continuous;
   /** RC (FI_EP_MSG): the event queue of connection events, else NULL. */
   struct fid_eq *eq;
-  /** RDM: the endpoint the CQ is bound to, else NULL. */
+  /** RDM: the endpoint opened at setup (the target's; the initiator's
+   * shared one, next to which shm connections open their own:
+   * initiator_rdm.c), bound to @cq; else NULL. */
   struct fid_ep *ep;
-  /** RDM: the address vector of @ep, else NULL. */
+  /** RDM: the address vector bound to @ep, else NULL. */
   struct fid_av *av;
   /** Connection events for the application (mxlFabricsExtConnectionEvent*,
    * events.h), guarded by @lock. */
@@ -60,7 +62,7 @@ typedef struct MxlEndpoint {
   /** Mutex and condition (progress.h): guards what a progress thread
    * touches; the API calls take it. */
   MxlLock lock;
-  /** Threads waiting on @lock's condition for a result. */
+  /** Threads in mxl_endpoint_wait() (woken by mxl_endpoint_wake()). */
   guint waiters;
   /** The progress thread (setup option "progressThread"), when running. */
   MxlProgress progress;
@@ -68,6 +70,31 @@ typedef struct MxlEndpoint {
    * MXL_FABRICS_EXT_RESULT_QUEUE_MAX entries), guarded by @lock. */
   guint res_head, res_len;
 } MxlEndpoint;
+
+/** Wakes the threads in mxl_endpoint_wait() on @ep, if any; @ep->lock held. */
+static inline void
+mxl_endpoint_wake (MxlEndpoint *ep)
+{
+  if (ep->waiters > 0)
+    mxl_lock_broadcast (&ep->lock);
+}
+
+/**
+ * mxl_endpoint_wait:
+ * Waits, @ep->lock held, until mxl_endpoint_wake() or @deadline_us
+ * (monotonic), counted in @ep->waiters meanwhile.
+ * Returns: FALSE when the deadline passed (mxl_lock_wait_until()).
+ */
+static inline gboolean
+mxl_endpoint_wait (MxlEndpoint *ep, gint64 deadline_us)
+{
+  gboolean signalled;
+
+  ep->waiters++;
+  signalled = mxl_lock_wait_until (&ep->lock, deadline_us);
+  ep->waiters--;
+  return signalled;
+}
 
 /**
  * mxl_endpoint_result_push:
