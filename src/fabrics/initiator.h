@@ -12,8 +12,9 @@
  * (setup option "progressThread"): TransferGrain only pushes a small
  * descriptor (MxlPostDesc) into the lock-free post ring and wakes the
  * thread; the progress thread (initiator_progress.c) is the only thread
- * touching endpoints, CQ and EQ, and holds init->lock during each pass
- * (never while it waits). Other calls (targets, events, stats, results,
+ * touching endpoints, CQ and EQ (the raw test requests aside, which post
+ * under init->lock: mxl_initiator_queue_one()), and holds init->lock
+ * during each pass (never while it waits). Other calls (targets, events, stats, results,
  * MakeProgress) take init->lock. No call blocks without a deadline.
  */
 #pragma once

@@ -163,7 +163,8 @@ struct MxlConn {
   uint64_t conn_id;          /* changes on every attempt; keys contexts */
   struct mxlFabricsTargetInfo_t *info;   /* owned copy */
   MxlConnState state;
-  MxlTransportPost post;     /* its protocol's, set while connected */
+  MxlTransportPost post;     /* its protocol's (or a test hook's wrapper,
+                                protocol_hooks.h), set while connected */
   MxlTransfer queue[MXL_CONN_QUEUE];
   guint q_head, q_len;
   guint outstanding;

@@ -2,6 +2,8 @@
 /* Test hooks (protocol_hooks.h). */
 #include "fabrics/protocol/protocol_hooks.h"
 
+#include <pthread.h>
+
 #include "fabrics/protocol/initiator-state.h"
 
 /* Pending faults per initiator: MxlInitiator* → Faults*. */
@@ -10,13 +12,15 @@ typedef struct Faults {
   int err[2];
 } Faults;
 
+/* Locks are POSIX, as MxlLock (progress.h): ThreadSanitizer sees them. */
+
 /* Initiators set up and not destroyed (MxlInitiator*): where process-wide
  * hooks are installed. Outer lock: taken before any init->lock. */
-static GMutex registry_lock;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static GPtrArray *initiators;
 
 /* The hook ops table and the faults. Inner lock: taken under init->lock. */
-static GMutex state_lock;
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static MxlHookOps hook_ops;
 static GHashTable *faults;         /* NULL while none is pending */
 
@@ -25,9 +29,9 @@ mxl_hooks_send_header (void)
 {
   MxlSendHeaderHook hook;
 
-  g_mutex_lock (&state_lock);
+  pthread_mutex_lock (&state_lock);
   hook = hook_ops.send_header;
-  g_mutex_unlock (&state_lock);
+  pthread_mutex_unlock (&state_lock);
   return hook;
 }
 
@@ -36,9 +40,9 @@ mxl_hooks_tagged_piece (void)
 {
   MxlTaggedHook hook;
 
-  g_mutex_lock (&state_lock);
+  pthread_mutex_lock (&state_lock);
   hook = hook_ops.tagged_piece;
-  g_mutex_unlock (&state_lock);
+  pthread_mutex_unlock (&state_lock);
   return hook;
 }
 
@@ -59,7 +63,7 @@ take_fault (const MxlInitiator *init, guint kind, int *out_err, gboolean *out_la
   gboolean taken = FALSE;
   Faults *f;
 
-  g_mutex_lock (&state_lock);
+  pthread_mutex_lock (&state_lock);
   f = faults ? g_hash_table_lookup (faults, init) : NULL;
   if (f != NULL && f->count[kind] > 0) {
     f->count[kind]--;
@@ -69,7 +73,7 @@ take_fault (const MxlInitiator *init, guint kind, int *out_err, gboolean *out_la
     if (f->count[0] == 0 && f->count[1] == 0)
       g_hash_table_remove (faults, init);
   }
-  g_mutex_unlock (&state_lock);
+  pthread_mutex_unlock (&state_lock);
   return taken;
 }
 
@@ -118,11 +122,11 @@ mxl_hooks_conn_post (MxlConn *conn)
 {
   gboolean hooked;
 
-  g_mutex_lock (&state_lock);
+  pthread_mutex_lock (&state_lock);
   hooked = pending (conn->init, MXL_INJECT_POST_FAILURE) > 0
       || (conn->protocol->post_hooked != NULL
           && (hook_ops.send_header != NULL || hook_ops.tagged_piece != NULL));
-  g_mutex_unlock (&state_lock);
+  pthread_mutex_unlock (&state_lock);
   return hooked ? hooked_post : conn->protocol->post;
 }
 
@@ -138,9 +142,9 @@ reinstall (MxlInitiator *init)
     if (c->post != NULL)
       c->post = mxl_hooks_conn_post (c);
   }
-  g_mutex_lock (&state_lock);
+  pthread_mutex_lock (&state_lock);
   errors = pending (init, MXL_INJECT_ERROR_COMPLETION) > 0;
-  g_mutex_unlock (&state_lock);
+  pthread_mutex_unlock (&state_lock);
   init->on_completion = errors ? hooked_completion : mxl_initiator_on_completion;
 }
 
@@ -155,52 +159,52 @@ reinstall_locked (MxlInitiator *init)
 void
 mxl_hooks_add (MxlInitiator *init)
 {
-  g_mutex_lock (&registry_lock);
+  pthread_mutex_lock (&registry_lock);
   if (initiators == NULL)
     initiators = g_ptr_array_new ();
   g_ptr_array_add (initiators, init);
   reinstall_locked (init);
-  g_mutex_unlock (&registry_lock);
+  pthread_mutex_unlock (&registry_lock);
 }
 
 void
 mxl_hooks_forget (const MxlInitiator *init)
 {
-  g_mutex_lock (&registry_lock);
+  pthread_mutex_lock (&registry_lock);
   if (initiators != NULL)
     g_ptr_array_remove_fast (initiators, (gpointer) init);
-  g_mutex_lock (&state_lock);
+  pthread_mutex_lock (&state_lock);
   if (faults != NULL)
     g_hash_table_remove (faults, init);
-  g_mutex_unlock (&state_lock);
-  g_mutex_unlock (&registry_lock);
+  pthread_mutex_unlock (&state_lock);
+  pthread_mutex_unlock (&registry_lock);
 }
 
 /* A process-wide hook changed: every initiator's connections. */
 static void
 reinstall_all (void)
 {
-  g_mutex_lock (&registry_lock);
+  pthread_mutex_lock (&registry_lock);
   for (guint i = 0; initiators != NULL && i < initiators->len; i++)
     reinstall_locked (g_ptr_array_index (initiators, i));
-  g_mutex_unlock (&registry_lock);
+  pthread_mutex_unlock (&registry_lock);
 }
 
 void
 mxl_send_debug_set_header_hook (MxlSendHeaderHook hook)
 {
-  g_mutex_lock (&state_lock);
+  pthread_mutex_lock (&state_lock);
   hook_ops.send_header = hook;
-  g_mutex_unlock (&state_lock);
+  pthread_mutex_unlock (&state_lock);
   reinstall_all ();
 }
 
 void
 mxl_tagged_debug_set_hook (MxlTaggedHook hook)
 {
-  g_mutex_lock (&state_lock);
+  pthread_mutex_lock (&state_lock);
   hook_ops.tagged_piece = hook;
-  g_mutex_unlock (&state_lock);
+  pthread_mutex_unlock (&state_lock);
   reinstall_all ();
 }
 
@@ -210,7 +214,7 @@ mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind, guint count,
 {
   Faults *f;
 
-  g_mutex_lock (&state_lock);
+  pthread_mutex_lock (&state_lock);
   if (faults == NULL)
     faults = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
   f = g_hash_table_lookup (faults, init);
@@ -222,6 +226,6 @@ mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind, guint count,
   f->err[kind] = fi_err;
   if (f->count[0] == 0 && f->count[1] == 0)
     g_hash_table_remove (faults, init);
-  g_mutex_unlock (&state_lock);
+  pthread_mutex_unlock (&state_lock);
   reinstall_locked (init);
 }

@@ -76,7 +76,9 @@ mxl_tagged_target (MxlTarget *t)
 
 /* ------------------------------------------------------------ initiator */
 
-static inline ssize_t
+/* Always inlined: the production post is compiled with the hooks NULL,
+ * so that it tests none of them (protocol_hooks.h). */
+static inline G_ALWAYS_INLINE ssize_t
 tagged_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx, MxlTaggedHook piece_hook,
     MxlSendHeaderHook header_hook)
