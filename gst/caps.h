@@ -76,8 +76,9 @@ G_BEGIN_DECLS
  * as the library's flows are (MXL_FLOW_MIN_WIDTH ... MXL_FLOW_MAX_HEIGHT),
  * channels too (MXL_FLOW_MAX_CHANNELS), and so are rates
  * (MXL_FLOW_MIN_GRAIN_RATE_DEN, MXL_FLOW_MAX_GRAIN_RATE,
- * MXL_FLOW_MAX_SAMPLE_RATE); how low a sample rate can go depends on the
- * domain's history (the ERROR then names it). */
+ * MXL_FLOW_MIN_SAMPLE_RATE, MXL_FLOW_MAX_SAMPLE_RATE); the lowest sample
+ * rate is the default history's (a domain with a shorter history refuses
+ * more, and the ERROR then names the bound). */
 #define GST_MXL_FABRICS_VIDEO_CAPS \
   "video/x-raw, format = (string) v210, " \
   "width = (int) [ " G_STRINGIFY (MXL_FLOW_MIN_WIDTH) ", " \
@@ -96,14 +97,16 @@ G_BEGIN_DECLS
 #define GST_MXL_FABRICS_SRC_CAPS \
   GST_MXL_FABRICS_VIDEO_CAPS "; " \
   "audio/x-raw, format = (string) F32LE, layout = (string) non-interleaved, " \
-  "rate = (int) [ 1, " G_STRINGIFY (MXL_FLOW_MAX_SAMPLE_RATE) " ], " \
+  "rate = (int) [ " G_STRINGIFY (MXL_FLOW_MIN_SAMPLE_RATE) ", " \
+  G_STRINGIFY (MXL_FLOW_MAX_SAMPLE_RATE) " ], " \
   "channels = (int) [ 1, " G_STRINGIFY (MXL_FLOW_MAX_CHANNELS) " ]; " \
   GST_MXL_FABRICS_DATA_CAPS
 #define GST_MXL_FABRICS_SINK_CAPS \
   GST_MXL_FABRICS_VIDEO_CAPS "; " \
   "audio/x-raw, format = (string) F32LE, " \
   "layout = (string) { non-interleaved, interleaved }, " \
-  "rate = (int) [ 1, " G_STRINGIFY (MXL_FLOW_MAX_SAMPLE_RATE) " ], " \
+  "rate = (int) [ " G_STRINGIFY (MXL_FLOW_MIN_SAMPLE_RATE) ", " \
+  G_STRINGIFY (MXL_FLOW_MAX_SAMPLE_RATE) " ], " \
   "channels = (int) [ 1, " G_STRINGIFY (MXL_FLOW_MAX_CHANNELS) " ]; " \
   GST_MXL_FABRICS_DATA_CAPS
 

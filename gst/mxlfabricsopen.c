@@ -59,17 +59,22 @@ open_local (Settings * s, GstMxlFabricsLocalFlow * flow, const gchar * flow_def,
 }
 
 /* A refused setup of @role ("initiator", "target"): the library's reason
- * (e.g. "fi_passive_ep: Address already in use"), and what to check. */
+ * (e.g. "fi_passive_ep: Address already in use"), and what to check. The
+ * status name goes first when it says something: MXL_ERR_UNKNOWN (what the
+ * library returns for a provider's refusal, mxlExtStatusName() "UNKNOWN")
+ * with a reason is the reason alone. */
 static void
 setup_error (GError ** error, mxlStatus st, const gchar * role, gint code,
     const Settings * s, const gchar * check, const gchar * hint)
 {
   const gchar *why = mxlGetLastErrorMessage ();
+  const gchar *name = st == MXL_ERR_UNKNOWN && why != NULL ? NULL :
+      gst_mxl_fabrics_status_name (st);
 
   g_set_error (error, GST_RESOURCE_ERROR, st == MXL_ERR_NO_FABRIC ?
       GST_RESOURCE_ERROR_NOT_FOUND : code,
       "cannot set up the MXL Fabrics %s (%s%s%s) on node \"%s\" service "
-      "\"%s\": %s%s", role, gst_mxl_fabrics_status_name (st), why ? ": " : "",
+      "\"%s\": %s%s", role, name ? name : "", name && why ? ": " : "",
       why ? why : "", s->node, s->service, check, hint);
 }
 

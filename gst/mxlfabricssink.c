@@ -18,23 +18,23 @@
  * true): a buffer is written into the local flow and waits there until a
  * target is connected, for at most `wait-timeout` (default 2 s). Video and
  * ANC grains and audio sample batches wait in the flow, not in render:
- * render returns at once, so
- * that an EOS sent to the pipeline (gst-launch-1.0 -e and Ctrl-C;
- * GstBin hands it to the source, which can push it only from the thread
- * in render) reaches the sink at once. The waiting grains and batches go
- * out first, in order, once a target connects (a batch as the same
- * samples it was written as); at EOS without a target, on a flush and
- * when `wait-timeout` runs out they are dropped (`dropped-no-target`, one
- * per grain or batch). Only when the ring (the grain count, or the audio
- * flow's samples per channel) would come round onto the oldest waiting
- * grain or batch does render hold: after a non-live upstream (a file, a
- * test source not `is-live`), so that nothing is lost, with a live
- * upstream never (that grain or batch is dropped instead; a live source
- * does not wait for render). A render that holds ends at once on a flush
- * or a state change, but an EOS sent to the pipeline waits behind it for
- * at most `wait-timeout`. When the wait runs out the waiting
- * buffers are dropped with a WARNING and renders stop
- * waiting until a target has connected. With `wait-for-connection=false`
+ * render returns at once, so that an EOS sent to the pipeline
+ * (gst-launch-1.0 -e and Ctrl-C; GstBin hands it to the source, which can
+ * push it only from the thread in render) reaches the sink at once. The
+ * waiting grains and batches go out first, in order, once a target
+ * connects (a batch as the samples it was written as); at EOS without a
+ * target, on a flush and when `wait-timeout` runs out they are dropped
+ * (`dropped-no-target`, one per grain or batch). Only when the ring (the
+ * grain count, or the audio flow's samples per channel) would come round
+ * onto the oldest waiting grain or batch does render hold: after a
+ * non-live upstream (a file, a test source not `is-live`), so that nothing
+ * is lost, with a live upstream never (that grain or batch is dropped
+ * instead; a live source does not wait for render). A render that holds ends at once on a flush
+ * or a state change, and on an EOS sent to the pipeline if the source
+ * allocates video frames from the sink's pool (sinkpool.h); otherwise
+ * that EOS waits for at most `wait-timeout`. When the wait runs out the
+ * waiting buffers are dropped with a WARNING and renders stop waiting
+ * until a target has connected. With `wait-for-connection=false`
  * buffers without a connected target are written into the local flow, not
  * transferred, and counted as `dropped-no-target` in `stats`. A
  * lost target is retried with a WARNING while `auto-reconnect` is on.
@@ -394,6 +394,7 @@ gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
   /* The initiator is gone: nothing reads lent buffers any more. */
   gst_mxl_fabrics_lender_clear (&self->lender);
   self->lend = FALSE;
+  gst_mxl_fabrics_sink_propose_pool (self, NULL);
   gst_mxl_fabrics_local_flow_close (&self->flow);
   self->have_format = FALSE;
   g_clear_pointer (&self->flow_def, g_free);
@@ -464,6 +465,7 @@ failed:
 static gboolean
 gst_mxl_fabrics_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
 {
+  gst_mxl_fabrics_sink_propose_pool (GST_MXL_FABRICS_SINK (sink), query);
   /* We honour strides and channel offsets, so upstream may pad. */
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
   gst_query_add_allocation_meta (query, GST_AUDIO_META_API_TYPE, NULL);
@@ -472,7 +474,7 @@ gst_mxl_fabrics_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
 
 /* Grains and sample batches still pending (transfer()) at EOS go out when a
  * target is connected by then and are dropped otherwise: EOS waits for no
- * connection, only for the stats (engine_settle). A flush drops them. */
+ * connection, only for the stats (engine_eos). A flush drops them. */
 static gboolean
 gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
 {
@@ -481,12 +483,10 @@ gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
       || GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
     g_mutex_lock (&self->obj->lock);
-    if (self->n_connected > 0 && GST_EVENT_TYPE (event) == GST_EVENT_EOS)
-      gst_mxl_fabrics_sink_post_pending (self);
+    if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+      gst_mxl_fabrics_sink_engine_eos (self);
     else
       gst_mxl_fabrics_sink_drop_pending (self);
-    if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
-      gst_mxl_fabrics_sink_engine_settle (self);
     g_mutex_unlock (&self->obj->lock);
   }
   return GST_BASE_SINK_CLASS (gst_mxl_fabrics_sink_parent_class)->event (sink,
@@ -582,11 +582,11 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           "wait-timeout: video and ANC grains wait in the local flow "
           "(render returns, so an EOS gets through at once; they are "
           "dropped at EOS without a target and on a flush); render blocks "
-          "(never a state change) only for audio and when a non-live "
-          "upstream fills the ring; flushes and state changes end that at "
-          "once. FALSE writes buffers into the local flow "
-          "without transferring them and counts them as dropped-no-target. "
-          "Default: true",
+          "(never a state change) only when a non-live upstream fills the "
+          "ring, until a flush, a state change, or an EOS if the source "
+          "allocates video frames from the sink's pool (videotestsrc). "
+          "FALSE writes buffers into the local flow without transferring "
+          "them and counts them as dropped-no-target. Default: true",
           GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -596,9 +596,9 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           "connection before it drops the waiting buffers with a WARNING and "
           "stops waiting until a target has connected; it bounds how long "
           "an EOS sent to the pipeline (gst-launch-1.0 -e, Ctrl-C) waits "
-          "behind a render that blocks (audio, a full ring after a non-live "
-          "upstream). 0: wait without limit (then only EOS, a flush or a "
-          "state change ends the wait). Default: 2000",
+          "behind a render that blocks and that it cannot end (audio; an "
+          "element in between with buffers of its own). 0: no limit (that "
+          "EOS then waits for a target or a second Ctrl-C). Default: 2000",
           0, G_MAXUINT, GST_MXL_FABRICS_SINK_DEFAULT_WAIT_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));

@@ -92,11 +92,13 @@ struct _GstMxlFabricsSink {
   gint64 pending_deadline;      /* engine_lock: monotonic us when the wait
                                  * for them runs out; 0 = no limit */
   gint64 settle_until;          /* engine_lock: monotonic us, an EOS waits
-                                 * for the stats (engine_settle); 0 none */
+                                 * for the stats (engine_eos); 0 none */
   gint upstream_live;           /* streaming: -1 not asked yet, else the
                                  * latency query's upstream-live */
   gboolean lend;                /* zero-copy in use (set_caps, streaming) */
   GstMxlFabricsLender lender;   /* engine_lock: buffers the initiator reads */
+  GstBufferPool *upstream_pool; /* engine_lock: proposed upstream for raw
+                                 * video (sinkpool.h), or NULL */
   GThread *engine_thread;
   int engine_wake_fd;           /* eventfd: wakes the engine thread */
   gboolean threaded;            /* the initiator runs the library's progress

@@ -7,6 +7,7 @@
 
 #include "mxlfabricssinkconn.h"
 #include "mxlfabricssinktarget.h"
+#include "sinkwait.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -249,7 +250,7 @@ on_due (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* An EOS waiting in gst_mxl_fabrics_sink_engine_settle() may go on: the
+/* An EOS waiting in gst_mxl_fabrics_sink_engine_eos() may go on: the
  * stats are up to date. */
 static void
 settled (GstMxlFabricsSink * self)
@@ -259,11 +260,15 @@ settled (GstMxlFabricsSink * self)
 }
 
 void
-gst_mxl_fabrics_sink_engine_settle (GstMxlFabricsSink * self)
+gst_mxl_fabrics_sink_engine_eos (GstMxlFabricsSink * self)
 {
   gint64 deadline = g_get_monotonic_time () +
       GST_MXL_FABRICS_SINK_SETTLE_MS * 1000;
 
+  if (self->n_connected > 0)
+    gst_mxl_fabrics_sink_post_pending (self);
+  else
+    gst_mxl_fabrics_sink_drop_pending (self);
   if (self->engine_thread == NULL)
     return;
   self->settle_until = deadline;
@@ -309,6 +314,11 @@ engine_thread (gpointer data)
     gboolean auto_reconnect;
     gboolean busy = FALSE, active = FALSE;
     gint64 wait_us;
+
+    /* the pool's flush_start cannot take engine_lock (sinkpool.h): it
+     * wakes this thread, which wakes a render waiting for a connection */
+    if (gst_mxl_fabrics_sink_upstream_flushing (self))
+      g_cond_broadcast (&self->obj->cond);
 
     GST_OBJECT_LOCK (self);
     auto_reconnect = self->auto_reconnect;

@@ -47,20 +47,22 @@ void gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self);
 void gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self);
 
 /* Longest wait of an EOS for the transfers in flight before the stats
- * are refreshed (ms): gst_mxl_fabrics_sink_engine_settle(). */
+ * are refreshed (ms): gst_mxl_fabrics_sink_engine_eos(). */
 #define GST_MXL_FABRICS_SINK_SETTLE_MS 500
 
 /**
- * gst_mxl_fabrics_sink_engine_settle:
+ * gst_mxl_fabrics_sink_engine_eos:
  *
  * Called at EOS with engine_lock held, before the EOS goes on (and
- * GstBaseSink posts it): waits, at most GST_MXL_FABRICS_SINK_SETTLE_MS,
- * until no transfer is in flight, and has the engine thread refresh the
- * stats (the engine's and each target's), so that stats read when the EOS
- * is on the bus count every transfer up to it. A flush or a state change
- * (unlock) ends the wait at once. No-op when the engine is not running.
+ * GstBaseSink posts it): posts the grains and batches still pending when a
+ * target is connected, drops them otherwise (sinkwait.h); then waits, at
+ * most GST_MXL_FABRICS_SINK_SETTLE_MS, until no transfer is in flight, and
+ * has the engine thread refresh the stats (the engine's and each
+ * target's), so that stats read when the EOS is on the bus count every
+ * transfer up to it. A flush or a state change (unlock) ends the wait at
+ * once. No wait when the engine is not running.
  */
-void gst_mxl_fabrics_sink_engine_settle (GstMxlFabricsSink * self);
+void gst_mxl_fabrics_sink_engine_eos (GstMxlFabricsSink * self);
 
 /** Makes the engine thread look at the requested targets now. */
 void gst_mxl_fabrics_sink_engine_wake (GstMxlFabricsSink * self);

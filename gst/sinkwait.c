@@ -13,6 +13,7 @@
 #include "media.h"
 #include "mxlfabricssink.h"
 #include "mxlfabricssinkconn.h"
+#include "sinkpool.h"
 
 #include <mxl/flow-ext.h>
 
@@ -28,19 +29,59 @@ gst_mxl_fabrics_sink_count_dropped (GstMxlFabricsSink * self, guint64 * cause)
   GST_OBJECT_UNLOCK (self);
 }
 
+static void
+upstream_flush (GstElement * sink)
+{
+  gst_mxl_fabrics_sink_engine_wake (GST_MXL_FABRICS_SINK (sink));
+}
+
+void
+gst_mxl_fabrics_sink_propose_pool (GstMxlFabricsSink * self, GstQuery * query)
+{
+  GstBufferPool *pool = NULL, *old;
+  GstVideoInfo info;
+  GstCaps *caps = NULL;
+
+  if (query != NULL)
+    gst_query_parse_allocation (query, &caps, NULL);
+  if (caps != NULL && gst_video_info_from_caps (&info, caps)
+      && info.size > 0 && info.size <= G_MAXUINT)
+    pool = gst_mxl_fabrics_upstream_pool_new (GST_ELEMENT (self), caps,
+        (guint) info.size, upstream_flush);
+  if (pool != NULL)
+    gst_query_add_allocation_pool (query, pool, (guint) info.size, 0, 0);
+  g_mutex_lock (&self->obj->lock);
+  old = self->upstream_pool;
+  self->upstream_pool = pool;
+  g_mutex_unlock (&self->obj->lock);
+  g_clear_object (&old);
+}
+
+gboolean
+gst_mxl_fabrics_sink_upstream_flushing (GstMxlFabricsSink * self)
+{
+  return self->upstream_pool != NULL
+      && gst_mxl_fabrics_upstream_pool_flushing (self->upstream_pool);
+}
+
 /* With wait-for-connection: waits (engine_lock held, released while
  * waiting) until a target is connected, on engine_cond, which the engine
- * thread signals on every change of the connected count and unlock() on a
- * flush or state change. A flush or state change makes it wait for the
- * pipeline to play again (gst_base_sink_wait_preroll), or returns
- * FLUSHING. An EOS cannot end the wait: GstBin gives an EOS sent to the
- * pipeline to the source, and basesrc queues it (gstbasesrc.c
- * send_event: it takes the stream lock this render's thread holds) and
- * pushes it after render returns; that is why grains and sample batches
- * wait in the flow instead (transfer(), gst_mxl_fabrics_sink_make_room())
- * and only a full ring gets here. The wait is bounded by wait-timeout; once that ran
- * out, renders do not wait again until a target has connected (*expired
- * is set once, for the WARNING). */
+ * thread signals on every change of the connected count and while the
+ * upstream pool flushes, and unlock() on a flush or state change. A flush
+ * or state change makes it wait for the pipeline to play again
+ * (gst_base_sink_wait_preroll), or returns FLUSHING. An EOS sent to the
+ * pipeline goes to the source: GstBin gives it to its sources, and
+ * basesrc sets the pool it allocates from flushing, then takes the stream
+ * lock this render's thread holds and pushes the EOS once render returned
+ * (gstbasesrc.c send_event). So the wait ends when the upstream pool
+ * (sinkpool.h: raw video, a source that allocates from it) flushes; an
+ * EOS behind a source that does not (audio, an element in between that
+ * allocates its own buffers) waits until the wait ends otherwise. That is
+ * why grains and sample batches wait in the flow instead (transfer(),
+ * gst_mxl_fabrics_sink_make_room()) and only a full ring gets here. The
+ * wait is bounded by wait-timeout; once that ran out, renders do not wait
+ * again until a target has connected (*expired is set once, for the
+ * WARNING). */
 static GstFlowReturn
 wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
 {
@@ -50,7 +91,8 @@ wait_connected (GstMxlFabricsSink * self, guint timeout_ms, gboolean * expired)
   *expired = FALSE;
   if (self->n_connected > 0)
     self->wait_expired = FALSE;
-  while (self->n_connected == 0 && !self->wait_expired) {
+  while (self->n_connected == 0 && !self->wait_expired
+      && !gst_mxl_fabrics_sink_upstream_flushing (self)) {
     if (self->obj->flushing) {
       GstFlowReturn ret;
 
@@ -255,8 +297,8 @@ post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
  * batch, not the first ones, and render returns at once (a live source
  * does not wait for a render anyway, it skips what it could not push); a
  * non-live one is held here as before (wait_connected(), for what is left
- * of wait-timeout, ended by a flush or a state change but not by an EOS
- * sent to the pipeline). Returns FALSE (and *ret) when the caller must
+ * of wait-timeout, ended by a flush, a state change, or an EOS sent to the
+ * pipeline if upstream allocates from the sink's pool). Returns FALSE (and *ret) when the caller must
  * not write it. */
 gboolean
 gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,

@@ -31,4 +31,19 @@ void gst_mxl_fabrics_sink_drop_pending (struct _GstMxlFabricsSink * sink);
  * (obj->lock) held. */
 void gst_mxl_fabrics_sink_post_pending (struct _GstMxlFabricsSink * sink);
 
+/* propose_allocation: for raw video caps in @query, a new pool of
+ * frame-sized buffers (sinkpool.h) added to @query and kept as the one
+ * the wait watches (replacing the previous one); @query NULL (stop)
+ * drops it. A source that allocates from it tells by its flushing that it
+ * has an EOS to push (gstbasesrc.c send_event), and a render waiting for
+ * a connection lets it through. */
+void gst_mxl_fabrics_sink_propose_pool (struct _GstMxlFabricsSink * sink,
+    GstQuery * query);
+
+/* TRUE while the pool the sink proposed upstream flushes (sinkpool.h):
+ * upstream has an EOS to push or flushes; a render waiting for a
+ * connection returns (engine_lock held). */
+gboolean gst_mxl_fabrics_sink_upstream_flushing (struct _GstMxlFabricsSink *
+    sink);
+
 G_END_DECLS

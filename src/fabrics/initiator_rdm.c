@@ -76,6 +76,9 @@ close_endpoint_full (MxlInitiator *init, struct fid_ep *ep, struct fid_av *av,
 
   if (keep_region && ep != NULL && init->shm_holds != NULL)
     kept = mxl_shm_region_keep_begin (g_hash_table_lookup (init->shm_holds, ep));
+  /* a region that goes needs no marker; a kept one keeps it */
+  if (kept == NULL && ep != NULL && init->shm_holds != NULL)
+    mxl_shm_region_unmark (g_hash_table_lookup (init->shm_holds, ep));
   /* The endpoint goes first: for shm its fi_close() removes its /dev/shm
    * file (docs/libfabric-notes.md P12); then the hold on that file goes. */
   mxl_ofi_close (ep ? &ep->fid : NULL, "ep");
@@ -270,6 +273,7 @@ claim_tick (MxlConn *conn, gint64 now)
       || now < conn->claim_due)
     return;
   rc = claim_post (conn, conn->claim_phase == 3);
+  conn->request = rc == 0 ? 2 : MAX (conn->request, 1);
   if (rc == 0)
     conn->claim_phase = conn->claim_phase == 3 ? 2 : 1;
   else if (rc != -FI_EAGAIN)
@@ -344,6 +348,7 @@ rdm_open (MxlConn *conn, MxlConnState *next)
       return st;
     }
     av = own_av;
+    conn->request = 0;          /* a new endpoint: nothing asked yet */
   }
   rc = fi_av_insert (av, conn->info->fabric_address, 1, &addr, 0, NULL);
   if (rc != 1) {
@@ -377,13 +382,15 @@ static void
 rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
 {
   gboolean connected = state->kind == MXL_CONN_CONNECTED;
-  /* Connecting with no claim operation accepted yet: shm refuses (EAGAIN)
-   * every operation until the target took up the connection request of
-   * this endpoint (claim_tick()), which a target that lives but does not
-   * progress (stopped) has not: its file must stay, or the target crashes
-   * when it continues (mxl_shm_region_keep_begin()). */
-  gboolean request_pending = state->kind == MXL_CONN_CONNECTING
-      && claims (conn) && conn->claim_phase == 0 && !mxl_conn_peer_gone (conn);
+  /* An operation of the connection's own endpoint tried (a claim, or a
+   * write when the target is not exclusive) and none accepted yet: shm
+   * refuses (EAGAIN) every operation until the target took up the
+   * endpoint's connection request, which a target that lives but does
+   * not progress (stopped) has not: its file must stay, or the target
+   * crashes when it continues (mxl_shm_region_keep_begin(); its peer
+   * marker keeps the stale sweep off it while the target lives,
+   * docs/libfabric-notes.md P16). */
+  gboolean request_pending = conn->request == 1 && !mxl_conn_peer_gone (conn);
   struct fid_ep *ep;
   struct fid_av *av;
   fi_addr_t addr;
@@ -403,8 +410,12 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
      * provider still holds for the peer (see the top of this file). */
     if (conn->parking)
       park (conn, ep, av);
-    else
+    else {
+      if (request_pending && conn->init->shm_holds != NULL)
+        mxl_shm_region_mark_peer (g_hash_table_lookup (conn->init->shm_holds,
+                ep), conn->info->owner_pid);
       close_endpoint_full (conn->init, ep, av, request_pending);
+    }
     return;
   }
   /* A shared endpoint: only an orderly removal takes the address out of
@@ -423,8 +434,27 @@ rdm_poll_events (MxlInitiator *init)
 {
   gint64 now = g_get_monotonic_time ();
 
-  for (guint i = 0; i < init->conns->len; i++)
-    claim_tick (g_ptr_array_index (init->conns, i), now);
+  for (guint i = 0; i < init->conns->len; i++) {
+    MxlConn *conn = g_ptr_array_index (init->conns, i);
+    struct fid_ep *ep = NULL;
+    fi_addr_t addr;
+
+    claim_tick (conn, now);
+    if (init->shm_holds == NULL || conn->request == 0
+        || (conn->state.kind != MXL_CONN_CONNECTING
+            && conn->state.kind != MXL_CONN_CONNECTED))
+      continue;
+    /* The target has the endpoint's connection request (1), which it maps
+     * the endpoint's file for when it takes it up: the file must outlive
+     * this process while the target lives (shmstale.h); once an
+     * operation was accepted (2), it took it up. */
+    conn_ep (conn, &ep, &addr);
+    if (conn->request == 1)
+      mxl_shm_region_mark_peer (g_hash_table_lookup (init->shm_holds, ep),
+          conn->info->owner_pid);
+    else
+      mxl_shm_region_unmark (g_hash_table_lookup (init->shm_holds, ep));
+  }
 }
 
 static void

@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "caps.h"
+#include "localflow.h"
 
 #define UUID "5fbec3b1-1b0f-417d-9059-8b94a47197ed"
 
@@ -573,6 +574,66 @@ test_bad_caps (void)
   expect_bad_caps ("application/x-rtp", "cannot be carried");
 }
 
+/* The audio templates allow exactly the sample rates the library's flows
+ * take in a domain of the default history (MXL_FLOW_MIN_SAMPLE_RATE,
+ * MXL_FLOW_MAX_SAMPLE_RATE): rate=1 used to pass the template and fail
+ * with a bare INVALID_ARG when the flow was created. The lowest one makes
+ * a flow, one less does not. */
+static void
+test_audio_rate_limits (void)
+{
+  const gchar *tmpls[] = { GST_MXL_FABRICS_SINK_CAPS, GST_MXL_FABRICS_SRC_CAPS };
+  const struct { gint rate; gboolean ok; } rows[] = {
+    {1, FALSE}, {MXL_FLOW_MIN_SAMPLE_RATE - 1, FALSE},
+    {MXL_FLOW_MIN_SAMPLE_RATE, TRUE}, {48000, TRUE},
+    {MXL_FLOW_MAX_SAMPLE_RATE, TRUE}, {MXL_FLOW_MAX_SAMPLE_RATE + 1, FALSE},
+  };
+
+  for (guint t = 0; t < G_N_ELEMENTS (tmpls); t++) {
+    GstCaps *tmpl = gst_caps_from_string (tmpls[t]);
+
+    for (guint i = 0; i < G_N_ELEMENTS (rows); i++) {
+      gchar *str = g_strdup_printf ("audio/x-raw,format=F32LE,"
+          "layout=non-interleaved,rate=%d,channels=2", rows[i].rate);
+      GstCaps *caps = gst_caps_from_string (str);
+
+      if (gst_caps_can_intersect (caps, tmpl) != rows[i].ok)
+        g_error ("template %u %s %s", t, rows[i].ok ? "refuses" : "allows",
+            str);
+      gst_caps_unref (caps);
+      g_free (str);
+    }
+    gst_caps_unref (tmpl);
+  }
+  for (gint rate = MXL_FLOW_MIN_SAMPLE_RATE - 1;
+      rate <= MXL_FLOW_MIN_SAMPLE_RATE; rate++) {
+    gchar *str = g_strdup_printf ("audio/x-raw,format=F32LE,"
+        "layout=non-interleaved,rate=%d,channels=2", rate);
+    GstCaps *caps = gst_caps_from_string (str);
+    GstMxlFabricsLocalFlow flow = { 0 };
+    GstMxlFabricsFormat fmt;
+    GError *error = NULL;
+    gchar *def;
+    gboolean opened;
+
+    g_assert_true (gst_mxl_fabrics_format_from_caps (caps, &fmt, NULL));
+    def = gst_mxl_fabrics_flow_def_new (&fmt, NULL, NULL, NULL, NULL);
+    if (rate < MXL_FLOW_MIN_SAMPLE_RATE)
+      g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*too low*");
+    opened = gst_mxl_fabrics_local_flow_open (&flow, NULL, def, &error);
+    g_test_assert_expected_messages ();
+    g_test_message ("rate %d: %s", rate, opened ? "flow created" :
+        error->message);
+    g_assert_cmpint (opened, ==, rate >= MXL_FLOW_MIN_SAMPLE_RATE);
+    if (opened)
+      gst_mxl_fabrics_local_flow_close (&flow);
+    g_clear_error (&error);
+    g_free (def);
+    gst_caps_unref (caps);
+    g_free (str);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -591,5 +652,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/caps/invalid-flow-defs", test_invalid_defs);
   g_test_add_func ("/gst/caps/mismatch", test_mismatch);
   g_test_add_func ("/gst/caps/bad-caps", test_bad_caps);
+  g_test_add_func ("/gst/caps/audio-rate-limits", test_audio_rate_limits);
   return g_test_run ();
 }

@@ -7,11 +7,13 @@
  */
 #pragma once
 
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 #include <gst/app/app.h>
@@ -334,6 +336,39 @@ hgst_wait_file (const gchar * file)
   for (guint i = 0; i < 500 && !g_file_test (file, G_FILE_TEST_EXISTS); i++)
     g_usleep (20 * 1000);
   return g_file_test (file, G_FILE_TEST_EXISTS);
+}
+
+/* Starts @argv (NULL-terminated: "gst-launch-1.0" and its arguments,
+ * found on PATH, stderr to /dev/null), not reaped, and waits (bounded:
+ * 10 s) until it printed PLAYING; fails otherwise. Returns its PID;
+ * *@out_fd is its stdout, for the caller to close. */
+static inline GPid
+hgst_launch_playing (gchar ** argv, gint * out_fd)
+{
+  GError *error = NULL;
+  GString *text = g_string_new (NULL);
+  gint64 end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  GPid pid;
+
+  g_assert_true (g_spawn_async_with_pipes (NULL, argv, NULL,
+          G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD |
+          G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &pid, NULL, out_fd, NULL,
+          &error));
+  while (!strstr (text->str, "PLAYING") && g_get_monotonic_time () < end) {
+    gchar buf[256];
+    struct pollfd pfd = { *out_fd, POLLIN, 0 };
+    ssize_t n;
+
+    if (poll (&pfd, 1, 100) <= 0)
+      continue;
+    n = read (*out_fd, buf, sizeof buf);
+    if (n <= 0)
+      break;
+    g_string_append_len (text, buf, n);
+  }
+  g_assert_nonnull (strstr (text->str, "PLAYING"));
+  g_string_free (text, TRUE);
+  return pid;
 }
 
 typedef void (*HgstEachBuffer) (GstBuffer * b, gpointer data);

@@ -16,7 +16,11 @@
 struct MxlShmHold {
   int fd;                        /* holds LOCK_SH on the region file */
   char *path;                    /* the region file */
+  char *marker;                  /* its peer marker, while there is one */
 };
+
+/* What a peer marker's name adds to its region's (shmstale.h). */
+#define PEER_MARKER ".mxlpeer-"
 
 /* A decimal number of 1 to 10 digits at *@p; advances *@p past it. */
 static gboolean
@@ -83,12 +87,66 @@ remove_if_unheld (const char *path)
   return removed;
 }
 
+/* alive (0) or alive under another uid (EPERM) */
+static gboolean
+pid_alive (pid_t pid)
+{
+  return kill (pid, 0) == 0 || errno != ESRCH;
+}
+
+/* The region name and peer pid of a peer marker @name (g_free()), or NULL
+ * for any other name. */
+static char *
+marker_region (const char *name, pid_t *peer)
+{
+  const char *m = g_strrstr (name, PEER_MARKER), *p;
+  guint64 pid;
+
+  if (m == NULL || m == name)
+    return NULL;
+  p = m + strlen (PEER_MARKER);
+  if (!parse_dec (&p, &pid) || *p != '\0' || pid == 0 || pid > G_MAXINT32)
+    return NULL;
+  *peer = (pid_t) pid;
+  return g_strndup (name, (gsize) (m - name));
+}
+
+/* First pass of the sweep: the regions (names) whose marker names a peer
+ * that lives; the markers of peers that are gone are removed. */
+static GHashTable *
+referenced_regions (GDir *d, const char *dir)
+{
+  GHashTable *kept = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      NULL);
+  const char *name;
+
+  while ((name = g_dir_read_name (d)) != NULL) {
+    pid_t pid, peer;
+    char *region, *path;
+
+    if (!region_pid (name, &pid) || pid == getpid () || pid_alive (pid)
+        || (region = marker_region (name, &peer)) == NULL)
+      continue;
+    if (pid_alive (peer)) {
+      g_hash_table_add (kept, region);
+      continue;
+    }
+    g_free (region);
+    path = g_build_filename (dir, name, NULL);
+    remove_if_unheld (path);
+    g_free (path);
+  }
+  g_dir_rewind (d);
+  return kept;
+}
+
 guint
 mxl_shm_clean_stale (const char *dir)
 {
   const char *keep = g_getenv ("MXL_FABRICS_SHM_KEEP_STALE");
   guint removed = 0;
   const char *name;
+  GHashTable *kept;
   GDir *d;
 
   if (keep != NULL && *keep != '\0' && strcmp (keep, "0") != 0)
@@ -96,15 +154,20 @@ mxl_shm_clean_stale (const char *dir)
   d = g_dir_open (dir, 0, NULL);
   if (d == NULL)
     return 0;
+  kept = referenced_regions (d, dir);
   while ((name = g_dir_read_name (d)) != NULL) {
-    pid_t pid;
-    char *path;
+    pid_t pid, peer;
+    char *path, *region;
 
     if (!region_pid (name, &pid) || pid == getpid ())
       continue;
-    /* alive (0) or alive under another uid (EPERM): never touched */
-    if (kill (pid, 0) == 0 || errno != ESRCH)
+    /* alive: never touched */
+    if (pid_alive (pid) || g_hash_table_contains (kept, name))
       continue;
+    if ((region = marker_region (name, &peer)) != NULL) {
+      g_free (region);          /* a marker: the first pass saw to it */
+      continue;
+    }
     path = g_build_filename (dir, name, NULL);
     if (remove_if_unheld (path)) {
       g_debug ("removed %s, the shm region of process %d, which is gone",
@@ -113,6 +176,7 @@ mxl_shm_clean_stale (const char *dir)
     }
     g_free (path);
   }
+  g_hash_table_unref (kept);
   g_dir_close (d);
   return removed;
 }
@@ -159,7 +223,34 @@ mxl_shm_region_release (MxlShmHold *hold)
     return;
   close (hold->fd);
   g_free (hold->path);
+  g_free (hold->marker);
   g_free (hold);
+}
+
+void
+mxl_shm_region_mark_peer (MxlShmHold *hold, guint32 peer_pid)
+{
+  int fd;
+
+  if (hold == NULL || peer_pid == 0 || hold->marker != NULL)
+    return;
+  hold->marker = g_strdup_printf ("%s" PEER_MARKER "%u", hold->path, peer_pid);
+  fd = open (hold->marker, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) {
+    g_debug ("shm region %s not marked: %s", hold->path, g_strerror (errno));
+    g_clear_pointer (&hold->marker, g_free);
+    return;
+  }
+  close (fd);
+}
+
+void
+mxl_shm_region_unmark (MxlShmHold *hold)
+{
+  if (hold == NULL || hold->marker == NULL)
+    return;
+  unlink (hold->marker);
+  g_clear_pointer (&hold->marker, g_free);
 }
 
 char *

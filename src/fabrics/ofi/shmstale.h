@@ -51,7 +51,12 @@ typedef struct MxlShmHold MxlShmHold;
  * - flock(LOCK_EX | LOCK_NB) on it is granted: no living endpoint of this
  *   library holds it (mxl_shm_region_hold()), even one in another PID
  *   namespace sharing /dev/shm (containers with a shared IPC namespace),
- *   whose pid kill() cannot see.
+ *   whose pid kill() cannot see;
+ * - no peer marker "<file>.mxlpeer-<peer pid>" names a peer process that
+ *   exists (kill(<peer pid>, 0) does not fail with ESRCH): that peer may
+ *   still have to take up a connection request naming the file
+ *   (mxl_shm_region_mark_peer()). A marker whose region's process is gone
+ *   and whose peer is gone too is removed (not counted).
  *
  * Races, all erring on the side of leaving a file: a pid reused by a new
  * process keeps the dead one's region until that process is gone too; a
@@ -64,7 +69,7 @@ typedef struct MxlShmHold MxlShmHold;
  * library (no lock) in another PID namespace. Setting
  * MXL_FABRICS_SHM_KEEP_STALE=1 in the environment turns the sweep off.
  *
- * Returns: the number of files removed.
+ * Returns: the number of region files removed.
  */
 guint mxl_shm_clean_stale (const char *dir);
 
@@ -83,8 +88,33 @@ guint mxl_shm_clean_stale (const char *dir);
  */
 MxlShmHold *mxl_shm_region_hold (struct fid_ep *ep);
 
-/** Drops a hold of mxl_shm_region_hold(); NULL is ignored. */
+/** Drops a hold of mxl_shm_region_hold(); NULL is ignored. A peer marker
+ * (mxl_shm_region_mark_peer()) stays. */
 void mxl_shm_region_release (MxlShmHold *hold);
+
+/**
+ * mxl_shm_region_mark_peer:
+ * @hold: (nullable): the hold of an endpoint that asked @peer_pid to take
+ *   up its connection request (its first operation to that peer was
+ *   refused with -FI_EAGAIN), and none was accepted yet.
+ * @peer_pid: the peer's process (TargetInfo ext.pid); 0 marks nothing.
+ *
+ * Creates (once) the empty peer marker "<file>.mxlpeer-<peer_pid>" next to
+ * @hold's region: mxl_shm_clean_stale() then leaves the region, even once
+ * this process is gone (SIGKILL included), for as long as the peer
+ * exists, since a peer stopped before it took up the request maps the
+ * file when it continues (libfabric 1.17 smr_progress_connreq() crashes on
+ * a missing one; docs/libfabric-notes.md P16). Bounded by the peer's life
+ * (a reused pid, by that process's too): the first sweep after both
+ * processes are gone removes both files.
+ * Failures are logged at debug level (the region is then protected by
+ * this process's pid only).
+ */
+void mxl_shm_region_mark_peer (MxlShmHold *hold, guint32 peer_pid);
+
+/** Removes @hold's peer marker, if any: the peer took up the request, or
+ * the region goes with its endpoint. NULL is ignored. */
+void mxl_shm_region_unmark (MxlShmHold *hold);
 
 /**
  * mxl_shm_region_keep_begin:
@@ -100,7 +130,8 @@ void mxl_shm_region_release (MxlShmHold *hold);
  * crashes (prov/shm/src/smr_progress.c, smr_progress_connreq(): the
  * missing file leaves the map entry unmapped; later versions check it). A
  * kept file names a process that will be gone: mxl_shm_clean_stale()
- * removes it once that process has exited. Between the unlink in
+ * removes it once that process has exited and the peer its marker names
+ * (mxl_shm_region_mark_peer()) is gone too. Between the unlink in
  * fi_close() and the rename lies a window of microseconds.
  *
  * Returns: (transfer full) (nullable): the link for

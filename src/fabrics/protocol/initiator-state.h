@@ -177,6 +177,11 @@ struct MxlConn {
   uint32_t iov_limit;
   gboolean ordered;          /* the last piece need not wait for the others */
   gboolean parking;          /* leave(): its own endpoint is to be parked */
+  guint request;             /* operations of its current endpoint: 0 none
+                                tried, 1 refused (-FI_EAGAIN) only, 2 one
+                                accepted (initiator_rdm.c: a shm target has
+                                its connection request from 1 on and took
+                                it up at 2) */
   MxlChunkState *chunk_state;  /* the chunk source's (protocol_samples.c), or NULL */
   /* grain flows on shm: what posted writes send from (grainstage.h) */
   MxlGrainStage stage;

@@ -136,6 +136,7 @@ mxl_egress_pump (MxlConn *conn)
     }
     if (rc == -FI_EAGAIN) {
       mxl_initiator_ctx_put (init, ctx);
+      conn->request = MAX (conn->request, 1);
       init->stats.retries++;
       break;
     }
@@ -152,6 +153,7 @@ mxl_egress_pump (MxlConn *conn)
     init->stats.writesPosted++;
     init->stats.bytesPosted += t->chunk_length;
     conn->outstanding++;
+    conn->request = 2;
     t->outstanding++;
     t->have_pending = FALSE;
     if (t->chunk_last)

@@ -43,6 +43,13 @@
 /** Highest sample_rate of an audio flow, in samples per second (8 x 96 kHz);
  * the lowest is what the domain's history allows (mxlCreateFlowWriter()). */
 #define MXL_FLOW_MAX_SAMPLE_RATE 768000
+/** Lowest sample_rate of an audio flow in a domain of the default history
+ * (200 ms): its ring needs at least one sample of history
+ * (docs/flow-format.md §2.5, L0 = history x rate / 5e8 >= 1). A longer
+ * history allows lower rates, a shorter one needs higher ones
+ * (mxlCreateFlowWriter() names the bound); what the elements' caps
+ * templates allow. */
+#define MXL_FLOW_MIN_SAMPLE_RATE 3
 
 #ifdef __cplusplus
 extern "C" {

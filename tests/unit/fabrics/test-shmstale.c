@@ -5,10 +5,13 @@
  * "mxlfabrics-<pid>-" node of a dead pid, regular, ours and unlocked are
  * removed; every other name,
  * a live pid, a locked file, a directory or a symlink stays; the
- * environment switch turns the sweep off.
+ * environment switch turns the sweep off. A region whose peer marker names
+ * a live peer stays until that peer is gone.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -137,10 +140,63 @@ test_sweep (void)
   g_free (dir);
 }
 
+/* A region of a dead process whose peer marker names a live peer stays,
+ * marker and all, sweep after sweep; once the peer is gone too, one sweep
+ * removes both (docs/libfabric-notes.md P16). A marker of a dead peer
+ * beside a region of a live process stays (that process owns both). */
+static void
+test_peer_marker (void)
+{
+  char *dir = g_dir_make_tmp ("mxl-shmstale-XXXXXX", NULL);
+  int dead = dead_pid (), status;
+  pid_t peer = fork ();
+  char *region, *marker, *live_region, *live_marker;
+
+  g_assert_nonnull (dir);
+  g_assert_cmpint (peer, >=, 0);
+  if (peer == 0) {
+    prctl (PR_SET_PDEATHSIG, SIGKILL);  /* gone with a failed test */
+    pause ();
+    _exit (0);
+  }
+  region = g_strdup_printf ("mxlfabrics-%d-0:engine.3", dead);
+  marker = g_strdup_printf ("%s.mxlpeer-%d", region, (int) peer);
+  live_region = g_strdup_printf ("mxlfabrics-%d-0:engine.4", (int) getpid ());
+  live_marker = g_strdup_printf ("%s.mxlpeer-%d", live_region, dead);
+  g_free (touch (dir, region));
+  g_free (touch (dir, marker));
+  g_free (touch (dir, live_region));
+  g_free (touch (dir, live_marker));
+  for (guint i = 0; i < 2; i++) {
+    g_assert_cmpuint (mxl_shm_clean_stale (dir), ==, 0);
+    g_assert_true (exists (dir, region));
+    g_assert_true (exists (dir, marker));
+  }
+  g_assert_cmpint (kill (peer, SIGKILL), ==, 0);
+  g_assert_cmpint (waitpid (peer, &status, 0), ==, peer);
+  g_assert_cmpuint (mxl_shm_clean_stale (dir), ==, 1);
+  g_assert_false (exists (dir, region));
+  g_assert_false (exists (dir, marker));
+  g_assert_true (exists (dir, live_region));
+  g_assert_true (exists (dir, live_marker));
+  for (char **n = (char *[]) { live_region, live_marker, NULL }; *n; n++) {
+    char *path = g_build_filename (dir, *n, NULL);
+    g_unlink (path);
+    g_free (path);
+  }
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  g_free (region);
+  g_free (marker);
+  g_free (live_region);
+  g_free (live_marker);
+  g_free (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/fabrics/shmstale/sweep", test_sweep);
+  g_test_add_func ("/fabrics/shmstale/peer-marker", test_peer_marker);
   return g_test_run ();
 }

@@ -121,6 +121,20 @@ test_audio_geometry (void)
     g_assert_cmpuint (mxl_flow_def_grain_count (&def, rows[i].d), ==, 0);
     g_free (json);
   }
+  /* MXL_FLOW_MIN_SAMPLE_RATE is the lowest rate the default history gives
+   * a ring (L >= 2, flow-create.c) */
+  for (int rate = MXL_FLOW_MIN_SAMPLE_RATE - 1; rate <= MXL_FLOW_MIN_SAMPLE_RATE;
+      rate++) {
+    char *json = flowtest_audio_def_full (FIXTURE_AUDIO_ID, rate, 2);
+    MxlFlowDef def = parse_ok (json);
+    uint32_t l = mxl_flow_def_buffer_length (&def, MXL_DEFAULT_HISTORY_NS);
+
+    if (rate < MXL_FLOW_MIN_SAMPLE_RATE)
+      g_assert_cmpuint (l, <, 2);
+    else
+      g_assert_cmpuint (l, >=, 2);
+    g_free (json);
+  }
 }
 
 static void
