@@ -161,6 +161,46 @@ gst_mxl_fabrics_object_is_flushing (GstMxlFabricsObject * obj)
   return flushing;
 }
 
+/* The options property's help. The protocols and the src's automatic
+ * choice come from the library's list (mxlFabricsExtGetProtocol(): names in
+ * its order, the choice by target rank). Interned: kept for the life of the
+ * process, as G_PARAM_STATIC_STRINGS requires. */
+static const gchar *
+options_blurb (void)
+{
+  mxlFabricsExtProtocolInfo info;
+  GString *s = g_string_new ("JSON object passed to the fabrics setup: "
+      "cqDepth (completion queue entries), protocol (");
+  const gchar *blurb;
+  guint32 rank, max_rank = 0;
+  size_t i, n, listed = 0;
+
+  for (n = 0; mxlFabricsExtGetProtocol (n, &info) == MXL_STATUS_OK; n++)
+    max_rank = MAX (max_rank, info.targetRank);
+  for (i = 0; i < n && mxlFabricsExtGetProtocol (i, &info) == MXL_STATUS_OK; i++)
+    g_string_append_printf (s, "%s\"%s\"", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+        info.name);
+  g_string_append (s, "; unset: ");
+  for (rank = 0; rank <= max_rank; rank++)
+    for (i = 0; i < n && mxlFabricsExtGetProtocol (i, &info) == MXL_STATUS_OK; i++)
+      if (info.targetRank == rank) {
+        g_string_append_printf (s, "%s%s where %s offers %s", listed ? ", else " : "",
+            info.name, listed ? "it" : "the provider", info.capability);
+        listed++;
+      }
+  g_string_append (s, "; on the src it decides, the sink follows its "
+      "TargetInfo), progressThread (boolean: the library's progress thread; "
+      "src default true, sink false), postRingCapacity (entries, power of "
+      "two), maxMessageSize (bytes), iovLimit (entries), samplesStaging "
+      "(boolean, audio: one write per batch, default true), exclusive "
+      "(boolean, src: one sender at a time, default true; false lets several "
+      "senders write into the flow); empty means the library defaults. "
+      "Default: \"\"");
+  blurb = g_intern_string (s->str);
+  g_string_free (s, TRUE);
+  return blurb;
+}
+
 #define SETTING_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
 #define READ_ONLY_FLAGS (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)
@@ -200,20 +240,8 @@ gst_mxl_fabrics_object_install_properties (GObjectClass * klass)
           "(sink) or the id in flow-def (src). Default: \"\"",
           GST_MXL_FABRICS_DEFAULT_FLOW_ID, SETTING_FLAGS));
   g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_OPTIONS,
-      g_param_spec_string ("options", "Options",
-          "JSON object passed to the fabrics setup: cqDepth (completion "
-          "queue entries), protocol (\"write\", \"send\" or \"tagged\"; "
-          "unset: remote write where the provider offers FI_RMA, else tagged "
-          "where it offers FI_TAGGED, else send; on the src it decides, the "
-          "sink follows its TargetInfo), progressThread (boolean: the "
-          "library's progress thread; src default true, sink false), "
-          "postRingCapacity (entries, power of two), maxMessageSize (bytes), "
-          "iovLimit (entries), samplesStaging (boolean, audio: one write per "
-          "batch, default true), exclusive (boolean, src: one sender at a "
-          "time, default true; false lets several senders write into the "
-          "flow); empty means the library defaults. "
-          "Default: \"\"", GST_MXL_FABRICS_DEFAULT_OPTIONS,
-          SETTING_FLAGS));
+      g_param_spec_string ("options", "Options", options_blurb (),
+          GST_MXL_FABRICS_DEFAULT_OPTIONS, SETTING_FLAGS));
   g_object_class_install_property (klass,
       GST_MXL_FABRICS_PROP_CONNECTION_STATE,
       g_param_spec_enum ("connection-state", "Connection state",

@@ -12,6 +12,7 @@
 #include "fabrics/initiator.h"
 #include "fabrics/instance.h"
 #include "fabrics/ofi/provider.h"
+#include "fabrics/protocol/protocol.h"
 #include "fabrics/setup.h"
 #include "fabrics/target.h"
 
@@ -271,6 +272,22 @@ mxlFabricsExtGetProvider (size_t in_index, mxlFabricsExtProviderInfo *out_info)
   out_info->name = desc->name;
   out_info->description = desc->description;
   out_info->autoRank = desc->auto_rank;
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtGetProtocol (size_t in_index, mxlFabricsExtProtocolInfo *out_info)
+{
+  const MxlProtocolDesc *p;
+
+  if (out_info == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (in_index >= mxl_n_protocols)
+    return MXL_ERR_NOT_FOUND;
+  p = mxl_protocols[in_index];
+  out_info->name = p->name;
+  out_info->capability = p->caps_name;
+  out_info->targetRank = p->target_rank;
   return MXL_STATUS_OK;
 }
 

@@ -244,7 +244,7 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
         init->base.continuous ? "sample" : "grain");
     return MXL_ERR_INVALID_ARG;
   }
-  protocol = mxl_initiator_protocol_for (init, info->protocol);
+  protocol = mxl_initiator_protocol_for (init, mxl_target_info_protocol (info));
   if (protocol != NULL && protocol->conn_limits != NULL) {
     /* Only to check the target's recvSize: conn limits are set below. */
     MxlConn probe = { .init = init, .info = (struct mxlFabricsTargetInfo_t *) info };
@@ -256,9 +256,9 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
     }
   }
   if (protocol == NULL) {
-    g_warning ("initiator: target %" G_GUINT64_FORMAT " expects the \"%s\" protocol, "
+    g_warning ("initiator: target %" G_GUINT64_FORMAT " expects the \"%.20s\" protocol, "
         "which this initiator (provider %s, options) cannot speak", info->id,
-        mxl_protocol_kind_to_string (info->protocol), init->base.desc->name);
+        mxl_target_info_protocol (info), init->base.desc->name);
     return MXL_ERR_UNSUPPORTED_OPERATION;
   }
   conn = mxl_initiator_find_conn (init, info->id);

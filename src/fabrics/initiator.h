@@ -29,7 +29,7 @@
 #include "fabrics/events.h"
 #include "fabrics/protocol/grainstage.h"
 #include "fabrics/ofi/ofi.h"
-#include "fabrics/wire/options.h"
+#include "fabrics/protocol/options.h"
 #include "fabrics/postring.h"
 #include "fabrics/ofi/progress.h"
 #include "fabrics/protocol/protocol.h"

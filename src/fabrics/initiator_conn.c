@@ -354,7 +354,6 @@ mxl_conn_free (MxlConn *conn)
   if (conn->init->base.dom != NULL)
     mxl_ofi_region_close (conn->init->base.dom, &conn->claim_region);
   g_free (conn->claim_buf);
-  mxl_grain_stage_free (conn->init->base.dom, &conn->stage);
   if (conn->init->chunks->release != NULL)
     conn->init->chunks->release (conn, TRUE);
   mxl_target_info_free (conn->info);

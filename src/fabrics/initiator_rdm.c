@@ -120,8 +120,7 @@ park (MxlConn *conn, struct fid_ep *ep, struct fid_av *av)
   p->since = g_get_monotonic_time ();
   /* the parked writes read the connection's staging buffer: it goes with
    * them (the connection allocates a new one should it connect again) */
-  p->stage = conn->stage;
-  memset (&conn->stage, 0, sizeof conn->stage);
+  mxl_grain_stage_take (conn, &p->stage);
   if (init->parked == NULL)
     init->parked = g_ptr_array_new ();
   g_ptr_array_add (init->parked, p);

@@ -32,11 +32,11 @@ by_rank (const MxlProtocolDesc **out)
  * not offer it fails with UNSUPPORTED_OPERATION, naming the protocol. */
 static mxlStatus
 forced_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
-    MxlProtocolKind kind, struct fi_info **out_info, GError **error)
+    const MxlProtocolDesc *p, struct fi_info **out_info, GError **error)
 {
   struct fi_info *probe = NULL;
-  mxlStatus st = mxl_provider_getinfo_exact (iface, role,
-      mxl_protocol_caps (kind, role), out_info, error);
+  mxlStatus st = mxl_provider_getinfo_exact (iface, role, p->caps[role],
+      out_info, error);
 
   if (!no_match (st))
     return st;
@@ -47,7 +47,7 @@ forced_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
   g_clear_error (error);
   g_set_error (error, MXL_OFI_ERROR, 0, "provider %s does not offer the \"%s\" "
       "protocol (%s)", mxl_provider_to_string (iface->provider),
-      mxl_protocol_kind_to_string (kind), mxl_protocol_desc (kind)->caps_name);
+      p->name, p->caps_name);
   return MXL_ERR_UNSUPPORTED_OPERATION;
 }
 
@@ -76,7 +76,7 @@ select_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
       st = mxl_provider_getinfo_exact (iface, role, order[i]->caps[role], out_info,
           error);
       if (st == MXL_STATUS_OK)
-        options->protocol = order[i]->kind;
+        options->protocol = order[i];
       if (!no_match (st))
         return st;
     }

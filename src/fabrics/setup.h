@@ -12,7 +12,7 @@
 #include <mxl/fabrics.h>
 
 #include "fabrics/ofi/ofi.h"
-#include "fabrics/wire/options.h"
+#include "fabrics/protocol/options.h"
 #include "fabrics/ofi/provider.h"
 #include "fabrics/protocol/endpoint.h"
 #include "flow/flow-internal.h"
@@ -23,9 +23,10 @@
  * @flow: layout of the local flow.
  * @out_options, @out_info: (out): parsed options and the chosen fi_info
  *   (fi_freeinfo()). For a target without a "protocol" option,
- *   out_options->protocol is the one chosen: write if the provider offers
- *   FI_RMA, else tagged (FI_TAGGED), else send (FI_MSG). An initiator
- *   without one gets every capability of the three its provider offers.
+ *   out_options->protocol is the descriptor chosen: of the table's
+ *   protocols its provider offers, the one of the lowest target rank
+ *   (protocol_table.c). An initiator without one gets every capability of
+ *   the table's protocols its provider offers.
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG (bad options, a flow with more
  * than 65536 grains); MXL_ERR_UNSUPPORTED_OPERATION (a protocol forced by

@@ -111,7 +111,7 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
       info->regions[i].rkey = t->base.regions[i].key;
     }
   }
-  info->protocol = t->protocol;
+  info->protocol = g_strdup (t->proto->name);
   if (t->claim.words != NULL) {
     info->has_claim = TRUE;
     info->claim_addr = t->claim.region.remote_addr;
@@ -142,10 +142,10 @@ teardown (MxlTarget *t)
   t->pstate = NULL;
   if (t->base.dom)
     mxl_ofi_region_close (t->base.dom, &t->rx_region);
-  mxl_samples_target_teardown (t);
+  if (t->istate != NULL)
+    t->istate->ops->teardown (t);
   mxl_endpoint_close (&t->base);
   g_clear_pointer (&t->batch, g_free);
-  g_clear_pointer (&t->slot_pending, g_free);
   g_clear_pointer (&t->rx_buf, g_free);
   g_clear_pointer (&t->rx_ctx, g_free);
   g_clear_pointer (&t->info, mxl_target_info_free);
@@ -236,6 +236,18 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
   return st;
 }
 
+/* Remote regions the TargetInfo advertises: bounce entries (continuous
+ * flows) or grain slots. */
+static uint64_t
+regions_addressed (MxlTarget *t)
+{
+  uint64_t entries = 0, size;
+
+  if (t->base.continuous)
+    mxl_samples_target_entries (t, &entries, &size);
+  return t->base.continuous ? entries : t->base.grain_count;
+}
+
 /* MxlSlotFn of the target's flow writer. */
 static uint8_t *
 writer_slot (gpointer writer, guint i, size_t *out_len)
@@ -271,8 +283,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   t->ingress = flow.format == MXL_DATA_FORMAT_AUDIO ? &mxl_rma_samples_ingress_ops
       : &mxl_rma_ingress_ops;
   /* Forced by the options, or the best the provider offers (setup.c). */
-  t->protocol = t->base.options.protocol;
-  t->proto = mxl_protocol_desc (t->protocol);
+  t->proto = t->base.options.protocol;
   t->writer = config->writer;
   /* Grains are expected once per grain period (the flow's rate); continuous
    * flows arrive in batches of no fixed period: no poll window. */
@@ -287,13 +298,13 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
    * fallback) they are only local receive and copy destinations. */
   st = mxl_endpoint_setup_open (&t->base, &target_role, t->writer, &flow, fi,
       t->base.options.cq_depth, (fi->caps & FI_RMA) ? FI_REMOTE_WRITE : FI_RECV, &error);
-  if (st == MXL_STATUS_OK && flow.format == MXL_DATA_FORMAT_AUDIO)
-    st = mxl_samples_target_setup (t, &flow, &error);
+  /* The write ingress's private state; continuous flows: the bounce ring. */
+  if (st == MXL_STATUS_OK)
+    st = t->ingress->setup (t, &flow, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
   t->batch_cap = MIN ((size_t) t->base.options.cq_depth + 1, MXL_TARGET_MAX_BATCH);
   t->batch = g_new0 (struct fi_cq_data_entry, t->batch_cap);
-  t->slot_pending = g_new0 (uint32_t, MAX (t->base.grain_count, 1));
   st = setup_receives (t, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
@@ -303,7 +314,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   if (t->type_ops == &mxl_target_rdm_ops && t->base.options.exclusive
       && t->proto->claims
       && (t->base.dom->info->caps & FI_REMOTE_READ)
-      && (t->base.continuous ? t->entry_count : t->base.grain_count) < MXL_CLAIM_SLOT) {
+      && regions_addressed (t) < MXL_CLAIM_SLOT) {
     st = mxl_claim_target_open (&t->claim, t->base.dom, &error);
     if (st != MXL_STATUS_OK)
       goto fail;

@@ -23,7 +23,7 @@
 #include "fabrics/wire/claim.h"
 #include "fabrics/events.h"
 #include "fabrics/ofi/ofi.h"
-#include "fabrics/wire/options.h"
+#include "fabrics/protocol/options.h"
 #include "fabrics/ofi/pollnap.h"
 #include "fabrics/ofi/progress.h"
 #include "fabrics/protocol/protocol.h"

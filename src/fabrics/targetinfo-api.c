@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabrics/protocol/protocol.h"
 #include "fabrics/wire/targetinfo.h"
 
 #include <mxl/fabrics-ext.h>
@@ -32,6 +33,21 @@ mxlFabricsTargetInfoToString (mxlFabricsTargetInfo in_targetInfo,
   return MXL_STATUS_OK;
 }
 
+/* A TargetInfo from text: the wire parser (targetinfo.c), then the check
+ * of its protocol name against the table (protocol_table.c). */
+static struct mxlFabricsTargetInfo_t *
+parse_checked (char const *in_string, gboolean user_string, mxlStatus *status,
+    GError **error)
+{
+  struct mxlFabricsTargetInfo_t *info = user_string
+      ? mxl_target_info_from_user_string (in_string, status, error)
+      : mxl_target_info_from_json (in_string, status, error);
+
+  if (info != NULL && mxl_protocol_check_info (info, status, error) == NULL)
+    g_clear_pointer (&info, mxl_target_info_free);
+  return info;
+}
+
 MXL_EXPORT mxlStatus
 mxlFabricsTargetInfoFromString (char const *in_string,
     mxlFabricsTargetInfo *out_targetInfo)
@@ -43,7 +59,7 @@ mxlFabricsTargetInfoFromString (char const *in_string,
   if (in_string == NULL || out_targetInfo == NULL)
     return MXL_ERR_INVALID_ARG;
 
-  info = mxl_target_info_from_json (in_string, &status, &error);
+  info = parse_checked (in_string, FALSE, &status, &error);
   if (info == NULL) {
     /* g_message, not g_warning: bad input is the caller's to handle, and a
      * warning would abort GTest programs that test rejection. */
@@ -69,8 +85,7 @@ parse_with_reason (char const *in_string, gboolean user_string,
     *out_reason = NULL;
   if (in_string == NULL || out_targetInfo == NULL)
     return MXL_ERR_INVALID_ARG;
-  info = user_string ? mxl_target_info_from_user_string (in_string, &status, &error)
-      : mxl_target_info_from_json (in_string, &status, &error);
+  info = parse_checked (in_string, user_string, &status, &error);
   if (info != NULL) {
     *out_targetInfo = info;
     return MXL_STATUS_OK;

@@ -12,7 +12,8 @@
  */
 #include "fuzz.h"
 
-#include "fabrics/wire/options.h"
+#include "fabrics/protocol/options.h"
+#include "fabrics/protocol/protocol.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
@@ -40,6 +41,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_assert_cmpuint (opts.post_ring_capacity, <=, MXL_MAX_POST_RING_CAPACITY);
   g_assert_cmpuint (opts.post_ring_capacity & (opts.post_ring_capacity - 1), ==, 0);
   if (opts.protocol_set)
-    g_assert_nonnull (mxl_protocol_kind_to_string (opts.protocol));
+    g_assert_true (opts.protocol != NULL
+        && mxl_protocol_lookup (opts.protocol->name) == opts.protocol);
   return 0;
 }

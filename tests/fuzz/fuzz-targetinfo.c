@@ -16,6 +16,7 @@
  */
 #include "fuzz.h"
 
+#include "fabrics/protocol/protocol.h"
 #include "fabrics/wire/targetinfo.h"
 
 static void
@@ -29,7 +30,13 @@ check_parsed (struct mxlFabricsTargetInfo_t *info)
   g_assert_cmpuint (info->n_regions, >=, 1);
   g_assert_nonnull (info->regions);
   g_assert_cmpuint (info->fabric_address_len, >=, 1);
-  g_assert_nonnull (mxl_protocol_kind_to_string (info->protocol));
+  g_assert_nonnull (mxl_target_info_protocol (info));
+  /* the table's check: a row, or a reason */
+  if (mxl_protocol_check_info (info, &st, &error) == NULL) {
+    g_assert_cmpint (st, ==, MXL_ERR_INVALID_ARG);
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+    g_clear_error (&error);
+  }
 
   json = mxl_target_info_to_json (info);
   g_assert_nonnull (json);
@@ -37,7 +44,7 @@ check_parsed (struct mxlFabricsTargetInfo_t *info)
   if (again == NULL)
     g_error ("re-parse of our own JSON failed: %s\n%s", error->message, json);
   g_assert_true (mxl_target_info_equal (info, again));
-  g_assert_cmpint (again->protocol, ==, info->protocol);
+  g_assert_cmpstr (mxl_target_info_protocol (again), ==, mxl_target_info_protocol (info));
   g_assert_cmpstr (again->flow_def, ==, info->flow_def);
   json2 = mxl_target_info_to_json (again);
   g_assert_cmpstr (json, ==, json2);

@@ -167,7 +167,7 @@ mxlStatus mxl_provider_getinfo_caps (const mxlFabricsInterfaceConfig *config,
  * mxl_provider_getinfo_exact:
  * As mxl_provider_getinfo(), with the role's RMA capability replaced by
  * @caps (FI_RMA | FI_REMOTE_WRITE, FI_TAGGED | FI_RECV, ...: what one
- * transfer protocol needs, protocol.h mxl_protocol_caps()).
+ * transfer protocol needs, MxlProtocolDesc.caps, protocol.h).
  *
  * Returns: as mxl_provider_getinfo(); MXL_ERR_NO_FABRIC when no provider
  * entry offers @caps; MXL_ERR_UNSUPPORTED_OPERATION when the entry returned

@@ -20,7 +20,7 @@
 #include "fabrics/ofi/ofi.h"
 #include "fabrics/ofi/progress.h"
 #include "fabrics/wire/layout.h"
-#include "fabrics/wire/options.h"
+#include "fabrics/protocol/options.h"
 #include "fabrics/ofi/provider.h"
 
 typedef struct MxlEndpoint {

@@ -5,38 +5,68 @@
 #include <string.h>
 
 #include "fabrics/ofi/provider.h"
+#include "fabrics/protocol/protocol.h"
 #include "fabrics/protocol/initiator-state.h"
+
+/* The grain chunk source's state of a connection (conn->chunk_state). */
+typedef struct {
+  MxlChunkState base;
+  MxlGrainStage stage;
+  gboolean failed;              /* not registered: writes go from the slots */
+} MxlGrainConn;
+
+/* The connection's state, NULL before its first staged transfer. */
+static MxlGrainConn *
+peek_state (const MxlConn *conn)
+{
+  return conn->chunk_state == NULL || conn->chunk_state->source != &mxl_grain_chunks
+      ? NULL : mxl_container_of (conn->chunk_state, MxlGrainConn, base);
+}
+
+static MxlGrainConn *
+conn_state (MxlConn *conn)
+{
+  if (conn->chunk_state == NULL) {
+    MxlGrainConn *g = g_new0 (MxlGrainConn, 1);
+    g->base.source = &mxl_grain_chunks;
+    conn->chunk_state = &g->base;
+  }
+  return peek_state (conn);
+}
 
 gboolean
 mxl_grain_stage_ensure (MxlConn *conn)
 {
   MxlInitiator *init = conn->init;
+  MxlGrainConn *g;
   GError *error = NULL;
   size_t len = 0;
 
   /* One target: its stuck receiver holds slots only it would use. */
   if (init->conns->len < 2 || init->base.continuous
-      || !mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_RECEIVER_COPIES)
-      || conn->stage_failed)
+      || !mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_RECEIVER_COPIES))
     return FALSE;
-  if (conn->stage.base != NULL)
+  g = conn_state (conn);
+  if (g->failed)
+    return FALSE;
+  if (g->stage.base != NULL)
     return TRUE;
   for (guint s = 0; s < init->base.grain_count; s++)
     len = MAX (len, init->base.regions[s].len);
   if (len == 0)
     return FALSE;
-  conn->stage.n = MIN (init->base.grain_count, MXL_GRAIN_STAGE_SLOTS);
-  conn->stage.len = len;
-  conn->stage.base = g_malloc0 (len * conn->stage.n);
-  if (mxl_ofi_region_register (init->base.dom, conn->stage.base,
-          len * conn->stage.n, FI_WRITE,
-          &conn->stage.region, &error) != MXL_STATUS_OK) {
+  g->stage.n = MIN (init->base.grain_count, MXL_GRAIN_STAGE_SLOTS);
+  g->stage.len = len;
+  g->stage.base = g_malloc0 (len * g->stage.n);
+  if (mxl_ofi_region_register (init->base.dom, g->stage.base,
+          len * g->stage.n, FI_WRITE,
+          &g->stage.region, &error) != MXL_STATUS_OK) {
     g_message ("initiator: grain staging buffer not registered (%s): writes "
         "to target %" G_GUINT64_FORMAT " go from the ring slots",
         error ? error->message : "?", conn->target_id);
     g_clear_error (&error);
-    g_clear_pointer (&conn->stage.base, g_free);
-    conn->stage_failed = TRUE;
+    g_clear_pointer (&g->stage.base, g_free);
+    g->failed = TRUE;
     return FALSE;
   }
   return TRUE;
@@ -45,7 +75,7 @@ mxl_grain_stage_ensure (MxlConn *conn)
 guint
 mxl_grain_stage_slot (const MxlConn *conn, uint64_t seq)
 {
-  return (guint) (seq % conn->stage.n);
+  return (guint) (seq % peek_state (conn)->stage.n);
 }
 
 gboolean
@@ -67,7 +97,7 @@ gboolean
 mxl_grain_stage_copy (MxlConn *conn, uint64_t seq, const MxlChunk *chunk,
     struct iovec *iov, void **desc, guint *n_iov)
 {
-  const MxlGrainStage *stage = &conn->stage;
+  const MxlGrainStage *stage = &peek_state (conn)->stage;
   uint8_t *base = stage->base + mxl_grain_stage_slot (conn, seq) * stage->len;
   guint k = 0;
   size_t taken = 0;             /* bytes of iov[k] copied so far */
@@ -112,4 +142,36 @@ mxl_grain_stage_free (MxlOfiDomain *dom, MxlGrainStage *stage)
   if (dom != NULL)
     mxl_ofi_region_close (dom, &stage->region);
   g_clear_pointer (&stage->base, g_free);
+}
+
+void
+mxl_grain_stage_take (MxlConn *conn, MxlGrainStage *out)
+{
+  MxlGrainConn *g = peek_state (conn);
+
+  memset (out, 0, sizeof *out);
+  if (g == NULL)
+    return;
+  *out = g->stage;
+  memset (&g->stage, 0, sizeof g->stage);
+}
+
+void
+mxl_grain_stage_release (MxlConn *conn, gboolean final)
+{
+  MxlGrainConn *g = peek_state (conn);
+
+  if (g == NULL || !final)
+    return;
+  mxl_grain_stage_free (conn->init->base.dom, &g->stage);
+  g_free (g);
+  conn->chunk_state = NULL;
+}
+
+gboolean
+mxl_grain_stage_debug_allocated (const MxlConn *conn)
+{
+  const MxlGrainConn *g = peek_state (conn);
+
+  return g != NULL && g->stage.base != NULL;
 }

@@ -29,8 +29,10 @@
  * local_slot says which), so the count may change with writes in flight;
  * the buffers, allocated on the first staged transfer, stay until the
  * connection goes.
- * The buffers belong to the connection, and to its parked endpoint once
- * the connection is left with writes in flight (initiator_rdm.c).
+ * The buffers belong to the connection (the grain chunk source's state,
+ * conn->chunk_state, kept in grainstage.c), and to its parked endpoint
+ * once the connection is left with writes in flight (initiator_rdm.c,
+ * mxl_grain_stage_take()).
  */
 #pragma once
 
@@ -66,7 +68,8 @@ typedef struct MxlGrainStage {
  * starts (mxl_egress_pump(), MxlTransfer.staged). */
 gboolean mxl_grain_stage_ensure (MxlConn *conn);
 
-/** The buffer of transfer @seq (< stage.n). */
+/** The buffer of transfer @seq (< the buffer count); only after
+ * mxl_grain_stage_ensure() returned TRUE. */
 guint mxl_grain_stage_slot (const MxlConn *conn, uint64_t seq);
 
 /** Whether transfer @seq can start: no write of @conn still reads its
@@ -90,3 +93,17 @@ gboolean mxl_grain_stage_copy (MxlConn *conn, uint64_t seq,
 /** Deregisters and frees @stage (no-op when not allocated); only once no
  * posted write can read it any more. */
 void mxl_grain_stage_free (MxlOfiDomain *dom, MxlGrainStage *stage);
+
+/** Moves @conn's buffers (what its posted writes read) to @out (zeroed
+ * when it has none, or is not a grain connection); @conn allocates new
+ * ones should it stage again. The caller frees @out with
+ * mxl_grain_stage_free(). */
+void mxl_grain_stage_take (MxlConn *conn, MxlGrainStage *out);
+
+/** The release of the grain chunk source (MxlChunkSource.release): frees
+ * the connection's staging state when it goes (@final); a re-added
+ * target keeps it. */
+void mxl_grain_stage_release (MxlConn *conn, gboolean final);
+
+/** Test hook (internal): TRUE when @conn's staging buffers are allocated. */
+gboolean mxl_grain_stage_debug_allocated (const MxlConn *conn);

@@ -19,7 +19,7 @@
 #include "fabrics/protocol/grainstage.h"
 #include "fabrics/protocol/endpoint.h"
 #include "fabrics/ofi/ofi.h"
-#include "fabrics/wire/options.h"
+#include "fabrics/protocol/options.h"
 #include "fabrics/ofi/progress.h"
 #include "fabrics/protocol/protocol.h"
 #include "fabrics/ofi/provider.h"
@@ -81,7 +81,8 @@ struct MxlTransfer {
   MxlChunk pending;          /* produced but not yet posted */
   gboolean have_pending;
   gboolean started;
-  gboolean staged;           /* its writes send from conn->stage (grainstage.h) */
+  gboolean staged;           /* its writes send from the connection's staging
+                                buffer (grainstage.h) */
   guint outstanding;         /* writes of this transfer in flight */
   gint64 deadline;
   uint64_t chunk_length;     /* bytes of the pending chunk */
@@ -182,10 +183,9 @@ struct MxlConn {
                                 accepted (initiator_rdm.c: a shm target has
                                 its connection request from 1 on and took
                                 it up at 2) */
-  MxlChunkState *chunk_state;  /* the chunk source's (protocol_samples.c), or NULL */
-  /* grain flows on shm: what posted writes send from (grainstage.h) */
-  MxlGrainStage stage;
-  gboolean stage_failed;     /* not registered: writes go from the slots */
+  /* the chunk source's private state (protocol_samples.c; grain flows on
+   * shm: the staging buffers, grainstage.c), or NULL */
+  MxlChunkState *chunk_state;
   /* claims of an exclusive RDM target (claim.h, initiator_rdm.c): words
    * [0] claim, [1] release, [2] owner read back; registered FI_WRITE |
    * FI_READ when first needed */

@@ -20,9 +20,10 @@
 
 #include <mxl/mxl.h>
 
+#include "fabrics/wire/bounce.h"
 #include "fabrics/wire/layout.h"
 #include "flow/flow-internal.h"
-#include "fabrics/wire/options.h"
+#include "fabrics/protocol/options.h"
 #include "fabrics/ofi/provider.h"
 #include "fabrics/wire/targetinfo.h"
 
@@ -70,8 +71,27 @@ typedef struct MxlSamplesRequest {
   uint64_t count;
 } MxlSamplesRequest;
 
+/**
+ * MxlIngressState:
+ * The base of the write ingress's private target state, at t->istate
+ * (grain flows: protocol_write.c; continuous flows: protocol_samples.c);
+ * the ingress reaches its own struct with mxl_container_of(). Created by
+ * the ingress's setup, freed by its teardown (@ops).
+ */
+typedef struct MxlIngressState {
+  const struct MxlIngressOps *ops;
+} MxlIngressState;
+
 typedef struct MxlIngressOps {
   const char *name;
+  /* The write ingresses (mxl_rma_ingress_ops, mxl_rma_samples_ingress_ops):
+   * creates t->istate for @flow (continuous flows: allocates and registers
+   * the bounce ring, docs/wire-format.md §4.1), after the grain slots are
+   * registered. NULL for the ingresses installed in front of them (send,
+   * tagged). */
+  mxlStatus (*setup) (MxlTarget *target, const MxlFlowLayout *flow, GError **error);
+  /* Frees t->istate (the domain is still open). */
+  void (*teardown) (MxlTarget *target);
   /* Decodes one completion that carries immediate data. Returns OK with the
    * grain index (continuous flows: the head index and the sample count),
    * INVALID_ARG for bad network input (counted), or NOT_READY when the
@@ -128,8 +148,16 @@ typedef struct MxlChunkSource {
   void (*release) (MxlConn *conn, gboolean final);
 } MxlChunkSource;
 
-/** Per-connection state of a chunk source, defined by its file. */
-typedef struct MxlChunkState MxlChunkState;
+/**
+ * MxlChunkState:
+ * The base of a chunk source's per-connection state, at conn->chunk_state
+ * (protocol_samples.c, grainstage.c), allocated by the source when it
+ * first needs it; the source reaches its own struct with
+ * mxl_container_of() and frees it in its release (@final TRUE).
+ */
+typedef struct MxlChunkState {
+  const struct MxlChunkSource *source;
+} MxlChunkState;
 
 /* Grain chunks (protocol_grain.c) and sample chunks (protocol_samples.c). */
 extern const MxlChunkSource mxl_grain_chunks;
@@ -195,10 +223,11 @@ void mxl_egress_reset (MxlConn *conn);
  * Everything the engine knows about one transfer protocol. One per
  * protocol file (protocol_write.c, protocol_send.c, protocol_tagged.c), listed in mxl_protocols[]
  * (protocol_table.c); nothing outside the table tests which protocol is in use.
- * The wire name is mxl_protocol_kind_to_string (@kind) (targetinfo.c).
  */
 typedef struct MxlProtocolDesc {
-  MxlProtocolKind kind;
+  /* its name in TargetInfo ext."protocol" (docs/wire-format.md §11.1) and
+   * the "protocol" setup option: lower case, unique in the table */
+  const char *name;
   /* libfabric capabilities it needs, per MxlRole (target, initiator), and
    * their name for errors */
   uint64_t caps[2];
@@ -235,18 +264,27 @@ typedef struct MxlProtocolDesc {
 extern const MxlProtocolDesc *const mxl_protocols[];
 extern const guint mxl_n_protocols;
 
-/** The descriptor of @kind, or NULL. */
-const MxlProtocolDesc *mxl_protocol_desc (MxlProtocolKind kind);
+/** The descriptor named @name (exact, case-sensitive), or NULL (also for
+ * NULL @name). */
+const MxlProtocolDesc *mxl_protocol_lookup (const char *name);
+
+/** Appends the names of the table, in table order, each between @quote
+ * and @quote, separated by ", " and the last by @last_sep (", ", " or "):
+ * the lists of error messages and property texts. */
+void mxl_protocol_append_names (GString *out, const char *quote,
+    const char *last_sep);
 
 /**
- * mxl_protocol_caps:
- * The libfabric capabilities protocol @kind needs in @role (its
- * descriptor's caps): write FI_RMA | FI_REMOTE_WRITE (target) or
- * FI_RMA | FI_WRITE (initiator); send FI_MSG, tagged FI_TAGGED, each with
- * FI_RECV (target) or FI_SEND (initiator). Setup asks fi_getinfo() for
- * them (setup.c). Returns: 0 for an unknown @kind.
+ * mxl_protocol_check_info:
+ * The check of the TargetInfo parser (targetinfo.c) that needs the table:
+ * @info's protocol (mxl_target_info_protocol()) names a row. Called on
+ * every TargetInfo read from text (targetinfo-api.c). Returns: its
+ * descriptor, or NULL with MXL_ERR_INVALID_ARG in *@out_status (nullable)
+ * and a G_IO_ERROR_INVALID_DATA error naming the known ones.
  */
-uint64_t mxl_protocol_caps (MxlProtocolKind kind, MxlRole role);
+const MxlProtocolDesc *mxl_protocol_check_info (
+    const struct mxlFabricsTargetInfo_t *info, mxlStatus *out_status,
+    GError **error);
 
 /** Registers the initiator's context pool for FI_SEND when its provider
  * offers a protocol that sends message headers. */
@@ -254,16 +292,12 @@ mxlStatus mxl_protocol_initiator_setup (MxlInitiator *init, GError **error);
 
 /**
  * mxl_initiator_protocol_for:
- * The protocol this initiator uses for a target expecting @kind (its
- * provider's capabilities and its own "protocol" option decide). Returns:
- * NULL when it cannot speak @kind.
+ * The protocol this initiator uses for a target expecting the protocol
+ * named @name (its provider's capabilities and its own "protocol" option
+ * decide). Returns: NULL when it cannot speak it or no row has that name.
  */
 const MxlProtocolDesc *mxl_initiator_protocol_for (const MxlInitiator *init,
-    MxlProtocolKind kind);
-
-extern const MxlProtocolDesc mxl_protocol_write;
-extern const MxlProtocolDesc mxl_protocol_send;
-extern const MxlProtocolDesc mxl_protocol_tagged;
+    const char *name);
 
 /* --- continuous flows (protocol_samples.c) --- */
 
@@ -290,19 +324,22 @@ void mxl_samples_debug_staging (const MxlConn *conn, MxlSamplesStaging *out);
  * restores the default (4 MiB). Process-wide.
  */
 void mxl_samples_debug_set_staging_budget (uint64_t bytes);
-/** Allocates and registers the target's bounce ring (§4.1). */
-mxlStatus mxl_samples_target_setup (MxlTarget *target, const MxlFlowLayout *flow,
-    GError **error);
-/** Regions and bounceBufferInfo of the TargetInfo. */
+/** Regions and bounceBufferInfo of the TargetInfo of continuous-flow
+ * @target (its bounce ring, set up by mxl_rma_samples_ingress_ops). */
 void mxl_samples_target_fill_info (MxlTarget *target,
     struct mxlFabricsTargetInfo_t *info);
-void mxl_samples_target_teardown (MxlTarget *target);
-/** Validates, copies out, unpacks and commits bounce entry @e (whose data
- * is complete). Returns OK with (head, count), INVALID_ARG (bad header,
- * counted), MXL_FABRICS_EXT_STATUS_SAMPLES_LOST (counted), or the flow
- * writer's status. */
-mxlStatus mxl_samples_deliver_entry (MxlTarget *target, uint64_t e,
-    uint64_t *out_head, uint64_t *out_count);
+/**
+ * mxl_samples_target_entries:
+ * The bounce ring of continuous-flow @target (docs/wire-format.md §4.1):
+ * @out_count entries of @out_size bytes each, one allocation (where the
+ * send and tagged protocols receive). Returns: its first byte, owned by
+ * the target; NULL (and 0, 0) before the ring is set up.
+ */
+uint8_t *mxl_samples_target_entries (MxlTarget *target, uint64_t *out_count,
+    uint64_t *out_size);
+/** Test hook (internal): the channel rings' shape of continuous-flow
+ * @target as the target uses them, or NULL before setup. */
+const MxlSampleRing *mxl_samples_debug_target_ring (MxlTarget *target);
 
 /* --- send/receive (protocol_send.c) --- */
 

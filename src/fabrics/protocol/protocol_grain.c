@@ -130,6 +130,7 @@ grain_claim (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot)
 
 const MxlChunkSource mxl_grain_chunks = {
   .queue_grain = grain_queue,
+  .release = mxl_grain_stage_release,
   .claim = grain_claim,
   .next = next_chunk,
   .iov = grain_iov,

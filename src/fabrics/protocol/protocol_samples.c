@@ -61,7 +61,8 @@
 
 /* Per-connection state of the sample chunk source (conn->chunk_state),
  * allocated when the connection first queues a batch. */
-struct MxlChunkState {
+typedef struct {
+  MxlChunkState base;
   /* entry index counter (docs/wire-format.md §2.2) and the 16-byte header slots, one
    * per transfer that can be queued or in flight */
   uint32_t next_entry;
@@ -78,14 +79,25 @@ struct MxlChunkState {
   uint64_t *staging_owner;   /* transfer seq in each slot, G_MAXUINT64 = none */
   uint64_t staged_transfers; /* entries sent from a staging slot */
   uint64_t staging_full;     /* batches refused: no free slot (NOT_READY) */
-};
+} MxlSampleConn;
 
-static MxlChunkState *
+/* The connection's state, NULL before its first batch. */
+static MxlSampleConn *
+peek_state (const MxlConn *conn)
+{
+  return conn->chunk_state == NULL ? NULL
+      : mxl_container_of (conn->chunk_state, MxlSampleConn, base);
+}
+
+static MxlSampleConn *
 conn_state (MxlConn *conn)
 {
-  if (conn->chunk_state == NULL)
-    conn->chunk_state = g_new0 (MxlChunkState, 1);
-  return conn->chunk_state;
+  if (conn->chunk_state == NULL) {
+    MxlSampleConn *c = g_new0 (MxlSampleConn, 1);
+    c->base.source = &mxl_sample_chunks;
+    conn->chunk_state = &c->base;
+  }
+  return peek_state (conn);
 }
 
 mxlStatus
@@ -128,7 +140,7 @@ mxl_samples_target_usable (const MxlInitiator *init,
 static void
 samples_release (MxlConn *conn, gboolean final)
 {
-  MxlChunkState *c = conn->chunk_state;
+  MxlSampleConn *c = peek_state (conn);
 
   if (c == NULL)
     return;
@@ -143,14 +155,16 @@ samples_release (MxlConn *conn, gboolean final)
     mxl_ofi_region_close (conn->init->base.dom, &c->entry_headers_region);
     g_clear_pointer (&c->entry_headers, g_free);
   }
-  if (final)
-    g_clear_pointer (&conn->chunk_state, g_free);
+  if (final) {
+    g_free (c);
+    conn->chunk_state = NULL;
+  }
 }
 
 void
 mxl_samples_debug_staging (const MxlConn *conn, MxlSamplesStaging *out)
 {
-  const MxlChunkState *c = conn->chunk_state;
+  const MxlSampleConn *c = peek_state (conn);
 
   memset (out, 0, sizeof (*out));
   if (c == NULL)
@@ -164,7 +178,7 @@ mxl_samples_debug_staging (const MxlConn *conn, MxlSamplesStaging *out)
 static mxlStatus
 ensure_header_slots (MxlConn *conn)
 {
-  MxlChunkState *c = conn_state (conn);
+  MxlSampleConn *c = conn_state (conn);
   g_autoptr (GError) error = NULL;
 
   if (c->entry_headers != NULL)
@@ -206,7 +220,7 @@ mxl_samples_debug_set_staging_budget (uint64_t bytes)
 static void
 ensure_staging (MxlConn *conn)
 {
-  MxlChunkState *c = conn_state (conn);
+  MxlSampleConn *c = conn_state (conn);
   g_autoptr (GError) error = NULL;
   MxlInitiator *init = conn->init;
   uint64_t cap = mxl_bounce_capacity (&init->ring, conn->info->bounce_entry_size);
@@ -242,7 +256,7 @@ ensure_staging (MxlConn *conn)
 static gboolean
 staging_free (MxlConn *conn, uint64_t pieces)
 {
-  MxlChunkState *c = conn_state (conn);
+  MxlSampleConn *c = conn_state (conn);
   uint64_t queued_from = conn->q_len > 0 ? conn->queue[conn->q_head].seq : G_MAXUINT64;
 
   for (uint64_t k = 0; k < pieces; k++) {
@@ -268,7 +282,7 @@ static void
 queue_entry (MxlConn *conn, const EntryWire *w, uint64_t head, uint64_t count,
     gboolean staged)
 {
-  MxlChunkState *c = conn_state (conn);
+  MxlSampleConn *c = conn_state (conn);
   MxlInitiator *init = conn->init;
   MxlTransfer *t = mxl_egress_enqueue (conn);
 
@@ -303,7 +317,7 @@ queue_entry (MxlConn *conn, const EntryWire *w, uint64_t head, uint64_t count,
 static mxlStatus
 make_room (MxlConn *conn, uint64_t pieces, gboolean *out_staged)
 {
-  MxlChunkState *c = conn_state (conn);
+  MxlSampleConn *c = conn_state (conn);
 
   if (pieces > MXL_CONN_QUEUE)
     return MXL_ERR_INVALID_ARG;
@@ -334,7 +348,7 @@ entry_capacity (MxlConn *conn, const MxlSamplesRequest *req)
 static mxlStatus
 samples_queue (MxlConn *conn, const MxlSamplesRequest *req)
 {
-  MxlChunkState *c = conn_state (conn);
+  MxlSampleConn *c = conn_state (conn);
   uint64_t cap = entry_capacity (conn, req);
   uint64_t first;
   gboolean staged;
@@ -392,7 +406,7 @@ samples_next (MxlConn *conn, MxlTransfer *t)
 static gboolean
 samples_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint *n_iov)
 {
-  MxlChunkState *st = conn->chunk_state;
+  MxlSampleConn *st = peek_state (conn);
   const MxlSgChunk *c = &t->sg_pending;
 
   for (guint i = 0; i < c->n_iov; i++) {
@@ -452,66 +466,126 @@ const MxlChunkSource mxl_sample_chunks = {
 
 /* --------------------------------------------------------------- target */
 
-mxlStatus
-mxl_samples_target_setup (MxlTarget *t, const MxlFlowLayout *flow, GError **error)
+/* The target's ingress state of a continuous flow (t->istate): the bounce
+ * ring (§4.1) and what the checks of the entries delivered so far need. */
+typedef struct {
+  MxlIngressState base;
+  MxlSampleRing ring;
+  uint8_t *channels;              /* the writer's channel rings */
+  uint64_t entry_count, entry_size, entry_capacity;
+  uint8_t *bounce;                /* entry_count * entry_size bytes */
+  MxlOfiRegion bounce_region;     /* FI_REMOTE_WRITE */
+  uint8_t *entry_copy;            /* one entry's payload, copied out */
+  uint32_t *entry_pending;        /* buffered completions per entry */
+  gboolean have_last_entry, have_last_head;
+  uint64_t last_entry, last_head;
+} MxlSamplesIngress;
+
+/* The hot path's: t->istate is this ingress's (it is installed with it). */
+static MxlSamplesIngress *
+samples_of (MxlTarget *t)
 {
+  return mxl_container_of (t->istate, MxlSamplesIngress, base);
+}
+
+/* The accessors': NULL unless @t's ingress state is this one. */
+static MxlSamplesIngress *
+ingress_of (MxlTarget *t)
+{
+  return t->istate != NULL && t->istate->ops == &mxl_rma_samples_ingress_ops
+      ? mxl_container_of (t->istate, MxlSamplesIngress, base) : NULL;
+}
+
+/* Allocates and registers the target's bounce ring (§4.1). */
+static mxlStatus
+samples_ingress_setup (MxlTarget *t, const MxlFlowLayout *flow, GError **error)
+{
+  MxlSamplesIngress *s = g_new0 (MxlSamplesIngress, 1);
   size_t len = 0;
   uint64_t batch = flow->sync_batch_hint ? flow->sync_batch_hint : 1;
 
+  s->base.ops = &mxl_rma_samples_ingress_ops;
+  t->istate = &s->base;
   t->base.continuous = TRUE;
-  t->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
+  s->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
       flow->sample_word_size };
-  t->channels = mxl_flow_writer_channels (t->writer, &len);
-  if (t->channels == NULL
+  s->channels = mxl_flow_writer_channels (t->writer, &len);
+  if (s->channels == NULL
       || len != (size_t) flow->channel_count * flow->buffer_length * flow->sample_word_size) {
     g_set_error (error, MXL_OFI_ERROR, 0, "channel rings unavailable");
     return MXL_ERR_INVALID_ARG;
   }
   /* §4.1: batch = the flow's maxSyncBatchSizeHint; at most the ring. */
   batch = MIN (batch, (uint64_t) flow->buffer_length);
-  if (!mxl_bounce_geometry (&t->ring, batch, &t->entry_count, &t->entry_size)
-      || t->entry_count > G_MAXUINT32) {
+  if (!mxl_bounce_geometry (&s->ring, batch, &s->entry_count, &s->entry_size)
+      || s->entry_count > G_MAXUINT32) {
     g_set_error (error, MXL_OFI_ERROR, 0, "bounce ring too large");
     return MXL_ERR_INVALID_ARG;
   }
-  t->entry_capacity = batch;
-  t->bounce = g_malloc0 (t->entry_count * t->entry_size);
-  t->entry_copy = g_malloc (t->entry_size);
-  t->entry_pending = g_new0 (uint32_t, t->entry_count);
-  return mxl_ofi_region_register (t->base.dom, t->bounce, t->entry_count * t->entry_size,
-      FI_REMOTE_WRITE, &t->bounce_region, error);
+  s->entry_capacity = batch;
+  s->bounce = g_malloc0 (s->entry_count * s->entry_size);
+  s->entry_copy = g_malloc (s->entry_size);
+  s->entry_pending = g_new0 (uint32_t, s->entry_count);
+  return mxl_ofi_region_register (t->base.dom, s->bounce, s->entry_count * s->entry_size,
+      FI_REMOTE_WRITE, &s->bounce_region, error);
+}
+
+uint8_t *
+mxl_samples_target_entries (MxlTarget *t, uint64_t *out_count, uint64_t *out_size)
+{
+  MxlSamplesIngress *s = ingress_of (t);
+
+  *out_count = s ? s->entry_count : 0;
+  *out_size = s ? s->entry_size : 0;
+  return s ? s->bounce : NULL;
+}
+
+const MxlSampleRing *
+mxl_samples_debug_target_ring (MxlTarget *t)
+{
+  MxlSamplesIngress *s = ingress_of (t);
+
+  return s ? &s->ring : NULL;
 }
 
 void
 mxl_samples_target_fill_info (MxlTarget *t, struct mxlFabricsTargetInfo_t *info)
 {
-  info->n_regions = (guint) t->entry_count;
-  info->regions = g_new0 (MxlRemoteRegion, t->entry_count);
-  for (uint64_t e = 0; e < t->entry_count; e++) {
-    info->regions[e].addr = t->bounce_region.remote_addr + e * t->entry_size;
-    info->regions[e].len = t->entry_size;
-    info->regions[e].rkey = t->bounce_region.key;
+  MxlSamplesIngress *s = ingress_of (t);
+
+  info->n_regions = (guint) s->entry_count;
+  info->regions = g_new0 (MxlRemoteRegion, s->entry_count);
+  for (uint64_t e = 0; e < s->entry_count; e++) {
+    info->regions[e].addr = s->bounce_region.remote_addr + e * s->entry_size;
+    info->regions[e].len = s->entry_size;
+    info->regions[e].rkey = s->bounce_region.key;
   }
   info->has_bounce_buffer = TRUE;
-  info->bounce_entry_count = t->entry_count;
-  info->bounce_entry_size = t->entry_size;
+  info->bounce_entry_count = s->entry_count;
+  info->bounce_entry_size = s->entry_size;
 }
 
-void
-mxl_samples_target_teardown (MxlTarget *t)
+static void
+samples_ingress_teardown (MxlTarget *t)
 {
+  MxlSamplesIngress *s = samples_of (t);
+
   if (t->base.dom)
-    mxl_ofi_region_close (t->base.dom, &t->bounce_region);
-  g_clear_pointer (&t->bounce, g_free);
-  g_clear_pointer (&t->entry_copy, g_free);
-  g_clear_pointer (&t->entry_pending, g_free);
+    mxl_ofi_region_close (t->base.dom, &s->bounce_region);
+  g_free (s->bounce);
+  g_free (s->entry_copy);
+  g_free (s->entry_pending);
+  g_free (s);
+  t->istate = NULL;
 }
 
 static void
 samples_on_drained (MxlTarget *t, const struct fi_cq_data_entry *entry)
 {
-  if ((entry->flags & FI_REMOTE_CQ_DATA) && entry->data < t->entry_count)
-    t->entry_pending[entry->data]++;
+  MxlSamplesIngress *s = samples_of (t);
+
+  if ((entry->flags & FI_REMOTE_CQ_DATA) && entry->data < s->entry_count)
+    s->entry_pending[entry->data]++;
 }
 
 static mxlStatus
@@ -523,26 +597,30 @@ lost (MxlTarget *t, uint64_t e, const char *why)
   return MXL_FABRICS_EXT_STATUS_SAMPLES_LOST;
 }
 
-mxlStatus
-mxl_samples_deliver_entry (MxlTarget *t, uint64_t e, uint64_t *out_head,
+/* Validates, copies out, unpacks and commits bounce entry @e (whose data
+ * is complete). Returns OK with (head, count), INVALID_ARG (bad header,
+ * counted), MXL_FABRICS_EXT_STATUS_SAMPLES_LOST (counted), or the flow
+ * writer's status. */
+static mxlStatus
+deliver_entry (MxlTarget *t, MxlSamplesIngress *s, uint64_t e, uint64_t *out_head,
     uint64_t *out_count)
 {
-  const uint8_t *entry = t->bounce + e * t->entry_size;
+  const uint8_t *entry = s->bounce + e * s->entry_size;
   mxlMutableWrappedMultiBufferSlice slices;
   uint64_t head, count, head2, count2;
   mxlStatus st;
 
   mxl_bounce_header_read (entry, &head, &count);
-  if (!mxl_bounce_entry_check (&t->ring, t->entry_capacity, head, count)) {
+  if (!mxl_bounce_entry_check (&s->ring, s->entry_capacity, head, count)) {
     t->stats.badBounceEntries++;
     g_debug ("target %" G_GUINT64_FORMAT ": bounce entry %" G_GUINT64_FORMAT
         " header (head %" G_GUINT64_FORMAT ", count %" G_GUINT64_FORMAT ") out of "
-        "range (capacity %" G_GUINT64_FORMAT ")", t->id, e, head, count, t->entry_capacity);
+        "range (capacity %" G_GUINT64_FORMAT ")", t->id, e, head, count, s->entry_capacity);
     return MXL_ERR_INVALID_ARG;
   }
   /* Copy out, then check that nobody rewrote the entry meanwhile. */
-  memcpy (t->entry_copy, entry + MXL_BOUNCE_HEADER_SIZE,
-      (size_t) (count * t->ring.channels * t->ring.word_size));
+  memcpy (s->entry_copy, entry + MXL_BOUNCE_HEADER_SIZE,
+      (size_t) (count * s->ring.channels * s->ring.word_size));
   __atomic_thread_fence (__ATOMIC_ACQUIRE);
   mxl_bounce_header_read (entry, &head2, &count2);
   if (head2 != head || count2 != count)
@@ -550,21 +628,21 @@ mxl_samples_deliver_entry (MxlTarget *t, uint64_t e, uint64_t *out_head,
   /* Not newer than what was delivered: this entry's own batch was
    * overwritten by one delivered already (a head more than a ring behind
    * is a restarted initiator, accepted). */
-  if (t->have_last_head && head <= t->last_head && t->last_head - head < t->ring.length)
+  if (s->have_last_head && head <= s->last_head && s->last_head - head < s->ring.length)
     return lost (t, e, "stale entry");
-  if (t->have_last_head && head - count > t->last_head)
-    t->stats.samplesSkipped += head - count - t->last_head;
+  if (s->have_last_head && head - count > s->last_head)
+    t->stats.samplesSkipped += head - count - s->last_head;
   st = mxlFlowWriterOpenSamples (t->writer, head, count, &slices);
   if (st == MXL_STATUS_OK) {
-    mxl_bounce_unpack (&t->ring, t->channels, t->entry_copy, head, count);
+    mxl_bounce_unpack (&s->ring, s->channels, s->entry_copy, head, count);
     st = mxlFlowWriterCommitSamples (t->writer);
   }
   if (st != MXL_STATUS_OK) {
     t->stats.commitFailures++;
     return st;
   }
-  t->have_last_head = TRUE;
-  t->last_head = head;
+  s->have_last_head = TRUE;
+  s->last_head = head;
   t->stats.batchesReceived++;
   *out_head = head;
   *out_count = count;
@@ -575,29 +653,32 @@ static mxlStatus
 samples_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
     uint64_t *out_head, uint64_t *out_count)
 {
+  MxlSamplesIngress *s = samples_of (t);
   uint64_t e = entry->data;
   gboolean superseded = FALSE;
 
-  if (e < t->entry_count && t->entry_pending[e] > 0)
-    superseded = --t->entry_pending[e] > 0;
-  if (e >= t->entry_count) {
+  if (e < s->entry_count && s->entry_pending[e] > 0)
+    superseded = --s->entry_pending[e] > 0;
+  if (e >= s->entry_count) {
     t->stats.badImmediateData++;
     g_debug ("target %" G_GUINT64_FORMAT ": bounce entry %" G_GUINT64_FORMAT
-        " out of range (%" G_GUINT64_FORMAT " entries)", t->id, e, t->entry_count);
+        " out of range (%" G_GUINT64_FORMAT " entries)", t->id, e, s->entry_count);
     return MXL_ERR_INVALID_ARG;
   }
   /* A reference initiator counts entries 0, 1, ... modulo entryCount. */
-  if (t->have_last_entry && e != (t->last_entry + 1) % t->entry_count)
+  if (s->have_last_entry && e != (s->last_entry + 1) % s->entry_count)
     t->stats.entriesOutOfSequence++;
-  t->have_last_entry = TRUE;
-  t->last_entry = e;
+  s->have_last_entry = TRUE;
+  s->last_entry = e;
   if (superseded)
     return lost (t, e, "a newer batch is in the entry");
-  return mxl_samples_deliver_entry (t, e, out_head, out_count);
+  return deliver_entry (t, s, e, out_head, out_count);
 }
 
 const MxlIngressOps mxl_rma_samples_ingress_ops = {
   .name = "rma-write-samples",
+  .setup = samples_ingress_setup,
+  .teardown = samples_ingress_teardown,
   .on_completion = samples_on_completion,
   .on_drained = samples_on_drained,
 };

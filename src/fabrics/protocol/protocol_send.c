@@ -166,11 +166,14 @@ mxl_send_target_init (MxlTarget *t, gsize state_size, GError **error)
   t->n_rx = MAX (MIN (t->n_rx, SEND_MAX_RING_BYTES / size), 2u);
   /* Where messages may land: the grain slots or the bounce entries. */
   if (t->base.continuous) {
-    s->n_regions = (guint) t->entry_count;
+    uint64_t count, esize;
+    uint8_t *bounce = mxl_samples_target_entries (t, &count, &esize);
+
+    s->n_regions = (guint) count;
     s->regions = g_new0 (MxlRemoteRegion, s->n_regions);
     for (guint e = 0; e < s->n_regions; e++)
       s->regions[e] = (MxlRemoteRegion) {
-          (uintptr_t) (t->bounce + e * t->entry_size), t->entry_size, 0 };
+          (uintptr_t) (bounce + e * esize), esize, 0 };
   } else {
     s->n_regions = t->base.grain_count;
     s->regions = g_new0 (MxlRemoteRegion, s->n_regions);
@@ -281,7 +284,7 @@ send_target_teardown (MxlTarget *t)
 }
 
 const MxlProtocolDesc mxl_protocol_send = {
-  .kind = MXL_PROTOCOL_SEND,
+  .name = "send",
   .caps = { [MXL_ROLE_TARGET] = FI_MSG | FI_RECV,
             [MXL_ROLE_INITIATOR] = FI_MSG | FI_SEND },
   .caps_name = "FI_MSG",

@@ -258,9 +258,13 @@ tagged_target_setup (MxlTarget *t, GError **error)
    * be registered for remote write). */
   g->n_mrs = t->base.continuous ? 1 : s->n_regions;
   g->mrs = g_new0 (MxlOfiRegion, g->n_mrs);
-  if (t->base.continuous)
-    return mxl_ofi_region_register (t->base.dom, t->bounce, t->entry_count * t->entry_size,
-        FI_RECV, &g->mrs[0], error);
+  if (t->base.continuous) {
+    uint64_t count, size;
+    uint8_t *bounce = mxl_samples_target_entries (t, &count, &size);
+
+    return mxl_ofi_region_register (t->base.dom, bounce, count * size, FI_RECV,
+        &g->mrs[0], error);
+  }
   for (guint r = 0; r < g->n_mrs; r++) {
     st = mxl_ofi_region_register (t->base.dom, t->base.regions[r].base, t->base.regions[r].len,
         FI_RECV, &g->mrs[r], error);
@@ -419,7 +423,7 @@ mxl_tagged_debug_in_place (MxlTarget *t, guint *out_per_region, guint *out_piece
 }
 
 const MxlProtocolDesc mxl_protocol_tagged = {
-  .kind = MXL_PROTOCOL_TAGGED,
+  .name = "tagged",
   .caps = { [MXL_ROLE_TARGET] = FI_TAGGED | FI_RECV,
             [MXL_ROLE_INITIATOR] = FI_TAGGED | FI_SEND },
   .caps_name = "FI_TAGGED",

@@ -55,13 +55,50 @@ write_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
 
 /* --------------------------------------------------------------- ingress */
 
+/* The target's ingress state of a grain flow (t->istate). */
+typedef struct {
+  MxlIngressState base;
+  uint32_t *slot_pending;         /* buffered completions per slot */
+  gboolean have_committed;        /* committed_max is set */
+  uint64_t committed_max;         /* highest grain index committed */
+} MxlGrainIngress;
+
+static MxlGrainIngress *
+ingress_of (MxlTarget *t)
+{
+  return mxl_container_of (t->istate, MxlGrainIngress, base);
+}
+
+static mxlStatus
+rma_ingress_setup (MxlTarget *t, const MxlFlowLayout *flow, GError **error)
+{
+  MxlGrainIngress *g = g_new0 (MxlGrainIngress, 1);
+
+  (void) flow;
+  (void) error;
+  g->base.ops = &mxl_rma_ingress_ops;
+  g->slot_pending = g_new0 (uint32_t, MAX (t->base.grain_count, 1));
+  t->istate = &g->base;
+  return MXL_STATUS_OK;
+}
+
+static void
+rma_ingress_teardown (MxlTarget *t)
+{
+  MxlGrainIngress *g = ingress_of (t);
+
+  g_free (g->slot_pending);
+  g_free (g);
+  t->istate = NULL;
+}
+
 static void
 rma_on_drained (MxlTarget *t, const struct fi_cq_data_entry *entry)
 {
   uint32_t slot = (uint32_t) (entry->data & 0xFFFFu);
 
   if ((entry->flags & FI_REMOTE_CQ_DATA) && slot < t->base.grain_count)
-    t->slot_pending[slot]++;
+    ingress_of (t)->slot_pending[slot]++;
 }
 
 /* Whether the header index @index read in @slot for the completion being
@@ -74,7 +111,9 @@ rma_on_drained (MxlTarget *t, const struct fi_cq_data_entry *entry)
 static gboolean
 header_overtaken (MxlTarget *t, uint32_t slot, uint64_t index)
 {
-  if (!t->have_committed || index <= t->committed_max + t->base.grain_count)
+  const MxlGrainIngress *g = ingress_of (t);
+
+  if (!g->have_committed || index <= g->committed_max + t->base.grain_count)
     return FALSE;
   for (size_t j = t->batch_pos; j < t->batch_len; j++) {
     const struct fi_cq_data_entry *e = &t->batch[j];
@@ -95,6 +134,7 @@ static mxlStatus
 rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
     uint64_t *out_index, uint64_t *out_count)
 {
+  MxlGrainIngress *g = ingress_of (t);
   mxlGrainInfo info;
   uint8_t *payload = NULL;
   uint32_t slot;
@@ -107,8 +147,8 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
   /* Bookkeeping of the batch first (rma_on_drained() counted every completion
    * whose low 16 bits name an existing slot): is a newer completion for
    * this slot already waiting? */
-  if (raw_slot < t->base.grain_count && t->slot_pending[raw_slot] > 0)
-    superseded = --t->slot_pending[raw_slot] > 0;
+  if (raw_slot < t->base.grain_count && g->slot_pending[raw_slot] > 0)
+    superseded = --g->slot_pending[raw_slot] > 0;
 
   if (mxl_imm_grain_decode (entry->data, t->base.grain_count, t->base.layout.total_slices,
           &slot, &slices) != MXL_IMM_OK) {
@@ -152,9 +192,9 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
     return st;
   }
   t->stats.grainsReceived++;
-  if (!t->have_committed || index > t->committed_max)
-    t->committed_max = index;
-  t->have_committed = TRUE;
+  if (!g->have_committed || index > g->committed_max)
+    g->committed_max = index;
+  g->have_committed = TRUE;
   *out_index = index;
   *out_count = 0;
   return MXL_STATUS_OK;
@@ -162,6 +202,8 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
 
 const MxlIngressOps mxl_rma_ingress_ops = {
   .name = "rma-write",
+  .setup = rma_ingress_setup,
+  .teardown = rma_ingress_teardown,
   .on_completion = rma_on_completion,
   .on_drained = rma_on_drained,
 };
@@ -187,7 +229,7 @@ write_target_setup (MxlTarget *t, GError **error)
 }
 
 const MxlProtocolDesc mxl_protocol_write = {
-  .kind = MXL_PROTOCOL_WRITE,
+  .name = "write",
   .caps = { [MXL_ROLE_TARGET] = FI_RMA | FI_REMOTE_WRITE,
             [MXL_ROLE_INITIATOR] = FI_RMA | FI_WRITE },
   .caps_name = "FI_RMA",

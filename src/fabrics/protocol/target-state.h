@@ -18,7 +18,7 @@
 #include "fabrics/wire/claim.h"
 #include "fabrics/protocol/endpoint.h"
 #include "fabrics/ofi/ofi.h"
-#include "fabrics/wire/options.h"
+#include "fabrics/protocol/options.h"
 #include "fabrics/ofi/pollnap.h"
 #include "fabrics/ofi/progress.h"
 #include "fabrics/protocol/protocol.h"
@@ -89,24 +89,14 @@ struct mxlFabricsTarget_t {
   const MxlTargetTypeOps *type_ops;
   const MxlIngressOps *ingress;
   mxlFlowWriter writer;
-  /* continuous flows (protocol_samples.c) */
-  MxlSampleRing ring;
-  uint8_t *channels;              /* the writer's channel rings */
-  uint64_t entry_count, entry_size, entry_capacity;
-  uint8_t *bounce;                /* entry_count * entry_size bytes */
-  MxlOfiRegion bounce_region;     /* FI_REMOTE_WRITE */
-  uint8_t *entry_copy;            /* one entry's payload, copied out */
-  uint32_t *entry_pending;        /* buffered completions per entry */
-  gboolean have_last_entry, have_last_head;
-  uint64_t last_entry, last_head;
+  /* the write ingress's private state: grains protocol_write.c, continuous
+   * flows protocol_samples.c (their bounce ring) */
+  MxlIngressState *istate;
   struct mxlFabricsTargetInfo_t *info;
   uint64_t id;
   /* completion batch */
   struct fi_cq_data_entry *batch;
   size_t batch_cap, batch_len, batch_pos;
-  uint32_t *slot_pending;         /* buffered completions per slot */
-  gboolean have_committed;        /* committed_max is set */
-  uint64_t committed_max;         /* highest grain index committed */
   MxlPollNap nap;                 /* polls of blocking reads without a CQ wait object */
   /* posted receives: consumed by immediate data (FI_RX_CQ_DATA providers,
    * 8 bytes each) or the send protocol's receive ring (rx_entry_size each) */
@@ -117,8 +107,8 @@ struct mxlFabricsTarget_t {
   MxlOfiRegion rx_region;
   struct fi_context2 *rx_ctx;     /* n_rx contexts */
   struct fid_ep *rx_ep;           /* endpoint the receives are posted on */
-  MxlProtocolKind protocol;       /* what the TargetInfo advertises */
-  const MxlProtocolDesc *proto;   /* its descriptor (protocol_table.c) */
+  const MxlProtocolDesc *proto;   /* what the TargetInfo advertises: a row
+                                     of the table (protocol_table.c) */
   MxlTargetProto *pstate;         /* its private state (protocol_send.c,
                                      tagged.c), or NULL */
   const MxlRxOps *rx_ops;

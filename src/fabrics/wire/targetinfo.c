@@ -18,34 +18,10 @@
 #include "fabrics/wire/base64.h"
 #include "fabrics/wire/jsonutil.h"
 
-static const char *const protocol_names[] = {
-  [MXL_PROTOCOL_WRITE] = "write",
-  [MXL_PROTOCOL_SEND] = "send",
-  [MXL_PROTOCOL_TAGGED] = "tagged",
-};
-
 const char *
-mxl_protocol_kind_to_string (MxlProtocolKind kind)
+mxl_target_info_protocol (const struct mxlFabricsTargetInfo_t *info)
 {
-  if ((guint) kind >= G_N_ELEMENTS (protocol_names))
-    return NULL;
-  return protocol_names[kind];
-}
-
-gboolean
-mxl_protocol_kind_from_string (const char *text, MxlProtocolKind *out)
-{
-  guint i;
-
-  if (text == NULL)
-    return FALSE;
-  for (i = 0; i < G_N_ELEMENTS (protocol_names); i++) {
-    if (strcmp (text, protocol_names[i]) == 0) {
-      *out = (MxlProtocolKind) i;
-      return TRUE;
-    }
-  }
-  return FALSE;
+  return info->protocol != NULL ? info->protocol : MXL_TARGET_INFO_DEFAULT_PROTOCOL;
 }
 
 struct mxlFabricsTargetInfo_t *
@@ -63,6 +39,7 @@ mxl_target_info_free (struct mxlFabricsTargetInfo_t *info)
   g_free (info->provider);
   g_free (info->regions);
   g_free (info->flow_def);
+  g_free (info->protocol);
   g_free (info);
 }
 
@@ -79,6 +56,7 @@ mxl_target_info_copy (const struct mxlFabricsTargetInfo_t *info)
   copy->regions = g_memdup2 (info->regions,
       (gsize) info->n_regions * sizeof (MxlRemoteRegion));
   copy->flow_def = g_strdup (info->flow_def);
+  copy->protocol = g_strdup (info->protocol);
   return copy;
 }
 
@@ -128,13 +106,11 @@ mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
   g_autoptr (JsonGenerator) gen = json_generator_new ();
   g_autoptr (JsonNode) root = NULL;
   g_autofree char *address = NULL;
-  const char *protocol;
   guint i;
 
   g_return_val_if_fail (info != NULL, NULL);
 
   address = mxl_base64_encode (info->fabric_address, info->fabric_address_len);
-  protocol = mxl_protocol_kind_to_string (info->protocol);
 
   /* json-glib keeps members in insertion order: insert them sorted (§1.2). */
   json_builder_begin_object (b);
@@ -154,7 +130,7 @@ mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
     json_builder_add_string_value (b, info->flow_def);
   }
   json_builder_set_member_name (b, "protocol");
-  json_builder_add_string_value (b, protocol != NULL ? protocol : "write");
+  json_builder_add_string_value (b, mxl_target_info_protocol (info));
   if (info->recv_size != 0)
     add_u64_string (b, "recvSize", info->recv_size);
   if (info->owner_pid != 0)
@@ -352,7 +328,6 @@ read_ext (JsonObject *root, struct mxlFabricsTargetInfo_t *info, GError **error)
   JsonObject *ext;
   const char *protocol = NULL, *flow_def = NULL;
 
-  info->protocol = MXL_PROTOCOL_WRITE;
   if (!get_object (root, "ext", FALSE, &ext, error))
     return FALSE;
   if (ext == NULL)
@@ -378,9 +353,9 @@ read_ext (JsonObject *root, struct mxlFabricsTargetInfo_t *info, GError **error)
       return FALSE;
     info->has_claim = TRUE;
   }
-  if (protocol != NULL && !mxl_protocol_kind_from_string (protocol, &info->protocol))
-    return fail (error, "ext.\"protocol\" \"%.20s\" is not write, send or tagged",
-        protocol);
+  /* Kept as given: the protocol table checks the name
+   * (mxl_protocol_check_info(), protocol_table.c). */
+  info->protocol = g_strdup (protocol);
   info->flow_def = g_strdup (flow_def);
   return TRUE;
 }

@@ -18,12 +18,9 @@ typedef struct MxlRemoteRegion {
   uint64_t rkey;   /* fi_mr_key() of the target's region */
 } MxlRemoteRegion;
 
-/** Transfer protocol a target expects (our extension key, §"ext" below). */
-typedef enum MxlProtocolKind {
-  MXL_PROTOCOL_WRITE = 0,   /* remote write + immediate data (the reference's only protocol) */
-  MXL_PROTOCOL_SEND = 1,    /* untagged send with remote CQ data into a bounce ring */
-  MXL_PROTOCOL_TAGGED = 2,  /* tagged send, tag = grain slot */
-} MxlProtocolKind;
+/** The protocol of a TargetInfo without ext."protocol": remote write +
+ * immediate data, the reference's only protocol (docs/wire-format.md §11.1). */
+#define MXL_TARGET_INFO_DEFAULT_PROTOCOL "write"
 
 struct mxlFabricsTargetInfo_t {
   uint32_t address_format;       /* libfabric addr_format enum value (1,2,3,4,9,12,17) */
@@ -40,7 +37,11 @@ struct mxlFabricsTargetInfo_t {
    * {"ext":{"protocol":"write|send|tagged","flowDef":"<NMOS flow JSON>",
    *   "recvSize":"<bytes>","pid":"<process id, shm>",
    *   "claimAddr":"<addr>","claimKey":"<rkey>"}} */
-  MxlProtocolKind protocol;
+  char *protocol;                 /* ext."protocol" as given, owned; NULL: not
+                                    given (MXL_TARGET_INFO_DEFAULT_PROTOCOL).
+                                    A name of the protocol table, checked by
+                                    mxl_protocol_check_info() (protocol_table.c),
+                                    not by the parser */
   uint64_t recv_size;            /* send protocol: bytes of one posted receive
                                     (message header included); 0 = not given */
   char *flow_def;                /* nullable, owned */
@@ -90,7 +91,9 @@ char *mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info);
  * accepted); "regions" a non-empty array of objects with "addr", "len",
  * "rkey"; optional "bounceBufferInfo" object with "entryCount", "entrySize";
  * "id"; "provider" a string (any name); optional "ext" object with optional
- * "protocol" (write|send|tagged, default write) and "flowDef" strings and
+ * "protocol" (any name, kept as given: mxl_protocol_check_info() checks it
+ * against the protocol table; absent: MXL_TARGET_INFO_DEFAULT_PROTOCOL,
+ * docs/wire-format.md §11.1) and "flowDef" strings and
  * "recvSize" (64-bit, send protocol, bytes of one posted receive). Every
  * 64-bit value is a decimal string: optional leading blanks and '+', then
  * digits (no '-', no overflow), then optional trailing blanks. Unknown keys
@@ -108,20 +111,9 @@ struct mxlFabricsTargetInfo_t *mxl_target_info_from_json (const char *text,
 gboolean mxl_target_info_equal (const struct mxlFabricsTargetInfo_t *a,
     const struct mxlFabricsTargetInfo_t *b);
 
-/**
- * mxl_protocol_kind_to_string:
- * Returns: (transfer none): "write", "send" or "tagged"; NULL for a value
- * outside MxlProtocolKind.
- */
-const char *mxl_protocol_kind_to_string (MxlProtocolKind kind);
-
-/**
- * mxl_protocol_kind_from_string:
- * Exact, case-sensitive "write", "send", "tagged" (TargetInfo "ext.protocol"
- * and the "protocol" setup option).
- * Returns: TRUE and *@out set, or FALSE (nothing written) for anything else.
- */
-gboolean mxl_protocol_kind_from_string (const char *text, MxlProtocolKind *out);
+/** The protocol name @info advertises: info->protocol, or
+ * MXL_TARGET_INFO_DEFAULT_PROTOCOL when it gives none. (transfer none) */
+const char *mxl_target_info_protocol (const struct mxlFabricsTargetInfo_t *info);
 
 /** Largest document mxl_target_info_from_user_string() reads from a file. */
 #define MXL_TARGET_INFO_MAX_FILE_BYTES (4u << 20)

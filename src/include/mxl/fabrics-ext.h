@@ -114,6 +114,40 @@ MXL_EXPORT mxlStatus mxlFabricsExtGetProvider (size_t in_index,
     mxlFabricsExtProviderInfo *out_info);
 
 /**
+ * mxlFabricsExtProtocolInfo:
+ * @name: its name as the "protocol" setup option and the TargetInfo's
+ *   ext."protocol" take it ("write", "send", "tagged";
+ *   docs/wire-format.md §11.1). Static, owned by the library.
+ * @capability: the libfabric capability a provider must offer for it
+ *   ("FI_RMA", "FI_MSG", "FI_TAGGED"). Static, owned by the library.
+ * @targetRank: a target without a "protocol" option takes, of the
+ *   protocols its provider offers, the one of the lowest rank (0 first).
+ *
+ * One transfer protocol this library speaks.
+ */
+typedef struct mxlFabricsExtProtocolInfo {
+  char const *name;
+  char const *capability;
+  uint32_t targetRank;
+} mxlFabricsExtProtocolInfo;
+
+/**
+ * mxlFabricsExtGetProtocol:
+ * @in_index: 0, 1, ... up to the number of protocols (3 today: write,
+ *   send, tagged, in that order).
+ * @out_info: (out): filled with protocol @in_index; its strings are static.
+ *
+ * Lists the transfer protocols of this library (the values of the
+ * "protocol" setup option), whether or not a provider offers them. Iterate
+ * from 0 until the call returns MXL_ERR_NOT_FOUND.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_NOT_FOUND for @in_index past the last
+ * protocol; MXL_ERR_INVALID_ARG for NULL @out_info.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtGetProtocol (size_t in_index,
+    mxlFabricsExtProtocolInfo *out_info);
+
+/**
  * mxlFabricsExtValidateOptions:
  * @in_options: (nullable): setup options JSON as given to
  *   mxlFabricsTargetSetup() / mxlFabricsInitiatorSetup() (docs/wire-format.md §7.3);

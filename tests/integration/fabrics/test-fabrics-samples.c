@@ -86,7 +86,7 @@ pair_open (Pair *pr, const FabProv *p, guint channels, guint batch,
   g_free (wopts);
   pr->t = fabtest_target (&pr->ts, p, target_options, &pr->info);
   pr->init = fabtest_initiator (&pr->is, p, initiator_options);
-  pr->tring = pr->t->ring;
+  pr->tring = *mxl_samples_debug_target_ring (pr->t);
   pr->iring = pr->init->ring;
   pr->staged = pr->init->base.options.samples_staging;
   g_assert_cmpuint (pr->tring.length, ==, 13312);
@@ -345,13 +345,15 @@ hostile (gconstpointer data)
     other->id++;
     /* (tcp has no tag matching; rxm and shm initiators speak tagged.) */
     if (!(pr.init->base.dom->info->caps & FI_TAGGED)) {
-      other->protocol = MXL_PROTOCOL_TAGGED;
+      g_free (other->protocol);
+      other->protocol = g_strdup ("tagged");
       g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*\"tagged\" protocol*");
       g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr.init, other), ==,
           MXL_ERR_UNSUPPORTED_OPERATION);
       g_test_assert_expected_messages ();
     }
-    other->protocol = MXL_PROTOCOL_WRITE;
+    g_free (other->protocol);
+    other->protocol = g_strdup ("write");
     other->bounce_entry_size = 16 + tc->channels * 4 - 1;   /* not one sample */
     g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*unusable*");
     g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr.init, other), ==, MXL_ERR_INVALID_ARG);

@@ -3,7 +3,8 @@
 #include <gio/gio.h>
 #include <string.h>
 
-#include "fabrics/wire/options.h"
+#include "fabrics/protocol/options.h"
+#include "fabrics/protocol/protocol.h"
 
 #include <mxl/fabrics-ext.h>
 
@@ -14,7 +15,7 @@ assert_defaults (const MxlSetupOptions *o)
   g_assert_cmpuint (o->max_message_size, ==, 0);
   g_assert_cmpuint (o->iov_limit, ==, 0);
   g_assert_false (o->protocol_set);
-  g_assert_cmpint (o->protocol, ==, MXL_PROTOCOL_WRITE);
+  g_assert_cmpstr (o->protocol->name, ==, "write");
   g_assert_false (o->progress_thread);
   g_assert_true (o->samples_staging);
   g_assert_true (o->exclusive);
@@ -136,7 +137,7 @@ test_all_keys (void)
   g_assert_cmpuint (o.max_message_size, ==, G_GUINT64_CONSTANT (9007199254740993));
   g_assert_cmpuint (o.iov_limit, ==, 4);
   g_assert_true (o.protocol_set);
-  g_assert_cmpint (o.protocol, ==, MXL_PROTOCOL_TAGGED);
+  g_assert_cmpstr (o.protocol->name, ==, "tagged");
   g_assert_true (o.progress_thread);
   g_assert_cmpuint (o.post_ring_capacity, ==, 2);
   g_assert_false (o.samples_staging);
@@ -152,14 +153,14 @@ test_all_keys (void)
   g_assert_cmpuint (o.cq_depth, ==, 1048576);
   g_assert_cmpuint (o.iov_limit, ==, 1024);
   g_assert_cmpuint (o.post_ring_capacity, ==, 1048576);
-  g_assert_cmpint (o.protocol, ==, MXL_PROTOCOL_SEND);
+  g_assert_cmpstr (o.protocol->name, ==, "send");
   g_assert_false (o.progress_thread);
   g_assert_cmpuint (o.max_message_size, ==, 1);
   g_assert_cmpint (mxl_setup_options_parse ("{\"cqDepth\":64.0,\"protocol\":\"write\"}",
           &o, &error), ==, MXL_STATUS_OK);
   g_assert_cmpuint (o.cq_depth, ==, 64);
   g_assert_true (o.protocol_set);
-  g_assert_cmpint (o.protocol, ==, MXL_PROTOCOL_WRITE);
+  g_assert_cmpstr (o.protocol->name, ==, "write");
 }
 
 /* The strict check elements use: unknown keys are errors there. */

@@ -3,11 +3,12 @@
  * Setup options of targets and initiators (see options.h): one table of keys,
  * each with its reader, so adding an option is one row and one function.
  */
-#include "fabrics/wire/options.h"
+#include "fabrics/protocol/options.h"
 
 #include <gio/gio.h>
 #include <string.h>
 
+#include "fabrics/protocol/protocol.h"
 #include "fabrics/wire/jsonutil.h"
 
 #include <mxl/fabrics-ext.h>
@@ -92,17 +93,17 @@ read_protocol (JsonNode *node, const char *key, MxlSetupOptions *out,
     GError **error)
 {
   g_autoptr (GString) names = NULL;
-  const char *name;
+  const MxlProtocolDesc *p = mxl_json_value_type (node) == G_TYPE_STRING
+      ? mxl_protocol_lookup (json_node_get_string (node)) : NULL;
 
-  if (mxl_json_value_type (node) == G_TYPE_STRING
-      && mxl_protocol_kind_from_string (json_node_get_string (node), &out->protocol)) {
+  if (p != NULL) {
+    out->protocol = p;
     out->protocol_set = TRUE;
     return TRUE;
   }
-  /* The wire names of every protocol (targetinfo.c). */
+  /* The names of the protocol table. */
   names = g_string_new ("one of ");
-  for (guint i = 0; (name = mxl_protocol_kind_to_string ((MxlProtocolKind) i)); i++)
-    g_string_append_printf (names, "%s\"%s\"", i ? ", " : "", name);
+  mxl_protocol_append_names (names, "\"", ", ");
   return bad (error, key, names->str);
 }
 
@@ -155,7 +156,7 @@ mxl_setup_options_defaults (MxlSetupOptions *out)
 {
   memset (out, 0, sizeof *out);
   out->cq_depth = MXL_DEFAULT_CQ_DEPTH;
-  out->protocol = MXL_PROTOCOL_WRITE;
+  out->protocol = mxl_protocol_lookup (MXL_TARGET_INFO_DEFAULT_PROTOCOL);
   out->post_ring_capacity = MXL_DEFAULT_POST_RING_CAPACITY;
   out->samples_staging = TRUE;
   out->exclusive = TRUE;

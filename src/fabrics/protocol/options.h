@@ -9,14 +9,18 @@
 #include <stdint.h>
 
 #include <mxl/mxl.h>
-#include "fabrics/wire/targetinfo.h"
+
+struct MxlProtocolDesc;
 
 typedef struct MxlSetupOptions {
   uint32_t cq_depth;            /* "cqDepth": integer >= 1; default MXL_DEFAULT_CQ_DEPTH */
   uint64_t max_message_size;    /* "maxMessageSize": bytes >= 1; 0 = provider's max_msg_size */
   uint32_t iov_limit;           /* "iovLimit": >= 1; 0 = provider's tx iov_limit */
   gboolean protocol_set;        /* "protocol" given */
-  MxlProtocolKind protocol;     /* "protocol": "write" | "send" | "tagged" */
+  /* "protocol": the name of a row of the protocol table (protocol_table.c);
+   * default its MXL_TARGET_INFO_DEFAULT_PROTOCOL row, setup stores the one
+   * it chose (setup.c) */
+  const struct MxlProtocolDesc *protocol;
   gboolean progress_thread;     /* "progressThread": boolean, default FALSE */
   gboolean exclusive;           /* "exclusive": boolean, default TRUE (target: one
                                    initiator at a time, docs/fabrics-engine.md) */
