@@ -41,6 +41,8 @@ gst_mxl_fabrics_sink_take_index (GstMxlFabricsSink * self, guint64 last)
 
 /* At most one "later than real time" WARNING per this many ms. */
 #define LATE_WARN_MS 10000
+/* Fewest buffers in a row that late before the stream re-aligns. */
+#define LATE_RUN_MIN 25
 
 /* Whether upstream is live (the latency query's answer, asked once per
  * stream: self->upstream_live). */
@@ -64,7 +66,8 @@ upstream_is_live (GstMxlFabricsSink * self)
  * clock time): grain @index would be written more than the local flow's
  * ring (at least 5 periods) after the time the sink is due to render it
  * (its origin time + the pipeline latency + ts-offset), and so were the
- * buffers before it, for as many buffers as the ring has grains in a row:
+ * buffers before it, for as many buffers in a row as the ring has grains
+ * (at least LATE_RUN_MIN):
  * a sender whose input falls behind (a slow element upstream) would write
  * each grain further in the past, and every receiver's latency would grow
  * without bound. The stream re-aligns to now instead: this buffer takes
@@ -94,8 +97,9 @@ realign_late (GstMxlFabricsSink * self, guint64 index)
     self->late_run = 0;
     return index;
   }
-  /* a few late buffers (an application that paused) are not a trend */
-  if (++self->late_run < ring || !upstream_is_live (self))
+  /* a few late buffers (an application that paused, a loaded host) are
+   * not a trend */
+  if (++self->late_run < MAX (ring, LATE_RUN_MIN) || !upstream_is_live (self))
     return index;
   self->late_run = 0;
   head = gst_mxl_fabrics_tai_to_index (now - (due - ts), n, d);
