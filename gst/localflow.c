@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Local domain, instances, flow and provider choice; see localflow.h. */
+/* Local domain, instances and flow; see localflow.h. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -7,7 +7,6 @@
 #include "localflow.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include "caps.h"
 
@@ -133,101 +132,4 @@ gst_mxl_fabrics_local_flow_open_ring (GstMxlFabricsLocalFlow * flow,
 fail:
   gst_mxl_fabrics_local_flow_close (flow);
   return FALSE;
-}
-
-/* Rank of @p when @want is asked for: lower is better, G_MAXINT never.
- * auto follows the library's order (mxlFabricsExtGetProvider() autoRank;
- * 0 there = only when named); a named provider takes its own interfaces. */
-static gint
-provider_rank (mxlFabricsProvider p, GstMxlFabricsProvider want)
-{
-  mxlFabricsExtProviderInfo info;
-  size_t i;
-
-  if (want != GST_MXL_FABRICS_PROVIDER_AUTO)
-    return (gint) p == (gint) want ? 0 : G_MAXINT;
-  for (i = 0; mxlFabricsExtGetProvider (i, &info) == MXL_STATUS_OK; i++)
-    if (info.provider == p)
-      return info.autoRank > 0 ? (gint) info.autoRank : G_MAXINT;
-  return G_MAXINT;
-}
-
-static gboolean
-is_loopback (const gchar * node)
-{
-  return node == NULL || g_str_has_prefix (node, "127.")
-      || g_strcmp0 (node, "::1") == 0;
-}
-
-gboolean
-gst_mxl_fabrics_pick_provider (mxlFabricsInstance fabrics,
-    GstMxlFabricsProvider want, mxlFabricsProvider * out, gchar ** node,
-    GError ** error)
-{
-  mxlFabricsInterfaceList *list = NULL, *l;
-  mxlFabricsInterfaceConfig query;
-  gint best = G_MAXINT;
-
-  memset (&query, 0, sizeof query);
-  query.version = MXL_FABRICS_API_VERSION;
-  query.provider = (mxlFabricsProvider) want;   /* AUTO == ANY */
-  if (mxlFabricsGetInterfaces (fabrics, &query, &list) != MXL_STATUS_OK)
-    list = NULL;
-  for (l = list; l; l = l->next) {
-    gint rank = provider_rank (l->interface.provider, want);
-    if (rank < best) {
-      best = rank;
-      *out = l->interface.provider;
-    }
-  }
-  if (best != G_MAXINT && node && (*node == NULL || (*node)[0] == '\0')) {
-    const gchar *pick = NULL;
-
-    /* The first non-loopback address of that provider, else the first. */
-    for (l = list; l; l = l->next) {
-      const gchar *n = l->interface.address.node;
-      if (l->interface.provider != *out || n == NULL || n[0] == '\0')
-        continue;
-      if (pick == NULL || (is_loopback (pick) && !is_loopback (n)))
-        pick = n;
-    }
-    g_free (*node);
-    if (*out == MXL_FABRICS_PROVIDER_SHM || pick == NULL) {
-      /* shm names its endpoints: one unique name per element instance. */
-      static gint counter;
-      *node = g_strdup_printf (MXL_FABRICS_EXT_SHM_NODE_PREFIX "%d-%d",
-          (int) getpid (), g_atomic_int_add (&counter, 1));
-    } else {
-      *node = g_strdup (pick);
-    }
-  }
-  mxlFabricsFreeInterfaceList (list);
-  if (best == G_MAXINT) {
-    GEnumClass *klass = g_type_class_ref (GST_TYPE_MXL_FABRICS_PROVIDER);
-    GEnumValue *v = g_enum_get_value (klass, want);
-
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
-        "no libfabric interface for provider %s on this host: choose another "
-        "provider (fi_info -l lists what libfabric finds)",
-        v ? v->value_nick : "?");
-    g_type_class_unref (klass);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-void
-gst_mxl_fabrics_interface_config (mxlFabricsInterfaceConfig * config,
-    mxlFabricsProvider provider, const gchar * node, const gchar * service)
-{
-  memset (config, 0, sizeof *config);
-  config->version = MXL_FABRICS_API_VERSION;
-  config->provider = provider;
-  config->caps.version = MXL_FABRICS_API_VERSION;
-  /* Remote write with immediate data (the "write" protocol); blocking reads
-   * let the src wait on the completion queue instead of spinning. */
-  config->caps.flags = MXL_FABRICS_IFACE_CAP_REMOTE_WRITE
-      | MXL_FABRICS_IFACE_CAP_BLOCKING_OPERATIONS;
-  config->address.node = node && node[0] ? node : NULL;
-  config->address.service = service && service[0] ? service : NULL;
 }

@@ -2,8 +2,10 @@
 /*
  * The local side shared by both elements: the MXL domain (given, or a
  * private one removed at close), the MXL and fabrics instances, the flow
- * (writer + reader on the same flow), and the choice of provider. Format
- * and status knowledge is the library's (caps.c, mxlExtStatusName()).
+ * (writer + reader on the same flow, its ring prefaulted when created
+ * here). The choice of provider and the interface config are the open's
+ * (mxlfabricsopen.c, from mxlFabricsExtChooseInterface()); format and
+ * status knowledge is the library's (caps.c, mxlExtStatusName()).
  */
 #pragma once
 
@@ -63,31 +65,6 @@ gboolean gst_mxl_fabrics_local_flow_open_ring (GstMxlFabricsLocalFlow * flow,
 
 /** Releases everything; safe on a partly opened or zeroed @flow. */
 void gst_mxl_fabrics_local_flow_close (GstMxlFabricsLocalFlow * flow);
-
-/**
- * gst_mxl_fabrics_pick_provider:
- * @want: the `provider` property; AUTO picks the best interface present
- *   (mxlFabricsGetInterfaces()) in the library's order
- *   (mxlFabricsExtGetProvider() autoRank: efa, verbs, tcp, shm; tcp;ofi_rxm
- *   only when named).
- * @out: (out): the library provider value.
- * @node: (inout): the `node` property; when empty it is replaced by the
- *   default: for shm a name unique to this element instance
- *   ("mxlfabrics-<pid>-<n>"), otherwise the first non-loopback address that
- *   mxlFabricsGetInterfaces() lists for the provider (else its first).
- * @error: GST_RESOURCE_ERROR_NOT_FOUND naming the provider that is absent.
- */
-gboolean gst_mxl_fabrics_pick_provider (mxlFabricsInstance fabrics,
-    GstMxlFabricsProvider want, mxlFabricsProvider * out, gchar ** node,
-    GError ** error);
-
-/**
- * gst_mxl_fabrics_interface_config:
- * Fills @config for @provider with @node and @service ("" = NULL: libfabric
- * chooses; see the `node` property docs).
- */
-void gst_mxl_fabrics_interface_config (mxlFabricsInterfaceConfig * config,
-    mxlFabricsProvider provider, const gchar * node, const gchar * service);
 
 /** Returns: (transfer none): the library's short name of an mxlStatus,
  * for messages (mxlExtStatusName()). */

@@ -271,36 +271,86 @@ replace_string (gchar ** field, const GValue * value)
   *field = g_strdup (s ? s : "");
 }
 
+/* One get or set (@in NULL: get into @out) of a field property, under
+ * @lock's object lock. */
+static gboolean
+field_access (GstObject * lock, gpointer base,
+    const GstMxlFabricsPropField * fields, guint n, guint prop_id,
+    const GValue * in, GValue * out)
+{
+  gpointer p = NULL;
+  guint i;
+
+  for (i = 0; i < n && p == NULL; i++)
+    if (fields[i].prop_id == prop_id)
+      p = G_STRUCT_MEMBER_P (base, fields[i].offset);
+  if (p == NULL)
+    return FALSE;
+  GST_OBJECT_LOCK (lock);
+  switch (fields[i - 1].type) {
+    case G_TYPE_STRING:
+      if (in)
+        replace_string (p, in);
+      else
+        g_value_set_string (out, *(gchar **) p);
+      break;
+    case G_TYPE_BOOLEAN:
+      if (in)
+        *(gboolean *) p = g_value_get_boolean (in);
+      else
+        g_value_set_boolean (out, *(gboolean *) p);
+      break;
+    case G_TYPE_UINT:
+      if (in)
+        *(guint *) p = g_value_get_uint (in);
+      else
+        g_value_set_uint (out, *(guint *) p);
+      break;
+    default:                   /* G_TYPE_ENUM */
+      if (in)
+        *(gint *) p = g_value_get_enum (in);
+      else
+        g_value_set_enum (out, *(gint *) p);
+      break;
+  }
+  GST_OBJECT_UNLOCK (lock);
+  return TRUE;
+}
+
+gboolean
+gst_mxl_fabrics_prop_fields_set (GstObject * lock, gpointer base,
+    const GstMxlFabricsPropField * fields, guint n, guint prop_id,
+    const GValue * value)
+{
+  return field_access (lock, base, fields, n, prop_id, value, NULL);
+}
+
+gboolean
+gst_mxl_fabrics_prop_fields_get (GstObject * lock, gpointer base,
+    const GstMxlFabricsPropField * fields, guint n, guint prop_id,
+    GValue * value)
+{
+  return field_access (lock, base, fields, n, prop_id, NULL, value);
+}
+
+#define OBJ_FIELD(id, type, member) \
+  { GST_MXL_FABRICS_PROP_##id, type, G_STRUCT_OFFSET (GstMxlFabricsObject, member) }
+static const GstMxlFabricsPropField object_fields[] = {
+  OBJ_FIELD (PROVIDER, G_TYPE_ENUM, provider),
+  OBJ_FIELD (NODE, G_TYPE_STRING, node),
+  OBJ_FIELD (SERVICE, G_TYPE_STRING, service),
+  OBJ_FIELD (DOMAIN, G_TYPE_STRING, domain),
+  OBJ_FIELD (FLOW_ID, G_TYPE_STRING, flow_id),
+  OBJ_FIELD (OPTIONS, G_TYPE_STRING, options),
+  OBJ_FIELD (CONNECTION_STATE, G_TYPE_ENUM, state),     /* read-only */
+};
+
 gboolean
 gst_mxl_fabrics_object_set_property (GstMxlFabricsObject * obj,
     guint prop_id, const GValue * value)
 {
-  GST_OBJECT_LOCK (obj->element);
-  switch (prop_id) {
-    case GST_MXL_FABRICS_PROP_PROVIDER:
-      obj->provider = g_value_get_enum (value);
-      break;
-    case GST_MXL_FABRICS_PROP_NODE:
-      replace_string (&obj->node, value);
-      break;
-    case GST_MXL_FABRICS_PROP_SERVICE:
-      replace_string (&obj->service, value);
-      break;
-    case GST_MXL_FABRICS_PROP_DOMAIN:
-      replace_string (&obj->domain, value);
-      break;
-    case GST_MXL_FABRICS_PROP_FLOW_ID:
-      replace_string (&obj->flow_id, value);
-      break;
-    case GST_MXL_FABRICS_PROP_OPTIONS:
-      replace_string (&obj->options, value);
-      break;
-    default:
-      GST_OBJECT_UNLOCK (obj->element);
-      return FALSE;
-  }
-  GST_OBJECT_UNLOCK (obj->element);
-  return TRUE;
+  return gst_mxl_fabrics_prop_fields_set (GST_OBJECT (obj->element), obj,
+      object_fields, G_N_ELEMENTS (object_fields), prop_id, value);
 }
 
 gboolean
@@ -311,35 +361,8 @@ gst_mxl_fabrics_object_get_property (GstMxlFabricsObject * obj,
     g_value_take_boxed (value, gst_mxl_fabrics_object_build_stats (obj));
     return TRUE;
   }
-  GST_OBJECT_LOCK (obj->element);
-  switch (prop_id) {
-    case GST_MXL_FABRICS_PROP_PROVIDER:
-      g_value_set_enum (value, obj->provider);
-      break;
-    case GST_MXL_FABRICS_PROP_NODE:
-      g_value_set_string (value, obj->node);
-      break;
-    case GST_MXL_FABRICS_PROP_SERVICE:
-      g_value_set_string (value, obj->service);
-      break;
-    case GST_MXL_FABRICS_PROP_DOMAIN:
-      g_value_set_string (value, obj->domain);
-      break;
-    case GST_MXL_FABRICS_PROP_FLOW_ID:
-      g_value_set_string (value, obj->flow_id);
-      break;
-    case GST_MXL_FABRICS_PROP_OPTIONS:
-      g_value_set_string (value, obj->options);
-      break;
-    case GST_MXL_FABRICS_PROP_CONNECTION_STATE:
-      g_value_set_enum (value, obj->state);
-      break;
-    default:
-      GST_OBJECT_UNLOCK (obj->element);
-      return FALSE;
-  }
-  GST_OBJECT_UNLOCK (obj->element);
-  return TRUE;
+  return gst_mxl_fabrics_prop_fields_get (GST_OBJECT (obj->element), obj,
+      object_fields, G_N_ELEMENTS (object_fields), prop_id, value);
 }
 
 /* The library's own check (mxlFabricsExtValidateOptions): malformed JSON,

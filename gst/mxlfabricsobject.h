@@ -264,6 +264,29 @@ gboolean gst_mxl_fabrics_object_is_flushing (GstMxlFabricsObject * obj);
  * connection-state and stats (ids GST_MXL_FABRICS_PROP_*). */
 void gst_mxl_fabrics_object_install_properties (GObjectClass * klass);
 
+/**
+ * GstMxlFabricsPropField:
+ * A property kept in a field of a struct (@offset bytes in): G_TYPE_STRING
+ * (gchar *, owned, "" for NULL), G_TYPE_BOOLEAN, G_TYPE_UINT or
+ * G_TYPE_ENUM (a C enum). The elements' and the shared object's
+ * properties are tables of these.
+ */
+typedef struct {
+  guint prop_id;
+  GType type;
+  gsize offset;
+} GstMxlFabricsPropField;
+
+/** Sets or gets property @prop_id of the field table @fields (@n rows)
+ * of the struct at @base, under @lock's object lock. Returns: FALSE when
+ * @prop_id is not in the table. */
+gboolean gst_mxl_fabrics_prop_fields_set (GstObject * lock, gpointer base,
+    const GstMxlFabricsPropField * fields, guint n, guint prop_id,
+    const GValue * value);
+gboolean gst_mxl_fabrics_prop_fields_get (GstObject * lock, gpointer base,
+    const GstMxlFabricsPropField * fields, guint n, guint prop_id,
+    GValue * value);
+
 /** Returns: FALSE if @prop_id is not a common property. */
 gboolean gst_mxl_fabrics_object_set_property (GstMxlFabricsObject * obj,
     guint prop_id, const GValue * value);

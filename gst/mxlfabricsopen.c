@@ -40,7 +40,40 @@ settings_clear (Settings * s)
   g_free (s->options);
 }
 
-/* The local flow, the provider (node defaulted) and the interface config. */
+/* The provider of @s->want (auto: the library's choice among the
+ * interfaces present, mxlFabricsExtChooseInterface()) and, when @s->node
+ * is empty, the library's default node for it (shm: a name unique to this
+ * element instance). Fails with GST_RESOURCE_ERROR_NOT_FOUND naming the
+ * provider that is absent. */
+static gboolean
+choose_provider (Settings * s, mxlFabricsInstance fabrics,
+    mxlFabricsProvider * provider, GError ** error)
+{
+  gchar node[256];
+  GEnumClass *klass;
+  GEnumValue *v;
+
+  /* GST_MXL_FABRICS_PROVIDER_AUTO is MXL_FABRICS_PROVIDER_ANY */
+  if (mxlFabricsExtChooseInterface (fabrics, (mxlFabricsProvider) s->want,
+          provider, node, sizeof node) == MXL_STATUS_OK) {
+    if (s->node == NULL || s->node[0] == '\0') {
+      g_free (s->node);
+      s->node = g_strdup (node);
+    }
+    return TRUE;
+  }
+  klass = g_type_class_ref (GST_TYPE_MXL_FABRICS_PROVIDER);
+  v = g_enum_get_value (klass, s->want);
+  g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "no libfabric interface for provider %s on this host: choose another "
+      "provider (fi_info -l lists what libfabric finds)",
+      v ? v->value_nick : "?");
+  g_type_class_unref (klass);
+  return FALSE;
+}
+
+/* The local flow, the provider (node defaulted) and the interface config
+ * for it with @s->node and @s->service ("" = NULL: libfabric chooses). */
 static gboolean
 open_local (Settings * s, GstMxlFabricsLocalFlow * flow, const gchar * flow_def,
     guint ring_length, mxlFabricsInterfaceConfig * iface,
@@ -49,12 +82,20 @@ open_local (Settings * s, GstMxlFabricsLocalFlow * flow, const gchar * flow_def,
   if (!gst_mxl_fabrics_local_flow_open_ring (flow, s->domain, flow_def,
           ring_length, error))
     return FALSE;
-  if (!gst_mxl_fabrics_pick_provider (flow->fabrics, s->want, provider,
-          &s->node, error)) {
+  if (!choose_provider (s, flow->fabrics, provider, error)) {
     gst_mxl_fabrics_local_flow_close (flow);
     return FALSE;
   }
-  gst_mxl_fabrics_interface_config (iface, *provider, s->node, s->service);
+  memset (iface, 0, sizeof *iface);
+  iface->version = MXL_FABRICS_API_VERSION;
+  iface->provider = *provider;
+  iface->caps.version = MXL_FABRICS_API_VERSION;
+  /* Remote write with immediate data (the "write" protocol); blocking reads
+   * let the src wait on the completion queue instead of spinning. */
+  iface->caps.flags = MXL_FABRICS_IFACE_CAP_REMOTE_WRITE
+      | MXL_FABRICS_IFACE_CAP_BLOCKING_OPERATIONS;
+  iface->address.node = s->node[0] ? s->node : NULL;
+  iface->address.service = s->service && s->service[0] ? s->service : NULL;
   return TRUE;
 }
 
@@ -80,7 +121,10 @@ setup_error (GError ** error, mxlStatus st, const gchar * role, gint code,
 
 /* The setup options: the element's `options`, with "progressThread" set to
  * @default_on unless they set it (a malformed document is passed on as it
- * is, for setup to refuse); *@on says whether it is on. On a target the
+ * is, for setup to refuse); *@on says whether it is on. With @reconnect
+ * (the sink's initiator) "reconnect" is true whatever they say: the
+ * library retries a lost target with its back-off, and the sink removes a
+ * lost target itself when its auto-reconnect is off. On a target the
  * thread drains the completion queue and commits grains while the
  * streaming thread is blocked downstream: without it a slow downstream
  * stopped the target's progress, so the sender's writes to it did not
@@ -93,7 +137,7 @@ setup_error (GError ** error, mxlStatus st, const gchar * role, gint code,
  * Returns: (transfer full). */
 static gchar *
 with_progress_thread (const gchar * options, gboolean default_on,
-    gboolean * on)
+    gboolean reconnect, gboolean * on)
 {
   JsonParser *parser = json_parser_new ();
   JsonNode *root = NULL;
@@ -115,6 +159,9 @@ with_progress_thread (const gchar * options, gboolean default_on,
   else
     *on = json_node_get_boolean (json_object_get_member (json_node_get_object
             (root), "progressThread"));
+  if (reconnect)
+    json_object_set_boolean_member (json_node_get_object (root), "reconnect",
+        TRUE);
   out = json_to_string (root, FALSE);
   json_node_unref (root);
   return out;
@@ -141,7 +188,7 @@ gst_mxl_fabrics_open_initiator (GstMxlFabricsObject * obj,
     return FALSE;
   }
   config.reader = flow->reader;
-  options = with_progress_thread (s.options, FALSE, progress_thread);
+  options = with_progress_thread (s.options, FALSE, TRUE, progress_thread);
   st = mxlFabricsCreateInitiator (flow->fabrics, initiator);
   if (st == MXL_STATUS_OK)
     st = mxlFabricsInitiatorSetup (*initiator, &config, options);
@@ -211,7 +258,7 @@ gst_mxl_fabrics_open_target (GstMxlFabricsObject * obj,
     return FALSE;
   }
   config.writer = flow->writer;
-  options = with_progress_thread (s.options, TRUE, &threaded);
+  options = with_progress_thread (s.options, TRUE, FALSE, &threaded);
   st = mxlFabricsCreateTarget (flow->fabrics, target);
   if (st == MXL_STATUS_OK)
     st = mxlFabricsTargetSetup (*target, &config, options, &info);

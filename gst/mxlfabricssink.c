@@ -93,9 +93,9 @@
  * Threads: render writes and commits the grain, then posts its transfer;
  * a ring slot still read by a transfer (queued or posted, not completed) is
  * never written: render drops what only a target a ring behind still
- * waited for (not started: that target loses the grain), drives progress
- * for at most a quarter of a grain period (20 ms at most) until it is
- * free, then disconnects a tcp target still reading it if another target
+ * waited for (not started: that target loses the grain), waits (on an
+ * event: writes completed, or unlock) for at most a quarter of a grain
+ * period (20 ms at most) until it is free, then disconnects a tcp target still reading it if another target
  * is not, and otherwise drops the buffer (`dropped-in-flight`), so a target
  * receives every grain bit-exact or not at all. A separate engine thread
  * waits on events (render's posts, add-target and remove-target, the
@@ -107,9 +107,11 @@
  * drives progress instead). It reads a `@path` file as soon as it appears
  * or changes (a file that does not exist yet is waited for; a rewritten
  * one, e.g. by a restarted src, replaces the target), turns connection
- * events into `connection-state` and messages, and re-adds a
- * lost target after 200 ms (`auto-reconnect`; each loss is a WARNING; with
- * `auto-reconnect=false` the target fails).
+ * events into `connection-state` and messages. A lost target is retried
+ * by the library with its back-off (`auto-reconnect`: the initiator's
+ * setup option `"reconnect"`; 100 ms, doubled up to 2 s while connections
+ * do not stay up 5 s; each loss is one WARNING naming the delay); with
+ * `auto-reconnect=false` it is taken off the initiator and fails.
  *
  * The element messages `mxl-fabrics-connection` (fields `state`: the
  * element's state, connected when at least one target is; `target-id`: the
@@ -209,26 +211,16 @@ G_DEFINE_TYPE (GstMxlFabricsSink, gst_mxl_fabrics_sink, GST_TYPE_BASE_SINK);
 GST_ELEMENT_REGISTER_DEFINE (mxlfabricssink, "mxlfabricssink", GST_RANK_NONE,
     GST_TYPE_MXL_FABRICS_SINK);
 
-static gboolean
-gst_mxl_fabrics_sink_add_target_signal (GstMxlFabricsSink * self,
-    const gchar * value)
-{
-  GError *error = NULL;
-
-  if (!gst_mxl_fabrics_sink_targets_add (self, value, FALSE, &error)) {
-    GST_WARNING_OBJECT (self, "add-target refused: %s", error->message);
-    g_error_free (error);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-static gboolean
-gst_mxl_fabrics_sink_remove_target_signal (GstMxlFabricsSink * self,
-    const gchar * value)
-{
-  return gst_mxl_fabrics_sink_targets_remove (self, value);
-}
+#define SINK_FIELD(id, type, member) \
+  { PROP_##id, type, G_STRUCT_OFFSET (GstMxlFabricsSink, member) }
+static const GstMxlFabricsPropField sink_fields[] = {
+  SINK_FIELD (TARGET_INFO, G_TYPE_STRING, target_info),
+  SINK_FIELD (AUTO_RECONNECT, G_TYPE_BOOLEAN, auto_reconnect),
+  SINK_FIELD (WAIT_FOR_CONNECTION, G_TYPE_BOOLEAN, wait_for_connection),
+  SINK_FIELD (WAIT_TIMEOUT, G_TYPE_UINT, wait_timeout),
+  SINK_FIELD (ZERO_COPY, G_TYPE_BOOLEAN, zero_copy),
+  SINK_FIELD (ERROR_ON_ALL_FAILED, G_TYPE_BOOLEAN, error_on_all_failed),
+};
 
 static void
 gst_mxl_fabrics_sink_set_property (GObject * object, guint prop_id,
@@ -236,36 +228,10 @@ gst_mxl_fabrics_sink_set_property (GObject * object, guint prop_id,
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (object);
 
-  if (gst_mxl_fabrics_object_set_property (self->obj, prop_id, value))
-    return;
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_TARGET_INFO:
-      g_free (self->target_info);
-      self->target_info = g_value_dup_string (value);
-      if (self->target_info == NULL)
-        self->target_info = g_strdup ("");
-      break;
-    case PROP_AUTO_RECONNECT:
-      self->auto_reconnect = g_value_get_boolean (value);
-      break;
-    case PROP_WAIT_FOR_CONNECTION:
-      self->wait_for_connection = g_value_get_boolean (value);
-      break;
-    case PROP_WAIT_TIMEOUT:
-      self->wait_timeout = g_value_get_uint (value);
-      break;
-    case PROP_ZERO_COPY:
-      self->zero_copy = g_value_get_boolean (value);
-      break;
-    case PROP_ERROR_ON_ALL_FAILED:
-      self->error_on_all_failed = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (!gst_mxl_fabrics_object_set_property (self->obj, prop_id, value)
+      && !gst_mxl_fabrics_prop_fields_set (GST_OBJECT (self), self,
+          sink_fields, G_N_ELEMENTS (sink_fields), prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -274,33 +240,10 @@ gst_mxl_fabrics_sink_get_property (GObject * object, guint prop_id,
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (object);
 
-  if (gst_mxl_fabrics_object_get_property (self->obj, prop_id, value))
-    return;
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_TARGET_INFO:
-      g_value_set_string (value, self->target_info);
-      break;
-    case PROP_AUTO_RECONNECT:
-      g_value_set_boolean (value, self->auto_reconnect);
-      break;
-    case PROP_WAIT_FOR_CONNECTION:
-      g_value_set_boolean (value, self->wait_for_connection);
-      break;
-    case PROP_WAIT_TIMEOUT:
-      g_value_set_uint (value, self->wait_timeout);
-      break;
-    case PROP_ZERO_COPY:
-      g_value_set_boolean (value, self->zero_copy);
-      break;
-    case PROP_ERROR_ON_ALL_FAILED:
-      g_value_set_boolean (value, self->error_on_all_failed);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
+  if (!gst_mxl_fabrics_object_get_property (self->obj, prop_id, value)
+      && !gst_mxl_fabrics_prop_fields_get (GST_OBJECT (self), self,
+          sink_fields, G_N_ELEMENTS (sink_fields), prop_id, value))
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
 }
 
 static void
@@ -336,31 +279,11 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
   GError *error = NULL;
-  gchar *target_info;
 
   gst_mxl_fabrics_object_reset_stats (self->obj);
-  if (!gst_mxl_fabrics_object_validate (self->obj, &error))
+  if (!gst_mxl_fabrics_object_validate (self->obj, &error)
+      || !gst_mxl_fabrics_sink_add_property_target (self, &error))
     goto failed;
-
-  GST_OBJECT_LOCK (self);
-  target_info = g_strdup (self->target_info);
-  GST_OBJECT_UNLOCK (self);
-  if (target_info[0] != '\0') {
-    gst_mxl_fabrics_sink_targets_remove (self, target_info);
-    if (!gst_mxl_fabrics_sink_targets_add (self, target_info, TRUE, &error)
-        && g_error_matches (error, GST_RESOURCE_ERROR,
-            GST_RESOURCE_ERROR_BUSY)) {
-      /* given by add-target as well: one target */
-      GST_ELEMENT_WARNING (self, RESOURCE, BUSY, ("%s", error->message),
-          ("target-info \"%s\"", target_info));
-      g_clear_error (&error);
-    } else if (error) {
-      g_free (target_info);
-      goto failed;
-    }
-  }
-  g_free (target_info);
-
   /* Every TargetInfo already readable must be one (a malformed one is an
    * ERROR now, not later); files still to come are checked when read. */
   if (!gst_mxl_fabrics_sink_targets_check (self, &error))
@@ -391,13 +314,7 @@ gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
   g_mutex_lock (&self->obj->lock);
   gst_mxl_fabrics_sink_drop_pending (self);
   g_mutex_unlock (&self->obj->lock);
-  /* The initiator is gone: nothing reads lent buffers any more. */
-  gst_mxl_fabrics_lender_clear (&self->lender);
-  self->lend = FALSE;
-  gst_mxl_fabrics_sink_propose_pool (self, NULL);
-  gst_mxl_fabrics_local_flow_close (&self->flow);
-  self->have_format = FALSE;
-  g_clear_pointer (&self->flow_def, g_free);
+  gst_mxl_fabrics_sink_teardown_caps (self);
   gst_mxl_fabrics_object_set_state (self->obj,
       GST_MXL_FABRICS_CONNECTION_DISCONNECTED, NULL, NULL);
   return TRUE;
@@ -406,60 +323,7 @@ gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
 static gboolean
 gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
 {
-  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
-  GstMxlFabricsFormat fmt;
-  GError *error = NULL;
-  gchar *flow_id, *flow_def;
-
-  if (self->have_format) {
-    /* A caps change needs a new flow with a new geometry: refused for now. */
-    gboolean same = gst_mxl_fabrics_format_from_caps (caps, &fmt, NULL)
-        && gst_mxl_fabrics_format_check_match (&fmt, &self->format, NULL)
-        && fmt.interleaved == self->format.interleaved;
-    if (same)
-      return TRUE;
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("caps changed mid-stream"),
-        ("the MXL flow geometry is fixed when it is created; restart the "
-            "pipeline to change caps"));
-    return FALSE;
-  }
-  /* One ERROR per start: a sticky caps event that failed is sent again
-   * before every buffer, and setting up again would post it again. */
-  if (self->caps_failed)
-    return FALSE;
-
-  if (!gst_mxl_fabrics_format_from_caps (caps, &fmt, &error))
-    goto failed;
-  GST_OBJECT_LOCK (self);
-  flow_id = g_strdup (self->obj->flow_id[0] ? self->obj->flow_id : NULL);
-  GST_OBJECT_UNLOCK (self);
-  flow_def = gst_mxl_fabrics_flow_def_new (&fmt, flow_id, NULL, NULL, &error);
-  g_free (flow_id);
-  if (flow_def == NULL)
-    goto failed;
-
-  g_mutex_lock (&self->obj->lock);
-  self->format = fmt;
-  self->media = gst_mxl_fabrics_media_ops (fmt.media);
-  g_mutex_unlock (&self->obj->lock);
-  g_free (self->flow_def);
-  self->flow_def = flow_def;
-  if (fmt.media == GST_MXL_FABRICS_MEDIA_V210
-      || fmt.media == GST_MXL_FABRICS_MEDIA_V210A)
-    gst_mxl_fabrics_format_video_info (&fmt, &self->video_info);
-  self->grain_size = gst_mxl_fabrics_format_grain_size (&fmt);
-  GST_DEBUG_OBJECT (self, "flow definition %s", flow_def);
-  if (!gst_mxl_fabrics_sink_setup_engine (self, &error))
-    goto failed;
-  self->have_format = TRUE;
-  return TRUE;
-
-failed:
-  self->caps_failed = TRUE;
-  gst_mxl_fabrics_object_post_error (self->obj, error,
-      "the caps cannot be written into an MXL flow");
-  g_error_free (error);
-  return FALSE;
+  return gst_mxl_fabrics_sink_setup_caps (GST_MXL_FABRICS_SINK (sink), caps);
 }
 
 static gboolean
@@ -536,6 +400,7 @@ gst_mxl_fabrics_sink_finalize (GObject * object)
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (object);
 
   gst_mxl_fabrics_object_free (self->obj);
+  gst_mxl_fabrics_slot_wait_clear (&self->slot_wait);
   gst_mxl_fabrics_timing_clear (&self->timing);
   g_free (self->target_info);
   g_ptr_array_unref (self->targets);
@@ -642,7 +507,7 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
    */
   signals[SIGNAL_ADD_TARGET] = g_signal_new_class_handler ("add-target",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
-      G_CALLBACK (gst_mxl_fabrics_sink_add_target_signal), NULL, NULL, NULL,
+      G_CALLBACK (gst_mxl_fabrics_sink_add_signal_target), NULL, NULL, NULL,
       G_TYPE_BOOLEAN, 1, G_TYPE_STRING);
   /**
    * GstMxlFabricsSink::remove-target:
@@ -653,7 +518,7 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
    */
   signals[SIGNAL_REMOVE_TARGET] = g_signal_new_class_handler ("remove-target",
       G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST | G_SIGNAL_ACTION,
-      G_CALLBACK (gst_mxl_fabrics_sink_remove_target_signal), NULL, NULL, NULL,
+      G_CALLBACK (gst_mxl_fabrics_sink_targets_remove), NULL, NULL, NULL,
       G_TYPE_BOOLEAN, 1, G_TYPE_STRING);
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
@@ -684,6 +549,8 @@ static void
 gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
 {
   self->obj = gst_mxl_fabrics_object_new (GST_ELEMENT (self));
+  /* unlock ends a render's wait for a ring slot at once */
+  gst_mxl_fabrics_slot_wait_init (&self->slot_wait, self->obj);
   self->engine_wake_fd = -1;
   gst_mxl_fabrics_timing_init (&self->timing);
   self->target_info = g_strdup (GST_MXL_FABRICS_SINK_DEFAULT_TARGET_INFO);

@@ -11,6 +11,7 @@
 #include "media.h"
 #include "mxlfabricsobject.h"
 #include "sinklend.h"
+#include "sinkwrite.h"
 #include "timing.h"
 
 G_BEGIN_DECLS
@@ -103,6 +104,7 @@ struct _GstMxlFabricsSink {
   int engine_wake_fd;           /* eventfd: wakes the engine thread */
   gboolean threaded;            /* the initiator runs the library's progress
                                  * thread (set_caps, before the initiator) */
+  GstMxlFabricsSlotWait slot_wait;      /* render waiting for a ring slot */
 };
 
 G_END_DECLS

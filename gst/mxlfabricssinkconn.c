@@ -216,11 +216,12 @@ transfers_in_flight (mxlFabricsInitiator initiator)
 }
 
 /* The soonest time a pass is due without any event (µs, monotonic): the
- * stats refresh, a lost target's re-add, an @path file without a monitor;
+ * stats refresh, the library's retry of a lost target, an @path file
+ * without a monitor;
  * without the library's progress thread, the next progress tick. */
 static gint64
 next_due (GstMxlFabricsSink * self, gint64 now, gint64 stats_at,
-    gboolean busy, gboolean active, gboolean auto_reconnect)
+    gboolean busy, gboolean active)
 {
   gint64 due = stats_at + GST_MXL_FABRICS_SINK_STATS_MS * 1000;
 
@@ -229,7 +230,7 @@ next_due (GstMxlFabricsSink * self, gint64 now, gint64 stats_at,
   if (!self->threaded && (busy || active))
     due = MIN (due, now + (busy ? GST_MXL_FABRICS_SINK_BUSY_TICK_US :
             GST_MXL_FABRICS_SINK_TICK_MS * 1000));
-  due = gst_mxl_fabrics_sink_targets_next_due (self, due, auto_reconnect);
+  due = gst_mxl_fabrics_sink_targets_next_due (self, due);
   if (self->settle_until != 0)
     due = MIN (due, self->settle_until);
   return MAX (due, now);
@@ -282,11 +283,15 @@ gst_mxl_fabrics_sink_engine_eos (GstMxlFabricsSink * self)
 }
 
 /* The library's notify (mxlFabricsExtInitiatorSetNotify): the initiator's
- * lock is held, so it only writes the eventfd. */
+ * lock is held, so it only writes the eventfd and signals a render waiting
+ * for a ring slot (its lock is never held around initiator calls). */
 static void
 notify_engine (void *data)
 {
-  gst_mxl_fabrics_sink_engine_wake (data);
+  GstMxlFabricsSink *self = data;
+
+  gst_mxl_fabrics_sink_engine_wake (self);
+  gst_mxl_fabrics_slot_wait_signal (&self->slot_wait);
 }
 
 /* The engine thread waits on events, it does not tick: the eventfd (the
@@ -328,10 +333,14 @@ engine_thread (gpointer data)
         notified = self->initiator;
         mxlFabricsExtInitiatorSetNotify (notified, notify_engine, self);
       }
-      gst_mxl_fabrics_sink_targets_tick (self, auto_reconnect, notices);
+      gst_mxl_fabrics_sink_targets_tick (self, notices);
       active = self->n_connected > 0 && transfers_in_flight (self->initiator);
       busy = mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator)
           == MXL_ERR_NOT_READY && active;
+      /* without the progress thread, this pass may have freed the ring
+       * slot a render waits for */
+      if (!self->threaded && gst_mxl_fabrics_slot_wait_wanted (&self->slot_wait))
+        gst_mxl_fabrics_slot_wait_signal (&self->slot_wait);
       gst_mxl_fabrics_sink_targets_poll_events (self, auto_reconnect,
           notices);
       gst_mxl_fabrics_sink_targets_check_all_failed (self, notices);
@@ -375,8 +384,7 @@ engine_thread (gpointer data)
     /* While writes are in flight without the progress thread, progress
      * often: tcp sends a grain in pieces as the socket drains, and shm
      * sees its delivery completions, only when progressed. */
-    wait_us = next_due (self, now, stats_at, busy, active, auto_reconnect)
-        - now;
+    wait_us = next_due (self, now, stats_at, busy, active) - now;
     g_mutex_unlock (&self->obj->lock);
     if (wait_us < 1000) {
       /* below the main loop's millisecond: the eventfd alone, then what
@@ -448,6 +456,46 @@ gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self)
   self->initiator = NULL;
   self->n_connected = 0;
   g_mutex_unlock (&self->obj->lock);
+}
+
+gboolean
+gst_mxl_fabrics_sink_add_property_target (GstMxlFabricsSink * self,
+    GError ** error)
+{
+  GError *e = NULL;
+  gchar *target_info;
+
+  GST_OBJECT_LOCK (self);
+  target_info = g_strdup (self->target_info);
+  GST_OBJECT_UNLOCK (self);
+  if (target_info[0] != '\0') {
+    gst_mxl_fabrics_sink_targets_remove (self, target_info);
+    if (!gst_mxl_fabrics_sink_targets_add (self, target_info, TRUE, &e)
+        && g_error_matches (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY)) {
+      /* given by add-target as well: one target */
+      GST_ELEMENT_WARNING (self, RESOURCE, BUSY, ("%s", e->message),
+          ("target-info \"%s\"", target_info));
+      g_clear_error (&e);
+    }
+  }
+  g_free (target_info);
+  if (e)
+    g_propagate_error (error, e);
+  return e == NULL;
+}
+
+gboolean
+gst_mxl_fabrics_sink_add_signal_target (GstMxlFabricsSink * self,
+    const gchar * value)
+{
+  GError *error = NULL;
+
+  if (!gst_mxl_fabrics_sink_targets_add (self, value, FALSE, &error)) {
+    GST_WARNING_OBJECT (self, "add-target refused: %s", error->message);
+    g_error_free (error);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 void

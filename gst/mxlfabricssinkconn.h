@@ -9,8 +9,9 @@
  * (waiting for @path files and reading them again when they change), checks
  * each target's flow against the caps, adds and removes targets, drives
  * the initiator (MakeProgressNonBlocking), turns connection events into
- * connection-state, messages and per-target stats, and re-adds lost
- * targets with backoff (auto-reconnect).
+ * connection-state, messages and per-target stats; the library retries
+ * lost targets with its back-off (setup option "reconnect", which the sink
+ * always sets; auto-reconnect=false removes a lost target instead).
  */
 #pragma once
 
@@ -31,9 +32,6 @@ G_BEGIN_DECLS
 /* Refresh of stats and per-target WARNINGs (ms): at rest the engine
  * thread's only wake-up. */
 #define GST_MXL_FABRICS_SINK_STATS_MS 100
-/* Backoff of re-adding a lost target: first delay, doubled up to the max. */
-#define GST_MXL_FABRICS_SINK_RETRY_FIRST_MS 200
-#define GST_MXL_FABRICS_SINK_RETRY_MAX_MS 5000
 /* At most one "falling behind" WARNING per target per this (ms). */
 #define GST_MXL_FABRICS_SINK_BEHIND_WARN_MS 5000
 /* Failed connection attempts in a row before a WARNING says so. */
@@ -63,6 +61,18 @@ void gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self);
  * once. No wait when the engine is not running.
  */
 void gst_mxl_fabrics_sink_engine_eos (GstMxlFabricsSink * self);
+
+/** start(): (re)adds the target of the target-info property (a target
+ * add-target gave already is kept once, with a WARNING). Returns: FALSE
+ * with @error (gst_mxl_fabrics_sink_targets_add()) for a TargetInfo the
+ * library refuses. */
+gboolean gst_mxl_fabrics_sink_add_property_target (GstMxlFabricsSink * self,
+    GError ** error);
+
+/** The add-target action signal: gst_mxl_fabrics_sink_targets_add(), a
+ * refusal logged as a WARNING. */
+gboolean gst_mxl_fabrics_sink_add_signal_target (GstMxlFabricsSink * self,
+    const gchar * value);
 
 /** Makes the engine thread look at the requested targets now. */
 void gst_mxl_fabrics_sink_engine_wake (GstMxlFabricsSink * self);

@@ -108,7 +108,6 @@ gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
     g_clear_error (&t->state.u.failed.error);
   t->state = *next;
   if (next->kind == GST_MXL_FABRICS_SINK_TARGET_CONNECTED) {
-    t->attempts = 0;
     t->refused = 0;
     t->taken = FALSE;
   }
@@ -419,7 +418,6 @@ target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
   }
   g_free (t->json);
   t->json = text;
-  t->attempts = 0;
   /* quiet: the same pass puts it on the initiator and says so */
   if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_IDLE)
     set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, NULL, NULL);
@@ -471,7 +469,7 @@ watch_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t)
 
 void
 gst_mxl_fabrics_sink_targets_tick (GstMxlFabricsSink * self,
-    gboolean auto_reconnect, GPtrArray * notices)
+    GPtrArray * notices)
 {
   gint64 now = g_get_monotonic_time ();
   guint i;
@@ -483,23 +481,8 @@ gst_mxl_fabrics_sink_targets_tick (GstMxlFabricsSink * self,
       watch_file (self, t);
     if (t->path)
       target_check_file (self, t, now, notices);
-    if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_IDLE && t->json) {
+    if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_IDLE && t->json)
       target_plug (self, t, notices);
-    } else if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_LOST
-        && auto_reconnect && now >= t->state.u.lost.retry_at_us) {
-      /* Re-adding a lost target makes the initiator reconnect. */
-      if (mxlFabricsInitiatorAddTarget (self->initiator, t->info) ==
-          MXL_STATUS_OK) {
-        count_reconnect (self, t);
-        set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_CONNECTING,
-            "reconnecting", notices);
-      } else {
-        GstMxlFabricsSinkTargetState s = t->state;
-
-        s.u.lost.retry_at_us = now + GST_MXL_FABRICS_SINK_RETRY_MAX_MS * 1000;
-        gst_mxl_fabrics_sink_target_set_state (self, t, &s, NULL, NULL);
-      }
-    }
   }
 }
 
@@ -585,6 +568,13 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
         (ev.current), gst_mxl_fabrics_status_name (ev.reason));
     switch (ev.current) {
       case MXL_FABRICS_EXT_STATE_IDLE:
+        if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_LOST) {
+          /* the library's retry of a lost connection */
+          count_reconnect (self, t);
+          set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_CONNECTING,
+              "reconnecting", notices);
+          break;
+        }
         warn_attempt (t, ev.reason, notices);
         /* fall through */
       case MXL_FABRICS_EXT_STATE_CONNECTING:
@@ -601,17 +591,20 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
               GST_MXL_FABRICS_SINK_TARGET_LOST };
 
         if (!auto_reconnect) {
+          /* off the initiator, which would retry it */
+          mxlFabricsInitiatorRemoveTarget (self->initiator, t->info);
+          mxlFabricsFreeTargetInfo (t->info);
+          t->info = NULL;
           target_fail (self, t, g_error_new (GST_RESOURCE_ERROR,
                   GST_RESOURCE_ERROR_WRITE, "connection lost (%s) and "
                   "auto-reconnect is off", lost_why (ev.reason)), notices);
           break;
         }
-        s.u.lost.delay_ms = MIN (GST_MXL_FABRICS_SINK_RETRY_FIRST_MS << MIN
-            (t->attempts, 8u), GST_MXL_FABRICS_SINK_RETRY_MAX_MS);
-        s.u.lost.retry_at_us = g_get_monotonic_time () +
-            (gint64) s.u.lost.delay_ms * 1000;
+        /* the library's back-off (its setup option "reconnect") */
+        s.u.lost.retry_at_us = (gint64) (ev.retryAtNs / 1000u);
+        s.u.lost.delay_ms = ev.retryAtNs > ev.timestampNs ?
+            (guint) ((ev.retryAtNs - ev.timestampNs) / 1000000u) : 0;
         s.u.lost.why = lost_why (ev.reason);
-        t->attempts++;
         gst_mxl_fabrics_sink_target_set_state (self, t, &s, reason, notices);
         break;
       }
@@ -640,15 +633,15 @@ gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self)
 }
 
 gint64
-gst_mxl_fabrics_sink_targets_next_due (GstMxlFabricsSink * self, gint64 due,
-    gboolean auto_reconnect)
+gst_mxl_fabrics_sink_targets_next_due (GstMxlFabricsSink * self, gint64 due)
 {
   guint i;
 
   for (i = 0; i < self->targets->len; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
 
-    if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_LOST && auto_reconnect)
+    if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_LOST
+        && t->state.u.lost.retry_at_us > 0)
       due = MIN (due, t->state.u.lost.retry_at_us);
     if (t->path && t->monitor == NULL)
       due = MIN (due, t->file_checked_us +
@@ -678,7 +671,7 @@ gst_mxl_fabrics_sink_targets_reset (GstMxlFabricsSink * self)
       g_clear_pointer (&t->json, g_free);
     set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, NULL, NULL);
     t->id_str[0] = '\0';
-    t->attempts = t->refused = 0;
+    t->refused = 0;
     t->taken = FALSE;
     t->grains = t->bytes = t->reconnects = t->dropped = 0;
     t->behind_drops = t->behind_warned = 0;

@@ -10,7 +10,8 @@
  *
  *   IDLE ──(file missing)──> AWAITING_FILE ──(file read)──> IDLE
  *   IDLE ──(added to the initiator)──> CONNECTING ──(event)──> CONNECTED
- *   CONNECTED ──(event lost)──> LOST{retry_at} ──(retry_at)──> CONNECTING
+ *   CONNECTED ──(event lost)──> LOST{retry_at} ──(event idle)──> CONNECTING
+ *   (the library retries a lost connection at retry_at with its back-off)
  *   any ──(bad TargetInfo, refused, lost without auto-reconnect)──> FAILED
  *   FAILED / any ──(@path file changed)──> IDLE
  *
@@ -30,7 +31,8 @@ typedef enum {
   GST_MXL_FABRICS_SINK_TARGET_AWAITING_FILE,    /* @path file not there */
   GST_MXL_FABRICS_SINK_TARGET_CONNECTING,       /* on the initiator */
   GST_MXL_FABRICS_SINK_TARGET_CONNECTED,
-  GST_MXL_FABRICS_SINK_TARGET_LOST,     /* re-added at u.lost.retry_at_us */
+  GST_MXL_FABRICS_SINK_TARGET_LOST,     /* the library retries it at
+                                         * u.lost.retry_at_us */
   GST_MXL_FABRICS_SINK_TARGET_FAILED,   /* left alone until its file changes */
 } GstMxlFabricsSinkTargetKind;
 
@@ -38,8 +40,9 @@ typedef struct {
   GstMxlFabricsSinkTargetKind kind;
   union {
     struct {
-      gint64 retry_at_us;       /* monotonic */
-      guint delay_ms;
+      gint64 retry_at_us;       /* monotonic: the library's retry time
+                                 * (its LOST event's retryAtNs) */
+      guint delay_ms;           /* from the loss to it */
       const gchar *why;         /* static text */
     } lost;
     struct {
@@ -58,7 +61,6 @@ struct _GstMxlFabricsSinkTarget {
   gchar id_str[24];
   GstMxlFabricsSinkTargetState state;
   mxlFabricsTargetInfo info;    /* non-NULL while on the initiator */
-  guint attempts;               /* losses since the last connection */
   guint refused;                /* failed connection attempts in a row */
   gboolean taken;               /* refused: the receiver has another sender */
   GFileMonitor *monitor;        /* @path watched (engine thread's context) */
@@ -126,21 +128,22 @@ gboolean gst_mxl_fabrics_sink_targets_check (GstMxlFabricsSink * self,
     GError ** error);
 
 /** Engine thread, engine_lock held: one pass over every target (watches,
- * file re-reads, adds to the initiator, lost targets' re-adds, connection
- * events). */
+ * file re-reads, adds to the initiator). */
 void gst_mxl_fabrics_sink_targets_tick (GstMxlFabricsSink * self,
-    gboolean auto_reconnect, GPtrArray * notices);
+    GPtrArray * notices);
 
 /** Engine thread, engine_lock held, after progress: the initiator's
  * connection events, each one transition (the library retries refused
- * attempts with its own back-off). */
+ * attempts and lost connections with its own back-off; without
+ * @auto_reconnect a lost target is taken off the initiator and fails). */
 void gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
     gboolean auto_reconnect, GPtrArray * notices);
 
 /** Engine thread, engine_lock held: the soonest time a pass is due for a
- * target (a re-add, an unwatched @path file), or @due. */
+ * target (the library's retry of a lost one, which progress carries out;
+ * an unwatched @path file), or @due. */
 gint64 gst_mxl_fabrics_sink_targets_next_due (GstMxlFabricsSink * self,
-    gint64 due, gboolean auto_reconnect);
+    gint64 due);
 
 /** Whether a connection attempt is under way on the initiator. */
 gboolean gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self);

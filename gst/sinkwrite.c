@@ -39,14 +39,77 @@ slot_in_flight (GstMxlFabricsSink * self, guint64 index,
       drop_holders, &busy) == MXL_STATUS_OK && busy;
 }
 
+static void
+slot_wait_wake (gpointer w)
+{
+  gst_mxl_fabrics_slot_wait_signal (w);
+}
+
+void
+gst_mxl_fabrics_slot_wait_init (GstMxlFabricsSlotWait * w,
+    GstMxlFabricsObject * obj)
+{
+  g_mutex_init (&w->lock);
+  g_cond_init (&w->cond);
+  w->seq = 0;
+  w->waiters = 0;
+  obj->wake = slot_wait_wake;
+  obj->wake_data = w;
+}
+
+void
+gst_mxl_fabrics_slot_wait_clear (GstMxlFabricsSlotWait * w)
+{
+  g_mutex_clear (&w->lock);
+  g_cond_clear (&w->cond);
+}
+
+void
+gst_mxl_fabrics_slot_wait_signal (GstMxlFabricsSlotWait * w)
+{
+  g_mutex_lock (&w->lock);
+  g_atomic_int_inc (&w->seq);
+  g_cond_broadcast (&w->cond);
+  g_mutex_unlock (&w->lock);
+}
+
+gboolean
+gst_mxl_fabrics_slot_wait_wanted (GstMxlFabricsSlotWait * w)
+{
+  return g_atomic_int_get (&w->waiters) > 0;
+}
+
+guint
+gst_mxl_fabrics_slot_wait_seq (GstMxlFabricsSlotWait * w)
+{
+  return (guint) g_atomic_int_get (&w->seq);
+}
+
+void
+gst_mxl_fabrics_slot_wait_until (GstMxlFabricsSlotWait * w, guint seq,
+    gint64 end)
+{
+  g_atomic_int_inc (&w->waiters);
+  g_mutex_lock (&w->lock);
+  while ((guint) g_atomic_int_get (&w->seq) == seq
+      && g_cond_wait_until (&w->cond, &w->lock, end));
+  g_mutex_unlock (&w->lock);
+  g_atomic_int_dec_and_test (&w->waiters);
+}
+
 /* A ring slot still read by a remote write must not change under it: the
  * target would get the old grain's header with a payload partly of the new
- * one, a torn frame nothing downstream can detect. Drives progress until
- * the slot of @index is free, for at most a quarter of a grain period
- * (20 ms at most), so that a stalled target does not stall the stream;
+ * one, a torn frame nothing downstream can detect. Waits until the slot of
+ * @index is free, for at most a quarter of a grain period (20 ms at most),
+ * so that a stalled target does not stall the stream, or until unlock;
  * then a target still reading it is dropped if that frees the slot for
- * the others (a target a ring behind costs only itself). Returns FALSE
- * when it is still in flight: the caller drops the buffer. */
+ * the others (a target a ring behind costs only itself). It waits on
+ * slot_wait, signalled by the library's notify (its progress thread
+ * completed writes) or, without that thread, by the engine thread's
+ * progress passes; it drives a pass itself at each wake-up too. The
+ * signal count is read before each look, so that a signal between the
+ * look and the sleep is not lost. Returns FALSE when it is still in
+ * flight: the caller drops the buffer. */
 static gboolean
 wait_slot_free (GstMxlFabricsSink * self, guint64 index)
 {
@@ -57,13 +120,16 @@ wait_slot_free (GstMxlFabricsSink * self, guint64 index)
   gboolean busy;
 
   g_mutex_lock (&self->obj->lock);
-  while ((busy = slot_in_flight (self, index, FALSE))
-      && g_get_monotonic_time () < end) {
-    mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
-    if (!(busy = slot_in_flight (self, index, FALSE)))
+  for (;;) {
+    guint seq = gst_mxl_fabrics_slot_wait_seq (&self->slot_wait);
+
+    if (!self->threaded && self->initiator != NULL)
+      mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
+    busy = slot_in_flight (self, index, FALSE);
+    if (!busy || self->obj->flushing || g_get_monotonic_time () >= end)
       break;
     g_mutex_unlock (&self->obj->lock);
-    g_usleep (100);
+    gst_mxl_fabrics_slot_wait_until (&self->slot_wait, seq, end);
     g_mutex_lock (&self->obj->lock);
   }
   if (busy)
@@ -183,9 +249,12 @@ gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
   return ret;
 }
 
-/* Creates the local flow and the initiator on it. */
-gboolean
-gst_mxl_fabrics_sink_setup_engine (GstMxlFabricsSink * self, GError ** error)
+/* Creates the local flow and the initiator on it
+ * (gst_mxl_fabrics_open_initiator(), whose errors it returns), decides on
+ * zero-copy (zero-copy set, private domain, video) and wakes the engine
+ * thread, which adds the targets. */
+static gboolean
+setup_engine (GstMxlFabricsSink * self, GError ** error)
 {
   mxlFabricsInitiator initiator;
   mxlFabricsProvider provider;
@@ -210,4 +279,74 @@ gst_mxl_fabrics_sink_setup_engine (GstMxlFabricsSink * self, GError ** error)
   g_mutex_unlock (&self->obj->lock);
   gst_mxl_fabrics_sink_engine_wake (self);      /* it adds the targets */
   return TRUE;
+}
+
+gboolean
+gst_mxl_fabrics_sink_setup_caps (GstMxlFabricsSink * self, GstCaps * caps)
+{
+  GstMxlFabricsFormat fmt;
+  GError *error = NULL;
+  gchar *flow_id, *flow_def;
+
+  if (self->have_format) {
+    /* A caps change needs a new flow with a new geometry: refused for now. */
+    gboolean same = gst_mxl_fabrics_format_from_caps (caps, &fmt, NULL)
+        && gst_mxl_fabrics_format_check_match (&fmt, &self->format, NULL)
+        && fmt.interleaved == self->format.interleaved;
+    if (same)
+      return TRUE;
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("caps changed mid-stream"),
+        ("the MXL flow geometry is fixed when it is created; restart the "
+            "pipeline to change caps"));
+    return FALSE;
+  }
+  /* One ERROR per start: a sticky caps event that failed is sent again
+   * before every buffer, and setting up again would post it again. */
+  if (self->caps_failed)
+    return FALSE;
+
+  if (!gst_mxl_fabrics_format_from_caps (caps, &fmt, &error))
+    goto failed;
+  GST_OBJECT_LOCK (self);
+  flow_id = g_strdup (self->obj->flow_id[0] ? self->obj->flow_id : NULL);
+  GST_OBJECT_UNLOCK (self);
+  flow_def = gst_mxl_fabrics_flow_def_new (&fmt, flow_id, NULL, NULL, &error);
+  g_free (flow_id);
+  if (flow_def == NULL)
+    goto failed;
+
+  g_mutex_lock (&self->obj->lock);
+  self->format = fmt;
+  self->media = gst_mxl_fabrics_media_ops (fmt.media);
+  g_mutex_unlock (&self->obj->lock);
+  g_free (self->flow_def);
+  self->flow_def = flow_def;
+  if (fmt.media == GST_MXL_FABRICS_MEDIA_V210
+      || fmt.media == GST_MXL_FABRICS_MEDIA_V210A)
+    gst_mxl_fabrics_format_video_info (&fmt, &self->video_info);
+  self->grain_size = gst_mxl_fabrics_format_grain_size (&fmt);
+  GST_DEBUG_OBJECT (self, "flow definition %s", flow_def);
+  if (!setup_engine (self, &error))
+    goto failed;
+  self->have_format = TRUE;
+  return TRUE;
+
+failed:
+  self->caps_failed = TRUE;
+  gst_mxl_fabrics_object_post_error (self->obj, error,
+      "the caps cannot be written into an MXL flow");
+  g_error_free (error);
+  return FALSE;
+}
+
+void
+gst_mxl_fabrics_sink_teardown_caps (GstMxlFabricsSink * self)
+{
+  /* The initiator is gone: nothing reads lent buffers any more. */
+  gst_mxl_fabrics_lender_clear (&self->lender);
+  self->lend = FALSE;
+  gst_mxl_fabrics_sink_propose_pool (self, NULL);
+  gst_mxl_fabrics_local_flow_close (&self->flow);
+  self->have_format = FALSE;
+  g_clear_pointer (&self->flow_def, g_free);
 }

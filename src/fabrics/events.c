@@ -4,7 +4,7 @@
 
 #define MXL_EVENT_QUEUE_MAX 256u
 
-void
+mxlFabricsExtConnectionEvent *
 mxl_event_queue_push (GQueue *queue, uint64_t id,
     mxlFabricsExtConnectionState previous, mxlFabricsExtConnectionState current,
     mxlStatus reason)
@@ -20,6 +20,7 @@ mxl_event_queue_push (GQueue *queue, uint64_t id,
   g_queue_push_tail (queue, ev);
   while (g_queue_get_length (queue) > MXL_EVENT_QUEUE_MAX)
     g_free (g_queue_pop_head (queue));
+  return ev;
 }
 
 mxlStatus

@@ -12,8 +12,9 @@
 
 #define MXL_EVENT_QUEUE_MAX 256u
 
-/** Appends an event stamped with the monotonic clock. */
-void mxl_event_queue_push (GQueue *queue, uint64_t id,
+/** Appends an event stamped with the monotonic clock. Returns: (transfer
+ * none): the queued event (its retryAtNs may be set), owned by @queue. */
+mxlFabricsExtConnectionEvent *mxl_event_queue_push (GQueue *queue, uint64_t id,
     mxlFabricsExtConnectionState previous, mxlFabricsExtConnectionState current,
     mxlStatus reason);
 /** Returns: MXL_STATUS_OK with the oldest event, or MXL_ERR_NOT_READY. */

@@ -5,6 +5,7 @@
  * targetinfo.c.)
  */
 #include <string.h>
+#include <unistd.h>
 
 #include <mxl/fabrics.h>
 #include <mxl/fabrics-ext.h>
@@ -272,6 +273,72 @@ mxlFabricsExtGetProvider (size_t in_index, mxlFabricsExtProviderInfo *out_info)
   out_info->name = desc->name;
   out_info->description = desc->description;
   out_info->autoRank = desc->auto_rank;
+  return MXL_STATUS_OK;
+}
+
+/* Rank of provider @p when @want is asked for: lower is better, G_MAXUINT
+ * never. ANY follows autoRank (0 there: only when named). */
+static guint
+choice_rank (mxlFabricsProvider p, mxlFabricsProvider want)
+{
+  const MxlProviderDesc *desc;
+
+  if (want != MXL_FABRICS_PROVIDER_ANY)
+    return p == want ? 0 : G_MAXUINT;
+  desc = mxl_provider_lookup (p);
+  return desc != NULL && desc->auto_rank > 0 ? desc->auto_rank : G_MAXUINT;
+}
+
+/* A loopback address reaches only this host: a default node avoids it. */
+static gboolean
+is_loopback (const char *node)
+{
+  return g_str_has_prefix (node, "127.") || g_strcmp0 (node, "::1") == 0;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtChooseInterface (mxlFabricsInstance in_instance,
+    mxlFabricsProvider in_provider, mxlFabricsProvider *out_provider, char *out_node,
+    size_t in_node_len)
+{
+  static gint counter;
+  mxlFabricsInterfaceList *list = NULL;
+  mxlFabricsInterfaceConfig query;
+  const char *pick = NULL;
+  g_autofree char *node = NULL;
+  guint best = G_MAXUINT;
+
+  if (in_instance == NULL || out_provider == NULL)
+    return MXL_ERR_INVALID_ARG;
+  memset (&query, 0, sizeof query);
+  query.version = MXL_FABRICS_API_VERSION;
+  query.provider = in_provider;
+  if (mxlFabricsGetInterfaces (in_instance, &query, &list) != MXL_STATUS_OK)
+    list = NULL;
+  for (mxlFabricsInterfaceList *l = list; l != NULL; l = l->next) {
+    guint rank = choice_rank (l->interface.provider, in_provider);
+    if (rank < best) {
+      best = rank;
+      *out_provider = l->interface.provider;
+    }
+  }
+  for (mxlFabricsInterfaceList *l = list; l != NULL && best != G_MAXUINT; l = l->next) {
+    const char *n = l->interface.address.node;
+    if (l->interface.provider == *out_provider && n != NULL && n[0] != '\0'
+        && (pick == NULL || (is_loopback (pick) && !is_loopback (n))))
+      pick = n;
+  }
+  if (best != G_MAXUINT && out_node != NULL) {
+    node = *out_provider == MXL_FABRICS_PROVIDER_SHM || pick == NULL
+        ? g_strdup_printf (MXL_FABRICS_EXT_SHM_NODE_PREFIX "%d-%d", (int) getpid (),
+            g_atomic_int_add (&counter, 1))
+        : g_strdup (pick);
+  }
+  mxlFabricsFreeInterfaceList (list);
+  if (best == G_MAXUINT)
+    return MXL_ERR_NOT_FOUND;
+  if (out_node != NULL && g_strlcpy (out_node, node, in_node_len) >= in_node_len)
+    return MXL_ERR_INVALID_ARG;
   return MXL_STATUS_OK;
 }
 

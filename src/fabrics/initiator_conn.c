@@ -145,24 +145,43 @@ mxl_conn_public_state (MxlConnKind kind)
   return MXL_FABRICS_EXT_STATE_IDLE;
 }
 
-static void
-idle_state (MxlConnState *s, guint attempts)
+/* The back-off before attempt @attempts (1, 2, ...): MXL_RETRY_FIRST_MS
+ * doubled per attempt up to MXL_RETRY_MAX_MS; 0 for none (ms). */
+static gint64
+backoff_ms (guint attempts)
 {
-  gint64 delay_ms = attempts == 0 ? 0
+  return attempts == 0 ? 0
       : MIN ((gint64) MXL_RETRY_FIRST_MS << MIN (attempts - 1, 8u), MXL_RETRY_MAX_MS);
-
-  memset (s, 0, sizeof (*s));
-  s->kind = MXL_CONN_IDLE;
-  s->u.idle.retry_at = g_get_monotonic_time () + delay_ms * 1000;
-  s->u.idle.attempts = attempts;
 }
 
 static void
-lost_state (MxlConnState *s, mxlStatus reason)
+idle_state (MxlConnState *s, guint attempts)
 {
+  memset (s, 0, sizeof (*s));
+  s->kind = MXL_CONN_IDLE;
+  s->u.idle.retry_at = g_get_monotonic_time () + backoff_ms (attempts) * 1000;
+  s->u.idle.attempts = attempts;
+}
+
+/* @cur: the connected state that was lost. With the setup option
+ * "reconnect" the loss is retried after the back-off: afresh when the
+ * connection had stayed up MXL_RETRY_RESET_MS, else one step further
+ * (a target that accepts and drops at once). */
+static void
+lost_state (MxlConnState *s, const MxlInitiator *init, const MxlConnState *cur,
+    mxlStatus reason)
+{
+  gint64 now = g_get_monotonic_time ();
+  guint attempts = now - cur->u.connected.since >= MXL_RETRY_RESET_MS * 1000
+      ? 1 : cur->u.connected.attempts + 1;
+
   memset (s, 0, sizeof (*s));
   s->kind = MXL_CONN_LOST;
   s->u.lost.reason = reason;
+  if (init->base.options.reconnect) {
+    s->u.lost.attempts = attempts;
+    s->u.lost.retry_at = now + backoff_ms (attempts) * 1000;
+  }
 }
 
 static void
@@ -243,7 +262,12 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
               || mxl_conn_peer_gone (conn))) {
         reason = MXL_ERR_NOT_READY;
         leave (conn, &cur, FALSE, MXL_ERR_INTERRUPTED);
-        lost_state (&next, reason);
+        lost_state (&next, init, &cur, reason);
+      } else if (cur.kind == MXL_CONN_LOST && cur.u.lost.retry_at > 0
+          && now >= cur.u.lost.retry_at) {
+        /* "reconnect": attempted at the next tick, the back-off kept */
+        idle_state (&next, cur.u.lost.attempts);
+        next.u.idle.retry_at = now;
       }
       break;
     case MXL_CONN_IN_CONNECTED:
@@ -263,7 +287,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
         idle_state (&next, cur.u.connecting.attempts + 1);
       } else if (cur.kind == MXL_CONN_CONNECTED) {
         leave (conn, &cur, FALSE, MXL_ERR_INTERRUPTED);
-        lost_state (&next, reason);
+        lost_state (&next, init, &cur, reason);
       }
       break;
     case MXL_CONN_IN_REMOVE:
@@ -285,6 +309,10 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
   }
 
   if (next.kind == MXL_CONN_CONNECTED && cur.kind != MXL_CONN_CONNECTED) {
+    /* The back-off it came through is kept until it stays up (lost_state). */
+    next.u.connected.since = now;
+    next.u.connected.attempts = cur.kind == MXL_CONN_CONNECTING ? cur.u.connecting.attempts
+        : cur.kind == MXL_CONN_IDLE ? cur.u.idle.attempts : 0;
     /* The protocol is chosen once, when the connection becomes usable
      * (its post, or a test hook's wrapper while one is armed). */
     conn->post = mxl_hooks_conn_post (conn);
@@ -298,18 +326,30 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
     if (next.kind == MXL_CONN_LOST) {
       init->stats.connectionsLost++;
       /* debug level: the application hears of it through the connection
-       * events (the sink re-adds the target itself with auto-reconnect) */
-      g_debug ("initiator: target %" G_GUINT64_FORMAT " lost (status %d); "
-          "adding its TargetInfo again reconnects", conn->target_id, reason);
+       * events (the sink sets "reconnect") */
+      g_debug ("initiator: target %" G_GUINT64_FORMAT " lost (status %d); %s",
+          conn->target_id, reason, next.u.lost.retry_at > 0
+          ? "retried after the back-off" : "adding its TargetInfo again reconnects");
     }
   }
   conn->state = next;
   if (mxl_conn_public_state (next.kind) != mxl_conn_public_state (cur.kind)) {
+    mxlFabricsExtConnectionEvent *ev;
+
     g_debug ("initiator: target %" G_GUINT64_FORMAT " %s -> %s", conn->target_id,
         mxlFabricsExtConnectionStateName (mxl_conn_public_state (cur.kind)),
         mxlFabricsExtConnectionStateName (mxl_conn_public_state (next.kind)));
-    mxl_event_queue_push (&init->base.events, conn->target_id, mxl_conn_public_state (cur.kind),
+    ev = mxl_event_queue_push (&init->base.events,
+        conn->target_id, mxl_conn_public_state (cur.kind),
         mxl_conn_public_state (next.kind), reason);
+
+    /* the retry counts from the event's stamp, so that the delay it
+     * reports is the back-off exactly */
+    if (next.kind == MXL_CONN_LOST && next.u.lost.retry_at > 0) {
+      conn->state.u.lost.retry_at = (gint64) (ev->timestampNs / 1000u)
+          + backoff_ms (next.u.lost.attempts) * 1000;
+      ev->retryAtNs = (uint64_t) conn->state.u.lost.retry_at * 1000u;
+    }
     if (init->notify)
       init->notify (init->notify_data);
   }

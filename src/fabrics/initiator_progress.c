@@ -268,6 +268,10 @@ mxl_initiator_progress_once (MxlInitiator *init)
           c->last_progress = g_get_monotonic_time ();
         break;
       case MXL_CONN_LOST:
+        /* with "reconnect" it becomes idle again by itself */
+        if (c->state.u.lost.retry_at > 0)
+          pending = any_live = TRUE;
+        break;
       case MXL_CONN_REMOVED:
         break;
     }

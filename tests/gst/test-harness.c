@@ -4,9 +4,13 @@
  * on 127.0.0.1: a sink target that waits for its @path file, connects
  * when the src writes it, is removed and added again with the signals; a
  * src that publishes its TargetInfo, connects, receives a grain bit-exact
- * and posts its timeout. Every wait is bounded. */
+ * and posts its timeout; a receiver that accepts and drops at once,
+ * retried with the library's growing back-off. Every wait is bounded. */
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <glib/gstdio.h>
 #include <gst/gst.h>
@@ -17,9 +21,10 @@
 #define GRAIN_SIZE (3456 * 720)
 #define WAIT_US (15 * G_USEC_PER_SEC)
 
-/* The harness starts its element at once: set its properties before. */
+/* The harness starts its element at once: set its properties before.
+ * @service: (nullable): its bind port, else automatic. */
 static GstHarness *
-make_src (const gchar * file, guint64 timeout)
+make_src_on (const gchar * file, guint64 timeout, const gchar * service)
 {
   GstElement *e = gst_element_factory_make ("mxlfabricssrc", NULL);
   GstCaps *caps = gst_caps_from_string (CAPS);
@@ -28,6 +33,8 @@ make_src (const gchar * file, guint64 timeout)
   g_assert_nonnull (e);
   g_object_set (e, "provider", 1, "node", "127.0.0.1", "caps", caps,
       "target-info-file", file, "timeout", timeout, NULL);
+  if (service)
+    g_object_set (e, "service", service, NULL);
   gst_caps_unref (caps);
   h = gst_harness_new_with_element (e, NULL, "src");
   gst_object_unref (e);
@@ -35,6 +42,12 @@ make_src (const gchar * file, guint64 timeout)
    * running time 0 */
   gst_harness_use_systemclock (h);
   return h;
+}
+
+static GstHarness *
+make_src (const gchar * file, guint64 timeout)
+{
+  return make_src_on (file, timeout, NULL);
 }
 
 static GstHarness *
@@ -474,6 +487,106 @@ test_sink_transitions (void)
   remove_tmp (file);
 }
 
+/* A tcp port of 127.0.0.1 free a moment ago. */
+static gchar *
+free_port (void)
+{
+  struct sockaddr_in a = {.sin_family = AF_INET };
+  socklen_t len = sizeof a;
+  int fd = socket (AF_INET, SOCK_STREAM, 0);
+
+  a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (bind (fd, (struct sockaddr *) &a, sizeof a), ==, 0);
+  g_assert_cmpint (getsockname (fd, (struct sockaddr *) &a, &len), ==, 0);
+  close (fd);
+  return g_strdup_printf ("%u", ntohs (a.sin_port));
+}
+
+/* The delay of the next loss WARNING on @bus ("... lost (...):
+ * reconnecting in N ms"), waited for (bounded); "not reachable" (attempts
+ * refused while a src restarts slowly under load) is skipped, other
+ * WARNINGs fail. */
+static guint
+wait_loss_delay (GstBus * bus)
+{
+  GstMessage *m;
+  GError *e = NULL;
+  const gchar *at;
+  guint delay;
+
+  for (;;) {
+    m = gst_bus_timed_pop_filtered (bus, WAIT_US * GST_USECOND,
+        GST_MESSAGE_WARNING);
+    g_assert_nonnull (m);
+    gst_message_parse_warning (m, &e, NULL);
+    if (strstr (e->message, " not reachable after ") == NULL)
+      break;
+    g_clear_error (&e);
+    gst_message_unref (m);
+  }
+  at = strstr (e->message, "reconnecting in ");
+  if (!strstr (e->message, " lost (") || at == NULL)
+    g_error ("not a loss WARNING: %s", e->message);
+  delay = (guint) g_ascii_strtoull (at + strlen ("reconnecting in "), NULL, 10);
+  g_error_free (e);
+  gst_message_unref (m);
+  return delay;
+}
+
+/* A receiver that accepts and drops at once (its src stopped as soon as it
+ * is connected and started again on the same port, which the sink's
+ * TargetInfo names): the library retries the lost target with its back-off,
+ * which does not start afresh on a connection that did not stay up, so the
+ * loss WARNINGs say 100 ms, then at least twice as long each time, and
+ * the sink reconnects once per loss (not every 200 ms). */
+static void
+test_sink_backoff (void)
+{
+  gchar *file = tmp_file ("backoff.json"), *service = free_port ();
+  GstHarness *src = make_src_on (file, 0, service), *sink;
+  GstBus *bus = gst_bus_new ();
+  gchar *json = NULL;
+  guint delays[4], k;
+  gint64 t0;
+
+  gst_harness_play (src);
+  wait_state (src->element, "listening");
+  g_object_get (src->element, "target-info", &json, NULL);
+  sink = make_sink (json);
+  gst_element_set_bus (sink->element, bus);
+  g_assert_cmpint (gst_harness_push (sink, grain (0)), ==, GST_FLOW_OK);
+  wait_state (sink->element, "connected");
+  t0 = g_get_monotonic_time ();
+  for (k = 0; k < G_N_ELEMENTS (delays); k++) {
+    wait_state (src->element, "connected");
+    g_assert_cmpint (gst_element_set_state (src->element, GST_STATE_NULL), ==,
+        GST_STATE_CHANGE_SUCCESS);
+    g_assert_cmpint (gst_element_set_state (src->element, GST_STATE_PLAYING),
+        !=, GST_STATE_CHANGE_FAILURE);
+    delays[k] = wait_loss_delay (bus);
+  }
+  wait_state (src->element, "connected");
+  wait_state (sink->element, "connected");
+  g_test_message ("loss delays %u %u %u %u ms, %" G_GINT64_FORMAT " ms",
+      delays[0], delays[1], delays[2], delays[3],
+      (g_get_monotonic_time () - t0) / 1000);
+  g_assert_cmpuint (delays[0], ==, 100);
+  for (k = 1; k < G_N_ELEMENTS (delays); k++)
+    g_assert_cmpuint (delays[k], >=, 2 * delays[k - 1]);
+  /* the retries waited their delays (100 + 200 + 400 + 800 ms at least) */
+  g_assert_cmpint (g_get_monotonic_time () - t0, >=, 1500 * 1000);
+  g_assert_cmpuint (stat_u64 (sink->element, "reconnects"), ==,
+      G_N_ELEMENTS (delays));
+  g_assert_cmpuint (count_warnings (bus, " lost "), ==, 0);
+
+  gst_harness_teardown (sink);
+  gst_harness_teardown (src);
+  gst_object_unref (bus);
+  g_free (json);
+  g_free (service);
+  remove_tmp (file);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -482,5 +595,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/harness/sink-targets/tcp", test_sink_targets);
   g_test_add_func ("/gst/harness/src-states/tcp", test_src_states);
   g_test_add_func ("/gst/harness/sink-transitions/tcp", test_sink_transitions);
+  g_test_add_func ("/gst/harness/sink-backoff/tcp", test_sink_backoff);
   return g_test_run ();
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The stats tables of gst/mxlfabricsstats.c: they build the stats
  * structure of both elements, and docs/bus-and-stats.md names exactly their
- * fields (a stat added in one place and not the other fails here). */
+ * fields (a stat added in one place and not the other fails here). The
+ * sink's wait for a ring slot (sinkwrite.h): woken by a signal from
+ * another thread and by unlock, a signal before the sleep not lost. */
 #include <string.h>
 
 #include <gst/gst.h>
@@ -184,6 +186,63 @@ test_stats_structure (void)
   gst_object_unref (src);
 }
 
+static gpointer
+signal_later (gpointer data)
+{
+  GstMxlFabricsSlotWait *w = data;
+
+  /* until the waiter sleeps (bounded: 5 s) */
+  for (guint i = 0; i < 5000 && g_atomic_int_get (&w->waiters) == 0; i++)
+    g_usleep (1000);
+  gst_mxl_fabrics_slot_wait_signal (w);
+  return NULL;
+}
+
+/* The deadlines are 10 s: a wait that returns well before has been woken
+ * (no speed asserted). */
+static void
+test_slot_wait (void)
+{
+  GstElement *sink = g_object_new (GST_TYPE_MXL_FABRICS_SINK, NULL);
+  GstMxlFabricsSlotWait *w = &GST_MXL_FABRICS_SINK (sink)->slot_wait;
+  gint64 t0;
+  GThread *th;
+  guint seq;
+
+  gst_object_ref_sink (sink);
+  /* a signal between reading the count and sleeping is not lost */
+  seq = gst_mxl_fabrics_slot_wait_seq (w);
+  gst_mxl_fabrics_slot_wait_signal (w);
+  t0 = g_get_monotonic_time ();
+  gst_mxl_fabrics_slot_wait_until (w, seq, t0 + 10 * G_USEC_PER_SEC);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+  g_assert_cmpuint (gst_mxl_fabrics_slot_wait_seq (w), ==, seq + 1);
+
+  /* another thread's signal (the library's notify) wakes a sleeper */
+  seq = gst_mxl_fabrics_slot_wait_seq (w);
+  th = g_thread_new ("signal", signal_later, w);
+  t0 = g_get_monotonic_time ();
+  gst_mxl_fabrics_slot_wait_until (w, seq, t0 + 10 * G_USEC_PER_SEC);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 5 * G_USEC_PER_SEC);
+  g_thread_join (th);
+  g_assert_cmpint (g_atomic_int_get (&w->waiters), ==, 0);
+
+  /* unlock signals it (and sets flushing, which ends the render's wait) */
+  seq = gst_mxl_fabrics_slot_wait_seq (w);
+  gst_mxl_fabrics_object_unlock (GST_MXL_FABRICS_SINK (sink)->obj);
+  g_assert_cmpuint (gst_mxl_fabrics_slot_wait_seq (w), ==, seq + 1);
+  g_assert_true (gst_mxl_fabrics_object_is_flushing (GST_MXL_FABRICS_SINK
+          (sink)->obj));
+  gst_mxl_fabrics_object_unlock_stop (GST_MXL_FABRICS_SINK (sink)->obj);
+
+  /* without a signal it sleeps until its deadline, not longer */
+  seq = gst_mxl_fabrics_slot_wait_seq (w);
+  t0 = g_get_monotonic_time ();
+  gst_mxl_fabrics_slot_wait_until (w, seq, t0 + 20 * 1000);
+  g_assert_cmpint (g_get_monotonic_time () - t0, >=, 20 * 1000);
+  gst_object_unref (sink);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -192,5 +251,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/object/stats-doc-table", test_stats_doc_table);
   g_test_add_func ("/gst/object/stats-doc-engine", test_stats_doc_engine);
   g_test_add_func ("/gst/object/stats-structure", test_stats_structure);
+  g_test_add_func ("/gst/object/slot-wait", test_slot_wait);
   return g_test_run ();
 }

@@ -554,7 +554,8 @@ test_stopped_receiver_sender_leaves_shm (void)
   GArray *frames;
 
   stall_receiver (pid, file, out, &ps);
-  /* the reconnection (200 ms later) opens a new endpoint and asks */
+  /* the library's reconnection (its first back-off, 100 ms later) opens
+   * a new endpoint and asks */
   g_usleep (800 * 1000);
   sender_stop_pushing (&ps);
   sender_free (&ps);

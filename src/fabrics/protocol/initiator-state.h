@@ -41,9 +41,14 @@ typedef struct MxlPayloadOverride MxlPayloadOverride;
 #define MXL_CONN_STALL_MS 5000
 /** A connection attempt is abandoned after this (ms). */
 #define MXL_CONNECT_TIMEOUT_MS 5000
-/** Reconnect back-off after a refused attempt: first and maximum (ms). */
+/** Reconnect back-off after a refused attempt, or after a loss with the
+ * setup option "reconnect": first and maximum (ms), doubled per attempt. */
 #define MXL_RETRY_FIRST_MS 100
 #define MXL_RETRY_MAX_MS 2000
+/** A connection that stayed up this long starts the back-off afresh when it
+ * is lost; one lost sooner goes on doubling it, so that a receiver that
+ * accepts and drops at once is retried 100 ms, 200 ms, ... 2 s apart (ms). */
+#define MXL_RETRY_RESET_MS 5000
 
 /**
  * MxlWriteCtx:
@@ -142,8 +147,11 @@ typedef struct MxlConnState {
       struct fid_av *av; } connecting;
     /* @av: the connection's own address vector when @ep is its own
      * (shm: initiator_rdm.c), else NULL */
-    struct { struct fid_ep *ep; fi_addr_t addr; struct fid_av *av; } connected;
-    struct { mxlStatus reason; } lost;
+    struct { struct fid_ep *ep; fi_addr_t addr; struct fid_av *av;
+      gint64 since; guint attempts; } connected;
+    /* @retry_at: with the setup option "reconnect", when it becomes idle
+     * again (monotonic µs), else 0: lost until AddTarget */
+    struct { mxlStatus reason; gint64 retry_at; guint attempts; } lost;
   } u;
 } MxlConnState;
 

@@ -137,6 +137,13 @@ read_samples_staging (JsonNode *node, const char *key, MxlSetupOptions *out,
   return read_boolean (node, key, &out->samples_staging, error);
 }
 
+static gboolean
+read_reconnect (JsonNode *node, const char *key, MxlSetupOptions *out,
+    GError **error)
+{
+  return read_boolean (node, key, &out->reconnect, error);
+}
+
 static const struct {
   const char *key;
   OptionReader read;
@@ -149,6 +156,7 @@ static const struct {
   { "postRingCapacity", read_post_ring_capacity },
   { "samplesStaging", read_samples_staging },
   { "exclusive", read_exclusive },
+  { "reconnect", read_reconnect },
 };
 
 void

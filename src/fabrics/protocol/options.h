@@ -27,6 +27,8 @@ typedef struct MxlSetupOptions {
   gboolean samples_staging;     /* "samplesStaging": boolean, default TRUE (initiator of a
                                    continuous flow: one packed write per entry) */
   uint32_t post_ring_capacity;  /* "postRingCapacity": power of two >= 2; default MXL_DEFAULT_POST_RING_CAPACITY */
+  gboolean reconnect;           /* "reconnect": boolean, default FALSE (initiator: a lost
+                                   connection is retried with the back-off) */
 } MxlSetupOptions;
 
 /**
@@ -54,7 +56,7 @@ typedef struct MxlSetupOptions {
  * "maxMessageSize" integer >= 1 (bytes); "iovLimit" integer
  * 1..MXL_MAX_IOV_LIMIT; "protocol" "write"|"send"|"tagged"; "progressThread"
  * boolean; "samplesStaging" boolean; "postRingCapacity" power of two 2..MXL_MAX_POST_RING_CAPACITY;
- * "exclusive" boolean. An integer may be written 64.0 but not 2.5.
+ * "exclusive" boolean; "reconnect" boolean. An integer may be written 64.0 but not 2.5.
  *
  * *@out is overwritten (it owns nothing); on failure it holds the defaults.
  *

@@ -114,6 +114,34 @@ MXL_EXPORT mxlStatus mxlFabricsExtGetProvider (size_t in_index,
     mxlFabricsExtProviderInfo *out_info);
 
 /**
+ * mxlFabricsExtChooseInterface:
+ * @in_instance: a fabrics instance.
+ * @in_provider: the provider asked for, or MXL_FABRICS_PROVIDER_ANY for the
+ *   best one present: the lowest nonzero autoRank
+ *   (mxlFabricsExtGetProvider()) among the providers of the interfaces
+ *   mxlFabricsGetInterfaces() lists on this host.
+ * @out_provider: (out): the provider chosen.
+ * @out_node: (out) (optional): buffer for a default address.node of that
+ *   provider, NUL-terminated: for shm, and for a provider whose interfaces
+ *   list no address, a name unique to this process and call,
+ *   MXL_FABRICS_EXT_SHM_NODE_PREFIX "<pid>-<n>" (so the endpoint's region
+ *   is swept once the process is gone); otherwise the first address of the
+ *   provider's interfaces that is not a loopback one (127.0.0.0/8, ::1:
+ *   only this host could reach it), else its first.
+ * @in_node_len: size of @out_node in bytes (64 is always enough).
+ *
+ * What the GStreamer elements do with provider=auto and an empty node.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_NOT_FOUND when this host has no interface
+ * of @in_provider (for ANY: of any provider with a nonzero autoRank);
+ * MXL_ERR_INVALID_ARG for a NULL @in_instance or @out_provider, or an
+ * @out_node too small for the node.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtChooseInterface (mxlFabricsInstance in_instance,
+    mxlFabricsProvider in_provider, mxlFabricsProvider *out_provider, char *out_node,
+    size_t in_node_len);
+
+/**
  * mxlFabricsExtProtocolInfo:
  * @name: its name as the "protocol" setup option and the TargetInfo's
  *   ext."protocol" take it ("write", "send", "tagged";
@@ -180,8 +208,14 @@ MXL_EXPORT mxlStatus mxlFabricsExtGetLibfabricVersion (uint32_t *out_major,
  * State of a connection as the application sees it.
  * Initiator side (per added target): IDLE (waiting to connect, e.g. after a
  * refused attempt, retried with back-off), CONNECTING, CONNECTED, LOST (the
- * connection failed or the target stopped answering; not retried: re-add the
- * TargetInfo, or add the restarted target's new one), REMOVED.
+ * connection failed or the target stopped answering; by default not retried:
+ * re-add the TargetInfo, or add the restarted target's new one), REMOVED.
+ * With the initiator setup option "reconnect": true (docs/wire-format.md
+ * §11.2) a LOST connection becomes IDLE again by itself after the back-off
+ * (100 ms, doubled per attempt up to 2 s; it starts afresh only after a
+ * connection that stayed up 5 s, so a target that accepts and drops at once
+ * is not retried in a tight loop); its LOST event says when
+ * (mxlFabricsExtConnectionEvent.retryAtNs).
  * Target side: LISTENING (RC, no initiator), CONNECTING (RC, accepting),
  * CONNECTED (RC with an initiator; RDM targets are always CONNECTED).
  */
@@ -207,6 +241,10 @@ MXL_EXPORT char const *mxlFabricsExtConnectionStateName (mxlFabricsExtConnection
  *   that caused it (MXL_ERR_NOT_READY for a timeout, MXL_ERR_INTERRUPTED for
  *   an orderly shutdown by the peer, MXL_ERR_UNKNOWN for transport errors).
  * @timestampNs: CLOCK_MONOTONIC nanoseconds of the transition.
+ * @retryAtNs: an initiator's transition to LOST with the setup option
+ *   "reconnect": CLOCK_MONOTONIC nanoseconds at which the library retries it
+ *   (the connection becomes IDLE then, and CONNECTING at the next progress
+ *   call); 0 otherwise (not retried until AddTarget).
  */
 typedef struct mxlFabricsExtConnectionEvent_t {
   int version;                       /* MXL_FABRICS_API_VERSION */
@@ -215,6 +253,7 @@ typedef struct mxlFabricsExtConnectionEvent_t {
   mxlFabricsExtConnectionState current;
   mxlStatus reason;
   uint64_t timestampNs;
+  uint64_t retryAtNs;
 } mxlFabricsExtConnectionEvent;
 
 /**

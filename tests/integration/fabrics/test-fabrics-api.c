@@ -524,6 +524,76 @@ test_interfaces (void)
   fabtest_side_clear (&s);
 }
 
+/* mxlFabricsExtChooseInterface(): ANY takes the present provider with the
+ * lowest nonzero autoRank; a tcp node defaults to a non-loopback address
+ * when the host has one; shm gets a name of this process; an absent
+ * provider is NOT_FOUND, a buffer too small INVALID_ARG. */
+static void
+test_choose_interface (void)
+{
+  FabSide s;
+  mxlFabricsInterfaceList *all = NULL, *tcp = NULL;
+  mxlFabricsInterfaceConfig q;
+  mxlFabricsProvider chosen = MXL_FABRICS_PROVIDER_ANY;
+  guint best = G_MAXUINT;
+  mxlFabricsProvider want_auto = MXL_FABRICS_PROVIDER_ANY;
+  gboolean other = FALSE, verbs = FALSE;
+  char node[64], prefix[32], tiny[4];
+
+  fabtest_side_init (&s, NULL, NULL);
+  g_assert_cmpint (mxlFabricsGetInterfaces (s.fab, NULL, &all), ==, MXL_STATUS_OK);
+  for (mxlFabricsInterfaceList *e = all; e; e = e->next) {
+    mxlFabricsExtProviderInfo info;
+    for (size_t i = 0; mxlFabricsExtGetProvider (i, &info) == MXL_STATUS_OK; i++)
+      if (info.provider == e->interface.provider && info.autoRank > 0
+          && info.autoRank < best) {
+        best = info.autoRank;
+        want_auto = info.provider;
+      }
+    verbs |= e->interface.provider == MXL_FABRICS_PROVIDER_VERBS;
+  }
+  g_assert_cmpuint (best, <, G_MAXUINT);
+  g_assert_cmpint (mxlFabricsExtChooseInterface (s.fab, MXL_FABRICS_PROVIDER_ANY, &chosen,
+          NULL, 0), ==, MXL_STATUS_OK);
+  g_assert_cmpint (chosen, ==, want_auto);
+
+  memset (&q, 0, sizeof q);
+  q.provider = MXL_FABRICS_PROVIDER_TCP;
+  g_assert_cmpint (mxlFabricsGetInterfaces (s.fab, &q, &tcp), ==, MXL_STATUS_OK);
+  for (mxlFabricsInterfaceList *e = tcp; e; e = e->next)
+    other |= !g_str_has_prefix (e->interface.address.node, "127.")
+        && strcmp (e->interface.address.node, "::1") != 0;
+  g_assert_cmpint (mxlFabricsExtChooseInterface (s.fab, MXL_FABRICS_PROVIDER_TCP, &chosen,
+          node, sizeof node), ==, MXL_STATUS_OK);
+  g_assert_cmpint (chosen, ==, MXL_FABRICS_PROVIDER_TCP);
+  g_test_message ("tcp default node %s", node);
+  g_assert_cmpint (!g_str_has_prefix (node, "127.") && strcmp (node, "::1") != 0, ==, other);
+
+  g_snprintf (prefix, sizeof prefix, MXL_FABRICS_EXT_SHM_NODE_PREFIX "%d-", (int) getpid ());
+  g_assert_cmpint (mxlFabricsExtChooseInterface (s.fab, MXL_FABRICS_PROVIDER_SHM, &chosen,
+          node, sizeof node), ==, MXL_STATUS_OK);
+  g_assert_cmpint (chosen, ==, MXL_FABRICS_PROVIDER_SHM);
+  g_assert_true (g_str_has_prefix (node, prefix));
+  {
+    char again[64];
+    g_assert_cmpint (mxlFabricsExtChooseInterface (s.fab, MXL_FABRICS_PROVIDER_SHM, &chosen,
+            again, sizeof again), ==, MXL_STATUS_OK);
+    g_assert_cmpstr (again, !=, node);          /* one name per call */
+  }
+  g_assert_cmpint (mxlFabricsExtChooseInterface (s.fab, MXL_FABRICS_PROVIDER_SHM, &chosen,
+          tiny, sizeof tiny), ==, MXL_ERR_INVALID_ARG);
+  if (!verbs)
+    g_assert_cmpint (mxlFabricsExtChooseInterface (s.fab, MXL_FABRICS_PROVIDER_VERBS, &chosen,
+            node, sizeof node), ==, MXL_ERR_NOT_FOUND);
+  g_assert_cmpint (mxlFabricsExtChooseInterface (NULL, MXL_FABRICS_PROVIDER_ANY, &chosen,
+          NULL, 0), ==, MXL_ERR_INVALID_ARG);
+  g_assert_cmpint (mxlFabricsExtChooseInterface (s.fab, MXL_FABRICS_PROVIDER_ANY, NULL,
+          NULL, 0), ==, MXL_ERR_INVALID_ARG);
+  mxlFabricsFreeInterfaceList (tcp);
+  mxlFabricsFreeInterfaceList (all);
+  fabtest_side_clear (&s);
+}
+
 /* I6 */
 static void
 test_setup_remote_write (void)
@@ -697,6 +767,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/api/cq-depth-option", test_cq_depth_option);
   g_test_add_func ("/fabrics/api/setup-validation", test_setup_validation);
   g_test_add_func ("/fabrics/api/interfaces", test_interfaces);
+  g_test_add_func ("/fabrics/api/choose-interface", test_choose_interface);
   g_test_add_func ("/fabrics/api/setup-remote-write", test_setup_remote_write);
   g_test_add_func ("/fabrics/api/unsupported-options", test_unsupported_options);
   g_test_add_func ("/fabrics/api/tcp/low-rate-ring", test_low_rate_ring);

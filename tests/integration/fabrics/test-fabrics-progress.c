@@ -10,6 +10,8 @@
  *    status, per target, never as successes;
  *  - a full post ring makes the transfer call return MXL_ERR_NOT_READY after
  *    its deadline, counted in postRingFull;
+ *  - with the setup option "reconnect", a connection lost at once after
+ *    each connection is retried by the library with doubling delays;
  *  - initiators and targets with a progress thread start and stop 1000
  *    times without leaking file descriptors or threads (run under ASan with
  *    detect_leaks=1 for memory).
@@ -354,6 +356,79 @@ start_stop (const FabProv *p, guint n_init, guint n_target)
 static void test_start_stop_tcp (void) { start_stop (&fab_tcp, 1000, 1000); }
 static void test_start_stop_shm (void) { start_stop (&fab_shm, 300, 100); }
 
+/* ------------------------------------------ reconnect after a loss */
+
+/* The next connection event of the target, driving the initiator (no
+ * progress thread); at most 5 s. */
+static mxlFabricsExtConnectionEvent
+next_event (mxlFabricsInitiator init)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  mxlFabricsExtConnectionEvent ev;
+
+  while (mxlFabricsExtInitiatorPollEvent (init, &ev) != MXL_STATUS_OK) {
+    mxlStatus st = mxlFabricsInitiatorMakeProgressBlocking (init, 5);
+    g_assert_true (st == MXL_STATUS_OK || st == MXL_ERR_NOT_READY);
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+  }
+  return ev;
+}
+
+/* Setup option "reconnect": a connection that is lost at once after each
+ * connection (an injected post failure breaks it) is retried by the
+ * library itself, each time after twice the delay (100, 200, 400, 800 ms;
+ * the back-off does not start afresh on a connection that did not stay
+ * up), with the exact state sequence connected, lost, idle, connecting,
+ * connected; the LOST event says when it is retried. */
+static void
+test_reconnect_backoff (void)
+{
+  static const guint64 delays_ms[] = { 100, 200, 400, 800 };
+  Rig r;
+  mxlFabricsExtInitiatorStats stats;
+
+  mxlFabricsExtConnectionEvent ev;
+
+  if (!rig_open (&r, &fab_tcp, 1, "{\"reconnect\": true}"))
+    return;
+  /* added and connected (rig_open) */
+  while (mxlFabricsExtInitiatorPollEvent (r.init, &ev) == MXL_STATUS_OK)
+    g_assert_cmpuint (ev.retryAtNs, ==, 0);
+  g_assert_cmpint (ev.current, ==, MXL_FABRICS_EXT_STATE_CONNECTED);
+  for (guint k = 0; k < G_N_ELEMENTS (delays_ms); k++) {
+    static const mxlFabricsExtConnectionState after[][2] = {
+      { MXL_FABRICS_EXT_STATE_LOST, MXL_FABRICS_EXT_STATE_IDLE },
+      { MXL_FABRICS_EXT_STATE_IDLE, MXL_FABRICS_EXT_STATE_CONNECTING },
+      { MXL_FABRICS_EXT_STATE_CONNECTING, MXL_FABRICS_EXT_STATE_CONNECTED },
+    };
+    guint64 retry_at;
+
+    mxl_initiator_debug_inject (r.init, MXL_INJECT_POST_FAILURE, 1, FI_EIO);
+    fabtest_write_grain (&r.is, 600 + k, 5, FALSE);
+    g_assert_cmpint (mxlFabricsInitiatorTransferGrain (r.init, 600 + k, 0, 1080), ==,
+        MXL_STATUS_OK);
+    ev = next_event (r.init);
+    g_assert_cmpuint (ev.targetId, ==, r.id[0]);
+    g_assert_cmpint (ev.previous, ==, MXL_FABRICS_EXT_STATE_CONNECTED);
+    g_assert_cmpint (ev.current, ==, MXL_FABRICS_EXT_STATE_LOST);
+    /* the retry counts from the event's stamp: its delay exactly */
+    g_assert_cmpuint (ev.retryAtNs, ==, ev.timestampNs + delays_ms[k] * 1000000u);
+    retry_at = ev.retryAtNs;
+    for (guint j = 0; j < G_N_ELEMENTS (after); j++) {
+      ev = next_event (r.init);
+      g_assert_cmpuint (ev.targetId, ==, r.id[0]);
+      g_assert_cmpint (ev.previous, ==, after[j][0]);
+      g_assert_cmpint (ev.current, ==, after[j][1]);
+      g_assert_cmpint (ev.reason, ==, MXL_STATUS_OK);
+      g_assert_cmpuint (ev.timestampNs, >=, retry_at);
+    }
+  }
+  g_assert_cmpint (mxlFabricsExtInitiatorGetStats (r.init, &stats), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (stats.connectionsLost, ==, G_N_ELEMENTS (delays_ms));
+  g_assert_cmpuint (stats.targetsConnected, ==, 1);
+  rig_close (&r);
+}
+
 /* The wait strategy each provider gets: fds where the CQ has one. */
 static void
 test_wait_strategy (void)
@@ -389,6 +464,7 @@ main (int argc, char **argv)
       test_error_completion_tcp_nothread);
   g_test_add_func ("/fabrics/progress/tcp/ring-full", test_ring_full);
   g_test_add_func ("/fabrics/progress/wait-strategy", test_wait_strategy);
+  g_test_add_func ("/fabrics/progress/tcp/reconnect-backoff", test_reconnect_backoff);
   g_test_add_func ("/fabrics/progress/tcp/start-stop", test_start_stop_tcp);
   g_test_add_func ("/fabrics/progress/shm/start-stop", test_start_stop_shm);
   return g_test_run ();

@@ -19,6 +19,7 @@ assert_defaults (const MxlSetupOptions *o)
   g_assert_false (o->progress_thread);
   g_assert_true (o->samples_staging);
   g_assert_true (o->exclusive);
+  g_assert_false (o->reconnect);
   g_assert_cmpuint (o->post_ring_capacity, ==, MXL_DEFAULT_POST_RING_CAPACITY);
 }
 
@@ -96,6 +97,7 @@ test_rejects (void)
     { "{\"progressThread\": \"true\"}", "\"progressThread\"" },
     { "{\"samplesStaging\": 0}", "\"samplesStaging\"" },
     { "{\"exclusive\": \"no\"}", "\"exclusive\"" },
+    { "{\"reconnect\": 1}", "\"reconnect\"" },
     { "{\"postRingCapacity\": 0}", "\"postRingCapacity\"" },
     { "{\"postRingCapacity\": 1}", "\"postRingCapacity\"" },
     { "{\"postRingCapacity\": 3}", "\"postRingCapacity\"" },
@@ -129,7 +131,7 @@ test_all_keys (void)
   g_assert_cmpint (mxl_setup_options_parse (
           "{\"cqDepth\":128,\"maxMessageSize\":9007199254740993,\"iovLimit\":4,"
           "\"protocol\":\"tagged\",\"progressThread\":true,\"postRingCapacity\":2,"
-          "\"samplesStaging\":false,\"exclusive\":false,"
+          "\"samplesStaging\":false,\"exclusive\":false,\"reconnect\":true,"
           "\"unknown\":{\"x\":[1,2]},\"cqdepth\":0}",
           &o, &error), ==, MXL_STATUS_OK);
   g_assert_no_error (error);
@@ -142,6 +144,7 @@ test_all_keys (void)
   g_assert_cmpuint (o.post_ring_capacity, ==, 2);
   g_assert_false (o.samples_staging);
   g_assert_false (o.exclusive);
+  g_assert_true (o.reconnect);
   mxl_setup_options_defaults (&o);
   assert_defaults (&o);
 
