@@ -187,6 +187,20 @@ mxlStatus mxl_samples_queue_entry_at (MxlConn *conn, const MxlSamplesRequest *re
     uint32_t entry, uint32_t imm, uint64_t header_head, uint64_t header_count);
 
 /**
+ * MxlConnLimits:
+ * Per-message limits of one connection (MxlConn max_msg, iov_limit,
+ * ordered): @max_msg payload bytes per posted piece, @iov_limit local data
+ * iovecs per piece, @ordered: the last piece need not wait for the others.
+ * Computed from the initiator and the target's TargetInfo alone, so that
+ * AddTarget can check a target before it makes a connection.
+ */
+typedef struct MxlConnLimits {
+  uint64_t max_msg;
+  uint32_t iov_limit;
+  gboolean ordered;
+} MxlConnLimits;
+
+/**
  * MxlTransportPost:
  * Posts the pending chunk of @t (t->chunk_remote_offset and t->chunk_length
  * bytes into remote region t->remote_slot; t->imm when t->chunk_last) from
@@ -248,9 +262,11 @@ typedef struct MxlProtocolDesc {
   /* initiator: needs the context pool registered for FI_SEND (message
    * headers) */
   gboolean msg_headers;
-  /* initiator: per-connection limits (NULL: the initiator's); FALSE when
-   * the target's TargetInfo leaves no room */
-  gboolean (*conn_limits) (MxlConn *conn);
+  /* initiator: per-connection limits (NULL: the initiator's), narrowing
+   * @limits (filled with the initiator's) for a target described by @info;
+   * FALSE when the target's TargetInfo leaves no room */
+  gboolean (*conn_limits) (const MxlInitiator *init,
+      const struct mxlFabricsTargetInfo_t *info, MxlConnLimits *limits);
   /* initiator: connections are progressed a little before teardown */
   gboolean drain_at_teardown;
   /* initiator: posts one piece, installed when the connection becomes
@@ -348,10 +364,12 @@ const MxlSampleRing *mxl_samples_debug_target_ring (MxlTarget *target);
 /** Payload bytes of one posted receive unless "maxMessageSize" is lower. */
 #define MXL_SEND_DEFAULT_PAYLOAD (1024u * 1024u)
 
-/** Sets the connection's per-message limits for a send target: one iovec
- * and MXL_SEND_HEADER_SIZE bytes less, at most the target's recvSize.
- * Returns: FALSE when the target's recvSize or our iov_limit leave no room. */
-gboolean mxl_send_conn_limits (MxlConn *conn);
+/** Computes into @limits the per-message limits of @init for the send (or
+ * tagged) target @info: one iovec and MXL_SEND_HEADER_SIZE bytes less, at
+ * most the target's recvSize. Returns: FALSE when the target's recvSize or
+ * our iov_limit leave no room (@limits then unchanged). */
+gboolean mxl_send_conn_limits (const MxlInitiator *init,
+    const struct mxlFabricsTargetInfo_t *info, MxlConnLimits *limits);
 
 /**
  * mxl_send_debug_set_header_hook:
