@@ -31,7 +31,6 @@ mxl_initiator_ctx_get (MxlInitiator *init)
   ctx->released = FALSE;
   ctx->reclaim_drain = 0;
   ctx->parked = FALSE;
-  ctx->claim = FALSE;
   init->ctx_used++;
   return ctx;
 }
@@ -391,9 +390,7 @@ mxl_conn_new (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info,
 void
 mxl_conn_free (MxlConn *conn)
 {
-  if (conn->init->base.dom != NULL)
-    mxl_ofi_region_close (conn->init->base.dom, &conn->claim_region);
-  g_free (conn->claim_buf);
+  mxl_initiator_rdm_claim_free (conn);
   if (conn->init->chunks->release != NULL)
     conn->init->chunks->release (conn, TRUE);
   mxl_target_info_free (conn->info);

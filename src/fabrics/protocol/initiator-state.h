@@ -28,6 +28,7 @@
 typedef struct MxlPostRing MxlPostRing;   /* postring.h */
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 typedef struct MxlPayloadOverride MxlPayloadOverride;
+typedef struct MxlConnClaim MxlConnClaim;   /* initiator_rdm.c */
 
 /** Writes in flight per connection at most (bounded by the tx queue). */
 #define MXL_CONN_WINDOW 64u
@@ -70,10 +71,15 @@ struct MxlWriteCtx {
   gboolean last;             /* carried the immediate data */
   gboolean released;         /* orphaned with its endpoint closed: the
                                 provider reads its memory no more */
-  gboolean claim;            /* a claim write or read (initiator_rdm.c) */
   guint next_free;
-  uint32_t local_slot;       /* grain flows: the local slot this write reads */
+  uint32_t local_slot;       /* grain flows: the local slot this write reads;
+                                MXL_CTX_SLOT_CLAIM: a claim write or read
+                                (initiator_rdm.c) */
 };
+
+/** MxlWriteCtx local_slot of a claim write or read: no flow slot (grain
+ * slots are below 65536, staging ones below it, grainstage.h). */
+#define MXL_CTX_SLOT_CLAIM G_MAXUINT32
 
 /** One queued transfer of one connection. */
 struct MxlTransfer {
@@ -194,14 +200,9 @@ struct MxlConn {
   /* the chunk source's private state (protocol_samples.c; grain flows on
    * shm: the staging buffers, grainstage.c), or NULL */
   MxlChunkState *chunk_state;
-  /* claims of an exclusive RDM target (claim.h, initiator_rdm.c): words
-   * [0] claim, [1] release, [2] owner read back; registered FI_WRITE |
-   * FI_READ when first needed */
-  uint64_t *claim_buf;
-  MxlOfiRegion claim_region;
-  guint claim_phase;         /* 0 due at claim_due, 1 write posted, 2 read
-                                posted, 3 read again at claim_due */
-  gint64 claim_due;
+  /* claims of an exclusive RDM target (claim.h): private to
+   * initiator_rdm.c, allocated with the first claim, else NULL */
+  MxlConnClaim *claim;
   /* Transfers tracked for results: a ring of consecutive seqs, oldest
    * first (initiator.c). */
   MxlTracked tracked[MXL_CONN_TRACKED];
