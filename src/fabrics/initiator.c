@@ -73,10 +73,9 @@ teardown (MxlInitiator *init)
   }
   if (init->type_ops)
     init->type_ops->teardown (init);
-  if (init->base.dom) {
-    mxl_ofi_region_close (init->base.dom, &init->channels_region);
+  mxl_samples_initiator_teardown (init);
+  if (init->base.dom)
     mxl_ofi_region_close (init->base.dom, &init->msg_headers_region);
-  }
   mxl_endpoint_close (&init->base);
   g_clear_pointer (&init->ctx_pool, g_free);
   g_clear_pointer (&init->msg_headers, g_free);
@@ -603,7 +602,7 @@ mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head, uint64_t coun
   if (!init->base.setup_done || !init->base.continuous)
     return MXL_ERR_INVALID_STATE;
   /* §4.3: count >= 1; a batch cannot be longer than the local ring. */
-  if (count == 0 || count > init->ring.length || head < count)
+  if (count == 0 || !mxl_samples_batch_fits (init, count) || head < count)
     return MXL_ERR_INVALID_ARG;
   memset (&desc, 0, sizeof desc);
   desc.op = MXL_POST_SAMPLES;

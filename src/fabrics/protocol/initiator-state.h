@@ -29,6 +29,7 @@ typedef struct MxlPostRing MxlPostRing;   /* postring.h */
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 typedef struct MxlPayloadOverride MxlPayloadOverride;
 typedef struct MxlConnClaim MxlConnClaim;   /* initiator_rdm.c */
+typedef struct MxlSamplesInitiator MxlSamplesInitiator;   /* protocol_samples.c */
 
 /** Writes in flight per connection at most (bounded by the tx queue). */
 #define MXL_CONN_WINDOW 64u
@@ -300,10 +301,10 @@ struct mxlFabricsInitiator_t {
   const MxlInitiatorTypeOps *type_ops;
   mxlFlowReader reader;
   MxlPayloadOverride *payload_override;  /* per local slot, or NULL (initiator_payload.c) */
-  /* continuous flows */
   const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
-  MxlSampleRing ring;
-  MxlOfiRegion channels_region;  /* the whole channels mapping, FI_WRITE */
+  /* continuous flows: the sample chunk source's own state (the channel
+   * rings and their region, protocol_samples.c), else NULL */
+  MxlSamplesInitiator *samples;
   uint64_t max_msg;          /* effective bytes per write */
   uint32_t iov_limit;        /* effective local iovecs per write */
   uint32_t tx_iov_limit;     /* the provider's (send: header + data iovecs) */

@@ -317,9 +317,20 @@ const MxlProtocolDesc *mxl_initiator_protocol_for (const MxlInitiator *init,
 
 /* --- continuous flows (protocol_samples.c) --- */
 
-/** Registers the initiator's channel rings (FI_WRITE). */
+/** Creates the sample chunk source's state (init->samples: the channel
+ * rings of @flow) and registers the rings (FI_WRITE). On failure the state
+ * stays for mxl_samples_initiator_teardown(). */
 mxlStatus mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
     GError **error);
+/** Closes the channel rings' region (the domain still open) and frees
+ * init->samples; nothing without one. */
+void mxl_samples_initiator_teardown (MxlInitiator *init);
+/** TRUE when a batch of @count samples per channel fits the local channel
+ * ring (mxl-flows §4.3; FALSE for a grain initiator). */
+gboolean mxl_samples_batch_fits (const MxlInitiator *init, uint64_t count);
+/** Test hook (internal): the initiator's local channel ring, NULL for a
+ * grain initiator. */
+const MxlSampleRing *mxl_samples_debug_initiator_ring (const MxlInitiator *init);
 /** TRUE when @info has a bounce ring that batches of this flow fit. */
 gboolean mxl_samples_target_usable (const MxlInitiator *init,
     const struct mxlFabricsTargetInfo_t *info);

@@ -100,6 +100,12 @@ conn_state (MxlConn *conn)
   return peek_state (conn);
 }
 
+/* The sample chunk source's initiator-wide state, at init->samples. */
+struct MxlSamplesInitiator {
+  MxlSampleRing ring;        /* the local flow's channel rings */
+  MxlOfiRegion region;       /* the whole channels mapping, FI_WRITE */
+};
+
 mxlStatus
 mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
     GError **error)
@@ -109,7 +115,8 @@ mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
 
   init->base.continuous = TRUE;
   init->chunks = &mxl_sample_chunks;
-  init->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
+  init->samples = g_new0 (MxlSamplesInitiator, 1);
+  init->samples->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
       flow->sample_word_size };
   if (channels == NULL || len == 0
       || len != (size_t) flow->channel_count * flow->buffer_length * flow->sample_word_size) {
@@ -118,7 +125,29 @@ mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
   }
   /* Registered as a write source only; never written through. */
   return mxl_ofi_region_register (init->base.dom, channels, len, FI_WRITE,
-      &init->channels_region, error);
+      &init->samples->region, error);
+}
+
+void
+mxl_samples_initiator_teardown (MxlInitiator *init)
+{
+  if (init->samples == NULL)
+    return;
+  if (init->base.dom != NULL)
+    mxl_ofi_region_close (init->base.dom, &init->samples->region);
+  g_clear_pointer (&init->samples, g_free);
+}
+
+gboolean
+mxl_samples_batch_fits (const MxlInitiator *init, uint64_t count)
+{
+  return init->samples != NULL && count <= init->samples->ring.length;
+}
+
+const MxlSampleRing *
+mxl_samples_debug_initiator_ring (const MxlInitiator *init)
+{
+  return init->samples ? &init->samples->ring : NULL;
 }
 
 /* Checks a sample target's bounce ring against the local flow. */
@@ -127,7 +156,7 @@ mxl_samples_target_usable (const MxlInitiator *init,
     const struct mxlFabricsTargetInfo_t *info)
 {
   if (!info->has_bounce_buffer || info->bounce_entry_count != info->n_regions
-      || mxl_bounce_capacity (&init->ring, info->bounce_entry_size) == 0)
+      || mxl_bounce_capacity (&init->samples->ring, info->bounce_entry_size) == 0)
     return FALSE;
   for (guint e = 0; e < info->n_regions; e++)
     if (info->regions[e].len < info->bounce_entry_size)
@@ -223,9 +252,10 @@ ensure_staging (MxlConn *conn)
   MxlSampleConn *c = conn_state (conn);
   g_autoptr (GError) error = NULL;
   MxlInitiator *init = conn->init;
-  uint64_t cap = mxl_bounce_capacity (&init->ring, conn->info->bounce_entry_size);
+  const MxlSampleRing *ring = &init->samples->ring;
+  uint64_t cap = mxl_bounce_capacity (ring, conn->info->bounce_entry_size);
   uint64_t size = MXL_BOUNCE_HEADER_SIZE
-      + (uint64_t) init->ring.channels * init->ring.word_size * cap;
+      + (uint64_t) ring->channels * ring->word_size * cap;
   guint n;
 
   if (c->staging != NULL || !init->base.options.samples_staging || cap == 0
@@ -296,17 +326,19 @@ queue_entry (MxlConn *conn, const EntryWire *w, uint64_t head, uint64_t count,
     c->staging_owner[t->header_slot] = t->seq;
     slot = c->staging + t->header_slot * c->staging_slot_size;
     mxl_bounce_header_write (slot, w->header_head, w->header_count);
-    mxl_bounce_pack (&init->ring, init->channels_region.base,
+    mxl_bounce_pack (&init->samples->ring, init->samples->region.base,
         slot + MXL_BOUNCE_HEADER_SIZE, head, count);
     mxl_samples_sgl_init_staged (&t->sgl, MXL_BOUNCE_HEADER_SIZE
-        + (uint64_t) init->ring.channels * init->ring.word_size * count, conn->max_msg);
+        + (uint64_t) init->samples->ring.channels * init->samples->ring.word_size * count,
+        conn->max_msg);
     c->staged_transfers++;
     return;
   }
   t->header_slot = (guint) (t->seq % MXL_CONN_HEADER_SLOTS);
   mxl_bounce_header_write (c->entry_headers + t->header_slot * MXL_BOUNCE_HEADER_SIZE,
       w->header_head, w->header_count);
-  mxl_samples_sgl_init (&t->sgl, &init->ring, head, count, conn->iov_limit, conn->max_msg);
+  mxl_samples_sgl_init (&t->sgl, &init->samples->ring, head, count, conn->iov_limit,
+      conn->max_msg);
 }
 
 /* Room for @pieces entries of @req: queue slots, and staging slots or
@@ -337,9 +369,9 @@ make_room (MxlConn *conn, uint64_t pieces, gboolean *out_staged)
 static uint64_t
 entry_capacity (MxlConn *conn, const MxlSamplesRequest *req)
 {
-  if (req->count == 0 || req->count > conn->init->ring.length)
+  if (req->count == 0 || !mxl_samples_batch_fits (conn->init, req->count))
     return 0;
-  return mxl_bounce_capacity (&conn->init->ring, conn->info->bounce_entry_size);
+  return mxl_bounce_capacity (&conn->init->samples->ring, conn->info->bounce_entry_size);
 }
 
 /* A batch longer than the target's entries travels as several entries of
@@ -424,7 +456,7 @@ samples_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guin
       base = st->staging + t->header_slot * st->staging_slot_size;
       len = st->staging_slot_size;
     } else {
-      r = &conn->init->channels_region;
+      r = &conn->init->samples->region;
       base = r->base;
       len = r->len;
     }
