@@ -74,11 +74,9 @@ teardown (MxlInitiator *init)
   if (init->type_ops)
     init->type_ops->teardown (init);
   mxl_samples_initiator_teardown (init);
-  if (init->base.dom)
-    mxl_ofi_region_close (init->base.dom, &init->msg_headers_region);
+  mxl_send_initiator_teardown (init);
   mxl_endpoint_close (&init->base);
   g_clear_pointer (&init->ctx_pool, g_free);
-  g_clear_pointer (&init->msg_headers, g_free);
   init->ctx_used = init->ctx_orphaned = 0;
   g_clear_pointer (&init->by_conn_id, g_hash_table_destroy);
   g_clear_pointer (&init->by_fid, g_hash_table_destroy);

@@ -30,6 +30,7 @@ typedef struct mxlFabricsInitiator_t MxlInitiator;
 typedef struct MxlPayloadOverride MxlPayloadOverride;
 typedef struct MxlConnClaim MxlConnClaim;   /* initiator_rdm.c */
 typedef struct MxlSamplesInitiator MxlSamplesInitiator;   /* protocol_samples.c */
+typedef struct MxlSendInitiator MxlSendInitiator;   /* protocol_send.h */
 
 /** Writes in flight per connection at most (bounded by the tx queue). */
 #define MXL_CONN_WINDOW 64u
@@ -317,11 +318,9 @@ struct mxlFabricsInitiator_t {
   guint ctx_used;
   guint ctx_orphaned;        /* in use by a connection generation that is gone */
   uint64_t cq_drains;        /* drain_cq() calls that found the CQ empty */
-  /* message headers of the send and tagged protocols, one per context
-   * (index = context - ctx_pool), alive until its completion; FI_SEND
-   * (protocol_table.c) */
-  uint8_t *msg_headers;
-  MxlOfiRegion msg_headers_region;
+  /* the message headers of the send and tagged protocols (protocol_send.c),
+   * created at setup when the provider offers one of them, else NULL */
+  MxlSendInitiator *msg;
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */

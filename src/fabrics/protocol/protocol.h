@@ -375,6 +375,16 @@ const MxlSampleRing *mxl_samples_debug_target_ring (MxlTarget *target);
 /** Payload bytes of one posted receive unless "maxMessageSize" is lower. */
 #define MXL_SEND_DEFAULT_PAYLOAD (1024u * 1024u)
 
+/** Creates the send side's initiator state (init->msg): a message header
+ * per write context, registered FI_SEND (called by
+ * mxl_protocol_initiator_setup() when a protocol with msg_headers is
+ * offered). On failure the state stays for mxl_send_initiator_teardown(). */
+mxlStatus mxl_send_initiator_setup (MxlInitiator *init, GError **error);
+/** Closes the headers' region (the domain still open) and frees init->msg;
+ * nothing without one. */
+void mxl_send_initiator_teardown (MxlInitiator *init);
+/** TRUE when the initiator's message headers are registered. */
+gboolean mxl_send_initiator_ready (const MxlInitiator *init);
 /** Computes into @limits the per-message limits of @init for the send (or
  * tagged) target @info: one iovec and MXL_SEND_HEADER_SIZE bytes less, at
  * most the target's recvSize. Returns: FALSE when the target's recvSize or

@@ -76,6 +76,35 @@ header_read (const uint8_t *h, MxlSendHeader *v)
 
 /* -------------------------------------------------------------- initiator */
 
+mxlStatus
+mxl_send_initiator_setup (MxlInitiator *init, GError **error)
+{
+  MxlSendInitiator *m = g_new0 (MxlSendInitiator, 1);
+  size_t len = (size_t) init->ctx_count * MXL_SEND_HEADER_SIZE;
+
+  init->msg = m;
+  m->headers = g_malloc0 (len);
+  return mxl_ofi_region_register (init->base.dom, m->headers, len, FI_SEND, &m->region,
+      error);
+}
+
+void
+mxl_send_initiator_teardown (MxlInitiator *init)
+{
+  if (init->msg == NULL)
+    return;
+  if (init->base.dom != NULL)
+    mxl_ofi_region_close (init->base.dom, &init->msg->region);
+  g_free (init->msg->headers);
+  g_clear_pointer (&init->msg, g_free);
+}
+
+gboolean
+mxl_send_initiator_ready (const MxlInitiator *init)
+{
+  return init->msg != NULL && init->msg->region.mr != NULL;
+}
+
 gboolean
 mxl_send_conn_limits (const MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info,
     MxlConnLimits *limits)
