@@ -212,7 +212,7 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
    * or a connection's own shm endpoint that was not parked), or the shm
    * receiver that would copy it (it reads the sender's memory when it
    * progresses) has exited. */
-  if (init->type_ops == &mxl_initiator_rc_ops || (own && !conn->parking)
+  if (init->type_ops->close_ends_reads || (own && !conn->parking)
       || mxl_conn_peer_gone (conn))
     release_contexts (init, conn->conn_id, FALSE);
   conn->parking = FALSE;

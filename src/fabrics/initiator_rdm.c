@@ -507,4 +507,5 @@ const MxlInitiatorTypeOps mxl_initiator_rdm_ops = {
   .poll_events = rdm_poll_events,
   .teardown = rdm_teardown,
   .reports_peer_loss = FALSE,
+  .close_ends_reads = FALSE,
 };

@@ -294,6 +294,11 @@ typedef struct MxlInitiatorTypeOps {
   /* TRUE when the transport reports a vanished peer itself (connected
    * endpoints); otherwise stalled writes mean a lost peer. */
   gboolean reports_peer_loss;
+  /* TRUE when every connection has its own endpoint, so that closing it
+   * ends the provider's reads of its writes' memory (connected
+   * endpoints); otherwise only a connection's own endpoint does
+   * (shm: state av != NULL, initiator_rdm.c). */
+  gboolean close_ends_reads;
 } MxlInitiatorTypeOps;
 
 
