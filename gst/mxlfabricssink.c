@@ -336,9 +336,9 @@ gst_mxl_fabrics_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
   return TRUE;
 }
 
-/* Grains and sample batches still pending (transfer()) at EOS go out
- * when a target is connected by then and are dropped otherwise: EOS does not wait for a
- * connection. A flush drops them. */
+/* Grains and sample batches still pending (transfer()) at EOS go out when a
+ * target is connected by then and are dropped otherwise: EOS waits for no
+ * connection, only for the stats (engine_eos). A flush drops them. */
 static gboolean
 gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
 {
@@ -347,8 +347,8 @@ gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
       || GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
     g_mutex_lock (&self->obj->lock);
-    if (self->n_connected > 0 && GST_EVENT_TYPE (event) == GST_EVENT_EOS)
-      gst_mxl_fabrics_sink_post_pending (self);
+    if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+      gst_mxl_fabrics_sink_engine_eos (self);
     else
       gst_mxl_fabrics_sink_drop_pending (self);
     g_mutex_unlock (&self->obj->lock);

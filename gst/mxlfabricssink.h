@@ -66,6 +66,12 @@ struct _GstMxlFabricsSink {
   gboolean have_last;
   guint64 last_index;           /* last grain index / sample head given */
   GstMxlFabricsIndexPhase index_phase; /* video: gst_mxl_fabrics_follow_grain_index */
+  guint64 last_offset;          /* GST_BUFFER_OFFSET of the last buffer */
+  /* a live input later than real time (sinkindex.c realign_late) */
+  guint64 late_run;             /* buffers in a row later than that */
+  guint64 late_left_out;        /* indices left out re-aligning to now */
+  guint64 late_warned;          /* late_left_out at the last WARNING */
+  gint64 late_warned_us;        /* monotonic us of it, 0 = none yet */
 
   /* engine: the initiator and the per-target connections are used under
    * engine_lock (obj->lock, with obj->cond), by the streaming thread
@@ -86,6 +92,8 @@ struct _GstMxlFabricsSink {
                                  * not sent yet (oldest first) */
   gint64 pending_deadline;      /* engine_lock: monotonic us when the wait
                                  * for them runs out; 0 = no limit */
+  gint64 settle_until;          /* engine_lock: monotonic us, an EOS waits
+                                 * for the stats (engine_eos); 0 none */
   gint upstream_live;           /* streaming: -1 not asked yet, else the
                                  * latency query's upstream-live */
   gboolean lend;                /* zero-copy in use (set_caps, streaming) */

@@ -231,6 +231,8 @@ next_due (GstMxlFabricsSink * self, gint64 now, gint64 stats_at,
     due = MIN (due, now + (busy ? GST_MXL_FABRICS_SINK_BUSY_TICK_US :
             GST_MXL_FABRICS_SINK_TICK_MS * 1000));
   due = gst_mxl_fabrics_sink_targets_next_due (self, due);
+  if (self->settle_until != 0)
+    due = MIN (due, self->settle_until);
   return MAX (due, now);
 }
 
@@ -247,6 +249,37 @@ static gboolean
 on_due (gpointer data)
 {
   return G_SOURCE_REMOVE;
+}
+
+/* An EOS waiting in gst_mxl_fabrics_sink_engine_eos() may go on: the
+ * stats are up to date. */
+static void
+settled (GstMxlFabricsSink * self)
+{
+  self->settle_until = 0;
+  g_cond_broadcast (&self->obj->cond);
+}
+
+void
+gst_mxl_fabrics_sink_engine_eos (GstMxlFabricsSink * self)
+{
+  gint64 deadline = g_get_monotonic_time () +
+      GST_MXL_FABRICS_SINK_SETTLE_MS * 1000;
+
+  if (self->n_connected > 0)
+    gst_mxl_fabrics_sink_post_pending (self);
+  else
+    gst_mxl_fabrics_sink_drop_pending (self);
+  if (self->engine_thread == NULL)
+    return;
+  self->settle_until = deadline;
+  gst_mxl_fabrics_sink_engine_wake (self);
+  /* the engine thread's own deadline is the same: a little more here, in
+   * case it is late to see it */
+  deadline += GST_MXL_FABRICS_SINK_STATS_MS * 1000;
+  while (self->settle_until != 0 && !self->obj->flushing
+      && g_cond_wait_until (&self->obj->cond, &self->obj->lock, deadline));
+  self->settle_until = 0;
 }
 
 /* The library's notify (mxlFabricsExtInitiatorSetNotify): the initiator's
@@ -329,10 +362,18 @@ engine_thread (gpointer data)
       /* Lent buffers go back upstream as soon as their writes completed. */
       if (self->lender.held > 0)
         gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);
-      if (now - stats_at >= GST_MXL_FABRICS_SINK_STATS_MS * 1000) {
+      if (now - stats_at >= GST_MXL_FABRICS_SINK_STATS_MS * 1000
+          || (self->settle_until != 0 && (now >= self->settle_until
+                  || !transfers_in_flight (self->initiator)))) {
         stats_at = now;
         update_stats (self, now, notices);
+        if (self->settle_until != 0
+            && (now >= self->settle_until
+                || !transfers_in_flight (self->initiator)))
+          settled (self);
       }
+    } else if (self->settle_until != 0) {
+      settled (self);
     }
     if (notices->len > 0) {
       g_mutex_unlock (&self->obj->lock);

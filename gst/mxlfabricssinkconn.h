@@ -44,6 +44,24 @@ void gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self);
  * initiator (stop()). Safe when not started. */
 void gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self);
 
+/* Longest wait of an EOS for the transfers in flight before the stats
+ * are refreshed (ms): gst_mxl_fabrics_sink_engine_eos(). */
+#define GST_MXL_FABRICS_SINK_SETTLE_MS 500
+
+/**
+ * gst_mxl_fabrics_sink_engine_eos:
+ *
+ * Called at EOS with engine_lock held, before the EOS goes on (and
+ * GstBaseSink posts it): posts the grains and batches still pending when a
+ * target is connected, drops them otherwise (sinkwait.h); then waits, at
+ * most GST_MXL_FABRICS_SINK_SETTLE_MS, until no transfer is in flight, and
+ * has the engine thread refresh the stats (the engine's and each
+ * target's), so that stats read when the EOS is on the bus count every
+ * transfer up to it. A flush or a state change (unlock) ends the wait at
+ * once. No wait when the engine is not running.
+ */
+void gst_mxl_fabrics_sink_engine_eos (GstMxlFabricsSink * self);
+
 /** start(): (re)adds the target of the target-info property (a target
  * add-target gave already is kept once, with a WARNING). Returns: FALSE
  * with @error (gst_mxl_fabrics_sink_targets_add()) for a TargetInfo the

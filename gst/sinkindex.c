@@ -39,12 +39,104 @@ gst_mxl_fabrics_sink_take_index (GstMxlFabricsSink * self, guint64 last)
   self->last_index = last;
 }
 
+/* At most one "later than real time" WARNING per this many ms. */
+#define LATE_WARN_MS 10000
+/* Fewest buffers in a row that late before the stream re-aligns. */
+#define LATE_RUN_MIN 25
+
+/* Whether upstream is live (the latency query's answer, asked once per
+ * stream: self->upstream_live). */
+static gboolean
+upstream_is_live (GstMxlFabricsSink * self)
+{
+  if (self->upstream_live < 0) {
+    GstQuery *q = gst_query_new_latency ();
+    gboolean live = FALSE;
+
+    if (gst_pad_peer_query (GST_BASE_SINK_PAD (self), q))
+      gst_query_parse_latency (q, &live, NULL, NULL);
+    self->upstream_live = live;
+    gst_query_unref (q);
+  }
+  return self->upstream_live > 0;
+}
+
+/* A live input later than real time, with sync=true (the sink renders
+ * against the clock; with sync=false buffer times are not due at any
+ * clock time): grain @index would be written more than the local flow's
+ * ring (at least 5 periods) after the time the sink is due to render it
+ * (its origin time + the pipeline latency + ts-offset), and so were the
+ * buffers before it, for as many buffers in a row as the ring has grains
+ * (at least LATE_RUN_MIN):
+ * a sender whose input falls behind (a slow element upstream) would write
+ * each grain further in the past, and every receiver's latency would grow
+ * without bound. The stream re-aligns to now instead: this buffer takes
+ * the index of the current time (minus the latency), the ones after it
+ * follow from there (the index rule gives consecutive indices to buffers
+ * behind the last index), and the indices between are left out (the
+ * receiver counts them: it never gets them). A WARNING says by how much
+ * the input is late, at most one per LATE_WARN_MS. Returns: the index. */
+static guint64
+realign_late (GstMxlFabricsSink * self, guint64 index)
+{
+  GstBaseSink *sink = GST_BASE_SINK (self);
+  gint n = self->format.rate_n, d = self->format.rate_d;
+  guint64 ts = gst_mxl_fabrics_index_to_tai (index, n, d);
+  guint64 now = gst_mxl_fabrics_tai_now (), due, head;
+  guint64 ring = MAX (self->flow.config.discrete.grainCount, 5);
+  GstClockTime period = gst_util_uint64_scale (GST_SECOND, d, n);
+  gint64 ts_offset = gst_base_sink_get_ts_offset (sink), now_us;
+  gchar *msg;
+
+  if (ts == GST_CLOCK_TIME_NONE || now == 0)
+    return index;
+  due = ts + gst_base_sink_get_latency (sink);
+  due = ts_offset < 0 ? due - MIN (due, (guint64) - ts_offset) :
+      due + (guint64) ts_offset;
+  if (now <= due + ring * period || !gst_base_sink_get_sync (sink)) {
+    self->late_run = 0;
+    return index;
+  }
+  /* a few late buffers (an application that paused, a loaded host) are
+   * not a trend */
+  if (++self->late_run < MAX (ring, LATE_RUN_MIN) || !upstream_is_live (self))
+    return index;
+  self->late_run = 0;
+  head = gst_mxl_fabrics_tai_to_index (now - (due - ts), n, d);
+  if (head == G_MAXUINT64 || head <= index)
+    return index;
+  self->late_left_out += head - index;
+  /* the phase of the stream starts again at the new index */
+  gst_mxl_fabrics_follow_grain_index (gst_mxl_fabrics_index_to_tai (head, n,
+          d), n, d, FALSE, 0, &self->index_phase);
+  now_us = g_get_monotonic_time ();
+  msg = g_strdup_printf ("the input is %" G_GUINT64_FORMAT " ms later than "
+      "real time (more than the local ring of %" G_GUINT64_FORMAT " grains, "
+      "at grain %" G_GUINT64_FORMAT "): re-aligned to now, leaving out %"
+      G_GUINT64_FORMAT " grain indices (%" G_GUINT64_FORMAT " since the last "
+      "warning)", (now - due) / GST_MSECOND, ring, index, head - index,
+      self->late_left_out - self->late_warned);
+  if (self->late_warned_us == 0
+      || now_us - self->late_warned_us >= LATE_WARN_MS * 1000) {
+    GST_ELEMENT_WARNING (self, STREAM, FAILED, ("input later than real time: "
+            "upstream is too slow for the stream's rate"), ("%s", msg));
+    self->late_warned_us = now_us;
+    self->late_warned = self->late_left_out;
+  } else {
+    GST_INFO_OBJECT (self, "%s", msg);
+  }
+  g_free (msg);
+  return head;
+}
+
 /* Index of the grain of @buffer: from its running time through TAI (timing.h),
  * following the stream's phase (gst_mxl_fabrics_follow_grain_index), or,
  * for a buffer without timestamp, the one after the last (the current TAI
  * index for the first). Indices never go backwards: a buffer that maps to
  * an index already given gets the next one. The buffer takes its index
- * here (gst_mxl_fabrics_sink_take_index()), before anything can drop it. */
+ * here (gst_mxl_fabrics_sink_take_index()), before anything can drop it.
+ * A live input more than a ring later than real time re-aligns to now
+ * (realign_late()). */
 guint64
 gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
 {
@@ -54,10 +146,22 @@ gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
   gint64 offset;
   guint64 tai, index = G_MAXUINT64;
 
+  if (!self->have_last) {
+    self->late_left_out = self->late_warned = 0;
+    self->late_run = 0;
+    self->late_warned_us = 0;
+    self->last_offset = GST_BUFFER_OFFSET_NONE;
+  }
   if (gst_mxl_fabrics_sink_buffer_time (self, buffer, &rt, &offset, &base)) {
+    /* a source that numbers its frames says whether one was left out */
+    gboolean next_frame = self->have_last
+        && GST_BUFFER_OFFSET_IS_VALID (buffer)
+        && self->last_offset != GST_BUFFER_OFFSET_NONE
+        && GST_BUFFER_OFFSET (buffer) == self->last_offset + 1;
+
     if (gst_mxl_fabrics_timing_running_time_to_tai (rt, offset, base, &tai))
-      index = gst_mxl_fabrics_follow_grain_index (tai, n, d, self->have_last,
-          self->last_index, &self->index_phase);
+      index = gst_mxl_fabrics_follow_grain_index_full (tai, n, d,
+          self->have_last, self->last_index, next_frame, &self->index_phase);
   } else if (self->have_last) {
     index = self->last_index + 1;
   } else {
@@ -66,6 +170,7 @@ gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
   }
   if (index == G_MAXUINT64)
     return index;
+  index = realign_late (self, index);
   field = GST_BUFFER_FLAGS (buffer) &
       (GST_VIDEO_BUFFER_FLAG_TOP_FIELD | GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD);
   if (self->format.scan == GST_MXL_FABRICS_SCAN_PROGRESSIVE
@@ -84,6 +189,7 @@ gst_mxl_fabrics_sink_grain_index (GstMxlFabricsSink * self, GstBuffer * buffer)
             index) != field)
       index++;
   }
+  self->last_offset = GST_BUFFER_OFFSET (buffer);
   gst_mxl_fabrics_sink_take_index (self, index);
   return index;
 }

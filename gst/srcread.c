@@ -282,7 +282,11 @@ awaiting_absent (GstMxlFabricsSrc * self)
 
 /* Grain @index (= self->next) is not in its slot (the slot holds an older
  * grain, or none) although a newer one completed: wait for it, then count
- * it missing (remembered, in case it still completes). */
+ * it missing (remembered, in case it still completes). The wait covers the
+ * whole gap: an index after it that is absent too has been waited for as
+ * long (the newer grain had completed when the wait began), so it is
+ * counted at once, and a gap of k indices (a sender that left them out)
+ * costs one wait, not k. */
 static void
 grain_absent (GstMxlFabricsSrc * self, guint64 index)
 {
@@ -293,7 +297,10 @@ grain_absent (GstMxlFabricsSrc * self, guint64 index)
   }
   if (awaiting_absent (self))
     return;
-  self->absent_since_us = 0;
+  if (index < self->head)
+    self->absent_index = index + 1;     /* the wait goes on for the gap */
+  else
+    self->absent_since_us = 0;
   GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " never arrived", index);
   count (self, &self->obj->counters.dropped_missing, 1, TRUE);
   if (self->n_missed == GST_MXL_FABRICS_SRC_MISSED_KEPT) {
@@ -321,12 +328,17 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
   if (ring > 0 && self->head - index >= ring) {
     /* A ring behind the newest grain: the sender has overwritten what we
      * would read next (grain index + ring <= head) and is going on. Re-align
-     * to the newest and count what is skipped. */
+     * to the newest and count what is skipped, from the first grain pushed
+     * on: before it (a sender that connected with grains that waited for
+     * it, then the ones it dropped without a target, which it counts
+     * itself) nothing is the src's loss, its first grain is where its
+     * counting starts. */
     GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " grains behind the "
         "newest (%" G_GUINT64_FORMAT "): skipping to it", self->head - index,
         self->head);
-    count (self, &self->obj->counters.dropped_skipped, self->head - index,
-        TRUE);
+    if (self->last_index != G_MAXUINT64)
+      count (self, &self->obj->counters.dropped_skipped, self->head - index,
+          TRUE);
     self->next = index = self->head;
     self->discont = TRUE;
     self->absent_since_us = 0;

@@ -377,6 +377,15 @@ guint64
 gst_mxl_fabrics_follow_grain_index (guint64 tai, gint num, gint den,
     gboolean have_last, guint64 last, GstMxlFabricsIndexPhase * phase)
 {
+  return gst_mxl_fabrics_follow_grain_index_full (tai, num, den, have_last,
+      last, FALSE, phase);
+}
+
+guint64
+gst_mxl_fabrics_follow_grain_index_full (guint64 tai, gint num, gint den,
+    gboolean have_last, guint64 last, gboolean next_frame,
+    GstMxlFabricsIndexPhase * phase)
+{
   __int128 period, r, d, mid;
   guint64 index, ts;
 
@@ -397,9 +406,11 @@ gst_mxl_fabrics_follow_grain_index (guint64 tai, gint num, gint den,
       __int128 k = MAX (r, 0) / period;   /* early: 0 */
 
       if (k >= 1 && k <= FOLLOW_LATE_MAX && phase->late < FOLLOW_LATE_MAX
-          && d - k * period > (__int128) phase->top + period / 16) {
-        /* not in the stream's phase after k left out: a late buffer, at
-         * its own index; the window stays, so the next takes its own */
+          && (next_frame
+              || d - k * period > (__int128) phase->top + period / 16)) {
+        /* not in the stream's phase after k left out, or the source's
+         * next frame: a late buffer, at its own index; the window stays,
+         * so the next takes its own */
         phase->late++;
         return last + 1;
       }

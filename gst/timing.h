@@ -262,12 +262,33 @@ typedef struct
  * (e.g. 9.5 ms at 50 fps: 25) can bring it to the slow-sender step when
  * the stream's phase is near P/2, and delay the sight of a real gap.
  * The index's origin time stays within a period (plus jitter) of the
- * buffer's time.
+ * buffer's time. A late buffer whose lateness beyond whole periods lies
+ * within the jitter is taken for a gap here; a caller that knows from the
+ * source's frame numbers that no frame was left out says so with
+ * gst_mxl_fabrics_follow_grain_index_full().
  *
  * Returns: the index, or G_MAXUINT64 for an invalid rate.
  */
 guint64 gst_mxl_fabrics_follow_grain_index (guint64 tai, gint num, gint den,
     gboolean have_last, guint64 last, GstMxlFabricsIndexPhase * phase);
+
+/**
+ * gst_mxl_fabrics_follow_grain_index_full:
+ * @next_frame: the source numbers its frames (GST_BUFFER_OFFSET, as
+ *   videotestsrc and v4l2src do) and this buffer is the one after the
+ *   previous: it was not preceded by a frame left out.
+ *
+ * gst_mxl_fabrics_follow_grain_index() (which passes FALSE), with this
+ * knowledge for the one case the times cannot decide: a buffer one to
+ * FOLLOW_LATE_MAX (4) periods late whose lateness beyond the whole periods
+ * lies within the stream's recent jitter looks like the buffer after k
+ * frames left out and is taken for that; with @next_frame it is a late
+ * buffer and takes @last + 1 (the buffers after it keep their own
+ * indices). The limit on late buffers in a row holds as before.
+ */
+guint64 gst_mxl_fabrics_follow_grain_index_full (guint64 tai, gint num,
+    gint den, gboolean have_last, guint64 last, gboolean next_frame,
+    GstMxlFabricsIndexPhase * phase);
 
 /**
  * gst_mxl_fabrics_timing_add_reference_meta:

@@ -236,12 +236,20 @@ test_in_flight_drops (gconstpointer data)
  * the index of its own nominal time, first + k, and the src counts no
  * index missing. The sink used to take the late frame for one after a
  * frame left out, give it frame 101's index and every later frame the
- * index after its own (the src counted one missing and two DISCONT). */
+ * index after its own (the src counted one missing and two DISCONT).
+ * late-numbered: the jitter and frame 100 1.1 periods late, its lateness
+ * beyond the period within the jitter, from a source that numbers its
+ * frames (GST_BUFFER_OFFSET = k, as videotestsrc and v4l2src do): the times
+ * alone cannot tell it from the frame after one left out (the sink took it
+ * for that, and every later frame arrived one index ahead); the numbers
+ * can. */
 #define N_LATE 130
 
 typedef struct {
   const gchar *provider;
   gboolean jitter;              /* 0..0.45 P late, or frame 100 late */
+  gboolean numbered;            /* and frame 100 1.1 P late, with
+                                 * GST_BUFFER_OFFSET = k */
 } LateCase;
 
 static void
@@ -280,7 +288,11 @@ test_late_frame (gconstpointer data)
               / 100));
     else if (k == 100)
       pts += period * 12 / 10;
+    if (c->numbered && k == 100)
+      pts = frame_pts (base, k) + period * 11 / 10;
     b = hgst_frame (FRAME_BYTES, k, pts, period);
+    if (c->numbered)
+      GST_BUFFER_OFFSET (b) = k;
     g_hash_table_insert (sent, hgst_checksum (b), GUINT_TO_POINTER (k + 1));
     if (due > g_get_monotonic_time ())
       g_usleep (due - g_get_monotonic_time ());
@@ -317,7 +329,8 @@ main (int argc, char **argv)
     {"tcp", TRUE}, {"tcp", FALSE},
   };
   static const LateCase late_cases[] = {
-    {"tcp", FALSE}, {"shm", FALSE}, {"tcp", TRUE}, {"shm", TRUE},
+    {"tcp", FALSE, FALSE}, {"shm", FALSE, FALSE}, {"tcp", TRUE, FALSE},
+    {"shm", TRUE, FALSE}, {"tcp", TRUE, TRUE},
   };
   guint i;
 
@@ -332,8 +345,8 @@ main (int argc, char **argv)
   }
   for (i = 0; i < G_N_ELEMENTS (late_cases); i++) {
     gchar *path = g_strdup_printf ("/gst/sink-index/%s/%s",
-        late_cases[i].jitter ? "late-jitter" : "late-frame",
-        late_cases[i].provider);
+        late_cases[i].numbered ? "late-numbered" : late_cases[i].jitter ?
+        "late-jitter" : "late-frame", late_cases[i].provider);
     g_test_add_data_func (path, &late_cases[i], test_late_frame);
     g_free (path);
   }

@@ -446,6 +446,44 @@ test_follow_index_late (void)
   g_free (idx);
 }
 
+/* The same frame 100, 1.1 periods late within the jitter, from a source
+ * that numbers its frames (gst_mxl_fabrics_follow_grain_index_full with
+ * next_frame): it takes its own index and so does every frame after it;
+ * the frame the sender leaves out at 150 (its number skipped) is still one
+ * index left out, and a stream whose time moves on by 1.3 periods for good
+ * still takes the indices of its times after 5 buffers. */
+static void
+test_follow_index_next_frame (void)
+{
+  const guint64 t0 = G_GUINT64_CONSTANT (1785000000000000000);
+  const guint n = 300;
+  GRand *rand = g_rand_new_with_seed (5);
+  GstMxlFabricsIndexPhase phase = { 0, 0, 0, 0 };
+  guint64 idx = 0, first = 0;
+  guint i, round;
+
+  for (round = 0; round < 2; round++) {
+    for (i = 0; i < n; i++) {
+      guint frame = round == 0 && i >= 150 ? i + 1 : i;
+      guint64 t = nominal (t0, 60, frame);
+
+      if (round == 0)
+        t += i == 100 ? 18300000 : g_rand_int_range (rand, 0, 7500000);
+      else if (i >= 100)
+        t += 21666667;
+      idx = gst_mxl_fabrics_follow_grain_index_full (t, 60, 1, i > 0, idx,
+          i > 0 && !(round == 0 && i == 150), &phase);
+      if (i == 0)
+        first = idx;
+      if (round == 0)
+        g_assert_cmpuint (idx, ==, first + frame);
+      else if (i < 100 || i >= 105)
+        g_assert_cmpuint (idx, ==, first + i + (i >= 100));
+    }
+  }
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -458,6 +496,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/timing/follow-index", test_follow_index);
   g_test_add_func ("/gst/timing/follow-index-edge", test_follow_index_edge);
   g_test_add_func ("/gst/timing/follow-index-late", test_follow_index_late);
+  g_test_add_func ("/gst/timing/follow-index-next-frame",
+      test_follow_index_next_frame);
   g_test_add_func ("/gst/timing/offset-tai-clock", test_offset_tai_clock);
   g_test_add_func ("/gst/timing/context-roundtrip", test_context_roundtrip);
   g_test_add_func ("/gst/timing/shared-context", test_shared_context);
