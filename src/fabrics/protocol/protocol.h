@@ -326,7 +326,8 @@ mxlStatus mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *
  * init->samples; nothing without one. */
 void mxl_samples_initiator_teardown (MxlInitiator *init);
 /** TRUE when a batch of @count samples per channel fits the local channel
- * ring (mxl-flows §4.3; FALSE for a grain initiator). */
+ * ring, the bound TransferSamples enforces (initiator.c); FALSE for a
+ * grain initiator. */
 gboolean mxl_samples_batch_fits (const MxlInitiator *init, uint64_t count);
 /** Test hook (internal): the initiator's local channel ring, NULL for a
  * grain initiator. */
