@@ -55,6 +55,7 @@
 
 #include "fabrics/wire/bounce.h"
 #include "fabrics/protocol/initiator-state.h"
+#include "fabrics/protocol/samples_initiator.h"
 #include "fabrics/protocol/target-state.h"
 
 /* ------------------------------------------------------------ initiator */
@@ -98,70 +99,6 @@ conn_state (MxlConn *conn)
     conn->chunk_state = &c->base;
   }
   return peek_state (conn);
-}
-
-/* The sample chunk source's initiator-wide state, at init->samples. */
-struct MxlSamplesInitiator {
-  MxlSampleRing ring;        /* the local flow's channel rings */
-  MxlOfiRegion region;       /* the whole channels mapping, FI_WRITE */
-};
-
-mxlStatus
-mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
-    GError **error)
-{
-  size_t len = 0;
-  uint8_t *channels = (uint8_t *) mxl_flow_reader_channels (init->reader, &len);
-
-  init->base.continuous = TRUE;
-  init->chunks = &mxl_sample_chunks;
-  init->samples = g_new0 (MxlSamplesInitiator, 1);
-  init->samples->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
-      flow->sample_word_size };
-  if (channels == NULL || len == 0
-      || len != (size_t) flow->channel_count * flow->buffer_length * flow->sample_word_size) {
-    g_set_error (error, MXL_OFI_ERROR, 0, "channel rings unavailable");
-    return MXL_ERR_INVALID_ARG;
-  }
-  /* Registered as a write source only; never written through. */
-  return mxl_ofi_region_register (init->base.dom, channels, len, FI_WRITE,
-      &init->samples->region, error);
-}
-
-void
-mxl_samples_initiator_teardown (MxlInitiator *init)
-{
-  if (init->samples == NULL)
-    return;
-  if (init->base.dom != NULL)
-    mxl_ofi_region_close (init->base.dom, &init->samples->region);
-  g_clear_pointer (&init->samples, g_free);
-}
-
-gboolean
-mxl_samples_batch_fits (const MxlInitiator *init, uint64_t count)
-{
-  return init->samples != NULL && count <= init->samples->ring.length;
-}
-
-const MxlSampleRing *
-mxl_samples_debug_initiator_ring (const MxlInitiator *init)
-{
-  return init->samples ? &init->samples->ring : NULL;
-}
-
-/* Checks a sample target's bounce ring against the local flow. */
-gboolean
-mxl_samples_target_usable (const MxlInitiator *init,
-    const struct mxlFabricsTargetInfo_t *info)
-{
-  if (!info->has_bounce_buffer || info->bounce_entry_count != info->n_regions
-      || mxl_bounce_capacity (&init->samples->ring, info->bounce_entry_size) == 0)
-    return FALSE;
-  for (guint e = 0; e < info->n_regions; e++)
-    if (info->regions[e].len < info->bounce_entry_size)
-      return FALSE;
-  return TRUE;
 }
 
 /* Frees the connection's header and staging slots and restarts its entry
