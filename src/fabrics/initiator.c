@@ -73,13 +73,10 @@ teardown (MxlInitiator *init)
   }
   if (init->type_ops)
     init->type_ops->teardown (init);
-  if (init->base.dom) {
-    mxl_ofi_region_close (init->base.dom, &init->channels_region);
-    mxl_ofi_region_close (init->base.dom, &init->msg_headers_region);
-  }
+  mxl_samples_initiator_teardown (init);
+  mxl_send_initiator_teardown (init);
   mxl_endpoint_close (&init->base);
   g_clear_pointer (&init->ctx_pool, g_free);
-  g_clear_pointer (&init->msg_headers, g_free);
   init->ctx_used = init->ctx_orphaned = 0;
   g_clear_pointer (&init->by_conn_id, g_hash_table_destroy);
   g_clear_pointer (&init->by_fid, g_hash_table_destroy);
@@ -216,22 +213,32 @@ address_usable (const MxlInitiator *init, const struct mxlFabricsTargetInfo_t *i
   return theirs == ours;
 }
 
-/* Per-message limits of a connection: the initiator's for remote write,
- * less for send and tagged (header iovec, the target's receive size). */
-static void
-set_limits (MxlConn *conn)
+/* Per-message limits for target @info with @protocol: the initiator's for
+ * remote write, less for send and tagged (header iovec, the target's
+ * receive size). FALSE when the target leaves no room. */
+static gboolean
+compute_limits (const MxlInitiator *init, const MxlProtocolDesc *protocol,
+    const struct mxlFabricsTargetInfo_t *info, MxlConnLimits *limits)
 {
-  conn->max_msg = conn->init->max_msg;
-  conn->iov_limit = conn->init->iov_limit;
-  conn->ordered = conn->init->ordered_writes;
-  if (conn->protocol->conn_limits != NULL)
-    conn->protocol->conn_limits (conn);
+  limits->max_msg = init->max_msg;
+  limits->iov_limit = init->iov_limit;
+  limits->ordered = init->ordered_writes;
+  return protocol->conn_limits == NULL || protocol->conn_limits (init, info, limits);
+}
+
+static void
+set_limits (MxlConn *conn, const MxlConnLimits *limits)
+{
+  conn->max_msg = limits->max_msg;
+  conn->iov_limit = limits->iov_limit;
+  conn->ordered = limits->ordered;
 }
 
 static mxlStatus
 add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
 {
   const MxlProtocolDesc *protocol;
+  MxlConnLimits limits;
   MxlConn *conn;
 
   if (!init->base.setup_done)
@@ -247,15 +254,11 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
     return MXL_ERR_INVALID_ARG;
   }
   protocol = mxl_initiator_protocol_for (init, mxl_target_info_protocol (info));
-  if (protocol != NULL && protocol->conn_limits != NULL) {
-    /* Only to check the target's recvSize: conn limits are set below. */
-    MxlConn probe = { .init = init, .info = (struct mxlFabricsTargetInfo_t *) info };
-    if (!protocol->conn_limits (&probe)) {
-      g_warning ("initiator: target %" G_GUINT64_FORMAT " advertises a receive size "
-          "of %" G_GUINT64_FORMAT " bytes, too small for send messages", info->id,
-          info->recv_size);
-      return MXL_ERR_INVALID_ARG;
-    }
+  if (protocol != NULL && !compute_limits (init, protocol, info, &limits)) {
+    g_warning ("initiator: target %" G_GUINT64_FORMAT " advertises a receive size "
+        "of %" G_GUINT64_FORMAT " bytes, too small for send messages", info->id,
+        info->recv_size);
+    return MXL_ERR_INVALID_ARG;
   }
   if (protocol == NULL) {
     g_warning ("initiator: target %" G_GUINT64_FORMAT " expects the \"%.20s\" protocol, "
@@ -273,12 +276,12 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
     mxl_target_info_free (conn->info);
     conn->info = mxl_target_info_copy (info);
     conn->protocol = protocol;
-    set_limits (conn);
+    set_limits (conn, &limits);
     mxl_conn_transition (conn, MXL_CONN_IN_READD, MXL_STATUS_OK);
     return MXL_STATUS_OK;
   }
   conn = mxl_conn_new (init, info, protocol);
-  set_limits (conn);
+  set_limits (conn, &limits);
   init->stats.targets++;
   return MXL_STATUS_OK;
 }
@@ -611,7 +614,7 @@ mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head, uint64_t coun
   if (!init->base.setup_done || !init->base.continuous)
     return MXL_ERR_INVALID_STATE;
   /* §4.3: count >= 1; a batch cannot be longer than the local ring. */
-  if (count == 0 || count > init->ring.length || head < count)
+  if (count == 0 || !mxl_samples_batch_fits (init, count) || head < count)
     return MXL_ERR_INVALID_ARG;
   memset (&desc, 0, sizeof desc);
   desc.op = MXL_POST_SAMPLES;

@@ -31,7 +31,6 @@ mxl_initiator_ctx_get (MxlInitiator *init)
   ctx->released = FALSE;
   ctx->reclaim_drain = 0;
   ctx->parked = FALSE;
-  ctx->claim = FALSE;
   init->ctx_used++;
   return ctx;
 }
@@ -213,7 +212,7 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
    * or a connection's own shm endpoint that was not parked), or the shm
    * receiver that would copy it (it reads the sender's memory when it
    * progresses) has exited. */
-  if (init->type_ops == &mxl_initiator_rc_ops || (own && !conn->parking)
+  if (init->type_ops->close_ends_reads || (own && !conn->parking)
       || mxl_conn_peer_gone (conn))
     release_contexts (init, conn->conn_id, FALSE);
   conn->parking = FALSE;
@@ -391,9 +390,7 @@ mxl_conn_new (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info,
 void
 mxl_conn_free (MxlConn *conn)
 {
-  if (conn->init->base.dom != NULL)
-    mxl_ofi_region_close (conn->init->base.dom, &conn->claim_region);
-  g_free (conn->claim_buf);
+  mxl_initiator_rdm_claim_free (conn);
   if (conn->init->chunks->release != NULL)
     conn->init->chunks->release (conn, TRUE);
   mxl_target_info_free (conn->info);

@@ -126,4 +126,5 @@ const MxlInitiatorTypeOps mxl_initiator_rc_ops = {
   .poll_events = rc_poll_events,
   .teardown = rc_teardown,
   .reports_peer_loss = TRUE,
+  .close_ends_reads = TRUE,
 };

@@ -207,6 +207,27 @@ conn_ep (const MxlConn *conn, struct fid_ep **ep, fi_addr_t *addr)
   }
 }
 
+/* The claims of one connection to an exclusive target (claim.h): @buf
+ * words [0] claim, [1] release, [2] owner read back, registered FI_WRITE |
+ * FI_READ as @region. Allocated by the first claim_post(). */
+struct MxlConnClaim {
+  uint64_t buf[3];
+  MxlOfiRegion region;
+  guint phase;               /* 0 due at @due, 1 write posted, 2 read
+                                posted, 3 read again at @due */
+  gint64 due;
+};
+
+void
+mxl_initiator_rdm_claim_free (MxlConn *conn)
+{
+  if (conn->claim == NULL)
+    return;
+  if (conn->init->base.dom != NULL)
+    mxl_ofi_region_close (conn->init->base.dom, &conn->claim->region);
+  g_clear_pointer (&conn->claim, g_free);
+}
+
 /* Posts the claim write (@read FALSE) or the read of the owner word.
  * Returns: 0, or the negative fi errno (-FI_EAGAIN: try again later). */
 static ssize_t
@@ -219,27 +240,29 @@ claim_post (MxlConn *conn, gboolean read)
   struct fi_msg_rma msg;
   fi_addr_t addr;
   struct fid_ep *ep;
+  MxlConnClaim *c;
   ssize_t rc;
 
-  if (conn->claim_buf == NULL) {
+  if (conn->claim == NULL) {
     g_autoptr (GError) error = NULL;
-    conn->claim_buf = g_new0 (uint64_t, 3);
-    if (mxl_ofi_region_register (init->base.dom, conn->claim_buf, 3 * sizeof (uint64_t),
-            FI_WRITE | FI_READ, &conn->claim_region, &error) != MXL_STATUS_OK) {
+    conn->claim = g_new0 (MxlConnClaim, 1);
+    if (mxl_ofi_region_register (init->base.dom, conn->claim->buf,
+            sizeof conn->claim->buf, FI_WRITE | FI_READ, &conn->claim->region,
+            &error) != MXL_STATUS_OK) {
       g_warning ("initiator: claim buffer: %s", error->message);
-      g_clear_pointer (&conn->claim_buf, g_free);
+      g_clear_pointer (&conn->claim, g_free);
       return -FI_ENOMEM;
     }
   }
+  c = conn->claim;
   if ((ctx = mxl_initiator_ctx_get (init)) == NULL)
     return -FI_EAGAIN;
   ctx->conn_id = conn->conn_id;
-  ctx->claim = TRUE;
-  ctx->local_slot = G_MAXUINT32;
-  conn->claim_buf[0] = init->claim_token;
-  conn->claim_buf[2] = 0;
+  ctx->local_slot = MXL_CTX_SLOT_CLAIM;
+  c->buf[0] = init->claim_token;
+  c->buf[2] = 0;
   conn_ep (conn, &ep, &addr);
-  iov.iov_base = read ? &conn->claim_buf[2] : &conn->claim_buf[0];
+  iov.iov_base = read ? &c->buf[2] : &c->buf[0];
   iov.iov_len = sizeof (uint64_t);
   rma.addr = conn->info->claim_addr
       + (read ? 0 : mxl_claim_mailbox (init->claim_token) * sizeof (uint64_t));
@@ -247,7 +270,7 @@ claim_post (MxlConn *conn, gboolean read)
   rma.key = conn->info->claim_key;
   memset (&msg, 0, sizeof msg);
   msg.msg_iov = &iov;
-  msg.desc = &conn->claim_region.desc;
+  msg.desc = &c->region.desc;
   msg.iov_count = 1;
   msg.addr = addr;
   msg.rma_iov = &rma;
@@ -265,16 +288,18 @@ claim_post (MxlConn *conn, gboolean read)
 static void
 claim_tick (MxlConn *conn, gint64 now)
 {
+  /* before the first claim: phase 0, due now */
+  guint phase = conn->claim != NULL ? conn->claim->phase : 0;
   ssize_t rc;
 
   if ((conn->state.kind != MXL_CONN_CONNECTING && conn->state.kind != MXL_CONN_CONNECTED)
-      || !claims (conn) || (conn->claim_phase != 0 && conn->claim_phase != 3)
-      || now < conn->claim_due)
+      || !claims (conn) || (phase != 0 && phase != 3)
+      || (conn->claim != NULL && now < conn->claim->due))
     return;
-  rc = claim_post (conn, conn->claim_phase == 3);
+  rc = claim_post (conn, phase == 3);
   conn->request = rc == 0 ? 2 : MAX (conn->request, 1);
   if (rc == 0)
-    conn->claim_phase = conn->claim_phase == 3 ? 2 : 1;
+    conn->claim->phase = phase == 3 ? 2 : 1;
   else if (rc != -FI_EAGAIN)
     mxl_conn_transition (conn, MXL_CONN_IN_ERROR, mxl_ofi_status (rc));
 }
@@ -282,30 +307,33 @@ claim_tick (MxlConn *conn, gint64 now)
 void
 mxl_initiator_rdm_claim_done (MxlConn *conn, gboolean ok)
 {
+  MxlConnClaim *c = conn->claim;
   uint64_t owner;
   gint64 now = g_get_monotonic_time ();
 
+  if (c == NULL)
+    return;                  /* no claim was posted */
   if (!ok) {
-    conn->claim_phase = 0;
+    c->phase = 0;
     mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_UNKNOWN);
     return;
   }
-  if (conn->claim_phase == 1) {
+  if (c->phase == 1) {
     /* Written; the target takes it up when it next drains its CQ. */
-    conn->claim_phase = 3;
-    conn->claim_due = now;
+    c->phase = 3;
+    c->due = now;
     return;
   }
-  if (conn->claim_phase != 2)
+  if (c->phase != 2)
     return;
-  owner = conn->claim_buf[2];
+  owner = c->buf[2];
   if (owner == 0) {
-    conn->claim_phase = 3;
-    conn->claim_due = now + MXL_CLAIM_POLL_MS * 1000;
+    c->phase = 3;
+    c->due = now + MXL_CLAIM_POLL_MS * 1000;
     return;
   }
-  conn->claim_phase = 0;
-  conn->claim_due = now + MXL_CLAIM_HEARTBEAT_MS * 1000;
+  c->phase = 0;
+  c->due = now + MXL_CLAIM_HEARTBEAT_MS * 1000;
   if (owner != conn->init->claim_token) {
     g_debug ("initiator: target %" G_GUINT64_FORMAT " has another initiator",
         conn->target_id);
@@ -366,8 +394,10 @@ rdm_open (MxlConn *conn, MxlConnState *next)
         ? conn->state.u.idle.attempts : 0;
     next->u.connecting.addr = addr;
     next->u.connecting.av = own_av;
-    conn->claim_phase = 0;
-    conn->claim_due = 0;
+    if (conn->claim != NULL) {
+      conn->claim->phase = 0;
+      conn->claim->due = 0;
+    }
     return MXL_STATUS_OK;
   }
   next->kind = MXL_CONN_CONNECTED;
@@ -395,7 +425,8 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
   fi_addr_t addr;
   int rc;
 
-  conn->claim_phase = 0;
+  if (conn->claim != NULL)
+    conn->claim->phase = 0;
   if (state->kind != MXL_CONN_CONNECTED && state->kind != MXL_CONN_CONNECTING)
     return;
   ep = connected ? state->u.connected.ep : state->u.connecting.ep;
@@ -476,4 +507,5 @@ const MxlInitiatorTypeOps mxl_initiator_rdm_ops = {
   .poll_events = rdm_poll_events,
   .teardown = rdm_teardown,
   .reports_peer_loss = FALSE,
+  .close_ends_reads = FALSE,
 };

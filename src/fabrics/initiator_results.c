@@ -292,7 +292,7 @@ mxl_initiator_release_slot (MxlInitiator *init, uint64_t index,
   /* Closing a connected endpoint ends its reads of the slot; only worth it
    * when another target waits for the slot (a lone target skips the grain
    * and keeps its connection). */
-  if (drop_holders && free_conns > 0 && init->type_ops == &mxl_initiator_rc_ops) {
+  if (drop_holders && free_conns > 0 && init->type_ops->close_ends_reads) {
     for (guint i = 0; i < init->conns->len; i++) {
       MxlConn *c = g_ptr_array_index (init->conns, i);
 

@@ -311,7 +311,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   /* One initiator at a time: RC targets refuse further connections
    * themselves; an RDM target needs claims (claim.h), for remote write
    * where the slot field can hold MXL_CLAIM_SLOT and RMA reads work. */
-  if (t->type_ops == &mxl_target_rdm_ops && t->base.options.exclusive
+  if (t->type_ops->exclusive_by_claims && t->base.options.exclusive
       && t->proto->claims
       && (t->base.dom->info->caps & FI_REMOTE_READ)
       && regions_addressed (t) < MXL_CLAIM_SLOT) {

@@ -259,4 +259,5 @@ const MxlTargetTypeOps mxl_target_rc_ops = {
   .poll_events = rc_poll_events,
   .state = rc_state,
   .close = rc_close,
+  .exclusive_by_claims = FALSE,
 };

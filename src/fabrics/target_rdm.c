@@ -75,4 +75,5 @@ const MxlTargetTypeOps mxl_target_rdm_ops = {
   .poll_events = rdm_poll_events,
   .state = rdm_state,
   .close = rdm_close,
+  .exclusive_by_claims = TRUE,
 };

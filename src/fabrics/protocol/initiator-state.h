@@ -28,6 +28,9 @@
 typedef struct MxlPostRing MxlPostRing;   /* postring.h */
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 typedef struct MxlPayloadOverride MxlPayloadOverride;
+typedef struct MxlConnClaim MxlConnClaim;   /* initiator_rdm.c */
+typedef struct MxlSamplesInitiator MxlSamplesInitiator;   /* protocol_samples.c */
+typedef struct MxlSendInitiator MxlSendInitiator;   /* protocol_send.h */
 
 /** Writes in flight per connection at most (bounded by the tx queue). */
 #define MXL_CONN_WINDOW 64u
@@ -70,10 +73,15 @@ struct MxlWriteCtx {
   gboolean last;             /* carried the immediate data */
   gboolean released;         /* orphaned with its endpoint closed: the
                                 provider reads its memory no more */
-  gboolean claim;            /* a claim write or read (initiator_rdm.c) */
   guint next_free;
-  uint32_t local_slot;       /* grain flows: the local slot this write reads */
+  uint32_t local_slot;       /* grain flows: the local slot this write reads;
+                                MXL_CTX_SLOT_CLAIM: a claim write or read
+                                (initiator_rdm.c) */
 };
+
+/** MxlWriteCtx local_slot of a claim write or read: no flow slot (grain
+ * slots are below 65536, staging ones below it, grainstage.h). */
+#define MXL_CTX_SLOT_CLAIM G_MAXUINT32
 
 /** One queued transfer of one connection. */
 struct MxlTransfer {
@@ -194,14 +202,9 @@ struct MxlConn {
   /* the chunk source's private state (protocol_samples.c; grain flows on
    * shm: the staging buffers, grainstage.c), or NULL */
   MxlChunkState *chunk_state;
-  /* claims of an exclusive RDM target (claim.h, initiator_rdm.c): words
-   * [0] claim, [1] release, [2] owner read back; registered FI_WRITE |
-   * FI_READ when first needed */
-  uint64_t *claim_buf;
-  MxlOfiRegion claim_region;
-  guint claim_phase;         /* 0 due at claim_due, 1 write posted, 2 read
-                                posted, 3 read again at claim_due */
-  gint64 claim_due;
+  /* claims of an exclusive RDM target (claim.h): private to
+   * initiator_rdm.c, allocated with the first claim, else NULL */
+  MxlConnClaim *claim;
   /* Transfers tracked for results: a ring of consecutive seqs, oldest
    * first (initiator.c). */
   MxlTracked tracked[MXL_CONN_TRACKED];
@@ -291,6 +294,11 @@ typedef struct MxlInitiatorTypeOps {
   /* TRUE when the transport reports a vanished peer itself (connected
    * endpoints); otherwise stalled writes mean a lost peer. */
   gboolean reports_peer_loss;
+  /* TRUE when every connection has its own endpoint, so that closing it
+   * ends the provider's reads of its writes' memory (connected
+   * endpoints); otherwise only a connection's own endpoint does
+   * (shm: state av != NULL, initiator_rdm.c). */
+  gboolean close_ends_reads;
 } MxlInitiatorTypeOps;
 
 
@@ -299,10 +307,10 @@ struct mxlFabricsInitiator_t {
   const MxlInitiatorTypeOps *type_ops;
   mxlFlowReader reader;
   MxlPayloadOverride *payload_override;  /* per local slot, or NULL (initiator_payload.c) */
-  /* continuous flows */
   const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
-  MxlSampleRing ring;
-  MxlOfiRegion channels_region;  /* the whole channels mapping, FI_WRITE */
+  /* continuous flows: the sample chunk source's own state (the channel
+   * rings and their region, protocol_samples.c), else NULL */
+  MxlSamplesInitiator *samples;
   uint64_t max_msg;          /* effective bytes per write */
   uint32_t iov_limit;        /* effective local iovecs per write */
   uint32_t tx_iov_limit;     /* the provider's (send: header + data iovecs) */
@@ -319,11 +327,9 @@ struct mxlFabricsInitiator_t {
   guint ctx_used;
   guint ctx_orphaned;        /* in use by a connection generation that is gone */
   uint64_t cq_drains;        /* drain_cq() calls that found the CQ empty */
-  /* message headers of the send and tagged protocols, one per context
-   * (index = context - ctx_pool), alive until its completion; FI_SEND
-   * (protocol_table.c) */
-  uint8_t *msg_headers;
-  MxlOfiRegion msg_headers_region;
+  /* the message headers of the send and tagged protocols (protocol_send.c),
+   * created at setup when the provider offers one of them, else NULL */
+  MxlSendInitiator *msg;
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */

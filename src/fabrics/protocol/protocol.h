@@ -193,6 +193,20 @@ mxlStatus mxl_samples_queue_entry_at (MxlConn *conn, const MxlSamplesRequest *re
     uint32_t entry, uint32_t imm, uint64_t header_head, uint64_t header_count);
 
 /**
+ * MxlConnLimits:
+ * Per-message limits of one connection (MxlConn max_msg, iov_limit,
+ * ordered): @max_msg payload bytes per posted piece, @iov_limit local data
+ * iovecs per piece, @ordered: the last piece need not wait for the others.
+ * Computed from the initiator and the target's TargetInfo alone, so that
+ * AddTarget can check a target before it makes a connection.
+ */
+typedef struct MxlConnLimits {
+  uint64_t max_msg;
+  uint32_t iov_limit;
+  gboolean ordered;
+} MxlConnLimits;
+
+/**
  * MxlTransportPost:
  * Posts the pending chunk of @t (t->chunk_remote_offset and t->chunk_length
  * bytes into remote region t->remote_slot; t->imm when t->chunk_last) from
@@ -254,9 +268,11 @@ typedef struct MxlProtocolDesc {
   /* initiator: needs the context pool registered for FI_SEND (message
    * headers) */
   gboolean msg_headers;
-  /* initiator: per-connection limits (NULL: the initiator's); FALSE when
-   * the target's TargetInfo leaves no room */
-  gboolean (*conn_limits) (MxlConn *conn);
+  /* initiator: per-connection limits (NULL: the initiator's), narrowing
+   * @limits (filled with the initiator's) for a target described by @info;
+   * FALSE when the target's TargetInfo leaves no room */
+  gboolean (*conn_limits) (const MxlInitiator *init,
+      const struct mxlFabricsTargetInfo_t *info, MxlConnLimits *limits);
   /* initiator: connections are progressed a little before teardown */
   gboolean drain_at_teardown;
   /* initiator: posts one piece, installed when the connection becomes
@@ -307,9 +323,21 @@ const MxlProtocolDesc *mxl_initiator_protocol_for (const MxlInitiator *init,
 
 /* --- continuous flows (protocol_samples.c) --- */
 
-/** Registers the initiator's channel rings (FI_WRITE). */
+/** Creates the sample chunk source's state (init->samples: the channel
+ * rings of @flow) and registers the rings (FI_WRITE). On failure the state
+ * stays for mxl_samples_initiator_teardown(). */
 mxlStatus mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
     GError **error);
+/** Closes the channel rings' region (the domain still open) and frees
+ * init->samples; nothing without one. */
+void mxl_samples_initiator_teardown (MxlInitiator *init);
+/** TRUE when a batch of @count samples per channel fits the local channel
+ * ring, the bound TransferSamples enforces (initiator.c); FALSE for a
+ * grain initiator. */
+gboolean mxl_samples_batch_fits (const MxlInitiator *init, uint64_t count);
+/** Test hook (internal): the initiator's local channel ring, NULL for a
+ * grain initiator. */
+const MxlSampleRing *mxl_samples_debug_initiator_ring (const MxlInitiator *init);
 /** TRUE when @info has a bounce ring that batches of this flow fit. */
 gboolean mxl_samples_target_usable (const MxlInitiator *init,
     const struct mxlFabricsTargetInfo_t *info);
@@ -354,10 +382,22 @@ const MxlSampleRing *mxl_samples_debug_target_ring (MxlTarget *target);
 /** Payload bytes of one posted receive unless "maxMessageSize" is lower. */
 #define MXL_SEND_DEFAULT_PAYLOAD (1024u * 1024u)
 
-/** Sets the connection's per-message limits for a send target: one iovec
- * and MXL_SEND_HEADER_SIZE bytes less, at most the target's recvSize.
- * Returns: FALSE when the target's recvSize or our iov_limit leave no room. */
-gboolean mxl_send_conn_limits (MxlConn *conn);
+/** Creates the send side's initiator state (init->msg): a message header
+ * per write context, registered FI_SEND (called by
+ * mxl_protocol_initiator_setup() when a protocol with msg_headers is
+ * offered). On failure the state stays for mxl_send_initiator_teardown(). */
+mxlStatus mxl_send_initiator_setup (MxlInitiator *init, GError **error);
+/** Closes the headers' region (the domain still open) and frees init->msg;
+ * nothing without one. */
+void mxl_send_initiator_teardown (MxlInitiator *init);
+/** TRUE when the initiator's message headers are registered. */
+gboolean mxl_send_initiator_ready (const MxlInitiator *init);
+/** Computes into @limits the per-message limits of @init for the send (or
+ * tagged) target @info: one iovec and MXL_SEND_HEADER_SIZE bytes less, at
+ * most the target's recvSize. Returns: FALSE when the target's recvSize or
+ * our iov_limit leave no room (@limits then unchanged). */
+gboolean mxl_send_conn_limits (const MxlInitiator *init,
+    const struct mxlFabricsTargetInfo_t *info, MxlConnLimits *limits);
 
 /**
  * mxl_send_debug_set_header_hook:

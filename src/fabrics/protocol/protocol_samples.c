@@ -55,6 +55,7 @@
 
 #include "fabrics/wire/bounce.h"
 #include "fabrics/protocol/initiator-state.h"
+#include "fabrics/protocol/samples_initiator.h"
 #include "fabrics/protocol/target-state.h"
 
 /* ------------------------------------------------------------ initiator */
@@ -98,41 +99,6 @@ conn_state (MxlConn *conn)
     conn->chunk_state = &c->base;
   }
   return peek_state (conn);
-}
-
-mxlStatus
-mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
-    GError **error)
-{
-  size_t len = 0;
-  uint8_t *channels = (uint8_t *) mxl_flow_reader_channels (init->reader, &len);
-
-  init->base.continuous = TRUE;
-  init->chunks = &mxl_sample_chunks;
-  init->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
-      flow->sample_word_size };
-  if (channels == NULL || len == 0
-      || len != (size_t) flow->channel_count * flow->buffer_length * flow->sample_word_size) {
-    g_set_error (error, MXL_OFI_ERROR, 0, "channel rings unavailable");
-    return MXL_ERR_INVALID_ARG;
-  }
-  /* Registered as a write source only; never written through. */
-  return mxl_ofi_region_register (init->base.dom, channels, len, FI_WRITE,
-      &init->channels_region, error);
-}
-
-/* Checks a sample target's bounce ring against the local flow. */
-gboolean
-mxl_samples_target_usable (const MxlInitiator *init,
-    const struct mxlFabricsTargetInfo_t *info)
-{
-  if (!info->has_bounce_buffer || info->bounce_entry_count != info->n_regions
-      || mxl_bounce_capacity (&init->ring, info->bounce_entry_size) == 0)
-    return FALSE;
-  for (guint e = 0; e < info->n_regions; e++)
-    if (info->regions[e].len < info->bounce_entry_size)
-      return FALSE;
-  return TRUE;
 }
 
 /* Frees the connection's header and staging slots and restarts its entry
@@ -223,9 +189,10 @@ ensure_staging (MxlConn *conn)
   MxlSampleConn *c = conn_state (conn);
   g_autoptr (GError) error = NULL;
   MxlInitiator *init = conn->init;
-  uint64_t cap = mxl_bounce_capacity (&init->ring, conn->info->bounce_entry_size);
+  const MxlSampleRing *ring = &init->samples->ring;
+  uint64_t cap = mxl_bounce_capacity (ring, conn->info->bounce_entry_size);
   uint64_t size = MXL_BOUNCE_HEADER_SIZE
-      + (uint64_t) init->ring.channels * init->ring.word_size * cap;
+      + (uint64_t) ring->channels * ring->word_size * cap;
   guint n;
 
   if (c->staging != NULL || !init->base.options.samples_staging || cap == 0
@@ -296,17 +263,19 @@ queue_entry (MxlConn *conn, const EntryWire *w, uint64_t head, uint64_t count,
     c->staging_owner[t->header_slot] = t->seq;
     slot = c->staging + t->header_slot * c->staging_slot_size;
     mxl_bounce_header_write (slot, w->header_head, w->header_count);
-    mxl_bounce_pack (&init->ring, init->channels_region.base,
+    mxl_bounce_pack (&init->samples->ring, init->samples->region.base,
         slot + MXL_BOUNCE_HEADER_SIZE, head, count);
     mxl_samples_sgl_init_staged (&t->sgl, MXL_BOUNCE_HEADER_SIZE
-        + (uint64_t) init->ring.channels * init->ring.word_size * count, conn->max_msg);
+        + (uint64_t) init->samples->ring.channels * init->samples->ring.word_size * count,
+        conn->max_msg);
     c->staged_transfers++;
     return;
   }
   t->header_slot = (guint) (t->seq % MXL_CONN_HEADER_SLOTS);
   mxl_bounce_header_write (c->entry_headers + t->header_slot * MXL_BOUNCE_HEADER_SIZE,
       w->header_head, w->header_count);
-  mxl_samples_sgl_init (&t->sgl, &init->ring, head, count, conn->iov_limit, conn->max_msg);
+  mxl_samples_sgl_init (&t->sgl, &init->samples->ring, head, count, conn->iov_limit,
+      conn->max_msg);
 }
 
 /* Room for @pieces entries of @req: queue slots, and staging slots or
@@ -337,9 +306,9 @@ make_room (MxlConn *conn, uint64_t pieces, gboolean *out_staged)
 static uint64_t
 entry_capacity (MxlConn *conn, const MxlSamplesRequest *req)
 {
-  if (req->count == 0 || req->count > conn->init->ring.length)
+  if (req->count == 0 || !mxl_samples_batch_fits (conn->init, req->count))
     return 0;
-  return mxl_bounce_capacity (&conn->init->ring, conn->info->bounce_entry_size);
+  return mxl_bounce_capacity (&conn->init->samples->ring, conn->info->bounce_entry_size);
 }
 
 /* A batch longer than the target's entries travels as several entries of
@@ -424,7 +393,7 @@ samples_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guin
       base = st->staging + t->header_slot * st->staging_slot_size;
       len = st->staging_slot_size;
     } else {
-      r = &conn->init->channels_region;
+      r = &conn->init->samples->region;
       base = r->base;
       len = r->len;
     }

@@ -76,23 +76,52 @@ header_read (const uint8_t *h, MxlSendHeader *v)
 
 /* -------------------------------------------------------------- initiator */
 
-gboolean
-mxl_send_conn_limits (MxlConn *conn)
+mxlStatus
+mxl_send_initiator_setup (MxlInitiator *init, GError **error)
 {
-  MxlInitiator *init = conn->init;
-  uint64_t recv_size = conn->info->recv_size;
+  MxlSendInitiator *m = g_new0 (MxlSendInitiator, 1);
+  size_t len = (size_t) init->ctx_count * MXL_SEND_HEADER_SIZE;
+
+  init->msg = m;
+  m->headers = g_malloc0 (len);
+  return mxl_ofi_region_register (init->base.dom, m->headers, len, FI_SEND, &m->region,
+      error);
+}
+
+void
+mxl_send_initiator_teardown (MxlInitiator *init)
+{
+  if (init->msg == NULL)
+    return;
+  if (init->base.dom != NULL)
+    mxl_ofi_region_close (init->base.dom, &init->msg->region);
+  g_free (init->msg->headers);
+  g_clear_pointer (&init->msg, g_free);
+}
+
+gboolean
+mxl_send_initiator_ready (const MxlInitiator *init)
+{
+  return init->msg != NULL && init->msg->region.mr != NULL;
+}
+
+gboolean
+mxl_send_conn_limits (const MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info,
+    MxlConnLimits *limits)
+{
+  uint64_t recv_size = info->recv_size;
 
   if (recv_size <= MXL_SEND_HEADER_SIZE || init->tx_iov_limit < 2
       || init->max_msg <= MXL_SEND_HEADER_SIZE)
     return FALSE;
   /* "iovLimit" counts data iovecs; the header takes one of the provider's. */
-  conn->iov_limit = MIN (init->iov_limit, MIN (init->tx_iov_limit - 1, MXL_LAYOUT_MAX_IOV));
-  conn->max_msg = MIN (init->max_msg, recv_size) - MXL_SEND_HEADER_SIZE;
+  limits->iov_limit = MIN (init->iov_limit, MIN (init->tx_iov_limit - 1, MXL_LAYOUT_MAX_IOV));
+  limits->max_msg = MIN (init->max_msg, recv_size) - MXL_SEND_HEADER_SIZE;
   /* Receives complete in order on a connected endpoint's single stream;
    * connectionless providers may complete a small last message before a
    * large earlier one (tcp;ofi_rxm rendezvous), so the last message waits
    * until the others are delivered. */
-  conn->ordered = init->base.dom->info->ep_attr->type == FI_EP_MSG;
+  limits->ordered = init->base.dom->info->ep_attr->type == FI_EP_MSG;
   return TRUE;
 }
 

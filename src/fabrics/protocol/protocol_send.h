@@ -42,6 +42,14 @@ mxl_send_header_write (uint8_t *h, const MxlSendHeader *v)
   memcpy (h + 28, &zero, 4);
 }
 
+/* The send side's initiator state (init->msg, protocol_send.c): one
+ * message header per write context (index = context - ctx_pool), alive
+ * until its completion, registered FI_SEND as @region. */
+struct MxlSendInitiator {
+  uint8_t *headers;
+  MxlOfiRegion region;
+};
+
 /* Always inlined, so that the production posts, which pass @hook NULL,
  * test no hook (protocol_hooks.h). */
 static inline G_ALWAYS_INLINE ssize_t
@@ -52,7 +60,7 @@ mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **
   MxlSendHeader h = { t->remote_slot, t->chunk_remote_offset, t->chunk_length,
       t->chunk_last };
   /* The context's header, alive until its completion. */
-  uint8_t *m = conn->init->msg_headers
+  uint8_t *m = conn->init->msg->headers
       + (size_t) (ctx - conn->init->ctx_pool) * MXL_SEND_HEADER_SIZE;
 
   /* Checked again per message: the remote range and the receive size. */
@@ -65,7 +73,7 @@ mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **
     hook (m);
   v[0].iov_base = m;
   v[0].iov_len = MXL_SEND_HEADER_SIZE;
-  d[0] = conn->init->msg_headers_region.desc;
+  d[0] = conn->init->msg->region.desc;
   memcpy (v + 1, iov, n_iov * sizeof (*iov));
   memcpy (d + 1, desc, n_iov * sizeof (*desc));
   return (ssize_t) n_iov + 1;

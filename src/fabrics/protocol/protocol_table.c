@@ -79,12 +79,8 @@ mxl_protocol_initiator_setup (MxlInitiator *init, GError **error)
 {
   for (guint i = 0; i < G_N_ELEMENTS (mxl_protocols); i++)
     if (mxl_protocols[i]->msg_headers
-        && initiator_can (mxl_protocols[i], init->base.dom->info->caps)) {
-      init->msg_headers = g_malloc0 ((gsize) init->ctx_count * MXL_SEND_HEADER_SIZE);
-      return mxl_ofi_region_register (init->base.dom, init->msg_headers,
-          (size_t) init->ctx_count * MXL_SEND_HEADER_SIZE, FI_SEND,
-          &init->msg_headers_region, error);
-    }
+        && initiator_can (mxl_protocols[i], init->base.dom->info->caps))
+      return mxl_send_initiator_setup (init, error);
   return MXL_STATUS_OK;
 }
 
@@ -101,7 +97,7 @@ mxl_initiator_protocol_for (const MxlInitiator *init, const char *name)
    * also the registered message headers. */
   if (!initiator_can (p, init->base.dom->info->caps))
     return NULL;
-  if (p->msg_headers && init->msg_headers_region.mr == NULL)
+  if (p->msg_headers && !mxl_send_initiator_ready (init))
     return NULL;
   return p;
 }

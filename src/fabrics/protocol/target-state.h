@@ -66,6 +66,10 @@ typedef struct MxlTargetTypeOps {
   gboolean (*poll_events) (MxlTarget *target, int timeout_ms);
   mxlFabricsExtConnectionState (*state) (MxlTarget *target);
   void (*close) (MxlTarget *target);
+  /* TRUE when a second initiator cannot be refused before its writes
+   * land (connectionless endpoints): an exclusive target needs claims
+   * (claim.h); connected ones refuse further connections themselves. */
+  gboolean exclusive_by_claims;
 } MxlTargetTypeOps;
 
 /** How a target's receives are posted: untagged (target.c: FI_RX_CQ_DATA

@@ -87,7 +87,7 @@ pair_open (Pair *pr, const FabProv *p, guint channels, guint batch,
   pr->t = fabtest_target (&pr->ts, p, target_options, &pr->info);
   pr->init = fabtest_initiator (&pr->is, p, initiator_options);
   pr->tring = *mxl_samples_debug_target_ring (pr->t);
-  pr->iring = pr->init->ring;
+  pr->iring = *mxl_samples_debug_initiator_ring (pr->init);
   pr->staged = pr->init->base.options.samples_staging;
   g_assert_cmpuint (pr->tring.length, ==, 13312);
   g_assert_cmpuint (pr->iring.length, ==, 19456);
