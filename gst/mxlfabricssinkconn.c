@@ -470,7 +470,7 @@ gst_mxl_fabrics_sink_add_property_target (GstMxlFabricsSink * self,
   GST_OBJECT_UNLOCK (self);
   if (target_info[0] != '\0') {
     gst_mxl_fabrics_sink_targets_remove (self, target_info);
-    if (!gst_mxl_fabrics_sink_targets_add (self, target_info, TRUE, &e)
+    if (!gst_mxl_fabrics_sink_targets_add (self, target_info, &e)
         && g_error_matches (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY)) {
       /* given by add-target as well: one target */
       GST_ELEMENT_WARNING (self, RESOURCE, BUSY, ("%s", e->message),
@@ -490,7 +490,7 @@ gst_mxl_fabrics_sink_add_signal_target (GstMxlFabricsSink * self,
 {
   GError *error = NULL;
 
-  if (!gst_mxl_fabrics_sink_targets_add (self, value, FALSE, &error)) {
+  if (!gst_mxl_fabrics_sink_targets_add (self, value, &error)) {
     GST_WARNING_OBJECT (self, "add-target refused: %s", error->message);
     g_error_free (error);
     return FALSE;

@@ -198,7 +198,7 @@ gst_mxl_fabrics_sink_targets_check_all_failed (GstMxlFabricsSink * self,
 
 gboolean
 gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
-    const gchar * value, gboolean from_property, GError ** error)
+    const gchar * value, GError ** error)
 {
   GstMxlFabricsSinkTarget *target;
   gchar *json = NULL, *path = NULL;
@@ -233,7 +233,6 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
   target->path = path;
   target->have_id = json != NULL;
   target->id = id;
-  target->from_property = from_property;
   target->state.kind = GST_MXL_FABRICS_SINK_TARGET_IDLE;
   target->file_checked_us = g_get_monotonic_time ();
   g_ptr_array_add (self->targets, target);

@@ -55,7 +55,6 @@ struct _GstMxlFabricsSinkTarget {
   gchar *value;                 /* as given (JSON, base64 or @path) */
   gchar *path;                  /* file of an @path value, else NULL */
   gchar *json;                  /* TargetInfo JSON in use; NULL: to be read */
-  gboolean from_property;       /* TRUE for the target-info property's one */
   gboolean have_id;             /* json parsed: id is its TargetInfo id */
   guint64 id;
   gchar id_str[24];
@@ -116,7 +115,7 @@ void gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
  * with GST_RESOURCE_ERROR_SETTINGS for a TargetInfo the library refuses,
  * GST_RESOURCE_ERROR_BUSY for one already given (by TargetInfo id). */
 gboolean gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
-    const gchar * value, gboolean from_property, GError ** error);
+    const gchar * value, GError ** error);
 
 /** Removes the target given as @value (off the initiator at once);
  * engine_lock NOT held. */
