@@ -369,7 +369,7 @@ target_plug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
 static void
 count_reconnect (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t)
 {
-  t->reconnects++;
+  t->counters.reconnects++;
   GST_OBJECT_LOCK (self);
   self->obj->counters.reconnects++;
   GST_OBJECT_UNLOCK (self);
@@ -672,7 +672,7 @@ gst_mxl_fabrics_sink_targets_reset (GstMxlFabricsSink * self)
     t->id_str[0] = '\0';
     t->refused = 0;
     t->taken = FALSE;
-    t->grains = t->bytes = t->reconnects = t->dropped = 0;
+    memset (&t->counters, 0, sizeof t->counters);
     t->behind_drops = t->behind_warned = 0;
     t->behind_warned_us = 0;
     t->seen_skipped = t->seen_dropped = 0;

@@ -66,8 +66,7 @@ struct _GstMxlFabricsSinkTarget {
   gboolean watch_tried;
   gboolean file_dirty;          /* re-read the file */
   gint64 file_checked_us;
-  guint64 grains, bytes, reconnects;
-  guint64 dropped;              /* grains this target did not get */
+  GstMxlFabricsTargetCounters counters;        /* its `targets` stats */
   guint64 behind_drops;         /* of which because it was behind */
   guint64 behind_warned;        /* behind_drops at the last WARNING */
   gint64 behind_warned_us;
