@@ -514,8 +514,17 @@ lost_why (mxlStatus reason)
     case MXL_ERR_CONFLICT:
       /* a claim lapsed (this sender was silent) and another took over */
       return "the receiver already has a sender now";
-    default:
-      return gst_mxl_fabrics_status_name (reason);
+    default:{
+      /* a reason with no words of its own here: say what happened and
+       * give the library's name of it; interned (lost.why is static
+       * text), one per status at most */
+      gchar *text = g_strdup_printf ("the connection failed (%s)",
+          gst_mxl_fabrics_status_name (reason));
+      const gchar *why = g_intern_string (text);
+
+      g_free (text);
+      return why;
+    }
   }
 }
 
