@@ -260,14 +260,29 @@ gboolean
 gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
     const gchar * value)
 {
-  GPtrArray *notices = gst_mxl_fabrics_sink_notices_new ();
-  gboolean found = FALSE;
+  GPtrArray *notices;
+  gboolean found = FALSE, have_id = FALSE;
+  guint64 id = 0;
+  gchar *json = NULL, *path = NULL;
   guint i;
 
+  /* Any spelling (JSON or base64) of a TargetInfo names the target of that
+   * id, as add-target dedups; an @path value matches only as written (its
+   * file is not read here). A value that does not resolve matches only as
+   * written. */
+  if (value && value[0] != '@'
+      && gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path, NULL)
+      && json && path == NULL)
+    have_id = gst_mxl_fabrics_sink_target_info_id (json, &id, NULL);
+  g_free (json);
+  g_free (path);
+
+  notices = gst_mxl_fabrics_sink_notices_new ();
   LOCK (self);
   for (i = 0; i < self->targets->len && !found; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (g_strcmp0 (t->value, value) != 0)
+    if (g_strcmp0 (t->value, value) != 0
+        && !(have_id && t->have_id && t->id == id))
       continue;
     target_unplug (self, t, "target removed", notices);
     gst_mxl_fabrics_object_set_target_stats (self->obj, t->value, NULL);

@@ -116,8 +116,10 @@ void gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
 gboolean gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
     const gchar * value, GError ** error);
 
-/** Removes the target given as @value (off the initiator at once);
- * engine_lock NOT held. */
+/** Removes the target given as @value (off the initiator at once): JSON or
+ * base64 of the same TargetInfo id in any spelling, or the literal string
+ * it was added as (the only match for "@path"); engine_lock NOT held.
+ * Returns: TRUE when a target was removed. */
 gboolean gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
     const gchar * value);
 
