@@ -216,6 +216,20 @@ gst_mxl_fabrics_close_initiator (GstMxlFabricsLocalFlow * flow,
   gst_mxl_fabrics_local_flow_close (flow);
 }
 
+/* "write needs FI_RMA, send needs FI_MSG, ...": what each protocol of the
+ * library's list (mxlFabricsExtGetProtocol()) asks of a provider. */
+static gchar *
+protocol_needs (void)
+{
+  GString *out = g_string_new (NULL);
+  mxlFabricsExtProtocolInfo pi;
+
+  for (size_t i = 0; mxlFabricsExtGetProtocol (i, &pi) == MXL_STATUS_OK; i++)
+    g_string_append_printf (out, "%s%s needs %s", i == 0 ? "" : ", ", pi.name,
+        pi.capability);
+  return g_string_free (out, FALSE);
+}
+
 static gchar *
 target_info_json (mxlFabricsTargetInfo info, GError ** error)
 {
@@ -263,12 +277,14 @@ gst_mxl_fabrics_open_target (GstMxlFabricsObject * obj,
   if (st == MXL_STATUS_OK)
     st = mxlFabricsTargetSetup (*target, &config, options, &info);
   g_free (options);
-  if (st == MXL_ERR_UNSUPPORTED_OPERATION)
+  if (st == MXL_ERR_UNSUPPORTED_OPERATION) {
+    g_autofree gchar *needs = protocol_needs ();
+
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "cannot set up the MXL Fabrics target (%s): the provider does not "
-        "offer the transfer protocol asked for in options (tagged needs "
-        "FI_TAGGED: shm, not tcp)", gst_mxl_fabrics_status_name (st));
-  else if (st != MXL_STATUS_OK)
+        "offer the transfer protocol asked for in options (%s)",
+        gst_mxl_fabrics_status_name (st), needs);
+  } else if (st != MXL_STATUS_OK)
     setup_error (error, st, "target", GST_RESOURCE_ERROR_OPEN_READ_WRITE, &s,
         "check provider, node (an address of this host) and service (a free "
         "port)", "");

@@ -147,6 +147,8 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
     st = mxl_samples_initiator_setup (init, &flow, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
+  init->stage_grains = !init->base.continuous
+      && mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_RECEIVER_COPIES);
   init->ctx_count = CTX_POOL_SIZE;
   init->ctx_pool = g_new0 (MxlWriteCtx, init->ctx_count);
   for (guint i = 0; i < init->ctx_count; i++)
@@ -478,32 +480,19 @@ queue_samples (MxlConn *conn, const void *request)
   return mxl_egress_queue_samples (conn, request);
 }
 
-/* A grain (@req) or a batch of samples (@sreq) to every target. */
+/* @request queued through @queue on every target, tracked as @what;
+ * @skip_behind: a connection behind the others does not get it (grains). */
 static mxlStatus
-fan_out (MxlInitiator *init, const MxlGrainRequest *req, const MxlSamplesRequest *sreq)
+fan_out (MxlInitiator *init, const MxlTracked *what, MxlQueueFn queue,
+    const void *request, gboolean skip_behind)
 {
   mxlStatus result = MXL_STATUS_OK;
   guint taken = 0, refused = 0;
-  /* What a result reports: grains their index and slice range; batches of
-   * samples their head index. */
-  MxlTracked what = { .grain_index = req ? req->grain_index : sreq->head,
-    .start = req ? req->req_start : 0, .end = req ? req->req_end : 0,
-    .queued_at = g_get_monotonic_time () };
-  MxlQueueFn queue = req ? queue_grain : queue_samples;
-  const void *request = req ? (const void *) req : sreq;
-  guint keeping_up = 0;
-
-  for (guint i = 0; req != NULL && i < init->conns->len; i++) {
-    MxlConn *c = g_ptr_array_index (init->conns, i);
-    if (c->state.kind == MXL_CONN_CONNECTED
-        && !conn_behind (c, req->grain_index, what.queued_at))
-      keeping_up++;
-  }
 
   for (guint i = 0; i < init->conns->len; i++) {
     MxlConn *c = g_ptr_array_index (init->conns, i);
-    mxlStatus st = fan_out_one (init, c, &what, queue, request,
-        req != NULL && c->behind && keeping_up > 0, &taken, &refused);
+    mxlStatus st = fan_out_one (init, c, what, queue, request,
+        skip_behind && c->behind, &taken, &refused);
 
     if (st == MXL_ERR_INVALID_ARG)
       result = st;
@@ -537,19 +526,19 @@ mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracke
   return st;
 }
 
-/* Builds the request of @desc and queues it: a grain (the local flow's
- * grain header decides whether only the header travels) or a batch of
- * samples. */
+/* The fan-out of the grain source (mxl_grain_chunks.fan_out): builds the
+ * request of TransferGrain @desc (the local flow's grain header decides
+ * whether only the header travels) and queues it on every target; a
+ * target behind the others is skipped while another keeps up. */
 mxlStatus
-mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc)
+mxl_initiator_fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc)
 {
   MxlGrainRequest req;
+  MxlTracked what = { .grain_index = desc->index, .start = desc->start,
+    .end = desc->end, .queued_at = g_get_monotonic_time () };
+  guint keeping_up = 0;
   uint32_t flags;
 
-  if (desc->op == MXL_POST_SAMPLES) {
-    MxlSamplesRequest sreq = { desc->index, desc->count };
-    return fan_out (init, NULL, &sreq);
-  }
   memset (&req, 0, sizeof (req));
   req.grain_index = desc->index;
   req.req_start = desc->start;
@@ -568,7 +557,32 @@ mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc)
   }
   if (req.n_runs == 0)
     return MXL_ERR_INVALID_ARG;
-  return fan_out (init, &req, NULL);
+  for (guint i = 0; i < init->conns->len; i++) {
+    MxlConn *c = g_ptr_array_index (init->conns, i);
+    if (c->state.kind == MXL_CONN_CONNECTED
+        && !conn_behind (c, req.grain_index, what.queued_at))
+      keeping_up++;
+  }
+  return fan_out (init, &what, queue_grain, &req, keeping_up > 0);
+}
+
+/* The fan-out of the sample source (mxl_sample_chunks.fan_out): the batch
+ * of TransferSamples @desc to every target; results report its head. */
+mxlStatus
+mxl_initiator_fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc)
+{
+  MxlSamplesRequest sreq = { desc->index, desc->count };
+  MxlTracked what = { .grain_index = desc->index, .queued_at = g_get_monotonic_time () };
+
+  return fan_out (init, &what, queue_samples, &sreq, FALSE);
+}
+
+/* A post descriptor to every target, through the chunk source chosen at
+ * setup. */
+mxlStatus
+mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc)
+{
+  return init->chunks->fan_out (init, desc);
 }
 
 

@@ -171,8 +171,8 @@ void mxl_conn_track_cancel (MxlConn *conn, mxlStatus reason);
 void mxl_conn_track_complete (MxlConn *conn, uint64_t seq, gboolean ok, int err);
 
 mxlStatus mxl_initiator_progress_once (MxlInitiator *init);
-/** Computes the request of a grain transfer (or takes the batch of
- * samples) and queues it on every connected target. */
+/** Queues the request of @desc on every connected target through the
+ * chunk source chosen at setup (init->chunks->fan_out). */
 mxlStatus mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc);
 /** TRUE when every connected connection has room for one more transfer. */
 gboolean mxl_initiator_room_for_one (MxlInitiator *init);

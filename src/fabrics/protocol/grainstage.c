@@ -43,8 +43,7 @@ mxl_grain_stage_ensure (MxlConn *conn)
   size_t len = 0;
 
   /* One target: its stuck receiver holds slots only it would use. */
-  if (init->conns->len < 2 || init->base.continuous
-      || !mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_RECEIVER_COPIES))
+  if (!init->stage_grains || init->conns->len < 2)
     return FALSE;
   g = conn_state (conn);
   if (g->failed)

@@ -60,8 +60,9 @@ typedef struct MxlGrainStage {
   guint n;                      /* buffers */
 } MxlGrainStage;
 
-/** Whether a grain transfer of @conn starting now is staged (a provider
- * with MXL_PROVIDER_QUIRK_RECEIVER_COPIES, discrete flow, more than one
+/** Whether a grain transfer of @conn starting now is staged (setup chose
+ * staging, init->stage_grains: a provider with
+ * MXL_PROVIDER_QUIRK_RECEIVER_COPIES and a discrete flow; and more than one
  * target added), allocating and registering the buffer on first use.
  * FALSE also when that failed (logged; writes then go straight from the
  * slot as before). Called once per transfer, when it

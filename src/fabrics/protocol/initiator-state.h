@@ -308,6 +308,10 @@ struct mxlFabricsInitiator_t {
   uint32_t tx_iov_limit;     /* the provider's (send: header + data iovecs) */
   gboolean ordered_writes;   /* tx msg_order has FI_ORDER_WAW */
   guint window;              /* writes in flight per connection */
+  /* grain writes may go from a per-connection copy (grainstage.h): a
+   * discrete flow on a MXL_PROVIDER_QUIRK_RECEIVER_COPIES provider; set at
+   * setup */
+  gboolean stage_grains;
   /* write context pool */
   MxlWriteCtx *ctx_pool;
   guint ctx_count;
@@ -393,6 +397,19 @@ void mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean
 /** Queues @request on one connection (a chunk source's queue function, or
  * a test hook's, protocol_raw.c). Returns as MxlChunkSource.queue_grain. */
 typedef mxlStatus (*MxlQueueFn) (MxlConn *conn, const void *request);
+
+/**
+ * mxl_initiator_fan_out_grain:
+ * mxl_initiator_fan_out_samples:
+ * The fan-out of the grain and the sample chunk source
+ * (MxlChunkSource.fan_out, initiator.c): builds the request of @desc
+ * (MXL_POST_GRAIN, MXL_POST_SAMPLES) and queues it on every target.
+ * Returns: OK, INVALID_ARG (no run, or a write that would leave
+ * a remote region: also a result), NOT_READY (no target connected, or a
+ * queue stayed full), as mxl_initiator_fan_out_desc().
+ */
+mxlStatus mxl_initiator_fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc);
+mxlStatus mxl_initiator_fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc);
 
 /**
  * mxl_initiator_queue_one:

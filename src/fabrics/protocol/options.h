@@ -54,7 +54,7 @@ typedef struct MxlSetupOptions {
  *
  * Keys (unknown keys are ignored): "cqDepth" integer 1..MXL_MAX_CQ_DEPTH;
  * "maxMessageSize" integer >= 1 (bytes); "iovLimit" integer
- * 1..MXL_MAX_IOV_LIMIT; "protocol" "write"|"send"|"tagged"; "progressThread"
+ * 1..MXL_MAX_IOV_LIMIT; "protocol" a name of the protocol table (mxl_protocols[]); "progressThread"
  * boolean; "samplesStaging" boolean; "postRingCapacity" power of two 2..MXL_MAX_POST_RING_CAPACITY;
  * "exclusive" boolean; "reconnect" boolean. An integer may be written 64.0 but not 2.5.
  *

@@ -32,6 +32,7 @@ typedef struct MxlConn MxlConn;
 typedef struct MxlWriteCtx MxlWriteCtx;
 typedef struct MxlTransfer MxlTransfer;
 typedef struct mxlFabricsInitiator_t MxlInitiator;
+struct MxlPostDesc;
 
 /** The struct of type @type whose member @member is at @ptr. */
 #define mxl_container_of(ptr, type, member) \
@@ -146,6 +147,11 @@ typedef struct MxlChunkSource {
    * is re-added (@final FALSE: counters stay) or removed (@final TRUE);
    * NULL when the source keeps none. */
   void (*release) (MxlConn *conn, gboolean final);
+  /* TransferGrain's or TransferSamples' post descriptor (the source's kind)
+   * to every target: mxl_initiator_fan_out_grain() or
+   * mxl_initiator_fan_out_samples() (initiator-state.h), so that a call
+   * does not choose again what setup chose. */
+  mxlStatus (*fan_out) (MxlInitiator *init, const struct MxlPostDesc *desc);
 } MxlChunkSource;
 
 /**

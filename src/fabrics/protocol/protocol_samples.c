@@ -462,6 +462,7 @@ const MxlChunkSource mxl_sample_chunks = {
   .claim = samples_claim,
   .next = samples_next,
   .iov = samples_iov,
+  .fan_out = mxl_initiator_fan_out_samples,
 };
 
 /* --------------------------------------------------------------- target */

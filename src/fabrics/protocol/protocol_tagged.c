@@ -66,6 +66,9 @@ typedef struct MxlTaggedTarget {
   gboolean *poisoned;             /* per region: a piece failed since the
                                      last immediate data for it */
   uint64_t in_place;              /* pieces landed in place (tests) */
+  /* the region immediate data names: grain_region() or entry_region(),
+   * chosen at setup by the kind of flow */
+  uint64_t (*region_of) (uint64_t data);
 } MxlTaggedTarget;
 
 static MxlTaggedTarget *
@@ -218,6 +221,22 @@ tagged_failed (MxlTarget *t, void *op_context)
 
 const MxlRxOps mxl_tagged_rx_ops = { tagged_post_all, tagged_repost, tagged_failed };
 
+/* The region of a grain's immediate data: its slot (docs/wire-format.md
+ * §2: the low 16 bits). */
+static uint64_t
+grain_region (uint64_t data)
+{
+  return data & 0xFFFFu;
+}
+
+/* The region of a batch of samples' immediate data: the bounce entry it
+ * names, the whole value. */
+static uint64_t
+entry_region (uint64_t data)
+{
+  return data;
+}
+
 static mxlStatus
 tagged_target_setup (MxlTarget *t, GError **error)
 {
@@ -235,6 +254,7 @@ tagged_target_setup (MxlTarget *t, GError **error)
   s = &g->send;
   t->ingress = &mxl_tagged_ingress_ops;
   t->rx_ops = &mxl_tagged_rx_ops;
+  g->region_of = t->base.continuous ? entry_region : grain_region;
   g->piece = t->rx_entry_size - MXL_SEND_HEADER_SIZE;
   region_len = s->regions[0].len;
   per_region = (region_len + g->piece - 1) / g->piece;
@@ -304,7 +324,7 @@ piece_ok (MxlTarget *t, guint i, const struct fi_cq_data_entry *e)
   }
   /* The immediate data must name the region the last piece landed in. */
   if ((e->flags & FI_REMOTE_CQ_DATA)
-      && (t->base.continuous ? e->data : (e->data & 0xFFFFu)) != region) {
+      && g->region_of (e->data) != region) {
     t->stats.badImmediateData++;
     g_debug ("target %" G_GUINT64_FORMAT ": immediate data 0x%" G_GINT64_MODIFIER
         "x on a piece of region %u", t->id, (guint64) e->data, region);
@@ -318,7 +338,7 @@ static gint64
 imm_region (MxlTarget *t, uint64_t data)
 {
   MxlSendTarget *s = mxl_send_target (t);
-  uint64_t r = t->base.continuous ? data : (data & 0xFFFFu);
+  uint64_t r = mxl_tagged_target (t)->region_of (data);
 
   return r < s->n_regions ? (gint64) r : -1;
 }

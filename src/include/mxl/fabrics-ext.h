@@ -144,8 +144,7 @@ MXL_EXPORT mxlStatus mxlFabricsExtChooseInterface (mxlFabricsInstance in_instanc
 /**
  * mxlFabricsExtProtocolInfo:
  * @name: its name as the "protocol" setup option and the TargetInfo's
- *   ext."protocol" take it ("write", "send", "tagged";
- *   docs/wire-format.md §11.1). Static, owned by the library.
+ *   ext."protocol" take it (docs/wire-format.md §11.1). Static, owned by the library.
  * @capability: the libfabric capability a provider must offer for it
  *   ("FI_RMA", "FI_MSG", "FI_TAGGED"). Static, owned by the library.
  * @targetRank: a target without a "protocol" option takes, of the
@@ -161,8 +160,8 @@ typedef struct mxlFabricsExtProtocolInfo {
 
 /**
  * mxlFabricsExtGetProtocol:
- * @in_index: 0, 1, ... up to the number of protocols (3 today: write,
- *   send, tagged, in that order).
+ * @in_index: 0, 1, ... up to the number of protocols, in the order of
+ *   the library's protocol table.
  * @out_info: (out): filled with protocol @in_index; its strings are static.
  *
  * Lists the transfer protocols of this library (the values of the

@@ -133,8 +133,9 @@ MXL_EXPORT mxlStatus mxlFabricsDestroyTarget (mxlFabricsInstance in_fabricsInsta
  * mxlFabricsTargetSetup:
  * @in_config: provider, bind address and the flow writer to receive into.
  * @in_options: (nullable): JSON object: cqDepth (completion queue depth,
- *   integer >= 1), protocol ("write", "send", "tagged"; default: write if
- *   the provider offers FI_RMA, else tagged if FI_TAGGED, else send),
+ *   integer >= 1), protocol (a name mxlFabricsExtGetProtocol() lists;
+ *   default: of the protocols the provider offers, the one of the lowest
+ *   targetRank),
  *   maxMessageSize, iovLimit, progressThread, postRingCapacity.
  * @out_info: (out) (transfer full): the TargetInfo to hand to initiators;
  *   free with mxlFabricsFreeTargetInfo().

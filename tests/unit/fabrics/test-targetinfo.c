@@ -359,7 +359,7 @@ static const Reject rejects[] = {
     "bounceBufferInfo.\"entryCount\" must be a string" },
   { "\"id\"", "\"bounceBufferInfo\":[],\"id\"", "\"bounceBufferInfo\" must be an object" },
   { "\"id\"", "\"ext\":\"write\",\"id\"", "\"ext\" must be an object" },
-  { "\"id\"", "\"ext\":{\"protocol\":\"foo\"},\"id\"", "is not write, send or tagged" },
+  { "\"id\"", "\"ext\":{\"protocol\":\"foo\"},\"id\"", "ext.\"protocol\" \"foo\" is not " },
   { "\"id\"", "\"ext\":{\"protocol\":1},\"id\"", "ext.\"protocol\" must be a string" },
   { "\"id\"", "\"ext\":{\"flowDef\":{}},\"id\"", "ext.\"flowDef\" must be a string" },
   { "\"id\"", "\"ext\":{\"recvSize\":4096},\"id\"", "ext.\"recvSize\" must be a string" },
@@ -392,6 +392,16 @@ test_rejects (void)
     if (strstr (error->message, rejects[i].reason) == NULL)
       g_error ("case %u (%s): reason \"%s\" lacks \"%s\"", i, doc, error->message,
           rejects[i].reason);
+    /* An unknown protocol: the reason names every protocol of the public
+     * list (mxlFabricsExtGetProtocol()), however many there are. */
+    if (strstr (rejects[i].reason, "ext.\"protocol\" \"foo\"") != NULL) {
+      mxlFabricsExtProtocolInfo pi;
+      size_t n;
+
+      for (n = 0; mxlFabricsExtGetProtocol (n, &pi) == MXL_STATUS_OK; n++)
+        g_assert_nonnull (strstr (strstr (error->message, " is not "), pi.name));
+      g_assert_cmpuint (n, >=, 1);
+    }
   }
 }
 
@@ -581,12 +591,18 @@ test_user_string_rejects (void)
 static void
 test_protocol_names (void)
 {
-  /* The names come from the protocol table (protocol_table.c). */
-  g_assert_cmpuint (mxl_n_protocols, ==, 3);
-  g_assert_cmpstr (mxl_protocols[0]->name, ==, "write");
-  g_assert_cmpstr (mxl_protocols[1]->name, ==, "send");
-  g_assert_cmpstr (mxl_protocols[2]->name, ==, "tagged");
-  g_assert_true (mxl_protocol_lookup ("tagged") == mxl_protocols[2]);
+  mxlFabricsExtProtocolInfo pi;
+  size_t i;
+
+  /* The names come from the protocol table (protocol_table.c), which the
+   * public list enumerates: each finds its own row, whatever their number. */
+  for (i = 0; mxlFabricsExtGetProtocol (i, &pi) == MXL_STATUS_OK; i++) {
+    g_assert_cmpuint (i, <, mxl_n_protocols);
+    g_assert_cmpstr (mxl_protocols[i]->name, ==, pi.name);
+    g_assert_true (mxl_protocol_lookup (pi.name) == mxl_protocols[i]);
+  }
+  g_assert_cmpuint (i, ==, mxl_n_protocols);
+  g_assert_nonnull (mxl_protocol_lookup (MXL_TARGET_INFO_DEFAULT_PROTOCOL));
   g_assert_null (mxl_protocol_lookup ("Write"));
   g_assert_null (mxl_protocol_lookup (""));
   g_assert_null (mxl_protocol_lookup (NULL));
