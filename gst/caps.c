@@ -81,43 +81,6 @@ gst_mxl_fabrics_format_video_info (const GstMxlFabricsFormat * fmt,
   return TRUE;
 }
 
-gboolean
-gst_mxl_fabrics_format_key_video_info (const GstMxlFabricsFormat * fmt,
-    GstVideoInfo * info)
-{
-  if (fmt->media != GST_MXL_FABRICS_MEDIA_V210A)
-    return FALSE;
-  gst_video_info_init (info);
-  if (!gst_video_info_set_format (info, GST_VIDEO_FORMAT_GRAY10_LE32,
-          fmt->width, gst_mxl_fabrics_format_lines_per_grain (fmt)))
-    return FALSE;
-  info->stride[0] = mxlFlowExtV210aKeyLineBytes (fmt->width);
-  info->offset[0] = 0;
-  return TRUE;
-}
-
-GstBuffer *
-gst_mxl_fabrics_buffer_get_key (const GstMxlFabricsFormat * fmt,
-    GstBuffer * buffer)
-{
-  GstVideoMeta *meta;
-  gsize lines, key_offset, key_size;
-
-  if (fmt->media != GST_MXL_FABRICS_MEDIA_V210A)
-    return NULL;
-  lines = gst_mxl_fabrics_format_lines_per_grain (fmt);
-  meta = gst_buffer_get_video_meta (buffer);
-  if (meta)
-    key_offset = meta->offset[0] + (gsize) meta->stride[0] * lines;
-  else
-    key_offset = (gsize) fmt->def.sliceSizes[0] * lines;
-  key_size = (gsize) fmt->def.sliceSizes[1] * lines;
-  if (gst_buffer_get_size (buffer) < key_offset + key_size)
-    return NULL;
-  return gst_buffer_copy_region (buffer, GST_BUFFER_COPY_MEMORY, key_offset,
-      key_size);
-}
-
 GstVideoBufferFlags
 gst_mxl_fabrics_field_flags_for_index (const GstMxlFabricsFormat * fmt,
     guint64 index)
@@ -614,15 +577,4 @@ gst_mxl_fabrics_format_check_match (const GstMxlFabricsFormat * caps_fmt,
     return FALSE;
   }
   return TRUE;
-}
-
-gboolean
-gst_mxl_fabrics_caps_check_flow_def (const GstCaps * caps,
-    const gchar * flow_def, GError ** error)
-{
-  GstMxlFabricsFormat caps_fmt, flow_fmt;
-
-  return gst_mxl_fabrics_format_from_caps (caps, &caps_fmt, error)
-      && gst_mxl_fabrics_format_from_flow_def (flow_def, &flow_fmt, NULL, error)
-      && gst_mxl_fabrics_format_check_match (&caps_fmt, &flow_fmt, error);
 }

@@ -36,8 +36,8 @@
  *       GstVideoMeta, when present, describes plane 0 = the fill;
  *     * the key plane is reachable at a fixed, documented offset and is byte-
  *       for-byte the GStreamer GRAY10_LE32 format (same packing and line
- *       stride), so gst_mxl_fabrics_buffer_get_key() can hand it out as a
- *       sub-buffer that videoconvert understands;
+ *       stride), so a sub-buffer of it is something videoconvert
+ *       understands;
  *     * buffers relayed src -> (queue, tee, identity, ...) -> sink keep both
  *       planes bit-exact, with no extra copy and no custom meta that could be
  *       dropped by a transform.
@@ -197,30 +197,6 @@ gboolean gst_mxl_fabrics_format_video_info (const GstMxlFabricsFormat * fmt,
     GstVideoInfo * info);
 
 /**
- * gst_mxl_fabrics_format_key_video_info:
- * @info: (out): the key plane of a v210a grain as GRAY10_LE32, width w,
- *   height S, stride A(w), offset 0 (relative to the key plane). Note that
- *   GStreamer rounds the GRAY10_LE32 size up to an even height, so a
- *   sub-buffer of an odd-height key plane is one line short of
- *   GST_VIDEO_INFO_SIZE(@info).
- *
- * Returns: FALSE unless @fmt is v210a.
- */
-gboolean gst_mxl_fabrics_format_key_video_info (const GstMxlFabricsFormat * fmt,
-    GstVideoInfo * info);
-
-/**
- * gst_mxl_fabrics_buffer_get_key:
- * @buffer: a v210a buffer (layout described at the top of this file).
- *
- * Returns: (transfer full) (nullable): a sub-buffer (no copy) holding the key
- * plane, S * A(w) bytes, or NULL when @buffer is too short or @fmt is not
- * v210a.
- */
-GstBuffer *gst_mxl_fabrics_buffer_get_key (const GstMxlFabricsFormat * fmt,
-    GstBuffer * buffer);
-
-/**
  * gst_mxl_fabrics_field_flags_for_index:
  * Returns: GST_VIDEO_BUFFER_FLAG_TOP_FIELD or _BOTTOM_FIELD for the field
  * carried by grain @index of an interlaced format (even index = first field
@@ -314,13 +290,5 @@ gchar *gst_mxl_fabrics_flow_def_new (const GstMxlFabricsFormat * fmt,
  */
 gboolean gst_mxl_fabrics_format_check_match (const GstMxlFabricsFormat *
     caps_fmt, const GstMxlFabricsFormat * flow_fmt, GError ** error);
-
-/**
- * gst_mxl_fabrics_caps_check_flow_def:
- * Convenience: parses @caps and @flow_def and runs
- * gst_mxl_fabrics_format_check_match(). Errors as those functions.
- */
-gboolean gst_mxl_fabrics_caps_check_flow_def (const GstCaps * caps,
-    const gchar * flow_def, GError ** error);
 
 G_END_DECLS

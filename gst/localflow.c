@@ -53,14 +53,6 @@ prefault (GstMxlFabricsLocalFlow * flow)
 }
 
 gboolean
-gst_mxl_fabrics_local_flow_open (GstMxlFabricsLocalFlow * flow,
-    const gchar * domain, const gchar * flow_def, GError ** error)
-{
-  return gst_mxl_fabrics_local_flow_open_ring (flow, domain, flow_def, 0,
-      error);
-}
-
-gboolean
 gst_mxl_fabrics_local_flow_open_ring (GstMxlFabricsLocalFlow * flow,
     const gchar * domain, const gchar * flow_def, guint grain_count,
     GError ** error)

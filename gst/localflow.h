@@ -32,32 +32,23 @@ typedef struct {
 } GstMxlFabricsLocalFlow;
 
 /**
- * gst_mxl_fabrics_local_flow_open:
+ * gst_mxl_fabrics_local_flow_open_ring:
  * @flow: (out): zero-initialised by the caller, filled on success.
  * @domain: domain directory; "" or NULL for a private domain under
  *   MXL_PRIVATE_DOMAIN_PARENT.
  * @flow_def: NMOS flow JSON (caps.c generated or user given).
+ * @grain_count: ring slots of a video or ANC flow this call creates; 0 =
+ *   automatic: the ring of the domain's history, at least
+ *   MXL_FLOW_MIN_GRAIN_COUNT grains (mxlCreateFlowWriterWithGrainCount), so
+ *   rates below 5 Hz work. A flow that already exists in @domain keeps its
+ *   ring (flow->config tells).
  * @error: GST_RESOURCE_ERROR_OPEN_READ_WRITE (domain missing, flow writer
  *   refused, with the mxlStatus in the message) or _SETTINGS (a flow of that
  *   id already exists in @domain with another geometry).
  *
  * Creates the instances and the flow, and a reader on it (the initiator
- * reads its grains; the src copies grains out through it). A video or
- * ANC flow gets the ring of the domain's history, at least
- * MXL_FLOW_MIN_GRAIN_COUNT grains (mxlCreateFlowWriterWithGrainCount), so
- * rates below 5 Hz work. On failure everything already created is
- * released.
- */
-gboolean gst_mxl_fabrics_local_flow_open (GstMxlFabricsLocalFlow * flow,
-    const gchar * domain, const gchar * flow_def, GError ** error);
-
-/**
- * gst_mxl_fabrics_local_flow_open_ring:
- * @grain_count: ring slots of a video or ANC flow this call creates; 0 =
- *   automatic as gst_mxl_fabrics_local_flow_open(). A flow that already
- *   exists in @domain keeps its ring (flow->config tells).
- *
- * As gst_mxl_fabrics_local_flow_open(); the same errors.
+ * reads its grains; the src copies grains out through it). On failure
+ * everything already created is released.
  */
 gboolean gst_mxl_fabrics_local_flow_open_ring (GstMxlFabricsLocalFlow * flow,
     const gchar * domain, const gchar * flow_def, guint grain_count,

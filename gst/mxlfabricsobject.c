@@ -18,6 +18,30 @@
 GST_DEBUG_CATEGORY_STATIC (mxl_fabrics_object_debug);
 #define GST_CAT_DEFAULT mxl_fabrics_object_debug
 
+/* The library's automatic order (mxlFabricsExtGetProvider(), autoRank 1
+ * first) as "efa, verbs, tcp, shm", interned: kept for the life of the
+ * process, as the enum values and the static property blurbs require. */
+static const gchar *
+provider_auto_order (void)
+{
+  mxlFabricsExtProviderInfo info;
+  GString *order = g_string_new (NULL);
+  const gchar *interned;
+  guint32 rank, max_rank = 0;
+  size_t i;
+
+  for (i = 0; mxlFabricsExtGetProvider (i, &info) == MXL_STATUS_OK; i++)
+    max_rank = MAX (max_rank, info.autoRank);
+  for (rank = 1; rank <= max_rank; rank++)
+    for (i = 0; mxlFabricsExtGetProvider (i, &info) == MXL_STATUS_OK; i++)
+      if (info.autoRank == rank)
+        g_string_append_printf (order, "%s%s", order->len ? ", " : "",
+            info.name);
+  interned = g_intern_string (order->str);
+  g_string_free (order, TRUE);
+  return interned;
+}
+
 /* The values: auto, then the providers the library knows
  * (mxlFabricsExtGetProvider()), with the library's names as nicks and its
  * descriptions; auto's description lists the library's automatic order.
@@ -27,20 +51,12 @@ provider_enum_values (void)
 {
   mxlFabricsExtProviderInfo info;
   GArray *values = g_array_new (TRUE, TRUE, sizeof (GEnumValue));
-  GString *order = g_string_new ("Best interface present:");
-  guint32 rank, max_rank = 0;
   size_t i;
   GEnumValue v;
 
-  for (i = 0; mxlFabricsExtGetProvider (i, &info) == MXL_STATUS_OK; i++)
-    max_rank = MAX (max_rank, info.autoRank);
-  for (rank = 1; rank <= max_rank; rank++)
-    for (i = 0; mxlFabricsExtGetProvider (i, &info) == MXL_STATUS_OK; i++)
-      if (info.autoRank == rank)
-        g_string_append_printf (order, "%s %s", rank > 1 ? "," : "", info.name);
-  g_string_append (order, " in that order");
   v.value = GST_MXL_FABRICS_PROVIDER_AUTO;
-  v.value_name = g_string_free (order, FALSE);
+  v.value_name = g_strdup_printf ("Best interface present: %s in that order",
+      provider_auto_order ());
   v.value_nick = "auto";
   g_array_append_val (values, v);
   for (i = 0; mxlFabricsExtGetProvider (i, &info) == MXL_STATUS_OK; i++) {
@@ -201,6 +217,20 @@ options_blurb (void)
   return blurb;
 }
 
+/* The provider property's blurb, with the library's automatic order;
+ * interned (the property's strings are static). */
+static const gchar *
+provider_blurb (void)
+{
+  gchar *blurb = g_strdup_printf ("libfabric provider: auto picks the best "
+      "interface present (%s in that order). Default: auto",
+      provider_auto_order ());
+  const gchar *interned = g_intern_string (blurb);
+
+  g_free (blurb);
+  return interned;
+}
+
 #define SETTING_FLAGS \
   (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY)
 #define READ_ONLY_FLAGS (G_PARAM_READABLE | G_PARAM_STATIC_STRINGS)
@@ -210,8 +240,7 @@ gst_mxl_fabrics_object_install_properties (GObjectClass * klass)
 {
   g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_PROVIDER,
       g_param_spec_enum ("provider", "Provider",
-          "libfabric provider: auto picks the best interface present (efa, "
-          "verbs, tcp, shm in that order). Default: auto",
+          provider_blurb (),
           GST_TYPE_MXL_FABRICS_PROVIDER, GST_MXL_FABRICS_DEFAULT_PROVIDER,
           SETTING_FLAGS));
   g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_NODE,

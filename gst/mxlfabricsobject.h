@@ -360,15 +360,28 @@ void gst_mxl_fabrics_object_post_target_change (GstMxlFabricsObject * obj,
 /**
  * GstMxlFabricsStatTable:
  * Which counters a stats table names: the element's own
- * (GstMxlFabricsCounters), or the library's ext stats of an initiator
+ * (GstMxlFabricsCounters), the library's ext stats of an initiator
  * (mxlFabricsExtInitiatorStats, sink) or a target (mxlFabricsExtTargetStats,
- * src).
+ * src), or one of the sink's targets (GstMxlFabricsTargetCounters).
  */
 typedef enum {
   GST_MXL_FABRICS_STATS_ELEMENT,
   GST_MXL_FABRICS_STATS_INITIATOR,
   GST_MXL_FABRICS_STATS_TARGET,
+  GST_MXL_FABRICS_STATS_SINK_TARGET,
 } GstMxlFabricsStatTable;
+
+/**
+ * GstMxlFabricsTargetCounters:
+ * The counters of one of the sink's targets (GST_MXL_FABRICS_STATS_SINK_TARGET;
+ * docs/bus-and-stats.md, `targets`).
+ */
+typedef struct {
+  guint64 grains;               /* grains transferred to it */
+  guint64 bytes;                /* payload bytes of those */
+  guint64 dropped;              /* grains this target did not get */
+  guint64 reconnects;
+} GstMxlFabricsTargetCounters;
 
 /**
  * GstMxlFabricsStatField:

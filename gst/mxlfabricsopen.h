@@ -24,7 +24,7 @@ G_BEGIN_DECLS
  *   progress thread: only when the options set "progressThread" true
  *   (docs/fabrics-engine.md, "Progress thread"); without it the sink's
  *   engine thread and render drive progress.
- * @error: the errors of gst_mxl_fabrics_local_flow_open() and
+ * @error: the errors of gst_mxl_fabrics_local_flow_open_ring() and
  *   gst_mxl_fabrics_pick_provider(); a refused mxlFabricsInitiatorSetup()
  *   is GST_RESOURCE_ERROR_NOT_FOUND (MXL_ERR_NO_FABRIC), _SETTINGS
  *   (MXL_ERR_UNSUPPORTED_OPERATION: a media type the library cannot send)

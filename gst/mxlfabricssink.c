@@ -512,7 +512,10 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
   /**
    * GstMxlFabricsSink::remove-target:
    * @sink: the element
-   * @target_info: the same string given to add-target
+   * @target_info: the target to remove: its TargetInfo as JSON or base64,
+   *   in any spelling (the target of that TargetInfo id is removed, as
+   *   add-target refuses a second one), or the same "@path" string given
+   *   to add-target (matched as written).
    *
    * Returns: TRUE when the target was found and removed.
    */

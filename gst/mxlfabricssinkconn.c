@@ -173,6 +173,21 @@ check_behind (GstMxlFabricsSinkTarget * t, gint64 now, GPtrArray * notices)
   g_free (name);
 }
 
+/* One entry of the sink's `targets` stats: the counters from their table
+ * (mxlfabricsstats.c). */
+static GstStructure *
+target_stats (const GstMxlFabricsSinkTarget * t)
+{
+  GstStructure *s = gst_structure_new ("target", "source", G_TYPE_STRING,
+      t->value, "target-id", G_TYPE_STRING, t->id_str,
+      "state", GST_TYPE_MXL_FABRICS_CONNECTION_STATE,
+      gst_mxl_fabrics_sink_target_public_state (t->state.kind), NULL);
+
+  gst_mxl_fabrics_stats_set (s, GST_MXL_FABRICS_STATS_SINK_TARGET,
+      &t->counters);
+  return s;
+}
+
 void
 gst_mxl_fabrics_sink_targets_update_stats (GstMxlFabricsSink * self,
     gint64 now, GPtrArray * notices)
@@ -183,13 +198,7 @@ gst_mxl_fabrics_sink_targets_update_stats (GstMxlFabricsSink * self,
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
     check_behind (t, now, notices);
     gst_mxl_fabrics_object_set_target_stats (self->obj, t->value,
-        gst_structure_new ("target", "source", G_TYPE_STRING, t->value,
-            "target-id", G_TYPE_STRING, t->id_str,
-            "state", GST_TYPE_MXL_FABRICS_CONNECTION_STATE, gst_mxl_fabrics_sink_target_public_state (t->state.kind),
-            "grains", G_TYPE_UINT64, t->grains,
-            "bytes", G_TYPE_UINT64, t->bytes,
-            "dropped", G_TYPE_UINT64, t->dropped,
-            "reconnects", G_TYPE_UINT64, t->reconnects, NULL));
+        target_stats (t));
   }
 }
 
@@ -470,7 +479,7 @@ gst_mxl_fabrics_sink_add_property_target (GstMxlFabricsSink * self,
   GST_OBJECT_UNLOCK (self);
   if (target_info[0] != '\0') {
     gst_mxl_fabrics_sink_targets_remove (self, target_info);
-    if (!gst_mxl_fabrics_sink_targets_add (self, target_info, TRUE, &e)
+    if (!gst_mxl_fabrics_sink_targets_add (self, target_info, &e)
         && g_error_matches (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY)) {
       /* given by add-target as well: one target */
       GST_ELEMENT_WARNING (self, RESOURCE, BUSY, ("%s", e->message),
@@ -490,7 +499,7 @@ gst_mxl_fabrics_sink_add_signal_target (GstMxlFabricsSink * self,
 {
   GError *error = NULL;
 
-  if (!gst_mxl_fabrics_sink_targets_add (self, value, FALSE, &error)) {
+  if (!gst_mxl_fabrics_sink_targets_add (self, value, &error)) {
     GST_WARNING_OBJECT (self, "add-target refused: %s", error->message);
     g_error_free (error);
     return FALSE;
@@ -523,7 +532,7 @@ gst_mxl_fabrics_sink_engine_count_transfer (GstMxlFabricsSink * self,
 
     if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_CONNECTED) {
       if (t->info)
-        t->dropped++;           /* added, but not connected (yet, again) */
+        t->counters.dropped++;           /* added, but not connected (yet, again) */
       continue;
     }
     /* The initiator did not queue the grain on a target that is behind,
@@ -537,13 +546,13 @@ gst_mxl_fabrics_sink_engine_count_transfer (GstMxlFabricsSink * self,
       t->seen_dropped = ts.transfersDropped;
     }
     if (skipped == 0) {
-      t->grains++;
-      t->bytes += bytes;
+      t->counters.grains++;
+      t->counters.bytes += bytes;
     }
-    dropped = MIN (dropped, t->grains);
-    t->grains -= dropped;
-    t->bytes -= MIN (t->bytes, dropped * bytes);
-    t->dropped += skipped + dropped;
+    dropped = MIN (dropped, t->counters.grains);
+    t->counters.grains -= dropped;
+    t->counters.bytes -= MIN (t->counters.bytes, dropped * bytes);
+    t->counters.dropped += skipped + dropped;
     t->behind_drops += skipped + dropped;
   }
 }
@@ -556,6 +565,6 @@ gst_mxl_fabrics_sink_engine_count_dropped (GstMxlFabricsSink * self)
   for (i = 0; i < self->targets->len; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
     if (t->info)
-      t->dropped++;
+      t->counters.dropped++;
   }
 }

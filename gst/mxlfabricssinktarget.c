@@ -198,7 +198,7 @@ gst_mxl_fabrics_sink_targets_check_all_failed (GstMxlFabricsSink * self,
 
 gboolean
 gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
-    const gchar * value, gboolean from_property, GError ** error)
+    const gchar * value, GError ** error)
 {
   GstMxlFabricsSinkTarget *target;
   gchar *json = NULL, *path = NULL;
@@ -233,7 +233,6 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
   target->path = path;
   target->have_id = json != NULL;
   target->id = id;
-  target->from_property = from_property;
   target->state.kind = GST_MXL_FABRICS_SINK_TARGET_IDLE;
   target->file_checked_us = g_get_monotonic_time ();
   g_ptr_array_add (self->targets, target);
@@ -261,14 +260,29 @@ gboolean
 gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
     const gchar * value)
 {
-  GPtrArray *notices = gst_mxl_fabrics_sink_notices_new ();
-  gboolean found = FALSE;
+  GPtrArray *notices;
+  gboolean found = FALSE, have_id = FALSE;
+  guint64 id = 0;
+  gchar *json = NULL, *path = NULL;
   guint i;
 
+  /* Any spelling (JSON or base64) of a TargetInfo names the target of that
+   * id, as add-target dedups; an @path value matches only as written (its
+   * file is not read here). A value that does not resolve matches only as
+   * written. */
+  if (value && value[0] != '@'
+      && gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path, NULL)
+      && json && path == NULL)
+    have_id = gst_mxl_fabrics_sink_target_info_id (json, &id, NULL);
+  g_free (json);
+  g_free (path);
+
+  notices = gst_mxl_fabrics_sink_notices_new ();
   LOCK (self);
   for (i = 0; i < self->targets->len && !found; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (g_strcmp0 (t->value, value) != 0)
+    if (g_strcmp0 (t->value, value) != 0
+        && !(have_id && t->have_id && t->id == id))
       continue;
     target_unplug (self, t, "target removed", notices);
     gst_mxl_fabrics_object_set_target_stats (self->obj, t->value, NULL);
@@ -370,7 +384,7 @@ target_plug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
 static void
 count_reconnect (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t)
 {
-  t->reconnects++;
+  t->counters.reconnects++;
   GST_OBJECT_LOCK (self);
   self->obj->counters.reconnects++;
   GST_OBJECT_UNLOCK (self);
@@ -515,8 +529,17 @@ lost_why (mxlStatus reason)
     case MXL_ERR_CONFLICT:
       /* a claim lapsed (this sender was silent) and another took over */
       return "the receiver already has a sender now";
-    default:
-      return gst_mxl_fabrics_status_name (reason);
+    default:{
+      /* a reason with no words of its own here: say what happened and
+       * give the library's name of it; interned (lost.why is static
+       * text), one per status at most */
+      gchar *text = g_strdup_printf ("the connection failed (%s)",
+          gst_mxl_fabrics_status_name (reason));
+      const gchar *why = g_intern_string (text);
+
+      g_free (text);
+      return why;
+    }
   }
 }
 
@@ -673,7 +696,7 @@ gst_mxl_fabrics_sink_targets_reset (GstMxlFabricsSink * self)
     t->id_str[0] = '\0';
     t->refused = 0;
     t->taken = FALSE;
-    t->grains = t->bytes = t->reconnects = t->dropped = 0;
+    memset (&t->counters, 0, sizeof t->counters);
     t->behind_drops = t->behind_warned = 0;
     t->behind_warned_us = 0;
     t->seen_skipped = t->seen_dropped = 0;

@@ -55,7 +55,6 @@ struct _GstMxlFabricsSinkTarget {
   gchar *value;                 /* as given (JSON, base64 or @path) */
   gchar *path;                  /* file of an @path value, else NULL */
   gchar *json;                  /* TargetInfo JSON in use; NULL: to be read */
-  gboolean from_property;       /* TRUE for the target-info property's one */
   gboolean have_id;             /* json parsed: id is its TargetInfo id */
   guint64 id;
   gchar id_str[24];
@@ -67,8 +66,7 @@ struct _GstMxlFabricsSinkTarget {
   gboolean watch_tried;
   gboolean file_dirty;          /* re-read the file */
   gint64 file_checked_us;
-  guint64 grains, bytes, reconnects;
-  guint64 dropped;              /* grains this target did not get */
+  GstMxlFabricsTargetCounters counters;        /* its `targets` stats */
   guint64 behind_drops;         /* of which because it was behind */
   guint64 behind_warned;        /* behind_drops at the last WARNING */
   gint64 behind_warned_us;
@@ -116,10 +114,12 @@ void gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
  * with GST_RESOURCE_ERROR_SETTINGS for a TargetInfo the library refuses,
  * GST_RESOURCE_ERROR_BUSY for one already given (by TargetInfo id). */
 gboolean gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
-    const gchar * value, gboolean from_property, GError ** error);
+    const gchar * value, GError ** error);
 
-/** Removes the target given as @value (off the initiator at once);
- * engine_lock NOT held. */
+/** Removes the target given as @value (off the initiator at once): JSON or
+ * base64 of the same TargetInfo id in any spelling, or the literal string
+ * it was added as (the only match for "@path"); engine_lock NOT held.
+ * Returns: TRUE when a target was removed. */
 gboolean gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
     const gchar * value);
 

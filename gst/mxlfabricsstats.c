@@ -15,7 +15,8 @@
 
 /* The one list of every stat (docs/bus-and-stats.md's tables are checked
  * against it by tests/gst/test-object.c): the element's own counters, and
- * the library's ext stats of an initiator (sink) and a target (src). */
+ * the library's ext stats of an initiator (sink) and a target (src), and
+ * the counters of each of the sink's targets. */
 #define COUNTER(name, field) \
   { name, G_STRUCT_OFFSET (GstMxlFabricsCounters, field) }
 static const GstMxlFabricsStatField element_fields[] = {
@@ -73,6 +74,15 @@ static const GstMxlFabricsStatField target_fields[] = {
   TARGET ("samples-skipped", samplesSkipped),
 };
 
+#define SINK_TARGET(name, field) \
+  { name, G_STRUCT_OFFSET (GstMxlFabricsTargetCounters, field) }
+static const GstMxlFabricsStatField sink_target_fields[] = {
+  SINK_TARGET ("grains", grains),
+  SINK_TARGET ("bytes", bytes),
+  SINK_TARGET ("dropped", dropped),
+  SINK_TARGET ("reconnects", reconnects),
+};
+
 const GstMxlFabricsStatField *
 gst_mxl_fabrics_stat_fields (GstMxlFabricsStatTable table, guint * n)
 {
@@ -83,6 +93,9 @@ gst_mxl_fabrics_stat_fields (GstMxlFabricsStatTable table, guint * n)
     case GST_MXL_FABRICS_STATS_TARGET:
       *n = G_N_ELEMENTS (target_fields);
       return target_fields;
+    case GST_MXL_FABRICS_STATS_SINK_TARGET:
+      *n = G_N_ELEMENTS (sink_target_fields);
+      return sink_target_fields;
     default:
       *n = G_N_ELEMENTS (element_fields);
       return element_fields;

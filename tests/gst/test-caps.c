@@ -11,6 +11,19 @@
 
 #define UUID "5fbec3b1-1b0f-417d-9059-8b94a47197ed"
 
+/* What the elements do with caps and a flow definition (sinkconn.c,
+ * srcflow.c): parse both, then compare with the format check. */
+static gboolean
+caps_match_flow_def (const GstCaps * caps, const gchar * flow_def,
+    GError ** error)
+{
+  GstMxlFabricsFormat caps_fmt, flow_fmt;
+
+  return gst_mxl_fabrics_format_from_caps (caps, &caps_fmt, error)
+      && gst_mxl_fabrics_format_from_flow_def (flow_def, &flow_fmt, NULL, error)
+      && gst_mxl_fabrics_format_check_match (&caps_fmt, &flow_fmt, error);
+}
+
 /* Parses a definition with json-glib and returns its root object (owned by
  * the parser, which the caller frees). */
 static JsonObject *
@@ -75,7 +88,7 @@ round_trip (const gchar * caps_str, GstMxlFabricsFormat * out)
     g_assert_true (gst_caps_can_intersect (caps2, tmpl));
     gst_caps_unref (tmpl);
   }
-  g_assert_true (gst_mxl_fabrics_caps_check_flow_def (caps, def, &error));
+  g_assert_true (caps_match_flow_def (caps, def, &error));
   g_assert_no_error (error);
   gst_caps_unref (caps);
   gst_caps_unref (caps2);
@@ -206,6 +219,7 @@ test_v210a (void)
   JsonObject *o = parse_object (parser, def);
   GstVideoInfo key_info;
   GstBuffer *buf, *key;
+  gsize key_offset, key_size;
   GstMapInfo map;
   GstCaps *caps, *v210_only;
   gsize i;
@@ -221,10 +235,13 @@ test_v210a (void)
   g_assert_cmpuint (mxlFlowExtV210LineBytes (48), ==, 128);
   g_assert_cmpuint (mxlFlowExtV210LineBytes (49), ==, 256);
   g_assert_cmpuint (gst_mxl_fabrics_format_grain_size (&fmt), ==, 8294400);
-  g_assert_true (gst_mxl_fabrics_format_key_video_info (&fmt, &key_info));
+  /* The key plane is byte-for-byte GRAY10_LE32 (caps.h): same line size. */
+  g_assert_true (gst_video_info_set_format (&key_info,
+          GST_VIDEO_FORMAT_GRAY10_LE32, 1920, fmt.def.totalSlices));
   g_assert_cmpint (GST_VIDEO_INFO_FORMAT (&key_info), ==,
       GST_VIDEO_FORMAT_GRAY10_LE32);
   g_assert_cmpint (GST_VIDEO_INFO_PLANE_STRIDE (&key_info, 0), ==, 2560);
+  g_assert_cmpuint (fmt.def.sliceSizes[1], ==, 2560);
 
   /* The key plane of a grain-layout buffer is reachable at V*S, bit-exact. */
   buf = gst_buffer_new_allocate (NULL, 8294400, NULL);
@@ -232,7 +249,11 @@ test_v210a (void)
   for (i = 0; i < map.size; i++)
     map.data[i] = (guint8) (i * 7 + 3);
   gst_buffer_unmap (buf, &map);
-  key = gst_mxl_fabrics_buffer_get_key (&fmt, buf);
+  key_offset = (gsize) fmt.def.sliceSizes[0] * fmt.def.totalSlices;
+  key_size = (gsize) fmt.def.sliceSizes[1] * fmt.def.totalSlices;
+  g_assert_cmpuint (key_offset + key_size, ==, gst_buffer_get_size (buf));
+  key = gst_buffer_copy_region (buf, GST_BUFFER_COPY_MEMORY, key_offset,
+      key_size);
   g_assert_nonnull (key);
   g_assert_cmpuint (gst_buffer_get_size (key), ==, 2764800);
   gst_buffer_map (key, &map, GST_MAP_READ);
@@ -242,7 +263,7 @@ test_v210a (void)
   gst_buffer_unref (key);
   /* A plain v210 buffer (key lost upstream) is detected. */
   gst_buffer_resize (buf, 0, 5529600);
-  g_assert_null (gst_mxl_fabrics_buffer_get_key (&fmt, buf));
+  g_assert_cmpuint (gst_buffer_get_size (buf), <, key_offset + key_size);
   gst_buffer_unref (buf);
 
   /* Stock v210 elements accept the caps: they intersect plain v210. */
@@ -307,7 +328,7 @@ test_audio_interleaved_sink (void)
   /* Interleaving is a buffer layout, not part of the flow. */
   def = gst_mxl_fabrics_flow_def_new (&fmt, NULL, NULL, NULL, NULL);
   g_assert_nonnull (def);
-  g_assert_true (gst_mxl_fabrics_caps_check_flow_def (caps, def, NULL));
+  g_assert_true (caps_match_flow_def (caps, def, NULL));
   g_free (def);
   gst_caps_unref (caps);
   gst_caps_unref (tmpl);
@@ -467,7 +488,7 @@ expect_mismatch (const gchar * caps_str, const gchar * def,
   GstCaps *caps = gst_caps_from_string (caps_str);
   GError *error = NULL;
 
-  g_assert_false (gst_mxl_fabrics_caps_check_flow_def (caps, def, &error));
+  g_assert_false (caps_match_flow_def (caps, def, &error));
   g_assert_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT);
   if (strstr (error->message, needle) == NULL)
     g_error ("\"%s\" not in \"%s\"", needle, error->message);
@@ -511,12 +532,12 @@ test_mismatch (void)
     GstCaps *c = gst_caps_from_string ("video/x-raw,format=v210,width=1920,"
         "height=1080,framerate=30000/1001,colorimetry=bt709");
 
-    g_assert_true (gst_mxl_fabrics_caps_check_flow_def (c, d_709, NULL));
+    g_assert_true (caps_match_flow_def (c, d_709, NULL));
     gst_caps_unref (c);
     /* caps that give no colorimetry match any colorspace */
     c = gst_caps_from_string ("video/x-raw,format=v210,width=1920,"
         "height=1080,framerate=30000/1001");
-    g_assert_true (gst_mxl_fabrics_caps_check_flow_def (c, d_709, NULL));
+    g_assert_true (caps_match_flow_def (c, d_709, NULL));
     gst_caps_unref (c);
   }
 
@@ -620,7 +641,8 @@ test_audio_rate_limits (void)
     def = gst_mxl_fabrics_flow_def_new (&fmt, NULL, NULL, NULL, NULL);
     if (rate < MXL_FLOW_MIN_SAMPLE_RATE)
       g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*too low*");
-    opened = gst_mxl_fabrics_local_flow_open (&flow, NULL, def, &error);
+    opened = gst_mxl_fabrics_local_flow_open_ring (&flow, NULL, def, 0,
+        &error);
     g_test_assert_expected_messages ();
     g_test_message ("rate %d: %s", rate, opened ? "flow created" :
         error->message);

@@ -195,6 +195,17 @@ check_provider_enum (void)
   g_assert_cmpstr (g_enum_get_value (klass, 0)->value_name, ==,
       "Best interface present: efa, verbs, tcp, shm in that order");
   g_type_class_unref (klass);
+  /* The property text gives the same order, from the library's ranking. */
+  {
+    GstElement *e = make ("mxlfabricssink");
+    GParamSpec *p = g_object_class_find_property (G_OBJECT_GET_CLASS (e),
+        "provider");
+
+    g_assert_cmpstr (g_param_spec_get_blurb (p), ==, "libfabric provider: "
+        "auto picks the best interface present (efa, verbs, tcp, shm in that "
+        "order). Default: auto");
+    gst_object_unref (e);
+  }
 }
 
 static void

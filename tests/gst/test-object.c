@@ -103,11 +103,11 @@ test_stats_doc_table (void)
   g_free (doc);
 }
 
+/* @names (taken) are exactly the fields of @table, @expected of them. */
 static void
-check_engine_names (const gchar * text, GstMxlFabricsStatTable table,
+check_names (GHashTable * names, GstMxlFabricsStatTable table,
     guint expected)
 {
-  GHashTable *names = quoted_names (text);
   const GstMxlFabricsStatField *f;
   guint n, i;
 
@@ -115,14 +115,22 @@ check_engine_names (const gchar * text, GstMxlFabricsStatTable table,
   g_assert_cmpuint (n, ==, expected);
   for (i = 0; i < n; i++) {
     if (!g_hash_table_remove (names, f[i].name))
-      g_error ("engine stat %s is not in docs/bus-and-stats.md", f[i].name);
+      g_error ("engine or target stat %s is not in docs/bus-and-stats.md",
+          f[i].name);
   }
   if (g_hash_table_size (names) > 0) {
     GList *left = g_hash_table_get_keys (names);
-    g_error ("docs/bus-and-stats.md lists engine counter %s, which no table "
-        "has", (const gchar *) left->data);
+    g_error ("docs/bus-and-stats.md lists engine or target counter %s, which "
+        "no table has", (const gchar *) left->data);
   }
   g_hash_table_unref (names);
+}
+
+static void
+check_engine_names (const gchar * text, GstMxlFabricsStatTable table,
+    guint expected)
+{
+  check_names (quoted_names (text), table, expected);
 }
 
 static void
@@ -136,6 +144,19 @@ test_stats_doc_engine (void)
   check_engine_names (src, GST_MXL_FABRICS_STATS_TARGET, 15);
   g_free (sink);
   g_free (src);
+  g_free (doc);
+}
+
+/* The sink's per-target stats table names exactly the SINK_TARGET fields. */
+static void
+test_stats_doc_targets (void)
+{
+  gchar *doc = read_doc ();
+  gchar *part = section (doc, "The sink also has `targets`",
+      "ANC packets are not grains");
+
+  check_names (table_names (part), GST_MXL_FABRICS_STATS_SINK_TARGET, 4);
+  g_free (part);
   g_free (doc);
 }
 
@@ -250,6 +271,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gst/object/stats-doc-table", test_stats_doc_table);
   g_test_add_func ("/gst/object/stats-doc-engine", test_stats_doc_engine);
+  g_test_add_func ("/gst/object/stats-doc-targets", test_stats_doc_targets);
   g_test_add_func ("/gst/object/stats-structure", test_stats_structure);
   g_test_add_func ("/gst/object/slot-wait", test_slot_wait);
   return g_test_run ();
