@@ -33,12 +33,11 @@ static void
 untagged_repost (MxlTarget *t, void *op_context)
 {
   struct fi_context2 *ctx = op_context;
-  guint i;
+  gint i = mxl_rx_context_index (op_context, t->rx_ctx, t->n_rx);
   ssize_t rc;
 
-  if (ctx < t->rx_ctx || ctx >= t->rx_ctx + t->n_rx)
+  if (i < 0)
     return;
-  i = (guint) (ctx - t->rx_ctx);
   rc = fi_recv (t->rx_ep, t->rx_buf + t->rx_entry_size * i, t->rx_entry_size,
       t->rx_region.desc, FI_ADDR_UNSPEC, ctx);
   if (rc != 0)

@@ -223,11 +223,9 @@ mxl_send_target_init (MxlTarget *t, gsize state_size, GError **error)
 static gint
 rx_index (MxlTarget *t, const struct fi_cq_data_entry *e)
 {
-  struct fi_context2 *ctx = e->op_context;
-
-  if (!(e->flags & FI_RECV) || ctx < t->rx_ctx || ctx >= t->rx_ctx + t->n_rx)
+  if (!(e->flags & FI_RECV))
     return -1;
-  return (gint) (ctx - t->rx_ctx);
+  return mxl_rx_context_index (e->op_context, t->rx_ctx, t->n_rx);
 }
 
 /* Validates the message in receive buffer @i and copies its payload. */

@@ -193,13 +193,13 @@ static void
 tagged_repost (MxlTarget *t, void *op_context)
 {
   MxlTaggedTarget *g = mxl_tagged_target (t);
-  struct fi_context2 *ctx = op_context;
+  gint i;
   ssize_t rc;
 
-  if (ctx >= t->rx_ctx && ctx < t->rx_ctx + t->n_rx)
-    rc = post_ring (t, t->rx_ep, (guint) (ctx - t->rx_ctx));
-  else if (ctx >= g->ctx && ctx < g->ctx + g->n)
-    rc = post_piece (t, t->rx_ep, (guint) (ctx - g->ctx));
+  if ((i = mxl_rx_context_index (op_context, t->rx_ctx, t->n_rx)) >= 0)
+    rc = post_ring (t, t->rx_ep, (guint) i);
+  else if ((i = mxl_rx_context_index (op_context, g->ctx, g->n)) >= 0)
+    rc = post_piece (t, t->rx_ep, (guint) i);
   else
     return;
   if (rc != 0)
@@ -212,10 +212,10 @@ static void
 tagged_failed (MxlTarget *t, void *op_context)
 {
   MxlTaggedTarget *g = mxl_tagged_target (t);
-  struct fi_context2 *ctx = op_context;
+  gint i = mxl_rx_context_index (op_context, g->ctx, g->n);
 
-  if (ctx >= g->ctx && ctx < g->ctx + g->n)
-    g->poisoned[(ctx - g->ctx) / g->per_region] = TRUE;
+  if (i >= 0)
+    g->poisoned[(guint) i / g->per_region] = TRUE;
   tagged_repost (t, op_context);
 }
 
@@ -299,11 +299,10 @@ static gint
 piece_index (MxlTarget *t, const struct fi_cq_data_entry *e)
 {
   MxlTaggedTarget *g = mxl_tagged_target (t);
-  struct fi_context2 *ctx = e->op_context;
 
-  if (!(e->flags & FI_RECV) || ctx < g->ctx || ctx >= g->ctx + g->n)
+  if (!(e->flags & FI_RECV))
     return -1;
-  return (gint) (ctx - g->ctx);
+  return mxl_rx_context_index (e->op_context, g->ctx, g->n);
 }
 
 /* Validates a completed piece receive (its data is already in place);
@@ -370,10 +369,11 @@ tagged_on_drained (MxlTarget *t, const struct fi_cq_data_entry *e)
 
   if (i < 0) {
     /* The send ring (bounce path): validated and copied there. */
-    struct fi_context2 *ctx = e->op_context;
-    if ((e->flags & FI_RECV) && ctx >= t->rx_ctx && ctx < t->rx_ctx + t->n_rx
-        && poisoned (t, e)) {
-      s->bad[ctx - t->rx_ctx] = TRUE;
+    gint r = (e->flags & FI_RECV) ?
+        mxl_rx_context_index (e->op_context, t->rx_ctx, t->n_rx) : -1;
+
+    if (r >= 0 && poisoned (t, e)) {
+      s->bad[r] = TRUE;
       return;
     }
     mxl_send_ingress_ops.on_drained (t, e);

@@ -87,6 +87,19 @@ typedef struct MxlRxOps {
 extern const MxlRxOps mxl_target_untagged_rx_ops;
 extern const MxlRxOps mxl_tagged_rx_ops;
 
+/** Which of the @n receive contexts starting at @ctxs @op_context is (a
+ * completion's or a re-post's context), or -1 when it is none of them. */
+static inline gint
+mxl_rx_context_index (const void *op_context, const struct fi_context2 *ctxs,
+    guint n)
+{
+  const struct fi_context2 *ctx = op_context;
+
+  if (ctxs == NULL || ctx < ctxs || ctx >= ctxs + n)
+    return -1;
+  return (gint) (ctx - ctxs);
+}
+
 
 struct mxlFabricsTarget_t {
   MxlEndpoint base;          /* shared with the other role (endpoint.h) */
