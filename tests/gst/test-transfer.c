@@ -2209,9 +2209,7 @@ test_wait_pending_flushed (void)
   gchar *file = NULL;
   GstElement *sink = start_unconnected_sink (&file);
   GstElement *in = gst_bin_get_by_name (GST_BIN (sink), "in");
-  GstPad *src_pad = gst_element_get_static_pad (in, "src");
   StopJob job = { NULL, 0 };
-  GstSegment seg;
   GThread *th;
   guint i;
 
@@ -2220,14 +2218,16 @@ test_wait_pending_flushed (void)
   hgst_push (sink, make_v210 (1, NULL));
   wait_rendered (sink, 2);
   g_assert_cmpuint (stat_u64 (sink, "sink", "dropped"), ==, 0);
-  g_assert_true (gst_pad_push_event (src_pad, gst_event_new_flush_start ()));
-  g_assert_true (gst_pad_push_event (src_pad,
-          gst_event_new_flush_stop (FALSE)));
+  /* The flush goes through appsrc (GstBaseSrc's send_event), not onto its
+   * pad from outside: the render of frame 1 may still be returning when
+   * flush-start arrives, so appsrc's task can see FLUSHING and pause;
+   * basesrc restarts it on an external flush-stop and sends a new segment
+   * itself (the flush took the old one). */
+  g_assert_true (gst_element_send_event (in, gst_event_new_flush_start ()));
+  g_assert_true (gst_element_send_event (in, gst_event_new_flush_stop (FALSE)));
   g_assert_cmpuint (stat_u64 (sink, "sink", "dropped-no-target"), ==, 2);
   g_assert_cmpuint (stat_u64 (sink, "sink", "grains"), ==, 0);
-  /* frames waiting again, then NULL (the flush took the segment) */
-  gst_segment_init (&seg, GST_FORMAT_TIME);
-  g_assert_true (gst_pad_push_event (src_pad, gst_event_new_segment (&seg)));
+  /* frames waiting again, then NULL */
   hgst_push (sink, make_v210 (2, NULL));
   wait_rendered (sink, 3);
   job.pipeline = sink;
@@ -2236,7 +2236,6 @@ test_wait_pending_flushed (void)
     g_usleep (10 * 1000);
   g_assert_cmpint (job.done_at, !=, 0);
   g_thread_join (th);
-  gst_object_unref (src_pad);
   gst_object_unref (in);
   gst_object_unref (sink);
   remove_tmp (file);
