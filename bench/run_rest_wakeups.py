@@ -52,6 +52,17 @@ def delta(a, b):
     return sum(b[t] - a.get(t, b[t]) for t in b) + 0
 
 
+def measure(snd, src, settle, window):
+    """(sender, receiver) wake-ups per second over WINDOW after SETTLE."""
+    time.sleep(settle)
+    a = (switches(snd.pid), switches(src.pid))
+    time.sleep(window)
+    b = (switches(snd.pid), switches(src.pid))
+    if snd.poll() is not None or src.poll() is not None:
+        return None, "a process ended during the window"
+    return (delta(a[0], b[0]) / window, delta(a[1], b[1]) / window), None
+
+
 def run_one(build, bench_build, provider, port, settle, window, tmp,
             streaming=False):
     env = dict(os.environ)
@@ -83,14 +94,7 @@ def run_one(build, bench_build, provider, port, settle, window, tmp,
                  "!", CAPS, "!"] + pipe.split(),
                 env=env, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL, start_new_session=True)
-            time.sleep(settle)
-            a = (switches(snd.pid), switches(src.pid))
-            time.sleep(window)
-            b = (switches(snd.pid), switches(src.pid))
-            if snd.poll() is not None or src.poll() is not None:
-                return None, "a process ended during the window"
-            return (delta(a[0], b[0]) / window,
-                    delta(a[1], b[1]) / window), None
+            return measure(snd, src, settle, window)
         snd = subprocess.Popen(
             [os.path.join(bench_build, "bench", "bench-gst-pipe"),
              "--role", "send", "--pipeline", pipe, "--caps", CAPS,
@@ -106,13 +110,7 @@ def run_one(build, bench_build, provider, port, settle, window, tmp,
         result = snd.stdout.readline()   # its JSON line: the frame is out
         if '"frames":1' not in result:
             return None, "sender: " + result.strip()
-        time.sleep(settle)
-        a = (switches(snd.pid), switches(src.pid))
-        time.sleep(window)
-        b = (switches(snd.pid), switches(src.pid))
-        if snd.poll() is not None or src.poll() is not None:
-            return None, "a process ended during the window"
-        return (delta(a[0], b[0]) / window, delta(a[1], b[1]) / window), None
+        return measure(snd, src, settle, window)
     finally:
         for p in (snd, src):
             if p is not None and p.poll() is None:
