@@ -309,13 +309,6 @@ on_due (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* The library's wait fd: only a wake-up (the next pass reads the queues). */
-static gboolean
-on_ready (gint fd, GIOCondition condition, gpointer data)
-{
-  return G_SOURCE_REMOVE;
-}
-
 /* An EOS waiting in gst_mxl_fabrics_sink_engine_eos() may go on: the
  * stats are up to date. */
 static void
@@ -363,10 +356,8 @@ notify_engine (void *data)
  * library's notify: a connection event or a pass of its progress thread
  * that did work; add-target, remove-target, caps, stop), the @path file
  * monitors, and the next thing due (next_due: at rest the 100 ms stats
- * refresh). Without the library's progress thread (the default) it drives
- * progress itself: when the initiator's wait fd says the queues have news
- * (tcp, verbs), with the 5 ms tick as the library timers' deadline; where
- * there is none (shm, P9 of docs/libfabric-notes.md) on the busy tick. */
+ * refresh). Without the library's progress thread (options
+ * "progressThread": false) it also drives progress every tick. */
 static gpointer
 engine_thread (gpointer data)
 {
@@ -376,7 +367,6 @@ engine_thread (gpointer data)
   GSource *wake = g_unix_fd_source_new (self->engine_wake_fd, G_IO_IN);
   gint64 stats_at = 0, connecting_since = 0;
   mxlFabricsInitiator notified = NULL;
-  gint wait_fd = -1;
 
   g_main_context_push_thread_default (ctx);
   g_source_set_callback (wake, G_SOURCE_FUNC (on_wake), NULL, NULL);
@@ -385,7 +375,7 @@ engine_thread (gpointer data)
   while (!self->engine_quit) {
     gint64 now = g_get_monotonic_time ();
     gboolean auto_reconnect;
-    gboolean busy = FALSE, active = FALSE, on_fd = FALSE;
+    gboolean busy = FALSE, active = FALSE;
     gint64 wait_us;
 
     /* the pool's flush_start cannot take engine_lock (sinkpool.h): it
@@ -400,10 +390,6 @@ engine_thread (gpointer data)
       if (notified != self->initiator) {
         notified = self->initiator;
         mxlFabricsExtInitiatorSetNotify (notified, notify_engine, self);
-        /* the library's wait fd (tcp, verbs): progress when it says */
-        wait_fd = -1;
-        if (!self->threaded)
-          mxlFabricsExtInitiatorGetWaitFd (notified, &wait_fd);
       }
       gst_mxl_fabrics_sink_targets_tick (self, notices);
       active = self->n_connected > 0 && transfers_in_flight (self->initiator);
@@ -454,43 +440,27 @@ engine_thread (gpointer data)
       continue;
     }
     /* While writes are in flight without the progress thread, progress
-     * when the library's wait fd says (tcp sends a grain in pieces as the
-     * socket drains, and sees completions, only when progressed), with
-     * the normal tick as the timers' deadline; without a wait fd (shm
-     * sees its delivery completions only when progressed, P9), often. */
-    on_fd = wait_fd >= 0 && (busy || active)
-        && mxlFabricsExtInitiatorTryWait (self->initiator) == MXL_STATUS_OK;
-    wait_us = next_due (self, now, stats_at, busy && !on_fd, active) - now;
+     * often: tcp sends a grain in pieces as the socket drains, and shm
+     * sees its delivery completions, only when progressed. */
+    wait_us = next_due (self, now, stats_at, busy, active) - now;
     g_mutex_unlock (&self->obj->lock);
     if (wait_us < 1000) {
-      /* below the main loop's millisecond: the eventfd (and the wait
-       * fd) alone, then what the monitors have */
-      struct pollfd pfd[2] = { {.fd = self->engine_wake_fd,.events = POLLIN},
-      {.fd = wait_fd,.events = POLLIN}
-      };
+      /* below the main loop's millisecond: the eventfd alone, then what
+       * the monitors have */
+      struct pollfd pfd = {.fd = self->engine_wake_fd,.events = POLLIN };
       struct timespec ts = { 0, (long) wait_us * 1000 };
 
-      ppoll (pfd, on_fd ? 2 : 1, &ts, NULL);
+      ppoll (&pfd, 1, &ts, NULL);
       while (g_main_context_iteration (ctx, FALSE));
     } else {
       GSource *due = g_timeout_source_new ((guint) ((wait_us + 999) / 1000));
-      GSource *fd = on_fd ? g_unix_fd_source_new (wait_fd, G_IO_IN) : NULL;
 
       g_source_set_callback (due, on_due, NULL, NULL);
       g_source_attach (due, ctx);
-      if (fd) {
-        g_source_set_callback (fd, G_SOURCE_FUNC (on_ready), NULL, NULL);
-        g_source_attach (fd, ctx);
-      }
-      /* one wake-up: the eventfd, a file monitor, the wait fd, or the
-       * due time */
+      /* one wake-up: the eventfd, a file monitor, or the due time */
       g_main_context_iteration (ctx, TRUE);
       g_source_destroy (due);
       g_source_unref (due);
-      if (fd) {
-        g_source_destroy (fd);
-        g_source_unref (fd);
-      }
     }
     g_mutex_lock (&self->obj->lock);
   }

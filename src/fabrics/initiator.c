@@ -75,7 +75,6 @@ teardown (MxlInitiator *init)
     init->type_ops->teardown (init);
   mxl_samples_initiator_teardown (init);
   mxl_send_initiator_teardown (init);
-  mxl_initiator_wait_fd_close (init);
   mxl_endpoint_close (&init->base);
   g_clear_pointer (&init->ctx_pool, g_free);
   init->ctx_used = init->ctx_orphaned = 0;

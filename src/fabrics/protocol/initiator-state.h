@@ -360,11 +360,6 @@ struct mxlFabricsInitiator_t {
   gboolean defer_pump;             /* pass: queue popped transfers, post after */
   uint64_t claim_token;      /* claims (claim.h): random, bit 63 clear, not 0 */
   GPtrArray *parked;         /* MxlParkedEp* (initiator_rdm.c), NULL = none yet */
-  int wait_fd;               /* epoll fd of the CQ and EQ wait fds for an
-                                application that progresses itself
-                                (initiator_wait.c), -1 = none; valid with
-                                wait_fd_made */
-  gboolean wait_fd_made;
 };
 
 /* --- the engine's functions the protocol layer calls: payload overrides
