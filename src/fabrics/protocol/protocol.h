@@ -34,6 +34,11 @@ typedef struct MxlTransfer MxlTransfer;
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 struct MxlPostDesc;
 
+/** Queues @request on one connection: a chunk source's queue (the request
+ * of its kind, MxlChunkSource.queue) or a test hook's (protocol_raw.c).
+ * Returns as MxlChunkSource.queue. */
+typedef mxlStatus (*MxlQueueFn) (MxlConn *conn, const void *request);
+
 /** The struct of type @type whose member @member is at @ptr. */
 #define mxl_container_of(ptr, type, member) \
   ((type *) (void *) ((char *) (ptr) - G_STRUCT_OFFSET (type, member)))
@@ -125,12 +130,12 @@ extern const MxlIngressOps mxl_tagged_ingress_ops;
  * -FI_EAGAIN) and the connection's transport posts each piece.
  */
 typedef struct MxlChunkSource {
-  /* Checks the request against the connection's remote regions and queues
-   * it. Returns OK, INVALID_ARG (a write would leave the remote region),
-   * NOT_READY (queue full), INVALID_STATE (not this kind of flow). */
-  mxlStatus (*queue_grain) (MxlConn *conn, const MxlGrainRequest *req);
-  /* The same for a batch of samples (continuous flows; NULL for grains). */
-  mxlStatus (*queue_samples) (MxlConn *conn, const MxlSamplesRequest *req);
+  /* Checks @request against the connection's remote regions and queues
+   * it: an MxlGrainRequest (mxl_grain_chunks) or an MxlSamplesRequest
+   * (mxl_sample_chunks), as the source's @fan_out builds it. Returns OK,
+   * INVALID_ARG (a write would leave the remote region), NOT_READY (queue
+   * full). */
+  MxlQueueFn queue;
   /* Before the next piece of @t: FALSE when it must wait (its buffer is
    * still in use); @out_local_slot: what its write context records as the
    * local slot it reads (mxl_initiator_slot_in_use()). */
@@ -218,9 +223,9 @@ typedef ssize_t (*MxlTransportPost) (MxlConn *conn, MxlTransfer *t,
 /* --- generic egress (protocol_egress.c): the same for every chunk source and
  * transport --- */
 
-/** Queues @req on @conn through the initiator's chunk source. */
-mxlStatus mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req);
-mxlStatus mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req);
+/** Queues @request (of the kind of the initiator's chunk source) on @conn
+ * through that source: an MxlQueueFn. */
+mxlStatus mxl_egress_queue (MxlConn *conn, const void *request);
 
 /** Posts queued pieces of @conn (connected: conn->post set) while the
  * provider accepts them. Returns OK, or the status of a posting failure
