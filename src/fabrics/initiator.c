@@ -16,7 +16,6 @@
 #include <mxl/flow.h>
 
 #include "fabrics/ofi/address.h"
-#include "fabrics/wire/claim.h"
 #include "fabrics/protocol/protocol_hooks.h"
 #include "fabrics/setup.h"
 #include "flow/flow-priv.h"
@@ -158,8 +157,6 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   if (st != MXL_STATUS_OK)
     goto fail;
   init->results = g_new0 (mxlFabricsExtTransferResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
-  init->claim_token = mxl_claim_token (mxl_provider_has_quirk (init->base.desc,
-          MXL_PROVIDER_QUIRK_OWNER_PID));
   init->stats.version = MXL_FABRICS_API_VERSION;
   init->base.setup_done = TRUE;
   if (init->base.options.progress_thread) {

@@ -27,6 +27,7 @@ static const MxlProviderDesc providers[] = {
     .node_kind = MXL_NODE_IP,
     .cq_can_wait = TRUE,
     .auto_rank = 3,
+    .device_is_domain = TRUE,
   },
   {
     .provider = MXL_FABRICS_PROVIDER_VERBS,
@@ -445,7 +446,7 @@ interface_attr (const MxlProviderDesc *desc, const struct fi_info *info)
   add_int (tree, "fi_domain_mr_cnt", (gint64) info->domain_attr->mr_cnt);
   if (info->nic != NULL && info->nic->device_attr != NULL) {
     struct fi_device_attr *dev = info->nic->device_attr;
-    add_string (tree, "device_name", desc->provider == MXL_FABRICS_PROVIDER_TCP
+    add_string (tree, "device_name", desc->device_is_domain
         ? info->domain_attr->name : dev->name);
     add_string (tree, "device_id", dev->device_id);
     add_string (tree, "device_vendor_id", dev->vendor_id);

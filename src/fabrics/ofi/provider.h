@@ -82,6 +82,8 @@ typedef struct MxlProviderDesc {
   guint auto_rank;               /* order of an automatic choice, 1 = first;
                                   * 0 = only when named */
   guint quirks;                  /* MxlProviderQuirk flags */
+  gboolean device_is_domain;     /* the interface listing names the device by
+                                  * the domain (tcp: the network interface) */
 } MxlProviderDesc;
 
 /**
@@ -92,6 +94,18 @@ static inline gboolean
 mxl_provider_has_quirk (const MxlProviderDesc *desc, MxlProviderQuirk quirk)
 {
   return (desc->quirks & quirk) == (guint) quirk;
+}
+
+/**
+ * mxl_provider_names_nodes:
+ * Returns: TRUE when the nodes of @desc (non-NULL) are names, not
+ * addresses of the host (MXL_NODE_NAME, shm): an endpoint's default node
+ * is then a name unique to it (mxlFabricsExtChooseInterface()).
+ */
+static inline gboolean
+mxl_provider_names_nodes (const MxlProviderDesc *desc)
+{
+  return desc->node_kind == MXL_NODE_NAME;
 }
 
 /**

@@ -300,9 +300,22 @@ typedef struct MxlInitiatorMode {
   void (*ring_stats) (MxlInitiator *init, mxlFabricsExtInitiatorStats *out);
 } MxlInitiatorMode;
 
+/**
+ * MxlInitiatorTypeState:
+ * The base of the endpoint type's private initiator state, at
+ * init->type_state (initiator_rc.c, initiator_rdm.c: the claim token the
+ * type sends, claim.h); the type reaches its own struct with
+ * mxl_container_of(). Created by MxlInitiatorTypeOps.setup, freed by its
+ * teardown.
+ */
+typedef struct MxlInitiatorTypeState {
+  const struct MxlInitiatorTypeOps *ops;
+} MxlInitiatorTypeState;
+
 typedef struct MxlInitiatorTypeOps {
   const char *name;
-  /* Opens the endpoint-type objects (RC: EQ; RDM: endpoint + AV). */
+  /* Creates init->type_state and opens the endpoint-type objects (RC: EQ;
+   * RDM: endpoint + AV). */
   mxlStatus (*setup) (MxlInitiator *init, GError **error);
   /* Starts a connection. Fills @next with CONNECTING (RC) or CONNECTED (RDM). */
   mxlStatus (*open) (MxlConn *conn, MxlConnState *next);
@@ -311,6 +324,8 @@ typedef struct MxlInitiatorTypeOps {
   void (*close) (MxlConn *conn, const MxlConnState *state, gboolean orderly);
   /* Reads connection events and feeds them to mxl_conn_transition(). */
   void (*poll_events) (MxlInitiator *init);
+  /* Closes what setup opened and frees init->type_state (also after a
+   * failed or missing setup). */
   void (*teardown) (MxlInitiator *init);
   /* TRUE when the transport reports a vanished peer itself (connected
    * endpoints); otherwise stalled writes mean a lost peer. */
@@ -326,6 +341,7 @@ typedef struct MxlInitiatorTypeOps {
 struct mxlFabricsInitiator_t {
   MxlEndpoint base;          /* shared with the other role (endpoint.h) */
   const MxlInitiatorTypeOps *type_ops;
+  MxlInitiatorTypeState *type_state;   /* type_ops' private state */
   mxlFlowReader reader;
   MxlPayloadOverride *payload_override;  /* per local slot, or NULL (initiator_payload.c) */
   const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
@@ -379,7 +395,6 @@ struct mxlFabricsInitiator_t {
   uint64_t posts_popped;           /* progress thread, under lock */
   mxlStatus thread_status;         /* MakeProgress status after the last pass */
   gboolean defer_pump;             /* pass: queue popped transfers, post after */
-  uint64_t claim_token;      /* claims (claim.h): random, bit 63 clear, not 0 */
   GPtrArray *parked;         /* MxlParkedEp* (initiator_rdm.c), NULL = none yet */
 };
 

@@ -475,6 +475,11 @@ test_provider_list (void)
     g_assert_cmphex (d->quirks, ==, want[i].quirks);
     g_assert_true (d->extension == (want[i].provider
             == MXL_FABRICS_EXT_PROVIDER_TCP_RXM));
+    /* shm's nodes are names (an element's default is one of its own) */
+    g_assert_true (mxl_provider_names_nodes (d) == (want[i].provider
+            == MXL_FABRICS_PROVIDER_SHM));
+    g_assert_true (d->device_is_domain == (want[i].provider
+            == MXL_FABRICS_PROVIDER_TCP));
   }
   g_assert_cmpint (mxlFabricsExtGetProvider (i, &info), ==, MXL_ERR_NOT_FOUND);
   g_assert_cmpint (mxlFabricsExtGetProvider ((size_t) G_MAXUINT + 1, &info), ==,
