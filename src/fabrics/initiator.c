@@ -16,7 +16,6 @@
 #include <mxl/flow.h>
 
 #include "fabrics/ofi/address.h"
-#include "fabrics/wire/claim.h"
 #include "fabrics/protocol/protocol_hooks.h"
 #include "fabrics/setup.h"
 #include "flow/flow-priv.h"
@@ -158,8 +157,6 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   if (st != MXL_STATUS_OK)
     goto fail;
   init->results = g_new0 (mxlFabricsExtTransferResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
-  init->claim_token = mxl_claim_token (mxl_provider_has_quirk (init->base.desc,
-          MXL_PROVIDER_QUIRK_OWNER_PID));
   init->stats.version = MXL_FABRICS_API_VERSION;
   init->base.setup_done = TRUE;
   if (init->base.options.progress_thread) {
@@ -321,7 +318,7 @@ mxl_initiator_remove_target (MxlInitiator *init, const struct mxlFabricsTargetIn
 }
 
 /* Room in the tracking ring for one more transfer (the protocol's own
- * queue is checked by queue_grain/queue_samples). A batch of samples may be
+ * queue is checked by the chunk source's queue). A batch of samples may be
  * cut into several entries: each is one tracked transfer. */
 static gboolean
 conn_has_room (MxlConn *conn)
@@ -471,18 +468,6 @@ fan_out_one (MxlInitiator *init, MxlConn *c, const MxlTracked *what, MxlQueueFn 
   return st;
 }
 
-static mxlStatus
-queue_grain (MxlConn *conn, const void *request)
-{
-  return mxl_egress_queue_grain (conn, request);
-}
-
-static mxlStatus
-queue_samples (MxlConn *conn, const void *request)
-{
-  return mxl_egress_queue_samples (conn, request);
-}
-
 /* @request queued through @queue on every target, tracked as @what;
  * @skip_behind: a connection behind the others does not get it (grains). */
 static mxlStatus
@@ -566,7 +551,7 @@ mxl_initiator_fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc)
         && !conn_behind (c, req.grain_index, what.queued_at))
       keeping_up++;
   }
-  return fan_out (init, &what, queue_grain, &req, keeping_up > 0);
+  return fan_out (init, &what, mxl_egress_queue, &req, keeping_up > 0);
 }
 
 /* The fan-out of the sample source (mxl_sample_chunks.fan_out): the batch
@@ -577,7 +562,7 @@ mxl_initiator_fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc)
   MxlSamplesRequest sreq = { desc->index, desc->count };
   MxlTracked what = { .grain_index = desc->index, .queued_at = g_get_monotonic_time () };
 
-  return fan_out (init, &what, queue_samples, &sreq, FALSE);
+  return fan_out (init, &what, mxl_egress_queue, &sreq, FALSE);
 }
 
 /* A post descriptor to every target, through the chunk source chosen at

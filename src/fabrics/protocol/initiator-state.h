@@ -83,31 +83,52 @@ struct MxlWriteCtx {
  * slots are below 65536, staging ones below it, grainstage.h). */
 #define MXL_CTX_SLOT_CLAIM G_MAXUINT32
 
-/** One queued transfer of one connection. */
-struct MxlTransfer {
-  uint64_t seq;
-  uint32_t remote_slot;
-  uint32_t imm;
+/** The grain chunk source's part of a queued transfer (protocol_grain.c). */
+typedef struct MxlGrainTransfer {
   MxlGrainRequest req;
   guint run;                 /* run being split */
   MxlSplitter splitter;
   MxlChunk pending;          /* produced but not yet posted */
-  gboolean have_pending;
-  gboolean started;
   gboolean staged;           /* its writes send from the connection's staging
                                 buffer (grainstage.h) */
+} MxlGrainTransfer;
+
+/** The sample chunk source's part of a queued transfer
+ * (protocol_samples.c). */
+typedef struct MxlSamplesTransfer {
+  MxlSamplesSgl sgl;
+  MxlSgChunk pending;        /* produced but not yet posted */
+  guint header_slot;         /* of the connection's entry headers, or of its
+                                staging slots when sgl.staged */
+} MxlSamplesTransfer;
+
+/**
+ * MxlTransfer:
+ * One queued transfer of one connection: what the generic egress
+ * (protocol_egress.c) and the transports read, and the part of the chunk
+ * source in @u: @u.grain for mxl_grain_chunks, @u.samples for
+ * mxl_sample_chunks. The member in use is the one of the initiator's
+ * chunk source (init->chunks), chosen once at setup; only that source's
+ * file reads it.
+ */
+struct MxlTransfer {
+  uint64_t seq;
+  uint32_t remote_slot;
+  uint32_t imm;
+  uint32_t local_slot;       /* the local grain slot it reads (grain flows;
+                                0 for continuous flows) */
+  gboolean have_pending;
+  gboolean started;
   guint outstanding;         /* writes of this transfer in flight */
   gint64 deadline;
   uint64_t chunk_length;     /* bytes of the pending chunk */
   uint64_t chunk_remote_offset;  /* where it lands in remote region remote_slot */
   gboolean chunk_last;       /* the pending chunk carries the immediate data */
   uint64_t post_more;        /* FI_MORE or 0 for the pending chunk (mxl_egress_pump) */
-  /* continuous flows (protocol_samples.c) */
-  MxlSamplesRequest samples;
-  MxlSamplesSgl sgl;
-  MxlSgChunk sg_pending;
-  guint header_slot;         /* of conn->entry_headers, or of conn->staging
-                                when sgl.staged */
+  union {
+    MxlGrainTransfer grain;
+    MxlSamplesTransfer samples;
+  } u;
 };
 
 /** Transfers tracked per connection for results: queued, in flight, and
@@ -279,9 +300,22 @@ typedef struct MxlInitiatorMode {
   void (*ring_stats) (MxlInitiator *init, mxlFabricsExtInitiatorStats *out);
 } MxlInitiatorMode;
 
+/**
+ * MxlInitiatorTypeState:
+ * The base of the endpoint type's private initiator state, at
+ * init->type_state (initiator_rc.c, initiator_rdm.c: the claim token the
+ * type sends, claim.h); the type reaches its own struct with
+ * mxl_container_of(). Created by MxlInitiatorTypeOps.setup, freed by its
+ * teardown.
+ */
+typedef struct MxlInitiatorTypeState {
+  const struct MxlInitiatorTypeOps *ops;
+} MxlInitiatorTypeState;
+
 typedef struct MxlInitiatorTypeOps {
   const char *name;
-  /* Opens the endpoint-type objects (RC: EQ; RDM: endpoint + AV). */
+  /* Creates init->type_state and opens the endpoint-type objects (RC: EQ;
+   * RDM: endpoint + AV). */
   mxlStatus (*setup) (MxlInitiator *init, GError **error);
   /* Starts a connection. Fills @next with CONNECTING (RC) or CONNECTED (RDM). */
   mxlStatus (*open) (MxlConn *conn, MxlConnState *next);
@@ -290,6 +324,8 @@ typedef struct MxlInitiatorTypeOps {
   void (*close) (MxlConn *conn, const MxlConnState *state, gboolean orderly);
   /* Reads connection events and feeds them to mxl_conn_transition(). */
   void (*poll_events) (MxlInitiator *init);
+  /* Closes what setup opened and frees init->type_state (also after a
+   * failed or missing setup). */
   void (*teardown) (MxlInitiator *init);
   /* TRUE when the transport reports a vanished peer itself (connected
    * endpoints); otherwise stalled writes mean a lost peer. */
@@ -305,6 +341,7 @@ typedef struct MxlInitiatorTypeOps {
 struct mxlFabricsInitiator_t {
   MxlEndpoint base;          /* shared with the other role (endpoint.h) */
   const MxlInitiatorTypeOps *type_ops;
+  MxlInitiatorTypeState *type_state;   /* type_ops' private state */
   mxlFlowReader reader;
   MxlPayloadOverride *payload_override;  /* per local slot, or NULL (initiator_payload.c) */
   const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
@@ -358,7 +395,6 @@ struct mxlFabricsInitiator_t {
   uint64_t posts_popped;           /* progress thread, under lock */
   mxlStatus thread_status;         /* MakeProgress status after the last pass */
   gboolean defer_pump;             /* pass: queue popped transfers, post after */
-  uint64_t claim_token;      /* claims (claim.h): random, bit 63 clear, not 0 */
   GPtrArray *parked;         /* MxlParkedEp* (initiator_rdm.c), NULL = none yet */
 };
 
@@ -399,10 +435,6 @@ void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,
  * not the initiator's, or not in use, are ignored. */
 void mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok,
     int err);
-
-/** Queues @request on one connection (a chunk source's queue function, or
- * a test hook's, protocol_raw.c). Returns as MxlChunkSource.queue_grain. */
-typedef mxlStatus (*MxlQueueFn) (MxlConn *conn, const void *request);
 
 /**
  * mxl_initiator_fan_out_grain:

@@ -43,15 +43,9 @@ mxl_egress_enqueue (MxlConn *conn)
 }
 
 mxlStatus
-mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
+mxl_egress_queue (MxlConn *conn, const void *request)
 {
-  return conn->init->chunks->queue_grain (conn, req);
-}
-
-mxlStatus
-mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req)
-{
-  return conn->init->chunks->queue_samples (conn, req);
+  return conn->init->chunks->queue (conn, request);
 }
 
 static void

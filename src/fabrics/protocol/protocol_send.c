@@ -151,8 +151,8 @@ send_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
 }
 
-/* The transport post of the send protocol, and its test-build twin that
- * runs the header hook (protocol_hooks.h). */
+/* The transport post of the send protocol, and its hooked twin that runs
+ * the header hook (installed by protocol_hooks.c only while one is set). */
 static ssize_t
 send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     guint n_iov, MxlWriteCtx *ctx)
@@ -160,8 +160,8 @@ send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
   return send_post_with (conn, t, iov, desc, n_iov, ctx, NULL);
 }
 
-static ssize_t
-send_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+ssize_t
+mxl_send_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx)
 {
   return send_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hooks_send_header ());
@@ -323,5 +323,4 @@ const MxlProtocolDesc mxl_protocol_send = {
   .conn_limits = mxl_send_conn_limits,
   .drain_at_teardown = TRUE,
   .post = send_post,
-  .post_hooked = send_post_hooked,
 };

@@ -65,7 +65,6 @@ typedef struct MxlTaggedTarget {
   guint n_mrs;
   gboolean *poisoned;             /* per region: a piece failed since the
                                      last immediate data for it */
-  uint64_t in_place;              /* pieces landed in place (tests) */
   /* the region immediate data names: grain_region() or entry_region(),
    * chosen at setup by the kind of flow */
   uint64_t (*region_of) (uint64_t data);
@@ -121,8 +120,9 @@ tagged_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
 }
 
-/* The transport post of the tagged protocol, and its test-build twin that
- * runs the piece and header hooks (protocol_hooks.h). */
+/* The transport post of the tagged protocol, and its hooked twin that
+ * runs the piece and header hooks (installed by protocol_hooks.c only
+ * while one is set). */
 static ssize_t
 tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     guint n_iov, MxlWriteCtx *ctx)
@@ -130,8 +130,8 @@ tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc
   return tagged_post_with (conn, t, iov, desc, n_iov, ctx, NULL, NULL);
 }
 
-static ssize_t
-tagged_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+ssize_t
+mxl_tagged_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx)
 {
   return tagged_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hooks_tagged_piece (),
@@ -386,7 +386,6 @@ tagged_on_drained (MxlTarget *t, const struct fi_cq_data_entry *e)
       g->poisoned[i / g->per_region] = FALSE;   /* this was its end */
     return;
   }
-  g->in_place++;
   if (e->flags & FI_REMOTE_CQ_DATA) {
     g->bad[i] = poisoned (t, e);
     if (!g->bad[i])
@@ -430,16 +429,13 @@ tagged_target_teardown (MxlTarget *t)
   g_free (g);
 }
 
-uint64_t
-mxl_tagged_debug_in_place (MxlTarget *t, guint *out_per_region, guint *out_pieces)
+void
+mxl_tagged_debug_pieces (MxlTarget *t, guint *out_per_region, guint *out_pieces)
 {
   MxlTaggedTarget *g = mxl_tagged_target (t);
 
-  if (out_per_region)
-    *out_per_region = g->per_region;
-  if (out_pieces)
-    *out_pieces = g->n;
-  return g->in_place;
+  *out_per_region = g->per_region;
+  *out_pieces = g->n;
 }
 
 const MxlProtocolDesc mxl_protocol_tagged = {
@@ -455,5 +451,4 @@ const MxlProtocolDesc mxl_protocol_tagged = {
   .conn_limits = mxl_send_conn_limits,
   .drain_at_teardown = TRUE,
   .post = tagged_post,
-  .post_hooked = tagged_post_hooked,
 };
