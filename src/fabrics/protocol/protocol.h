@@ -147,11 +147,6 @@ typedef struct MxlChunkSource {
    * is re-added (@final FALSE: counters stay) or removed (@final TRUE);
    * NULL when the source keeps none. */
   void (*release) (MxlConn *conn, gboolean final);
-  /* TransferGrain's or TransferSamples' post descriptor (the source's kind)
-   * to every target: mxl_initiator_fan_out_grain() or
-   * mxl_initiator_fan_out_samples() (initiator-state.h), so that a call
-   * does not choose again what setup chose. */
-  mxlStatus (*fan_out) (MxlInitiator *init, const struct MxlPostDesc *desc);
 } MxlChunkSource;
 
 /**
