@@ -46,6 +46,9 @@ struct MxlPostDesc;
  */
 typedef struct MxlTargetProto {
   const struct MxlProtocolDesc *desc;
+  /* its receive ring (rxring.h), embedded in the protocol's own struct,
+   * or NULL: what the untagged receive ops and recvSize read */
+  struct MxlRxRing *ring;
 } MxlTargetProto;
 
 /**
@@ -256,7 +259,8 @@ typedef struct MxlProtocolDesc {
   /* target: frees its protocol state (t->pstate, set by target_setup);
    * NULL when it keeps none. The domain is still open. */
   void (*target_teardown) (MxlTarget *target);
-  /* target: its TargetInfo advertises recvSize (t->rx_entry_size) */
+  /* target: its TargetInfo advertises recvSize (the entry size of its
+   * receive ring, t->pstate->ring) */
   gboolean advertises_recv_size;
   /* target: exclusive RDM targets can use claims (claim.h) */
   gboolean claims;
