@@ -4,7 +4,8 @@
  * every connected target (docs/wire-format.md §6.4, §6.5, §7.4, with the
  * improvements of our design: queued retries within a deadline instead of
  * failing on -FI_EAGAIN, reconnection on re-add). The connection state
- * machine and the context pool are in initiator_conn.c, tracking and
+ * machine and the fate of a lost connection's contexts are in
+ * initiator_conn.c (the pool's get and put: protocol_egress.c), tracking and
  * results in initiator_results.c, progress in initiator_progress.c.
  */
 #include "fabrics/initiator.h"

@@ -72,7 +72,8 @@ gboolean mxl_initiator_slot_in_use (MxlInitiator *init, uint32_t slot);
 /** The same, init->lock held by the caller. */
 gboolean mxl_initiator_slot_in_use_locked (const MxlInitiator *init, uint32_t slot);
 
-/* --- grain payloads from caller memory (initiator_payload.c) --- */
+/* --- grain payloads from caller memory (initiator_payload.c; stored by
+ * protocol/payload.c) --- */
 
 /** mxlFabricsExtInitiatorSetGrainPayload(), arguments checked for NULL. */
 mxlStatus mxl_initiator_set_grain_payload (MxlInitiator *init, uint64_t index,

@@ -308,7 +308,7 @@ struct mxlFabricsInitiator_t {
   MxlEndpoint base;          /* shared with the other role (endpoint.h) */
   const MxlInitiatorTypeOps *type_ops;
   mxlFlowReader reader;
-  MxlPayloadOverride *payload_override;  /* per local slot, or NULL (initiator_payload.c) */
+  MxlPayloadOverride *payload_override;  /* per local slot, or NULL (payload.c) */
   const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
   /* continuous flows: the sample chunk source's own state (the channel
    * rings and their region, protocol_samples.c), else NULL */
