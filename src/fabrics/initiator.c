@@ -4,7 +4,8 @@
  * every connected target (docs/wire-format.md §6.4, §6.5, §7.4, with the
  * improvements of our design: queued retries within a deadline instead of
  * failing on -FI_EAGAIN, reconnection on re-add). The connection state
- * machine and the context pool are in initiator_conn.c, tracking and
+ * machine and the fate of a lost connection's contexts are in
+ * initiator_conn.c (the pool's get and put: protocol_egress.c), tracking and
  * results in initiator_results.c, progress in initiator_progress.c.
  */
 #include "fabrics/initiator.h"
@@ -25,6 +26,21 @@
 #define QUEUE_WAIT_MS 200
 
 /* --------------------------------------------------------------- setup */
+
+static mxlStatus fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc);
+static mxlStatus fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc);
+static mxlStatus queue_one (MxlInitiator *init, uint64_t target_id,
+    const MxlTracked *what, MxlQueueFn queue, const void *request);
+
+/* What the protocol layer reaches of the engine (initiator-state.h): handed
+ * down once, here, at setup (init->engine). */
+static const MxlEngineOps engine_ops = {
+  .track_write = mxl_conn_track_write,
+  .track_fail = mxl_conn_track_fail,
+  .transfer_idle = mxl_conn_transfer_idle,
+  .on_completion = mxl_initiator_on_completion,
+  .queue_one = queue_one,
+};
 
 /* How long teardown keeps progressing connections that sent messages
  * (send, tagged) before closing them (ms). */
@@ -119,7 +135,9 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   init->reader = config->reader;
   init->chunks = &mxl_grain_chunks;      /* mxl_samples_initiator_setup() for audio */
   init->mode = &mxl_initiator_inline_mode;      /* the thread's once it runs */
-  init->on_completion = mxl_initiator_on_completion;
+  init->engine = &engine_ops;
+  init->on_completion = engine_ops.on_completion;
+  init->fan_out = fan_out_grain;      /* fan_out_samples for audio, below */
   init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) mxl_conn_free);
   init->by_conn_id = g_hash_table_new (g_int64_hash, g_int64_equal);
   init->by_fid = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -139,8 +157,10 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   /* Slots are registered as write sources only; never written through. */
   st = mxl_endpoint_setup_open (&init->base, &initiator_role, init->reader, &flow, fi,
       CTX_POOL_SIZE, FI_WRITE, &error);
-  if (st == MXL_STATUS_OK && flow.format == MXL_DATA_FORMAT_AUDIO)
+  if (st == MXL_STATUS_OK && flow.format == MXL_DATA_FORMAT_AUDIO) {
     st = mxl_samples_initiator_setup (init, &flow, &error);
+    init->fan_out = fan_out_samples;
+  }
   if (st != MXL_STATUS_OK)
     goto fail;
   init->stage_grains = !init->base.continuous
@@ -494,8 +514,9 @@ fan_out (MxlInitiator *init, const MxlTracked *what, MxlQueueFn queue,
   return result;
 }
 
-mxlStatus
-mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracked *what,
+/* MxlEngineOps.queue_one: the test hooks' raw requests (protocol_raw.c). */
+static mxlStatus
+queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracked *what,
     MxlQueueFn queue, const void *request)
 {
   MxlConn *conn;
@@ -514,12 +535,12 @@ mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracke
   return st;
 }
 
-/* The fan-out of the grain source (mxl_grain_chunks.fan_out): builds the
+/* The fan-out of the grain source (init->fan_out of grain flows): builds the
  * request of TransferGrain @desc (the local flow's grain header decides
  * whether only the header travels) and queues it on every target; a
  * target behind the others is skipped while another keeps up. */
-mxlStatus
-mxl_initiator_fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc)
+static mxlStatus
+fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc)
 {
   MxlGrainRequest req;
   MxlTracked what = { .grain_index = desc->index, .start = desc->start,
@@ -554,10 +575,10 @@ mxl_initiator_fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc)
   return fan_out (init, &what, mxl_egress_queue, &req, keeping_up > 0);
 }
 
-/* The fan-out of the sample source (mxl_sample_chunks.fan_out): the batch
+/* The fan-out of the sample source (init->fan_out of continuous flows): the batch
  * of TransferSamples @desc to every target; results report its head. */
-mxlStatus
-mxl_initiator_fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc)
+static mxlStatus
+fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc)
 {
   MxlSamplesRequest sreq = { desc->index, desc->count };
   MxlTracked what = { .grain_index = desc->index, .queued_at = g_get_monotonic_time () };
@@ -570,7 +591,7 @@ mxl_initiator_fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc)
 mxlStatus
 mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc)
 {
-  return init->chunks->fan_out (init, desc);
+  return init->fan_out (init, desc);
 }
 
 

@@ -51,6 +51,9 @@ typedef mxlStatus (*MxlQueueFn) (MxlConn *conn, const void *request);
  */
 typedef struct MxlTargetProto {
   const struct MxlProtocolDesc *desc;
+  /* its receive ring (rxring.h), embedded in the protocol's own struct,
+   * or NULL: what the untagged receive ops and recvSize read */
+  struct MxlRxRing *ring;
 } MxlTargetProto;
 
 /**
@@ -152,11 +155,6 @@ typedef struct MxlChunkSource {
    * is re-added (@final FALSE: counters stay) or removed (@final TRUE);
    * NULL when the source keeps none. */
   void (*release) (MxlConn *conn, gboolean final);
-  /* TransferGrain's or TransferSamples' post descriptor (the source's kind)
-   * to every target: mxl_initiator_fan_out_grain() or
-   * mxl_initiator_fan_out_samples() (initiator-state.h), so that a call
-   * does not choose again what setup chose. */
-  mxlStatus (*fan_out) (MxlInitiator *init, const struct MxlPostDesc *desc);
 } MxlChunkSource;
 
 /**
@@ -266,7 +264,8 @@ typedef struct MxlProtocolDesc {
   /* target: frees its protocol state (t->pstate, set by target_setup);
    * NULL when it keeps none. The domain is still open. */
   void (*target_teardown) (MxlTarget *target);
-  /* target: its TargetInfo advertises recvSize (t->rx_entry_size) */
+  /* target: its TargetInfo advertises recvSize (the entry size of its
+   * receive ring, t->pstate->ring) */
   gboolean advertises_recv_size;
   /* target: exclusive RDM targets can use claims (claim.h) */
   gboolean claims;

@@ -141,5 +141,4 @@ const MxlChunkSource mxl_grain_chunks = {
   .claim = grain_claim,
   .next = next_chunk,
   .iov = grain_iov,
-  .fan_out = mxl_initiator_fan_out_grain,
 };

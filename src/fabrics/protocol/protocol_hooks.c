@@ -137,7 +137,7 @@ hooked_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
     if (last)
       reinstall (init);
   }
-  mxl_initiator_on_completion (init, op_context, ok, err);
+  init->engine->on_completion (init, op_context, ok, err);
 }
 
 MxlTransportPost
@@ -168,7 +168,9 @@ reinstall (MxlInitiator *init)
   pthread_mutex_lock (&state_lock);
   errors = pending (init, MXL_INJECT_ERROR_COMPLETION) > 0;
   pthread_mutex_unlock (&state_lock);
-  init->on_completion = errors ? hooked_completion : mxl_initiator_on_completion;
+  /* before setup no completion comes: setup installs the handler */
+  if (init->engine != NULL)
+    init->on_completion = errors ? hooked_completion : init->engine->on_completion;
 }
 
 static void

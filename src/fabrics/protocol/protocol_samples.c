@@ -213,7 +213,7 @@ staging_free (MxlConn *conn, uint64_t pieces)
   for (uint64_t k = 0; k < pieces; k++) {
     uint64_t owner = c->staging_owner[(conn->next_seq + k) % c->n_staging];
     if (owner != G_MAXUINT64
-        && (owner >= queued_from || !mxl_conn_transfer_idle (conn, owner)))
+        && (owner >= queued_from || !conn->init->engine->transfer_idle (conn, owner)))
       return FALSE;
   }
   return TRUE;
@@ -431,7 +431,6 @@ const MxlChunkSource mxl_sample_chunks = {
   .claim = samples_claim,
   .next = samples_next,
   .iov = samples_iov,
-  .fan_out = mxl_initiator_fan_out_samples,
 };
 
 /* --------------------------------------------------------------- target */
