@@ -15,14 +15,36 @@
  */
 #include "fabrics/initiator.h"
 
+#include "fabrics/wire/claim.h"
+
+/* The connected initiator's own state (init->type_state). */
+typedef struct MxlRcInitiator {
+  MxlInitiatorTypeState base;
+  /* the claim token (claim.h: random, bit 63 clear, not 0); its low 32
+   * bits go in every endpoint's connection data (mxl_ofi_connect_data()) */
+  uint64_t token;
+} MxlRcInitiator;
+
+static MxlRcInitiator *
+rc_state (MxlInitiator *init)
+{
+  return mxl_container_of (init->type_state, MxlRcInitiator, base);
+}
+
 static mxlStatus
 rc_setup (MxlInitiator *init, GError **error)
 {
+  MxlRcInitiator *r = g_new0 (MxlRcInitiator, 1);
   struct fi_info *info;
   struct fid_ep *ep = NULL;
   int rc;
-  mxlStatus st = mxl_ofi_eq_open (init->base.dom, &init->base.eq, error);
+  mxlStatus st;
 
+  r->base.ops = &mxl_initiator_rc_ops;
+  r->token = mxl_claim_token (mxl_provider_has_quirk (init->base.desc,
+          MXL_PROVIDER_QUIRK_OWNER_PID));
+  init->type_state = &r->base;
+  st = mxl_ofi_eq_open (init->base.dom, &init->base.eq, error);
   if (st != MXL_STATUS_OK)
     return st;
   /* An endpoint binds the node (fi_endpoint(3)): one opened and closed
@@ -43,9 +65,9 @@ static mxlStatus
 rc_open (MxlConn *conn, MxlConnState *next)
 {
   MxlInitiator *init = conn->init;
+  uint64_t data = mxl_ofi_connect_data (rc_state (init)->token, conn->target_id);
   struct fi_info *info;
   struct fid_ep *ep = NULL;
-  uint64_t data = mxl_ofi_connect_data (init->claim_token, conn->target_id);
   int rc;
 
   /* Every endpoint binds its own ephemeral port on the configured node. */
@@ -121,6 +143,9 @@ rc_teardown (MxlInitiator *init)
 {
   mxl_ofi_close (init->base.eq ? &init->base.eq->fid : NULL, "eq");
   init->base.eq = NULL;
+  if (init->type_state != NULL)
+    g_free (rc_state (init));
+  init->type_state = NULL;
 }
 
 const MxlInitiatorTypeOps mxl_initiator_rc_ops = {
