@@ -134,6 +134,9 @@ typedef struct MxlTracked {
   mxlStatus status;          /* first failure, or OK */
   int prov_err;
   gint64 queued_at;          /* monotonic us, when TransferGrain queued it */
+  gboolean dropped;          /* counted in its connection's transfers_dropped
+                                (mxl_conn_track_drop), so not in
+                                transfers_failed */
 } MxlTracked;
 
 typedef enum MxlConnKind {
@@ -216,6 +219,7 @@ struct MxlConn {
    * reconnections. */
   uint64_t grains_skipped;
   uint64_t transfers_dropped;
+  uint64_t transfers_failed;   /* tracked ones that failed, not dropped */
   uint64_t fell_behind;
   gboolean behind;
 };
@@ -394,6 +398,10 @@ gboolean mxl_conn_transfer_idle (MxlConn *conn, uint64_t seq);
  * @final: no more of its writes will be posted (dropped, or posting failed). */
 void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,
     int prov_err, gboolean final);
+/** Transfer @seq of @conn is dropped before it started (@status: why):
+ * counted in the connection's and the initiator's transfersDropped, and
+ * fails as mxl_conn_track_fail() (final). */
+void mxl_conn_track_drop (MxlConn *conn, uint64_t seq, mxlStatus status);
 /** The completion handler installed at setup (initiator_progress.c): a
  * write of a connection, or a claim (initiator_rdm.c); contexts that are
  * not the initiator's, or not in use, are ignored. */

@@ -490,6 +490,11 @@ typedef struct mxlFabricsExtInitiatorTargetStats_t {
   uint64_t fellBehind;           /* disconnections because its posted writes
                                     still read a slot the others needed */
   bool behind;                   /* it was behind at the last grain */
+  uint64_t transfersFailed;      /* queued on it, not dropped, and failed:
+                                    its connection was lost (fellBehind,
+                                    the target went away) or a post or
+                                    write failed; lost for it, as the
+                                    dropped ones are */
 } mxlFabricsExtInitiatorTargetStats;
 
 /**
