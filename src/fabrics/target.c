@@ -395,10 +395,15 @@ refill (MxlTarget *t, int timeout_ms)
   if (t->claim.words != NULL) {
     size_t kept = 0;
     for (size_t i = 0; i < len; i++) {
-      if ((t->batch[i].flags & FI_REMOTE_CQ_DATA) && mxl_claim_is_imm (t->batch[i].data))
+      if ((t->batch[i].flags & FI_REMOTE_CQ_DATA) && mxl_claim_is_imm (t->batch[i].data)) {
+        uint64_t owner = t->claim.owner;
+
         mxl_claim_target_on_claim (&t->claim, t->batch[i].data,
             &t->stats.initiatorsRefused);
-      else
+        /* an initiator took the target up: as an RC accept */
+        if (t->claim.owner != 0 && t->claim.owner != owner)
+          t->stats.connectionsAccepted++;
+      } else
         t->batch[kept++] = t->batch[i];
     }
     len = kept;
