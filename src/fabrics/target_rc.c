@@ -132,8 +132,15 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
         reject (t, in, TRUE);   /* one initiator at a time */
         return;
       }
+      next.kind = MXL_RC_ACCEPTING;
+      next.token = in->token;
+      next.u.accepting.ep = accept_request (t, in->info);
+      next.u.accepting.since = g_get_monotonic_time ();
       if (t->rc.kind != MXL_RC_LISTENING) {
-        /* its own stale connection: ended here, as if it had shut down */
+        /* its own stale connection: ended here, as if it had shut down
+         * (closed after the new endpoint exists, so that the new one
+         * cannot take the old one's address while events of the old one
+         * may still be queued) */
         g_debug ("target %" G_GUINT64_FORMAT ": initiator %016" G_GINT64_MODIFIER
             "x reconnects; its old connection goes", t->id, in->token);
         if (t->rc.kind == MXL_RC_CONNECTED)
@@ -142,10 +149,6 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
         mxl_ofi_close (&ep->fid, "ep");
         reason = MXL_ERR_INTERRUPTED;
       }
-      next.kind = MXL_RC_ACCEPTING;
-      next.token = in->token;
-      next.u.accepting.ep = accept_request (t, in->info);
-      next.u.accepting.since = g_get_monotonic_time ();
       if (next.u.accepting.ep == NULL) {
         reject (t, in, FALSE);
         next.kind = MXL_RC_LISTENING;
