@@ -217,10 +217,14 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
 
   /* the first completions after a change of sender: what lies below them
    * was the earlier sender's to send */
-  if (sender_changed (self) && self->have_head)
+  if (sender_changed (self) && self->have_head && !self->sender_changed) {
     self->sender_changed = TRUE;
-  if (self->sender_changed)
+    self->oldest_since_change = index;
+  }
+  if (self->sender_changed) {
     self->uncounted_below = MAX (self->uncounted_below, index);
+    self->oldest_since_change = MIN (self->oldest_since_change, index);
+  }
   if (!self->have_head) {
     self->have_head = TRUE;
     self->head = self->next = index;
@@ -371,13 +375,19 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
      * it, then the ones it dropped without a target, which it counts
      * itself) nothing is the src's loss, its first grain is where its
      * counting starts. */
+    guint64 to = self->head;
+
+    /* after a change of sender: back to its first grains, if still held */
+    if (self->sender_changed)
+      to = CLAMP (self->oldest_since_change, self->head - ring + 1,
+          self->head);
     GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " grains behind the "
-        "newest (%" G_GUINT64_FORMAT "): skipping to it", self->head - index,
-        self->head);
+        "newest (%" G_GUINT64_FORMAT "): skipping to %" G_GUINT64_FORMAT,
+        self->head - index, self->head, to);
     if (self->last_index != G_MAXUINT64)
       count (self, &self->obj->counters.dropped_skipped,
-          own_loss (self, index, self->head - index), TRUE);
-    self->next = index = self->head;
+          own_loss (self, index, to - index), TRUE);
+    self->next = index = to;
     self->discont = TRUE;
     self->absent_since_us = 0;
   }
