@@ -240,7 +240,7 @@ mxl_initiator_slot_in_use_locked (const MxlInitiator *init, uint32_t slot)
   for (guint i = 0; i < init->conns->len; i++) {
     const MxlConn *c = g_ptr_array_index (init->conns, i);
     for (guint k = 0; k < c->q_len; k++)
-      if (c->queue[(c->q_head + k) % MXL_CONN_QUEUE].req.local_slot == slot)
+      if (c->queue[(c->q_head + k) % MXL_CONN_QUEUE].local_slot == slot)
         return TRUE;
   }
   /* ... and the provider reads it until each posted write completes. */
@@ -285,7 +285,7 @@ drop_queued_of_slot (MxlConn *conn, uint32_t slot)
   while (conn->q_len > 0) {
     MxlTransfer *t = &conn->queue[conn->q_head];
 
-    if (t->started || t->req.local_slot != slot)
+    if (t->started || t->local_slot != slot)
       break;
     mxl_conn_track_drop (conn, t->seq, MXL_ERR_OUT_OF_RANGE_TOO_LATE);
     conn->q_head = (conn->q_head + 1) % MXL_CONN_QUEUE;
