@@ -585,14 +585,16 @@ gst_mxl_fabrics_sink_engine_count_transfer (GstMxlFabricsSink * self,
       continue;
     }
     /* The initiator did not queue the grain on a target that is behind,
-     * and dropped queued ones whose slot came up again: its own loss. */
+     * dropped queued ones whose slot came up again, and queued ones failed
+     * (their connection lost): its own loss. */
     if (t->info && mxlFabricsExtInitiatorGetTargetStats (self->initiator,
             t->info, &ts) == MXL_STATUS_OK) {
+      guint64 lost = ts.transfersDropped + ts.transfersFailed;
+
       skipped = ts.grainsSkipped - MIN (t->seen_skipped, ts.grainsSkipped);
-      dropped = ts.transfersDropped - MIN (t->seen_dropped,
-          ts.transfersDropped);
+      dropped = lost - MIN (t->seen_dropped, lost);
       t->seen_skipped = ts.grainsSkipped;
-      t->seen_dropped = ts.transfersDropped;
+      t->seen_dropped = lost;
     }
     if (skipped == 0) {
       t->counters.grains++;

@@ -283,6 +283,10 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
   self->absent_since_us = 0;
   self->n_missed = 0;
   self->n_lateness = 0;
+  self->accepted_seen = 0;
+  self->sender_changed = FALSE;
+  self->uncounted_below = 0;
+  self->oldest_since_change = 0;
   GST_OBJECT_LOCK (self);
   self->latency = gst_mxl_fabrics_src_initial_latency (self);
   GST_OBJECT_UNLOCK (self);

@@ -79,6 +79,17 @@ struct _GstMxlFabricsSrc {
   gint64 absent_since_us;       /* 0: nothing awaited */
   guint64 missed[GST_MXL_FABRICS_SRC_MISSED_KEPT];
   guint n_missed;
+  /* a change of sender (a connection accepted, a claim taken up: the
+   * target's connectionsAccepted moved) since the last pushed grain: the
+   * indices below the newest completed since then (uncounted_below) were
+   * never sent to this src over one connection and are not its loss
+   * (docs/bus-and-stats.md, "Which side counts a loss"); a re-alignment
+   * then goes back to the oldest completed since (oldest_since_change)
+   * if the ring still holds it */
+  guint64 accepted_seen;
+  gboolean sender_changed;
+  guint64 uncounted_below;
+  guint64 oldest_since_change;
   /* arrival - origin time of grains completed while the src waited */
   GstClockTime lateness[GST_MXL_FABRICS_SRC_LATENESS_KEPT];
   guint n_lateness;

@@ -181,6 +181,30 @@ missed_arrived (GstMxlFabricsSrc * self, guint64 index)
   }
 }
 
+/* Whether the target took up another connection (or claim) since the
+ * last call: its connectionsAccepted moved. */
+static gboolean
+sender_changed (GstMxlFabricsSrc * self)
+{
+  mxlFabricsExtTargetStats ts = {.version = MXL_FABRICS_API_VERSION };
+
+  if (mxlFabricsExtTargetGetStats (self->target, &ts) != MXL_STATUS_OK
+      || ts.connectionsAccepted == self->accepted_seen)
+    return FALSE;
+  self->accepted_seen = ts.connectionsAccepted;
+  return TRUE;
+}
+
+/* Of the @n indices from @index on, how many the src counts as its own
+ * loss: none below self->uncounted_below (see mxlfabricssrc.h). */
+static guint64
+own_loss (GstMxlFabricsSrc * self, guint64 index, guint64 n)
+{
+  guint64 from = MAX (index, MIN (self->uncounted_below, index + n));
+
+  return index + n - from;
+}
+
 /* A completion for grain @index was read (and committed by the target);
  * @waited: it arrived while the src waited in a read (the queue was empty
  * before), so now is its arrival time. */
@@ -191,6 +215,16 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
   /* the src had pushed everything before: it was waiting for this one */
   gboolean waiting = waited && (!self->have_head || self->next > self->head);
 
+  /* the first completions after a change of sender: what lies below them
+   * was the earlier sender's to send */
+  if (sender_changed (self) && self->have_head && !self->sender_changed) {
+    self->sender_changed = TRUE;
+    self->oldest_since_change = index;
+  }
+  if (self->sender_changed) {
+    self->uncounted_below = MAX (self->uncounted_below, index);
+    self->oldest_since_change = MIN (self->oldest_since_change, index);
+  }
   if (!self->have_head) {
     self->have_head = TRUE;
     self->head = self->next = index;
@@ -253,6 +287,7 @@ stamp (GstMxlFabricsSrc * self, GstBuffer * buf, guint64 index, guint64 units,
 static void
 pushed (GstMxlFabricsSrc * self, guint64 index, gsize bytes)
 {
+  self->sender_changed = FALSE;
   GST_OBJECT_LOCK (self);
   self->obj->counters.buffers++;
   self->obj->counters.grains++;
@@ -301,6 +336,13 @@ grain_absent (GstMxlFabricsSrc * self, guint64 index)
     self->absent_index = index + 1;     /* the wait goes on for the gap */
   else
     self->absent_since_us = 0;
+  if (own_loss (self, index, 1) == 0) {
+    GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " was not sent to us "
+        "(the sender changed)", index);
+    self->next++;
+    self->discont = TRUE;
+    return;
+  }
   GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " never arrived", index);
   count (self, &self->obj->counters.dropped_missing, 1, TRUE);
   if (self->n_missed == GST_MXL_FABRICS_SRC_MISSED_KEPT) {
@@ -333,13 +375,19 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
      * it, then the ones it dropped without a target, which it counts
      * itself) nothing is the src's loss, its first grain is where its
      * counting starts. */
+    guint64 to = self->head;
+
+    /* after a change of sender: back to its first grains, if still held */
+    if (self->sender_changed)
+      to = CLAMP (self->oldest_since_change, self->head - ring + 1,
+          self->head);
     GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " grains behind the "
-        "newest (%" G_GUINT64_FORMAT "): skipping to it", self->head - index,
-        self->head);
+        "newest (%" G_GUINT64_FORMAT "): skipping to %" G_GUINT64_FORMAT,
+        self->head - index, self->head, to);
     if (self->last_index != G_MAXUINT64)
-      count (self, &self->obj->counters.dropped_skipped, self->head - index,
-          TRUE);
-    self->next = index = self->head;
+      count (self, &self->obj->counters.dropped_skipped,
+          own_loss (self, index, to - index), TRUE);
+    self->next = index = to;
     self->discont = TRUE;
     self->absent_since_us = 0;
   }

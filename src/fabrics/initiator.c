@@ -37,6 +37,7 @@ static mxlStatus queue_one (MxlInitiator *init, uint64_t target_id,
 static const MxlEngineOps engine_ops = {
   .track_write = mxl_conn_track_write,
   .track_fail = mxl_conn_track_fail,
+  .track_drop = mxl_conn_track_drop,
   .transfer_idle = mxl_conn_transfer_idle,
   .on_completion = mxl_initiator_on_completion,
   .queue_one = queue_one,

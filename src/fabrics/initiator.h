@@ -177,6 +177,7 @@ void mxl_conn_track_complete (MxlConn *conn, uint64_t seq, gboolean ok, int err)
 void mxl_conn_track_write (MxlConn *conn, uint64_t seq, gboolean last);
 void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,
     int prov_err, gboolean final);
+void mxl_conn_track_drop (MxlConn *conn, uint64_t seq, mxlStatus status);
 gboolean mxl_conn_transfer_idle (MxlConn *conn, uint64_t seq);
 void mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok,
     int err);

@@ -51,6 +51,17 @@ tracked_find (MxlConn *conn, uint64_t seq)
   return tr->seq == seq ? tr : NULL;
 }
 
+/* Reports a finished transfer; one that failed after it was queued and was
+ * not dropped (its connection lost, a post or a write failed) is counted in
+ * the connection's transfersFailed: its target's loss. */
+static void
+tracked_report (MxlConn *conn, const MxlTracked *tr)
+{
+  if (tr->status != MXL_STATUS_OK && !tr->dropped)
+    conn->transfers_failed++;
+  mxl_initiator_push_result (conn->init, conn->target_id, tr);
+}
+
 /* Reports finished transfers, oldest first (results keep queue order). */
 static void
 tracked_retire (MxlConn *conn)
@@ -59,7 +70,7 @@ tracked_retire (MxlConn *conn)
     MxlTracked *tr = &conn->tracked[conn->tr_head];
     if (!tr->posting_done || tr->outstanding > 0)
       break;
-    mxl_initiator_push_result (conn->init, conn->target_id, tr);
+    tracked_report (conn, tr);
     conn->tr_head = (conn->tr_head + 1) % MXL_CONN_TRACKED;
     conn->tr_len--;
   }
@@ -96,7 +107,7 @@ mxl_conn_track_cancel (MxlConn *conn, mxlStatus reason)
     MxlTracked *tr = &conn->tracked[(conn->tr_head + i) % MXL_CONN_TRACKED];
     if (tr->status == MXL_STATUS_OK)
       tr->status = reason != MXL_STATUS_OK ? reason : MXL_ERR_INTERRUPTED;
-    mxl_initiator_push_result (conn->init, conn->target_id, tr);
+    tracked_report (conn, tr);
   }
   conn->tr_head = conn->tr_len = 0;
 }
@@ -137,6 +148,18 @@ mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status, int prov_err
   if (final)
     tr->posting_done = TRUE;
   tracked_retire (conn);
+}
+
+void
+mxl_conn_track_drop (MxlConn *conn, uint64_t seq, mxlStatus status)
+{
+  MxlTracked *tr = tracked_find (conn, seq);
+
+  conn->transfers_dropped++;
+  conn->init->stats.transfersDropped++;
+  if (tr != NULL)
+    tr->dropped = TRUE;
+  mxl_conn_track_fail (conn, seq, status, 0, TRUE);
 }
 
 /* A write of @seq completed (or failed with positive @err). */
@@ -264,9 +287,7 @@ drop_queued_of_slot (MxlConn *conn, uint32_t slot)
 
     if (t->started || t->local_slot != slot)
       break;
-    conn->transfers_dropped++;
-    conn->init->stats.transfersDropped++;
-    mxl_conn_track_fail (conn, t->seq, MXL_ERR_OUT_OF_RANGE_TOO_LATE, 0, TRUE);
+    mxl_conn_track_drop (conn, t->seq, MXL_ERR_OUT_OF_RANGE_TOO_LATE);
     conn->q_head = (conn->q_head + 1) % MXL_CONN_QUEUE;
     conn->q_len--;
   }
@@ -326,6 +347,7 @@ mxl_initiator_target_stats (MxlInitiator *init, uint64_t target_id,
     out->grainsSkipped = conn->grains_skipped;
     out->transfersDropped = conn->transfers_dropped;
     out->fellBehind = conn->fell_behind;
+    out->transfersFailed = conn->transfers_failed;
     out->behind = conn->behind;
     st = MXL_STATUS_OK;
   }

@@ -74,10 +74,15 @@ mxl_target_claims_take (MxlTarget *t, struct fi_cq_data_entry *batch, size_t len
   if (t->claims == NULL || t->claims->c.words == NULL)
     return len;
   for (size_t i = 0; i < len; i++) {
-    if ((batch[i].flags & FI_REMOTE_CQ_DATA) && mxl_claim_is_imm (batch[i].data))
+    if ((batch[i].flags & FI_REMOTE_CQ_DATA) && mxl_claim_is_imm (batch[i].data)) {
+      uint64_t owner = t->claims->c.owner;
+
       mxl_claim_target_on_claim (&t->claims->c, batch[i].data,
           &t->stats.initiatorsRefused);
-    else
+      /* an initiator took the target up: counted as an RC accept is */
+      if (t->claims->c.owner != 0 && t->claims->c.owner != owner)
+        t->stats.connectionsAccepted++;
+    } else
       batch[kept++] = batch[i];
   }
   return kept;

@@ -5,7 +5,11 @@
  * the passive endpoint keeps listening while an initiator is connected
  * (further requests are rejected, not left unanswered), and after the
  * initiator goes away the target returns to listening on the same address
- * and accepts the next one.
+ * and accepts the next one. A request from the initiator that holds the
+ * connection (the same claim token, src/fabrics/wire/claim.h) replaces it:
+ * that initiator has left its old connection (it reconnects after a loss
+ * the target has not seen yet, e.g. while the target was stopped), which
+ * would otherwise refuse it as a second sender (docs/wire-format.md §6.3).
  */
 #include "fabrics/target.h"
 
@@ -140,16 +144,32 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
         reject (t, in, REJECT_OTHER);
         return;
       }
-      if (t->rc.kind != MXL_RC_LISTENING) {
+      if (t->rc.kind != MXL_RC_LISTENING
+          && (in->token == 0 || in->token != t->rc.token)) {
         reject (t, in, REJECT_BUSY);   /* one initiator at a time */
         return;
       }
       next.kind = MXL_RC_ACCEPTING;
+      next.token = in->token;
       next.u.accepting.ep = accept_request (t, in->info);
       next.u.accepting.since = g_get_monotonic_time ();
+      if (t->rc.kind != MXL_RC_LISTENING) {
+        /* its own stale connection: ended here, as if it had shut down
+         * (closed after the new endpoint exists, so that the new one
+         * cannot take the old one's address while events of the old one
+         * may still be queued) */
+        g_debug ("target %" G_GUINT64_FORMAT ": initiator %016" G_GINT64_MODIFIER
+            "x reconnects; its old connection goes", t->id, in->token);
+        if (t->rc.kind == MXL_RC_CONNECTED)
+          t->stats.disconnections++;
+        t->rx_ep = NULL;
+        mxl_ofi_close (&ep->fid, "ep");
+        reason = MXL_ERR_INTERRUPTED;
+      }
       if (next.u.accepting.ep == NULL) {
         reject (t, in, REJECT_FAILED);
-        return;
+        next.kind = MXL_RC_LISTENING;
+        next.token = 0;
       }
       break;
     case RC_IN_CONNECTED:
@@ -177,6 +197,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       t->rx_ep = NULL;
       mxl_ofi_close (&ep->fid, "ep");
       next.kind = MXL_RC_LISTENING;
+      next.token = 0;
       break;
     case RC_IN_TICK:
       if (t->rc.kind != MXL_RC_ACCEPTING
@@ -185,6 +206,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       reason = MXL_ERR_NOT_READY;
       mxl_ofi_close (&ep->fid, "ep");
       next.kind = MXL_RC_LISTENING;
+      next.token = 0;
       break;
   }
   if (public_state (&next) != public_state (&t->rc))

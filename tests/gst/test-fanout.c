@@ -229,7 +229,7 @@ add_target (GstElement * sink, const gchar * value)
 /* Pushes N_FRAMES frames in real time (sync=true paces them) and returns
  * their checksums; waits (bounded) until the sink rendered them all. */
 static GPtrArray *
-push_frames (GstElement * p)
+push_n_frames (GstElement * p, guint n_frames)
 {
   GstElement *in = gst_bin_get_by_name (GST_BIN (p), "in");
   GPtrArray *sent = g_ptr_array_new_with_free_func (g_free);
@@ -237,7 +237,7 @@ push_frames (GstElement * p)
   gint64 end;
   guint k;
 
-  for (k = 0; k < N_FRAMES; k++) {
+  for (k = 0; k < n_frames; k++) {
     GstBuffer *b = hgst_frame (FRAME_BYTES, k, base + k * FRAME_NS, FRAME_NS);
 
     g_ptr_array_add (sent, hgst_checksum (b));
@@ -245,13 +245,19 @@ push_frames (GstElement * p)
         GST_FLOW_OK);
   }
   end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-  while (hgst_stat (p, "sink", "buffers") < N_FRAMES
+  while (hgst_stat (p, "sink", "buffers") < n_frames
       && g_get_monotonic_time () < end)
     g_usleep (10 * 1000);
-  g_assert_cmpuint (hgst_stat (p, "sink", "buffers"), ==, N_FRAMES);
+  g_assert_cmpuint (hgst_stat (p, "sink", "buffers"), ==, n_frames);
   g_usleep (300 * 1000);        /* the last transfers complete */
   gst_object_unref (in);
   return sent;
+}
+
+static GPtrArray *
+push_frames (GstElement * p)
+{
+  return push_n_frames (p, N_FRAMES);
 }
 
 /* Every checksum of @got is in @sent, in increasing order of frame. */
@@ -295,10 +301,22 @@ continue_later (gpointer data)
   return NULL;
 }
 
+#define LONG_STALL_S 5          /* STALLED_LONG: SIGCONT 5 s into the stream */
+#define LONG_FRAMES 400         /* ... of 8 s */
+
+static gpointer
+continue_much_later (gpointer data)
+{
+  g_usleep (LONG_STALL_S * G_USEC_PER_SEC);
+  kill (((Child *) data)->pid, SIGCONT);
+  return NULL;
+}
+
 typedef enum {
   SLOW,                         /* identity sleep-time downstream */
   STOPPED,                      /* SIGSTOP */
   STALLED,                      /* SIGSTOP, SIGCONT 1.5 s into the stream */
+  STALLED_LONG,                 /* SIGSTOP, SIGCONT 5 s into an 8 s stream */
   KILLED,                       /* SIGKILL */
 } Badness;
 
@@ -313,6 +331,7 @@ bad_receiver_with (const gchar * provider, Badness how, const gchar * options)
   GPtrArray *sent;
   guint64 slow_dropped, fast_dropped, fast_grains, slow_grains;
   GThread *killer = NULL;
+  guint n_frames = how == STALLED_LONG ? LONG_FRAMES : N_FRAMES;
   guint i;
 
   g_assert_nonnull (dir);
@@ -327,14 +346,16 @@ bad_receiver_with (const gchar * provider, Badness how, const gchar * options)
   g_assert_true (add_target (sink, at_slow));
   g_assert_true (wait_target_state (sink, at_fast, STATE_CONNECTED, 10000));
   g_assert_true (wait_target_state (sink, at_slow, STATE_CONNECTED, 10000));
-  if (how == STOPPED || how == STALLED)
+  if (how == STOPPED || how == STALLED || how == STALLED_LONG)
     g_assert_cmpint (kill (slow.pid, SIGSTOP), ==, 0);
   if (how == STALLED)
     killer = g_thread_new ("continuer", continue_later, &slow);
+  else if (how == STALLED_LONG)
+    killer = g_thread_new ("continuer", continue_much_later, &slow);
   else if (how == KILLED)       /* mid-stream, reaped as a shell would */
     killer = g_thread_new ("killer", kill_later, &slow);
 
-  sent = push_frames (p);
+  sent = push_n_frames (p, n_frames);
   if (killer)
     g_thread_join (killer);
   /* per-target stats are refreshed every 100 ms */
@@ -357,24 +378,42 @@ bad_receiver_with (const gchar * provider, Badness how, const gchar * options)
   else
     got_slow = child_finish (&slow);
   g_test_message ("fast receiver got %u of %u frames, slow one %u",
-      g_strv_length (got_fast), N_FRAMES, g_strv_length (got_slow));
+      g_strv_length (got_fast), n_frames, g_strv_length (got_slow));
   /* the fast receiver: every frame, bit-exact, in order */
-  g_assert_cmpuint (g_strv_length (got_fast), ==, N_FRAMES);
-  for (i = 0; i < N_FRAMES; i++)
+  g_assert_cmpuint (g_strv_length (got_fast), ==, n_frames);
+  for (i = 0; i < n_frames; i++)
     g_assert_cmpstr (got_fast[i], ==, g_ptr_array_index (sent, i));
-  g_assert_cmpuint (fast_grains, ==, N_FRAMES);
+  g_assert_cmpuint (fast_grains, ==, n_frames);
   g_assert_cmpuint (fast_dropped, ==, 0);
   /* the slow one: what it got is bit-exact, and every frame is either
    * sent to it or counted as dropped on its own target */
   assert_subsequence (got_slow, sent);
-  g_assert_cmpuint (g_strv_length (got_slow), <, N_FRAMES);
-  g_assert_cmpuint (slow_grains + slow_dropped, ==, N_FRAMES);
+  g_assert_cmpuint (g_strv_length (got_slow), <, n_frames);
+  g_assert_cmpuint (slow_grains + slow_dropped, ==, n_frames);
   if (stop) {
     /* a stopped receiver falls behind at the sender: a WARNING names it */
     g_assert_cmpuint (slow_dropped, >, 0);
     if (!strstr (warnings, at_slow + 1)
         || !strstr (warnings, how == KILLED ? "lost" : "behind"))
       g_error ("no WARNING names the slow target %s: %s", at_slow, warnings);
+  }
+  if (how == STALLED_LONG) {
+    /* back, it gets every frame from then on: the frames it got end with
+     * a run of the last sent ones, of (at least) the last 2 s */
+    guint n = g_strv_length (got_slow), k = 0;
+
+    while (k < n && g_strcmp0 (got_slow[n - 1 - k],
+            g_ptr_array_index (sent, n_frames - 1 - k)) == 0)
+      k++;
+    g_test_message ("the stalled receiver got the last %u frames in a row", k);
+    /* its sender's reconnection is not refused by its own old connection */
+    g_assert_null (strstr (warnings, "already has a sender"));
+    /* its target counts as sent no more than it got: the transfers its
+     * lost connection failed count as dropped (one may have arrived: the
+     * sender cannot tell), and at least the run it got after it came back */
+    g_assert_cmpuint (slow_grains, <=, n);
+    g_assert_cmpuint (slow_grains, >=, k);
+    g_assert_cmpuint (k, >=, n_frames - (LONG_STALL_S + 1) * 50);
   }
 
   g_strfreev (got_fast);
@@ -591,6 +630,13 @@ test_stalled_shm_copy (void)
   bad_receiver_with ("shm", STALLED, "zero-copy=false");
 }
 
+/* stopped for 5 s of an 8 s stream, then continued */
+static void
+test_stalled_long_tcp (void)
+{
+  bad_receiver ("tcp", STALLED_LONG);
+}
+
 static void
 test_stalled_tcp_copy (void)
 {
@@ -619,5 +665,6 @@ main (int argc, char **argv)
       test_stalled_shm_copy);
   g_test_add_func ("/gst/fanout/stalled-receiver/tcp-copy",
       test_stalled_tcp_copy);
+  g_test_add_func ("/gst/fanout/stalled-long/tcp", test_stalled_long_tcp);
   return g_test_run ();
 }

@@ -406,6 +406,39 @@ hgst_append_checksum (GstBuffer * b, gpointer sums)
   g_free (sum);
 }
 
+static volatile sig_atomic_t hgst_sigint_seen;
+
+static inline void
+hgst_on_sigint (int sig)
+{
+  hgst_sigint_seen = 1;
+}
+
+/* A child receiver's loop that its parent ends with SIGINT: hands each
+ * buffer from the appsink "out" of @p to @each until SIGINT came or none
+ * came for @idle_ms. Returns how many came. */
+static inline guint
+hgst_pull_until_sigint (GstElement * p, guint idle_ms, HgstEachBuffer each,
+    gpointer data)
+{
+  gint64 last = g_get_monotonic_time ();
+  guint got = 0;
+
+  signal (SIGINT, hgst_on_sigint);
+  while (!hgst_sigint_seen
+      && g_get_monotonic_time () - last < (gint64) idle_ms * 1000) {
+    GstBuffer *b = hgst_pull (p, 100);
+
+    if (b == NULL)
+      continue;
+    last = g_get_monotonic_time ();
+    each (b, data);
+    gst_buffer_unref (b);
+    got++;
+  }
+  return got;
+}
+
 /* A child receiver's loop: pulls buffers as hgst_pull_each() does and
  * writes their SHA-1s, one a line, to @out. Returns how many came. */
 static inline guint

@@ -157,6 +157,9 @@ typedef struct MxlTracked {
   mxlStatus status;          /* first failure, or OK */
   int prov_err;
   gint64 queued_at;          /* monotonic us, when TransferGrain queued it */
+  gboolean dropped;          /* counted in its connection's transfers_dropped
+                                (mxl_conn_track_drop), so not in
+                                transfers_failed */
 } MxlTracked;
 
 typedef enum MxlConnKind {
@@ -239,6 +242,7 @@ struct MxlConn {
    * reconnections. */
   uint64_t grains_skipped;
   uint64_t transfers_dropped;
+  uint64_t transfers_failed;   /* tracked ones that failed, not dropped */
   uint64_t fell_behind;
   gboolean behind;
 };
@@ -455,6 +459,10 @@ struct MxlEngineOps {
    * failed). */
   void (*track_fail) (MxlConn *conn, uint64_t seq, mxlStatus status,
       int prov_err, gboolean final);
+  /* Transfer @seq of @conn is dropped before it started (@status: why):
+   * counted in the connection's and the initiator's transfersDropped (not
+   * in its transfersFailed), and fails as track_fail() (final). */
+  void (*track_drop) (MxlConn *conn, uint64_t seq, mxlStatus status);
   /* TRUE when transfer @seq of @conn will read no more local memory: not
    * queued, every posted write completed (or it was never tracked, or is
    * retired). */

@@ -140,9 +140,7 @@ mxl_egress_pump (MxlConn *conn)
     ssize_t rc;
 
     if (!t->started && g_get_monotonic_time () > t->deadline) {
-      init->stats.transfersDropped++;
-      conn->transfers_dropped++;
-      init->engine->track_fail (conn, t->seq, MXL_ERR_TIMEOUT, 0, TRUE);
+      init->engine->track_drop (conn, t->seq, MXL_ERR_TIMEOUT);
       dequeue_head (conn);
       continue;
     }

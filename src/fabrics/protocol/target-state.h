@@ -43,6 +43,8 @@ typedef enum MxlRcKind {
  * every state, so the address (and port) in the TargetInfo stays valid. */
 typedef struct MxlRcState {
   MxlRcKind kind;
+  uint64_t token;    /* accepting, connected: the initiator's claim token
+                        (its connection request's private data), 0 = none */
   union {
     struct { struct fid_ep *ep; gint64 since; } accepting;
     struct { struct fid_ep *ep; } connected;

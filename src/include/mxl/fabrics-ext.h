@@ -348,7 +348,9 @@ typedef struct mxlFabricsExtTargetStats_t {
                                     write still landing (lapped) */
   uint64_t completionErrors;     /* error completions and CQ failures */
   uint64_t completionsWithoutData; /* completions carrying no immediate data */
-  uint64_t connectionsAccepted;  /* RC: initiators accepted */
+  uint64_t connectionsAccepted;  /* RC: initiators accepted; claim targets
+                                    (shm, efa, rxm, wire-format.md §11.4):
+                                    claims of a new owner taken up */
   uint64_t connectionsRejected;  /* RC: requests refused while connected */
   uint64_t disconnections;       /* RC: initiators gone (shutdown or error) */
   uint64_t commitFailures;       /* flow writer refused the commit */
@@ -516,6 +518,11 @@ typedef struct mxlFabricsExtInitiatorTargetStats_t {
   uint64_t fellBehind;           /* disconnections because its posted writes
                                     still read a slot the others needed */
   bool behind;                   /* it was behind at the last grain */
+  uint64_t transfersFailed;      /* queued on it, not dropped, and failed:
+                                    its connection was lost (fellBehind,
+                                    the target went away) or a post or
+                                    write failed; lost for it, as the
+                                    dropped ones are */
 } mxlFabricsExtInitiatorTargetStats;
 
 /**

@@ -390,14 +390,18 @@ behind (const FabProv *p)
   g_assert_cmpuint (st.grainsSkipped, ==, 0);
   g_assert_cmpuint (st.transfersDropped, ==, 0);
   g_assert_cmpuint (st.fellBehind, ==, 0);
+  g_assert_cmpuint (st.transfersFailed, ==, 0);
   g_assert_cmpint (st.state, ==, MXL_FABRICS_EXT_STATE_CONNECTED);
   g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (init, info[1], &st), ==,
       MXL_STATUS_OK);
   g_test_message ("stalled target: %" G_GUINT64_FORMAT " skipped, %" G_GUINT64_FORMAT
-      " dropped, %" G_GUINT64_FORMAT " disconnections", st.grainsSkipped,
-      st.transfersDropped, st.fellBehind);
+      " dropped, %" G_GUINT64_FORMAT " disconnections, %" G_GUINT64_FORMAT
+      " failed", st.grainsSkipped, st.transfersDropped, st.fellBehind,
+      st.transfersFailed);
   g_assert_cmpuint (st.grainsSkipped, >, 0);
   g_assert_cmpuint (st.fellBehind, ==, 1);
+  /* the writes its endpoint held when it was closed failed: its loss */
+  g_assert_cmpuint (st.transfersFailed, >, 0);
   g_assert_cmpint (st.state, ==, MXL_FABRICS_EXT_STATE_LOST);
   mxlFabricsFreeTargetInfo (info[0]);
   mxlFabricsFreeTargetInfo (info[1]);
