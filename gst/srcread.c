@@ -162,8 +162,10 @@ on_data (GstMxlFabricsSrc * self)
         GST_MXL_FABRICS_CONNECTION_CONNECTED, NULL, "data received");
 }
 
-/* Grain @index, counted missing earlier, completed after all: it was not
- * missing but late. */
+/* Grain @index, behind what the src reads next, completed: counted
+ * missing earlier, it was not missing but late. One not counted yet is
+ * counted now, so that every grain that arrives is pushed or counted:
+ * before the first pushed grain skipped-at-start, after it dropped-late. */
 static void
 missed_arrived (GstMxlFabricsSrc * self, guint64 index)
 {
@@ -179,6 +181,96 @@ missed_arrived (GstMxlFabricsSrc * self, guint64 index)
     GST_OBJECT_UNLOCK (self);
     return;
   }
+  if (self->last_index == G_MAXUINT64 || index < self->first_index)
+    count (self, &self->obj->counters.skipped_at_start, 1, FALSE);
+  else
+    count (self, &self->obj->counters.dropped_late, 1, TRUE);
+}
+
+/* Remembers @index as counted missing (missed_arrived()). */
+static void
+missed_add (GstMxlFabricsSrc * self, guint64 index)
+{
+  if (self->n_missed == GST_MXL_FABRICS_SRC_MISSED_KEPT) {
+    memmove (self->missed, self->missed + 1,
+        sizeof self->missed - sizeof self->missed[0]);
+    self->n_missed--;
+  }
+  self->missed[self->n_missed++] = index;
+}
+
+/* The head jumps from self->head to @index: the indices between have not
+ * completed (yet). */
+static void
+hole_add (GstMxlFabricsSrc * self, guint64 index)
+{
+  if (index <= self->head + 1)
+    return;
+  if (self->n_holes == GST_MXL_FABRICS_SRC_HOLES_KEPT) {
+    memmove (self->hole_lo, self->hole_lo + 1,
+        sizeof self->hole_lo - sizeof self->hole_lo[0]);
+    memmove (self->hole_hi, self->hole_hi + 1,
+        sizeof self->hole_hi - sizeof self->hole_hi[0]);
+    self->n_holes--;
+  }
+  self->hole_lo[self->n_holes] = self->head + 1;
+  self->hole_hi[self->n_holes++] = index;
+}
+
+/* Grain @index, behind the head, completed: not a hole any more (a run
+ * split in two when there is room; else the shorter side is dropped, and
+ * what it held counts as skipped, not missing, if skipped). */
+static void
+hole_fill (GstMxlFabricsSrc * self, guint64 index)
+{
+  guint i;
+
+  for (i = 0; i < self->n_holes; i++) {
+    guint64 lo = self->hole_lo[i], hi = self->hole_hi[i];
+
+    if (index < lo || index >= hi)
+      continue;
+    if (index == lo)
+      self->hole_lo[i]++;
+    else if (index == hi - 1)
+      self->hole_hi[i]--;
+    else if (self->n_holes < GST_MXL_FABRICS_SRC_HOLES_KEPT) {
+      self->hole_lo[self->n_holes] = index + 1;
+      self->hole_hi[self->n_holes++] = hi;
+      self->hole_hi[i] = index;
+    } else if (index - lo < hi - index)
+      self->hole_lo[i] = index + 1;
+    else
+      self->hole_hi[i] = index;
+    return;
+  }
+}
+
+/* Of the indices [@from, @to) skipped re-aligning, how many never
+ * completed (in a hole); forgets the holes before @to. With @counted they
+ * are counted missing (the newest remembered, missed_add()). */
+static guint64
+holes_take (GstMxlFabricsSrc * self, guint64 from, guint64 to,
+    gboolean counted)
+{
+  guint64 n = 0, k;
+  guint i, kept = 0;
+
+  for (i = 0; i < self->n_holes; i++) {
+    guint64 lo = MAX (self->hole_lo[i], from), hi = MIN (self->hole_hi[i], to);
+
+    if (hi > lo)
+      n += hi - lo;
+    for (k = hi > lo + GST_MXL_FABRICS_SRC_MISSED_KEPT ?
+        hi - GST_MXL_FABRICS_SRC_MISSED_KEPT : lo; counted && k < hi; k++)
+      missed_add (self, k);
+    if (self->hole_hi[i] > to) {
+      self->hole_lo[kept] = MAX (self->hole_lo[i], to);
+      self->hole_hi[kept++] = self->hole_hi[i];
+    }
+  }
+  self->n_holes = kept;
+  return n;
 }
 
 /* A completion for grain @index was read (and committed by the target);
@@ -194,7 +286,9 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
   if (!self->have_head) {
     self->have_head = TRUE;
     self->head = self->next = index;
+    self->n_holes = 0;
   } else if (index > self->head) {
+    hole_add (self, index);
     self->head = index;
   } else if (index + window < self->next) {
     /* Far behind what we pushed: the initiator restarted with another
@@ -204,9 +298,12 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
     self->head = self->next = index;
     self->discont = TRUE;
     self->n_missed = 0;
+    self->n_holes = 0;
     self->absent_since_us = 0;
   } else if (index < self->next) {
     missed_arrived (self, index);
+  } else {
+    hole_fill (self, index);
   }
   if (self->absent_since_us != 0 && index == self->absent_index)
     self->absent_since_us = 0;  /* it came: read it now */
@@ -258,6 +355,8 @@ pushed (GstMxlFabricsSrc * self, guint64 index, gsize bytes)
   self->obj->counters.grains++;
   self->obj->counters.bytes += bytes;
   GST_OBJECT_UNLOCK (self);
+  if (self->last_index == G_MAXUINT64)
+    self->first_index = index;
   self->last_index = index;
 }
 
@@ -303,12 +402,7 @@ grain_absent (GstMxlFabricsSrc * self, guint64 index)
     self->absent_since_us = 0;
   GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " never arrived", index);
   count (self, &self->obj->counters.dropped_missing, 1, TRUE);
-  if (self->n_missed == GST_MXL_FABRICS_SRC_MISSED_KEPT) {
-    memmove (self->missed, self->missed + 1,
-        sizeof self->missed - sizeof self->missed[0]);
-    self->n_missed--;
-  }
-  self->missed[self->n_missed++] = index;
+  missed_add (self, index);
   self->next++;
   self->discont = TRUE;
 }
@@ -332,13 +426,25 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
      * on: before it (a sender that connected with grains that waited for
      * it, then the ones it dropped without a target, which it counts
      * itself) nothing is the src's loss, its first grain is where its
-     * counting starts. */
+     * counting starts (the grains before it that did arrive are
+     * skipped-at-start, so every grain that arrives is pushed or counted).
+     * Indices the head jumped over that never completed (a sender that left
+     * them out, e.g. re-aligning a late input) are dropped-missing: only
+     * grains that did arrive are the src's skip. */
+    guint64 holes = holes_take (self, index, self->head,
+        self->last_index != G_MAXUINT64);
+
     GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " grains behind the "
-        "newest (%" G_GUINT64_FORMAT "): skipping to it", self->head - index,
-        self->head);
-    if (self->last_index != G_MAXUINT64)
-      count (self, &self->obj->counters.dropped_skipped, self->head - index,
-          TRUE);
+        "newest (%" G_GUINT64_FORMAT "): skipping to it (%" G_GUINT64_FORMAT
+        " of them never arrived)", self->head - index, self->head, holes);
+    if (self->last_index != G_MAXUINT64) {
+      count (self, &self->obj->counters.dropped_skipped,
+          self->head - index - holes, TRUE);
+      count (self, &self->obj->counters.dropped_missing, holes, TRUE);
+    } else {
+      count (self, &self->obj->counters.skipped_at_start,
+          self->head - index - holes, FALSE);
+    }
     self->next = index = self->head;
     self->discont = TRUE;
     self->absent_since_us = 0;
