@@ -283,6 +283,7 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
   self->absent_since_us = 0;
   self->n_missed = 0;
   self->n_holes = 0;
+  self->back_run = 0;
   self->n_lateness = 0;
   GST_OBJECT_LOCK (self);
   self->latency = gst_mxl_fabrics_src_initial_latency (self);

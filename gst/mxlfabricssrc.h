@@ -89,6 +89,7 @@ struct _GstMxlFabricsSrc {
   guint64 hole_lo[GST_MXL_FABRICS_SRC_HOLES_KEPT];
   guint64 hole_hi[GST_MXL_FABRICS_SRC_HOLES_KEPT];
   guint n_holes;
+  guint back_run;               /* completions in a row far behind next */
   /* arrival - origin time of grains completed while the src waited */
   GstClockTime lateness[GST_MXL_FABRICS_SRC_LATENESS_KEPT];
   guint n_lateness;

@@ -288,19 +288,28 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
     self->head = self->next = index;
     self->n_holes = 0;
   } else if (index > self->head) {
+    self->back_run = 0;
     hole_add (self, index);
     self->head = index;
-  } else if (index + window < self->next) {
-    /* Far behind what we pushed: the initiator restarted with another
-     * time base (e.g. untimestamped input). Follow it. */
+  } else if (index + window < self->next
+      && ++self->back_run > self->flow.config.discrete.grainCount) {
+    /* Far behind what we pushed, for more than a ring of completions in a
+     * row: the initiator restarted with another time base (e.g.
+     * untimestamped input). Follow it. Fewer are grains that waited in
+     * the sender and arrive after newer ones (a receiver that joins
+     * mid-stream): late, counted below; following them would push the
+     * newer ones again when they come round. */
     GST_INFO_OBJECT (self, "index went back from %" G_GUINT64_FORMAT " to %"
         G_GUINT64_FORMAT ": following the new sequence", self->next, index);
+    self->back_run = 0;
     self->head = self->next = index;
     self->discont = TRUE;
     self->n_missed = 0;
     self->n_holes = 0;
     self->absent_since_us = 0;
   } else if (index < self->next) {
+    if (index + window >= self->next)
+      self->back_run = 0;
     missed_arrived (self, index);
   } else {
     hole_fill (self, index);

@@ -320,15 +320,15 @@ test_restart_counts (void)
   g_free (desc);
 }
 
-/* A receiver that joins a live sender mid-stream (its predecessor took
- * LATE_FIRST buffers and ended): every grain that arrives is pushed or
- * counted. It drains until nothing came for 3 s after the sender's last
- * grain, so its stats hold every grain: grains-received == buffers + the
- * drops of grains that did arrive (all but dropped-missing) + invalid +
+/* A receiver that joins a live sender mid-stream (the sender started
+ * first, following a TargetInfo file that did not exist yet, and dropped
+ * grains without a target): every grain that arrives is pushed or counted.
+ * It drains until nothing came for 3 s after the sender's last grain, so
+ * its stats hold every grain: grains-received == buffers + the drops of
+ * grains that did arrive (all but dropped-missing) + invalid +
  * skipped-at-start (the grains that waited in the sender for it and were
  * a ring behind the newest when it began: they used to be in none). */
 #define LATE_SENT 200
-#define LATE_FIRST 10
 
 static void
 test_late_join (gconstpointer data)
@@ -340,15 +340,15 @@ test_late_join (gconstpointer data)
   GPid pid;
   Received r;
 
-  files_init (&f, LATE_FIRST);
+  files_init (&f, 0);
   desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=%u ! "
       CAPS_50 " ! mxlfabricssink name=sink provider=%s %s target-info=@%s",
       LATE_SENT, provider, g_str_equal (provider, "tcp") ? "node=" HGST_NODE :
       "", f.file);
-  p = start_pair (&f, provider, desc, &pid);
-  hgst_assert_child_ok (pid, 20000);
+  p = hgst_parse (desc);
+  hgst_play (p);
   wait_no_target (p);
-  pid = hgst_spawn_child (provider, f.file, f.out, "0", NULL);
+  pid = hgst_spawn_child (provider, f.file, f.out, f.nstr, NULL);
   hgst_assert_child_ok (pid, 30000);
   read_received (f.out, &r);
   g_test_message ("late receiver (%s): grains-received %" G_GUINT64_FORMAT
