@@ -217,10 +217,12 @@ hole_add (GstMxlFabricsSrc * self, guint64 index)
   self->hole_hi[self->n_holes++] = index;
 }
 
-/* Grain @index, behind the head, completed: not a hole any more (a run
- * split in two when there is room; else the shorter side is dropped, and
- * what it held counts as skipped, not missing, if skipped). */
-static void
+/* Grain @index, not behind what the src reads next nor after the head,
+ * completed: not a hole any more (a run split in two when there is room;
+ * else the shorter side is dropped, and what it held counts as skipped,
+ * not missing, if skipped). Returns: FALSE when it was no hole: it had
+ * completed already (a sender that sent it again). */
+static gboolean
 hole_fill (GstMxlFabricsSrc * self, guint64 index)
 {
   guint i;
@@ -242,8 +244,9 @@ hole_fill (GstMxlFabricsSrc * self, guint64 index)
       self->hole_lo[i] = index + 1;
     else
       self->hole_hi[i] = index;
-    return;
+    return TRUE;
   }
+  return FALSE;
 }
 
 /* Of the indices [@from, @to) skipped re-aligning, how many never
@@ -271,6 +274,23 @@ holes_take (GstMxlFabricsSrc * self, guint64 from, guint64 to,
   }
   self->n_holes = kept;
   return n;
+}
+
+/* Grain @index (self->next) is lapped in its slot: dropped-late when it
+ * had arrived, dropped-missing when it is a hole (it never did). */
+static void
+count_lapped (GstMxlFabricsSrc * self, guint64 index)
+{
+  guint i;
+
+  for (i = 0; i < self->n_holes; i++) {
+    if (index >= self->hole_lo[i] && index < self->hole_hi[i]) {
+      count (self, &self->obj->counters.dropped_missing, 1, TRUE);
+      missed_add (self, index);
+      return;
+    }
+  }
+  count (self, &self->obj->counters.dropped_late, 1, TRUE);
 }
 
 /* A completion for grain @index was read (and committed by the target);
@@ -311,8 +331,9 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
     if (index + window >= self->next)
       self->back_run = 0;
     missed_arrived (self, index);
-  } else {
-    hole_fill (self, index);
+  } else if (!hole_fill (self, index)) {
+    /* completed twice: pushed once, the other is a rejected completion */
+    count (self, &self->obj->counters.invalid, 1, FALSE);
   }
   if (self->absent_since_us != 0 && index == self->absent_index)
     self->absent_since_us = 0;  /* it came: read it now */
@@ -465,7 +486,7 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
       break;
     case MXL_ERR_OUT_OF_RANGE_TOO_LATE:
       /* Lapped since the check above. */
-      count (self, &self->obj->counters.dropped_late, 1, TRUE);
+      count_lapped (self, index);
       self->next++;
       self->discont = TRUE;
       return NULL;
@@ -493,7 +514,7 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
     /* The slot already holds a newer grain: lapped before we read it. */
     GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " overwritten by %"
         G_GUINT64_FORMAT " before it was read", index, info.index);
-    count (self, &self->obj->counters.dropped_late, 1, TRUE);
+    count_lapped (self, index);
     self->discont = TRUE;
     return NULL;
   }
