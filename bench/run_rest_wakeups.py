@@ -16,6 +16,11 @@ again after WINDOW s; wakeups/s = delta / WINDOW. Threads that start or end
 inside the window are counted from their first / to their last sample.
 The bench binary is always this build's (only the plugin differs).
 Prints one table, before and after side by side.
+
+With --streaming the sender is gst-launch-1.0 videotestsrc is-live=true
+! 720p50 v210 ! mxlfabricssink instead (frames flowing all the time), the
+window is 5 s after a settle of 3 s, and the table also gives wake-ups
+per frame (wakeups/s / 50).
 """
 import argparse
 import glob
@@ -47,7 +52,19 @@ def delta(a, b):
     return sum(b[t] - a.get(t, b[t]) for t in b) + 0
 
 
-def run_one(build, bench_build, provider, port, settle, window, tmp):
+def measure(snd, src, settle, window):
+    """(sender, receiver) wake-ups per second over WINDOW after SETTLE."""
+    time.sleep(settle)
+    a = (switches(snd.pid), switches(src.pid))
+    time.sleep(window)
+    b = (switches(snd.pid), switches(src.pid))
+    if snd.poll() is not None or src.poll() is not None:
+        return None, "a process ended during the window"
+    return (delta(a[0], b[0]) / window, delta(a[1], b[1]) / window), None
+
+
+def run_one(build, bench_build, provider, port, settle, window, tmp,
+            streaming=False):
     env = dict(os.environ)
     env["GST_PLUGIN_PATH"] = os.path.join(build, "gst")
     env["GST_REGISTRY_1_0"] = os.path.join(tmp, "registry-%s.bin"
@@ -71,6 +88,13 @@ def run_one(build, bench_build, provider, port, settle, window, tmp):
             time.sleep(0.05)
         pipe = "mxlfabricssink provider=%s %s target-info=@%s" % (
             provider, "node=127.0.0.1" if provider == "tcp" else "", ti)
+        if streaming:
+            snd = subprocess.Popen(
+                ["gst-launch-1.0", "-q", "videotestsrc", "is-live=true",
+                 "!", CAPS, "!"] + pipe.split(),
+                env=env, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, start_new_session=True)
+            return measure(snd, src, settle, window)
         snd = subprocess.Popen(
             [os.path.join(bench_build, "bench", "bench-gst-pipe"),
              "--role", "send", "--pipeline", pipe, "--caps", CAPS,
@@ -86,13 +110,7 @@ def run_one(build, bench_build, provider, port, settle, window, tmp):
         result = snd.stdout.readline()   # its JSON line: the frame is out
         if '"frames":1' not in result:
             return None, "sender: " + result.strip()
-        time.sleep(settle)
-        a = (switches(snd.pid), switches(src.pid))
-        time.sleep(window)
-        b = (switches(snd.pid), switches(src.pid))
-        if snd.poll() is not None or src.poll() is not None:
-            return None, "a process ended during the window"
-        return (delta(a[0], b[0]) / window, delta(a[1], b[1]) / window), None
+        return measure(snd, src, settle, window)
     finally:
         for p in (snd, src):
             if p is not None and p.poll() is None:
@@ -114,7 +132,15 @@ def main():
                     "after 5 s without work)")
     ap.add_argument("--window", type=float, default=10.0)
     ap.add_argument("--port", type=int, default=47810)
+    ap.add_argument("--streaming", action="store_true",
+                    help="720p50 frames flowing (videotestsrc is-live) "
+                    "instead of at rest; default window 5 s, settle 3 s")
     args = ap.parse_args()
+    if args.streaming:
+        if args.settle == ap.get_default("settle"):
+            args.settle = 3.0
+        if args.window == ap.get_default("window"):
+            args.window = 5.0
     builds = [("after", os.path.abspath(args.build_dir))]
     if args.baseline_build:
         builds.insert(0, ("before", os.path.abspath(args.baseline_build)))
@@ -124,14 +150,18 @@ def main():
             for name, build in builds:
                 r, err = run_one(build, os.path.abspath(args.build_dir), provider,
                                  args.port + 2 * k, args.settle, args.window,
-                                 tmp)
+                                 tmp, args.streaming)
                 rows.append((provider, name, r, err))
-    print("| provider | build | sink process wakeups/s | src process "
-          "wakeups/s |")
+    per = " (per frame)" if args.streaming else ""
+    print("| provider | build | sink process wakeups/s%s | src process "
+          "wakeups/s%s |" % (per, per))
     print("|---|---|---|---|")
     for provider, name, r, err in rows:
         if r is None:
             print("| %s | %s | %s | |" % (provider, name, err))
+        elif args.streaming:
+            print("| %s | %s | %.1f (%.1f) | %.1f (%.1f) |" % (
+                provider, name, r[0], r[0] / 50, r[1], r[1] / 50))
         else:
             print("| %s | %s | %.1f | %.1f |" % (provider, name, r[0], r[1]))
     return 0

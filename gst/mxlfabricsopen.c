@@ -6,9 +6,8 @@
 
 #include "mxlfabricsopen.h"
 
+#include <stdlib.h>
 #include <string.h>
-
-#include <json-glib/json-glib.h>
 
 /* The settings an open uses, copied under the object lock. */
 typedef struct {
@@ -119,13 +118,14 @@ setup_error (GError ** error, mxlStatus st, const gchar * role, gint code,
       why ? why : "", s->node, s->service, check, hint);
 }
 
-/* The setup options: the element's `options`, with "progressThread" set to
- * @default_on unless they set it (a malformed document is passed on as it
- * is, for setup to refuse); *@on says whether it is on. With @reconnect
- * (the sink's initiator) "reconnect" is true whatever they say: the
- * library retries a lost target with its back-off, and the sink removes a
- * lost target itself when its auto-reconnect is off. On a target the
- * thread drains the completion queue and commits grains while the
+/* The setup options: the element's `options` with "progressThread" set to
+ * @default_on unless they set it, built by the library
+ * (mxlFabricsExtOptionsWithDefaults(); a malformed document is passed on
+ * as it is, for setup to refuse); *@on says whether it is on. With
+ * @reconnect (the sink's initiator) "reconnect" is true whatever they say:
+ * the library retries a lost target with its back-off, and the sink
+ * removes a lost target itself when its auto-reconnect is off. On a target
+ * the thread drains the completion queue and commits grains while the
  * streaming thread is blocked downstream: without it a slow downstream
  * stopped the target's progress, so the sender's writes to it did not
  * complete and held the sender's ring (docs/fabrics-engine.md, "Progress
@@ -139,31 +139,16 @@ static gchar *
 with_progress_thread (const gchar * options, gboolean default_on,
     gboolean reconnect, gboolean * on)
 {
-  JsonParser *parser = json_parser_new ();
-  JsonNode *root = NULL;
+  char *built = NULL;
+  bool threaded = default_on;
   gchar *out;
 
-  if (options[0] == '\0') {
-    root = json_node_new (JSON_NODE_OBJECT);
-    json_node_take_object (root, json_object_new ());
-  } else if (json_parser_load_from_data (parser, options, -1, NULL)
-      && JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    root = json_node_copy (json_parser_get_root (parser));
-  g_object_unref (parser);
-  *on = default_on;
-  if (root == NULL)
-    return g_strdup (options);
-  if (!json_object_has_member (json_node_get_object (root), "progressThread"))
-    json_object_set_boolean_member (json_node_get_object (root),
-        "progressThread", default_on);
-  else
-    *on = json_node_get_boolean (json_object_get_member (json_node_get_object
-            (root), "progressThread"));
-  if (reconnect)
-    json_object_set_boolean_member (json_node_get_object (root), "reconnect",
-        TRUE);
-  out = json_to_string (root, FALSE);
-  json_node_unref (root);
+  if (mxlFabricsExtOptionsWithDefaults (options, default_on, reconnect,
+          &built, &threaded) != MXL_STATUS_OK)
+    built = NULL;
+  *on = threaded;
+  out = g_strdup (built ? built : options);
+  free (built);
   return out;
 }
 

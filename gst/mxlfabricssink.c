@@ -91,43 +91,21 @@
  * a target is slow.
  *
  * Threads: render writes and commits the grain, then posts its transfer;
- * a ring slot still read by a transfer (queued or posted, not completed) is
- * never written: render drops what only a target a ring behind still
- * waited for (not started: that target loses the grain), waits (on an
- * event: writes completed, or unlock) for at most a quarter of a grain
- * period (20 ms at most) until it is free, then disconnects a tcp target still reading it if another target
- * is not, and otherwise drops the buffer (`dropped-in-flight`), so a target
- * receives every grain bit-exact or not at all. A separate engine thread
- * waits on events (render's posts, add-target and remove-target, the
- * GFileMonitor of each `@path` TargetInfo file) and drives the initiator
- * only while something is under way: every 200 us while writes are in
- * flight and for the first 100 ms of a connection attempt, every 5 ms
- * while a connection is being made, at rest every 100 ms (the stats
- * refresh; with `options` `"progressThread": true` the library's thread
- * drives progress instead). It reads a `@path` file as soon as it appears
- * or changes (a file that does not exist yet is waited for; a rewritten
- * one, e.g. by a restarted src, replaces the target), turns connection
- * events into `connection-state` and messages. A lost target is retried
- * by the library with its back-off (`auto-reconnect`: the initiator's
- * setup option `"reconnect"`; 100 ms, doubled up to 2 s while connections
- * do not stay up 5 s; each loss is one WARNING naming the delay); with
- * `auto-reconnect=false` it is taken off the initiator and fails.
+ * a ring slot still read by a transfer is never written (render waits for
+ * it, on an event, for at most a quarter of a grain period, then drops the
+ * buffer: `dropped-in-flight`), so a target receives every grain bit-exact
+ * or not at all. A separate engine thread waits on events (the library's
+ * news, render's posts, add-target and remove-target, the GFileMonitor of
+ * each `@path` file), turns connection events into `connection-state` and
+ * messages, and replaces a target whose `@path` file is rewritten. A lost
+ * target is retried by the library with its back-off (`auto-reconnect`);
+ * with `auto-reconnect=false` it fails. docs/architecture.md "Threads"
+ * has the details.
  *
- * The element messages `mxl-fabrics-connection` (fields `state`: the
- * element's state, connected when at least one target is; `target-id`: the
- * TargetInfo id; `target-state`: that target's state; `reason`) are posted
- * on every change of a target's connection; `stats` is an
- * `application/x-mxl-fabrics-stats` structure that replaces GstBaseSink's
- * own `stats` property: buffers, grains, bytes, dropped with its causes
- * (`dropped-no-target`, `dropped-early`, `dropped-in-flight`), reconnects,
- * last-error, the
- * initiator counters (transfers-queued, transfers-completed,
- * transfers-dropped, transfers-failed, transfers-not-connected,
- * writes-posted, write-errors, retries, bytes-posted,
- * connections-lost) and `targets`, one structure per target (source,
- * target-id, state, grains, bytes, dropped, reconnects); every field is
- * explained in
- * mxlfabricsobject.h.
+ * The element messages `mxl-fabrics-connection` (one per change of a
+ * target's connection) and the `stats` structure (replacing GstBaseSink's
+ * own `stats`; with `targets`, one structure per target) are the same
+ * for the sink and the src: docs/bus-and-stats.md explains every field.
  *
  * ## Examples (two hosts; start the src first, it writes the TargetInfo)
  *
@@ -141,34 +119,8 @@
  *     video/x-raw,format=v210,width=1920,height=1080,framerate=50/1 ! \
  *     mxlfabricssink provider=tcp node=192.0.2.10 target-info=@/tmp/target.json
  * ]|
- * Verbs (InfiniBand or RoCE; node is the address of the RDMA interface):
- * |[
- * hostB$ gst-launch-1.0 mxlfabricssrc provider=verbs node=10.0.0.2 service=5000 \
- *     caps="audio/x-raw,format=F32LE,layout=non-interleaved,rate=48000,channels=8" \
- *     target-info-file=/tmp/target.json ! audioconvert ! autoaudiosink
- * hostA$ scp hostB:/tmp/target.json /tmp/target.json
- * hostA$ gst-launch-1.0 audiotestsrc is-live=true ! \
- *     audio/x-raw,format=F32LE,layout=interleaved,rate=48000,channels=8 ! \
- *     mxlfabricssink provider=verbs node=10.0.0.1 target-info=@/tmp/target.json
- * ]|
- * EFA (AWS; addresses are found automatically):
- * |[
- * hostB$ gst-launch-1.0 mxlfabricssrc provider=efa \
- *     caps="video/x-raw,format=v210,width=3840,height=2160,framerate=50/1" \
- *     target-info-file=/tmp/target.json ! fakesink
- * hostA$ gst-launch-1.0 videotestsrc is-live=true ! \
- *     video/x-raw,format=v210,width=3840,height=2160,framerate=50/1 ! \
- *     mxlfabricssink provider=efa target-info="$(ssh hostB base64 -w0 /tmp/target.json)"
- * ]|
- * SHM (two processes of one host, e.g. two containers sharing /dev/shm):
- * |[
- * $ gst-launch-1.0 mxlfabricssrc provider=shm \
- *     caps="video/x-raw,format=v210,width=1280,height=720,framerate=60000/1001" \
- *     target-info-file=/tmp/target.json ! videoconvert ! autovideosink &
- * $ gst-launch-1.0 videotestsrc is-live=true ! \
- *     video/x-raw,format=v210,width=1280,height=720,framerate=60000/1001 ! \
- *     mxlfabricssink provider=shm target-info=@/tmp/target.json
- * ]|
+ * The other providers (verbs, efa, shm), for both sides: mxlfabricssrc's
+ * examples and docs/two-hosts.md.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

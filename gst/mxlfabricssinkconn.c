@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -149,6 +148,51 @@ target_name (const GstMxlFabricsSinkTarget * t)
       g_strdup_printf ("target %s", t->id_str);
 }
 
+const gchar *
+gst_mxl_fabrics_sink_lost_why (mxlStatus reason)
+{
+  switch (reason) {
+    case MXL_ERR_INTERRUPTED:
+      return "the receiver stopped or closed the connection";
+    case MXL_ERR_NOT_READY:
+      return "the receiver stopped answering";
+    case MXL_ERR_OUT_OF_RANGE_TOO_LATE:
+      return "it fell a whole ring behind the stream, its receiver or the "
+          "network is slower than the stream; the other targets were not "
+          "held up";
+    case MXL_ERR_CONFLICT:
+      /* a claim lapsed (this sender was silent) and another took over */
+      return "the receiver already has a sender now";
+    default:{
+      /* a reason with no words of its own here: say what happened and
+       * give the library's name of it; interned (lost.why is static
+       * text), one per status at most */
+      gchar *text = g_strdup_printf ("the connection failed (%s)",
+          gst_mxl_fabrics_status_name (reason));
+      const gchar *why = g_intern_string (text);
+
+      g_free (text);
+      return why;
+    }
+  }
+}
+
+GError *
+gst_mxl_fabrics_sink_stale_target_error (const GstMxlFabricsSinkTarget * t)
+{
+  gchar *name = target_name (t);
+  char where[128] = "its address";
+  GError *e;
+
+  if (t->info)
+    mxlFabricsExtTargetInfoGetAddress (t->info, where, sizeof where);
+  e = g_error_new (GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+      "%s: the receiver at %s is a different target than the TargetInfo "
+      "names (restarted?); give the sink its current TargetInfo", name, where);
+  g_free (name);
+  return e;
+}
+
 /* A WARNING when @t lost grains because it was behind, at most one per
  * GST_MXL_FABRICS_SINK_BEHIND_WARN_MS per target. */
 static void
@@ -233,6 +277,11 @@ next_due (GstMxlFabricsSink * self, gint64 now, gint64 stats_at,
     gboolean busy, gboolean active)
 {
   gint64 due = stats_at + GST_MXL_FABRICS_SINK_STATS_MS * 1000;
+
+  /* before caps (no initiator) nothing is due: set_caps wakes it */
+  if (self->initiator == NULL)
+    return self->settle_until != 0 ? MAX (self->settle_until, now)
+        : now + GST_MXL_FABRICS_SINK_STATS_MS * 1000;
 
   /* at rest (nothing in flight, no attempt under way) the stats refresh
    * is the tick: it still sees a lost connection within 100 ms */

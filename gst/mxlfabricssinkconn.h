@@ -98,6 +98,21 @@ gboolean gst_mxl_fabrics_sink_target_info_id (const gchar * json,
 gboolean gst_mxl_fabrics_sink_check_target_info (const gchar * json,
     const GstMxlFabricsFormat * fmt, GError ** error);
 
+/** Why a connection was lost, in words (a connection event's reason
+ * status). Returns: (transfer none): static or interned text. */
+const gchar *gst_mxl_fabrics_sink_lost_why (mxlStatus reason);
+
+/**
+ * gst_mxl_fabrics_sink_stale_target_error:
+ * @t: a target whose connection attempt the receiver at its address refused
+ *   as meant for another target (event reason MXL_ERR_NOT_FOUND,
+ *   docs/wire-format.md §6.2: a receiver restarted there since its
+ *   TargetInfo was published).
+ * Returns: (transfer full): GST_RESOURCE_ERROR_NOT_FOUND saying so in words.
+ */
+GError *gst_mxl_fabrics_sink_stale_target_error (
+    const GstMxlFabricsSinkTarget * t);
+
 /** Called with engine_lock held after a transfer of @bytes was posted:
  * counts it on every connected target it was queued on, and as dropped on
  * those the initiator skipped because they were behind (WARNING from the

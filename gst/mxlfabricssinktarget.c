@@ -243,6 +243,15 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
   return TRUE;
 }
 
+/* Off the initiator, which would retry it. */
+static void
+drop_info (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t)
+{
+  mxlFabricsInitiatorRemoveTarget (self->initiator, t->info);
+  mxlFabricsFreeTargetInfo (t->info);
+  t->info = NULL;
+}
+
 /* Takes @t off the initiator: IDLE. */
 static void
 target_unplug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
@@ -250,9 +259,7 @@ target_unplug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
 {
   if (t->info == NULL)
     return;
-  mxlFabricsInitiatorRemoveTarget (self->initiator, t->info);
-  mxlFabricsFreeTargetInfo (t->info);
-  t->info = NULL;
+  drop_info (self, t);
   set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, reason, notices);
 }
 
@@ -513,36 +520,6 @@ find_by_id (GstMxlFabricsSink * self, guint64 id)
   return NULL;
 }
 
-/* Why a connection was lost, in words (the event's reason status). */
-static const gchar *
-lost_why (mxlStatus reason)
-{
-  switch (reason) {
-    case MXL_ERR_INTERRUPTED:
-      return "the receiver stopped or closed the connection";
-    case MXL_ERR_NOT_READY:
-      return "the receiver stopped answering";
-    case MXL_ERR_OUT_OF_RANGE_TOO_LATE:
-      return "it fell a whole ring behind the stream, its receiver or the "
-          "network is slower than the stream; the other targets were not "
-          "held up";
-    case MXL_ERR_CONFLICT:
-      /* a claim lapsed (this sender was silent) and another took over */
-      return "the receiver already has a sender now";
-    default:{
-      /* a reason with no words of its own here: say what happened and
-       * give the library's name of it; interned (lost.why is static
-       * text), one per status at most */
-      gchar *text = g_strdup_printf ("the connection failed (%s)",
-          gst_mxl_fabrics_status_name (reason));
-      const gchar *why = g_intern_string (text);
-
-      g_free (text);
-      return why;
-    }
-  }
-}
-
 /* A connection attempt failed (the library retries it with its back-off):
  * a refusal because the receiver has another sender is said at once, other
  * failures once after a few in a row, so that a stale TargetInfo or a
@@ -589,6 +566,15 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
         g_strdup (mxlFabricsExtConnectionStateName (ev.current)) :
         g_strdup_printf ("%s (%s)", mxlFabricsExtConnectionStateName
         (ev.current), gst_mxl_fabrics_status_name (ev.reason));
+    if (ev.reason == MXL_ERR_NOT_FOUND && t->info) {
+      /* a stale TargetInfo (docs/wire-format.md §6.2): no retry helps */
+      GError *e = gst_mxl_fabrics_sink_stale_target_error (t);
+
+      drop_info (self, t);
+      target_fail (self, t, e, notices);
+      g_free (reason);
+      continue;
+    }
     switch (ev.current) {
       case MXL_FABRICS_EXT_STATE_IDLE:
         if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_LOST) {
@@ -614,20 +600,18 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
               GST_MXL_FABRICS_SINK_TARGET_LOST };
 
         if (!auto_reconnect) {
-          /* off the initiator, which would retry it */
-          mxlFabricsInitiatorRemoveTarget (self->initiator, t->info);
-          mxlFabricsFreeTargetInfo (t->info);
-          t->info = NULL;
+          drop_info (self, t);
           target_fail (self, t, g_error_new (GST_RESOURCE_ERROR,
                   GST_RESOURCE_ERROR_WRITE, "connection lost (%s) and "
-                  "auto-reconnect is off", lost_why (ev.reason)), notices);
+                  "auto-reconnect is off",
+                  gst_mxl_fabrics_sink_lost_why (ev.reason)), notices);
           break;
         }
         /* the library's back-off (its setup option "reconnect") */
         s.u.lost.retry_at_us = (gint64) (ev.retryAtNs / 1000u);
         s.u.lost.delay_ms = ev.retryAtNs > ev.timestampNs ?
             (guint) ((ev.retryAtNs - ev.timestampNs) / 1000000u) : 0;
-        s.u.lost.why = lost_why (ev.reason);
+        s.u.lost.why = gst_mxl_fabrics_sink_lost_why (ev.reason);
         gst_mxl_fabrics_sink_target_set_state (self, t, &s, reason, notices);
         break;
       }

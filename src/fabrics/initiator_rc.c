@@ -2,10 +2,14 @@
 /*
  * Connected (FI_EP_MSG) initiator: tcp, verbs. One event queue and one
  * completion queue for all targets, one endpoint per target connection,
- * connected with 8 bytes of private data, the initiator's claim token, so
- * that a target refusing it counts initiators, not attempts (claim.h;
- * docs/wire-format.md §6.2: a reference target reads 24-byte EQ entries, which hold a
- * connection request with up to 8 bytes of data; it ignores them), §6.4. Event queue entries
+ * connected with 8 bytes of private data (mxl_ofi_connect_data()): the
+ * initiator's claim token, so that a target refusing it counts initiators,
+ * not attempts (claim.h), and the TargetInfo id it means, so that a target
+ * restarted on the same address refuses a stale TargetInfo
+ * (MXL_REJECT_OTHER_TARGET, reported as MXL_ERR_NOT_FOUND) instead of
+ * accepting writes meant for another one (docs/wire-format.md §6.2: a
+ * reference target reads 24-byte EQ entries, which hold a connection
+ * request with up to 8 bytes of data; it ignores them), §6.4. Event queue entries
  * are routed to connections through a table of live endpoints, so an event
  * for an endpoint already closed is ignored.
  */
@@ -16,8 +20,8 @@
 /* The connected initiator's own state (init->type_state). */
 typedef struct MxlRcInitiator {
   MxlInitiatorTypeState base;
-  /* the claim token (claim.h: random, bit 63 clear, not 0), every
-   * endpoint's connection data */
+  /* the claim token (claim.h: random, bit 63 clear, not 0); its low 32
+   * bits go in every endpoint's connection data (mxl_ofi_connect_data()) */
   uint64_t token;
 } MxlRcInitiator;
 
@@ -61,7 +65,7 @@ static mxlStatus
 rc_open (MxlConn *conn, MxlConnState *next)
 {
   MxlInitiator *init = conn->init;
-  uint64_t *token = &rc_state (init)->token;
+  uint64_t data = mxl_ofi_connect_data (rc_state (init)->token, conn->target_id);
   struct fi_info *info;
   struct fid_ep *ep = NULL;
   int rc;
@@ -80,8 +84,8 @@ rc_open (MxlConn *conn, MxlConnState *next)
    * (docs/wire-format.md §6.1). */
   if ((rc = fi_ep_bind (ep, &init->base.eq->fid, 0)) != 0
       || (rc = fi_ep_bind (ep, &init->base.cq->fid, FI_TRANSMIT | FI_RECV)) != 0
-      || (rc = fi_connect (ep, conn->info->fabric_address, token,
-              sizeof (*token))) != 0) {
+      || (rc = fi_connect (ep, conn->info->fabric_address, &data,
+              sizeof (data))) != 0) {
     g_debug ("initiator: connecting to target %" G_GUINT64_FORMAT ": %s",
         conn->target_id, fi_strerror (-rc));
     mxl_ofi_close (&ep->fid, "ep");
@@ -125,8 +129,8 @@ rc_poll_events (MxlInitiator *init)
     if (conn == NULL)
       continue;              /* endpoint already closed */
     if (ev.error)
-      mxl_conn_transition (conn, MXL_CONN_IN_ERROR,
-          ev.busy ? MXL_ERR_CONFLICT : MXL_ERR_UNKNOWN);
+      mxl_conn_transition (conn, MXL_CONN_IN_ERROR, ev.busy ? MXL_ERR_CONFLICT
+          : ev.other_target ? MXL_ERR_NOT_FOUND : MXL_ERR_UNKNOWN);
     else if (ev.event == FI_CONNECTED)
       mxl_conn_transition (conn, MXL_CONN_IN_CONNECTED, MXL_STATUS_OK);
     else if (ev.event == FI_SHUTDOWN)

@@ -26,6 +26,8 @@ typedef struct MxlRcInput {
   struct fid *fid;
   struct fi_info *info;
   uint64_t token;      /* CONNREQ: the initiator's claim token, 0 = none */
+  gboolean has_target_check;     /* CONNREQ: @target_check was sent */
+  uint32_t target_check;         /* CONNREQ: the target it means */
   int err;
 } MxlRcInput;
 
@@ -57,15 +59,22 @@ state_ep (const MxlRcState *s)
   return NULL;
 }
 
-/* @busy: refused because an initiator is connected: said in the reject's
- * private data (MXL_REJECT_BUSY), so that our initiator can tell it from a
- * target that is not there. */
+/* Why a request is refused, said in the reject's private data so that our
+ * initiator can tell it from a target that is not there. */
+typedef enum {
+  REJECT_FAILED,       /* no data: the endpoint could not be set up */
+  REJECT_BUSY,         /* MXL_REJECT_BUSY: an initiator is connected */
+  REJECT_OTHER,        /* MXL_REJECT_OTHER_TARGET: it names another target */
+} MxlRejectWhy;
+
 static void
-reject (MxlTarget *t, const MxlRcInput *in, gboolean busy)
+reject (MxlTarget *t, const MxlRcInput *in, MxlRejectWhy why)
 {
   struct fi_info *info = in->info;
-  int rc = fi_reject (t->pep, info->handle, busy ? MXL_REJECT_BUSY : NULL,
-      busy ? sizeof (MXL_REJECT_BUSY) : 0);
+  gboolean busy = why == REJECT_BUSY;
+  const char *data = busy ? MXL_REJECT_BUSY
+      : why == REJECT_OTHER ? MXL_REJECT_OTHER_TARGET : NULL;
+  int rc = fi_reject (t->pep, info->handle, data, data ? strlen (data) + 1 : 0);
   if (rc != 0)
     g_debug ("fi_reject: %s", fi_strerror (-rc));
   t->stats.connectionsRejected++;
@@ -123,15 +132,23 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       t->rx_ep = NULL;
       return;
     case RC_IN_CONNREQ:
+      /* Our initiators say which target they mean (mxl_ofi_connect_data());
+       * a request without it (the reference) is accepted as before. */
+      if (in->has_target_check && in->target_check != mxl_ofi_target_check (t->id)) {
+        g_debug ("target %" G_GUINT64_FORMAT ": refused a connection meant for "
+            "another target (a stale TargetInfo)", t->id);
+        reject (t, in, REJECT_OTHER);
+        return;
+      }
       if (t->rc.kind != MXL_RC_LISTENING) {
-        reject (t, in, TRUE);   /* one initiator at a time */
+        reject (t, in, REJECT_BUSY);   /* one initiator at a time */
         return;
       }
       next.kind = MXL_RC_ACCEPTING;
       next.u.accepting.ep = accept_request (t, in->info);
       next.u.accepting.since = g_get_monotonic_time ();
       if (next.u.accepting.ep == NULL) {
-        reject (t, in, FALSE);
+        reject (t, in, REJECT_FAILED);
         return;
       }
       break;
@@ -184,7 +201,8 @@ rc_poll_events (MxlTarget *t, int timeout_ms)
    * otherwise only drain what is there. */
   while (mxl_ofi_eq_read (t->base.eq, timeout_ms, &ev) == MXL_STATUS_OK) {
     MxlRcInput in = { .fid = ev.fid, .info = ev.info, .err = ev.err,
-      .token = ev.token };
+      .token = ev.token, .has_target_check = ev.has_target_check,
+      .target_check = ev.target_check };
 
     if (ev.error)
       in.kind = RC_IN_ERROR;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fabrics/ofi/address.h"
 #include "fabrics/protocol/protocol.h"
 #include "fabrics/wire/targetinfo.h"
 
@@ -130,5 +131,19 @@ mxlFabricsExtTargetInfoGetFlowDef (mxlFabricsTargetInfo in_targetInfo,
   if (in_targetInfo == NULL || out_flowDef == NULL)
     return MXL_ERR_INVALID_ARG;
   *out_flowDef = in_targetInfo->flow_def;
+  return MXL_STATUS_OK;
+}
+
+mxlStatus
+mxlFabricsExtTargetInfoGetAddress (mxlFabricsTargetInfo in_targetInfo, char *out_text,
+    size_t in_len)
+{
+  g_autofree char *text = NULL;
+
+  if (in_targetInfo == NULL || out_text == NULL || in_len == 0)
+    return MXL_ERR_INVALID_ARG;
+  text = mxl_fabric_address_describe (in_targetInfo->address_format,
+      in_targetInfo->fabric_address, in_targetInfo->fabric_address_len);
+  g_strlcpy (out_text, text, in_len);
   return MXL_STATUS_OK;
 }

@@ -6,6 +6,7 @@
  * src that publishes its TargetInfo, connects, receives a grain bit-exact
  * and posts its timeout; a receiver that accepts and drops at once,
  * retried with the library's growing back-off. Every wait is bounded. */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -15,6 +16,8 @@
 #include <glib/gstdio.h>
 #include <gst/gst.h>
 #include <gst/check/gstharness.h>
+
+#include "tcprelay.h"
 
 #define CAPS "video/x-raw,format=v210,width=1280,height=720,framerate=25/1"
 /* v210 1280x720: stride 3456 (48 pixels in 128 bytes), 720 lines */
@@ -550,9 +553,10 @@ wait_loss_delay (GstBus * bus)
   return delay;
 }
 
-/* A receiver that accepts and drops at once (its src stopped as soon as it
- * is connected and started again on the same port, which the sink's
- * TargetInfo names): the library retries the lost target with its back-off,
+/* A receiver that accepts and drops at once (the connection to its src,
+ * through a relay on the port the sink's TargetInfo names, dropped as soon
+ * as it is connected; the src stays the same target, so its TargetInfo
+ * stays valid): the library retries the lost target with its back-off,
  * which does not start afresh on a connection that did not stay up, so the
  * loss WARNINGs say 100 ms, then at least twice as long each time, and
  * the sink reconnects once per loss (not every 200 ms). */
@@ -562,24 +566,30 @@ test_sink_backoff (void)
   gchar *file = tmp_file ("backoff.json"), *service = free_port ();
   GstHarness *src = make_src_on (file, 0, service), *sink;
   GstBus *bus = gst_bus_new ();
-  gchar *json = NULL;
+  TcpRelay *relay = tcp_relay_new ((guint16) atoi (service));
+  gchar *json = NULL, *relayed;
   guint delays[4], k;
   gint64 t0;
 
   gst_harness_play (src);
   wait_state (src->element, "listening");
   g_object_get (src->element, "target-info", &json, NULL);
-  sink = make_sink (json);
+  relayed = tcp_relay_retarget (json, tcp_relay_port (relay));
+  sink = make_sink (relayed);
   gst_element_set_bus (sink->element, bus);
   g_assert_cmpint (gst_harness_push (sink, grain (0)), ==, GST_FLOW_OK);
   wait_state (sink->element, "connected");
   t0 = g_get_monotonic_time ();
   for (k = 0; k < G_N_ELEMENTS (delays); k++) {
+    gint64 end = g_get_monotonic_time () + WAIT_US;
+
+    /* connection k + 1 is carried, and the src has taken it */
+    while (tcp_relay_accepted (relay) < k + 1) {
+      g_assert_cmpint (g_get_monotonic_time (), <, end);
+      g_usleep (1000);
+    }
     wait_state (src->element, "connected");
-    g_assert_cmpint (gst_element_set_state (src->element, GST_STATE_NULL), ==,
-        GST_STATE_CHANGE_SUCCESS);
-    g_assert_cmpint (gst_element_set_state (src->element, GST_STATE_PLAYING),
-        !=, GST_STATE_CHANGE_FAILURE);
+    tcp_relay_drop (relay);
     delays[k] = wait_loss_delay (bus);
   }
   wait_state (src->element, "connected");
@@ -598,8 +608,60 @@ test_sink_backoff (void)
 
   gst_harness_teardown (sink);
   gst_harness_teardown (src);
+  tcp_relay_free (relay);
+  gst_object_unref (bus);
+  g_free (relayed);
+  g_free (json);
+  g_free (service);
+  remove_tmp (file);
+}
+
+/* A stale TargetInfo (issue 15): the src restarted on the same port is
+ * another target; the sink given its old TargetInfo says so in a WARNING,
+ * the target is failed, and the sink never reports it connected. */
+static void
+test_sink_stale (void)
+{
+  gchar *file = tmp_file ("stale.json"), *service = free_port ();
+  GstHarness *src = make_src_on (file, 0, service), *sink;
+  GstBus *bus = gst_bus_new ();
+  gchar *json = NULL, *fresh = NULL;
+  gint64 end;
+
+  gst_harness_play (src);
+  wait_state (src->element, "listening");
+  g_object_get (src->element, "target-info", &json, NULL);
+  g_assert_cmpint (gst_element_set_state (src->element, GST_STATE_NULL), ==,
+      GST_STATE_CHANGE_SUCCESS);
+  g_assert_cmpint (gst_element_set_state (src->element, GST_STATE_PLAYING),
+      !=, GST_STATE_CHANGE_FAILURE);
+  wait_state (src->element, "listening");
+  g_object_get (src->element, "target-info", &fresh, NULL);
+  g_assert_cmpstr (fresh, !=, json);
+  sink = make_sink (json);
+  gst_element_set_bus (sink->element, bus);
+  g_assert_cmpint (gst_harness_push (sink, grain (0)), ==, GST_FLOW_OK);
+  end = g_get_monotonic_time () + WAIT_US;
+  while (target_state (sink->element, json) != enum_value ("error")) {
+    g_assert_cmpint (state_of (sink->element), !=, enum_value ("connected"));
+    g_assert_cmpint (g_get_monotonic_time (), <, end);
+    g_usleep (1000);
+  }
+  g_assert_cmpuint (count_warnings (bus, "is a different target than the "
+          "TargetInfo names (restarted?)"), ==, 1);
+  /* it stays failed: no retry flips it to connected */
+  end = g_get_monotonic_time () + 500 * 1000;
+  while (g_get_monotonic_time () < end) {
+    g_assert_cmpint (state_of (sink->element), !=, enum_value ("connected"));
+    g_usleep (5000);
+  }
+  g_assert_cmpint (state_of (src->element), ==, enum_value ("listening"));
+
+  gst_harness_teardown (sink);
+  gst_harness_teardown (src);
   gst_object_unref (bus);
   g_free (json);
+  g_free (fresh);
   g_free (service);
   remove_tmp (file);
 }
@@ -613,5 +675,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/harness/src-states/tcp", test_src_states);
   g_test_add_func ("/gst/harness/sink-transitions/tcp", test_sink_transitions);
   g_test_add_func ("/gst/harness/sink-backoff/tcp", test_sink_backoff);
+  g_test_add_func ("/gst/harness/sink-stale/tcp", test_sink_stale);
   return g_test_run ();
 }

@@ -310,6 +310,10 @@ mxl_ofi_eq_read (struct fid_eq *eq, int timeout_ms, MxlEqEvent *out)
     out->busy = err.err == FI_ECONNREFUSED && err.err_data != NULL
         && err.err_data_size >= sizeof (MXL_REJECT_BUSY)
         && memcmp (err.err_data, MXL_REJECT_BUSY, sizeof (MXL_REJECT_BUSY)) == 0;
+    out->other_target = err.err == FI_ECONNREFUSED && err.err_data != NULL
+        && err.err_data_size >= sizeof (MXL_REJECT_OTHER_TARGET)
+        && memcmp (err.err_data, MXL_REJECT_OTHER_TARGET,
+            sizeof (MXL_REJECT_OTHER_TARGET)) == 0;
     return MXL_STATUS_OK;
   }
   if (rc < 0)
@@ -318,8 +322,16 @@ mxl_ofi_eq_read (struct fid_eq *eq, int timeout_ms, MxlEqEvent *out)
   out->fid = entry.cm.fid;
   if (event == FI_CONNREQ) {
     out->info = entry.cm.info;
-    if ((size_t) rc >= sizeof (entry.cm) + sizeof (uint64_t))
-      memcpy (&out->token, entry.cm.data, sizeof (uint64_t));
+    if ((size_t) rc >= sizeof (entry.cm) + sizeof (uint64_t)) {
+      uint64_t word;
+
+      /* mxl_ofi_connect_data() */
+      memcpy (&word, entry.cm.data, sizeof (uint64_t));
+      word = GUINT64_FROM_LE (word);
+      out->token = word & 0xFFFFFFFFu;
+      out->target_check = (uint32_t) (word >> 32);
+      out->has_target_check = TRUE;
+    }
   }
   return MXL_STATUS_OK;
 }

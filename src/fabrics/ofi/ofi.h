@@ -171,16 +171,45 @@ typedef struct MxlEqEvent {
   gboolean error;
   int err;                        /* positive FI_E* value of an error entry */
   uint64_t token;                 /* FI_CONNREQ: the initiator's claim token
-                                     (8 bytes of private data, our
-                                     initiators), 0 when it sent none */
+                                     (bits 0..31 of our initiators' private
+                                     data, mxl_ofi_connect_data()), 0 when it
+                                     sent none */
+  gboolean has_target_check;      /* FI_CONNREQ: @target_check was sent */
+  uint32_t target_check;          /* FI_CONNREQ: the TargetInfo id the
+                                     initiator means (mxl_ofi_target_check()) */
   gboolean busy;                  /* error entry of a connection refused with
                                      MXL_REJECT_BUSY: the target has an
                                      initiator already */
+  gboolean other_target;          /* error entry of a connection refused with
+                                     MXL_REJECT_OTHER_TARGET: the target at
+                                     that address is not the one the
+                                     TargetInfo names */
 } MxlEqEvent;
 
 /** Private data of fi_reject() when a connected target refuses a second
  * initiator (8 bytes with the NUL; a reference initiator ignores it). */
 #define MXL_REJECT_BUSY "mxlbusy"
+/** Private data of fi_reject() when the request names another target
+ * (a stale TargetInfo: its receiver restarted on the same address). */
+#define MXL_REJECT_OTHER_TARGET "mxlothr"
+
+/** A TargetInfo id folded to the 32 bits our connection requests carry. */
+static inline uint32_t
+mxl_ofi_target_check (uint64_t target_id)
+{
+  return (uint32_t) (target_id ^ (target_id >> 32));
+}
+
+/** The 8 bytes of private data our initiators connect with
+ * (docs/wire-format.md §6.2; a reference target reads at most 8): one
+ * little-endian u64, bits 0..31 the low bits of the initiator's claim
+ * token, bits 32..63 mxl_ofi_target_check() of the TargetInfo id. */
+static inline uint64_t
+mxl_ofi_connect_data (uint64_t token, uint64_t target_id)
+{
+  return GUINT64_TO_LE (((uint64_t) mxl_ofi_target_check (target_id) << 32)
+      | (token & 0xFFFFFFFFu));
+}
 
 
 /**

@@ -6,6 +6,7 @@
 #include "fabrics/protocol/options.h"
 
 #include <gio/gio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fabrics/protocol/protocol.h"
@@ -238,4 +239,36 @@ mxlFabricsExtValidateOptions (char const *in_options, char *out_error, size_t in
   if (out_error != NULL && in_error_len > 0)
     g_strlcpy (out_error, error ? error->message : "", in_error_len);
   return st;
+}
+
+mxlStatus
+mxlFabricsExtOptionsWithDefaults (char const *in_options, bool in_progressThread,
+    bool in_reconnect, char **out_options, bool *out_progressThread)
+{
+  g_autoptr (JsonObject) root = NULL;
+  g_autoptr (JsonNode) node = NULL;
+  g_autofree char *text = NULL;
+  JsonNode *member;
+
+  if (out_options == NULL)
+    return MXL_ERR_INVALID_ARG;
+  *out_options = NULL;
+  if (out_progressThread != NULL)
+    *out_progressThread = in_progressThread;
+  if (in_options == NULL || in_options[0] == '\0')
+    root = json_object_new ();
+  else if ((root = mxl_json_parse_object (in_options, "setup options", NULL)) == NULL)
+    return MXL_ERR_INVALID_ARG;
+  member = json_object_get_member (root, "progressThread");
+  if (member == NULL)
+    json_object_set_boolean_member (root, "progressThread", in_progressThread);
+  else if (out_progressThread != NULL && JSON_NODE_HOLDS_VALUE (member)
+      && json_node_get_value_type (member) == G_TYPE_BOOLEAN)
+    *out_progressThread = json_node_get_boolean (member);
+  if (in_reconnect)
+    json_object_set_boolean_member (root, "reconnect", TRUE);
+  node = json_node_init_object (json_node_alloc (), root);
+  text = json_to_string (node, FALSE);
+  *out_options = strdup (text);
+  return *out_options != NULL ? MXL_STATUS_OK : MXL_ERR_UNKNOWN;
 }

@@ -194,6 +194,32 @@ MXL_EXPORT mxlStatus mxlFabricsExtValidateOptions (char const *in_options, char 
     size_t in_error_len);
 
 /**
+ * mxlFabricsExtOptionsWithDefaults:
+ * @in_options: (nullable): setup options JSON as an application gives them
+ *   (NULL or "": none).
+ * @in_progressThread: "progressThread" when @in_options does not set it.
+ * @in_reconnect: true: "reconnect" is true whatever @in_options say
+ *   (false: @in_options' own value, or none, stays).
+ * @out_options: (out) (transfer full): the options to pass to
+ *   mxlFabricsTargetSetup() / mxlFabricsInitiatorSetup() (docs/wire-format.md
+ *   §7.3): @in_options' keys and values, with the two above applied; free
+ *   with free(). NULL on failure.
+ * @out_progressThread: (out) (optional): whether the options ask for the
+ *   progress thread (@in_progressThread when @in_options' value is not a
+ *   boolean: setup then refuses it).
+ *
+ * Builds setup options from an application's own and its defaults, so that
+ * an application never edits the JSON itself. Values are not checked here
+ * (setup and mxlFabricsExtValidateOptions() do).
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for malformed JSON, a document
+ * that is not an object, or a NULL @out_options (pass @in_options to setup
+ * as they are, for it to refuse them with its reason).
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtOptionsWithDefaults (char const *in_options,
+    bool in_progressThread, bool in_reconnect, char **out_options, bool *out_progressThread);
+
+/**
  * mxlFabricsExtGetLibfabricVersion:
  * @out_major, @out_minor: (out): fi_version() of the libfabric in use at run
  *   time (Debian 12: 1.17), which may differ from the headers built against.
@@ -670,6 +696,22 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoFromUserString (char const *in_text,
  */
 MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetFlowDef (
     mxlFabricsTargetInfo in_targetInfo, char const **out_flowDef);
+
+/**
+ * mxlFabricsExtTargetInfoGetAddress:
+ * @out_text: (out): the target's fabric address in words, as libfabric
+ *   prints addresses ("fi_sockaddr_in://127.0.0.1:4711", "fi_ns://node:service"; "empty"
+ *   when it cannot be decoded),
+ *   NUL-terminated, cut to @in_len bytes.
+ * @in_len: size of @out_text (64 bytes hold every decoded form).
+ *
+ * For messages that name where a target is (docs/wire-format.md §1.1).
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL arguments or a
+ * zero @in_len.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetAddress (mxlFabricsTargetInfo in_targetInfo,
+    char *out_text, size_t in_len);
 
 #ifdef __cplusplus
 }

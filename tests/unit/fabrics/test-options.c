@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Setup options JSON (docs/wire-format.md §7.3, §8.1 B9, and our keys). */
 #include <gio/gio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fabrics/protocol/options.h"
@@ -207,6 +208,46 @@ test_validate (void)
   g_assert_cmpuint (strlen (reason), ==, 7);
 }
 
+/* issue 15: the library builds the options an element passes (the element
+ * no longer edits the JSON): its own keys kept, the defaults applied. */
+static void
+test_with_defaults (void)
+{
+  char *out = NULL;
+  bool on = FALSE;
+
+  g_assert_cmpint (mxlFabricsExtOptionsWithDefaults (NULL, TRUE, FALSE, &out, &on),
+      ==, MXL_STATUS_OK);
+  g_assert_cmpstr (out, ==, "{\"progressThread\":true}");
+  g_assert_true (on);
+  free (out);
+  /* the application's own value wins over the default; reconnect is forced */
+  g_assert_cmpint (mxlFabricsExtOptionsWithDefaults (
+          "{\"cqDepth\":64,\"progressThread\":true,\"reconnect\":false}", FALSE,
+          TRUE, &out, &on), ==, MXL_STATUS_OK);
+  g_assert_cmpstr (out, ==,
+      "{\"cqDepth\":64,\"progressThread\":true,\"reconnect\":true}");
+  g_assert_true (on);
+  g_assert_cmpint (mxlFabricsExtValidateOptions (out, NULL, 0), ==, MXL_STATUS_OK);
+  free (out);
+  g_assert_cmpint (mxlFabricsExtOptionsWithDefaults ("", FALSE, TRUE, &out, &on),
+      ==, MXL_STATUS_OK);
+  g_assert_cmpstr (out, ==, "{\"progressThread\":false,\"reconnect\":true}");
+  g_assert_false (on);
+  free (out);
+  /* malformed or not an object: nothing built, the caller passes its own */
+  on = TRUE;
+  g_assert_cmpint (mxlFabricsExtOptionsWithDefaults ("{", FALSE, FALSE, &out, &on),
+      ==, MXL_ERR_INVALID_ARG);
+  g_assert_null (out);
+  g_assert_false (on);
+  g_assert_cmpint (mxlFabricsExtOptionsWithDefaults ("[1]", TRUE, FALSE, &out, NULL),
+      ==, MXL_ERR_INVALID_ARG);
+  g_assert_null (out);
+  g_assert_cmpint (mxlFabricsExtOptionsWithDefaults ("{}", TRUE, FALSE, NULL, NULL),
+      ==, MXL_ERR_INVALID_ARG);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -215,5 +256,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/options/rejects", test_rejects);
   g_test_add_func ("/fabrics/options/all-keys", test_all_keys);
   g_test_add_func ("/fabrics/options/validate", test_validate);
+  g_test_add_func ("/fabrics/options/with-defaults", test_with_defaults);
   return g_test_run ();
 }
