@@ -197,6 +197,10 @@ typedef struct {
   guint64 dropped_early;        /* src: before running time 0; sink: no
                                  * index (no clock/segment) */
   guint64 dropped_in_flight;    /* sink: ring slot still being sent */
+  guint64 left_out_late;        /* sink: indices left out re-aligning a late
+                                 * input (not buffers: not in dropped) */
+  guint64 skipped_at_start;     /* src: grains that arrived before the first
+                                 * pushed one, skipped (not in dropped) */
   guint64 grains_lent;          /* sink: sent from the buffer (zero-copy) */
   guint64 anc_packets_dropped;  /* ANC packets bad, cut short or too many */
   guint64 invalid;

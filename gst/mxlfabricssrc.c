@@ -282,6 +282,8 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
   self->bad_input_seen = 0;
   self->absent_since_us = 0;
   self->n_missed = 0;
+  self->n_holes = 0;
+  self->back_run = 0;
   self->n_lateness = 0;
   self->accepted_seen = 0;
   self->sender_changed = FALSE;

@@ -36,6 +36,9 @@ G_DECLARE_FINAL_TYPE (GstMxlFabricsSrc, gst_mxl_fabrics_src, GST,
 /* Latency measurements kept: the reported latency covers all but the two
  * largest of the last ones. */
 #define GST_MXL_FABRICS_SRC_LATENESS_KEPT 16
+/* Runs of indices the head jumped over (never completed) that are
+ * remembered until the src reads past them (the newest are kept). */
+#define GST_MXL_FABRICS_SRC_HOLES_KEPT 8
 
 struct _GstMxlFabricsSrc {
   GstPushSrc parent;
@@ -70,6 +73,7 @@ struct _GstMxlFabricsSrc {
   gboolean discont;             /* next buffer gets DISCONT */
   gint64 last_data_us;          /* monotonic time of the last grain */
   guint64 last_index;           /* G_MAXUINT64 until a grain was pushed */
+  guint64 first_index;          /* the first pushed (valid with last_index) */
   gboolean stalled;
   gint64 stats_at_us;           /* last engine stats refresh */
   guint64 bad_input_seen;       /* bad input total last posted */
@@ -90,6 +94,13 @@ struct _GstMxlFabricsSrc {
   gboolean sender_changed;
   guint64 uncounted_below;
   guint64 oldest_since_change;
+  /* [hole_lo, hole_hi): indices the head jumped over that have not
+   * completed (a sender that left them out): a re-alignment over them
+   * counts them dropped-missing, not dropped-skipped */
+  guint64 hole_lo[GST_MXL_FABRICS_SRC_HOLES_KEPT];
+  guint64 hole_hi[GST_MXL_FABRICS_SRC_HOLES_KEPT];
+  guint n_holes;
+  guint back_run;               /* completions in a row far behind next */
   /* arrival - origin time of grains completed while the src waited */
   GstClockTime lateness[GST_MXL_FABRICS_SRC_LATENESS_KEPT];
   guint n_lateness;

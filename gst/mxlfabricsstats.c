@@ -31,6 +31,8 @@ static const GstMxlFabricsStatField element_fields[] = {
   COUNTER ("dropped-skipped", dropped_skipped),
   COUNTER ("dropped-early", dropped_early),
   COUNTER ("dropped-in-flight", dropped_in_flight),
+  COUNTER ("left-out-late", left_out_late),
+  COUNTER ("skipped-at-start", skipped_at_start),
   COUNTER ("grains-lent", grains_lent),
   COUNTER ("anc-packets-dropped", anc_packets_dropped),
   COUNTER ("invalid", invalid),

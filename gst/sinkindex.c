@@ -74,7 +74,8 @@ upstream_is_live (GstMxlFabricsSink * self)
  * the index of the current time (minus the latency), the ones after it
  * follow from there (the index rule gives consecutive indices to buffers
  * behind the last index), and the indices between are left out (the
- * receiver counts them: it never gets them). A WARNING says by how much
+ * stats' left-out-late counts them; each receiver counts them
+ * dropped-missing: it never gets them). A WARNING says by how much
  * the input is late, at most one per LATE_WARN_MS. Returns: the index. */
 static guint64
 realign_late (GstMxlFabricsSink * self, guint64 index)
@@ -106,6 +107,9 @@ realign_late (GstMxlFabricsSink * self, guint64 index)
   if (head == G_MAXUINT64 || head <= index)
     return index;
   self->late_left_out += head - index;
+  GST_OBJECT_LOCK (self);
+  self->obj->counters.left_out_late += head - index;
+  GST_OBJECT_UNLOCK (self);
   /* the phase of the stream starts again at the new index */
   gst_mxl_fabrics_follow_grain_index (gst_mxl_fabrics_index_to_tai (head, n,
           d), n, d, FALSE, 0, &self->index_phase);

@@ -22,6 +22,8 @@ GST_DEBUG_CATEGORY_EXTERN (gst_mxl_fabrics_src_debug);
  * the push. */
 #define LATENCY_MARGIN (10 * GST_MSECOND)
 #define INITIAL_LATENCY_MAX (100 * GST_MSECOND)
+/* The reported latency goes up to the ring or this, whichever is more. */
+#define LATENCY_CAP_MIN GST_SECOND
 
 /* One grain period, or for audio one batch of the flow's sync hint. */
 GstClockTime
@@ -61,8 +63,15 @@ cmp_clock_time (gconstpointer a, gconstpointer b)
  * waited for them (so downstream holding the streaming thread does not
  * count), all but the two largest of the last LATENESS_KEPT (one-off
  * hiccups), plus LATENCY_MARGIN; never less than before (from start:
- * initial_latency), never more than the ring (an older grain is
- * overwritten anyway). Raised in whole milliseconds; each raise posts a
+ * initial_latency), never more than the ring or LATENCY_CAP_MIN,
+ * whichever is more: a sender whose input falls behind real time writes
+ * its grains up to its own ring plus a ring of buffers late before it
+ * re-aligns (gst/sinkindex.c realign_late), more than the src's ring of
+ * periods; the src pushes them as they arrive and must report that (a
+ * cap at the ring said 200 ms at 50 fps while they arrived ~500 ms late,
+ * and sync=true sinks dropped them). Lateness beyond the cap is a sender
+ * that does not re-align (sync=false): reporting it would grow the
+ * latency without bound. Raised in whole milliseconds; each raise posts a
  * LATENCY message. Returns: TRUE when it was raised. */
 gboolean
 gst_mxl_fabrics_src_update_latency (GstMxlFabricsSrc * self,
@@ -87,7 +96,7 @@ gst_mxl_fabrics_src_update_latency (GstMxlFabricsSrc * self,
   ring = (guint64) self->flow.config.discrete.grainCount *
       gst_mxl_fabrics_src_unit_duration (self);
   if (ring > 0)
-    want = MIN (want, ring);
+    want = MIN (want, MAX (ring, LATENCY_CAP_MIN));
   GST_OBJECT_LOCK (self);
   if (want > self->latency) {
     self->latency = want;

@@ -162,8 +162,10 @@ on_data (GstMxlFabricsSrc * self)
         GST_MXL_FABRICS_CONNECTION_CONNECTED, NULL, "data received");
 }
 
-/* Grain @index, counted missing earlier, completed after all: it was not
- * missing but late. */
+/* Grain @index, behind what the src reads next, completed: counted
+ * missing earlier, it was not missing but late. One not counted yet is
+ * counted now, so that every grain that arrives is pushed or counted:
+ * before the first pushed grain skipped-at-start, after it dropped-late. */
 static void
 missed_arrived (GstMxlFabricsSrc * self, guint64 index)
 {
@@ -179,6 +181,116 @@ missed_arrived (GstMxlFabricsSrc * self, guint64 index)
     GST_OBJECT_UNLOCK (self);
     return;
   }
+  if (self->last_index == G_MAXUINT64 || index < self->first_index)
+    count (self, &self->obj->counters.skipped_at_start, 1, FALSE);
+  else
+    count (self, &self->obj->counters.dropped_late, 1, TRUE);
+}
+
+/* Remembers @index as counted missing (missed_arrived()). */
+static void
+missed_add (GstMxlFabricsSrc * self, guint64 index)
+{
+  if (self->n_missed == GST_MXL_FABRICS_SRC_MISSED_KEPT) {
+    memmove (self->missed, self->missed + 1,
+        sizeof self->missed - sizeof self->missed[0]);
+    self->n_missed--;
+  }
+  self->missed[self->n_missed++] = index;
+}
+
+/* The head jumps from self->head to @index: the indices between have not
+ * completed (yet). */
+static void
+hole_add (GstMxlFabricsSrc * self, guint64 index)
+{
+  if (index <= self->head + 1)
+    return;
+  if (self->n_holes == GST_MXL_FABRICS_SRC_HOLES_KEPT) {
+    memmove (self->hole_lo, self->hole_lo + 1,
+        sizeof self->hole_lo - sizeof self->hole_lo[0]);
+    memmove (self->hole_hi, self->hole_hi + 1,
+        sizeof self->hole_hi - sizeof self->hole_hi[0]);
+    self->n_holes--;
+  }
+  self->hole_lo[self->n_holes] = self->head + 1;
+  self->hole_hi[self->n_holes++] = index;
+}
+
+/* Grain @index, not behind what the src reads next nor after the head,
+ * completed: not a hole any more (a run split in two when there is room;
+ * else the shorter side is dropped, and what it held counts as skipped,
+ * not missing, if skipped). Returns: FALSE when it was no hole: it had
+ * completed already (a sender that sent it again). */
+static gboolean
+hole_fill (GstMxlFabricsSrc * self, guint64 index)
+{
+  guint i;
+
+  for (i = 0; i < self->n_holes; i++) {
+    guint64 lo = self->hole_lo[i], hi = self->hole_hi[i];
+
+    if (index < lo || index >= hi)
+      continue;
+    if (index == lo)
+      self->hole_lo[i]++;
+    else if (index == hi - 1)
+      self->hole_hi[i]--;
+    else if (self->n_holes < GST_MXL_FABRICS_SRC_HOLES_KEPT) {
+      self->hole_lo[self->n_holes] = index + 1;
+      self->hole_hi[self->n_holes++] = hi;
+      self->hole_hi[i] = index;
+    } else if (index - lo < hi - index)
+      self->hole_lo[i] = index + 1;
+    else
+      self->hole_hi[i] = index;
+    return TRUE;
+  }
+  return FALSE;
+}
+
+/* Of the indices [@from, @to) skipped re-aligning, how many never
+ * completed (in a hole); forgets the holes before @to. With @counted they
+ * are counted missing (the newest remembered, missed_add()). */
+static guint64
+holes_take (GstMxlFabricsSrc * self, guint64 from, guint64 to,
+    gboolean counted)
+{
+  guint64 n = 0, k;
+  guint i, kept = 0;
+
+  for (i = 0; i < self->n_holes; i++) {
+    guint64 lo = MAX (self->hole_lo[i], from), hi = MIN (self->hole_hi[i], to);
+
+    if (hi > lo)
+      n += hi - lo;
+    for (k = hi > lo + GST_MXL_FABRICS_SRC_MISSED_KEPT ?
+        hi - GST_MXL_FABRICS_SRC_MISSED_KEPT : lo; counted && k < hi; k++)
+      missed_add (self, k);
+    if (self->hole_hi[i] > to) {
+      self->hole_lo[kept] = MAX (self->hole_lo[i], to);
+      self->hole_hi[kept++] = self->hole_hi[i];
+    }
+  }
+  self->n_holes = kept;
+  return n;
+}
+
+/* Grain @index (self->next) is lapped in its slot: dropped-late when it
+ * had arrived, dropped-missing when it is a hole (it never did). */
+static void
+count_lapped (GstMxlFabricsSrc * self, guint64 index)
+{
+  guint i;
+
+  for (i = 0; i < self->n_holes; i++) {
+    if (index >= self->hole_lo[i] && index < self->hole_hi[i]) {
+      count (self, &self->obj->counters.dropped_missing, 1, TRUE);
+      missed_add (self, index);
+      return;
+    }
+  }
+  count (self, &self->obj->counters.dropped_late, 1, TRUE);
 }
 
 /* Whether the target took up another connection (or claim) since the
@@ -228,19 +340,34 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
   if (!self->have_head) {
     self->have_head = TRUE;
     self->head = self->next = index;
+    self->n_holes = 0;
   } else if (index > self->head) {
+    self->back_run = 0;
+    hole_add (self, index);
     self->head = index;
-  } else if (index + window < self->next) {
-    /* Far behind what we pushed: the initiator restarted with another
-     * time base (e.g. untimestamped input). Follow it. */
+  } else if (index + window < self->next
+      && ++self->back_run > self->flow.config.discrete.grainCount) {
+    /* Far behind what we pushed, for more than a ring of completions in a
+     * row: the initiator restarted with another time base (e.g.
+     * untimestamped input). Follow it. Fewer are grains that waited in
+     * the sender and arrive after newer ones (a receiver that joins
+     * mid-stream): late, counted below; following them would push the
+     * newer ones again when they come round. */
     GST_INFO_OBJECT (self, "index went back from %" G_GUINT64_FORMAT " to %"
         G_GUINT64_FORMAT ": following the new sequence", self->next, index);
+    self->back_run = 0;
     self->head = self->next = index;
     self->discont = TRUE;
     self->n_missed = 0;
+    self->n_holes = 0;
     self->absent_since_us = 0;
   } else if (index < self->next) {
+    if (index + window >= self->next)
+      self->back_run = 0;
     missed_arrived (self, index);
+  } else if (!hole_fill (self, index)) {
+    /* completed twice: pushed once, the other is a rejected completion */
+    count (self, &self->obj->counters.invalid, 1, FALSE);
   }
   if (self->absent_since_us != 0 && index == self->absent_index)
     self->absent_since_us = 0;  /* it came: read it now */
@@ -293,6 +420,8 @@ pushed (GstMxlFabricsSrc * self, guint64 index, gsize bytes)
   self->obj->counters.grains++;
   self->obj->counters.bytes += bytes;
   GST_OBJECT_UNLOCK (self);
+  if (self->last_index == G_MAXUINT64)
+    self->first_index = index;
   self->last_index = index;
 }
 
@@ -345,12 +474,7 @@ grain_absent (GstMxlFabricsSrc * self, guint64 index)
   }
   GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " never arrived", index);
   count (self, &self->obj->counters.dropped_missing, 1, TRUE);
-  if (self->n_missed == GST_MXL_FABRICS_SRC_MISSED_KEPT) {
-    memmove (self->missed, self->missed + 1,
-        sizeof self->missed - sizeof self->missed[0]);
-    self->n_missed--;
-  }
-  self->missed[self->n_missed++] = index;
+  missed_add (self, index);
   self->next++;
   self->discont = TRUE;
 }
@@ -374,19 +498,35 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
      * on: before it (a sender that connected with grains that waited for
      * it, then the ones it dropped without a target, which it counts
      * itself) nothing is the src's loss, its first grain is where its
-     * counting starts. */
-    guint64 to = self->head;
+     * counting starts (the grains before it that did arrive are
+     * skipped-at-start, so every grain that arrives is pushed or counted).
+     * Indices the head jumped over that never completed (a sender that left
+     * them out, e.g. re-aligning a late input) are dropped-missing: only
+     * grains that did arrive are the src's skip. After a change of sender
+     * it goes back to the new sender's first grains, if still held, and
+     * the indices below them are not its loss ("Which side counts a
+     * loss"). */
+    guint64 to = self->head, holes;
 
-    /* after a change of sender: back to its first grains, if still held */
     if (self->sender_changed)
       to = CLAMP (self->oldest_since_change, self->head - ring + 1,
           self->head);
+    if (self->last_index != G_MAXUINT64) {
+      guint64 own = own_loss (self, index, to - index);
+
+      holes_take (self, index, to - own, FALSE);
+      holes = holes_take (self, to - own, to, TRUE);
+      count (self, &self->obj->counters.dropped_skipped, own - holes, TRUE);
+      count (self, &self->obj->counters.dropped_missing, holes, TRUE);
+    } else {
+      holes = holes_take (self, index, to, FALSE);
+      count (self, &self->obj->counters.skipped_at_start,
+          to - index - holes, FALSE);
+    }
     GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " grains behind the "
-        "newest (%" G_GUINT64_FORMAT "): skipping to %" G_GUINT64_FORMAT,
-        self->head - index, self->head, to);
-    if (self->last_index != G_MAXUINT64)
-      count (self, &self->obj->counters.dropped_skipped,
-          own_loss (self, index, to - index), TRUE);
+        "newest (%" G_GUINT64_FORMAT "): skipping to %" G_GUINT64_FORMAT
+        " (%" G_GUINT64_FORMAT " of them never arrived)", self->head - index,
+        self->head, to, holes);
     self->next = index = to;
     self->discont = TRUE;
     self->absent_since_us = 0;
@@ -398,7 +538,7 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
       break;
     case MXL_ERR_OUT_OF_RANGE_TOO_LATE:
       /* Lapped since the check above. */
-      count (self, &self->obj->counters.dropped_late, 1, TRUE);
+      count_lapped (self, index);
       self->next++;
       self->discont = TRUE;
       return NULL;
@@ -426,7 +566,7 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
     /* The slot already holds a newer grain: lapped before we read it. */
     GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " overwritten by %"
         G_GUINT64_FORMAT " before it was read", index, info.index);
-    count (self, &self->obj->counters.dropped_late, 1, TRUE);
+    count_lapped (self, index);
     self->discont = TRUE;
     return NULL;
   }

@@ -404,6 +404,7 @@ gst_mxl_fabrics_follow_grain_index_full (guint64 tai, gint num, gint den,
        * both may be jitter of under P/2), or early; else a gap of k
        * indices in the sender's own phase */
       __int128 k = MAX (r, 0) / period;   /* early: 0 */
+      gboolean after_late = phase->late > 0;
 
       if (k >= 1 && k <= FOLLOW_LATE_MAX && phase->late < FOLLOW_LATE_MAX
           && (next_frame
@@ -421,6 +422,12 @@ gst_mxl_fabrics_follow_grain_index_full (guint64 tai, gint num, gint den,
       if (k == 0 && d <= (__int128) phase->hi - period)
         /* a period early: after an index given ahead of its time (a late
          * buffer taken for a gap); the stream's phase has not moved */
+        return index;
+      if (k == 0 && after_late)
+        /* pushed right behind a late buffer (a sender catching up after a
+         * stall): late by what is left of that stall, not jitter; taken
+         * into the window it would raise the recent top and make the next
+         * stall look like a gap */
         return index;
       phase_record (phase, d - k * period, period);
       if (((__int128) phase->lo + phase->hi) / 2 >= period) {

@@ -243,6 +243,11 @@ typedef struct
  *    buffers after it take their own indices again (a late buffer never
  *    moves the ones after it). After 4 late buffers in a row the stream's
  *    time has moved: the next takes @last + 1 + k and sets the window;
+ *  - one less than a period above lo right after a late buffer (pushed
+ *    right behind it by a sender making up for a stall) takes @last + 1
+ *    and leaves the window as it is: its lateness is what is left of the
+ *    stall, and raising the window's top with it would make the next
+ *    stall look like a gap;
  *  - a buffer more than a period before hi (it follows one given an index
  *    ahead of its time) takes @last + 1 and leaves the window as it is, so
  *    at the sender's next gap the stream takes its own indices again;

@@ -8,19 +8,24 @@
  *    ring late for a ring of buffers and says so in one WARNING; the src's
  *    arrival minus origin time stays bounded (it used to grow by the 10 ms
  *    a frame, past a second here) and the src counts every index it did
- *    not get.
+ *    not get: the indices the sender left out (its left-out-late) exactly
+ *    as dropped-missing, not as its own dropped-skipped.
  *  - restart-counts/shm: a receiver started a second after the previous
  *    one ended, under a live sender, counts nothing it never could have
  *    had: the grains before its first one (those that waited for it in the
  *    sender, and the ones the sender dropped without a target) are not
  *    `dropped-skipped` (it used to count about 70).
+ *  - late-join/shm, late-join/tcp: a receiver that joins a live sender
+ *    mid-stream pushes or counts every grain that arrives
+ *    (grains-received == buffers + drops of arrived grains + invalid +
+ *    skipped-at-start; 9 grains used to be in none).
  *  - stats-at-eos/tcp: the sink's stats read when its EOS is on the bus
  *    hold every transfer up to EOS, in the engine's counters and per
  *    target (they used to be up to 100 ms old: the last grains missing).
  *
  * The receiver is this binary re-executed with --child-src: mxlfabricssrc !
- * appsink, writing "offset lateness-ns" per buffer, then "stats dropped
- * skipped". Children are reaped or killed by PID; every wait is bounded.
+ * appsink, writing "offset lateness-ns" per buffer, then "stats" and its
+ * counters (read_received()). Children are reaped or killed by PID; every wait is bounded.
  */
 #include <stdlib.h>
 #include <unistd.h>
@@ -46,6 +51,21 @@ append_line (GstBuffer * b, gpointer res)
   gst_caps_unref (caps);
 }
 
+/* The min latency the src "src" of @p answers (ns). */
+static GstClockTime
+src_latency (GstElement * p)
+{
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  GstQuery *q = gst_query_new_latency ();
+  GstClockTime min = 0;
+
+  g_assert_true (gst_element_query (src, q));
+  gst_query_parse_latency (q, NULL, &min, NULL);
+  gst_query_unref (q);
+  gst_object_unref (src);
+  return min;
+}
+
 /* Child: see the top of the file. */
 static int
 child_src (const gchar * provider, const gchar * file, const gchar * out,
@@ -62,9 +82,20 @@ child_src (const gchar * provider, const gchar * file, const gchar * out,
   hgst_play (p);
   /* ends after @n buffers, or 3 s without one (the parent checks counts) */
   rc = hgst_pull_each (p, n, 20000, 3000, append_line, res) == 0 ? 2 : 0;
+  /* with @n 0 read once nothing came for 3 s: every grain that arrived
+   * was taken */
   g_string_append_printf (res, "stats %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
-      "\n", hgst_stat (p, "src", "dropped"), hgst_stat (p, "src",
-          "dropped-skipped"));
+      " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %"
+      G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %"
+      G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
+      src_latency (p),
+      hgst_stat (p, "src",
+          "dropped"), hgst_stat (p, "src", "dropped-skipped"), hgst_stat (p,
+          "src", "dropped-missing"), hgst_stat (p, "src", "grains-received"),
+      hgst_stat (p, "src", "buffers"), hgst_stat (p, "src", "invalid"),
+      hgst_stat (p, "src", "skipped-at-start"), hgst_stat (p, "src",
+          "dropped-late"), hgst_stat (p, "src", "dropped-torn"),
+      hgst_stat (p, "src", "dropped-early"));
   g_file_set_contents (out, res->str, -1, NULL);
   g_string_free (res, TRUE);
   hgst_stop (p);
@@ -75,12 +106,26 @@ child_src (const gchar * provider, const gchar * file, const gchar * out,
 typedef struct {
   guint n, gaps;                /* buffers, indices left out between them */
   gint64 max_late_tail;         /* ns, largest lateness of the last 30 */
-  guint64 dropped, skipped;
+  gint64 third_late_tail;       /* ns, their third largest */
+  guint64 dropped, skipped, missing;
+  guint64 received, buffers, invalid;   /* grains-received; pushed */
+  guint64 at_start, late, torn; /* skipped-at-start, dropped-late, -torn */
+  guint64 latency;              /* the src's min latency at the end, ns */
+  guint64 early;                /* dropped-early */
 } Received;
+
+static gint
+cmp_gint64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return (x > y) - (x < y);
+}
 
 static void
 read_received (const gchar * out, Received * r)
 {
+  GArray *tail;
   gchar *text = NULL, **lines;
   guint64 last = 0;
   guint i;
@@ -92,8 +137,13 @@ read_received (const gchar * out, Received * r)
     guint64 off;
     gint64 late;
 
-    if (sscanf (lines[i], "stats %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT,
-            &r->dropped, &r->skipped) == 2)
+    if (sscanf (lines[i], "stats %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+            " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+            " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+            " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+            " %" G_GUINT64_FORMAT, &r->latency, &r->dropped, &r->skipped,
+            &r->missing, &r->received, &r->buffers, &r->invalid,
+            &r->at_start, &r->late, &r->torn, &r->early) == 11)
       break;
     g_assert_cmpint (sscanf (lines[i], "%" G_GUINT64_FORMAT " %"
             G_GINT64_FORMAT, &off, &late), ==, 2);
@@ -105,13 +155,19 @@ read_received (const gchar * out, Received * r)
     r->n++;
   }
   /* the tail: the last 30 buffers */
+  tail = g_array_new (FALSE, TRUE, sizeof (gint64));
   for (guint k = r->n > 30 ? r->n - 30 : 0; k < r->n; k++) {
     guint64 off;
     gint64 late = 0;
 
     sscanf (lines[k], "%" G_GUINT64_FORMAT " %" G_GINT64_FORMAT, &off, &late);
     r->max_late_tail = MAX (r->max_late_tail, late);
+    g_array_append_val (tail, late);
   }
+  g_array_sort (tail, cmp_gint64);
+  if (tail->len >= 3)
+    r->third_late_tail = g_array_index (tail, gint64, tail->len - 3);
+  g_array_unref (tail);
   g_strfreev (lines);
   g_free (text);
 }
@@ -176,6 +232,31 @@ files_clear (Files * f)
   g_free (f->nstr);
 }
 
+/* Starts the child receiver on @provider for @f, then the sender
+ * pipeline @desc once its TargetInfo is written; *@pid: the child's. */
+static GstElement *
+start_pair (Files * f, const gchar * provider, const gchar * desc, GPid * pid)
+{
+  GstElement *p;
+
+  *pid = hgst_spawn_child (provider, f->file, f->out, f->nstr, NULL);
+  g_assert_true (hgst_wait_file (f->file));
+  p = hgst_parse (desc);
+  hgst_play (p);
+  return p;
+}
+
+/* Waits (at most 10 s) until the sender @p has counted 10 grains dropped
+ * without a target: it has seen its receiver go. */
+static void
+wait_no_target (GstElement * p)
+{
+  guint k;
+
+  for (k = 0; k < 500 && hgst_stat (p, "sink", "dropped-no-target") < 10; k++)
+    g_usleep (20 * 1000);
+}
+
 #define BEHIND_N 150
 
 static void
@@ -187,23 +268,27 @@ test_behind (void)
   GPid pid;
   Received r;
   guint warnings;
+  guint64 left_out;
 
   files_init (&f, BEHIND_N);
   desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=%u ! "
       CAPS_50 " ! identity sleep-time=30000 ! mxlfabricssink name=sink "
       "provider=tcp node=" HGST_NODE " target-info=@%s", BEHIND_N, f.file);
-  pid = hgst_spawn_child ("tcp", f.file, f.out, f.nstr, NULL);
-  g_assert_true (hgst_wait_file (f.file));
-  p = hgst_parse (desc);
-  hgst_play (p);
+  p = start_pair (&f, "tcp", desc, &pid);
   warnings = run_until_eos (p, 20000, "later than real time");
   hgst_assert_child_ok (pid, 10000);
   read_received (f.out, &r);
+  left_out = hgst_stat (p, "sink", "left-out-late");
   g_test_message ("received %u, %u indices left out, src dropped %"
-      G_GUINT64_FORMAT " (skipped %" G_GUINT64_FORMAT "), largest lateness "
-      "of the last 30: %" G_GINT64_FORMAT " ms; sender grains %"
-      G_GUINT64_FORMAT, r.n, r.gaps, r.dropped, r.skipped,
-      r.max_late_tail / 1000000, hgst_stat (p, "sink", "grains"));
+      G_GUINT64_FORMAT " (skipped %" G_GUINT64_FORMAT ", missing %"
+      G_GUINT64_FORMAT "), largest lateness of the last 30: %" G_GINT64_FORMAT
+      " ms; sender grains %" G_GUINT64_FORMAT ", left out %" G_GUINT64_FORMAT
+      "; src grains-received %" G_GUINT64_FORMAT ", buffers %"
+      G_GUINT64_FORMAT ", latency %" G_GUINT64_FORMAT " ms (tail's third largest %"
+      G_GINT64_FORMAT " ms)", r.n, r.gaps,
+      r.dropped, r.skipped, r.missing, r.max_late_tail / 1000000,
+      hgst_stat (p, "sink", "grains"), left_out, r.received, r.buffers,
+      r.latency / GST_MSECOND, r.third_late_tail / 1000000);
   /* a grain that came while the src had not read the one before it can
    * be skipped in its re-alignment (counted below) */
   g_assert_cmpuint (r.n, >=, BEHIND_N * 9 / 10);
@@ -212,11 +297,25 @@ test_behind (void)
    * end */
   g_assert_cmpint (r.max_late_tail, <, 900 * GST_MSECOND);
   g_assert_cmpuint (warnings, ==, 1);
+  /* the src reports the lateness it saw (all but its two largest of the
+   * last 16, plus 10 ms, never lowered): about the tail's third largest
+   * lateness (which includes appsink's pull), not its 200 ms ring */
+  g_assert_cmpint ((gint64) r.latency, >=, r.third_late_tail * 9 / 10);
   /* the src counts what it did not get: the indices left out (and one
    * more when the very last grain was lapped: no buffer after it) */
   g_assert_cmpuint (r.gaps, >, 0);
   g_assert_cmpuint (r.dropped, >=, r.gaps);
   g_assert_cmpuint (r.dropped, <=, r.gaps + 1);
+  /* the sender counts the indices it left out (left-out-late, not in its
+   * dropped: those buffers were written); the src counts exactly those
+   * and the sender's dropped ones (a slot still in flight, under load) as
+   * never arrived, none as its own skip (it counted them all
+   * dropped-skipped) */
+  g_assert_cmpuint (left_out, >, 0);
+  g_assert_cmpuint (hgst_stat (p, "sink", "dropped-no-target"), ==, 0);
+  g_assert_cmpuint (r.missing, ==, left_out + hgst_stat (p, "sink",
+          "dropped"));
+  g_assert_cmpuint (r.skipped + r.missing + r.late + r.torn, >=, r.gaps);
   hgst_stop (p);
   files_clear (&f);
   g_free (desc);
@@ -238,10 +337,7 @@ test_restart_counts (void)
   desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=1000 ! "
       CAPS_50 " ! mxlfabricssink name=sink provider=shm target-info=@%s",
       f.file);
-  pid = hgst_spawn_child ("shm", f.file, f.out, f.nstr, NULL);
-  g_assert_true (hgst_wait_file (f.file));
-  p = hgst_parse (desc);
-  hgst_play (p);
+  p = start_pair (&f, "shm", desc, &pid);
   for (i = 0; i < 2; i++) {
     hgst_assert_child_ok (pid, 20000);
     read_received (f.out, &r);
@@ -259,16 +355,64 @@ test_restart_counts (void)
       /* the sender drops with no target: wait (at most 10 s) until it has
        * seen the receiver go and counted such drops; a fixed 1 s was too
        * short under ASan, where the child's exit takes longer */
-      guint k;
-
-      for (k = 0; k < 500 && hgst_stat (p, "sink", "dropped-no-target") < 10;
-          k++)
-        g_usleep (20 * 1000);
+      wait_no_target (p);
       pid = hgst_spawn_child ("shm", f.file, f.out, f.nstr, NULL);
     }
   }
   hgst_assert_no_error (p);
   g_assert_cmpuint (hgst_stat (p, "sink", "dropped-no-target"), >, 0);
+  hgst_stop (p);
+  files_clear (&f);
+  g_free (desc);
+}
+
+/* A receiver that joins a live sender mid-stream (the sender started
+ * first, following a TargetInfo file that did not exist yet, and dropped
+ * grains without a target): every grain that arrives is pushed or counted.
+ * It drains until nothing came for 3 s after the sender's last grain, so
+ * its stats hold every grain: grains-received == buffers + the drops of
+ * grains that did arrive (all but dropped-missing) + invalid +
+ * skipped-at-start (the grains that waited in the sender for it and were
+ * a ring behind the newest when it began: they used to be in none). */
+#define LATE_SENT 200
+
+static void
+test_late_join (gconstpointer data)
+{
+  const gchar *provider = data;
+  Files f;
+  gchar *desc;
+  GstElement *p;
+  GPid pid;
+  Received r;
+
+  files_init (&f, 0);
+  desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=%u ! "
+      CAPS_50 " ! mxlfabricssink name=sink provider=%s %s target-info=@%s",
+      LATE_SENT, provider, g_str_equal (provider, "tcp") ? "node=" HGST_NODE :
+      "", f.file);
+  p = hgst_parse (desc);
+  hgst_play (p);
+  wait_no_target (p);
+  pid = hgst_spawn_child (provider, f.file, f.out, f.nstr, NULL);
+  hgst_assert_child_ok (pid, 30000);
+  read_received (f.out, &r);
+  g_test_message ("late receiver (%s): grains-received %" G_GUINT64_FORMAT
+      ", buffers %" G_GUINT64_FORMAT ", dropped %" G_GUINT64_FORMAT
+      " (missing %" G_GUINT64_FORMAT ", skipped %" G_GUINT64_FORMAT
+      ", late %" G_GUINT64_FORMAT ", torn %" G_GUINT64_FORMAT ", early %"
+      G_GUINT64_FORMAT "), invalid %"
+      G_GUINT64_FORMAT ", skipped-at-start %" G_GUINT64_FORMAT "; sender "
+      "grains %" G_GUINT64_FORMAT ", dropped-no-target %" G_GUINT64_FORMAT,
+      provider, r.received, r.buffers, r.dropped, r.missing, r.skipped,
+      r.late, r.torn, r.early, r.invalid, r.at_start,
+      hgst_stat (p, "sink", "grains"), hgst_stat (p, "sink",
+          "dropped-no-target"));
+  hgst_assert_no_error (p);
+  g_assert_cmpuint (r.buffers, ==, r.n);
+  g_assert_cmpuint (r.buffers, >, 0);
+  g_assert_cmpuint (r.received, ==, r.buffers + r.dropped - r.missing +
+      r.invalid + r.at_start);
   hgst_stop (p);
   files_clear (&f);
   g_free (desc);
@@ -307,10 +451,7 @@ test_stats_at_eos (void)
       CAPS_50 " ! "
       "mxlfabricssink name=sink provider=tcp node=" HGST_NODE " sync=false "
       "target-info=@%s", EOS_N, f.file);
-  pid = hgst_spawn_child ("tcp", f.file, f.out, f.nstr, NULL);
-  g_assert_true (hgst_wait_file (f.file));
-  p = hgst_parse (desc);
-  hgst_play (p);
+  p = start_pair (&f, "tcp", desc, &pid);
   run_until_eos (p, 20000, "-");
   sink = gst_bin_get_by_name (GST_BIN (p), "sink");
   g_object_get (sink, "stats", &stats, NULL);
@@ -345,5 +486,9 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/src-behind/behind/tcp", test_behind);
   g_test_add_func ("/gst/src-behind/restart-counts/shm", test_restart_counts);
   g_test_add_func ("/gst/src-behind/stats-at-eos/tcp", test_stats_at_eos);
+  g_test_add_data_func ("/gst/src-behind/late-join/shm", "shm",
+      test_late_join);
+  g_test_add_data_func ("/gst/src-behind/late-join/tcp", "tcp",
+      test_late_join);
   return g_test_run ();
 }

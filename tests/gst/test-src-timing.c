@@ -7,6 +7,12 @@
  *    at a phase where rounding alone flips; the src,
  *    in another process, gets all 100 in order and bit-exact, consecutive
  *    indices and PTS one period apart, no drop and one DISCONT (the first);
+ *  - stall: the same at another phase with +-2 ms jitter and a 30 ms
+ *    stall every 10 frames (the stalled frame 1.5 periods late, the next
+ *    pushed right behind it): the same exact indices, nothing missing (the
+ *    frame behind a stalled one raised the sink's recent jitter, so a
+ *    later stall was taken for a frame left out: one index missing and
+ *    every later frame one index ahead);
  *  - latency: a sender whose grains arrive ~110 ms after their origin time
  *    (sink ts-offset=80 ms) into `fakesink sync=true qos=true
  *    max-lateness=40 ms` (fakesink's default never drops): every frame
@@ -92,9 +98,34 @@ child_src (const gchar * file, const gchar * out, guint n)
   return rc;
 }
 
-static void
-test_jitter_do_timestamp (void)
+/* A 30 ms stall before each frame STALL_EVERY * j (j >= 1) of the stall
+ * case; the frame after it is pushed STALL_FOLLOW after it. */
+#define STALL_EVERY 10
+#define STALL_MS 30
+#define STALL_FOLLOW (GST_MSECOND / 2)
+
+/* The push time of frame @i after @t0 (TAI ns), as do-timestamp=true
+ * stamps it, given the previous one's @prev: jittered (see
+ * test_jitter_do_timestamp), with @stall a 30 ms stall every 10 frames
+ * that the application makes up for by pushing the next right behind. */
+static guint64
+push_time (guint64 t0, guint i, gboolean stall, GRand * rand, guint64 prev)
 {
+  guint64 t;
+
+  if (!stall)
+    return t0 + i * PERIOD_50 + (i == 0 ? 0 : g_rand_int_range (rand, 0,
+            (gint32) (PERIOD_50 * 12 / 25) + 1));
+  t = t0 + i * PERIOD_50 + g_rand_int_range (rand, -2000000, 2000001);
+  if (i > 0 && i % STALL_EVERY == 0)
+    t += STALL_MS * GST_MSECOND;
+  return i > 0 ? MAX (t, prev + STALL_FOLLOW) : t;
+}
+
+static void
+test_jitter_do_timestamp (gconstpointer data)
+{
+  gboolean stall = GPOINTER_TO_INT (data);
   gchar *dir = g_dir_make_tmp ("mxlfab-XXXXXX", NULL);
   gchar *file = g_build_filename (dir, "target.json", NULL);
   gchar *out = g_build_filename (dir, "got.txt", NULL);
@@ -108,7 +139,7 @@ test_jitter_do_timestamp (void)
   GstElement *p;
   GPid pid;
   gchar **lines;
-  guint64 t0, tai0, first = 0, first_pts = 0;
+  guint64 t0, tai0, t = 0, first = 0, first_pts = 0;
   GstClockTime rt0;
   guint i;
 
@@ -124,16 +155,16 @@ test_jitter_do_timestamp (void)
    * period: do-timestamp's jitter is lateness); the first on time. Rounded
    * alone, the first takes one index and some later one the index above
    * the next, which used to leave an index out; so did a smoothed phase
-   * drifting past half a period with the one-sided jitter. */
+   * drifting past half a period with the one-sided jitter. The stall
+   * case: 0.1 period after the origin times, +-2 ms, the stalls. */
   tai0 = hgst_tai_now ();
   rt0 = hgst_running_time (p, 0);
-  t0 = (tai0 / PERIOD_50 + 10) * PERIOD_50 + PERIOD_50 * 3 / 10;
+  t0 = (tai0 / PERIOD_50 + 10) * PERIOD_50 + PERIOD_50 * (stall ? 1 : 3) / 10;
   for (i = 0; i < JITTER_N; i++) {
-    gint64 jitter = i == 0 ? 0 : g_rand_int_range (rand, 0,
-        (gint32) (PERIOD_50 * 12 / 25) + 1);
-    guint64 t = t0 + i * PERIOD_50 + jitter;
-    GstBuffer *b = hgst_frame (SMALL_SIZE, i, rt0 + (t - tai0),
-        PERIOD_50);
+    GstBuffer *b;
+
+    t = push_time (t0, i, stall, rand, t);
+    b = hgst_frame (SMALL_SIZE, i, rt0 + (t - tai0), PERIOD_50);
 
     g_ptr_array_add (sent, hgst_checksum (b));
     sleep_until_tai (t - 10 * GST_MSECOND);     /* pace: the sink syncs */
@@ -424,8 +455,10 @@ main (int argc, char **argv)
     return child_src (argv[2], argv[3], (guint) atoi (argv[4]));
   g_test_init (&argc, &argv, NULL);
 
-  g_test_add_func ("/gst/src-timing/jitter-do-timestamp/tcp",
-      test_jitter_do_timestamp);
+  g_test_add_data_func ("/gst/src-timing/jitter-do-timestamp/tcp",
+      GINT_TO_POINTER (FALSE), test_jitter_do_timestamp);
+  g_test_add_data_func ("/gst/src-timing/stall-do-timestamp/tcp",
+      GINT_TO_POINTER (TRUE), test_jitter_do_timestamp);
   g_test_add_func ("/gst/src-timing/latency-sync-sink/tcp",
       test_latency_sync_sink);
   g_test_add_func ("/gst/src-timing/realign/tcp", test_realign);

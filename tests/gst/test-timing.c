@@ -369,8 +369,10 @@ nominal (guint64 t0, gint num, guint k)
  * +1.2 periods (its PTS after frame 101's), and the do-timestamp form of
  * it (50 fps, frame 100 pushed 25 ms late and frame 101 at once after
  * it), a late block of 3 periods (frames 100-102 pushed together), and
- * a fixed pattern of 0..0.45-period lateness, at 10 phases: every frame
- * takes the index of its own nominal time; the late one never moves the
+ * a fixed pattern of 0..0.45-period lateness, and +-2 ms jitter with a
+ * 1.5-period stall (30 ms at 50 fps) every 10 frames, the frame after it
+ * pushed right behind it (which used to raise the recent top, so a later
+ * stall was taken for a gap), at 10 phases: every frame takes the index of its own nominal time; the late one never moves the
  * frames after it. A late frame taken for a gap (1.1 periods late, within
  * the jitter) moves the frames after it one ahead only until the sender's
  * next gap. A stream whose time moves on by 1.3 periods for good takes
@@ -390,13 +392,18 @@ test_follow_index_late (void)
     gint64 p = (gint64) gst_util_uint64_scale_round (GST_SECOND, 1, num);
 
     for (grid = -5; grid < 5; grid++) {
-      for (pattern = 0; pattern < 4; pattern++) {
+      for (pattern = 0; pattern < 5; pattern++) {
         for (i = 0; i < n; i++) {
           gint64 j = grid * p / 10;
 
           if (pattern == 3)
             j += g_rand_int_range (rand, 0, (gint32) (p * 45 / 100));
+          if (pattern == 4)
+            j += g_rand_int_range (rand, -2000000, 2000001)
+                + (i > 0 && i % 10 == 0 ? p * 3 / 2 : 0);
           t[i] = nominal (t0, num, i) + j;
+          if (pattern == 4 && i > 0)
+            t[i] = MAX (t[i], t[i - 1] + 500000);
         }
         if (pattern == 0)
           t[100] += p * 12 / 10;
