@@ -262,6 +262,13 @@ test_latency_sync_sink (void)
       "; src dropped %" G_GUINT64_FORMAT, sink_stat (rx, "rendered"),
       sink_stat (rx, "dropped"), hgst_stat (tx, "sink", "grains"),
       hgst_stat (tx, "sink", "dropped"), hgst_stat (rx, "src", "dropped"));
+  g_test_message ("src: late %" G_GUINT64_FORMAT ", torn %" G_GUINT64_FORMAT
+      ", skipped %" G_GUINT64_FORMAT ", missing %" G_GUINT64_FORMAT
+      ", invalid %" G_GUINT64_FORMAT, hgst_stat (rx, "src", "dropped-late"),
+      hgst_stat (rx, "src", "dropped-torn"),
+      hgst_stat (rx, "src", "dropped-skipped"),
+      hgst_stat (rx, "src", "dropped-missing"),
+      hgst_stat (rx, "src", "invalid"));
   g_assert_cmpuint (hgst_stat (tx, "sink", "grains") + hgst_stat (tx, "sink",
           "dropped"), ==, LATENCY_N);
   g_assert_cmpuint (hgst_stat (tx, "sink", "grains"), >=, LATENCY_N - 5);
