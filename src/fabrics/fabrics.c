@@ -328,9 +328,11 @@ mxlFabricsExtChooseInterface (mxlFabricsInstance in_instance,
         && (pick == NULL || (is_loopback (pick) && !is_loopback (n))))
       pick = n;
   }
+  /* A provider whose nodes are names (shm) gets one unique to the caller;
+   * the others an address of this host, one that is not loopback if any. */
   if (best != G_MAXUINT && out_node != NULL) {
-    node = *out_provider == MXL_FABRICS_PROVIDER_SHM || pick == NULL
-        ? g_strdup_printf (MXL_FABRICS_EXT_SHM_NODE_PREFIX "%d-%d", (int) getpid (),
+    node = mxl_provider_names_nodes (mxl_provider_lookup (*out_provider))
+        || pick == NULL ? g_strdup_printf (MXL_FABRICS_EXT_SHM_NODE_PREFIX "%d-%d", (int) getpid (),
             g_atomic_int_add (&counter, 1))
         : g_strdup (pick);
   }

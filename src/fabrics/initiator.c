@@ -4,7 +4,8 @@
  * every connected target (docs/wire-format.md §6.4, §6.5, §7.4, with the
  * improvements of our design: queued retries within a deadline instead of
  * failing on -FI_EAGAIN, reconnection on re-add). The connection state
- * machine and the context pool are in initiator_conn.c, tracking and
+ * machine and the fate of a lost connection's contexts are in
+ * initiator_conn.c (the pool's get and put: protocol_egress.c), tracking and
  * results in initiator_results.c, progress in initiator_progress.c.
  */
 #include "fabrics/initiator.h"
@@ -16,7 +17,6 @@
 #include <mxl/flow.h>
 
 #include "fabrics/ofi/address.h"
-#include "fabrics/wire/claim.h"
 #include "fabrics/protocol/protocol_hooks.h"
 #include "fabrics/setup.h"
 #include "flow/flow-priv.h"
@@ -26,6 +26,21 @@
 #define QUEUE_WAIT_MS 200
 
 /* --------------------------------------------------------------- setup */
+
+static mxlStatus fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc);
+static mxlStatus fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc);
+static mxlStatus queue_one (MxlInitiator *init, uint64_t target_id,
+    const MxlTracked *what, MxlQueueFn queue, const void *request);
+
+/* What the protocol layer reaches of the engine (initiator-state.h): handed
+ * down once, here, at setup (init->engine). */
+static const MxlEngineOps engine_ops = {
+  .track_write = mxl_conn_track_write,
+  .track_fail = mxl_conn_track_fail,
+  .transfer_idle = mxl_conn_transfer_idle,
+  .on_completion = mxl_initiator_on_completion,
+  .queue_one = queue_one,
+};
 
 /* How long teardown keeps progressing connections that sent messages
  * (send, tagged) before closing them (ms). */
@@ -120,7 +135,9 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   init->reader = config->reader;
   init->chunks = &mxl_grain_chunks;      /* mxl_samples_initiator_setup() for audio */
   init->mode = &mxl_initiator_inline_mode;      /* the thread's once it runs */
-  init->on_completion = mxl_initiator_on_completion;
+  init->engine = &engine_ops;
+  init->on_completion = engine_ops.on_completion;
+  init->fan_out = fan_out_grain;      /* fan_out_samples for audio, below */
   init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) mxl_conn_free);
   init->by_conn_id = g_hash_table_new (g_int64_hash, g_int64_equal);
   init->by_fid = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -140,8 +157,10 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   /* Slots are registered as write sources only; never written through. */
   st = mxl_endpoint_setup_open (&init->base, &initiator_role, init->reader, &flow, fi,
       CTX_POOL_SIZE, FI_WRITE, &error);
-  if (st == MXL_STATUS_OK && flow.format == MXL_DATA_FORMAT_AUDIO)
+  if (st == MXL_STATUS_OK && flow.format == MXL_DATA_FORMAT_AUDIO) {
     st = mxl_samples_initiator_setup (init, &flow, &error);
+    init->fan_out = fan_out_samples;
+  }
   if (st != MXL_STATUS_OK)
     goto fail;
   init->stage_grains = !init->base.continuous
@@ -158,8 +177,6 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   if (st != MXL_STATUS_OK)
     goto fail;
   init->results = g_new0 (mxlFabricsExtTransferResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
-  init->claim_token = mxl_claim_token (mxl_provider_has_quirk (init->base.desc,
-          MXL_PROVIDER_QUIRK_OWNER_PID));
   init->stats.version = MXL_FABRICS_API_VERSION;
   init->base.setup_done = TRUE;
   if (init->base.options.progress_thread) {
@@ -321,7 +338,7 @@ mxl_initiator_remove_target (MxlInitiator *init, const struct mxlFabricsTargetIn
 }
 
 /* Room in the tracking ring for one more transfer (the protocol's own
- * queue is checked by queue_grain/queue_samples). A batch of samples may be
+ * queue is checked by the chunk source's queue). A batch of samples may be
  * cut into several entries: each is one tracked transfer. */
 static gboolean
 conn_has_room (MxlConn *conn)
@@ -471,18 +488,6 @@ fan_out_one (MxlInitiator *init, MxlConn *c, const MxlTracked *what, MxlQueueFn 
   return st;
 }
 
-static mxlStatus
-queue_grain (MxlConn *conn, const void *request)
-{
-  return mxl_egress_queue_grain (conn, request);
-}
-
-static mxlStatus
-queue_samples (MxlConn *conn, const void *request)
-{
-  return mxl_egress_queue_samples (conn, request);
-}
-
 /* @request queued through @queue on every target, tracked as @what;
  * @skip_behind: a connection behind the others does not get it (grains). */
 static mxlStatus
@@ -509,8 +514,9 @@ fan_out (MxlInitiator *init, const MxlTracked *what, MxlQueueFn queue,
   return result;
 }
 
-mxlStatus
-mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracked *what,
+/* MxlEngineOps.queue_one: the test hooks' raw requests (protocol_raw.c). */
+static mxlStatus
+queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracked *what,
     MxlQueueFn queue, const void *request)
 {
   MxlConn *conn;
@@ -529,12 +535,12 @@ mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracke
   return st;
 }
 
-/* The fan-out of the grain source (mxl_grain_chunks.fan_out): builds the
+/* The fan-out of the grain source (init->fan_out of grain flows): builds the
  * request of TransferGrain @desc (the local flow's grain header decides
  * whether only the header travels) and queues it on every target; a
  * target behind the others is skipped while another keeps up. */
-mxlStatus
-mxl_initiator_fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc)
+static mxlStatus
+fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc)
 {
   MxlGrainRequest req;
   MxlTracked what = { .grain_index = desc->index, .start = desc->start,
@@ -566,18 +572,18 @@ mxl_initiator_fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc)
         && !conn_behind (c, req.grain_index, what.queued_at))
       keeping_up++;
   }
-  return fan_out (init, &what, queue_grain, &req, keeping_up > 0);
+  return fan_out (init, &what, mxl_egress_queue, &req, keeping_up > 0);
 }
 
-/* The fan-out of the sample source (mxl_sample_chunks.fan_out): the batch
+/* The fan-out of the sample source (init->fan_out of continuous flows): the batch
  * of TransferSamples @desc to every target; results report its head. */
-mxlStatus
-mxl_initiator_fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc)
+static mxlStatus
+fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc)
 {
   MxlSamplesRequest sreq = { desc->index, desc->count };
   MxlTracked what = { .grain_index = desc->index, .queued_at = g_get_monotonic_time () };
 
-  return fan_out (init, &what, queue_samples, &sreq, FALSE);
+  return fan_out (init, &what, mxl_egress_queue, &sreq, FALSE);
 }
 
 /* A post descriptor to every target, through the chunk source chosen at
@@ -585,7 +591,7 @@ mxl_initiator_fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc)
 mxlStatus
 mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc)
 {
-  return init->chunks->fan_out (init, desc);
+  return init->fan_out (init, desc);
 }
 
 

@@ -13,7 +13,7 @@
  * descriptor (MxlPostDesc) into the lock-free post ring and wakes the
  * thread; the progress thread (initiator_progress.c) is the only thread
  * touching endpoints, CQ and EQ (the raw test requests aside, which post
- * under init->lock: mxl_initiator_queue_one()), and holds init->lock
+ * under init->lock: MxlEngineOps.queue_one), and holds init->lock
  * during each pass (never while it waits). Other calls (targets, events, stats, results,
  * MakeProgress) take init->lock. No call blocks without a deadline.
  */
@@ -72,13 +72,12 @@ gboolean mxl_initiator_slot_in_use (MxlInitiator *init, uint32_t slot);
 /** The same, init->lock held by the caller. */
 gboolean mxl_initiator_slot_in_use_locked (const MxlInitiator *init, uint32_t slot);
 
-/* --- grain payloads from caller memory (initiator_payload.c) --- */
+/* --- grain payloads from caller memory (initiator_payload.c; stored by
+ * protocol/payload.c) --- */
 
 /** mxlFabricsExtInitiatorSetGrainPayload(), arguments checked for NULL. */
 mxlStatus mxl_initiator_set_grain_payload (MxlInitiator *init, uint64_t index,
     const void *payload, size_t size);
-/** Frees the overrides (destroy). */
-void mxl_initiator_payload_free (MxlInitiator *init);
 
 /* --- shared by initiator.c, initiator_rc.c, initiator_rdm.c, protocol/ --- */
 
@@ -173,10 +172,18 @@ void mxl_conn_track_add (MxlConn *conn, uint64_t seq, const MxlTracked *what);
 void mxl_conn_track_cancel (MxlConn *conn, mxlStatus reason);
 /** A write of transfer @seq completed (@ok, @err: its fi errno). */
 void mxl_conn_track_complete (MxlConn *conn, uint64_t seq, gboolean ok, int err);
+/* The engine's side of MxlEngineOps (initiator-state.h), handed to the
+ * protocol layer at setup: initiator_results.c and initiator_progress.c. */
+void mxl_conn_track_write (MxlConn *conn, uint64_t seq, gboolean last);
+void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,
+    int prov_err, gboolean final);
+gboolean mxl_conn_transfer_idle (MxlConn *conn, uint64_t seq);
+void mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok,
+    int err);
 
 mxlStatus mxl_initiator_progress_once (MxlInitiator *init);
 /** Queues the request of @desc on every connected target through the
- * chunk source chosen at setup (init->chunks->fan_out). */
+ * chunk source chosen at setup (init->fan_out). */
 mxlStatus mxl_initiator_fan_out_desc (MxlInitiator *init, const MxlPostDesc *desc);
 /** TRUE when every connected connection has room for one more transfer. */
 gboolean mxl_initiator_room_for_one (MxlInitiator *init);

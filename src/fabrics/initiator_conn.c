@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The initiator's connections: the write context pool and the connection
- * state machine, whose one transition function (mxl_conn_transition()) is
- * the only place that writes a connection's state (lost connections are
- * reported instead of silently evicted, docs/wire-format.md §6.5).
+ * The initiator's connections: what becomes of the write contexts of a
+ * connection that is gone (the pool's get and put are the egress's,
+ * protocol_egress.c) and the connection state machine, whose one
+ * transition function (mxl_conn_transition()) is the only place that
+ * writes a connection's state (lost connections are reported instead of
+ * silently evicted, docs/wire-format.md §6.5).
  */
 #include "fabrics/initiator.h"
 
@@ -16,38 +18,6 @@
 #define ORPHAN_RECLAIM_US (2 * G_USEC_PER_SEC)
 
 /* ------------------------------------------------------------ contexts */
-
-MxlWriteCtx *
-mxl_initiator_ctx_get (MxlInitiator *init)
-{
-  MxlWriteCtx *ctx;
-
-  if (init->ctx_free >= init->ctx_count)
-    return NULL;
-  ctx = &init->ctx_pool[init->ctx_free];
-  init->ctx_free = ctx->next_free;
-  ctx->in_use = TRUE;
-  ctx->orphaned_at = 0;
-  ctx->released = FALSE;
-  ctx->reclaim_drain = 0;
-  ctx->parked = FALSE;
-  init->ctx_used++;
-  return ctx;
-}
-
-void
-mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx)
-{
-  if (!ctx->in_use)
-    return;
-  if (ctx->orphaned_at > 0)
-    init->ctx_orphaned--;
-  ctx->in_use = FALSE;
-  ctx->orphaned_at = 0;
-  ctx->next_free = init->ctx_free;
-  init->ctx_free = (guint) (ctx - init->ctx_pool);
-  init->ctx_used--;
-}
 
 /* Contexts of a connection generation that is gone: their completions, if
  * any still come, are ignored; they return to the pool after a while, or,

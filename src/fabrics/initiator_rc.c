@@ -11,14 +11,36 @@
  */
 #include "fabrics/initiator.h"
 
+#include "fabrics/wire/claim.h"
+
+/* The connected initiator's own state (init->type_state). */
+typedef struct MxlRcInitiator {
+  MxlInitiatorTypeState base;
+  /* the claim token (claim.h: random, bit 63 clear, not 0), every
+   * endpoint's connection data */
+  uint64_t token;
+} MxlRcInitiator;
+
+static MxlRcInitiator *
+rc_state (MxlInitiator *init)
+{
+  return mxl_container_of (init->type_state, MxlRcInitiator, base);
+}
+
 static mxlStatus
 rc_setup (MxlInitiator *init, GError **error)
 {
+  MxlRcInitiator *r = g_new0 (MxlRcInitiator, 1);
   struct fi_info *info;
   struct fid_ep *ep = NULL;
   int rc;
-  mxlStatus st = mxl_ofi_eq_open (init->base.dom, &init->base.eq, error);
+  mxlStatus st;
 
+  r->base.ops = &mxl_initiator_rc_ops;
+  r->token = mxl_claim_token (mxl_provider_has_quirk (init->base.desc,
+          MXL_PROVIDER_QUIRK_OWNER_PID));
+  init->type_state = &r->base;
+  st = mxl_ofi_eq_open (init->base.dom, &init->base.eq, error);
   if (st != MXL_STATUS_OK)
     return st;
   /* An endpoint binds the node (fi_endpoint(3)): one opened and closed
@@ -39,6 +61,7 @@ static mxlStatus
 rc_open (MxlConn *conn, MxlConnState *next)
 {
   MxlInitiator *init = conn->init;
+  uint64_t *token = &rc_state (init)->token;
   struct fi_info *info;
   struct fid_ep *ep = NULL;
   int rc;
@@ -57,8 +80,8 @@ rc_open (MxlConn *conn, MxlConnState *next)
    * (docs/wire-format.md §6.1). */
   if ((rc = fi_ep_bind (ep, &init->base.eq->fid, 0)) != 0
       || (rc = fi_ep_bind (ep, &init->base.cq->fid, FI_TRANSMIT | FI_RECV)) != 0
-      || (rc = fi_connect (ep, conn->info->fabric_address, &init->claim_token,
-              sizeof (init->claim_token))) != 0) {
+      || (rc = fi_connect (ep, conn->info->fabric_address, token,
+              sizeof (*token))) != 0) {
     g_debug ("initiator: connecting to target %" G_GUINT64_FORMAT ": %s",
         conn->target_id, fi_strerror (-rc));
     mxl_ofi_close (&ep->fid, "ep");
@@ -116,6 +139,9 @@ rc_teardown (MxlInitiator *init)
 {
   mxl_ofi_close (init->base.eq ? &init->base.eq->fid : NULL, "eq");
   init->base.eq = NULL;
+  if (init->type_state != NULL)
+    g_free (rc_state (init));
+  init->type_state = NULL;
 }
 
 const MxlInitiatorTypeOps mxl_initiator_rc_ops = {

@@ -27,6 +27,20 @@
 #include "fabrics/wire/claim.h"
 #include "fabrics/ofi/shmstale.h"
 
+/* The connectionless initiator's own state (init->type_state). */
+typedef struct MxlRdmInitiator {
+  MxlInitiatorTypeState base;
+  /* the claim token every connection claims with (claim.h: random, bit
+   * 63 clear, not 0; shm: the process id in bits 32..62) */
+  uint64_t claim_token;
+} MxlRdmInitiator;
+
+static uint64_t
+claim_token (const MxlInitiator *init)
+{
+  return mxl_container_of (init->type_state, MxlRdmInitiator, base)->claim_token;
+}
+
 static gboolean
 own_endpoint (const MxlInitiator *init)
 {
@@ -241,6 +255,7 @@ claim_post (MxlConn *conn, gboolean read)
   fi_addr_t addr;
   struct fid_ep *ep;
   MxlConnClaim *c;
+  uint64_t token = claim_token (init);
   ssize_t rc;
 
   if (conn->claim == NULL) {
@@ -259,13 +274,13 @@ claim_post (MxlConn *conn, gboolean read)
     return -FI_EAGAIN;
   ctx->conn_id = conn->conn_id;
   ctx->local_slot = MXL_CTX_SLOT_CLAIM;
-  c->buf[0] = init->claim_token;
+  c->buf[0] = token;
   c->buf[2] = 0;
   conn_ep (conn, &ep, &addr);
   iov.iov_base = read ? &c->buf[2] : &c->buf[0];
   iov.iov_len = sizeof (uint64_t);
   rma.addr = conn->info->claim_addr
-      + (read ? 0 : mxl_claim_mailbox (init->claim_token) * sizeof (uint64_t));
+      + (read ? 0 : mxl_claim_mailbox (token) * sizeof (uint64_t));
   rma.len = sizeof (uint64_t);
   rma.key = conn->info->claim_key;
   memset (&msg, 0, sizeof msg);
@@ -276,7 +291,7 @@ claim_post (MxlConn *conn, gboolean read)
   msg.rma_iov = &rma;
   msg.rma_iov_count = 1;
   msg.context = ctx;
-  msg.data = mxl_claim_imm (init->claim_token);
+  msg.data = mxl_claim_imm (token);
   rc = read ? fi_readmsg (ep, &msg, FI_COMPLETION)
       : fi_writemsg (ep, &msg, FI_COMPLETION | FI_REMOTE_CQ_DATA | FI_DELIVERY_COMPLETE);
   if (rc != 0)
@@ -334,7 +349,7 @@ mxl_initiator_rdm_claim_done (MxlConn *conn, gboolean ok)
   }
   c->phase = 0;
   c->due = now + MXL_CLAIM_HEARTBEAT_MS * 1000;
-  if (owner != conn->init->claim_token) {
+  if (owner != claim_token (conn->init)) {
     g_debug ("initiator: target %" G_GUINT64_FORMAT " has another initiator",
         conn->target_id);
     mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_CONFLICT);
@@ -346,6 +361,12 @@ mxl_initiator_rdm_claim_done (MxlConn *conn, gboolean ok)
 static mxlStatus
 rdm_setup (MxlInitiator *init, GError **error)
 {
+  MxlRdmInitiator *r = g_new0 (MxlRdmInitiator, 1);
+
+  r->base.ops = &mxl_initiator_rdm_ops;
+  r->claim_token = mxl_claim_token (mxl_provider_has_quirk (init->base.desc,
+          MXL_PROVIDER_QUIRK_OWNER_PID));
+  init->type_state = &r->base;
   if (own_endpoint (init))
     return MXL_STATUS_OK;       /* per connection, in rdm_open() */
   return open_endpoint (init, init->base.dom->info, &init->base.av, &init->base.ep, error);
@@ -497,6 +518,9 @@ rdm_teardown (MxlInitiator *init)
   init->base.ep = NULL;
   g_clear_pointer (&init->shm_holds, g_hash_table_unref);
   init->base.av = NULL;
+  if (init->type_state != NULL)
+    g_free (mxl_container_of (init->type_state, MxlRdmInitiator, base));
+  init->type_state = NULL;
 }
 
 const MxlInitiatorTypeOps mxl_initiator_rdm_ops = {

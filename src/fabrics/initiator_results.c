@@ -217,7 +217,7 @@ mxl_initiator_slot_in_use_locked (const MxlInitiator *init, uint32_t slot)
   for (guint i = 0; i < init->conns->len; i++) {
     const MxlConn *c = g_ptr_array_index (init->conns, i);
     for (guint k = 0; k < c->q_len; k++)
-      if (c->queue[(c->q_head + k) % MXL_CONN_QUEUE].req.local_slot == slot)
+      if (c->queue[(c->q_head + k) % MXL_CONN_QUEUE].local_slot == slot)
         return TRUE;
   }
   /* ... and the provider reads it until each posted write completes. */
@@ -262,7 +262,7 @@ drop_queued_of_slot (MxlConn *conn, uint32_t slot)
   while (conn->q_len > 0) {
     MxlTransfer *t = &conn->queue[conn->q_head];
 
-    if (t->started || t->req.local_slot != slot)
+    if (t->started || t->local_slot != slot)
       break;
     conn->transfers_dropped++;
     conn->init->stats.transfersDropped++;

@@ -5,6 +5,7 @@
 
 #include "fabrics/events.h"
 #include "fabrics/protocol/protocol.h"
+#include "fabrics/protocol/protocol_hooks.h"
 #include "fabrics/ofi/shmstale.h"
 #include "flow/flow-priv.h"
 
@@ -34,14 +35,14 @@ static mxlStatus
 forced_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
     const MxlProtocolDesc *p, struct fi_info **out_info, GError **error)
 {
+  MxlGetinfoFn getinfo = mxl_hooks_getinfo ();
   struct fi_info *probe = NULL;
-  mxlStatus st = mxl_provider_getinfo_exact (iface, role, p->caps[role],
-      out_info, error);
+  mxlStatus st = getinfo (iface, role, p->caps[role], out_info, error);
 
   if (!no_match (st))
     return st;
   /* Is the provider there at all (a bad node fails the same way)? */
-  if (mxl_provider_getinfo_exact (iface, role, 0, &probe, NULL) != MXL_STATUS_OK)
+  if (getinfo (iface, role, 0, &probe, NULL) != MXL_STATUS_OK)
     return st;
   fi_freeinfo (probe);
   g_clear_error (error);
@@ -64,6 +65,7 @@ select_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
     MxlSetupOptions *options, struct fi_info **out_info, GError **error)
 {
   const MxlProtocolDesc *order[sizeof (guint) * 8];
+  MxlGetinfoFn getinfo = mxl_hooks_getinfo ();
   guint n = by_rank (order);
   mxlStatus st = MXL_ERR_NO_FABRIC;
 
@@ -73,8 +75,7 @@ select_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
   if (role == MXL_ROLE_TARGET) {
     for (guint i = 0; i < n; i++) {
       g_clear_error (error);
-      st = mxl_provider_getinfo_exact (iface, role, order[i]->caps[role], out_info,
-          error);
+      st = getinfo (iface, role, order[i]->caps[role], out_info, error);
       if (st == MXL_STATUS_OK)
         options->protocol = order[i];
       if (!no_match (st))
@@ -90,7 +91,7 @@ select_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
       if (set & (1u << (n - 1 - i)))
         caps |= order[i]->caps[role];
     g_clear_error (error);
-    st = mxl_provider_getinfo_exact (iface, role, caps, out_info, error);
+    st = getinfo (iface, role, caps, out_info, error);
     if (!no_match (st))
       return st;
   }

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fabrics/protocol/rxring.h"
 #include "fabrics/setup.h"
 #include "flow/flow-priv.h"
 
@@ -14,38 +15,6 @@ mxl_target_push_event (MxlTarget *t, mxlFabricsExtConnectionState previous,
 {
   mxl_event_queue_push (&t->base.events, t->id, previous, current, reason);
 }
-
-static mxlStatus
-untagged_post_all (MxlTarget *t, struct fid_ep *ep)
-{
-  for (guint i = 0; i < t->n_rx; i++) {
-    ssize_t rc = fi_recv (ep, t->rx_buf + t->rx_entry_size * i, t->rx_entry_size,
-        t->rx_region.desc, FI_ADDR_UNSPEC, &t->rx_ctx[i]);
-    if (rc != 0) {
-      g_warning ("fi_recv: %s (%zd)", fi_strerror ((int) -rc), rc);
-      return mxl_ofi_status (rc);
-    }
-  }
-  return MXL_STATUS_OK;
-}
-
-static void
-untagged_repost (MxlTarget *t, void *op_context)
-{
-  struct fi_context2 *ctx = op_context;
-  gint i = mxl_rx_context_index (op_context, t->rx_ctx, t->n_rx);
-  ssize_t rc;
-
-  if (i < 0)
-    return;
-  rc = fi_recv (t->rx_ep, t->rx_buf + t->rx_entry_size * i, t->rx_entry_size,
-      t->rx_region.desc, FI_ADDR_UNSPEC, ctx);
-  if (rc != 0)
-    g_warning ("fi_recv (re-post): %s", fi_strerror ((int) -rc));
-}
-
-const MxlRxOps mxl_target_untagged_rx_ops = { untagged_post_all, untagged_repost,
-  untagged_repost };
 
 mxlStatus
 mxl_target_post_receives (MxlTarget *t, struct fid_ep *ep)
@@ -63,14 +32,11 @@ mxl_target_bind_cq (MxlTarget *t, struct fid_ep *ep, GError **error)
   return MXL_STATUS_OK;
 }
 
-/* The receives the target's protocol needs (its descriptor's setup). */
+/* The target's protocol state and the receives it needs, with their ring
+ * (rxring.h): its descriptor's setup sets t->pstate and t->rx_ops. */
 static mxlStatus
 setup_receives (MxlTarget *t, GError **error)
 {
-  const struct fi_info *info = t->base.dom->info;
-
-  t->rx_cq_data = ((info->rx_attr->mode | info->mode) & FI_RX_CQ_DATA) != 0;
-  t->rx_ops = &mxl_target_untagged_rx_ops;
   return t->proto->target_setup (t, error);
 }
 
@@ -111,15 +77,11 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
     }
   }
   info->protocol = g_strdup (t->proto->name);
-  if (t->claim.words != NULL) {
-    info->has_claim = TRUE;
-    info->claim_addr = t->claim.region.remote_addr;
-    info->claim_key = t->claim.region.key;
-  }
+  mxl_target_claims_fill_info (t, info);
   if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_OWNER_PID))
     info->owner_pid = (uint32_t) getpid ();
   if (t->proto->advertises_recv_size)
-    info->recv_size = t->rx_entry_size;
+    info->recv_size = t->pstate->ring->entry_size;
   def = mxl_flow_writer_get_def (t->writer);
   info->flow_def = def ? g_strdup (def) : NULL;
   t->info = info;
@@ -135,18 +97,15 @@ teardown (MxlTarget *t)
   t->threaded = FALSE;
   if (t->type_ops)
     t->type_ops->close (t);
-  mxl_claim_target_close (&t->claim, t->base.dom);
+  mxl_target_claims_teardown (t);
   if (t->pstate != NULL)
     t->proto->target_teardown (t);
   t->pstate = NULL;
-  if (t->base.dom)
-    mxl_ofi_region_close (t->base.dom, &t->rx_region);
+  t->rx_ops = NULL;
   if (t->istate != NULL)
     t->istate->ops->teardown (t);
   mxl_endpoint_close (&t->base);
   g_clear_pointer (&t->batch, g_free);
-  g_clear_pointer (&t->rx_buf, g_free);
-  g_clear_pointer (&t->rx_ctx, g_free);
   g_clear_pointer (&t->info, mxl_target_info_free);
   g_clear_pointer (&t->results, g_free);
   t->type_ops = NULL;
@@ -235,18 +194,6 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
   return st;
 }
 
-/* Remote regions the TargetInfo advertises: bounce entries (continuous
- * flows) or grain slots. */
-static uint64_t
-regions_addressed (MxlTarget *t)
-{
-  uint64_t entries = 0, size;
-
-  if (t->base.continuous)
-    mxl_samples_target_entries (t, &entries, &size);
-  return t->base.continuous ? entries : t->base.grain_count;
-}
-
 /* MxlSlotFn of the target's flow writer. */
 static uint8_t *
 writer_slot (gpointer writer, guint i, size_t *out_len)
@@ -307,19 +254,10 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   st = setup_receives (t, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
-  /* One initiator at a time: RC targets refuse further connections
-   * themselves; an RDM target needs claims (claim.h), for remote write
-   * where the slot field can hold MXL_CLAIM_SLOT and RMA reads work. */
-  if (t->type_ops->exclusive_by_claims && t->base.options.exclusive
-      && t->proto->claims
-      && (t->base.dom->info->caps & FI_REMOTE_READ)
-      && regions_addressed (t) < MXL_CLAIM_SLOT) {
-    st = mxl_claim_target_open (&t->claim, t->base.dom, &error);
-    if (st != MXL_STATUS_OK)
-      goto fail;
-    t->claim.check_pid = mxl_provider_has_quirk (t->base.desc,
-        MXL_PROVIDER_QUIRK_OWNER_PID);
-  }
+  /* One initiator at a time (target_claim.c). */
+  st = mxl_target_claims_setup (t, &error);
+  if (st != MXL_STATUS_OK)
+    goto fail;
   st = t->type_ops->open (t, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
@@ -392,17 +330,7 @@ refill (MxlTarget *t, int timeout_ms)
         fi_strerror (err.err));
   }
   /* Claims are handled as they are drained and leave the batch. */
-  if (t->claim.words != NULL) {
-    size_t kept = 0;
-    for (size_t i = 0; i < len; i++) {
-      if ((t->batch[i].flags & FI_REMOTE_CQ_DATA) && mxl_claim_is_imm (t->batch[i].data))
-        mxl_claim_target_on_claim (&t->claim, t->batch[i].data,
-            &t->stats.initiatorsRefused);
-      else
-        t->batch[kept++] = t->batch[i];
-    }
-    len = kept;
-  }
+  len = mxl_target_claims_take (t, t->batch, len);
   t->batch_len = len;
   t->batch_pos = 0;
   for (size_t i = 0; i < len; i++) {

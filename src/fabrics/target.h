@@ -64,6 +64,25 @@ mxlStatus mxl_target_post_receives (MxlTarget *target, struct fid_ep *ep);
 void mxl_target_repost (MxlTarget *target, void *op_context);
 /** The same for a receive that completed with an error. */
 void mxl_target_receive_failed (MxlTarget *target, void *op_context);
+/* --- exclusivity (target_claim.c) --- */
+
+/** Creates t->claims; for an exclusive RDM target of a protocol that can
+ * use claims (and FI_REMOTE_READ, fewer than MXL_CLAIM_SLOT regions) also
+ * the claim region. Returns: OK or the registration's failure. */
+mxlStatus mxl_target_claims_setup (MxlTarget *target, GError **error);
+/** Closes the claim region and frees t->claims (safe without setup). */
+void mxl_target_claims_teardown (MxlTarget *target);
+/** Advertises the claim region in @info, if the target has one. */
+void mxl_target_claims_fill_info (const MxlTarget *target,
+    struct mxlFabricsTargetInfo_t *info);
+/** Handles the claims among the @len completions of @batch and removes
+ * them from it. Returns: the completions left (in order). */
+size_t mxl_target_claims_take (MxlTarget *target, struct fi_cq_data_entry *batch,
+    size_t len);
+/** An initiator with @token was refused: TRUE when it is counted (the
+ * first time for a token, always for 0), mxl_claim_note_refused(). */
+gboolean mxl_target_claims_note_refused (MxlTarget *target, uint64_t token);
+
 /** Queues a connection event for mxlFabricsExtTargetPollEvent(). */
 void mxl_target_push_event (MxlTarget *target,
     mxlFabricsExtConnectionState previous, mxlFabricsExtConnectionState current,

@@ -70,7 +70,7 @@ reject (MxlTarget *t, const MxlRcInput *in, gboolean busy)
     g_debug ("fi_reject: %s", fi_strerror (-rc));
   t->stats.connectionsRejected++;
   /* Counted once per initiator (its retries carry the same token). */
-  if (busy && mxl_claim_note_refused (&t->claim, in->token)) {
+  if (busy && mxl_target_claims_note_refused (t, in->token)) {
     t->stats.initiatorsRefused++;
     g_debug ("target %" G_GUINT64_FORMAT ": a second initiator refused (this "
         "target has one)", t->id);
@@ -141,7 +141,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       next.kind = MXL_RC_CONNECTED;
       next.u.connected.ep = ep;
       t->stats.connectionsAccepted++;
-      if (t->n_rx > 0) {
+      if (t->rx_ops != NULL) {
         t->rx_ep = ep;
         mxl_target_post_receives (t, ep);
       }

@@ -32,7 +32,7 @@ rdm_open (MxlTarget *t, GError **error)
     return mxl_ofi_fail (rc, "fi_enable", error);
   if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_SHM_REGIONS))
     t->shm_hold = mxl_shm_region_hold (t->base.ep);
-  if (t->n_rx > 0) {
+  if (t->rx_ops != NULL) {
     t->rx_ep = t->base.ep;
     st = mxl_target_post_receives (t, t->base.ep);
     if (st != MXL_STATUS_OK)

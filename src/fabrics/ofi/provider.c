@@ -27,6 +27,7 @@ static const MxlProviderDesc providers[] = {
     .node_kind = MXL_NODE_IP,
     .cq_can_wait = TRUE,
     .auto_rank = 3,
+    .device_is_domain = TRUE,
   },
   {
     .provider = MXL_FABRICS_PROVIDER_VERBS,
@@ -216,7 +217,7 @@ node_addr_format (const MxlProviderDesc *desc, const char *node)
 
 mxlStatus
 mxl_provider_build_hints (const mxlFabricsInterfaceConfig *config,
-    MxlRole role, struct fi_info **out_hints, GError **error)
+    MxlRole role, uint64_t caps, struct fi_info **out_hints, GError **error)
 {
   const MxlProviderDesc *desc;
   struct fi_info *hints;
@@ -269,16 +270,15 @@ mxl_provider_build_hints (const mxlFabricsInterfaceConfig *config,
   }
   hints->fabric_attr->prov_name = strdup (desc->prov_name);  /* freed by fi_freeinfo() */
   hints->ep_attr->type = desc->ep_type;
-  if (role == MXL_ROLE_TARGET)
-    hints->caps = FI_RMA | FI_REMOTE_WRITE;
-  else
-    hints->caps = FI_RMA | FI_WRITE;
+  /* what the caller's transfer protocol needs (MxlProtocolDesc.caps) */
+  hints->caps = caps;
   if (flags & MXL_FABRICS_IFACE_CAP_SEND_RECEIVE)
     hints->caps |= FI_MSG | FI_SEND | FI_RECV;
   if (role == MXL_ROLE_TARGET && (desc->rx_mode & FI_RX_CQ_DATA))
     hints->caps |= FI_MSG | FI_RECV;     /* receives to consume immediate data */
-  /* Connectionless: claims read the target's owner word (claim.h). */
-  if (desc->ep_type == FI_EP_RDM)
+  /* Connectionless with remote access: claims read the target's owner
+   * word (claim.h). */
+  if (desc->ep_type == FI_EP_RDM && (caps & FI_RMA))
     hints->caps |= role == MXL_ROLE_TARGET ? FI_REMOTE_READ : FI_READ;
   hints->domain_attr->mr_mode =
       FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
@@ -291,32 +291,6 @@ mxl_provider_build_hints (const mxlFabricsInterfaceConfig *config,
 }
 
 mxlStatus
-mxl_provider_getinfo (const mxlFabricsInterfaceConfig *config, MxlRole role,
-    struct fi_info **out_info, GError **error)
-{
-  return mxl_provider_getinfo_caps (config, role, 0, out_info, error);
-}
-
-/* Capabilities hidden from every fi_getinfo() result (test hook). */
-static uint64_t debug_caps_mask;
-
-void
-mxl_provider_debug_mask_caps (uint64_t caps)
-{
-  debug_caps_mask = caps;
-}
-
-mxlStatus
-mxl_provider_getinfo_caps (const mxlFabricsInterfaceConfig *config, MxlRole role,
-    uint64_t extra_caps, struct fi_info **out_info, GError **error)
-{
-  uint64_t need = role == MXL_ROLE_TARGET ? FI_REMOTE_WRITE : FI_WRITE;
-
-  return mxl_provider_getinfo_exact (config, role, FI_RMA | need | extra_caps,
-      out_info, error);
-}
-
-mxlStatus
 mxl_provider_getinfo_exact (const mxlFabricsInterfaceConfig *config, MxlRole role,
     uint64_t caps, struct fi_info **out_info, GError **error)
 {
@@ -326,21 +300,14 @@ mxl_provider_getinfo_exact (const mxlFabricsInterfaceConfig *config, MxlRole rol
   mxlStatus st;
   int rc;
 
-  st = mxl_provider_build_hints (config, role, &hints, error);
+  st = mxl_provider_build_hints (config, role, caps, &hints, error);
   if (st != MXL_STATUS_OK)
     return st;
   /* validated by mxl_provider_build_hints(): cannot fail here */
   service = resolve_service (mxl_provider_lookup (config->provider),
       config->address.service, port, NULL);
-  /* The role's RMA capability of the hints is replaced by @caps; what the
-   * interface config asks for (SEND_RECEIVE) is kept. */
-  hints->caps = (hints->caps & ~(FI_RMA | FI_WRITE | FI_REMOTE_WRITE)) | caps;
-  if (!(caps & FI_RMA))
-    hints->caps &= ~(FI_READ | FI_REMOTE_READ);
-  /* A masked capability is one the provider does not have: no match. */
-  rc = (hints->caps & debug_caps_mask) ? -FI_ENODATA
-      : fi_getinfo (MXL_FI_VERSION, config->address.node, service, FI_SOURCE,
-          hints, &info);
+  rc = fi_getinfo (MXL_FI_VERSION, config->address.node, service, FI_SOURCE,
+      hints, &info);
   fi_freeinfo (hints);
   if (rc != 0) {
     mxl_ofi_fail (rc, "fi_getinfo", error);
@@ -351,7 +318,6 @@ mxl_provider_getinfo_exact (const mxlFabricsInterfaceConfig *config, MxlRole rol
     fi_freeinfo (info->next);
     info->next = NULL;
   }
-  info->caps &= ~debug_caps_mask;
   if ((info->caps & caps) != caps) {
     fi_freeinfo (info);
     g_set_error (error, MXL_OFI_ERROR, 0, "provider lacks a capability asked for "
@@ -480,7 +446,7 @@ interface_attr (const MxlProviderDesc *desc, const struct fi_info *info)
   add_int (tree, "fi_domain_mr_cnt", (gint64) info->domain_attr->mr_cnt);
   if (info->nic != NULL && info->nic->device_attr != NULL) {
     struct fi_device_attr *dev = info->nic->device_attr;
-    add_string (tree, "device_name", desc->provider == MXL_FABRICS_PROVIDER_TCP
+    add_string (tree, "device_name", desc->device_is_domain
         ? info->domain_attr->name : dev->name);
     add_string (tree, "device_id", dev->device_id);
     add_string (tree, "device_vendor_id", dev->vendor_id);

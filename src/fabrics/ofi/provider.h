@@ -82,6 +82,8 @@ typedef struct MxlProviderDesc {
   guint auto_rank;               /* order of an automatic choice, 1 = first;
                                   * 0 = only when named */
   guint quirks;                  /* MxlProviderQuirk flags */
+  gboolean device_is_domain;     /* the interface listing names the device by
+                                  * the domain (tcp: the network interface) */
 } MxlProviderDesc;
 
 /**
@@ -92,6 +94,18 @@ static inline gboolean
 mxl_provider_has_quirk (const MxlProviderDesc *desc, MxlProviderQuirk quirk)
 {
   return (desc->quirks & quirk) == (guint) quirk;
+}
+
+/**
+ * mxl_provider_names_nodes:
+ * Returns: TRUE when the nodes of @desc (non-NULL) are names, not
+ * addresses of the host (MXL_NODE_NAME, shm): an endpoint's default node
+ * is then a name unique to it (mxlFabricsExtChooseInterface()).
+ */
+static inline gboolean
+mxl_provider_names_nodes (const MxlProviderDesc *desc)
+{
+  return desc->node_kind == MXL_NODE_NAME;
 }
 
 /**
@@ -122,18 +136,25 @@ const char *mxl_provider_to_string (mxlFabricsProvider provider);
 /**
  * mxl_provider_build_hints:
  * @config: provider, caps and address of a setup call.
- * @role: target (FI_RMA | FI_REMOTE_WRITE) or initiator (FI_RMA | FI_WRITE).
+ * @role: target or initiator.
+ * @caps: the libfabric capabilities the caller's transfer protocol needs
+ *   in @role (MxlProtocolDesc.caps, protocol.h; 0: none, a probe); this
+ *   layer adds none of its own for a protocol.
  * @out_hints: (out) (transfer full): fi_freeinfo().
  *
  * Validates the config as §5.3 and builds the hints: FI_SOURCE node and
- * service, prov_name, endpoint type, caps, mr_mode LOCAL|VIRT_ADDR|ALLOCATED|
- * PROV_KEY, addr_format when a node is given, mode FI_CONTEXT|FI_CONTEXT2
- * (our operation contexts start with a struct fi_context2) plus the
- * provider's rx mode (FI_RX_CQ_DATA for verbs, docs/libfabric-notes.md P8).
+ * service, prov_name, endpoint type, @caps plus FI_MSG | FI_SEND | FI_RECV
+ * when the config asks for SEND_RECEIVE, FI_MSG | FI_RECV for a target on
+ * a provider whose immediate data consumes a receive (verbs), FI_READ
+ * (initiator) or FI_REMOTE_READ (target) when @caps has FI_RMA on an RDM
+ * provider (claims, claim.h), mr_mode LOCAL|VIRT_ADDR|ALLOCATED|PROV_KEY,
+ * addr_format when a node is given, mode FI_CONTEXT|FI_CONTEXT2 (our
+ * operation contexts start with a struct fi_context2) plus the provider's
+ * rx mode (FI_RX_CQ_DATA for verbs, docs/libfabric-notes.md P8).
  *
  * The service of tcp and verbs (MXL_NODE_IP) is a port number 0 … 65535 or
  * a name getservbyname(3) resolves from the host's services database (no
- * network); libfabric gets its number (mxl_provider_getinfo()).
+ * network); libfabric gets its number (mxl_provider_getinfo_exact()).
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG (unknown provider, caps without
  * REMOTE_WRITE and SEND_RECEIVE, service without node, a node or service the
@@ -141,49 +162,22 @@ const char *mxl_provider_to_string (mxlFabricsProvider provider);
  * MXL_ERR_NO_FABRIC (SEND_RECEIVE without REMOTE_WRITE).
  */
 mxlStatus mxl_provider_build_hints (const mxlFabricsInterfaceConfig *config,
-    MxlRole role, struct fi_info **out_hints, GError **error);
-
-/**
- * mxl_provider_getinfo:
- * Builds the hints and calls fi_getinfo(); takes the first result and checks
- * it can carry immediate data (cq_data_size >= 4) and has the role's RMA
- * capability.
- *
- * Returns: as mxl_provider_build_hints(); MXL_ERR_NO_FABRIC (no match or no
- * immediate data); MXL_ERR_UNSUPPORTED_OPERATION (no RMA capability).
- */
-mxlStatus mxl_provider_getinfo (const mxlFabricsInterfaceConfig *config,
-    MxlRole role, struct fi_info **out_info, GError **error);
-
-/**
- * mxl_provider_getinfo_caps:
- * As mxl_provider_getinfo(), with @extra_caps (FI_MSG, FI_SEND, FI_RECV of
- * the send protocol) added to the hints' caps.
- */
-mxlStatus mxl_provider_getinfo_caps (const mxlFabricsInterfaceConfig *config,
-    MxlRole role, uint64_t extra_caps, struct fi_info **out_info, GError **error);
+    MxlRole role, uint64_t caps, struct fi_info **out_hints, GError **error);
 
 /**
  * mxl_provider_getinfo_exact:
- * As mxl_provider_getinfo(), with the role's RMA capability replaced by
- * @caps (FI_RMA | FI_REMOTE_WRITE, FI_TAGGED | FI_RECV, ...: what one
- * transfer protocol needs, MxlProtocolDesc.caps, protocol.h).
+ * Builds the hints with @caps (mxl_provider_build_hints(): what one
+ * transfer protocol needs, or the union of several, MxlProtocolDesc.caps,
+ * protocol.h) and calls fi_getinfo(); takes the first result and checks
+ * that it has every capability of @caps and carries immediate data
+ * (cq_data_size >= 4).
  *
- * Returns: as mxl_provider_getinfo(); MXL_ERR_NO_FABRIC when no provider
- * entry offers @caps; MXL_ERR_UNSUPPORTED_OPERATION when the entry returned
- * lacks one of them.
+ * Returns: as mxl_provider_build_hints(); MXL_ERR_NO_FABRIC when no
+ * provider entry offers @caps or the entry carries no immediate data;
+ * MXL_ERR_UNSUPPORTED_OPERATION when the entry returned lacks one of them.
  */
 mxlStatus mxl_provider_getinfo_exact (const mxlFabricsInterfaceConfig *config,
     MxlRole role, uint64_t caps, struct fi_info **out_info, GError **error);
-
-/**
- * mxl_provider_debug_mask_caps:
- * Test hook (internal, not exported): fi_getinfo() results lose @caps
- * (0 clears), and hints asking for any of them find no provider, as if the
- * provider did not offer them: the protocol fallback tests on machines
- * whose providers all have FI_RMA. Process-wide.
- */
-void mxl_provider_debug_mask_caps (uint64_t caps);
 
 /**
  * mxl_provider_info_caps:

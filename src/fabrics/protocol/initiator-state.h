@@ -4,8 +4,9 @@
  * transfers, connections and the initiator itself. Defined here, below the
  * engine (initiator.h), so that the protocols, chunk sources and the egress
  * of this folder reach it without including a header of the layer above
- * (tests/unit/check-layers.py). The functions at the end are the engine's
- * (initiator*.c) that the protocol layer calls.
+ * (tests/unit/check-layers.py). The engine above is reached only through
+ * the ops table it hands down at setup (MxlEngineOps, init->engine;
+ * tests/unit/check-symbols.py).
  */
 #pragma once
 
@@ -31,6 +32,7 @@ typedef struct MxlPayloadOverride MxlPayloadOverride;
 typedef struct MxlConnClaim MxlConnClaim;   /* initiator_rdm.c */
 typedef struct MxlSamplesInitiator MxlSamplesInitiator;   /* protocol_samples.c */
 typedef struct MxlSendInitiator MxlSendInitiator;   /* protocol_send.h */
+typedef struct MxlEngineOps MxlEngineOps;   /* below */
 
 /** Writes in flight per connection at most (bounded by the tx queue). */
 #define MXL_CONN_WINDOW 64u
@@ -83,31 +85,52 @@ struct MxlWriteCtx {
  * slots are below 65536, staging ones below it, grainstage.h). */
 #define MXL_CTX_SLOT_CLAIM G_MAXUINT32
 
-/** One queued transfer of one connection. */
-struct MxlTransfer {
-  uint64_t seq;
-  uint32_t remote_slot;
-  uint32_t imm;
+/** The grain chunk source's part of a queued transfer (protocol_grain.c). */
+typedef struct MxlGrainTransfer {
   MxlGrainRequest req;
   guint run;                 /* run being split */
   MxlSplitter splitter;
   MxlChunk pending;          /* produced but not yet posted */
-  gboolean have_pending;
-  gboolean started;
   gboolean staged;           /* its writes send from the connection's staging
                                 buffer (grainstage.h) */
+} MxlGrainTransfer;
+
+/** The sample chunk source's part of a queued transfer
+ * (protocol_samples.c). */
+typedef struct MxlSamplesTransfer {
+  MxlSamplesSgl sgl;
+  MxlSgChunk pending;        /* produced but not yet posted */
+  guint header_slot;         /* of the connection's entry headers, or of its
+                                staging slots when sgl.staged */
+} MxlSamplesTransfer;
+
+/**
+ * MxlTransfer:
+ * One queued transfer of one connection: what the generic egress
+ * (protocol_egress.c) and the transports read, and the part of the chunk
+ * source in @u: @u.grain for mxl_grain_chunks, @u.samples for
+ * mxl_sample_chunks. The member in use is the one of the initiator's
+ * chunk source (init->chunks), chosen once at setup; only that source's
+ * file reads it.
+ */
+struct MxlTransfer {
+  uint64_t seq;
+  uint32_t remote_slot;
+  uint32_t imm;
+  uint32_t local_slot;       /* the local grain slot it reads (grain flows;
+                                0 for continuous flows) */
+  gboolean have_pending;
+  gboolean started;
   guint outstanding;         /* writes of this transfer in flight */
   gint64 deadline;
   uint64_t chunk_length;     /* bytes of the pending chunk */
   uint64_t chunk_remote_offset;  /* where it lands in remote region remote_slot */
   gboolean chunk_last;       /* the pending chunk carries the immediate data */
   uint64_t post_more;        /* FI_MORE or 0 for the pending chunk (mxl_egress_pump) */
-  /* continuous flows (protocol_samples.c) */
-  MxlSamplesRequest samples;
-  MxlSamplesSgl sgl;
-  MxlSgChunk sg_pending;
-  guint header_slot;         /* of conn->entry_headers, or of conn->staging
-                                when sgl.staged */
+  union {
+    MxlGrainTransfer grain;
+    MxlSamplesTransfer samples;
+  } u;
 };
 
 /** Transfers tracked per connection for results: queued, in flight, and
@@ -279,9 +302,22 @@ typedef struct MxlInitiatorMode {
   void (*ring_stats) (MxlInitiator *init, mxlFabricsExtInitiatorStats *out);
 } MxlInitiatorMode;
 
+/**
+ * MxlInitiatorTypeState:
+ * The base of the endpoint type's private initiator state, at
+ * init->type_state (initiator_rc.c, initiator_rdm.c: the claim token the
+ * type sends, claim.h); the type reaches its own struct with
+ * mxl_container_of(). Created by MxlInitiatorTypeOps.setup, freed by its
+ * teardown.
+ */
+typedef struct MxlInitiatorTypeState {
+  const struct MxlInitiatorTypeOps *ops;
+} MxlInitiatorTypeState;
+
 typedef struct MxlInitiatorTypeOps {
   const char *name;
-  /* Opens the endpoint-type objects (RC: EQ; RDM: endpoint + AV). */
+  /* Creates init->type_state and opens the endpoint-type objects (RC: EQ;
+   * RDM: endpoint + AV). */
   mxlStatus (*setup) (MxlInitiator *init, GError **error);
   /* Starts a connection. Fills @next with CONNECTING (RC) or CONNECTED (RDM). */
   mxlStatus (*open) (MxlConn *conn, MxlConnState *next);
@@ -290,6 +326,8 @@ typedef struct MxlInitiatorTypeOps {
   void (*close) (MxlConn *conn, const MxlConnState *state, gboolean orderly);
   /* Reads connection events and feeds them to mxl_conn_transition(). */
   void (*poll_events) (MxlInitiator *init);
+  /* Closes what setup opened and frees init->type_state (also after a
+   * failed or missing setup). */
   void (*teardown) (MxlInitiator *init);
   /* TRUE when the transport reports a vanished peer itself (connected
    * endpoints); otherwise stalled writes mean a lost peer. */
@@ -305,8 +343,9 @@ typedef struct MxlInitiatorTypeOps {
 struct mxlFabricsInitiator_t {
   MxlEndpoint base;          /* shared with the other role (endpoint.h) */
   const MxlInitiatorTypeOps *type_ops;
+  MxlInitiatorTypeState *type_state;   /* type_ops' private state */
   mxlFlowReader reader;
-  MxlPayloadOverride *payload_override;  /* per local slot, or NULL (initiator_payload.c) */
+  MxlPayloadOverride *payload_override;  /* per local slot, or NULL (payload.c) */
   const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
   /* continuous flows: the sample chunk source's own state (the channel
    * rings and their region, protocol_samples.c), else NULL */
@@ -350,6 +389,11 @@ struct mxlFabricsInitiator_t {
   /* progress thread */
   /* inline or threaded, fixed at setup (initiator_progress.c) */
   const MxlInitiatorMode *mode;
+  /* the engine's ops (MxlEngineOps), set once at setup */
+  const MxlEngineOps *engine;
+  /* TransferGrain's or TransferSamples' descriptor to every target: the
+   * engine's fan-out for the chunk source (initiator.c), set at setup */
+  mxlStatus (*fan_out) (MxlInitiator *init, const MxlPostDesc *desc);
   /* handles one completion (mxl_initiator_on_completion; a test hook
    * swaps in its wrapper while a fault is pending, protocol_hooks.c) */
   MxlCompletionFn on_completion;
@@ -358,15 +402,11 @@ struct mxlFabricsInitiator_t {
   uint64_t posts_popped;           /* progress thread, under lock */
   mxlStatus thread_status;         /* MakeProgress status after the last pass */
   gboolean defer_pump;             /* pass: queue popped transfers, post after */
-  uint64_t claim_token;      /* claims (claim.h): random, bit 63 clear, not 0 */
   GPtrArray *parked;         /* MxlParkedEp* (initiator_rdm.c), NULL = none yet */
 };
 
-/* --- the engine's functions the protocol layer calls: payload overrides
- * (initiator_payload.c), the context pool (initiator_conn.c), completion
- * tracking (initiator_results.c), reported by mxl_egress_pump()
- * (protocol_egress.c) for every protocol built on it, and the fault hook
- * kept in protocol_hooks.c --- */
+/* --- egress machinery of this layer: payload overrides (payload.c), the
+ * context pool (protocol_egress.c) --- */
 
 /** TRUE when local slot @slot reads its payload from caller memory. */
 gboolean mxl_initiator_payload_overridden (const MxlInitiator *init, uint32_t slot);
@@ -381,53 +421,58 @@ gboolean mxl_initiator_payload_overridden (const MxlInitiator *init, uint32_t sl
 gboolean mxl_initiator_payload_iov (const MxlInitiator *init, uint32_t slot,
     const MxlChunk *chunk, guint max_iov, struct iovec *iov, void **desc,
     guint *n_iov);
+/**
+ * mxl_initiator_payload_store:
+ * Makes local slot @slot (< grain_count) read its payload from @payload
+ * (@size bytes, not copied: the caller keeps it alive while a transfer
+ * reads the slot), or from the flow again when @payload is NULL. The
+ * caller checked the arguments and that no transfer reads the slot.
+ */
+void mxl_initiator_payload_store (MxlInitiator *init, uint32_t slot,
+    const void *payload, size_t size);
+/** Frees the overrides (destroy). */
+void mxl_initiator_payload_free (MxlInitiator *init);
 /** Takes a context from the pool; NULL when exhausted. */
 MxlWriteCtx *mxl_initiator_ctx_get (MxlInitiator *init);
+/** Returns @ctx to the pool (nothing when it is not in use). */
 void mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx);
-/** A write of transfer @seq was posted; @last: it was the transfer's last. */
-void mxl_conn_track_write (MxlConn *conn, uint64_t seq, gboolean last);
-/** TRUE when transfer @seq of @conn will read no more local memory: not
- * queued, every posted write completed (or it was never tracked, or is
- * retired). */
-gboolean mxl_conn_transfer_idle (MxlConn *conn, uint64_t seq);
-/** Transfer @seq failed with @status (@prov_err: positive fi errno or 0);
- * @final: no more of its writes will be posted (dropped, or posting failed). */
-void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,
-    int prov_err, gboolean final);
-/** The completion handler installed at setup (initiator_progress.c): a
- * write of a connection, or a claim (initiator_rdm.c); contexts that are
- * not the initiator's, or not in use, are ignored. */
-void mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok,
-    int err);
-
-/** Queues @request on one connection (a chunk source's queue function, or
- * a test hook's, protocol_raw.c). Returns as MxlChunkSource.queue_grain. */
-typedef mxlStatus (*MxlQueueFn) (MxlConn *conn, const void *request);
 
 /**
- * mxl_initiator_fan_out_grain:
- * mxl_initiator_fan_out_samples:
- * The fan-out of the grain and the sample chunk source
- * (MxlChunkSource.fan_out, initiator.c): builds the request of @desc
- * (MXL_POST_GRAIN, MXL_POST_SAMPLES) and queues it on every target.
- * Returns: OK, INVALID_ARG (no run, or a write that would leave
- * a remote region: also a result), NOT_READY (no target connected, or a
- * queue stayed full), as mxl_initiator_fan_out_desc().
+ * MxlEngineOps:
+ * What the protocol layer reaches of the engine above it: completion
+ * tracking (initiator_results.c), the completion handler
+ * (initiator_progress.c) and the test hooks' one-target queueing
+ * (initiator.c). The engine hands its table down once, at setup
+ * (init->engine, mxl_initiator_setup()); no file of this layer calls a
+ * function of the engine by name (tests/unit/check-symbols.py).
  */
-mxlStatus mxl_initiator_fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc);
-mxlStatus mxl_initiator_fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc);
-
-/**
- * mxl_initiator_queue_one:
- * Test hooks (protocol_raw.c): takes init->lock and queues @request on the
- * connected target @target_id through @queue, tracked for results as
- * @what (grain index, slices), then posts it from the calling thread, in
- * both modes (under init->lock, as RemoveTarget closes endpoints); the
- * post ring is bypassed. Returns: OK, NOT_FOUND, INVALID_STATE (not
- * connected), or what @queue returned (INVALID_ARG: also a result).
- */
-mxlStatus mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id,
-    const MxlTracked *what, MxlQueueFn queue, const void *request);
+struct MxlEngineOps {
+  /* A write of transfer @seq was posted; @last: it was the transfer's
+   * last (mxl_egress_pump()). */
+  void (*track_write) (MxlConn *conn, uint64_t seq, gboolean last);
+  /* Transfer @seq failed with @status (@prov_err: positive fi errno or
+   * 0); @final: no more of its writes will be posted (dropped, or posting
+   * failed). */
+  void (*track_fail) (MxlConn *conn, uint64_t seq, mxlStatus status,
+      int prov_err, gboolean final);
+  /* TRUE when transfer @seq of @conn will read no more local memory: not
+   * queued, every posted write completed (or it was never tracked, or is
+   * retired). */
+  gboolean (*transfer_idle) (MxlConn *conn, uint64_t seq);
+  /* The completion handler installed at setup: a write of a connection,
+   * or a claim (initiator_rdm.c); contexts that are not the initiator's,
+   * or not in use, are ignored (the test hooks' wrapper calls it). */
+  MxlCompletionFn on_completion;
+  /* Test hooks (protocol_raw.c): takes init->lock and queues @request on
+   * the connected target @target_id through @queue, tracked for results
+   * as @what (grain index, slices), then posts it from the calling
+   * thread, in both modes (under init->lock, as RemoveTarget closes
+   * endpoints); the post ring is bypassed. Returns: OK, NOT_FOUND,
+   * INVALID_STATE (not connected), or what @queue returned (INVALID_ARG:
+   * also a result). */
+  mxlStatus (*queue_one) (MxlInitiator *init, uint64_t target_id,
+      const MxlTracked *what, MxlQueueFn queue, const void *request);
+};
 
 /**
  * mxl_initiator_debug_inject:
@@ -448,7 +493,7 @@ void mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind,
  * @target_id. The write is still checked against both regions. Used by the
  * hostile-initiator tests.
  * Posted from the calling thread, also with a progress thread
- * (mxl_initiator_queue_one()).
+ * (MxlEngineOps.queue_one).
  * Returns: OK, NOT_FOUND, INVALID_STATE (not connected), INVALID_ARG (out of
  * a region), NOT_READY (queue full, retry after progress).
  */

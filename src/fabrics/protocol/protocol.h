@@ -34,6 +34,11 @@ typedef struct MxlTransfer MxlTransfer;
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 struct MxlPostDesc;
 
+/** Queues @request on one connection: a chunk source's queue (the request
+ * of its kind, MxlChunkSource.queue) or a test hook's (protocol_raw.c).
+ * Returns as MxlChunkSource.queue. */
+typedef mxlStatus (*MxlQueueFn) (MxlConn *conn, const void *request);
+
 /** The struct of type @type whose member @member is at @ptr. */
 #define mxl_container_of(ptr, type, member) \
   ((type *) (void *) ((char *) (ptr) - G_STRUCT_OFFSET (type, member)))
@@ -46,6 +51,9 @@ struct MxlPostDesc;
  */
 typedef struct MxlTargetProto {
   const struct MxlProtocolDesc *desc;
+  /* its receive ring (rxring.h), embedded in the protocol's own struct,
+   * or NULL: what the untagged receive ops and recvSize read */
+  struct MxlRxRing *ring;
 } MxlTargetProto;
 
 /**
@@ -125,12 +133,12 @@ extern const MxlIngressOps mxl_tagged_ingress_ops;
  * -FI_EAGAIN) and the connection's transport posts each piece.
  */
 typedef struct MxlChunkSource {
-  /* Checks the request against the connection's remote regions and queues
-   * it. Returns OK, INVALID_ARG (a write would leave the remote region),
-   * NOT_READY (queue full), INVALID_STATE (not this kind of flow). */
-  mxlStatus (*queue_grain) (MxlConn *conn, const MxlGrainRequest *req);
-  /* The same for a batch of samples (continuous flows; NULL for grains). */
-  mxlStatus (*queue_samples) (MxlConn *conn, const MxlSamplesRequest *req);
+  /* Checks @request against the connection's remote regions and queues
+   * it: an MxlGrainRequest (mxl_grain_chunks) or an MxlSamplesRequest
+   * (mxl_sample_chunks), as the source's @fan_out builds it. Returns OK,
+   * INVALID_ARG (a write would leave the remote region), NOT_READY (queue
+   * full). */
+  MxlQueueFn queue;
   /* Before the next piece of @t: FALSE when it must wait (its buffer is
    * still in use); @out_local_slot: what its write context records as the
    * local slot it reads (mxl_initiator_slot_in_use()). */
@@ -147,11 +155,6 @@ typedef struct MxlChunkSource {
    * is re-added (@final FALSE: counters stay) or removed (@final TRUE);
    * NULL when the source keeps none. */
   void (*release) (MxlConn *conn, gboolean final);
-  /* TransferGrain's or TransferSamples' post descriptor (the source's kind)
-   * to every target: mxl_initiator_fan_out_grain() or
-   * mxl_initiator_fan_out_samples() (initiator-state.h), so that a call
-   * does not choose again what setup chose. */
-  mxlStatus (*fan_out) (MxlInitiator *init, const struct MxlPostDesc *desc);
 } MxlChunkSource;
 
 /**
@@ -218,9 +221,9 @@ typedef ssize_t (*MxlTransportPost) (MxlConn *conn, MxlTransfer *t,
 /* --- generic egress (protocol_egress.c): the same for every chunk source and
  * transport --- */
 
-/** Queues @req on @conn through the initiator's chunk source. */
-mxlStatus mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req);
-mxlStatus mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req);
+/** Queues @request (of the kind of the initiator's chunk source) on @conn
+ * through that source: an MxlQueueFn. */
+mxlStatus mxl_egress_queue (MxlConn *conn, const void *request);
 
 /** Posts queued pieces of @conn (connected: conn->post set) while the
  * provider accepts them. Returns OK, or the status of a posting failure
@@ -261,7 +264,8 @@ typedef struct MxlProtocolDesc {
   /* target: frees its protocol state (t->pstate, set by target_setup);
    * NULL when it keeps none. The domain is still open. */
   void (*target_teardown) (MxlTarget *target);
-  /* target: its TargetInfo advertises recvSize (t->rx_entry_size) */
+  /* target: its TargetInfo advertises recvSize (the entry size of its
+   * receive ring, t->pstate->ring) */
   gboolean advertises_recv_size;
   /* target: exclusive RDM targets can use claims (claim.h) */
   gboolean claims;
@@ -278,8 +282,6 @@ typedef struct MxlProtocolDesc {
   /* initiator: posts one piece, installed when the connection becomes
    * connected */
   MxlTransportPost post;
-  /* the same with the test hooks run (protocol_hooks.h); NULL: post */
-  MxlTransportPost post_hooked;
 } MxlProtocolDesc;
 
 /** The protocols this build speaks, and their count. */
@@ -341,16 +343,21 @@ const MxlSampleRing *mxl_samples_debug_initiator_ring (const MxlInitiator *init)
 /** TRUE when @info has a bounce ring that batches of this flow fit. */
 gboolean mxl_samples_target_usable (const MxlInitiator *init,
     const struct mxlFabricsTargetInfo_t *info);
-/** Staging of a connection (tests): slots, their size, entries sent from
- * them, batches refused for want of a free slot. */
+/** Staging of a connection (tests): slots, their size, and whether the
+ * transfer queued next would find its slot free (FALSE: a staged batch is
+ * refused with NOT_READY now). Read from the staging state itself: the
+ * egress counts nothing for tests. */
 typedef struct MxlSamplesStaging {
   guint n_staging;
   uint64_t slot_size;
-  uint64_t staged_transfers;
-  uint64_t staging_full;
+  gboolean next_slot_free;
 } MxlSamplesStaging;
 /** Test hook (internal): the staging figures of continuous-flow @conn. */
-void mxl_samples_debug_staging (const MxlConn *conn, MxlSamplesStaging *out);
+void mxl_samples_debug_staging (MxlConn *conn, MxlSamplesStaging *out);
+/** Test hook (internal): TRUE when transfer @seq of @conn (an entry) was
+ * packed into a staging slot and sent from it, while no later transfer
+ * took that slot (slot @seq mod slot count still names it). */
+gboolean mxl_samples_debug_staged (const MxlConn *conn, uint64_t seq);
 /**
  * mxl_samples_debug_set_staging_budget:
  * Test hook (internal): bytes of staging slots a connection gets when it
@@ -426,12 +433,13 @@ mxl_tagged_piece_tag (uint32_t region, uint32_t piece)
 }
 
 /**
- * mxl_tagged_debug_in_place:
- * Test hook (internal): pieces of tagged target @target that landed in
- * place so far; @out_per_region, @out_pieces (nullable): pieces per
- * region, piece receives in all.
+ * mxl_tagged_debug_pieces:
+ * Test hook (internal): the piece receives tagged target @target posts on
+ * its flow: @out_per_region pieces per region, @out_pieces in all. (Which
+ * pieces land in place the tests see from the initiator, through the
+ * piece hook: a piece tag matches only a piece receive.)
  */
-uint64_t mxl_tagged_debug_in_place (MxlTarget *target, guint *out_per_region,
+void mxl_tagged_debug_pieces (MxlTarget *target, guint *out_per_region,
     guint *out_pieces);
 
 /**

@@ -10,6 +10,9 @@
  * piece is held until the earlier pieces of the transfer have completed
  * (FI_DELIVERY_COMPLETE), so the target never sees the immediate data
  * before the data. -FI_EAGAIN leaves the piece pending for the next pump.
+ * Every write takes a context of the initiator's pool (below); the
+ * engine's tracking hears of each post and failure through init->engine
+ * (MxlEngineOps).
  */
 #include "fabrics/protocol/protocol.h"
 
@@ -19,6 +22,46 @@
 
 /* Writes posted per connection per pump call at most (fairness). */
 #define MXL_PUMP_BUDGET 16u
+
+/* ------------------------------------------------------------ contexts */
+
+/* The write context pool (init->ctx_pool, a free list threaded through
+ * next_free): taken per posted write here, given back by its completion
+ * or failure; what happens to the contexts of a connection that is gone
+ * (orphaned, released, reclaimed) is the engine's (initiator_conn.c). */
+MxlWriteCtx *
+mxl_initiator_ctx_get (MxlInitiator *init)
+{
+  MxlWriteCtx *ctx;
+
+  if (init->ctx_free >= init->ctx_count)
+    return NULL;
+  ctx = &init->ctx_pool[init->ctx_free];
+  init->ctx_free = ctx->next_free;
+  ctx->in_use = TRUE;
+  ctx->orphaned_at = 0;
+  ctx->released = FALSE;
+  ctx->reclaim_drain = 0;
+  ctx->parked = FALSE;
+  init->ctx_used++;
+  return ctx;
+}
+
+void
+mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx)
+{
+  if (!ctx->in_use)
+    return;
+  if (ctx->orphaned_at > 0)
+    init->ctx_orphaned--;
+  ctx->in_use = FALSE;
+  ctx->orphaned_at = 0;
+  ctx->next_free = init->ctx_free;
+  init->ctx_free = (guint) (ctx - init->ctx_pool);
+  init->ctx_used--;
+}
+
+/* -------------------------------------------------------------- queue */
 
 static MxlTransfer *
 queue_head (MxlConn *conn)
@@ -43,15 +86,9 @@ mxl_egress_enqueue (MxlConn *conn)
 }
 
 mxlStatus
-mxl_egress_queue_grain (MxlConn *conn, const MxlGrainRequest *req)
+mxl_egress_queue (MxlConn *conn, const void *request)
 {
-  return conn->init->chunks->queue_grain (conn, req);
-}
-
-mxlStatus
-mxl_egress_queue_samples (MxlConn *conn, const MxlSamplesRequest *req)
-{
-  return conn->init->chunks->queue_samples (conn, req);
+  return conn->init->chunks->queue (conn, request);
 }
 
 static void
@@ -105,7 +142,7 @@ mxl_egress_pump (MxlConn *conn)
     if (!t->started && g_get_monotonic_time () > t->deadline) {
       init->stats.transfersDropped++;
       conn->transfers_dropped++;
-      mxl_conn_track_fail (conn, t->seq, MXL_ERR_TIMEOUT, 0, TRUE);
+      init->engine->track_fail (conn, t->seq, MXL_ERR_TIMEOUT, 0, TRUE);
       dequeue_head (conn);
       continue;
     }
@@ -145,11 +182,11 @@ mxl_egress_pump (MxlConn *conn)
       mxl_initiator_ctx_put (init, ctx);
       g_message ("posting to target %" G_GUINT64_FORMAT ": %s (%zd)",
           conn->target_id, fi_strerror ((int) -rc), rc);
-      mxl_conn_track_fail (conn, t->seq, st, (int) -rc, TRUE);
+      init->engine->track_fail (conn, t->seq, st, (int) -rc, TRUE);
       return st;
     }
     budget--;
-    mxl_conn_track_write (conn, t->seq, t->chunk_last);
+    init->engine->track_write (conn, t->seq, t->chunk_last);
     init->stats.writesPosted++;
     init->stats.bytesPosted += t->chunk_length;
     conn->outstanding++;

@@ -43,44 +43,48 @@ mxl_grain_queue_into (MxlConn *conn, const MxlGrainRequest *req, uint32_t slot,
   t = mxl_egress_enqueue (conn);
   t->remote_slot = slot;
   t->imm = imm;
-  t->req = *req;
+  t->local_slot = req->local_slot;
+  t->u.grain.req = *req;
   return MXL_STATUS_OK;
 }
 
 /* Grain i goes to remote region i mod N (docs/wire-format.md §3.3). */
 static mxlStatus
-grain_queue (MxlConn *conn, const MxlGrainRequest *req)
+grain_queue (MxlConn *conn, const void *request)
 {
+  const MxlGrainRequest *req = request;
   uint32_t slot = (uint32_t) (req->grain_index % conn->info->n_regions);
 
   return mxl_grain_queue_into (conn, req, slot, mxl_imm_grain_encode (slot,
           req->slice_end));
 }
 
-/* Produces the next write of @t into t->pending. Returns FALSE when the
- * transfer has no more writes. */
+/* Produces the next write of @t into its pending chunk. Returns FALSE
+ * when the transfer has no more writes. */
 static gboolean
 next_chunk (MxlConn *conn, MxlTransfer *t)
 {
+  MxlGrainTransfer *g = &t->u.grain;
+
   if (!t->started) {
     t->started = TRUE;
-    t->run = 0;
-    mxl_splitter_init (&t->splitter, &t->req.runs[0], 1, conn->iov_limit, conn->max_msg);
+    g->run = 0;
+    mxl_splitter_init (&g->splitter, &g->req.runs[0], 1, conn->iov_limit, conn->max_msg);
   }
   for (;;) {
-    if (mxl_splitter_next (&t->splitter, &t->pending)) {
+    if (mxl_splitter_next (&g->splitter, &g->pending)) {
       /* Only the last write of the last run carries the immediate data. */
-      t->pending.last = t->pending.last && t->run + 1 == t->req.n_runs;
+      g->pending.last = g->pending.last && g->run + 1 == g->req.n_runs;
       t->have_pending = TRUE;
-      t->chunk_length = t->pending.length;
-      t->chunk_last = t->pending.last;
-      t->chunk_remote_offset = t->req.runs[t->run].offset + t->pending.remote_offset;
+      t->chunk_length = g->pending.length;
+      t->chunk_last = g->pending.last;
+      t->chunk_remote_offset = g->req.runs[g->run].offset + g->pending.remote_offset;
       return TRUE;
     }
-    if (t->run + 1 >= t->req.n_runs)
+    if (g->run + 1 >= g->req.n_runs)
       return FALSE;
-    t->run++;
-    mxl_splitter_init (&t->splitter, &t->req.runs[t->run], 1, conn->iov_limit,
+    g->run++;
+    mxl_splitter_init (&g->splitter, &g->req.runs[g->run], 1, conn->iov_limit,
         conn->max_msg);
   }
 }
@@ -89,12 +93,13 @@ next_chunk (MxlConn *conn, MxlTransfer *t)
 static gboolean
 grain_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint *n_iov)
 {
-  const MxlChunk *c = &t->pending;
-  const MxlOfiRegion *local = &conn->init->base.regions[t->req.local_slot];
+  const MxlGrainTransfer *g = &t->u.grain;
+  const MxlChunk *c = &g->pending;
+  const MxlOfiRegion *local = &conn->init->base.regions[g->req.local_slot];
 
   /* The application lends the payload (mxlFabricsExtInitiatorSetGrainPayload). */
-  if (mxl_initiator_payload_overridden (conn->init, t->req.local_slot)) {
-    if (!mxl_initiator_payload_iov (conn->init, t->req.local_slot, c,
+  if (mxl_initiator_payload_overridden (conn->init, g->req.local_slot)) {
+    if (!mxl_initiator_payload_iov (conn->init, g->req.local_slot, c,
             conn->iov_limit, iov, desc, n_iov))
       return FALSE;
   } else {
@@ -108,7 +113,7 @@ grain_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint 
     *n_iov = c->n_iov;
   }
   /* shm fan-out: sent from the connection's own copy (grainstage.h) */
-  return !t->staged || mxl_grain_stage_copy (conn, t->seq, c, iov, desc, n_iov);
+  return !g->staged || mxl_grain_stage_copy (conn, t->seq, c, iov, desc, n_iov);
 }
 
 /* A staged grain write reads the connection's buffer, not the slot; a
@@ -117,22 +122,23 @@ grain_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint 
 static gboolean
 grain_claim (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot)
 {
-  *out_local_slot = t->req.local_slot;
+  MxlGrainTransfer *g = &t->u.grain;
+
+  *out_local_slot = g->req.local_slot;
   if (!t->started) {
-    t->staged = mxl_grain_stage_ensure (conn);
-    if (t->staged && !mxl_grain_stage_ready (conn, t->seq))
+    g->staged = mxl_grain_stage_ensure (conn);
+    if (g->staged && !mxl_grain_stage_ready (conn, t->seq))
       return FALSE;
   }
-  if (t->staged)
+  if (g->staged)
     *out_local_slot = MXL_GRAIN_STAGE_CTX_SLOT (mxl_grain_stage_slot (conn, t->seq));
   return TRUE;
 }
 
 const MxlChunkSource mxl_grain_chunks = {
-  .queue_grain = grain_queue,
+  .queue = grain_queue,
   .release = mxl_grain_stage_release,
   .claim = grain_claim,
   .next = next_chunk,
   .iov = grain_iov,
-  .fan_out = mxl_initiator_fan_out_grain,
 };

@@ -79,12 +79,35 @@ take_fault (const MxlInitiator *init, guint kind, int *out_err, gboolean *out_la
 
 static void reinstall (MxlInitiator *init);
 
+extern const MxlProtocolDesc mxl_protocol_send;
+extern const MxlProtocolDesc mxl_protocol_tagged;
+
+/* The protocols that have hooks, and the hooked twin of their post. */
+static const struct {
+  const MxlProtocolDesc *protocol;
+  MxlTransportPost hooked;
+} hooked_posts[] = {
+  { &mxl_protocol_send, mxl_send_post_hooked },
+  { &mxl_protocol_tagged, mxl_tagged_post_hooked },
+};
+
+/* The hooked twin of @protocol's post, or NULL (it has no hooks). */
+static MxlTransportPost
+hooked_twin (const MxlProtocolDesc *protocol)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (hooked_posts); i++)
+    if (hooked_posts[i].protocol == protocol)
+      return hooked_posts[i].hooked;
+  return NULL;
+}
+
 /* The wrapper installed while a hook concerns the connection: injected
  * post failures first, then the protocol's hooked post. */
 static ssize_t
 hooked_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     guint n_iov, MxlWriteCtx *ctx)
 {
+  MxlTransportPost twin = hooked_twin (conn->protocol);
   gboolean last = FALSE;
   int err = 0;
 
@@ -93,8 +116,8 @@ hooked_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc
       reinstall (conn->init);
     return -err;
   }
-  if (conn->protocol->post_hooked != NULL)
-    return conn->protocol->post_hooked (conn, t, iov, desc, n_iov, ctx);
+  if (twin != NULL)
+    return twin (conn, t, iov, desc, n_iov, ctx);
   return conn->protocol->post (conn, t, iov, desc, n_iov, ctx);
 }
 
@@ -114,7 +137,7 @@ hooked_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
     if (last)
       reinstall (init);
   }
-  mxl_initiator_on_completion (init, op_context, ok, err);
+  init->engine->on_completion (init, op_context, ok, err);
 }
 
 MxlTransportPost
@@ -124,7 +147,7 @@ mxl_hooks_conn_post (MxlConn *conn)
 
   pthread_mutex_lock (&state_lock);
   hooked = pending (conn->init, MXL_INJECT_POST_FAILURE) > 0
-      || (conn->protocol->post_hooked != NULL
+      || (hooked_twin (conn->protocol) != NULL
           && (hook_ops.send_header != NULL || hook_ops.tagged_piece != NULL));
   pthread_mutex_unlock (&state_lock);
   return hooked ? hooked_post : conn->protocol->post;
@@ -145,7 +168,9 @@ reinstall (MxlInitiator *init)
   pthread_mutex_lock (&state_lock);
   errors = pending (init, MXL_INJECT_ERROR_COMPLETION) > 0;
   pthread_mutex_unlock (&state_lock);
-  init->on_completion = errors ? hooked_completion : mxl_initiator_on_completion;
+  /* before setup no completion comes: setup installs the handler */
+  if (init->engine != NULL)
+    init->on_completion = errors ? hooked_completion : init->engine->on_completion;
 }
 
 static void
@@ -228,4 +253,45 @@ mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind, guint count,
     g_hash_table_remove (faults, init);
   pthread_mutex_unlock (&state_lock);
   reinstall_locked (init);
+}
+
+/* Setup's getinfo while capabilities are masked. */
+static mxlStatus
+masked_getinfo (const mxlFabricsInterfaceConfig *config, MxlRole role, uint64_t caps,
+    struct fi_info **out_info, GError **error)
+{
+  uint64_t mask;
+  mxlStatus st;
+
+  pthread_mutex_lock (&state_lock);
+  mask = hook_ops.caps_mask;
+  pthread_mutex_unlock (&state_lock);
+  /* A masked capability is one the provider does not have: no match. */
+  if (caps & mask) {
+    mxl_ofi_fail (-FI_ENODATA, "fi_getinfo", error);
+    return MXL_ERR_NO_FABRIC;
+  }
+  st = mxl_provider_getinfo_exact (config, role, caps, out_info, error);
+  if (st == MXL_STATUS_OK)
+    (*out_info)->caps &= ~mask;
+  return st;
+}
+
+MxlGetinfoFn
+mxl_hooks_getinfo (void)
+{
+  gboolean masked;
+
+  pthread_mutex_lock (&state_lock);
+  masked = hook_ops.caps_mask != 0;
+  pthread_mutex_unlock (&state_lock);
+  return masked ? masked_getinfo : mxl_provider_getinfo_exact;
+}
+
+void
+mxl_setup_debug_mask_caps (uint64_t caps)
+{
+  pthread_mutex_lock (&state_lock);
+  hook_ops.caps_mask = caps;
+  pthread_mutex_unlock (&state_lock);
 }

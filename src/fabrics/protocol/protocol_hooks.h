@@ -2,15 +2,19 @@
 /*
  * Test hooks, all in one place (protocol_hooks.c), in the way libfabric's
  * hook providers wrap a provider's ops: the hook ops table the
- * hostile-sender tests fill (send headers, tagged pieces) and the faults
+ * hostile-sender tests fill (send headers, tagged pieces), the
+ * capabilities the protocol fallback tests hide from setup, and the faults
  * they inject into an initiator (failed posts, error completions). None of
- * it is in a production struct or on the per-write path: arming a hook
- * swaps the transport post installed on the connections it concerns
- * (MxlConn.post) for a hooking wrapper, and a pending error completion
- * swaps the initiator's completion handler (MxlInitiator.on_completion);
- * both are put back when nothing is armed any more. The wrapper takes the
- * injected post failures, then runs the protocol's hooked post
- * (MxlProtocolDesc.post_hooked), which reads the hook ops below.
+ * it is in a production struct, a protocol descriptor or on the per-write
+ * path: arming a hook swaps the transport post installed on the
+ * connections it concerns (MxlConn.post) for a hooking wrapper, and a
+ * pending error completion swaps the initiator's completion handler
+ * (MxlInitiator.on_completion); both are put back when nothing is armed
+ * any more. The wrapper takes the injected post failures, then runs the
+ * hooked twin of the protocol's post (the table in protocol_hooks.c:
+ * mxl_send_post_hooked(), mxl_tagged_post_hooked()), which reads the hook
+ * ops below. Setup asks for its fi_info through mxl_hooks_getinfo(): the
+ * ofi layer's, or a masking wrapper while capabilities are hidden.
  *
  * Locks, outermost first: the list of initiators, init->lock, the hook
  * state. A connection that becomes connected installs
@@ -25,7 +29,35 @@ typedef struct MxlHookOps {
   MxlSendHeaderHook send_header;
   /* rewrites the tag and data of every in-place tagged piece (protocol_tagged.c) */
   MxlTaggedHook tagged_piece;
+  /* capabilities setup's getinfo hides (mxl_setup_debug_mask_caps()) */
+  uint64_t caps_mask;
 } MxlHookOps;
+
+/** The hooked twins of the send and tagged posts (protocol_send.c,
+ * protocol_tagged.c): the protocol's post with the hooks of the hook ops
+ * table run. Installed only by the hooking wrapper. */
+ssize_t mxl_send_post_hooked (MxlConn *conn, MxlTransfer *t,
+    const struct iovec *iov, void **desc, guint n_iov, MxlWriteCtx *ctx);
+ssize_t mxl_tagged_post_hooked (MxlConn *conn, MxlTransfer *t,
+    const struct iovec *iov, void **desc, guint n_iov, MxlWriteCtx *ctx);
+
+/** The fi_getinfo() of setup: as mxl_provider_getinfo_exact(). */
+typedef mxlStatus (*MxlGetinfoFn) (const mxlFabricsInterfaceConfig *config,
+    MxlRole role, uint64_t caps, struct fi_info **out_info, GError **error);
+
+/** The getinfo setup calls (setup.c): mxl_provider_getinfo_exact(), or
+ * while capabilities are masked its masking wrapper. Any thread. */
+MxlGetinfoFn mxl_hooks_getinfo (void);
+
+/**
+ * mxl_setup_debug_mask_caps:
+ * Test hook (internal, not exported): setup asking for any of @caps (0
+ * clears) finds no provider (MXL_ERR_NO_FABRIC), and the fi_info it gets
+ * otherwise lacks them, as if the provider did not offer them: the
+ * protocol fallback tests on machines whose providers all have FI_RMA.
+ * Process-wide.
+ */
+void mxl_setup_debug_mask_caps (uint64_t caps);
 
 /** The hooks of the hook ops table (NULL unless a test set one), for the
  * protocols' hooked posts. Any thread. */

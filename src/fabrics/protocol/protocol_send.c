@@ -151,8 +151,8 @@ send_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
 }
 
-/* The transport post of the send protocol, and its test-build twin that
- * runs the header hook (protocol_hooks.h). */
+/* The transport post of the send protocol, and its hooked twin that runs
+ * the header hook (installed by protocol_hooks.c only while one is set). */
 static ssize_t
 send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     guint n_iov, MxlWriteCtx *ctx)
@@ -160,8 +160,8 @@ send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
   return send_post_with (conn, t, iov, desc, n_iov, ctx, NULL);
 }
 
-static ssize_t
-send_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+ssize_t
+mxl_send_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx)
 {
   return send_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hooks_send_header ());
@@ -176,6 +176,7 @@ mxl_send_target_init (MxlTarget *t, gsize state_size, GError **error)
   const struct fi_info *info = t->base.dom->info;
   uint64_t size = t->base.options.max_message_size ? t->base.options.max_message_size
       : MXL_SEND_HEADER_SIZE + MXL_SEND_DEFAULT_PAYLOAD;
+  guint n_rx;
 
   if (info->ep_attr->max_msg_size)
     size = MIN (size, info->ep_attr->max_msg_size);
@@ -188,11 +189,12 @@ mxl_send_target_init (MxlTarget *t, gsize state_size, GError **error)
   g_assert (state_size >= sizeof (MxlSendTarget));
   s = g_malloc0 (state_size);
   s->base.desc = t->proto;
+  s->base.ring = &s->ring;
   t->pstate = &s->base;
-  t->rx_entry_size = size;
-  t->n_rx = MIN (MIN (t->base.options.cq_depth, SEND_MAX_RECEIVES),
+  t->rx_ops = &mxl_rx_ring_untagged_ops;
+  n_rx = MIN (MIN (t->base.options.cq_depth, SEND_MAX_RECEIVES),
       (uint32_t) MAX (info->rx_attr->size, 1));
-  t->n_rx = MAX (MIN (t->n_rx, SEND_MAX_RING_BYTES / size), 2u);
+  n_rx = MAX (MIN (n_rx, SEND_MAX_RING_BYTES / size), 2u);
   /* Where messages may land: the grain slots or the bounce entries. */
   if (t->base.continuous) {
     uint64_t count, esize;
@@ -210,13 +212,10 @@ mxl_send_target_init (MxlTarget *t, gsize state_size, GError **error)
       s->regions[i] = (MxlRemoteRegion) {
           (uintptr_t) t->base.regions[i].base, t->base.regions[i].len, 0 };
   }
-  s->bad = g_new0 (gboolean, t->n_rx);
-  t->rx_buf = g_malloc0 (t->rx_entry_size * t->n_rx);
-  t->rx_ctx = g_new0 (struct fi_context2, t->n_rx);
+  s->bad = g_new0 (gboolean, n_rx);
   s->inner = t->ingress;
   t->ingress = &mxl_send_ingress_ops;
-  return mxl_ofi_region_register (t->base.dom, t->rx_buf, t->rx_entry_size * t->n_rx,
-      FI_RECV, &t->rx_region, error);
+  return mxl_rx_ring_open (&s->ring, t->base.dom, n_rx, size, error);
 }
 
 /* Index of our receive buffer that completed, or -1. */
@@ -225,7 +224,7 @@ rx_index (MxlTarget *t, const struct fi_cq_data_entry *e)
 {
   if (!(e->flags & FI_RECV))
     return -1;
-  return mxl_rx_context_index (e->op_context, t->rx_ctx, t->n_rx);
+  return mxl_rx_ring_index (&mxl_send_target (t)->ring, e->op_context);
 }
 
 /* Validates the message in receive buffer @i and copies its payload. */
@@ -233,11 +232,11 @@ static gboolean
 unpack (MxlTarget *t, guint i, const struct fi_cq_data_entry *e)
 {
   MxlSendTarget *s = mxl_send_target (t);
-  const uint8_t *m = t->rx_buf + (size_t) i * t->rx_entry_size;
+  const uint8_t *m = mxl_rx_ring_entry (&s->ring, i);
   const MxlRemoteRegion *r;
   MxlSendHeader h;
 
-  if (e->len < MXL_SEND_HEADER_SIZE || e->len > t->rx_entry_size
+  if (e->len < MXL_SEND_HEADER_SIZE || e->len > s->ring.entry_size
       || !header_read (m, &h))
     return FALSE;
   if (h.length != e->len - MXL_SEND_HEADER_SIZE || h.region >= s->n_regions
@@ -289,8 +288,9 @@ const MxlIngressOps mxl_send_ingress_ops = {
 };
 
 void
-mxl_send_target_clear (MxlSendTarget *s)
+mxl_send_target_clear (MxlSendTarget *s, MxlOfiDomain *dom)
 {
+  mxl_rx_ring_close (&s->ring, dom);
   g_clear_pointer (&s->regions, g_free);
   g_clear_pointer (&s->bad, g_free);
 }
@@ -306,7 +306,7 @@ send_target_teardown (MxlTarget *t)
 {
   MxlSendTarget *s = mxl_send_target (t);
 
-  mxl_send_target_clear (s);
+  mxl_send_target_clear (s, t->base.dom);
   g_free (s);
 }
 
@@ -323,5 +323,4 @@ const MxlProtocolDesc mxl_protocol_send = {
   .conn_limits = mxl_send_conn_limits,
   .drain_at_teardown = TRUE,
   .post = send_post,
-  .post_hooked = send_post_hooked,
 };

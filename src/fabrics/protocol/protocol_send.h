@@ -9,6 +9,7 @@
 
 #include "fabrics/protocol/protocol.h"
 #include "fabrics/protocol/target-state.h"
+#include "fabrics/protocol/rxring.h"
 
 #include <string.h>
 
@@ -79,9 +80,11 @@ mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **
   return (ssize_t) n_iov + 1;
 }
 
-/** A send target: where messages may land and what was refused. */
+/** A send target: its receive ring, where messages may land and what was
+ * refused. */
 typedef struct MxlSendTarget {
   MxlTargetProto base;
+  MxlRxRing ring;                 /* the messages (base.ring points here) */
   const MxlIngressOps *inner;     /* the write ingress behind the unpack */
   MxlRemoteRegion *regions;       /* where messages may land: addr = local
                                      address, len (slots or bounce entries) */
@@ -104,5 +107,6 @@ mxl_send_target (MxlTarget *t)
  */
 mxlStatus mxl_send_target_init (MxlTarget *t, gsize size, GError **error);
 
-/** Frees what mxl_send_target_init() allocated (not the state itself). */
-void mxl_send_target_clear (MxlSendTarget *s);
+/** Frees what mxl_send_target_init() allocated in @dom (not the state
+ * itself). */
+void mxl_send_target_clear (MxlSendTarget *s, MxlOfiDomain *dom);

@@ -65,7 +65,6 @@ typedef struct MxlTaggedTarget {
   guint n_mrs;
   gboolean *poisoned;             /* per region: a piece failed since the
                                      last immediate data for it */
-  uint64_t in_place;              /* pieces landed in place (tests) */
   /* the region immediate data names: grain_region() or entry_region(),
    * chosen at setup by the kind of flow */
   uint64_t (*region_of) (uint64_t data);
@@ -121,8 +120,9 @@ tagged_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
 }
 
-/* The transport post of the tagged protocol, and its test-build twin that
- * runs the piece and header hooks (protocol_hooks.h). */
+/* The transport post of the tagged protocol, and its hooked twin that
+ * runs the piece and header hooks (installed by protocol_hooks.c only
+ * while one is set). */
 static ssize_t
 tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     guint n_iov, MxlWriteCtx *ctx)
@@ -130,8 +130,8 @@ tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc
   return tagged_post_with (conn, t, iov, desc, n_iov, ctx, NULL, NULL);
 }
 
-static ssize_t
-tagged_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
+ssize_t
+mxl_tagged_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx)
 {
   return tagged_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hooks_tagged_piece (),
@@ -171,16 +171,20 @@ post_piece (MxlTarget *t, struct fid_ep *ep, guint i)
 static ssize_t
 post_ring (MxlTarget *t, struct fid_ep *ep, guint i)
 {
-  return fi_trecv (ep, t->rx_buf + t->rx_entry_size * i, t->rx_entry_size,
-      t->rx_region.desc, FI_ADDR_UNSPEC, MXL_TAG_BOUNCE, ~MXL_TAG_BOUNCE, &t->rx_ctx[i]);
+  const MxlRxRing *r = &mxl_send_target (t)->ring;
+
+  return fi_trecv (ep, mxl_rx_ring_entry (r, i), r->entry_size, r->region.desc,
+      FI_ADDR_UNSPEC, MXL_TAG_BOUNCE, ~MXL_TAG_BOUNCE, &r->ctx[i]);
 }
 
 static mxlStatus
 tagged_post_all (MxlTarget *t, struct fid_ep *ep)
 {
   MxlTaggedTarget *g = mxl_tagged_target (t);
-  for (guint i = 0; i < t->n_rx + g->n; i++) {
-    ssize_t rc = i < t->n_rx ? post_ring (t, ep, i) : post_piece (t, ep, i - t->n_rx);
+  guint n_rx = g->send.ring.n;
+
+  for (guint i = 0; i < n_rx + g->n; i++) {
+    ssize_t rc = i < n_rx ? post_ring (t, ep, i) : post_piece (t, ep, i - n_rx);
     if (rc != 0) {
       g_warning ("fi_trecv: %s (%zd)", fi_strerror ((int) -rc), rc);
       return mxl_ofi_status (rc);
@@ -196,7 +200,7 @@ tagged_repost (MxlTarget *t, void *op_context)
   gint i;
   ssize_t rc;
 
-  if ((i = mxl_rx_context_index (op_context, t->rx_ctx, t->n_rx)) >= 0)
+  if ((i = mxl_rx_ring_index (&g->send.ring, op_context)) >= 0)
     rc = post_ring (t, t->rx_ep, (guint) i);
   else if ((i = mxl_rx_context_index (op_context, g->ctx, g->n)) >= 0)
     rc = post_piece (t, t->rx_ep, (guint) i);
@@ -255,18 +259,18 @@ tagged_target_setup (MxlTarget *t, GError **error)
   t->ingress = &mxl_tagged_ingress_ops;
   t->rx_ops = &mxl_tagged_rx_ops;
   g->region_of = t->base.continuous ? entry_region : grain_region;
-  g->piece = t->rx_entry_size - MXL_SEND_HEADER_SIZE;
+  g->piece = s->ring.entry_size - MXL_SEND_HEADER_SIZE;
   region_len = s->regions[0].len;
   per_region = (region_len + g->piece - 1) / g->piece;
   total = per_region * s->n_regions;
   /* Every receive stays posted at once: the provider's receive queue must
    * hold them all. */
-  if (per_region == 0 || total + t->n_rx > rx_size) {
+  if (per_region == 0 || total + s->ring.n > rx_size) {
     g_set_error (error, MXL_OFI_ERROR, 0, "tagged protocol: %" G_GUINT64_FORMAT
         " piece receives (%u regions of %" G_GUINT64_FORMAT " bytes in pieces of %"
         G_GUINT64_FORMAT ") and %u ring receives exceed the provider's receive "
         "queue of %zu: raise maxMessageSize or use fewer grains", total,
-        s->n_regions, region_len, g->piece, t->n_rx, rx_size);
+        s->n_regions, region_len, g->piece, s->ring.n, rx_size);
     return MXL_ERR_INVALID_ARG;
   }
   g->per_region = (guint) per_region;
@@ -370,7 +374,7 @@ tagged_on_drained (MxlTarget *t, const struct fi_cq_data_entry *e)
   if (i < 0) {
     /* The send ring (bounce path): validated and copied there. */
     gint r = (e->flags & FI_RECV) ?
-        mxl_rx_context_index (e->op_context, t->rx_ctx, t->n_rx) : -1;
+        mxl_rx_ring_index (&s->ring, e->op_context) : -1;
 
     if (r >= 0 && poisoned (t, e)) {
       s->bad[r] = TRUE;
@@ -386,7 +390,6 @@ tagged_on_drained (MxlTarget *t, const struct fi_cq_data_entry *e)
       g->poisoned[i / g->per_region] = FALSE;   /* this was its end */
     return;
   }
-  g->in_place++;
   if (e->flags & FI_REMOTE_CQ_DATA) {
     g->bad[i] = poisoned (t, e);
     if (!g->bad[i])
@@ -426,20 +429,17 @@ tagged_target_teardown (MxlTarget *t)
   g_free (g->ctx);
   g_free (g->bad);
   g_free (g->poisoned);
-  mxl_send_target_clear (&g->send);
+  mxl_send_target_clear (&g->send, t->base.dom);
   g_free (g);
 }
 
-uint64_t
-mxl_tagged_debug_in_place (MxlTarget *t, guint *out_per_region, guint *out_pieces)
+void
+mxl_tagged_debug_pieces (MxlTarget *t, guint *out_per_region, guint *out_pieces)
 {
   MxlTaggedTarget *g = mxl_tagged_target (t);
 
-  if (out_per_region)
-    *out_per_region = g->per_region;
-  if (out_pieces)
-    *out_pieces = g->n;
-  return g->in_place;
+  *out_per_region = g->per_region;
+  *out_pieces = g->n;
 }
 
 const MxlProtocolDesc mxl_protocol_tagged = {
@@ -455,5 +455,4 @@ const MxlProtocolDesc mxl_protocol_tagged = {
   .conn_limits = mxl_send_conn_limits,
   .drain_at_teardown = TRUE,
   .post = tagged_post,
-  .post_hooked = tagged_post_hooked,
 };

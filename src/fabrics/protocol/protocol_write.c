@@ -18,6 +18,7 @@
 #include "fabrics/wire/immdata.h"
 #include "fabrics/protocol/initiator-state.h"
 #include "fabrics/protocol/target-state.h"
+#include "fabrics/protocol/rxring.h"
 
 /* ---------------------------------------------------------------- egress */
 
@@ -210,6 +211,14 @@ const MxlIngressOps mxl_rma_ingress_ops = {
 
 /* ---------------------------------------------------------------- target */
 
+/* A write target's private state: only on providers whose immediate data
+ * consumes a posted receive (FI_RX_CQ_DATA, verbs), its receive ring;
+ * elsewhere the write protocol keeps none (t->pstate NULL). */
+typedef struct MxlWriteTarget {
+  MxlTargetProto base;
+  MxlRxRing ring;
+} MxlWriteTarget;
+
 /* Receive buffers for providers whose immediate data consumes a posted
  * receive (FI_RX_CQ_DATA, verbs): one per CQ entry so that a full CQ's worth
  * of writes never finds the receive queue empty (docs/wire-format.md §7.2). */
@@ -217,15 +226,26 @@ static mxlStatus
 write_target_setup (MxlTarget *t, GError **error)
 {
   const struct fi_info *info = t->base.dom->info;
+  MxlWriteTarget *w;
 
-  if (!t->rx_cq_data)
+  if (!((info->rx_attr->mode | info->mode) & FI_RX_CQ_DATA))
     return MXL_STATUS_OK;
-  t->n_rx = MIN (t->base.options.cq_depth, (uint32_t) MAX (info->rx_attr->size, 1));
-  t->rx_entry_size = 8;
-  t->rx_buf = g_malloc0 (8 * t->n_rx);
-  t->rx_ctx = g_new0 (struct fi_context2, t->n_rx);
-  return mxl_ofi_region_register (t->base.dom, t->rx_buf, 8 * t->n_rx, FI_RECV,
-      &t->rx_region, error);
+  w = g_new0 (MxlWriteTarget, 1);
+  w->base.desc = t->proto;
+  w->base.ring = &w->ring;
+  t->pstate = &w->base;
+  t->rx_ops = &mxl_rx_ring_untagged_ops;
+  return mxl_rx_ring_open (&w->ring, t->base.dom,
+      MIN (t->base.options.cq_depth, (uint32_t) MAX (info->rx_attr->size, 1)), 8, error);
+}
+
+static void
+write_target_teardown (MxlTarget *t)
+{
+  MxlWriteTarget *w = mxl_container_of (t->pstate, MxlWriteTarget, base);
+
+  mxl_rx_ring_close (&w->ring, t->base.dom);
+  g_free (w);
 }
 
 const MxlProtocolDesc mxl_protocol_write = {
@@ -235,6 +255,7 @@ const MxlProtocolDesc mxl_protocol_write = {
   .caps_name = "FI_RMA",
   .target_rank = 0,
   .target_setup = write_target_setup,
+  .target_teardown = write_target_teardown,
   .claims = TRUE,
   .post = write_post,
 };

@@ -15,7 +15,6 @@
 #include <mxl/fabrics-ext.h>
 
 #include "fabrics/wire/bounce.h"
-#include "fabrics/wire/claim.h"
 #include "fabrics/protocol/endpoint.h"
 #include "fabrics/ofi/ofi.h"
 #include "fabrics/protocol/options.h"
@@ -50,6 +49,8 @@ typedef struct MxlRcState {
   } u;
 } MxlRcState;
 
+typedef struct MxlTargetClaims MxlTargetClaims;   /* target_claim.c */
+
 /** A read result queued by the progress thread. */
 typedef struct MxlReadResult {
   mxlStatus status;
@@ -72,8 +73,9 @@ typedef struct MxlTargetTypeOps {
   gboolean exclusive_by_claims;
 } MxlTargetTypeOps;
 
-/** How a target's receives are posted: untagged (target.c: FI_RX_CQ_DATA
- * providers and the send protocol) or tagged (protocol_tagged.c). */
+/** How a target's receives are posted: untagged (rxring.c: FI_RX_CQ_DATA
+ * providers and the send protocol) or tagged (protocol_tagged.c); set by
+ * the protocol's target setup, NULL when it posts none. */
 typedef struct MxlRxOps {
   /* Posts every receive on @ep. Returns OK or the libfabric status. */
   mxlStatus (*post_all) (MxlTarget *target, struct fid_ep *ep);
@@ -84,8 +86,6 @@ typedef struct MxlRxOps {
   void (*failed) (MxlTarget *target, void *op_context);
 } MxlRxOps;
 
-extern const MxlRxOps mxl_target_untagged_rx_ops;
-extern const MxlRxOps mxl_tagged_rx_ops;
 
 /** Which of the @n receive contexts starting at @ctxs @op_context is (a
  * completion's or a re-post's context), or -1 when it is none of them. */
@@ -115,27 +115,24 @@ struct mxlFabricsTarget_t {
   struct fi_cq_data_entry *batch;
   size_t batch_cap, batch_len, batch_pos;
   MxlPollNap nap;                 /* polls of blocking reads without a CQ wait object */
-  /* posted receives: consumed by immediate data (FI_RX_CQ_DATA providers,
-   * 8 bytes each) or the send protocol's receive ring (rx_entry_size each) */
-  gboolean rx_cq_data;
-  guint n_rx;
-  size_t rx_entry_size;
-  uint8_t *rx_buf;                /* n_rx * rx_entry_size bytes */
-  MxlOfiRegion rx_region;
-  struct fi_context2 *rx_ctx;     /* n_rx contexts */
-  struct fid_ep *rx_ep;           /* endpoint the receives are posted on */
+  /* endpoint the protocol's receives are posted on (target_rc.c,
+   * target_rdm.c), while it has any (rx_ops not NULL) */
+  struct fid_ep *rx_ep;
   const MxlProtocolDesc *proto;   /* what the TargetInfo advertises: a row
                                      of the table (protocol_table.c) */
-  MxlTargetProto *pstate;         /* its private state (protocol_send.c,
-                                     tagged.c), or NULL */
-  const MxlRxOps *rx_ops;
+  MxlTargetProto *pstate;         /* its private state (protocol_write.c,
+                                     protocol_send.c, protocol_tagged.c;
+                                     the receive ring, rxring.h), or NULL */
+  const MxlRxOps *rx_ops;         /* its receives, or NULL: it posts none */
   /* RC */
   struct fid_pep *pep;
   MxlRcState rc;
   /* RDM */
   struct MxlShmHold *shm_hold;    /* shm: the endpoint's region is in use
                                      (shmstale.h) */
-  MxlClaimTarget claim;           /* exclusive RDM targets (claim.h) */
+  /* exclusivity: claims of an exclusive RDM target, refused initiators'
+   * tokens (claim.h); private to target_claim.c */
+  MxlTargetClaims *claims;
   /* application-visible */
   mxlFabricsExtTargetStats stats;
   /* progress thread (setup option "progressThread"): the thread drains the

@@ -170,7 +170,8 @@ fabtest_require (const FabProv *p)
   mxlFabricsInterfaceConfig c = fabtest_iface (p, MXL_ROLE_TARGET, &name);
   struct fi_info *info = NULL;
   g_autoptr (GError) error = NULL;
-  mxlStatus st = mxl_provider_getinfo (&c, MXL_ROLE_TARGET, &info, &error);
+  mxlStatus st = mxl_provider_getinfo_exact (&c, MXL_ROLE_TARGET,
+      mxl_protocol_lookup ("write")->caps[MXL_ROLE_TARGET], &info, &error);
 
   g_free (name);
   if (st == MXL_STATUS_OK) {

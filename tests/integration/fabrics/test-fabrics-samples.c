@@ -192,14 +192,16 @@ expected_writes (const Pair *pr, const MxlConn *conn, uint64_t head, uint64_t co
   return n;
 }
 
-/* Entries the connection sent from a staging slot so far. */
+/* Entries the connection queued since transfer @since that went from a
+ * staging slot (read from the slots' owners: nothing is counted for it). */
 static uint64_t
-staged_transfers (const MxlConn *conn)
+staged_since (const MxlConn *conn, uint64_t since)
 {
-  MxlSamplesStaging sg;
+  uint64_t n = 0;
 
-  mxl_samples_debug_staging (conn, &sg);
-  return sg.staged_transfers;
+  for (uint64_t seq = since; seq < conn->next_seq; seq++)
+    n += mxl_samples_debug_staged (conn, seq);
+  return n;
 }
 
 static void
@@ -216,12 +218,12 @@ transfer_and_check (Pair *pr, uint64_t head, uint64_t count)
 
   write_batch (pr, head, count);
   g_assert_cmpint (mxlFabricsExtInitiatorGetStats (pr->init, &before), ==, MXL_STATUS_OK);
-  staged_before = staged_transfers (conn);
+  staged_before = conn->next_seq;
   while ((st = mxlFabricsInitiatorTransferSamples (pr->init, head, count)) != MXL_STATUS_OK) {
     g_assert_cmpint (st, ==, MXL_ERR_NOT_READY);
     g_assert_cmpint (g_get_monotonic_time (), <, deadline);
   }
-  g_assert_cmpuint (staged_transfers (conn) - staged_before, ==, pr->staged ? 1 : 0);
+  g_assert_cmpuint (staged_since (conn, staged_before), ==, pr->staged ? 1 : 0);
   g_assert_cmpint (read_samples (pr, &h, &n, 5000), ==, MXL_STATUS_OK);
   g_assert_cmpuint (h, ==, head);
   g_assert_cmpuint (n, ==, count);
@@ -444,6 +446,7 @@ staging_full (gconstpointer data)
   MxlSamplesStaging sg;
   mxlFabricsExtInitiatorStats is;
   gint64 t0;
+  uint64_t seq0;
 
   mxl_samples_debug_set_staging_budget (4 * slot);
   if (!pair_open (&pr, tc->prov, tc->channels, tc->batch, tc->options, tc->options)) {
@@ -451,6 +454,7 @@ staging_full (gconstpointer data)
     return;
   }
   conn = g_ptr_array_index (pr.init->conns, 0);
+  seq0 = conn->next_seq;
   for (guint b = 0; b < 4; b++) {
     write_batch (&pr, head + b * tc->batch, tc->batch);
     g_assert_cmpint (mxlFabricsInitiatorTransferSamples (pr.init, head + b * tc->batch,
@@ -459,16 +463,18 @@ staging_full (gconstpointer data)
   mxl_samples_debug_staging (conn, &sg);
   g_assert_cmpuint (sg.n_staging, ==, 4);
   g_assert_cmpuint (sg.slot_size, ==, slot);
-  g_assert_cmpuint (sg.staged_transfers, ==, 4);
-  g_assert_cmpuint (sg.staging_full, ==, 0);
+  g_assert_cmpuint (staged_since (conn, seq0), ==, 4);
+  g_assert_false (sg.next_slot_free);
   write_batch (&pr, head + 4 * tc->batch, tc->batch);
   t0 = g_get_monotonic_time ();
   g_assert_cmpint (mxlFabricsInitiatorTransferSamples (pr.init, head + 4 * tc->batch,
       tc->batch), ==, MXL_ERR_NOT_READY);
   g_assert_cmpint (g_get_monotonic_time () - t0, <, G_USEC_PER_SEC);
+  /* refused for want of a slot: the queue had room, the slot had none */
   mxl_samples_debug_staging (conn, &sg);
-  g_assert_cmpuint (sg.staging_full, >, 0);
-  g_assert_cmpuint (sg.staged_transfers, ==, 4);
+  g_assert_false (sg.next_slot_free);
+  g_assert_cmpuint (conn->q_len + 1, <=, MXL_CONN_QUEUE);
+  g_assert_cmpuint (staged_since (conn, seq0), ==, 4);
   g_assert_cmpint (mxlFabricsExtInitiatorGetStats (pr.init, &is), ==, MXL_STATUS_OK);
   g_assert_cmpuint (is.transfersDropped, ==, 1);
   /* posted or waiting (rxm and shm post only once the target progressed) */
@@ -489,7 +495,9 @@ staging_full (gconstpointer data)
   g_assert_cmpuint (is.transfersCompleted, ==, 4);
   /* ... and the refused one goes through now, in one write. */
   transfer_and_check (&pr, head + 4 * tc->batch, tc->batch);
-  g_assert_cmpuint (staged_transfers (conn), ==, 5);
+  /* the fifth took the first one's slot */
+  g_assert_cmpuint (conn->next_seq - seq0, ==, 5);
+  g_assert_cmpuint (staged_since (conn, seq0 + 1), ==, 4);
   pair_close (&pr);
   mxl_samples_debug_set_staging_budget (0);
 }

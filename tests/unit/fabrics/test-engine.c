@@ -19,8 +19,26 @@
 #include "fabrics/wire/layout.h"
 #include "fabrics/ofi/ofi.h"
 #include "fabrics/ofi/provider.h"
+#include "fabrics/protocol/protocol.h"
 
 /* v210 and v210a 1920x1080 (docs/flow-format.md §3.10). */
+
+/* The write protocol's capabilities in @role: what the ofi layer is asked
+ * for on its behalf (the caps come from the protocol table only). */
+static uint64_t
+write_caps (MxlRole role)
+{
+  return mxl_protocol_lookup ("write")->caps[role];
+}
+
+/* fi_getinfo() for the write protocol. */
+static mxlStatus
+write_getinfo (const mxlFabricsInterfaceConfig *c, MxlRole role, struct fi_info **out,
+    GError **error)
+{
+  return mxl_provider_getinfo_exact (c, role, write_caps (role), out, error);
+}
+
 static const uint32_t v210[4] = { 5120, 0, 0, 0 };
 static const uint32_t v210a[4] = { 5120, 2560, 0, 0 };
 
@@ -282,7 +300,8 @@ test_hints (void)
       mxlFabricsInterfaceConfig c = config (cases[k].p, cases[k].node, NULL);
       struct fi_info *h = NULL;
 
-      g_assert_cmpint (mxl_provider_build_hints (&c, role, &h, NULL), ==, MXL_STATUS_OK);
+      g_assert_cmpint (mxl_provider_build_hints (&c, role, write_caps (role), &h, NULL), ==,
+          MXL_STATUS_OK);
       g_assert_cmpstr (h->fabric_attr->prov_name, ==, cases[k].prov);
       g_assert_cmpint (h->ep_attr->type, ==, cases[k].ep);
       g_assert_cmpuint (h->addr_format, ==, cases[k].addr_format);
@@ -303,7 +322,8 @@ test_hints (void)
     mxlFabricsInterfaceConfig c = config (MXL_FABRICS_PROVIDER_TCP, NULL, NULL);
     struct fi_info *h = NULL;
     c.caps.flags |= MXL_FABRICS_IFACE_CAP_SEND_RECEIVE;
-    g_assert_cmpint (mxl_provider_build_hints (&c, MXL_ROLE_INITIATOR, &h, NULL), ==, MXL_STATUS_OK);
+    g_assert_cmpint (mxl_provider_build_hints (&c, MXL_ROLE_INITIATOR,
+        write_caps (MXL_ROLE_INITIATOR), &h, NULL), ==, MXL_STATUS_OK);
     g_assert_cmphex (h->caps & (FI_SEND | FI_RECV), ==, FI_SEND | FI_RECV);
     g_assert_cmpuint (h->addr_format, ==, FI_FORMAT_UNSPEC);
     fi_freeinfo (h);
@@ -326,7 +346,8 @@ test_hints (void)
       mxlFabricsInterfaceConfig c = config (bad[k].p, bad[k].node, bad[k].service);
       struct fi_info *h = NULL;
       GError *error = NULL;
-      g_assert_cmpint (mxl_provider_build_hints (&c, MXL_ROLE_TARGET, &h, &error), ==, bad[k].st);
+      g_assert_cmpint (mxl_provider_build_hints (&c, MXL_ROLE_TARGET,
+          write_caps (MXL_ROLE_TARGET), &h, &error), ==, bad[k].st);
       g_assert_null (h);
       g_assert_nonnull (error);
       g_error_free (error);
@@ -339,12 +360,14 @@ test_hints (void)
     GError *error = NULL;
     struct servent *http = getservbyname ("http", "tcp");
 
-    g_assert_cmpint (mxl_provider_build_hints (&c, MXL_ROLE_TARGET, &h, &error), ==,
+    g_assert_cmpint (mxl_provider_build_hints (&c, MXL_ROLE_TARGET,
+        write_caps (MXL_ROLE_TARGET), &h, &error), ==,
         MXL_ERR_INVALID_ARG);
     g_assert_cmpstr (error->message, ==, "service \"80000\" is not a port number in 0 … 65535");
     g_clear_error (&error);
     c.address.service = "65535";
-    g_assert_cmpint (mxl_provider_build_hints (&c, MXL_ROLE_TARGET, &h, NULL), ==, MXL_STATUS_OK);
+    g_assert_cmpint (mxl_provider_build_hints (&c, MXL_ROLE_TARGET,
+        write_caps (MXL_ROLE_TARGET), &h, NULL), ==, MXL_STATUS_OK);
     fi_freeinfo (h);
     /* a name: the tcp provider gets its number and binds that port */
     if (http == NULL) {
@@ -354,7 +377,7 @@ test_hints (void)
       struct sockaddr_in *sin;
 
       c.address.service = "http";
-      g_assert_cmpint (mxl_provider_getinfo (&c, MXL_ROLE_TARGET, &info, &error), ==,
+      g_assert_cmpint (write_getinfo (&c, MXL_ROLE_TARGET, &info, &error), ==,
           MXL_STATUS_OK);
       g_assert_no_error (error);
       g_assert_cmpuint (info->addr_format, ==, FI_SOCKADDR_IN);
@@ -370,7 +393,7 @@ test_hints (void)
     mxlFabricsInterfaceConfig c = config (MXL_FABRICS_PROVIDER_VERBS, "127.0.0.1", NULL);
     struct fi_info *info = NULL;
     GError *error = NULL;
-    mxlStatus st = mxl_provider_getinfo (&c, MXL_ROLE_TARGET, &info, &error);
+    mxlStatus st = write_getinfo (&c, MXL_ROLE_TARGET, &info, &error);
     if (st == MXL_STATUS_OK)
       fi_freeinfo (info);
     else
@@ -452,6 +475,11 @@ test_provider_list (void)
     g_assert_cmphex (d->quirks, ==, want[i].quirks);
     g_assert_true (d->extension == (want[i].provider
             == MXL_FABRICS_EXT_PROVIDER_TCP_RXM));
+    /* shm's nodes are names (an element's default is one of its own) */
+    g_assert_true (mxl_provider_names_nodes (d) == (want[i].provider
+            == MXL_FABRICS_PROVIDER_SHM));
+    g_assert_true (d->device_is_domain == (want[i].provider
+            == MXL_FABRICS_PROVIDER_TCP));
   }
   g_assert_cmpint (mxlFabricsExtGetProvider (i, &info), ==, MXL_ERR_NOT_FOUND);
   g_assert_cmpint (mxlFabricsExtGetProvider ((size_t) G_MAXUINT + 1, &info), ==,
@@ -471,7 +499,7 @@ regions_on (mxlFabricsProvider p, const char *node, const char *service, gboolea
   MxlOfiRegion r[4];
   uint8_t *buf[4];
 
-  g_assert_cmpint (mxl_provider_getinfo (&c, MXL_ROLE_TARGET, &info, NULL), ==, MXL_STATUS_OK);
+  g_assert_cmpint (write_getinfo (&c, MXL_ROLE_TARGET, &info, NULL), ==, MXL_STATUS_OK);
   g_assert_cmpint (mxl_ofi_domain_open (info, &dom, NULL), ==, MXL_STATUS_OK);
   fi_freeinfo (info);
   g_assert_cmpuint (dom->virt_addr, ==, va);
