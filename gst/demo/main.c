@@ -15,7 +15,8 @@
  *     index times into appsrc ! mxlfabricssink (wait-for-connection=true),
  *     the TargetInfos given as @file, JSON or base64; once both sinks
  *     report a connected receiver (5 s at most) sends for --duration
- *     seconds, then EOS, then writes --summary with the producers'
+ *     seconds (printing "sender: sending, N of M sinks connected" when it
+ *     starts), then EOS, then writes --summary with the producers'
  *     counters (late, missed, refused).
  *     The receiver renders the same video loop and checks each frame
  *     against it (record.c), so neither side hashes 5.5 MB per frame.
@@ -186,6 +187,8 @@ start_sending (gpointer data)
     d->audio_producer = start_producer (d, "asrc", "audio", d->audio_loop,
         48000 / DEMO_AUDIO_BATCH, 0);
   g_timeout_add ((guint) (d->o->duration * 1000), send_eos, d);
+  g_print ("sender: sending, %u of %u sinks connected\n", d->connected,
+      d->audio_loop ? 2u : 1u);
   return G_SOURCE_REMOVE;
 }
 

@@ -106,7 +106,7 @@ mxlCreateInstance (char const *in_mxlDomain, char const *in_options)
   inst->domain = g_strdup (real);
   free (real);
   inst->history_ns = read_history (inst->domain);
-  g_mutex_init (&inst->lock);
+  pthread_mutex_init (&inst->lock, NULL);
   inst->writers = g_hash_table_new (g_str_hash, g_str_equal);
   inst->readers = g_hash_table_new (g_str_hash, g_str_equal);
   inst->watches = g_hash_table_new (g_direct_hash, g_direct_equal);
@@ -123,7 +123,7 @@ mxlDestroyInstance (mxlInstance in_instance)
 
   if (in_instance == NULL)
     return MXL_ERR_INVALID_ARG;
-  g_mutex_lock (&in_instance->lock);
+  pthread_mutex_lock (&in_instance->lock);
   g_hash_table_iter_init (&it, in_instance->writers);
   while (g_hash_table_iter_next (&it, NULL, &value)) {
     g_hash_table_iter_remove (&it);
@@ -134,7 +134,7 @@ mxlDestroyInstance (mxlInstance in_instance)
     g_hash_table_iter_remove (&it);
     mxl_flow_reader_free (value);
   }
-  g_mutex_unlock (&in_instance->lock);
+  pthread_mutex_unlock (&in_instance->lock);
 
   if (in_instance->watcher != NULL) {
     uint64_t one = 1;
@@ -149,7 +149,7 @@ mxlDestroyInstance (mxlInstance in_instance)
   g_hash_table_unref (in_instance->writers);
   g_hash_table_unref (in_instance->readers);
   g_hash_table_unref (in_instance->watches);
-  g_mutex_clear (&in_instance->lock);
+  pthread_mutex_destroy (&in_instance->lock);
   g_free (in_instance->domain);
   g_free (in_instance);
   return MXL_STATUS_OK;
@@ -180,7 +180,7 @@ watcher_main (gpointer data)
     len = read (inst->inotify_fd, buf, sizeof buf);
     if (len <= 0)
       continue;
-    g_mutex_lock (&inst->lock);
+    pthread_mutex_lock (&inst->lock);
     for (char *p = buf; p < buf + len;) {
       struct inotify_event *ev = (struct inotify_event *) p;
       mxlFlowWriter w = g_hash_table_lookup (inst->watches, GINT_TO_POINTER (ev->wd));
@@ -189,7 +189,7 @@ watcher_main (gpointer data)
         __atomic_store_n (&w->map.data->info.runtime.lastReadTime, mxlGetTime (), __ATOMIC_RELAXED);
       p += sizeof (struct inotify_event) + ev->len;
     }
-    g_mutex_unlock (&inst->lock);
+    pthread_mutex_unlock (&inst->lock);
   }
   return NULL;
 }

@@ -19,12 +19,12 @@ mxlCreateFlowReader (mxlInstance instance, char const *flowId,
   if (instance == NULL || flowId == NULL || reader == NULL || !mxl_uuid_parse (flowId, NULL, id))
     return MXL_ERR_INVALID_ARG;
 
-  g_mutex_lock (&instance->lock);
+  pthread_mutex_lock (&instance->lock);
   r = g_hash_table_lookup (instance->readers, id);
   if (r != NULL) {
     r->refs++;
     *reader = r;
-    g_mutex_unlock (&instance->lock);
+    pthread_mutex_unlock (&instance->lock);
     return MXL_STATUS_OK;
   }
   r = g_new0 (struct mxlFlowReader_t, 1);
@@ -40,7 +40,7 @@ mxlCreateFlowReader (mxlInstance instance, char const *flowId,
     g_hash_table_insert (instance->readers, r->id, r);
     *reader = r;
   }
-  g_mutex_unlock (&instance->lock);
+  pthread_mutex_unlock (&instance->lock);
   return st;
 }
 
@@ -56,17 +56,17 @@ mxlReleaseFlowReader (mxlInstance instance, mxlFlowReader reader)
 {
   if (instance == NULL || reader == NULL)
     return MXL_ERR_INVALID_ARG;
-  g_mutex_lock (&instance->lock);
+  pthread_mutex_lock (&instance->lock);
   if (reader->instance != instance
       || g_hash_table_lookup (instance->readers, reader->id) != reader) {
-    g_mutex_unlock (&instance->lock);
+    pthread_mutex_unlock (&instance->lock);
     return MXL_ERR_INVALID_FLOW_READER;
   }
   if (--reader->refs == 0) {
     g_hash_table_remove (instance->readers, reader->id);
     mxl_flow_reader_free (reader);
   }
-  g_mutex_unlock (&instance->lock);
+  pthread_mutex_unlock (&instance->lock);
   return MXL_STATUS_OK;
 }
 

@@ -124,7 +124,7 @@ create_writer (mxlInstance instance, char const *flowDef, char const *options,
   if (st != MXL_STATUS_OK)
     return st;
 
-  g_mutex_lock (&instance->lock);
+  pthread_mutex_lock (&instance->lock);
   w = g_hash_table_lookup (instance->writers, def.id_text);
   if (w != NULL) {
     w->refs++;
@@ -138,14 +138,14 @@ create_writer (mxlInstance instance, char const *flowDef, char const *options,
         commit_hint, sync_hint, &w->map, &was_created);
     if (st != MXL_STATUS_OK) {
       g_free (w);
-      g_mutex_unlock (&instance->lock);
+      pthread_mutex_unlock (&instance->lock);
       return st;
     }
     g_hash_table_insert (instance->writers, w->id, w);
     if (w->map.discrete)
       mxl_instance_watch_access (instance, w);
   }
-  g_mutex_unlock (&instance->lock);
+  pthread_mutex_unlock (&instance->lock);
 
   *writer = w;
   if (configInfo)
@@ -200,17 +200,17 @@ mxlReleaseFlowWriter (mxlInstance instance, mxlFlowWriter writer)
 {
   if (instance == NULL || writer == NULL)
     return MXL_ERR_INVALID_ARG;
-  g_mutex_lock (&instance->lock);
+  pthread_mutex_lock (&instance->lock);
   if (writer->instance != instance
       || g_hash_table_lookup (instance->writers, writer->id) != writer) {
-    g_mutex_unlock (&instance->lock);
+    pthread_mutex_unlock (&instance->lock);
     return MXL_ERR_INVALID_FLOW_WRITER;
   }
   if (--writer->refs == 0) {
     g_hash_table_remove (instance->writers, writer->id);
     mxl_flow_writer_free (writer);
   }
-  g_mutex_unlock (&instance->lock);
+  pthread_mutex_unlock (&instance->lock);
   return MXL_STATUS_OK;
 }
 

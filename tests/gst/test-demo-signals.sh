@@ -6,7 +6,8 @@
 # round; with shm, no /dev/shm region named after a stopped process
 # remains. Third round: both killed with SIGKILL leave their regions, which
 # the next receiver's setup removes. Last, scripts/demo.sh itself survives
-# SIGUSR1 and SIGHUP (dying would orphan its two processes) and reports OK.
+# SIGUSR1 and SIGHUP (dying would orphan its two processes) and reports OK
+# or DEGRADED with nothing lost.
 # Between: a sender whose receiver was SIGKILLed ends its drain at once
 # (the transfers the lost connection cancelled count as ended), not after
 # its 3 s limit.
@@ -50,11 +51,18 @@ start_receiver() {
   while [ ! -s "$ti" ] && alive "$recv" && [ "$i" -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
 }
 
+# start_sender ROUND: a sender in $send to $ti; returns once it prints that
+# it is sending (its sink connected, or 5 s without), at most 30 s: under
+# load its start (rendering the video loop) can take longer than any fixed
+# wait, and a signal must reach a sender that runs
 start_sender() {
   "$bin" --role sender --provider "$provider" $node --no-audio \
     --video-target-info "@$ti" --duration 60 >"$out/send-$1.log" 2>&1 &
   send=$!
   pids="$pids $send"
+  i=0
+  while ! grep -q '^sender: sending' "$out/send-$1.log" && alive "$send" \
+    && [ "$i" -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 }
 
 # leftover PID: the shm provider regions named after PID (mxlfabricssrc and
@@ -66,8 +74,6 @@ for round in 1 2; do
   if [ "$round" = 1 ]; then ssig=TERM rsig=INT; else ssig=INT rsig=TERM; fi
   start_receiver $round
   start_sender $round
-  # give the sender time to start and connect
-  sleep 2
   survived=0
   for sig in HUP USR1 USR2 PIPE ALRM; do
     kill -"$sig" "$send" "$recv" 2>/dev/null
@@ -97,7 +103,7 @@ done
 
 start_receiver drain
 start_sender drain
-sleep 2
+sleep 1                         # a second of frames in flight
 kill -KILL "$recv"
 wait "$recv" 2>/dev/null
 sleep 0.5
@@ -112,7 +118,6 @@ pids=
 if [ "$provider" = shm ]; then
   start_receiver 3
   start_sender 3
-  sleep 2
   kill -KILL "$send" "$recv"
   wait "$send" "$recv" 2>/dev/null
   killed="$send $recv"
@@ -141,8 +146,12 @@ kill -HUP "$script"
 wait_exit "$script" 60
 rc=$?
 sed 's/^/# demo.sh: /' "$out/script.log" | tail -n 3
-[ "$rc" = 0 ] && grep -q '^  result         OK' "$out/script.log"
-ok $? "scripts/demo.sh survives SIGUSR1 and SIGHUP and reports OK (exit $rc)"
+# OK, or DEGRADED naming the stage that fell behind: a loaded machine may
+# drop frames, and the report counts each with its cause (an uncounted loss
+# or a corrupted frame makes it FAILED, as in test-demo.sh)
+[ "$rc" = 0 ] && grep -Eq '^  result         (OK|DEGRADED \([a-z ;]+\)):' "$out/script.log" \
+  && grep '^  video frames' "$out/script.log" | grep -q 'corrupted 0, lost 0'
+ok $? "scripts/demo.sh survives SIGUSR1 and SIGHUP and reports OK or DEGRADED, nothing lost (exit $rc)"
 orphans=$(ps -eo args | grep -F -- "$out/script/" | grep -v grep)
 [ -z "$orphans" ]
 ok $? "no demo process of the script is left running"

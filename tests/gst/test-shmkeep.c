@@ -131,6 +131,12 @@ test_sender_gone (gconstpointer data)
    * in order, or is killed then */
   a = hgst_spawn_child (tx, c->kill9 ? "30000" : "1500", NULL);
   if (c->kill9) {
+    /* killed once it asked: its region exists (at most 10 s; its start
+     * alone can take longer than 1.5 s on a loaded machine, and A killed
+     * before it made its region left nothing for B's sweep to keep) */
+    for (guint i = 0; i < 500 && regions_of (a) == 0; i++)
+      g_usleep (20 * 1000);
+    g_assert_cmpuint (regions_of (a), >=, 1);
     g_usleep (1500 * 1000);
     g_assert_cmpint (kill (a, SIGKILL), ==, 0);
     hgst_reap (a, 5000, &status);

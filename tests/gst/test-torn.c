@@ -153,6 +153,11 @@ test_stalled_target (void)
     g_usleep (20 * 1000);
   }
   hgst_wait_rendered (p, N_BEFORE, 5000);
+  /* the stall is of a connected target: with wait-for-connection the first
+   * renders return before the connection is up, and a child stopped while
+   * still connecting only makes the sink lap frames that wait for it
+   * (dropped-no-target), with no write in flight */
+  g_assert_true (hgst_wait_connected (p, 10000));
   g_assert_cmpint (kill (pid, SIGSTOP), ==, 0);
   for (; k < N_BEFORE + N_STOPPED; k++)
     push_frame (p, k, base);
@@ -166,8 +171,10 @@ test_stalled_target (void)
   g_usleep (200 * 1000);         /* let the last transfers complete */
   busy = hgst_stat (p, "sink", "dropped-in-flight");
   g_test_message ("sink: buffers %" G_GUINT64_FORMAT ", grains %"
-      G_GUINT64_FORMAT ", dropped-in-flight %" G_GUINT64_FORMAT,
-      hgst_stat (p, "sink", "buffers"), hgst_stat (p, "sink", "grains"), busy);
+      G_GUINT64_FORMAT ", dropped-in-flight %" G_GUINT64_FORMAT
+      ", dropped-no-target %" G_GUINT64_FORMAT,
+      hgst_stat (p, "sink", "buffers"), hgst_stat (p, "sink", "grains"), busy,
+      hgst_stat (p, "sink", "dropped-no-target"));
   gst_element_set_state (p, GST_STATE_NULL);
 
   hgst_assert_child_ok (pid, 20000);

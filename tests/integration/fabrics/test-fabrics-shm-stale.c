@@ -12,8 +12,15 @@
  * a live sender whose node names a pid that does not exist (a process in
  * another PID namespace) are untouched. Every child is killed by PID and
  * reaped; every wait is bounded.
+ *
+ * The test and its children run in a /dev/shm of their own (a tmpfs in a
+ * mount namespace of their own, when the process may make one: root), so
+ * that the sweep of any other process's shm setup on the host cannot
+ * remove the regions of the killed children before this test counted them.
  */
 #include <dirent.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 
 #include "fabtest.h"
@@ -286,6 +293,12 @@ main (int argc, char **argv)
         : g_strdup (argv[3]);
     return child_main (argv[2], node, atoi (argv[4]), argv[5]);
   }
+  /* the children are forked after this: they share the private /dev/shm */
+  if (unshare (CLONE_NEWNS) != 0
+      || mount (NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0
+      || mount ("tmpfs", "/dev/shm", "tmpfs", 0, "size=256m,mode=1777") != 0)
+    g_printerr ("# no private /dev/shm (%s): other processes' sweeps may "
+        "interfere\n", g_strerror (errno));
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/fabrics/shm-stale/killed", test_killed);
   return g_test_run ();
