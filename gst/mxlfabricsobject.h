@@ -113,17 +113,14 @@ G_BEGIN_DECLS
 /**
  * GstMxlFabricsProvider:
  *
- * The numeric values equal mxlFabricsProvider (mxl/fabrics.h): auto = ANY,
- * tcp;ofi_rxm = MXL_FABRICS_EXT_PROVIDER_TCP_RXM (mxl/fabrics-ext.h). The
- * GType's values are built from the library's list, mxlFabricsExtGetProvider().
+ * The numeric values equal mxlFabricsProvider (mxl/fabrics.h): auto = ANY;
+ * the other values are the library's own (mxlFabricsProvider, and
+ * MXL_FABRICS_EXT_PROVIDER_TCP_RXM of mxl/fabrics-ext.h for tcp;ofi_rxm):
+ * the GType's values are built from the library's list,
+ * mxlFabricsExtGetProvider() (mxlfabricsprops.c).
  */
 typedef enum {
   GST_MXL_FABRICS_PROVIDER_AUTO = 0,
-  GST_MXL_FABRICS_PROVIDER_TCP = 1,
-  GST_MXL_FABRICS_PROVIDER_VERBS = 2,
-  GST_MXL_FABRICS_PROVIDER_EFA = 3,
-  GST_MXL_FABRICS_PROVIDER_SHM = 4,
-  GST_MXL_FABRICS_PROVIDER_TCP_RXM = 101,
 } GstMxlFabricsProvider;
 
 /**

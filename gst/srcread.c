@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * mxlfabricssrc's reading (media.h, srcread.h): the completions of its
- * target (the head, late and missing grains, re-alignment a ring behind),
- * the copy of a grain out of the flow (a torn copy is dropped), stamping,
- * the target's events, stats and the timeout.
+ * target (the head, late and missing grains, re-alignment a ring behind;
+ * the holes and missed grains are kept by srcholes.c), the copy of a
+ * grain out of the flow (a torn copy is dropped), stamping, the target's
+ * events, stats and the timeout.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -11,11 +12,10 @@
 
 #include "srcread.h"
 #include "srclatency.h"
+#include "srcholes.h"
 #include "grainpool.h"
 #include "media.h"
 #include "mxlfabricssrc.h"
-
-#include <string.h>
 
 #include <mxl/flow-ext.h>
 
@@ -162,137 +162,6 @@ on_data (GstMxlFabricsSrc * self)
         GST_MXL_FABRICS_CONNECTION_CONNECTED, NULL, "data received");
 }
 
-/* Grain @index, behind what the src reads next, completed: counted
- * missing earlier, it was not missing but late. One not counted yet is
- * counted now, so that every grain that arrives is pushed or counted:
- * before the first pushed grain skipped-at-start, after it dropped-late. */
-static void
-missed_arrived (GstMxlFabricsSrc * self, guint64 index)
-{
-  guint i;
-
-  for (i = 0; i < self->n_missed; i++) {
-    if (self->missed[i] != index)
-      continue;
-    self->missed[i] = self->missed[--self->n_missed];
-    GST_OBJECT_LOCK (self);
-    self->obj->counters.dropped_missing--;
-    self->obj->counters.dropped_late++;
-    GST_OBJECT_UNLOCK (self);
-    return;
-  }
-  if (self->last_index == G_MAXUINT64 || index < self->first_index)
-    count (self, &self->obj->counters.skipped_at_start, 1, FALSE);
-  else
-    count (self, &self->obj->counters.dropped_late, 1, TRUE);
-}
-
-/* Remembers @index as counted missing (missed_arrived()). */
-static void
-missed_add (GstMxlFabricsSrc * self, guint64 index)
-{
-  if (self->n_missed == GST_MXL_FABRICS_SRC_MISSED_KEPT) {
-    memmove (self->missed, self->missed + 1,
-        sizeof self->missed - sizeof self->missed[0]);
-    self->n_missed--;
-  }
-  self->missed[self->n_missed++] = index;
-}
-
-/* The head jumps from self->head to @index: the indices between have not
- * completed (yet). */
-static void
-hole_add (GstMxlFabricsSrc * self, guint64 index)
-{
-  if (index <= self->head + 1)
-    return;
-  if (self->n_holes == GST_MXL_FABRICS_SRC_HOLES_KEPT) {
-    memmove (self->hole_lo, self->hole_lo + 1,
-        sizeof self->hole_lo - sizeof self->hole_lo[0]);
-    memmove (self->hole_hi, self->hole_hi + 1,
-        sizeof self->hole_hi - sizeof self->hole_hi[0]);
-    self->n_holes--;
-  }
-  self->hole_lo[self->n_holes] = self->head + 1;
-  self->hole_hi[self->n_holes++] = index;
-}
-
-/* Grain @index, not behind what the src reads next nor after the head,
- * completed: not a hole any more (a run split in two when there is room;
- * else the shorter side is dropped, and what it held counts as skipped,
- * not missing, if skipped). Returns: FALSE when it was no hole: it had
- * completed already (a sender that sent it again). */
-static gboolean
-hole_fill (GstMxlFabricsSrc * self, guint64 index)
-{
-  guint i;
-
-  for (i = 0; i < self->n_holes; i++) {
-    guint64 lo = self->hole_lo[i], hi = self->hole_hi[i];
-
-    if (index < lo || index >= hi)
-      continue;
-    if (index == lo)
-      self->hole_lo[i]++;
-    else if (index == hi - 1)
-      self->hole_hi[i]--;
-    else if (self->n_holes < GST_MXL_FABRICS_SRC_HOLES_KEPT) {
-      self->hole_lo[self->n_holes] = index + 1;
-      self->hole_hi[self->n_holes++] = hi;
-      self->hole_hi[i] = index;
-    } else if (index - lo < hi - index)
-      self->hole_lo[i] = index + 1;
-    else
-      self->hole_hi[i] = index;
-    return TRUE;
-  }
-  return FALSE;
-}
-
-/* Of the indices [@from, @to) skipped re-aligning, how many never
- * completed (in a hole); forgets the holes before @to. With @counted they
- * are counted missing (the newest remembered, missed_add()). */
-static guint64
-holes_take (GstMxlFabricsSrc * self, guint64 from, guint64 to,
-    gboolean counted)
-{
-  guint64 n = 0, k;
-  guint i, kept = 0;
-
-  for (i = 0; i < self->n_holes; i++) {
-    guint64 lo = MAX (self->hole_lo[i], from), hi = MIN (self->hole_hi[i], to);
-
-    if (hi > lo)
-      n += hi - lo;
-    for (k = hi > lo + GST_MXL_FABRICS_SRC_MISSED_KEPT ?
-        hi - GST_MXL_FABRICS_SRC_MISSED_KEPT : lo; counted && k < hi; k++)
-      missed_add (self, k);
-    if (self->hole_hi[i] > to) {
-      self->hole_lo[kept] = MAX (self->hole_lo[i], to);
-      self->hole_hi[kept++] = self->hole_hi[i];
-    }
-  }
-  self->n_holes = kept;
-  return n;
-}
-
-/* Grain @index (self->next) is lapped in its slot: dropped-late when it
- * had arrived, dropped-missing when it is a hole (it never did). */
-static void
-count_lapped (GstMxlFabricsSrc * self, guint64 index)
-{
-  guint i;
-
-  for (i = 0; i < self->n_holes; i++) {
-    if (index >= self->hole_lo[i] && index < self->hole_hi[i]) {
-      count (self, &self->obj->counters.dropped_missing, 1, TRUE);
-      missed_add (self, index);
-      return;
-    }
-  }
-  count (self, &self->obj->counters.dropped_late, 1, TRUE);
-}
-
 /* Whether the target took up another connection (or claim) since the
  * last call: its connectionsAccepted moved. */
 static gboolean
@@ -343,7 +212,7 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
     self->n_holes = 0;
   } else if (index > self->head) {
     self->back_run = 0;
-    hole_add (self, index);
+    gst_mxl_fabrics_src_hole_add (self, index);
     self->head = index;
   } else if (index + window < self->next
       && ++self->back_run > self->flow.config.discrete.grainCount) {
@@ -364,8 +233,8 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
   } else if (index < self->next) {
     if (index + window >= self->next)
       self->back_run = 0;
-    missed_arrived (self, index);
-  } else if (!hole_fill (self, index)) {
+    gst_mxl_fabrics_src_missed_arrived (self, index);
+  } else if (!gst_mxl_fabrics_src_hole_fill (self, index)) {
     /* completed twice: pushed once, the other is a rejected completion */
     count (self, &self->obj->counters.invalid, 1, FALSE);
   }
@@ -474,7 +343,7 @@ grain_absent (GstMxlFabricsSrc * self, guint64 index)
   }
   GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " never arrived", index);
   count (self, &self->obj->counters.dropped_missing, 1, TRUE);
-  missed_add (self, index);
+  gst_mxl_fabrics_src_missed_add (self, index);
   self->next++;
   self->discont = TRUE;
 }
@@ -514,12 +383,12 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
     if (self->last_index != G_MAXUINT64) {
       guint64 own = own_loss (self, index, to - index);
 
-      holes_take (self, index, to - own, FALSE);
-      holes = holes_take (self, to - own, to, TRUE);
+      gst_mxl_fabrics_src_holes_take (self, index, to - own, FALSE);
+      holes = gst_mxl_fabrics_src_holes_take (self, to - own, to, TRUE);
       count (self, &self->obj->counters.dropped_skipped, own - holes, TRUE);
       count (self, &self->obj->counters.dropped_missing, holes, TRUE);
     } else {
-      holes = holes_take (self, index, to, FALSE);
+      holes = gst_mxl_fabrics_src_holes_take (self, index, to, FALSE);
       count (self, &self->obj->counters.skipped_at_start,
           to - index - holes, FALSE);
     }
@@ -538,7 +407,7 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
       break;
     case MXL_ERR_OUT_OF_RANGE_TOO_LATE:
       /* Lapped since the check above. */
-      count_lapped (self, index);
+      gst_mxl_fabrics_src_count_lapped (self, index);
       self->next++;
       self->discont = TRUE;
       return NULL;
@@ -566,7 +435,7 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
     /* The slot already holds a newer grain: lapped before we read it. */
     GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " overwritten by %"
         G_GUINT64_FORMAT " before it was read", index, info.index);
-    count_lapped (self, index);
+    gst_mxl_fabrics_src_count_lapped (self, index);
     self->discont = TRUE;
     return NULL;
   }

@@ -118,6 +118,21 @@ typedef enum {
   DEMO_RECEIVER,
 } DemoRole;
 
+/* The command line of mxl-fabrics-demo (main.c parses it). */
+typedef struct {
+  gchar *role, *provider, *node, *video_ti, *audio_ti, *summary, *png;
+  gchar *sender_summary, *receiver_summary;
+  gboolean no_audio;
+  gdouble duration, idle_stop, max_seconds;
+  gint fps;
+  guint slow_produce_ms, slow_consume_ms;     /* MXL_DEMO_SLOW */
+} DemoOptions;
+
+/* Runs @role (sender or receiver) with @o until it stops (main.c's header
+ * comment). Returns: the exit status: 0, or 3 after a pipeline ERROR or a
+ * summary that cannot be written. */
+int demo_run_role (DemoOptions * o, DemoRole role);
+
 /* One frame (video) or one buffer of samples (audio). */
 typedef struct {
   guint64 index;                /* grain index, or first sample index */

@@ -29,8 +29,6 @@
 
 static mxlStatus fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc);
 static mxlStatus fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc);
-static mxlStatus queue_one (MxlInitiator *init, uint64_t target_id,
-    const MxlTracked *what, MxlQueueFn queue, const void *request);
 
 /* What the protocol layer reaches of the engine (initiator-state.h): handed
  * down once, here, at setup (init->engine). */
@@ -40,7 +38,6 @@ static const MxlEngineOps engine_ops = {
   .track_drop = mxl_conn_track_drop,
   .transfer_idle = mxl_conn_transfer_idle,
   .on_completion = mxl_initiator_on_completion,
-  .queue_one = queue_one,
 };
 
 /* How long teardown keeps progressing connections that sent messages
@@ -137,7 +134,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   init->chunks = &mxl_grain_chunks;      /* mxl_samples_initiator_setup() for audio */
   init->mode = &mxl_initiator_inline_mode;      /* the thread's once it runs */
   init->engine = &engine_ops;
-  init->on_completion = engine_ops.on_completion;
+  init->on_completion = mxl_hooks_completion (init);
   init->fan_out = fan_out_grain;      /* fan_out_samples for audio, below */
   init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) mxl_conn_free);
   init->by_conn_id = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -187,7 +184,6 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
       goto fail;
     }
   }
-  mxl_hooks_add (init);
   g_debug ("initiator: %s %s %s, %u slots, max %" G_GUINT64_FORMAT " bytes and %u "
       "iovecs per write, %s writes", init->base.desc->name, init->type_ops->name,
       init->mode->name,
@@ -212,6 +208,8 @@ mxl_initiator_destroy (MxlInitiator *init)
   mxl_hooks_forget (init);
   mxl_initiator_progress_stop (init, DESTROY_FLUSH_MS);
   teardown (init);
+  /* a connection that became connected while it flushed joined again */
+  mxl_hooks_forget (init);
   mxl_initiator_payload_free (init);
   mxl_endpoint_clear (&init->base);
   g_free (init);
@@ -515,9 +513,8 @@ fan_out (MxlInitiator *init, const MxlTracked *what, MxlQueueFn queue,
   return result;
 }
 
-/* MxlEngineOps.queue_one: the test hooks' raw requests (protocol_raw.c). */
-static mxlStatus
-queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracked *what,
+mxlStatus
+mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracked *what,
     MxlQueueFn queue, const void *request)
 {
   MxlConn *conn;

@@ -13,7 +13,7 @@
  * descriptor (MxlPostDesc) into the lock-free post ring and wakes the
  * thread; the progress thread (initiator_progress.c) is the only thread
  * touching endpoints, CQ and EQ (the raw test requests aside, which post
- * under init->lock: MxlEngineOps.queue_one), and holds init->lock
+ * under init->lock: mxl_initiator_queue_one()), and holds init->lock
  * during each pass (never while it waits). Other calls (targets, events, stats, results,
  * MakeProgress) take init->lock. No call blocks without a deadline.
  */
@@ -71,6 +71,49 @@ void mxl_initiator_get_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *o
 gboolean mxl_initiator_slot_in_use (MxlInitiator *init, uint32_t slot);
 /** The same, init->lock held by the caller. */
 gboolean mxl_initiator_slot_in_use_locked (const MxlInitiator *init, uint32_t slot);
+
+/* --- raw test requests (initiator_raw.c) --- */
+
+/**
+ * mxl_initiator_queue_one:
+ * Takes init->lock and queues @request on the connected target
+ * @target_id through @queue, tracked for results as @what (grain index,
+ * slices), then posts it from the calling thread, in both modes (under
+ * init->lock, as RemoveTarget closes endpoints); the post ring is
+ * bypassed. Used only by the raw test requests (initiator_raw.c).
+ * Returns: OK, NOT_FOUND, INVALID_STATE (not connected), NOT_READY
+ * (refused: queue full), or what @queue returned (INVALID_ARG: also a
+ * result).
+ */
+mxlStatus mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id,
+    const MxlTracked *what, MxlQueueFn queue, const void *request);
+
+/**
+ * mxl_initiator_debug_post_raw:
+ * Test hook (internal, not exported): posts one write of @length bytes from
+ * local slot @local_slot at @offset into remote region @remote_slot at the
+ * same offset, with arbitrary immediate data @imm, to the connected target
+ * @target_id. The write is still checked against both regions. Used by the
+ * hostile-initiator tests.
+ * Posted from the calling thread, also with a progress thread
+ * (mxl_initiator_queue_one()).
+ * Returns: OK, NOT_FOUND, INVALID_STATE (not connected), INVALID_ARG (out of
+ * a region), NOT_READY (queue full, retry after progress).
+ */
+mxlStatus mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
+    uint32_t local_slot, uint32_t remote_slot, uint64_t offset, uint64_t length,
+    uint32_t imm);
+
+/**
+ * mxl_initiator_debug_samples_raw:
+ * Test hook (internal): transfers samples [head - count, head) into bounce
+ * entry @entry of target @target_id with immediate data @imm and the entry
+ * header saying (@header_head, @header_count), without advancing the entry
+ * counter. Returns: as mxl_initiator_debug_post_raw().
+ */
+mxlStatus mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
+    uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
+    uint64_t header_count);
 
 /* --- grain payloads from caller memory (initiator_payload.c; stored by
  * protocol/payload.c) --- */

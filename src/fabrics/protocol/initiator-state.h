@@ -252,7 +252,7 @@ struct MxlConn {
 
 /** Post ring entry: one TransferGrain or TransferSamples call, copied by
  * value into the ring; everything else is computed by the progress thread.
- * The test hooks' raw requests do not travel here (protocol_raw.c). */
+ * The test hooks' raw requests do not travel here (initiator_raw.c). */
 typedef enum MxlPostOp {
   MXL_POST_GRAIN = 1,        /* TransferGrain */
   MXL_POST_SAMPLES,          /* TransferSamples */
@@ -444,9 +444,8 @@ void mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx);
 /**
  * MxlEngineOps:
  * What the protocol layer reaches of the engine above it: completion
- * tracking (initiator_results.c), the completion handler
- * (initiator_progress.c) and the test hooks' one-target queueing
- * (initiator.c). The engine hands its table down once, at setup
+ * tracking (initiator_results.c) and the completion handler
+ * (initiator_progress.c); nothing of it is there for tests. The engine hands its table down once, at setup
  * (init->engine, mxl_initiator_setup()); no file of this layer calls a
  * function of the engine by name (tests/unit/check-symbols.py).
  */
@@ -471,15 +470,6 @@ struct MxlEngineOps {
    * or a claim (initiator_rdm.c); contexts that are not the initiator's,
    * or not in use, are ignored (the test hooks' wrapper calls it). */
   MxlCompletionFn on_completion;
-  /* Test hooks (protocol_raw.c): takes init->lock and queues @request on
-   * the connected target @target_id through @queue, tracked for results
-   * as @what (grain index, slices), then posts it from the calling
-   * thread, in both modes (under init->lock, as RemoveTarget closes
-   * endpoints); the post ring is bypassed. Returns: OK, NOT_FOUND,
-   * INVALID_STATE (not connected), or what @queue returned (INVALID_ARG:
-   * also a result). */
-  mxlStatus (*queue_one) (MxlInitiator *init, uint64_t target_id,
-      const MxlTracked *what, MxlQueueFn queue, const void *request);
 };
 
 /**
@@ -491,31 +481,3 @@ struct MxlEngineOps {
 void mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind,
     guint count, int fi_err);
 
-/* --- raw test requests (protocol_raw.c) --- */
-
-/**
- * mxl_initiator_debug_post_raw:
- * Test hook (internal, not exported): posts one write of @length bytes from
- * local slot @local_slot at @offset into remote region @remote_slot at the
- * same offset, with arbitrary immediate data @imm, to the connected target
- * @target_id. The write is still checked against both regions. Used by the
- * hostile-initiator tests.
- * Posted from the calling thread, also with a progress thread
- * (MxlEngineOps.queue_one).
- * Returns: OK, NOT_FOUND, INVALID_STATE (not connected), INVALID_ARG (out of
- * a region), NOT_READY (queue full, retry after progress).
- */
-mxlStatus mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
-    uint32_t local_slot, uint32_t remote_slot, uint64_t offset, uint64_t length,
-    uint32_t imm);
-
-/**
- * mxl_initiator_debug_samples_raw:
- * Test hook (internal): transfers samples [head - count, head) into bounce
- * entry @entry of target @target_id with immediate data @imm and the entry
- * header saying (@header_head, @header_count), without advancing the entry
- * counter. Returns: as mxl_initiator_debug_post_raw().
- */
-mxlStatus mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
-    uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
-    uint64_t header_count);

@@ -35,7 +35,7 @@ typedef struct mxlFabricsInitiator_t MxlInitiator;
 struct MxlPostDesc;
 
 /** Queues @request on one connection: a chunk source's queue (the request
- * of its kind, MxlChunkSource.queue) or a test hook's (protocol_raw.c).
+ * of its kind, MxlChunkSource.queue) or a test hook's (initiator_raw.c).
  * Returns as MxlChunkSource.queue. */
 typedef mxlStatus (*MxlQueueFn) (MxlConn *conn, const void *request);
 
@@ -176,7 +176,7 @@ extern const MxlChunkSource mxl_sample_chunks;
  * mxl_grain_queue_into:
  * Queues grain @req into remote region @slot with immediate data @imm: the
  * grain chunk source's queue (slot and imm from the grain index) and the
- * raw test requests (protocol_raw.c). Returns: OK, INVALID_ARG (@slot out
+ * raw test requests (initiator_raw.c). Returns: OK, INVALID_ARG (@slot out
  * of the TargetInfo, or a run leaves the remote region or the local slot),
  * NOT_READY (queue full).
  */
@@ -188,7 +188,7 @@ mxlStatus mxl_grain_queue_into (MxlConn *conn, const MxlGrainRequest *req,
  * Queues samples [head - count, head) of @req as one entry into bounce
  * entry @entry with immediate data @imm and an entry header saying
  * (@header_head, @header_count), without advancing the connection's entry
- * counter: the raw test requests (protocol_raw.c). Returns: OK,
+ * counter: the raw test requests (initiator_raw.c). Returns: OK,
  * INVALID_ARG (@entry out of the TargetInfo, more samples than an entry
  * holds), NOT_READY (queue or staging full), or a registration failure.
  */

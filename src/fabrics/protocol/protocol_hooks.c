@@ -3,6 +3,7 @@
 #include "fabrics/protocol/protocol_hooks.h"
 
 #include <pthread.h>
+#include <string.h>
 
 #include "fabrics/protocol/initiator-state.h"
 
@@ -14,15 +15,21 @@ typedef struct Faults {
 
 /* Locks are POSIX, as MxlLock (progress.h): ThreadSanitizer sees them. */
 
-/* Initiators set up and not destroyed (MxlInitiator*): where process-wide
- * hooks are installed. Outer lock: taken before any init->lock. */
+/* Held while a process-wide hook is carried to the initiators and while
+ * one is forgotten, so that none is destroyed while it is reached. Outer
+ * lock: taken before any init->lock. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static GPtrArray *initiators;
 
-/* The hook ops table and the faults. Inner lock: taken under init->lock. */
+/* The hook ops table, the faults and the initiators process-wide hooks
+ * reach. Inner lock: taken under init->lock. */
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static MxlHookOps hook_ops;
 static GHashTable *faults;         /* NULL while none is pending */
+/* The set (MxlInitiator*) of those with a connection of a protocol that
+ * has hooks (hooked_posts), joined when such a connection becomes
+ * connected (mxl_hooks_conn_post()), left when destroyed: an initiator
+ * whose connections all use write never joins. NULL while empty. */
+static GHashTable *initiators;
 
 MxlSendHeaderHook
 mxl_hooks_send_header (void)
@@ -79,16 +86,15 @@ take_fault (const MxlInitiator *init, guint kind, int *out_err, gboolean *out_la
 
 static void reinstall (MxlInitiator *init);
 
-extern const MxlProtocolDesc mxl_protocol_send;
-extern const MxlProtocolDesc mxl_protocol_tagged;
-
-/* The protocols that have hooks, and the hooked twin of their post. */
+/* The protocols that have hooks, by the name their descriptor carries
+ * (MxlProtocolDesc.name, unique in the table: protocol.h), and the hooked
+ * twin of their post. */
 static const struct {
-  const MxlProtocolDesc *protocol;
+  const char *protocol;
   MxlTransportPost hooked;
 } hooked_posts[] = {
-  { &mxl_protocol_send, mxl_send_post_hooked },
-  { &mxl_protocol_tagged, mxl_tagged_post_hooked },
+  { "send", mxl_send_post_hooked },
+  { "tagged", mxl_tagged_post_hooked },
 };
 
 /* The hooked twin of @protocol's post, or NULL (it has no hooks). */
@@ -96,7 +102,7 @@ static MxlTransportPost
 hooked_twin (const MxlProtocolDesc *protocol)
 {
   for (guint i = 0; i < G_N_ELEMENTS (hooked_posts); i++)
-    if (hooked_posts[i].protocol == protocol)
+    if (strcmp (hooked_posts[i].protocol, protocol->name) == 0)
       return hooked_posts[i].hooked;
   return NULL;
 }
@@ -143,14 +149,32 @@ hooked_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
 MxlTransportPost
 mxl_hooks_conn_post (MxlConn *conn)
 {
+  gboolean hookable = hooked_twin (conn->protocol) != NULL;
   gboolean hooked;
 
   pthread_mutex_lock (&state_lock);
+  /* process-wide hooks armed later must reach this connection */
+  if (hookable) {
+    if (initiators == NULL)
+      initiators = g_hash_table_new (g_direct_hash, g_direct_equal);
+    g_hash_table_add (initiators, conn->init);
+  }
   hooked = pending (conn->init, MXL_INJECT_POST_FAILURE) > 0
-      || (hooked_twin (conn->protocol) != NULL
+      || (hookable
           && (hook_ops.send_header != NULL || hook_ops.tagged_piece != NULL));
   pthread_mutex_unlock (&state_lock);
   return hooked ? hooked_post : conn->protocol->post;
+}
+
+MxlCompletionFn
+mxl_hooks_completion (MxlInitiator *init)
+{
+  gboolean errors;
+
+  pthread_mutex_lock (&state_lock);
+  errors = pending (init, MXL_INJECT_ERROR_COMPLETION) > 0;
+  pthread_mutex_unlock (&state_lock);
+  return errors ? hooked_completion : init->engine->on_completion;
 }
 
 /* Installs the post and the completion handler that the hooks armed now
@@ -182,37 +206,37 @@ reinstall_locked (MxlInitiator *init)
 }
 
 void
-mxl_hooks_add (MxlInitiator *init)
-{
-  pthread_mutex_lock (&registry_lock);
-  if (initiators == NULL)
-    initiators = g_ptr_array_new ();
-  g_ptr_array_add (initiators, init);
-  reinstall_locked (init);
-  pthread_mutex_unlock (&registry_lock);
-}
-
-void
 mxl_hooks_forget (const MxlInitiator *init)
 {
   pthread_mutex_lock (&registry_lock);
-  if (initiators != NULL)
-    g_ptr_array_remove_fast (initiators, (gpointer) init);
   pthread_mutex_lock (&state_lock);
+  if (initiators != NULL && g_hash_table_remove (initiators, init)
+      && g_hash_table_size (initiators) == 0)
+    g_clear_pointer (&initiators, g_hash_table_destroy);
   if (faults != NULL)
     g_hash_table_remove (faults, init);
   pthread_mutex_unlock (&state_lock);
   pthread_mutex_unlock (&registry_lock);
 }
 
-/* A process-wide hook changed: every initiator's connections. */
+/* A process-wide hook changed: the connections of every initiator it can
+ * concern. The set is copied (init->lock is taken outside state_lock);
+ * registry_lock keeps each of them from being forgotten, and so
+ * destroyed, meanwhile. */
 static void
 reinstall_all (void)
 {
+  GList *inits = NULL;
+
   pthread_mutex_lock (&registry_lock);
-  for (guint i = 0; initiators != NULL && i < initiators->len; i++)
-    reinstall_locked (g_ptr_array_index (initiators, i));
+  pthread_mutex_lock (&state_lock);
+  if (initiators != NULL)
+    inits = g_hash_table_get_keys (initiators);
+  pthread_mutex_unlock (&state_lock);
+  for (GList *l = inits; l != NULL; l = l->next)
+    reinstall_locked (l->data);
   pthread_mutex_unlock (&registry_lock);
+  g_list_free (inits);
 }
 
 void

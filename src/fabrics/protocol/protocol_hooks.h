@@ -16,13 +16,18 @@
  * ops below. Setup asks for its fi_info through mxl_hooks_getinfo(): the
  * ofi layer's, or a masking wrapper while capabilities are hidden.
  *
- * Locks, outermost first: the list of initiators, init->lock, the hook
- * state. A connection that becomes connected installs
- * mxl_hooks_conn_post() (init->lock held).
+ * Locks, outermost first: the registry lock (held while a process-wide
+ * hook reaches the initiators and while one is forgotten), init->lock,
+ * the hook state (with the set of initiators those hooks reach). A
+ * connection that becomes connected installs mxl_hooks_conn_post()
+ * (init->lock held); setup installs mxl_hooks_completion(). Setup joins
+ * nothing: an initiator becomes known to the hooks only when a connection
+ * of a protocol with hooks becomes connected.
  */
 #pragma once
 
 #include "fabrics/protocol/protocol.h"
+#include "fabrics/protocol/initiator-state.h"
 
 typedef struct MxlHookOps {
   /* rewrites every send header after it is built (protocol_send.c, protocol_tagged.c) */
@@ -66,12 +71,17 @@ MxlTaggedHook mxl_hooks_tagged_piece (void);
 
 /** The transport post @conn installs when it becomes connected: its
  * protocol's, or the hooking wrapper while a hook or an injected post
- * failure concerns it. init->lock held. */
+ * failure concerns it. A connection of a protocol with hooks (send,
+ * tagged) also makes its initiator one that process-wide hooks armed
+ * later reach; nothing is kept for the others. init->lock held. */
 MxlTransportPost mxl_hooks_conn_post (MxlConn *conn);
 
-/** Setup of @init finished: process-wide hooks armed later reach its
- * connections, faults injected before take effect. Not under init->lock. */
-void mxl_hooks_add (MxlInitiator *init);
+/** The completion handler setup installs (init->engine set): the
+ * engine's, or the error-completion wrapper when faults were injected
+ * before setup. */
+MxlCompletionFn mxl_hooks_completion (MxlInitiator *init);
 
-/** Forgets @init and its faults (destroyed). Not under init->lock. */
+/** Forgets @init and its faults (destroyed): called when destroy begins,
+ * and again after its teardown (a connection that became connected while
+ * it flushed joined again). Not under init->lock. */
 void mxl_hooks_forget (const MxlInitiator *init);

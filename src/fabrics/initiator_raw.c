@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Raw test requests (initiator-state.h): a grain write or a bounce entry
- * whose remote region, immediate data and entry header a hostile-sender
- * test chooses. They are a request type of their own, queued on one
- * connection through the engine's queue_one (MxlEngineOps) with the queue functions
- * below; once queued they are ordinary transfers of the initiator's chunk
- * source. Neither TransferGrain's descriptor (MxlPostDesc) nor the chunk
- * sources' queue functions carry anything of them.
+ * Raw test requests (initiator.h): a grain write or a bounce entry whose
+ * remote region, immediate data and entry header a hostile-sender test
+ * chooses. They are a request type of their own, queued on one connection
+ * through mxl_initiator_queue_one() (initiator.c) with the queue functions
+ * below, which call the protocol layer's mxl_grain_queue_into() and
+ * mxl_samples_queue_entry_at() (protocol.h); once queued they are
+ * ordinary transfers of the initiator's chunk source. Neither
+ * TransferGrain's descriptor (MxlPostDesc), the chunk sources' queue
+ * functions nor the engine's ops table (MxlEngineOps) carry anything of
+ * them.
  */
-#include "fabrics/protocol/protocol.h"
-
-#include "fabrics/protocol/initiator-state.h"
+#include "fabrics/initiator.h"
 
 typedef struct RawGrain {
   MxlGrainRequest req;
@@ -52,7 +53,7 @@ mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
   if (!init->base.setup_done || init->base.continuous || local_slot >= init->base.grain_count)
     return MXL_ERR_INVALID_ARG;
   r.req.runs[0] = (MxlRun) { offset, length };
-  return init->engine->queue_one (init, target_id, &what, queue_raw_grain, &r);
+  return mxl_initiator_queue_one (init, target_id, &what, queue_raw_grain, &r);
 }
 
 mxlStatus
@@ -65,5 +66,5 @@ mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
 
   if (!init->base.setup_done || !init->base.continuous)
     return MXL_ERR_INVALID_ARG;
-  return init->engine->queue_one (init, target_id, &what, queue_raw_samples, &r);
+  return mxl_initiator_queue_one (init, target_id, &what, queue_raw_samples, &r);
 }
