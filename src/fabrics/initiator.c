@@ -90,7 +90,7 @@ teardown (MxlInitiator *init)
   if (init->type_ops)
     init->type_ops->teardown (init);
   mxl_samples_initiator_teardown (init);
-  mxl_send_initiator_teardown (init);
+  mxl_protocol_initiator_teardown (init);
   mxl_endpoint_close (&init->base);
   g_clear_pointer (&init->ctx_pool, g_free);
   init->ctx_used = init->ctx_orphaned = 0;

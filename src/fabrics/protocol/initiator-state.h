@@ -31,7 +31,6 @@ typedef struct mxlFabricsInitiator_t MxlInitiator;
 typedef struct MxlPayloadOverride MxlPayloadOverride;
 typedef struct MxlConnClaim MxlConnClaim;   /* initiator_rdm.c */
 typedef struct MxlSamplesInitiator MxlSamplesInitiator;   /* protocol_samples.c */
-typedef struct MxlSendInitiator MxlSendInitiator;   /* protocol_send.h */
 typedef struct MxlEngineOps MxlEngineOps;   /* below */
 
 /** Writes in flight per connection at most (bounded by the tx queue). */
@@ -370,9 +369,10 @@ struct mxlFabricsInitiator_t {
   guint ctx_used;
   guint ctx_orphaned;        /* in use by a connection generation that is gone */
   uint64_t cq_drains;        /* drain_cq() calls that found the CQ empty */
-  /* the message headers of the send and tagged protocols (protocol_send.c),
-   * created at setup when the provider offers one of them, else NULL */
-  MxlSendInitiator *msg;
+  /* the protocols' private state (MxlInitiatorProto base), made by their
+   * descriptors' initiator_setup (send and tagged: the message headers,
+   * protocol_send.c), else NULL */
+  MxlInitiatorProto *pstate;
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */

@@ -57,6 +57,20 @@ typedef struct MxlTargetProto {
 } MxlTargetProto;
 
 /**
+ * MxlInitiatorProto:
+ * The base a protocol's private initiator state starts with, at
+ * init->pstate: created by the descriptor's initiator_setup, freed by its
+ * initiator_teardown; the protocol reaches its own struct with
+ * mxl_container_of(). @desc names the protocol that made it: protocols
+ * sharing one state (send and tagged: the message headers,
+ * protocol_send.c) find it made by the other. NULL when no offered
+ * protocol keeps any.
+ */
+typedef struct MxlInitiatorProto {
+  const struct MxlProtocolDesc *desc;
+} MxlInitiatorProto;
+
+/**
  * MxlGrainRequest:
  * A grain transfer as computed once per TransferGrain call from the local
  * flow (the same for every target): local slot, runs and slice end.
@@ -269,9 +283,17 @@ typedef struct MxlProtocolDesc {
   gboolean advertises_recv_size;
   /* target: exclusive RDM targets can use claims (claim.h) */
   gboolean claims;
-  /* initiator: needs the context pool registered for FI_SEND (message
-   * headers) */
-  gboolean msg_headers;
+  /* initiator: creates its private state (init->pstate) once the context
+   * pool exists, when the provider offers the protocol, or finds it made
+   * by a protocol sharing it; NULL when it keeps none. On failure the
+   * state stays for initiator_teardown. */
+  mxlStatus (*initiator_setup) (MxlInitiator *init, GError **error);
+  /* initiator: frees init->pstate when this protocol's state is there
+   * (the domain still open), else nothing; NULL when it keeps none */
+  void (*initiator_teardown) (MxlInitiator *init);
+  /* initiator: TRUE when its state is ready for a connection (NULL:
+   * always) */
+  gboolean (*initiator_ready) (const MxlInitiator *init);
   /* initiator: per-connection limits (NULL: the initiator's), narrowing
    * @limits (filled with the initiator's) for a target described by @info;
    * FALSE when the target's TargetInfo leaves no room */
@@ -310,9 +332,14 @@ const MxlProtocolDesc *mxl_protocol_check_info (
     const struct mxlFabricsTargetInfo_t *info, mxlStatus *out_status,
     GError **error);
 
-/** Registers the initiator's context pool for FI_SEND when its provider
- * offers a protocol that sends message headers. */
+/** Runs the initiator_setup of every protocol the initiator's provider
+ * offers (table order), after the context pool exists. Returns: OK, or
+ * the first failing setup's status (@error set); what was made stays for
+ * mxl_protocol_initiator_teardown(). */
 mxlStatus mxl_protocol_initiator_setup (MxlInitiator *init, GError **error);
+/** Runs every protocol's initiator_teardown: frees init->pstate (the
+ * domain still open); nothing without one. */
+void mxl_protocol_initiator_teardown (MxlInitiator *init);
 
 /**
  * mxl_initiator_protocol_for:
@@ -389,16 +416,6 @@ const MxlSampleRing *mxl_samples_debug_target_ring (MxlTarget *target);
 /** Payload bytes of one posted receive unless "maxMessageSize" is lower. */
 #define MXL_SEND_DEFAULT_PAYLOAD (1024u * 1024u)
 
-/** Creates the send side's initiator state (init->msg): a message header
- * per write context, registered FI_SEND (called by
- * mxl_protocol_initiator_setup() when a protocol with msg_headers is
- * offered). On failure the state stays for mxl_send_initiator_teardown(). */
-mxlStatus mxl_send_initiator_setup (MxlInitiator *init, GError **error);
-/** Closes the headers' region (the domain still open) and frees init->msg;
- * nothing without one. */
-void mxl_send_initiator_teardown (MxlInitiator *init);
-/** TRUE when the initiator's message headers are registered. */
-gboolean mxl_send_initiator_ready (const MxlInitiator *init);
 /** Computes into @limits the per-message limits of @init for the send (or
  * tagged) target @info: one iovec and MXL_SEND_HEADER_SIZE bytes less, at
  * most the target's recvSize. Returns: FALSE when the target's recvSize or
