@@ -30,7 +30,6 @@ typedef struct MxlPostRing MxlPostRing;   /* postring.h */
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 typedef struct MxlPayloadOverride MxlPayloadOverride;
 typedef struct MxlConnClaim MxlConnClaim;   /* initiator_rdm.c */
-typedef struct MxlSamplesInitiator MxlSamplesInitiator;   /* protocol_samples.c */
 typedef struct MxlEngineOps MxlEngineOps;   /* below */
 
 /** Writes in flight per connection at most (bounded by the tx queue). */
@@ -350,18 +349,15 @@ struct mxlFabricsInitiator_t {
   mxlFlowReader reader;
   MxlPayloadOverride *payload_override;  /* per local slot, or NULL (payload.c) */
   const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
-  /* continuous flows: the sample chunk source's own state (the channel
-   * rings and their region, protocol_samples.c), else NULL */
-  MxlSamplesInitiator *samples;
+  /* the chunk source's own state (MxlChunkState base), made by its setup:
+   * the channel rings and their region (samples_initiator.c), whether
+   * grain writes are staged (grainstage.c) */
+  MxlChunkState *source_state;
   uint64_t max_msg;          /* effective bytes per write */
   uint32_t iov_limit;        /* effective local iovecs per write */
   uint32_t tx_iov_limit;     /* the provider's (send: header + data iovecs) */
   gboolean ordered_writes;   /* tx msg_order has FI_ORDER_WAW */
   guint window;              /* writes in flight per connection */
-  /* grain writes may go from a per-connection copy (grainstage.h): a
-   * discrete flow on a MXL_PROVIDER_QUIRK_RECEIVER_COPIES provider; set at
-   * setup */
-  gboolean stage_grains;
   /* write context pool */
   MxlWriteCtx *ctx_pool;
   guint ctx_count;

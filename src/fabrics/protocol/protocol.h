@@ -165,6 +165,14 @@ typedef struct MxlChunkSource {
    * checked against its local region; FALSE when one would leave it. */
   gboolean (*iov) (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc,
       guint *n_iov);
+  /* Creates the source's initiator-wide state (init->source_state, an
+   * MxlChunkState base) for the local @flow, after the slots are
+   * registered. Returns: OK, or a failure (@error set); on failure the
+   * state stays for @teardown. */
+  mxlStatus (*setup) (MxlInitiator *init, const MxlFlowLayout *flow, GError **error);
+  /* Frees init->source_state (the domain still open); nothing without
+   * one. */
+  void (*teardown) (MxlInitiator *init);
   /* Frees the connection's chunk state (conn->chunk_state) when its target
    * is re-added (@final FALSE: counters stay) or removed (@final TRUE);
    * NULL when the source keeps none. */
@@ -176,7 +184,10 @@ typedef struct MxlChunkSource {
  * The base of a chunk source's per-connection state, at conn->chunk_state
  * (protocol_samples.c, grainstage.c), allocated by the source when it
  * first needs it; the source reaches its own struct with
- * mxl_container_of() and frees it in its release (@final TRUE).
+ * mxl_container_of() and frees it in its release (@final TRUE). Also the
+ * base of its initiator-wide state, at init->source_state
+ * (samples_initiator.c, grainstage.c), made by its setup and freed by its
+ * teardown.
  */
 typedef struct MxlChunkState {
   const struct MxlChunkSource *source;
@@ -185,6 +196,16 @@ typedef struct MxlChunkState {
 /* Grain chunks (protocol_grain.c) and sample chunks (protocol_samples.c). */
 extern const MxlChunkSource mxl_grain_chunks;
 extern const MxlChunkSource mxl_sample_chunks;
+
+/** The grain chunk source's setup (grainstage.c): creates its state
+ * (init->source_state), which records whether grain writes may go from a
+ * per-connection copy (grainstage.h: a discrete flow on a
+ * MXL_PROVIDER_QUIRK_RECEIVER_COPIES provider). Returns: OK. */
+mxlStatus mxl_grain_source_setup (MxlInitiator *init, const MxlFlowLayout *flow,
+    GError **error);
+/** The grain chunk source's teardown: frees its state; nothing without
+ * one. */
+void mxl_grain_source_teardown (MxlInitiator *init);
 
 /**
  * mxl_grain_queue_into:
@@ -352,13 +373,13 @@ const MxlProtocolDesc *mxl_initiator_protocol_for (const MxlInitiator *init,
 
 /* --- continuous flows (protocol_samples.c) --- */
 
-/** Creates the sample chunk source's state (init->samples: the channel
- * rings of @flow) and registers the rings (FI_WRITE). On failure the state
- * stays for mxl_samples_initiator_teardown(). */
+/** The sample chunk source's setup: creates its state (init->source_state:
+ * the channel rings of @flow) and registers the rings (FI_WRITE). On
+ * failure the state stays for mxl_samples_initiator_teardown(). */
 mxlStatus mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
     GError **error);
-/** Closes the channel rings' region (the domain still open) and frees
- * init->samples; nothing without one. */
+/** The sample chunk source's teardown: closes the channel rings' region
+ * (the domain still open) and frees its state; nothing without one. */
 void mxl_samples_initiator_teardown (MxlInitiator *init);
 /** TRUE when a batch of @count samples per channel fits the local channel
  * ring, the bound TransferSamples enforces (initiator.c); FALSE for a
