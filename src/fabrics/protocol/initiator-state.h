@@ -308,7 +308,8 @@ typedef struct MxlInitiatorMode {
  * MxlInitiatorTypeState:
  * The base of the endpoint type's private initiator state, at
  * init->type_state (initiator_rc.c, initiator_rdm.c: the claim token the
- * type sends, claim.h); the type reaches its own struct with
+ * type sends, claim.h; connectionless also its shm region holds and
+ * parked endpoints); the type reaches its own struct with
  * mxl_container_of(). Created by MxlInitiatorTypeOps.setup, freed by its
  * teardown.
  */
@@ -331,6 +332,10 @@ typedef struct MxlInitiatorTypeOps {
   /* Closes what setup opened and frees init->type_state (also after a
    * failed or missing setup). */
   void (*teardown) (MxlInitiator *init);
+  /* Closes the endpoints parked with writes in flight whose writes
+   * completed or whose wait ended (every progress pass); NULL when the
+   * type parks none (connected endpoints). */
+  void (*check_parked) (MxlInitiator *init);
   /* TRUE when the transport reports a vanished peer itself (connected
    * endpoints); otherwise stalled writes mean a lost peer. */
   gboolean reports_peer_loss;
@@ -374,9 +379,6 @@ struct mxlFabricsInitiator_t {
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */
   GHashTable *by_fid;        /* struct fid* → MxlConn* (RC endpoints) */
   uint64_t next_conn_id;
-  /* endpoint-type objects */
-  GHashTable *shm_holds;     /* RDM shm: struct fid_ep* → MxlShmHold*, one
-                                per enabled endpoint (shmstale.h) */
   /* application-visible */
   mxlFabricsExtInitiatorStats stats;
   mxlFabricsExtTransferResult *results;  /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX
@@ -402,7 +404,6 @@ struct mxlFabricsInitiator_t {
   uint64_t posts_popped;           /* progress thread, under lock */
   mxlStatus thread_status;         /* MakeProgress status after the last pass */
   gboolean defer_pump;             /* pass: queue popped transfers, post after */
-  GPtrArray *parked;         /* MxlParkedEp* (initiator_rdm.c), NULL = none yet */
 };
 
 /* --- egress machinery of this layer: payload overrides (payload.c), the
