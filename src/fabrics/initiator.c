@@ -86,8 +86,9 @@ teardown (MxlInitiator *init)
   }
   if (init->type_ops)
     init->type_ops->teardown (init);
-  mxl_samples_initiator_teardown (init);
-  mxl_send_initiator_teardown (init);
+  if (init->chunks != NULL)
+    init->chunks->teardown (init);
+  mxl_protocol_initiator_teardown (init);
   mxl_endpoint_close (&init->base);
   g_clear_pointer (&init->ctx_pool, g_free);
   init->ctx_used = init->ctx_orphaned = 0;
@@ -131,7 +132,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   init->type_ops = fi->ep_attr->type == FI_EP_MSG ? &mxl_initiator_rc_ops
       : &mxl_initiator_rdm_ops;
   init->reader = config->reader;
-  init->chunks = &mxl_grain_chunks;      /* mxl_samples_initiator_setup() for audio */
+  init->chunks = &mxl_grain_chunks;      /* mxl_sample_chunks for audio, below */
   init->mode = &mxl_initiator_inline_mode;      /* the thread's once it runs */
   init->engine = &engine_ops;
   init->on_completion = mxl_hooks_completion (init);
@@ -156,13 +157,13 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   st = mxl_endpoint_setup_open (&init->base, &initiator_role, init->reader, &flow, fi,
       CTX_POOL_SIZE, FI_WRITE, &error);
   if (st == MXL_STATUS_OK && flow.format == MXL_DATA_FORMAT_AUDIO) {
-    st = mxl_samples_initiator_setup (init, &flow, &error);
+    init->chunks = &mxl_sample_chunks;
     init->fan_out = fan_out_samples;
   }
+  if (st == MXL_STATUS_OK)
+    st = init->chunks->setup (init, &flow, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
-  init->stage_grains = !init->base.continuous
-      && mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_RECEIVER_COPIES);
   init->ctx_count = CTX_POOL_SIZE;
   init->ctx_pool = g_new0 (MxlWriteCtx, init->ctx_count);
   for (guint i = 0; i < init->ctx_count; i++)

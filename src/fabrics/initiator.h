@@ -131,10 +131,6 @@ void mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason);
  * its peer process lives and writes it posted have not completed (ms). */
 #define MXL_PARK_MAX_MS 30000
 
-/** Parked endpoints whose peer is gone, whose writes all completed, or
- * that are older than MXL_PARK_MAX_MS are closed (initiator_rdm.c). */
-void mxl_initiator_rdm_check_parked (MxlInitiator *init);
-
 /** TRUE when the shm peer of @conn is known to be gone (TargetInfo ext.pid). */
 gboolean mxl_conn_peer_gone (const MxlConn *conn);
 

@@ -278,8 +278,8 @@ mxl_initiator_progress_once (MxlInitiator *init)
   }
   /* Scanned only while there are orphans: every progress pass with writes
    * in flight walked the whole pool (~6,000 instructions, 1 ms audio). */
-  if (init->parked != NULL && init->parked->len > 0)
-    mxl_initiator_rdm_check_parked (init);
+  if (init->type_ops->check_parked != NULL)
+    init->type_ops->check_parked (init);
   if (init->ctx_orphaned > 0)
     mxl_initiator_reclaim_orphans (init);
   sweep_removed (init);

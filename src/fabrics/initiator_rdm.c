@@ -33,7 +33,27 @@ typedef struct MxlRdmInitiator {
   /* the claim token every connection claims with (claim.h: random, bit
    * 63 clear, not 0; shm: the process id in bits 32..62) */
   uint64_t claim_token;
+  GHashTable *shm_holds;     /* shm: struct fid_ep* → MxlShmHold*, one per
+                                enabled endpoint (shmstale.h), NULL = none */
+  GPtrArray *parked;         /* MxlParkedEp*, NULL = none yet */
 } MxlRdmInitiator;
+
+/* The state, NULL before setup (teardown of a missing setup). */
+static MxlRdmInitiator *
+rdm_initiator (const MxlInitiator *init)
+{
+  return init->type_state == NULL ? NULL
+      : mxl_container_of (init->type_state, MxlRdmInitiator, base);
+}
+
+/* The shm holds of the initiator's endpoints, or NULL (none). */
+static GHashTable *
+shm_holds (const MxlInitiator *init)
+{
+  MxlRdmInitiator *r = rdm_initiator (init);
+
+  return r != NULL ? r->shm_holds : NULL;
+}
 
 static uint64_t
 claim_token (const MxlInitiator *init)
@@ -69,12 +89,13 @@ open_endpoint (MxlInitiator *init, struct fi_info *info, struct fid_av **av,
     return mxl_ofi_fail (rc, "fi_enable", error);
   if (mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_SHM_REGIONS)) {
     MxlShmHold *hold = mxl_shm_region_hold (*ep);
+    MxlRdmInitiator *r = rdm_initiator (init);
 
     if (hold != NULL) {
-      if (init->shm_holds == NULL)
-        init->shm_holds = g_hash_table_new_full (NULL, NULL, NULL,
+      if (r->shm_holds == NULL)
+        r->shm_holds = g_hash_table_new_full (NULL, NULL, NULL,
             (GDestroyNotify) mxl_shm_region_release);
-      g_hash_table_insert (init->shm_holds, *ep, hold);
+      g_hash_table_insert (r->shm_holds, *ep, hold);
     }
   }
   return MXL_STATUS_OK;
@@ -86,20 +107,21 @@ static void
 close_endpoint_full (MxlInitiator *init, struct fid_ep *ep, struct fid_av *av,
     gboolean keep_region)
 {
+  GHashTable *holds = shm_holds (init);
   char *kept = NULL;
 
-  if (keep_region && ep != NULL && init->shm_holds != NULL)
-    kept = mxl_shm_region_keep_begin (g_hash_table_lookup (init->shm_holds, ep));
+  if (keep_region && ep != NULL && holds != NULL)
+    kept = mxl_shm_region_keep_begin (g_hash_table_lookup (holds, ep));
   /* a region that goes needs no marker; a kept one keeps it */
-  if (kept == NULL && ep != NULL && init->shm_holds != NULL)
-    mxl_shm_region_unmark (g_hash_table_lookup (init->shm_holds, ep));
+  if (kept == NULL && ep != NULL && holds != NULL)
+    mxl_shm_region_unmark (g_hash_table_lookup (holds, ep));
   /* The endpoint goes first: for shm its fi_close() removes its /dev/shm
    * file (docs/libfabric-notes.md P12); then the hold on that file goes. */
   mxl_ofi_close (ep ? &ep->fid : NULL, "ep");
   if (kept != NULL)
-    mxl_shm_region_keep_end (g_hash_table_lookup (init->shm_holds, ep), kept);
-  if (ep != NULL && init->shm_holds != NULL)
-    g_hash_table_remove (init->shm_holds, ep);
+    mxl_shm_region_keep_end (g_hash_table_lookup (holds, ep), kept);
+  if (ep != NULL && holds != NULL)
+    g_hash_table_remove (holds, ep);
   mxl_ofi_close (av ? &av->fid : NULL, "av");
 }
 
@@ -124,7 +146,7 @@ typedef struct {
 static void
 park (MxlConn *conn, struct fid_ep *ep, struct fid_av *av)
 {
-  MxlInitiator *init = conn->init;
+  MxlRdmInitiator *r = rdm_initiator (conn->init);
   MxlParkedEp *p = g_new0 (MxlParkedEp, 1);
 
   p->ep = ep;
@@ -135,9 +157,9 @@ park (MxlConn *conn, struct fid_ep *ep, struct fid_av *av)
   /* the parked writes read the connection's staging buffer: it goes with
    * them (the connection allocates a new one should it connect again) */
   mxl_grain_stage_take (conn, &p->stage);
-  if (init->parked == NULL)
-    init->parked = g_ptr_array_new ();
-  g_ptr_array_add (init->parked, p);
+  if (r->parked == NULL)
+    r->parked = g_ptr_array_new ();
+  g_ptr_array_add (r->parked, p);
   g_debug ("initiator: endpoint of target %" G_GUINT64_FORMAT " parked until "
       "its writes complete", conn->target_id);
 }
@@ -145,22 +167,29 @@ park (MxlConn *conn, struct fid_ep *ep, struct fid_av *av)
 static void
 unpark (MxlInitiator *init, guint i)
 {
-  MxlParkedEp *p = g_ptr_array_index (init->parked, i);
+  GPtrArray *parked = rdm_initiator (init)->parked;
+  MxlParkedEp *p = g_ptr_array_index (parked, i);
 
   close_endpoint (init, p->ep, p->av);
   mxl_grain_stage_free (init->base.dom, &p->stage);
   mxl_initiator_release_contexts (init, p->conn_id);
-  g_ptr_array_remove_index_fast (init->parked, i);
+  g_ptr_array_remove_index_fast (parked, i);
   g_free (p);
 }
 
-void
-mxl_initiator_rdm_check_parked (MxlInitiator *init)
+/* MxlInitiatorTypeOps.check_parked: each parked endpoint goes once its
+ * writes completed, its peer process is gone or MXL_PARK_MAX_MS passed. */
+static void
+rdm_check_parked (MxlInitiator *init)
 {
-  gint64 now = g_get_monotonic_time ();
+  GPtrArray *parked = rdm_initiator (init)->parked;
+  gint64 now;
 
-  for (guint i = init->parked->len; i-- > 0;) {
-    MxlParkedEp *p = g_ptr_array_index (init->parked, i);
+  if (parked == NULL || parked->len == 0)
+    return;
+  now = g_get_monotonic_time ();
+  for (guint i = parked->len; i-- > 0;) {
+    MxlParkedEp *p = g_ptr_array_index (parked, i);
     gboolean gone = p->pid != 0 && kill ((pid_t) p->pid, 0) != 0 && errno == ESRCH;
 
     if (gone || !mxl_initiator_contexts_in_use (init, p->conn_id)
@@ -462,8 +491,8 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
     if (conn->parking)
       park (conn, ep, av);
     else {
-      if (request_pending && conn->init->shm_holds != NULL)
-        mxl_shm_region_mark_peer (g_hash_table_lookup (conn->init->shm_holds,
+      if (request_pending && shm_holds (conn->init) != NULL)
+        mxl_shm_region_mark_peer (g_hash_table_lookup (shm_holds (conn->init),
                 ep), conn->info->owner_pid);
       close_endpoint_full (conn->init, ep, av, request_pending);
     }
@@ -484,6 +513,7 @@ static void
 rdm_poll_events (MxlInitiator *init)
 {
   gint64 now = g_get_monotonic_time ();
+  GHashTable *holds = shm_holds (init);
 
   for (guint i = 0; i < init->conns->len; i++) {
     MxlConn *conn = g_ptr_array_index (init->conns, i);
@@ -491,7 +521,7 @@ rdm_poll_events (MxlInitiator *init)
     fi_addr_t addr;
 
     claim_tick (conn, now);
-    if (init->shm_holds == NULL || conn->request == 0
+    if (holds == NULL || conn->request == 0
         || (conn->state.kind != MXL_CONN_CONNECTING
             && conn->state.kind != MXL_CONN_CONNECTED))
       continue;
@@ -501,25 +531,28 @@ rdm_poll_events (MxlInitiator *init)
      * operation was accepted (2), it took it up. */
     conn_ep (conn, &ep, &addr);
     if (conn->request == 1)
-      mxl_shm_region_mark_peer (g_hash_table_lookup (init->shm_holds, ep),
+      mxl_shm_region_mark_peer (g_hash_table_lookup (holds, ep),
           conn->info->owner_pid);
     else
-      mxl_shm_region_unmark (g_hash_table_lookup (init->shm_holds, ep));
+      mxl_shm_region_unmark (g_hash_table_lookup (holds, ep));
   }
 }
 
 static void
 rdm_teardown (MxlInitiator *init)
 {
-  while (init->parked != NULL && init->parked->len > 0)
-    unpark (init, init->parked->len - 1);
-  g_clear_pointer (&init->parked, g_ptr_array_unref);
+  MxlRdmInitiator *r = rdm_initiator (init);
+
+  while (r != NULL && r->parked != NULL && r->parked->len > 0)
+    unpark (init, r->parked->len - 1);
+  if (r != NULL)
+    g_clear_pointer (&r->parked, g_ptr_array_unref);
   close_endpoint (init, init->base.ep, init->base.av);
   init->base.ep = NULL;
-  g_clear_pointer (&init->shm_holds, g_hash_table_unref);
+  if (r != NULL)
+    g_clear_pointer (&r->shm_holds, g_hash_table_unref);
   init->base.av = NULL;
-  if (init->type_state != NULL)
-    g_free (mxl_container_of (init->type_state, MxlRdmInitiator, base));
+  g_free (r);
   init->type_state = NULL;
 }
 
@@ -530,6 +563,7 @@ const MxlInitiatorTypeOps mxl_initiator_rdm_ops = {
   .close = rdm_close,
   .poll_events = rdm_poll_events,
   .teardown = rdm_teardown,
+  .check_parked = rdm_check_parked,
   .reports_peer_loss = FALSE,
   .close_ends_reads = FALSE,
 };

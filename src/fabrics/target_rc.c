@@ -15,6 +15,24 @@
 
 #include <string.h>
 
+typedef enum MxlRcKind {
+  MXL_RC_LISTENING,
+  MXL_RC_ACCEPTING,
+  MXL_RC_CONNECTED,
+} MxlRcKind;
+
+/** RC target state: a tagged union. The passive endpoint stays open in
+ * every state, so the address (and port) in the TargetInfo stays valid. */
+typedef struct MxlRcState {
+  MxlRcKind kind;
+  uint64_t token;    /* accepting, connected: the initiator's claim token
+                        (its connection request's private data), 0 = none */
+  union {
+    struct { struct fid_ep *ep; gint64 since; } accepting;
+    struct { struct fid_ep *ep; } connected;
+  } u;
+} MxlRcState;
+
 typedef enum MxlRcInputKind {
   RC_IN_CONNREQ,       /* @info: a connection request */
   RC_IN_CONNECTED,     /* @fid: FI_CONNECTED */
@@ -34,6 +52,20 @@ typedef struct MxlRcInput {
   uint32_t target_check;         /* CONNREQ: the target it means */
   int err;
 } MxlRcInput;
+
+/* The connected target's own state (t->type_state): the passive endpoint
+ * and the connection state, from open until close. */
+typedef struct MxlRcTarget {
+  MxlTargetTypeState base;
+  struct fid_pep *pep;
+  MxlRcState rc;
+} MxlRcTarget;
+
+static MxlRcTarget *
+rc_target (MxlTarget *t)
+{
+  return mxl_container_of (t->type_state, MxlRcTarget, base);
+}
 
 static mxlFabricsExtConnectionState
 public_state (const MxlRcState *s)
@@ -78,7 +110,7 @@ reject (MxlTarget *t, const MxlRcInput *in, MxlRejectWhy why)
   gboolean busy = why == REJECT_BUSY;
   const char *data = busy ? MXL_REJECT_BUSY
       : why == REJECT_OTHER ? MXL_REJECT_OTHER_TARGET : NULL;
-  int rc = fi_reject (t->pep, info->handle, data, data ? strlen (data) + 1 : 0);
+  int rc = fi_reject (rc_target (t)->pep, info->handle, data, data ? strlen (data) + 1 : 0);
   if (rc != 0)
     g_debug ("fi_reject: %s", fi_strerror (-rc));
   t->stats.connectionsRejected++;
@@ -120,9 +152,10 @@ accept_request (MxlTarget *t, struct fi_info *info)
 static void
 rc_transition (MxlTarget *t, const MxlRcInput *in)
 {
-  MxlRcState next = t->rc;
+  MxlRcTarget *r = rc_target (t);
+  MxlRcState next = r->rc;
   mxlStatus reason = MXL_STATUS_OK;
-  struct fid_ep *ep = state_ep (&t->rc);
+  struct fid_ep *ep = state_ep (&r->rc);
   gboolean for_us = in->fid != NULL && ep != NULL && in->fid == &ep->fid;
 
   switch (in->kind) {
@@ -131,8 +164,8 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       /* set up and torn down without an event: nobody reads them then */
       if (in->kind == RC_IN_CLOSE && ep != NULL)
         mxl_ofi_close (&ep->fid, "ep");
-      memset (&t->rc, 0, sizeof (t->rc));
-      t->rc.kind = MXL_RC_LISTENING;
+      memset (&r->rc, 0, sizeof (r->rc));
+      r->rc.kind = MXL_RC_LISTENING;
       t->rx_ep = NULL;
       return;
     case RC_IN_CONNREQ:
@@ -144,8 +177,8 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
         reject (t, in, REJECT_OTHER);
         return;
       }
-      if (t->rc.kind != MXL_RC_LISTENING
-          && (in->token == 0 || in->token != t->rc.token)) {
+      if (r->rc.kind != MXL_RC_LISTENING
+          && (in->token == 0 || in->token != r->rc.token)) {
         reject (t, in, REJECT_BUSY);   /* one initiator at a time */
         return;
       }
@@ -153,14 +186,14 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       next.token = in->token;
       next.u.accepting.ep = accept_request (t, in->info);
       next.u.accepting.since = g_get_monotonic_time ();
-      if (t->rc.kind != MXL_RC_LISTENING) {
+      if (r->rc.kind != MXL_RC_LISTENING) {
         /* its own stale connection: ended here, as if it had shut down
          * (closed after the new endpoint exists, so that the new one
          * cannot take the old one's address while events of the old one
          * may still be queued) */
         g_debug ("target %" G_GUINT64_FORMAT ": initiator %016" G_GINT64_MODIFIER
             "x reconnects; its old connection goes", t->id, in->token);
-        if (t->rc.kind == MXL_RC_CONNECTED)
+        if (r->rc.kind == MXL_RC_CONNECTED)
           t->stats.disconnections++;
         t->rx_ep = NULL;
         mxl_ofi_close (&ep->fid, "ep");
@@ -173,7 +206,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       }
       break;
     case RC_IN_CONNECTED:
-      if (t->rc.kind != MXL_RC_ACCEPTING || !for_us)
+      if (r->rc.kind != MXL_RC_ACCEPTING || !for_us)
         return;
       next.kind = MXL_RC_CONNECTED;
       next.u.connected.ep = ep;
@@ -192,7 +225,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
         return;
       }
       reason = in->kind == RC_IN_SHUTDOWN ? MXL_ERR_INTERRUPTED : MXL_ERR_UNKNOWN;
-      if (t->rc.kind == MXL_RC_CONNECTED)
+      if (r->rc.kind == MXL_RC_CONNECTED)
         t->stats.disconnections++;
       t->rx_ep = NULL;
       mxl_ofi_close (&ep->fid, "ep");
@@ -200,8 +233,8 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       next.token = 0;
       break;
     case RC_IN_TICK:
-      if (t->rc.kind != MXL_RC_ACCEPTING
-          || g_get_monotonic_time () - t->rc.u.accepting.since < MXL_ACCEPT_TIMEOUT_MS * 1000)
+      if (r->rc.kind != MXL_RC_ACCEPTING
+          || g_get_monotonic_time () - r->rc.u.accepting.since < MXL_ACCEPT_TIMEOUT_MS * 1000)
         return;
       reason = MXL_ERR_NOT_READY;
       mxl_ofi_close (&ep->fid, "ep");
@@ -209,9 +242,9 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       next.token = 0;
       break;
   }
-  if (public_state (&next) != public_state (&t->rc))
-    mxl_target_push_event (t, public_state (&t->rc), public_state (&next), reason);
-  t->rc = next;
+  if (public_state (&next) != public_state (&r->rc))
+    mxl_target_push_event (t, public_state (&r->rc), public_state (&next), reason);
+  r->rc = next;
 }
 
 static gboolean
@@ -245,7 +278,7 @@ rc_poll_events (MxlTarget *t, int timeout_ms)
     MxlRcInput tick = { .kind = RC_IN_TICK };
     rc_transition (t, &tick);
   }
-  return t->rc.kind == MXL_RC_CONNECTED;
+  return rc_target (t)->rc.kind == MXL_RC_CONNECTED;
 }
 
 static mxlStatus
@@ -253,20 +286,23 @@ rc_open (MxlTarget *t, GError **error)
 {
   uint8_t addr[512];
   size_t addr_len = sizeof (addr);
+  MxlRcTarget *r = g_new0 (MxlRcTarget, 1);
   mxlStatus st;
   int rc;
 
+  r->base.ops = &mxl_target_rc_ops;
+  t->type_state = &r->base;
   st = mxl_ofi_eq_open (t->base.dom, &t->base.eq, error);
   if (st != MXL_STATUS_OK)
     return st;
-  rc = fi_passive_ep (t->base.dom->fabric, t->base.dom->info, &t->pep, NULL);
+  rc = fi_passive_ep (t->base.dom->fabric, t->base.dom->info, &r->pep, NULL);
   if (rc != 0)
     return mxl_ofi_fail (rc, "fi_passive_ep", error);
-  if ((rc = fi_pep_bind (t->pep, &t->base.eq->fid, 0)) != 0)
+  if ((rc = fi_pep_bind (r->pep, &t->base.eq->fid, 0)) != 0)
     return mxl_ofi_fail (rc, "fi_pep_bind", error);
-  if ((rc = fi_listen (t->pep)) != 0)
+  if ((rc = fi_listen (r->pep)) != 0)
     return mxl_ofi_fail (rc, "fi_listen", error);
-  if ((rc = fi_getname (&t->pep->fid, addr, &addr_len)) != 0)
+  if ((rc = fi_getname (&r->pep->fid, addr, &addr_len)) != 0)
     return mxl_ofi_fail (rc, "fi_getname", error);
   {
     MxlRcInput listen = { .kind = RC_IN_LISTEN };
@@ -278,17 +314,27 @@ rc_open (MxlTarget *t, GError **error)
 static mxlFabricsExtConnectionState
 rc_state (MxlTarget *t)
 {
-  return public_state (&t->rc);
+  /* Before open and after close: a zeroed state (listening), as before
+   * the state had its own struct. */
+  static const MxlRcState none;
+
+  return public_state (t->type_state != NULL ? &rc_target (t)->rc : &none);
 }
 
 static void
 rc_close (MxlTarget *t)
 {
   MxlRcInput close = { .kind = RC_IN_CLOSE };
+  MxlRcTarget *r = t->type_state != NULL ? rc_target (t) : NULL;
 
-  rc_transition (t, &close);
-  mxl_ofi_close (t->pep ? &t->pep->fid : NULL, "pep");
-  t->pep = NULL;
+  if (r != NULL) {
+    rc_transition (t, &close);
+    mxl_ofi_close (r->pep ? &r->pep->fid : NULL, "pep");
+    g_free (r);
+    t->type_state = NULL;
+  } else {
+    t->rx_ep = NULL;     /* what the close transition also does */
+  }
   mxl_ofi_close (t->base.eq ? &t->base.eq->fid : NULL, "eq");
   t->base.eq = NULL;
 }

@@ -9,14 +9,25 @@
 
 #include "fabrics/ofi/shmstale.h"
 
+/* The connectionless target's own state (t->type_state), from open until
+ * close. */
+typedef struct MxlRdmTarget {
+  MxlTargetTypeState base;
+  MxlShmHold *shm_hold;          /* shm: the endpoint's region is in use
+                                    (shmstale.h) */
+} MxlRdmTarget;
+
 static mxlStatus
 rdm_open (MxlTarget *t, GError **error)
 {
   uint8_t addr[512];
   size_t addr_len = sizeof (addr);
+  MxlRdmTarget *r = g_new0 (MxlRdmTarget, 1);
   mxlStatus st;
   int rc;
 
+  r->base.ops = &mxl_target_rdm_ops;
+  t->type_state = &r->base;
   st = mxl_ofi_av_open (t->base.dom, 4, &t->base.av, error);
   if (st != MXL_STATUS_OK)
     return st;
@@ -31,7 +42,7 @@ rdm_open (MxlTarget *t, GError **error)
   if ((rc = fi_enable (t->base.ep)) != 0)
     return mxl_ofi_fail (rc, "fi_enable", error);
   if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_SHM_REGIONS))
-    t->shm_hold = mxl_shm_region_hold (t->base.ep);
+    r->shm_hold = mxl_shm_region_hold (t->base.ep);
   if (t->rx_ops != NULL) {
     t->rx_ep = t->base.ep;
     st = mxl_target_post_receives (t, t->base.ep);
@@ -58,13 +69,19 @@ rdm_state (MxlTarget *t)
 static void
 rdm_close (MxlTarget *t)
 {
+  MxlRdmTarget *r = t->type_state != NULL
+      ? mxl_container_of (t->type_state, MxlRdmTarget, base) : NULL;
+
   t->rx_ep = NULL;
   /* The endpoint goes first: for shm its fi_close() removes the /dev/shm
    * file (docs/libfabric-notes.md P12). */
   mxl_ofi_close (t->base.ep ? &t->base.ep->fid : NULL, "ep");
   t->base.ep = NULL;
-  mxl_shm_region_release (t->shm_hold);
-  t->shm_hold = NULL;
+  if (r != NULL) {
+    mxl_shm_region_release (r->shm_hold);
+    g_free (r);
+    t->type_state = NULL;
+  }
   mxl_ofi_close (t->base.av ? &t->base.av->fid : NULL, "av");
   t->base.av = NULL;
 }

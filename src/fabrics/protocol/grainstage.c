@@ -15,6 +15,45 @@ typedef struct {
   gboolean failed;              /* not registered: writes go from the slots */
 } MxlGrainConn;
 
+/* The grain chunk source's initiator-wide state (init->source_state). */
+typedef struct {
+  MxlChunkState base;
+  /* grain writes may go from a per-connection copy: a discrete flow on a
+   * MXL_PROVIDER_QUIRK_RECEIVER_COPIES provider; set at setup */
+  gboolean stage_grains;
+} MxlGrainSource;
+
+mxlStatus
+mxl_grain_source_setup (MxlInitiator *init, const MxlFlowLayout *flow, GError **error)
+{
+  MxlGrainSource *s = g_new0 (MxlGrainSource, 1);
+
+  (void) flow;
+  (void) error;
+  s->base.source = &mxl_grain_chunks;
+  s->stage_grains = !init->base.continuous
+      && mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_RECEIVER_COPIES);
+  init->source_state = &s->base;
+  return MXL_STATUS_OK;
+}
+
+void
+mxl_grain_source_teardown (MxlInitiator *init)
+{
+  if (init->source_state == NULL || init->source_state->source != &mxl_grain_chunks)
+    return;
+  g_free (mxl_container_of (init->source_state, MxlGrainSource, base));
+  init->source_state = NULL;
+}
+
+/* TRUE when setup chose staging for @init's grain writes. */
+static gboolean
+stage_grains (const MxlInitiator *init)
+{
+  return init->source_state != NULL && init->source_state->source == &mxl_grain_chunks
+      && mxl_container_of (init->source_state, MxlGrainSource, base)->stage_grains;
+}
+
 /* The connection's state, NULL before its first staged transfer. */
 static MxlGrainConn *
 peek_state (const MxlConn *conn)
@@ -43,7 +82,7 @@ mxl_grain_stage_ensure (MxlConn *conn)
   size_t len = 0;
 
   /* One target: its stuck receiver holds slots only it would use. */
-  if (!init->stage_grains || init->conns->len < 2)
+  if (!stage_grains (init) || init->conns->len < 2)
     return FALSE;
   g = conn_state (conn);
   if (g->failed)

@@ -61,7 +61,7 @@ typedef struct MxlGrainStage {
 } MxlGrainStage;
 
 /** Whether a grain transfer of @conn starting now is staged (setup chose
- * staging, init->stage_grains: a provider with
+ * staging (the grain source's state, grainstage.c): a provider with
  * MXL_PROVIDER_QUIRK_RECEIVER_COPIES and a discrete flow; and more than one
  * target added), allocating and registering the buffer on first use.
  * FALSE also when that failed (logged; writes then go straight from the

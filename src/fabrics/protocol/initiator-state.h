@@ -30,8 +30,6 @@ typedef struct MxlPostRing MxlPostRing;   /* postring.h */
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 typedef struct MxlPayloadOverride MxlPayloadOverride;
 typedef struct MxlConnClaim MxlConnClaim;   /* initiator_rdm.c */
-typedef struct MxlSamplesInitiator MxlSamplesInitiator;   /* protocol_samples.c */
-typedef struct MxlSendInitiator MxlSendInitiator;   /* protocol_send.h */
 typedef struct MxlEngineOps MxlEngineOps;   /* below */
 
 /** Writes in flight per connection at most (bounded by the tx queue). */
@@ -310,7 +308,8 @@ typedef struct MxlInitiatorMode {
  * MxlInitiatorTypeState:
  * The base of the endpoint type's private initiator state, at
  * init->type_state (initiator_rc.c, initiator_rdm.c: the claim token the
- * type sends, claim.h); the type reaches its own struct with
+ * type sends, claim.h; connectionless also its shm region holds and
+ * parked endpoints); the type reaches its own struct with
  * mxl_container_of(). Created by MxlInitiatorTypeOps.setup, freed by its
  * teardown.
  */
@@ -333,6 +332,10 @@ typedef struct MxlInitiatorTypeOps {
   /* Closes what setup opened and frees init->type_state (also after a
    * failed or missing setup). */
   void (*teardown) (MxlInitiator *init);
+  /* Closes the endpoints parked with writes in flight whose writes
+   * completed or whose wait ended (every progress pass); NULL when the
+   * type parks none (connected endpoints). */
+  void (*check_parked) (MxlInitiator *init);
   /* TRUE when the transport reports a vanished peer itself (connected
    * endpoints); otherwise stalled writes mean a lost peer. */
   gboolean reports_peer_loss;
@@ -351,18 +354,15 @@ struct mxlFabricsInitiator_t {
   mxlFlowReader reader;
   MxlPayloadOverride *payload_override;  /* per local slot, or NULL (payload.c) */
   const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
-  /* continuous flows: the sample chunk source's own state (the channel
-   * rings and their region, protocol_samples.c), else NULL */
-  MxlSamplesInitiator *samples;
+  /* the chunk source's own state (MxlChunkState base), made by its setup:
+   * the channel rings and their region (samples_initiator.c), whether
+   * grain writes are staged (grainstage.c) */
+  MxlChunkState *source_state;
   uint64_t max_msg;          /* effective bytes per write */
   uint32_t iov_limit;        /* effective local iovecs per write */
   uint32_t tx_iov_limit;     /* the provider's (send: header + data iovecs) */
   gboolean ordered_writes;   /* tx msg_order has FI_ORDER_WAW */
   guint window;              /* writes in flight per connection */
-  /* grain writes may go from a per-connection copy (grainstage.h): a
-   * discrete flow on a MXL_PROVIDER_QUIRK_RECEIVER_COPIES provider; set at
-   * setup */
-  gboolean stage_grains;
   /* write context pool */
   MxlWriteCtx *ctx_pool;
   guint ctx_count;
@@ -370,17 +370,15 @@ struct mxlFabricsInitiator_t {
   guint ctx_used;
   guint ctx_orphaned;        /* in use by a connection generation that is gone */
   uint64_t cq_drains;        /* drain_cq() calls that found the CQ empty */
-  /* the message headers of the send and tagged protocols (protocol_send.c),
-   * created at setup when the provider offers one of them, else NULL */
-  MxlSendInitiator *msg;
+  /* the protocols' private state (MxlInitiatorProto base), made by their
+   * descriptors' initiator_setup (send and tagged: the message headers,
+   * protocol_send.c), else NULL */
+  MxlInitiatorProto *pstate;
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */
   GHashTable *by_fid;        /* struct fid* → MxlConn* (RC endpoints) */
   uint64_t next_conn_id;
-  /* endpoint-type objects */
-  GHashTable *shm_holds;     /* RDM shm: struct fid_ep* → MxlShmHold*, one
-                                per enabled endpoint (shmstale.h) */
   /* application-visible */
   mxlFabricsExtInitiatorStats stats;
   mxlFabricsExtTransferResult *results;  /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX
@@ -406,7 +404,6 @@ struct mxlFabricsInitiator_t {
   uint64_t posts_popped;           /* progress thread, under lock */
   mxlStatus thread_status;         /* MakeProgress status after the last pass */
   gboolean defer_pump;             /* pass: queue popped transfers, post after */
-  GPtrArray *parked;         /* MxlParkedEp* (initiator_rdm.c), NULL = none yet */
 };
 
 /* --- egress machinery of this layer: payload overrides (payload.c), the

@@ -57,6 +57,20 @@ typedef struct MxlTargetProto {
 } MxlTargetProto;
 
 /**
+ * MxlInitiatorProto:
+ * The base a protocol's private initiator state starts with, at
+ * init->pstate: created by the descriptor's initiator_setup, freed by its
+ * initiator_teardown; the protocol reaches its own struct with
+ * mxl_container_of(). @desc names the protocol that made it: protocols
+ * sharing one state (send and tagged: the message headers,
+ * protocol_send.c) find it made by the other. NULL when no offered
+ * protocol keeps any.
+ */
+typedef struct MxlInitiatorProto {
+  const struct MxlProtocolDesc *desc;
+} MxlInitiatorProto;
+
+/**
  * MxlGrainRequest:
  * A grain transfer as computed once per TransferGrain call from the local
  * flow (the same for every target): local slot, runs and slice end.
@@ -151,6 +165,14 @@ typedef struct MxlChunkSource {
    * checked against its local region; FALSE when one would leave it. */
   gboolean (*iov) (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc,
       guint *n_iov);
+  /* Creates the source's initiator-wide state (init->source_state, an
+   * MxlChunkState base) for the local @flow, after the slots are
+   * registered. Returns: OK, or a failure (@error set); on failure the
+   * state stays for @teardown. */
+  mxlStatus (*setup) (MxlInitiator *init, const MxlFlowLayout *flow, GError **error);
+  /* Frees init->source_state (the domain still open); nothing without
+   * one. */
+  void (*teardown) (MxlInitiator *init);
   /* Frees the connection's chunk state (conn->chunk_state) when its target
    * is re-added (@final FALSE: counters stay) or removed (@final TRUE);
    * NULL when the source keeps none. */
@@ -162,7 +184,10 @@ typedef struct MxlChunkSource {
  * The base of a chunk source's per-connection state, at conn->chunk_state
  * (protocol_samples.c, grainstage.c), allocated by the source when it
  * first needs it; the source reaches its own struct with
- * mxl_container_of() and frees it in its release (@final TRUE).
+ * mxl_container_of() and frees it in its release (@final TRUE). Also the
+ * base of its initiator-wide state, at init->source_state
+ * (samples_initiator.c, grainstage.c), made by its setup and freed by its
+ * teardown.
  */
 typedef struct MxlChunkState {
   const struct MxlChunkSource *source;
@@ -171,6 +196,16 @@ typedef struct MxlChunkState {
 /* Grain chunks (protocol_grain.c) and sample chunks (protocol_samples.c). */
 extern const MxlChunkSource mxl_grain_chunks;
 extern const MxlChunkSource mxl_sample_chunks;
+
+/** The grain chunk source's setup (grainstage.c): creates its state
+ * (init->source_state), which records whether grain writes may go from a
+ * per-connection copy (grainstage.h: a discrete flow on a
+ * MXL_PROVIDER_QUIRK_RECEIVER_COPIES provider). Returns: OK. */
+mxlStatus mxl_grain_source_setup (MxlInitiator *init, const MxlFlowLayout *flow,
+    GError **error);
+/** The grain chunk source's teardown: frees its state; nothing without
+ * one. */
+void mxl_grain_source_teardown (MxlInitiator *init);
 
 /**
  * mxl_grain_queue_into:
@@ -269,9 +304,17 @@ typedef struct MxlProtocolDesc {
   gboolean advertises_recv_size;
   /* target: exclusive RDM targets can use claims (claim.h) */
   gboolean claims;
-  /* initiator: needs the context pool registered for FI_SEND (message
-   * headers) */
-  gboolean msg_headers;
+  /* initiator: creates its private state (init->pstate) once the context
+   * pool exists, when the provider offers the protocol, or finds it made
+   * by a protocol sharing it; NULL when it keeps none. On failure the
+   * state stays for initiator_teardown. */
+  mxlStatus (*initiator_setup) (MxlInitiator *init, GError **error);
+  /* initiator: frees init->pstate when this protocol's state is there
+   * (the domain still open), else nothing; NULL when it keeps none */
+  void (*initiator_teardown) (MxlInitiator *init);
+  /* initiator: TRUE when its state is ready for a connection (NULL:
+   * always) */
+  gboolean (*initiator_ready) (const MxlInitiator *init);
   /* initiator: per-connection limits (NULL: the initiator's), narrowing
    * @limits (filled with the initiator's) for a target described by @info;
    * FALSE when the target's TargetInfo leaves no room */
@@ -310,9 +353,14 @@ const MxlProtocolDesc *mxl_protocol_check_info (
     const struct mxlFabricsTargetInfo_t *info, mxlStatus *out_status,
     GError **error);
 
-/** Registers the initiator's context pool for FI_SEND when its provider
- * offers a protocol that sends message headers. */
+/** Runs the initiator_setup of every protocol the initiator's provider
+ * offers (table order), after the context pool exists. Returns: OK, or
+ * the first failing setup's status (@error set); what was made stays for
+ * mxl_protocol_initiator_teardown(). */
 mxlStatus mxl_protocol_initiator_setup (MxlInitiator *init, GError **error);
+/** Runs every protocol's initiator_teardown: frees init->pstate (the
+ * domain still open); nothing without one. */
+void mxl_protocol_initiator_teardown (MxlInitiator *init);
 
 /**
  * mxl_initiator_protocol_for:
@@ -325,13 +373,13 @@ const MxlProtocolDesc *mxl_initiator_protocol_for (const MxlInitiator *init,
 
 /* --- continuous flows (protocol_samples.c) --- */
 
-/** Creates the sample chunk source's state (init->samples: the channel
- * rings of @flow) and registers the rings (FI_WRITE). On failure the state
- * stays for mxl_samples_initiator_teardown(). */
+/** The sample chunk source's setup: creates its state (init->source_state:
+ * the channel rings of @flow) and registers the rings (FI_WRITE). On
+ * failure the state stays for mxl_samples_initiator_teardown(). */
 mxlStatus mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
     GError **error);
-/** Closes the channel rings' region (the domain still open) and frees
- * init->samples; nothing without one. */
+/** The sample chunk source's teardown: closes the channel rings' region
+ * (the domain still open) and frees its state; nothing without one. */
 void mxl_samples_initiator_teardown (MxlInitiator *init);
 /** TRUE when a batch of @count samples per channel fits the local channel
  * ring, the bound TransferSamples enforces (initiator.c); FALSE for a
@@ -389,16 +437,6 @@ const MxlSampleRing *mxl_samples_debug_target_ring (MxlTarget *target);
 /** Payload bytes of one posted receive unless "maxMessageSize" is lower. */
 #define MXL_SEND_DEFAULT_PAYLOAD (1024u * 1024u)
 
-/** Creates the send side's initiator state (init->msg): a message header
- * per write context, registered FI_SEND (called by
- * mxl_protocol_initiator_setup() when a protocol with msg_headers is
- * offered). On failure the state stays for mxl_send_initiator_teardown(). */
-mxlStatus mxl_send_initiator_setup (MxlInitiator *init, GError **error);
-/** Closes the headers' region (the domain still open) and frees init->msg;
- * nothing without one. */
-void mxl_send_initiator_teardown (MxlInitiator *init);
-/** TRUE when the initiator's message headers are registered. */
-gboolean mxl_send_initiator_ready (const MxlInitiator *init);
 /** Computes into @limits the per-message limits of @init for the send (or
  * tagged) target @info: one iovec and MXL_SEND_HEADER_SIZE bytes less, at
  * most the target's recvSize. Returns: FALSE when the target's recvSize or

@@ -136,6 +136,8 @@ grain_claim (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot)
 }
 
 const MxlChunkSource mxl_grain_chunks = {
+  .setup = mxl_grain_source_setup,
+  .teardown = mxl_grain_source_teardown,
   .queue = grain_queue,
   .release = mxl_grain_stage_release,
   .claim = grain_claim,

@@ -173,7 +173,7 @@ ensure_staging (MxlConn *conn)
   MxlSampleConn *c = conn_state (conn);
   g_autoptr (GError) error = NULL;
   MxlInitiator *init = conn->init;
-  const MxlSampleRing *ring = &init->samples->ring;
+  const MxlSampleRing *ring = &mxl_samples_initiator (init)->ring;
   uint64_t cap = mxl_bounce_capacity (ring, conn->info->bounce_entry_size);
   uint64_t size = MXL_BOUNCE_HEADER_SIZE
       + (uint64_t) ring->channels * ring->word_size * cap;
@@ -265,22 +265,23 @@ queue_entry (MxlConn *conn, const EntryWire *w, uint64_t head, uint64_t count,
   t->remote_slot = w->entry;
   t->imm = w->imm;
   if (staged) {
+    const MxlSamplesInitiator *si = mxl_samples_initiator (init);
     uint8_t *slot;
     s->header_slot = (guint) (t->seq % c->n_staging);
     c->staging_owner[s->header_slot] = t->seq;
     slot = c->staging + s->header_slot * c->staging_slot_size;
     mxl_bounce_header_write (slot, w->header_head, w->header_count);
-    mxl_bounce_pack (&init->samples->ring, init->samples->region.base,
+    mxl_bounce_pack (&si->ring, si->region.base,
         slot + MXL_BOUNCE_HEADER_SIZE, head, count);
     mxl_samples_sgl_init_staged (&s->sgl, MXL_BOUNCE_HEADER_SIZE
-        + (uint64_t) init->samples->ring.channels * init->samples->ring.word_size * count,
+        + (uint64_t) si->ring.channels * si->ring.word_size * count,
         conn->max_msg);
     return;
   }
   s->header_slot = (guint) (t->seq % MXL_CONN_HEADER_SLOTS);
   mxl_bounce_header_write (c->entry_headers + s->header_slot * MXL_BOUNCE_HEADER_SIZE,
       w->header_head, w->header_count);
-  mxl_samples_sgl_init (&s->sgl, &init->samples->ring, head, count, conn->iov_limit,
+  mxl_samples_sgl_init (&s->sgl, &mxl_samples_initiator (init)->ring, head, count, conn->iov_limit,
       conn->max_msg);
 }
 
@@ -312,7 +313,7 @@ entry_capacity (MxlConn *conn, const MxlSamplesRequest *req)
 {
   if (req->count == 0 || !mxl_samples_batch_fits (conn->init, req->count))
     return 0;
-  return mxl_bounce_capacity (&conn->init->samples->ring, conn->info->bounce_entry_size);
+  return mxl_bounce_capacity (&mxl_samples_initiator (conn->init)->ring, conn->info->bounce_entry_size);
 }
 
 /* A batch longer than the target's entries travels as several entries of
@@ -401,7 +402,7 @@ samples_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guin
       base = st->staging + s->header_slot * st->staging_slot_size;
       len = st->staging_slot_size;
     } else {
-      r = &conn->init->samples->region;
+      r = &mxl_samples_initiator (conn->init)->region;
       base = r->base;
       len = r->len;
     }
@@ -426,6 +427,8 @@ samples_claim (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot)
 }
 
 const MxlChunkSource mxl_sample_chunks = {
+  .setup = mxl_samples_initiator_setup,
+  .teardown = mxl_samples_initiator_teardown,
   .queue = samples_queue,
   .release = samples_release,
   .claim = samples_claim,

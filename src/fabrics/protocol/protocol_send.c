@@ -76,13 +76,22 @@ header_read (const uint8_t *h, MxlSendHeader *v)
 
 /* -------------------------------------------------------------- initiator */
 
+/* Its descriptor (below): the owner recorded in its initiator state. */
+extern const MxlProtocolDesc mxl_protocol_send;
+
 mxlStatus
 mxl_send_initiator_setup (MxlInitiator *init, GError **error)
 {
-  MxlSendInitiator *m = g_new0 (MxlSendInitiator, 1);
+  MxlSendInitiator *m;
   size_t len = (size_t) init->ctx_count * MXL_SEND_HEADER_SIZE;
 
-  init->msg = m;
+  /* Made already for the other message protocol: one state, one pointer
+   * (only the message protocols keep initiator state). */
+  if (init->pstate != NULL)
+    return MXL_STATUS_OK;
+  m = g_new0 (MxlSendInitiator, 1);
+  m->base.desc = &mxl_protocol_send;
+  init->pstate = &m->base;
   m->headers = g_malloc0 (len);
   return mxl_ofi_region_register (init->base.dom, m->headers, len, FI_SEND, &m->region,
       error);
@@ -91,18 +100,23 @@ mxl_send_initiator_setup (MxlInitiator *init, GError **error)
 void
 mxl_send_initiator_teardown (MxlInitiator *init)
 {
-  if (init->msg == NULL)
+  MxlSendInitiator *m;
+
+  if (init->pstate == NULL || init->pstate->desc != &mxl_protocol_send)
     return;
+  m = mxl_send_initiator (init);
   if (init->base.dom != NULL)
-    mxl_ofi_region_close (init->base.dom, &init->msg->region);
-  g_free (init->msg->headers);
-  g_clear_pointer (&init->msg, g_free);
+    mxl_ofi_region_close (init->base.dom, &m->region);
+  g_free (m->headers);
+  g_free (m);
+  init->pstate = NULL;
 }
 
 gboolean
 mxl_send_initiator_ready (const MxlInitiator *init)
 {
-  return init->msg != NULL && init->msg->region.mr != NULL;
+  return init->pstate != NULL && init->pstate->desc == &mxl_protocol_send
+      && mxl_send_initiator (init)->region.mr != NULL;
 }
 
 gboolean
@@ -319,7 +333,9 @@ const MxlProtocolDesc mxl_protocol_send = {
   .target_setup = send_target_setup,
   .target_teardown = send_target_teardown,
   .advertises_recv_size = TRUE,
-  .msg_headers = TRUE,
+  .initiator_setup = mxl_send_initiator_setup,
+  .initiator_teardown = mxl_send_initiator_teardown,
+  .initiator_ready = mxl_send_initiator_ready,
   .conn_limits = mxl_send_conn_limits,
   .drain_at_teardown = TRUE,
   .post = send_post,

@@ -43,13 +43,35 @@ mxl_send_header_write (uint8_t *h, const MxlSendHeader *v)
   memcpy (h + 28, &zero, 4);
 }
 
-/* The send side's initiator state (init->msg, protocol_send.c): one
- * message header per write context (index = context - ctx_pool), alive
- * until its completion, registered FI_SEND as @region. */
-struct MxlSendInitiator {
+/* The send side's initiator state (init->pstate, protocol_send.c), shared
+ * with the tagged protocol: one message header per write context (index =
+ * context - ctx_pool), alive until its completion, registered FI_SEND as
+ * @region. */
+typedef struct MxlSendInitiator {
+  MxlInitiatorProto base;
   uint8_t *headers;
   MxlOfiRegion region;
-};
+} MxlSendInitiator;
+
+static inline MxlSendInitiator *
+mxl_send_initiator (const MxlInitiator *init)
+{
+  return mxl_container_of (init->pstate, MxlSendInitiator, base);
+}
+
+/** Creates the send side's initiator state (init->pstate), or finds it
+ * made for the other message protocol: a message header per write
+ * context, registered FI_SEND (the initiator_setup of send and tagged).
+ * Returns: OK, or the registration's status (@error set); on failure the
+ * state stays for mxl_send_initiator_teardown(). */
+mxlStatus mxl_send_initiator_setup (MxlInitiator *init, GError **error);
+/** Closes the headers' region (the domain still open) and frees
+ * init->pstate; nothing without one (the initiator_teardown of send and
+ * tagged). */
+void mxl_send_initiator_teardown (MxlInitiator *init);
+/** TRUE when the initiator's message headers are registered (the
+ * initiator_ready of send and tagged). */
+gboolean mxl_send_initiator_ready (const MxlInitiator *init);
 
 /* Always inlined, so that the production posts, which pass @hook NULL,
  * test no hook (protocol_hooks.h). */
@@ -61,7 +83,8 @@ mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **
   MxlSendHeader h = { t->remote_slot, t->chunk_remote_offset, t->chunk_length,
       t->chunk_last };
   /* The context's header, alive until its completion. */
-  uint8_t *m = conn->init->msg->headers
+  MxlSendInitiator *msg = mxl_send_initiator (conn->init);
+  uint8_t *m = msg->headers
       + (size_t) (ctx - conn->init->ctx_pool) * MXL_SEND_HEADER_SIZE;
 
   /* Checked again per message: the remote range and the receive size. */
@@ -74,7 +97,7 @@ mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **
     hook (m);
   v[0].iov_base = m;
   v[0].iov_len = MXL_SEND_HEADER_SIZE;
-  d[0] = conn->init->msg->region.desc;
+  d[0] = msg->region.desc;
   memcpy (v + 1, iov, n_iov * sizeof (*iov));
   memcpy (d + 1, desc, n_iov * sizeof (*desc));
   return (ssize_t) n_iov + 1;

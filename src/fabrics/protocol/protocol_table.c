@@ -77,11 +77,25 @@ initiator_can (const MxlProtocolDesc *p, uint64_t caps)
 mxlStatus
 mxl_protocol_initiator_setup (MxlInitiator *init, GError **error)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (mxl_protocols); i++)
-    if (mxl_protocols[i]->msg_headers
-        && initiator_can (mxl_protocols[i], init->base.dom->info->caps))
-      return mxl_send_initiator_setup (init, error);
+  for (guint i = 0; i < G_N_ELEMENTS (mxl_protocols); i++) {
+    const MxlProtocolDesc *p = mxl_protocols[i];
+    mxlStatus st;
+
+    if (p->initiator_setup == NULL || !initiator_can (p, init->base.dom->info->caps))
+      continue;
+    st = p->initiator_setup (init, error);
+    if (st != MXL_STATUS_OK)
+      return st;
+  }
   return MXL_STATUS_OK;
+}
+
+void
+mxl_protocol_initiator_teardown (MxlInitiator *init)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (mxl_protocols); i++)
+    if (mxl_protocols[i]->initiator_teardown != NULL)
+      mxl_protocols[i]->initiator_teardown (init);
 }
 
 const MxlProtocolDesc *
@@ -93,11 +107,11 @@ mxl_initiator_protocol_for (const MxlInitiator *init, const char *name)
   if (p == NULL || (init->base.options.protocol_set && init->base.options.protocol != p))
     return NULL;
   /* The capabilities the protocol needs (setup asked for every one the
-   * provider has unless the options force a protocol); send and tagged
-   * also the registered message headers. */
+   * provider has unless the options force a protocol), and its initiator
+   * state ready (send and tagged: the registered message headers). */
   if (!initiator_can (p, init->base.dom->info->caps))
     return NULL;
-  if (p->msg_headers && !mxl_send_initiator_ready (init))
+  if (p->initiator_ready != NULL && !p->initiator_ready (init))
     return NULL;
   return p;
 }

@@ -17,11 +17,12 @@ mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
 {
   size_t len = 0;
   uint8_t *channels = (uint8_t *) mxl_flow_reader_channels (init->reader, &len);
+  MxlSamplesInitiator *s = g_new0 (MxlSamplesInitiator, 1);
 
   init->base.continuous = TRUE;
-  init->chunks = &mxl_sample_chunks;
-  init->samples = g_new0 (MxlSamplesInitiator, 1);
-  init->samples->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
+  s->base.source = &mxl_sample_chunks;
+  init->source_state = &s->base;
+  s->ring = (MxlSampleRing) { flow->channel_count, flow->buffer_length,
       flow->sample_word_size };
   if (channels == NULL || len == 0
       || len != (size_t) flow->channel_count * flow->buffer_length * flow->sample_word_size) {
@@ -30,29 +31,36 @@ mxl_samples_initiator_setup (MxlInitiator *init, const MxlFlowLayout *flow,
   }
   /* Registered as a write source only; never written through. */
   return mxl_ofi_region_register (init->base.dom, channels, len, FI_WRITE,
-      &init->samples->region, error);
+      &s->region, error);
 }
 
 void
 mxl_samples_initiator_teardown (MxlInitiator *init)
 {
-  if (init->samples == NULL)
+  MxlSamplesInitiator *s = mxl_samples_initiator (init);
+
+  if (s == NULL)
     return;
   if (init->base.dom != NULL)
-    mxl_ofi_region_close (init->base.dom, &init->samples->region);
-  g_clear_pointer (&init->samples, g_free);
+    mxl_ofi_region_close (init->base.dom, &s->region);
+  g_free (s);
+  init->source_state = NULL;
 }
 
 gboolean
 mxl_samples_batch_fits (const MxlInitiator *init, uint64_t count)
 {
-  return init->samples != NULL && count <= init->samples->ring.length;
+  const MxlSamplesInitiator *s = mxl_samples_initiator (init);
+
+  return s != NULL && count <= s->ring.length;
 }
 
 const MxlSampleRing *
 mxl_samples_debug_initiator_ring (const MxlInitiator *init)
 {
-  return init->samples ? &init->samples->ring : NULL;
+  const MxlSamplesInitiator *s = mxl_samples_initiator (init);
+
+  return s ? &s->ring : NULL;
 }
 
 /* Checks a sample target's bounce ring against the local flow. */
@@ -61,7 +69,7 @@ mxl_samples_target_usable (const MxlInitiator *init,
     const struct mxlFabricsTargetInfo_t *info)
 {
   if (!info->has_bounce_buffer || info->bounce_entry_count != info->n_regions
-      || mxl_bounce_capacity (&init->samples->ring, info->bounce_entry_size) == 0)
+      || mxl_bounce_capacity (&mxl_samples_initiator (init)->ring, info->bounce_entry_size) == 0)
     return FALSE;
   for (guint e = 0; e < info->n_regions; e++)
     if (info->regions[e].len < info->bounce_entry_size)

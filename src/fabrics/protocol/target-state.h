@@ -33,24 +33,6 @@
 /** Longest single wait inside a blocking read before state is re-checked. */
 #define MXL_TARGET_WAIT_SLICE_MS 20
 
-typedef enum MxlRcKind {
-  MXL_RC_LISTENING,
-  MXL_RC_ACCEPTING,
-  MXL_RC_CONNECTED,
-} MxlRcKind;
-
-/** RC target state: a tagged union. The passive endpoint stays open in
- * every state, so the address (and port) in the TargetInfo stays valid. */
-typedef struct MxlRcState {
-  MxlRcKind kind;
-  uint64_t token;    /* accepting, connected: the initiator's claim token
-                        (its connection request's private data), 0 = none */
-  union {
-    struct { struct fid_ep *ep; gint64 since; } accepting;
-    struct { struct fid_ep *ep; } connected;
-  } u;
-} MxlRcState;
-
 typedef struct MxlTargetClaims MxlTargetClaims;   /* target_claim.c */
 
 /** A read result queued by the progress thread. */
@@ -60,14 +42,28 @@ typedef struct MxlReadResult {
   uint64_t count;            /* samples per channel (continuous flows) */
 } MxlReadResult;
 
+/**
+ * MxlTargetTypeState:
+ * The base of the endpoint type's private target state, at t->type_state
+ * (target_rc.c: the passive endpoint and the connection state;
+ * target_rdm.c: the shm region hold), made by its open and freed by its
+ * close; the type reaches its own struct with mxl_container_of().
+ */
+typedef struct MxlTargetTypeState {
+  const struct MxlTargetTypeOps *ops;
+} MxlTargetTypeState;
+
 typedef struct MxlTargetTypeOps {
   const char *name;
-  /* Opens endpoints and fills the address of the TargetInfo. */
+  /* Creates t->type_state, opens endpoints and fills the address of the
+   * TargetInfo. */
   mxlStatus (*open) (MxlTarget *target, GError **error);
   /* Reads connection events (RC); @timeout_ms < 0 non-blocking. Returns
    * TRUE when data completions can arrive (connected). */
   gboolean (*poll_events) (MxlTarget *target, int timeout_ms);
   mxlFabricsExtConnectionState (*state) (MxlTarget *target);
+  /* Closes what open opened and frees t->type_state (also after a failed
+   * or missing open). */
   void (*close) (MxlTarget *target);
   /* TRUE when a second initiator cannot be refused before its writes
    * land (connectionless endpoints): an exclusive target needs claims
@@ -106,6 +102,7 @@ mxl_rx_context_index (const void *op_context, const struct fi_context2 *ctxs,
 struct mxlFabricsTarget_t {
   MxlEndpoint base;          /* shared with the other role (endpoint.h) */
   const MxlTargetTypeOps *type_ops;
+  MxlTargetTypeState *type_state;   /* type_ops' private state */
   const MxlIngressOps *ingress;
   mxlFlowWriter writer;
   /* the write ingress's private state: grains protocol_write.c, continuous
@@ -126,12 +123,6 @@ struct mxlFabricsTarget_t {
                                      protocol_send.c, protocol_tagged.c;
                                      the receive ring, rxring.h), or NULL */
   const MxlRxOps *rx_ops;         /* its receives, or NULL: it posts none */
-  /* RC */
-  struct fid_pep *pep;
-  MxlRcState rc;
-  /* RDM */
-  struct MxlShmHold *shm_hold;    /* shm: the endpoint's region is in use
-                                     (shmstale.h) */
   /* exclusivity: claims of an exclusive RDM target, refused initiators'
    * tokens (claim.h); private to target_claim.c */
   MxlTargetClaims *claims;
