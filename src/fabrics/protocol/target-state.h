@@ -3,8 +3,7 @@
  * The target state the protocol layer works on: the target itself, its
  * endpoint-type and receive ops. Defined here, below the engine (target.h),
  * so that the ingress ops of this folder reach it without including a
- * header of the layer above (tests/unit/check-layers.py). The functions at
- * the end are the engine's (target*.c) that the protocol layer calls.
+ * header of the layer above (tests/unit/check-layers.py).
  */
 #pragma once
 
