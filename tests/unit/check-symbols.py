@@ -25,13 +25,18 @@ Usage: check-symbols.py NM ARCHIVE SRCDIR   check (TAP, exit 1 on an
                                             references in nm output it
                                             is given
 """
+import importlib.util
 import os
 import subprocess
 import sys
 
-LAYERS = [("ofi", 0), ("wire", 1), ("protocol", 2)]
-TOP = 3
-NAMES = {0: "ofi", 1: "wire", 2: "protocol", 3: "fabrics (top)"}
+# The layers themselves are check-layers.py's (one table for both checks).
+_spec = importlib.util.spec_from_file_location(
+    "check_layers", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                 "check-layers.py"))
+_layers = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_layers)
+LAYERS, TOP, NAMES = _layers.LAYERS, _layers.TOP, _layers.NAMES
 
 
 def layer_of_source(rel):
