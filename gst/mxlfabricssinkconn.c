@@ -281,10 +281,11 @@ transfers_in_flight (mxlFabricsInitiator initiator)
 /* The soonest time a pass is due without any event (µs, monotonic): the
  * stats refresh, the library's retry of a lost target, an @path file
  * without a monitor;
- * without the library's progress thread, the next progress tick. */
+ * without the library's progress thread, the next progress tick (@busy_us
+ * while busy, 0: not busy). */
 static gint64
 next_due (GstMxlFabricsSink * self, gint64 now, gint64 stats_at,
-    gboolean busy, gboolean active)
+    gint64 busy_us, gboolean active)
 {
   gint64 due = stats_at + GST_MXL_FABRICS_SINK_STATS_MS * 1000;
 
@@ -295,8 +296,8 @@ next_due (GstMxlFabricsSink * self, gint64 now, gint64 stats_at,
 
   /* at rest (nothing in flight, no attempt under way) the stats refresh
    * is the tick: it still sees a lost connection within 100 ms */
-  if (!self->threaded && (busy || active))
-    due = MIN (due, now + (busy ? GST_MXL_FABRICS_SINK_BUSY_TICK_US :
+  if (!self->threaded && (busy_us > 0 || active))
+    due = MIN (due, now + (busy_us > 0 ? busy_us :
             GST_MXL_FABRICS_SINK_TICK_MS * 1000));
   due = gst_mxl_fabrics_sink_targets_next_due (self, due);
   if (self->settle_until != 0)
@@ -422,6 +423,7 @@ engine_thread (gpointer data)
   gint wait_fd = -1;
   gboolean fd_woke = FALSE;
   guint64 ended_seen = 0;
+  gint64 busy_us = GST_MXL_FABRICS_SINK_BUSY_TICK_US;
 
   g_array_set_size (fds, 8);
   g_main_context_push_thread_default (ctx);
@@ -463,6 +465,11 @@ engine_thread (gpointer data)
       busy = busy && active;
       /* woken by the wait fd and no transfer ended: a piece went out */
       nap = fd_woke && ended == ended_seen && busy;
+      /* without a wait fd (shm) the writes' data moves without this
+       * thread (the receiver reads it): the tick grows while no transfer
+       * ends, up to GST_MXL_FABRICS_SINK_BUSY_TICK_MAX_US */
+      busy_us = ended != ended_seen || !busy ? GST_MXL_FABRICS_SINK_BUSY_TICK_US
+          : MIN (busy_us * 2, GST_MXL_FABRICS_SINK_BUSY_TICK_MAX_US);
       ended_seen = ended;
       /* without the progress thread, this pass may have freed the ring
        * slot a render waits for */
@@ -482,8 +489,11 @@ engine_thread (gpointer data)
       else if (connecting_since == 0)
         connecting_since = now;
       if (connecting_since != 0
-          && now - connecting_since < GST_MXL_FABRICS_SINK_CONNECT_FAST_MS * 1000)
+          && now - connecting_since <
+          GST_MXL_FABRICS_SINK_CONNECT_FAST_MS * 1000) {
         busy = TRUE;
+        busy_us = GST_MXL_FABRICS_SINK_BUSY_TICK_US;
+      }
       /* Lent buffers go back upstream as soon as their writes completed. */
       if (self->lender.held > 0)
         gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);
@@ -515,7 +525,8 @@ engine_thread (gpointer data)
      * often. */
     on_fd = wait_fd >= 0 && (busy || active) && !nap
         && mxlFabricsExtInitiatorTryWait (self->initiator) == MXL_STATUS_OK;
-    wait_us = next_due (self, now, stats_at, busy && !on_fd, active) - now;
+    wait_us = next_due (self, now, stats_at, busy && !on_fd ? (wait_fd >= 0 ?
+            GST_MXL_FABRICS_SINK_BUSY_TICK_US : busy_us) : 0, active) - now;
     g_mutex_unlock (&self->obj->lock);
     fd_woke = wait_once (ctx, fds, on_fd ? wait_fd : -1, wait_us);
     g_mutex_lock (&self->obj->lock);

@@ -29,6 +29,9 @@ G_BEGIN_DECLS
  * events and the STATS_MS refresh only. */
 #define GST_MXL_FABRICS_SINK_TICK_MS 5
 #define GST_MXL_FABRICS_SINK_BUSY_TICK_US 200
+/* Without a wait fd the busy period doubles after each pass that ended no
+ * transfer, up to this (us); it starts again at BUSY_TICK_US. */
+#define GST_MXL_FABRICS_SINK_BUSY_TICK_MAX_US 800
 #define GST_MXL_FABRICS_SINK_CONNECT_FAST_MS 100
 /* Re-reading of an @path file that no GFileMonitor watches (ms). */
 #define GST_MXL_FABRICS_SINK_FILE_CHECK_MS 100
