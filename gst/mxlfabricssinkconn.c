@@ -409,7 +409,8 @@ notify_engine (void *data)
  * piece of a grain larger than its buffer) not before one busy tick: so
  * the pieces are batched as by the tick, and a grain's completion is seen
  * when it comes instead of at the next tick. Without a wait fd (shm: no
- * wait objects, P9 of docs/libfabric-notes.md) on the busy tick. */
+ * wait objects, P9 of docs/libfabric-notes.md) on the busy tick, which
+ * grows while no transfer ends. */
 static gpointer
 engine_thread (gpointer data)
 {
