@@ -144,10 +144,6 @@ gboolean mxl_initiator_contexts_in_use (const MxlInitiator *init, uint64_t conn_
 /** A claim write or read of @conn completed (initiator_rdm.c). */
 void mxl_initiator_rdm_claim_done (MxlConn *conn, gboolean ok);
 
-/** Frees the claim state of @conn (initiator_rdm.c), if it has any: its
- * region is closed while the domain is open. */
-void mxl_initiator_rdm_claim_free (MxlConn *conn);
-
 /** Connection of a live RC endpoint, or NULL. */
 MxlConn *mxl_initiator_conn_by_fid (MxlInitiator *init, struct fid *fid);
 

@@ -29,7 +29,6 @@
 typedef struct MxlPostRing MxlPostRing;   /* postring.h */
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 typedef struct MxlPayloadOverride MxlPayloadOverride;
-typedef struct MxlConnClaim MxlConnClaim;   /* initiator_rdm.c */
 typedef struct MxlEngineOps MxlEngineOps;   /* below */
 
 /** Writes in flight per connection at most (bounded by the tx queue). */
@@ -67,8 +66,6 @@ struct MxlWriteCtx {
   gint64 orphaned_at;        /* > 0: its connection is gone; reclaim later */
   uint64_t reclaim_drain;    /* > 0: its endpoint is closed; reclaimed once
                                 init->cq_drains reaches this */
-  gboolean parked;           /* its endpoint is parked (initiator_rdm.c):
-                                reclaimed by its completion or the park's end */
   gboolean in_use;
   gboolean last;             /* carried the immediate data */
   gboolean released;         /* orphaned with its endpoint closed: the
@@ -173,14 +170,11 @@ typedef struct MxlConnState {
   MxlConnKind kind;
   union {
     struct { gint64 retry_at; guint attempts; } idle;
-    /* @addr, @av: RDM connections that claim their target first
-     * (initiator_rdm.c); FI_ADDR_UNSPEC and NULL on RC */
-    struct { struct fid_ep *ep; gint64 since; guint attempts; fi_addr_t addr;
-      struct fid_av *av; } connecting;
-    /* @av: the connection's own address vector when @ep is its own
-     * (shm: initiator_rdm.c), else NULL */
-    struct { struct fid_ep *ep; fi_addr_t addr; struct fid_av *av;
-      gint64 since; guint attempts; } connected;
+    /* the peer's address while an RDM connection claims its target is
+     * the type's (conn->type_state, initiator_rdm.c) */
+    struct { struct fid_ep *ep; gint64 since; guint attempts; } connecting;
+    /* @addr: the peer in the endpoint's AV (RDM), FI_ADDR_UNSPEC on RC */
+    struct { struct fid_ep *ep; fi_addr_t addr; gint64 since; guint attempts; } connected;
     /* @retry_at: with the setup option "reconnect", when it becomes idle
      * again (monotonic µs), else 0: lost until AddTarget */
     struct { mxlStatus reason; gint64 retry_at; guint attempts; } lost;
@@ -198,14 +192,30 @@ typedef enum MxlConnInput {
   MXL_CONN_IN_ADD,           /* AddTarget of a new id (from REMOVED) */
 } MxlConnInput;
 
+/**
+ * MxlConnTypeState:
+ * The base of the endpoint type's private state of one connection, at
+ * conn->type_state (initiator_rdm.c: the peer's address, its own endpoint's
+ * address vector on shm, whether that endpoint's operations were accepted
+ * yet, its claims of an exclusive target); the type reaches its own struct
+ * with mxl_container_of(). Made by the type's open, freed with the
+ * connection by @ops->conn_free; NULL for a type that keeps none
+ * (connected endpoints).
+ */
+typedef struct MxlConnTypeState {
+  const struct MxlInitiatorTypeOps *ops;
+} MxlConnTypeState;
+
 struct MxlConn {
   MxlInitiator *init;
   uint64_t target_id;        /* TargetInfo id */
   uint64_t conn_id;          /* changes on every attempt; keys contexts */
   struct mxlFabricsTargetInfo_t *info;   /* owned copy */
   MxlConnState state;
-  MxlTransportPost post;     /* its protocol's (or a test hook's wrapper,
-                                protocol_hooks.h), set while connected */
+  MxlTransportPost post;     /* its protocol's (or a wrapper: a test
+                                hook's, protocol_hooks.h; the endpoint
+                                type's, MxlInitiatorTypeOps.connected), set
+                                while connected */
   MxlTransfer queue[MXL_CONN_QUEUE];
   guint q_head, q_len;
   guint outstanding;
@@ -218,18 +228,10 @@ struct MxlConn {
   uint32_t iov_limit;
   gboolean ordered;          /* the last piece need not wait for the others */
   gboolean last_after_previous;  /* nor for the previous transfer's (MxlConnLimits) */
-  gboolean parking;          /* leave(): its own endpoint is to be parked */
-  guint request;             /* operations of its current endpoint: 0 none
-                                tried, 1 refused (-FI_EAGAIN) only, 2 one
-                                accepted (initiator_rdm.c: a shm target has
-                                its connection request from 1 on and took
-                                it up at 2) */
+  MxlConnTypeState *type_state;   /* the endpoint type's, or NULL */
   /* the chunk source's private state (protocol_samples.c; grain flows on
    * shm: the staging buffers, grainstage.c), or NULL */
   MxlChunkState *chunk_state;
-  /* claims of an exclusive RDM target (claim.h): private to
-   * initiator_rdm.c, allocated with the first claim, else NULL */
-  MxlConnClaim *claim;
   /* Transfers tracked for results: a ring of consecutive seqs, oldest
    * first (initiator.c). */
   MxlTracked tracked[MXL_CONN_TRACKED];
@@ -318,6 +320,30 @@ typedef struct MxlInitiatorTypeState {
   const struct MxlInitiatorTypeOps *ops;
 } MxlInitiatorTypeState;
 
+/**
+ * MxlCloseEffect:
+ * What MxlInitiatorTypeOps.close did to the writes the connection's
+ * endpoint had posted, which tells the engine when their contexts and the
+ * local memory they read are free again (initiator_conn.c, leave()).
+ * @MXL_CLOSE_SHARED: the endpoint stays open for the other connections
+ *   (an RDM endpoint shared by all): the writes may still be read and
+ *   complete.
+ * @MXL_CLOSE_READS_ENDED: closed (connected endpoints): the provider reads
+ *   the writes' memory no more; their contexts are reclaimed after a delay.
+ * @MXL_CLOSE_ENDED: the connection's own endpoint closed (shm): nothing of
+ *   it is read or completes any more; its contexts are reclaimed once the
+ *   CQ has been read empty.
+ * @MXL_CLOSE_PARKED: the connection's own endpoint is kept open (parked,
+ *   shm: writes in flight to a peer that lives): the writes are read and
+ *   complete until the type ends the park (check_parked).
+ */
+typedef enum MxlCloseEffect {
+  MXL_CLOSE_SHARED,
+  MXL_CLOSE_READS_ENDED,
+  MXL_CLOSE_ENDED,
+  MXL_CLOSE_PARKED,
+} MxlCloseEffect;
+
 typedef struct MxlInitiatorTypeOps {
   const char *name;
   /* Creates init->type_state and opens the endpoint-type objects (RC: EQ;
@@ -325,9 +351,18 @@ typedef struct MxlInitiatorTypeOps {
   mxlStatus (*setup) (MxlInitiator *init, GError **error);
   /* Starts a connection. Fills @next with CONNECTING (RC) or CONNECTED (RDM). */
   mxlStatus (*open) (MxlConn *conn, MxlConnState *next);
+  /* The connection becomes connected, its post in conn->post: completes
+   * @next, the state it enters, with what the type kept while connecting
+   * (RDM: the peer's address) and may wrap conn->post; NULL when there is
+   * nothing to do (connected endpoints). */
+  void (*connected) (MxlConn *conn, MxlConnState *next);
   /* Releases what open() created for the state being left; @orderly is
-   * FALSE when the peer failed (lost, refused, timed out). */
-  void (*close) (MxlConn *conn, const MxlConnState *state, gboolean orderly);
+   * FALSE when the peer failed (lost, refused, timed out). Returns what
+   * became of the writes in flight. */
+  MxlCloseEffect (*close) (MxlConn *conn, const MxlConnState *state, gboolean orderly);
+  /* Frees conn->type_state (with the connection); NULL when the type
+   * keeps none. */
+  void (*conn_free) (MxlConn *conn);
   /* Reads connection events and feeds them to mxl_conn_transition(). */
   void (*poll_events) (MxlInitiator *init);
   /* Closes what setup opened and frees init->type_state (also after a
@@ -337,13 +372,17 @@ typedef struct MxlInitiatorTypeOps {
    * completed or whose wait ended (every progress pass); NULL when the
    * type parks none (connected endpoints). */
   void (*check_parked) (MxlInitiator *init);
+  /* TRUE while the endpoint of connection generation @conn_id is parked:
+   * its orphaned contexts wait for their completions or the park's end,
+   * not for the reclaim delay; NULL when the type parks none. */
+  gboolean (*parked) (const MxlInitiator *init, uint64_t conn_id);
   /* TRUE when the transport reports a vanished peer itself (connected
    * endpoints); otherwise stalled writes mean a lost peer. */
   gboolean reports_peer_loss;
   /* TRUE when every connection has its own endpoint, so that closing it
    * ends the provider's reads of its writes' memory (connected
-   * endpoints); otherwise only a connection's own endpoint does
-   * (shm: state av != NULL, initiator_rdm.c). */
+   * endpoints); otherwise only a connection's own endpoint does, as its
+   * close reports (MXL_CLOSE_ENDED: shm, initiator_rdm.c). */
   gboolean close_ends_reads;
 } MxlInitiatorTypeOps;
 

@@ -42,7 +42,6 @@ mxl_initiator_ctx_get (MxlInitiator *init)
   ctx->orphaned_at = 0;
   ctx->released = FALSE;
   ctx->reclaim_drain = 0;
-  ctx->parked = FALSE;
   init->ctx_used++;
   return ctx;
 }
@@ -126,7 +125,9 @@ mxl_egress_pump (MxlConn *conn)
 {
   MxlInitiator *init = conn->init;
   const MxlChunkSource *src = init->chunks;
-  /* the protocol's post, or a test hook's wrapper (protocol_hooks.c) */
+  /* the protocol's post, or a wrapper: a test hook's (protocol_hooks.c),
+   * or the connectionless type's until a shm endpoint's first operation
+   * was accepted (initiator_rdm.c) */
   MxlTransportPost post = conn->post;
   MxlTransfer *t;
   guint budget = MXL_PUMP_BUDGET;
@@ -175,7 +176,6 @@ mxl_egress_pump (MxlConn *conn)
     }
     if (rc == -FI_EAGAIN) {
       mxl_initiator_ctx_put (init, ctx);
-      conn->request = MAX (conn->request, 1);
       init->stats.retries++;
       break;
     }
@@ -192,7 +192,6 @@ mxl_egress_pump (MxlConn *conn)
     init->stats.writesPosted++;
     init->stats.bytesPosted += t->chunk_length;
     conn->outstanding++;
-    conn->request = 2;
     t->outstanding++;
     t->have_pending = FALSE;
     if (t->chunk_last)
