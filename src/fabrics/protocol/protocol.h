@@ -54,6 +54,12 @@ typedef struct MxlTargetProto {
   /* its receive ring (rxring.h), embedded in the protocol's own struct,
    * or NULL: what the untagged receive ops and recvSize read */
   struct MxlRxRing *ring;
+  /* how its receives are posted (MxlRxOps, target-state.h), set by its
+   * target_setup; NULL when it posts none */
+  const struct MxlRxOps *rx_ops;
+  /* the endpoint they are posted on, while there is one (the endpoint
+   * type hands it over with mxl_target_set_rx_ep(), target.h), else NULL */
+  struct fid_ep *rx_ep;
 } MxlTargetProto;
 
 /**

@@ -207,8 +207,8 @@ mxl_send_target_init (MxlTarget *t, gsize state_size, GError **error)
   s = g_malloc0 (state_size);
   s->base.desc = t->proto;
   s->base.ring = &s->ring;
+  s->base.rx_ops = &mxl_rx_ring_untagged_ops;
   t->pstate = &s->base;
-  t->rx_ops = &mxl_rx_ring_untagged_ops;
   n_rx = MIN (MIN (t->base.options.cq_depth, SEND_MAX_RECEIVES),
       (uint32_t) MAX (info->rx_attr->size, 1));
   n_rx = MAX (MIN (n_rx, SEND_MAX_RING_BYTES / size), 2u);

@@ -201,9 +201,9 @@ tagged_repost (MxlTarget *t, void *op_context)
   ssize_t rc;
 
   if ((i = mxl_rx_ring_index (&g->send.ring, op_context)) >= 0)
-    rc = post_ring (t, t->rx_ep, (guint) i);
+    rc = post_ring (t, g->send.base.rx_ep, (guint) i);
   else if ((i = mxl_rx_context_index (op_context, g->ctx, g->n)) >= 0)
-    rc = post_piece (t, t->rx_ep, (guint) i);
+    rc = post_piece (t, g->send.base.rx_ep, (guint) i);
   else
     return;
   if (rc != 0)
@@ -257,7 +257,7 @@ tagged_target_setup (MxlTarget *t, GError **error)
   g = mxl_tagged_target (t);
   s = &g->send;
   t->ingress = &mxl_tagged_ingress_ops;
-  t->rx_ops = &mxl_tagged_rx_ops;
+  s->base.rx_ops = &mxl_tagged_rx_ops;
   g->region_of = t->base.continuous ? entry_region : grain_region;
   g->piece = s->ring.entry_size - MXL_SEND_HEADER_SIZE;
   region_len = s->regions[0].len;
