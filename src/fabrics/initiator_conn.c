@@ -13,7 +13,9 @@
 #include <signal.h>
 #include <string.h>
 
+#ifdef MXL_TEST_HOOKS
 #include "fabrics/protocol/protocol_hooks.h"
+#endif
 
 #define ORPHAN_RECLAIM_US (2 * G_USEC_PER_SEC)
 
@@ -282,9 +284,14 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
     next.u.connected.since = now;
     next.u.connected.attempts = cur.kind == MXL_CONN_CONNECTING ? cur.u.connecting.attempts
         : cur.kind == MXL_CONN_IDLE ? cur.u.idle.attempts : 0;
-    /* The protocol is chosen once, when the connection becomes usable
-     * (its post, or a test hook's wrapper while one is armed). */
+    /* The protocol is chosen once, when the connection becomes usable:
+     * its post (in the test build a test hook's wrapper while one is
+     * armed, protocol_hooks.h). */
+#ifdef MXL_TEST_HOOKS
     conn->post = mxl_hooks_conn_post (conn);
+#else
+    conn->post = conn->protocol->post;
+#endif
     conn->last_progress = now;
     conn->q_head = conn->q_len = 0;
     conn->tr_head = conn->tr_len = 0;
