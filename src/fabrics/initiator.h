@@ -72,7 +72,9 @@ gboolean mxl_initiator_slot_in_use (MxlInitiator *init, uint32_t slot);
 /** The same, init->lock held by the caller. */
 gboolean mxl_initiator_slot_in_use_locked (const MxlInitiator *init, uint32_t slot);
 
-/* --- raw test requests (initiator_raw.c) --- */
+/* --- raw test requests (initiator_raw.c): the test build only
+ * (-DMXL_TEST_HOOKS, src/meson.build) --- */
+#ifdef MXL_TEST_HOOKS
 
 /**
  * mxl_initiator_queue_one:
@@ -114,6 +116,8 @@ mxlStatus mxl_initiator_debug_post_raw (MxlInitiator *init, uint64_t target_id,
 mxlStatus mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_id,
     uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
     uint64_t header_count);
+
+#endif /* MXL_TEST_HOOKS */
 
 /* --- grain payloads from caller memory (initiator_payload.c; stored by
  * protocol/payload.c) --- */

@@ -13,7 +13,9 @@
 #include <signal.h>
 #include <string.h>
 
+#ifdef MXL_TEST_HOOKS
 #include "fabrics/protocol/protocol_hooks.h"
+#endif
 
 #define ORPHAN_RECLAIM_US (2 * G_USEC_PER_SEC)
 
@@ -280,10 +282,15 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
     next.u.connected.since = now;
     next.u.connected.attempts = cur.kind == MXL_CONN_CONNECTING ? cur.u.connecting.attempts
         : cur.kind == MXL_CONN_IDLE ? cur.u.idle.attempts : 0;
-    /* The protocol is chosen once, when the connection becomes usable
-     * (its post, or a test hook's wrapper while one is armed); the
-     * endpoint type completes the state and may wrap the post. */
+    /* The protocol is chosen once, when the connection becomes usable:
+     * its post (in the test build a test hook's wrapper while one is
+     * armed, protocol_hooks.h); the endpoint type completes the state and
+     * may wrap the post. */
+#ifdef MXL_TEST_HOOKS
     conn->post = mxl_hooks_conn_post (conn);
+#else
+    conn->post = conn->protocol->post;
+#endif
     if (init->type_ops->connected != NULL)
       init->type_ops->connected (conn, &next);
     conn->last_progress = now;

@@ -513,7 +513,8 @@ struct MxlEngineOps {
  * mxl_initiator_debug_inject:
  * Test hook (internal, not exported): the next @count posts (POST_FAILURE)
  * or good completions (ERROR_COMPLETION) fail with @fi_err (positive, e.g.
- * FI_EIO). Any thread. The faults are kept in protocol_hooks.c.
+ * FI_EIO). Any thread. The faults are kept in protocol_hooks.c (test
+ * build only: src/meson.build).
  */
 void mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind,
     guint count, int fi_err);

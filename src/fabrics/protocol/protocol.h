@@ -35,7 +35,8 @@ typedef struct mxlFabricsInitiator_t MxlInitiator;
 struct MxlPostDesc;
 
 /** Queues @request on one connection: a chunk source's queue (the request
- * of its kind, MxlChunkSource.queue) or a test hook's (initiator_raw.c).
+ * of its kind, MxlChunkSource.queue) or, in the test build only, a raw
+ * test request's (initiator_raw.c).
  * Returns as MxlChunkSource.queue. */
 typedef mxlStatus (*MxlQueueFn) (MxlConn *conn, const void *request);
 

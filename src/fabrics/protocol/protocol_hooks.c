@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Test hooks (protocol_hooks.h). */
+/* Test hooks (protocol_hooks.h), in the test build only. */
 #include "fabrics/protocol/protocol_hooks.h"
 
 #include <pthread.h>

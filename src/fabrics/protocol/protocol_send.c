@@ -44,7 +44,9 @@
 #include <string.h>
 
 #include "fabrics/protocol/initiator-state.h"
+#ifdef MXL_TEST_HOOKS
 #include "fabrics/protocol/protocol_hooks.h"
+#endif
 
 /* Receive buffers of a send target at most (memory: n · recvSize), and
  * their bytes at most: what lands in them is not yet in the slots, so it
@@ -168,8 +170,9 @@ send_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
 }
 
-/* The transport post of the send protocol, and its hooked twin that runs
- * the header hook (installed by protocol_hooks.c only while one is set). */
+/* The transport post of the send protocol, and in the test build its
+ * hooked twin that runs the header hook (installed by protocol_hooks.c
+ * only while one is set). */
 static ssize_t
 send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     guint n_iov, MxlWriteCtx *ctx)
@@ -177,12 +180,14 @@ send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
   return send_post_with (conn, t, iov, desc, n_iov, ctx, NULL);
 }
 
+#ifdef MXL_TEST_HOOKS
 ssize_t
 mxl_send_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx)
 {
   return send_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hooks_send_header ());
 }
+#endif
 
 /* ----------------------------------------------------------------- target */
 

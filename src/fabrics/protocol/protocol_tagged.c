@@ -50,7 +50,9 @@
 #include <rdma/fi_tagged.h>
 
 #include "fabrics/protocol/initiator-state.h"
+#ifdef MXL_TEST_HOOKS
 #include "fabrics/protocol/protocol_hooks.h"
+#endif
 
 /* A tagged target: the send protocol's state (its receive ring is the
  * bounce path) and the piece receives posted on the flow. */
@@ -120,9 +122,9 @@ tagged_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
 }
 
-/* The transport post of the tagged protocol, and its hooked twin that
- * runs the piece and header hooks (installed by protocol_hooks.c only
- * while one is set). */
+/* The transport post of the tagged protocol, and in the test build its
+ * hooked twin that runs the piece and header hooks (installed by
+ * protocol_hooks.c only while one is set). */
 static ssize_t
 tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     guint n_iov, MxlWriteCtx *ctx)
@@ -130,6 +132,7 @@ tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc
   return tagged_post_with (conn, t, iov, desc, n_iov, ctx, NULL, NULL);
 }
 
+#ifdef MXL_TEST_HOOKS
 ssize_t
 mxl_tagged_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx)
@@ -137,6 +140,7 @@ mxl_tagged_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
   return tagged_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hooks_tagged_piece (),
       mxl_hooks_send_header ());
 }
+#endif
 
 /* ----------------------------------------------------------------- target */
 
