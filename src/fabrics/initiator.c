@@ -240,7 +240,8 @@ compute_limits (const MxlInitiator *init, const MxlProtocolDesc *protocol,
   limits->max_msg = init->max_msg;
   limits->iov_limit = init->iov_limit;
   limits->ordered = init->ordered_writes;
-  return protocol->conn_limits == NULL || protocol->conn_limits (init, info, limits);
+  return protocol->initiator == NULL || protocol->initiator->conn_limits == NULL
+      || protocol->initiator->conn_limits (init, info, limits);
 }
 
 static void

@@ -370,10 +370,11 @@ struct mxlFabricsInitiator_t {
   guint ctx_used;
   guint ctx_orphaned;        /* in use by a connection generation that is gone */
   uint64_t cq_drains;        /* drain_cq() calls that found the CQ empty */
-  /* the protocols' private state (MxlInitiatorProto base), made by their
-   * descriptors' initiator_setup (send and tagged: the message headers,
+  /* the protocols' private state (MxlInitiatorProto base), one slot per
+   * row of mxl_protocols[] (mxl_initiator_proto()), made by the row's
+   * initiator setup (send and tagged: their message headers,
    * protocol_send.c), else NULL */
-  MxlInitiatorProto *pstate;
+  MxlInitiatorProto *pstate[MXL_PROTOCOLS_MAX];
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */
