@@ -481,7 +481,7 @@ fan_out_one (MxlInitiator *init, MxlConn *c, const MxlTracked *what, MxlQueueFn 
     tr.status = st;
     mxl_initiator_push_result (init, c->target_id, &tr);
   }
-  if (c->state.kind == MXL_CONN_CONNECTED && !init->defer_pump) {
+  if (c->state.kind == MXL_CONN_CONNECTED && !init->mode->pump_deferred (init)) {
     mxlStatus pst = mxl_egress_pump (c);
     if (pst != MXL_STATUS_OK)
       mxl_conn_transition (c, MXL_CONN_IN_ERROR, pst);

@@ -26,7 +26,7 @@
 #include "fabrics/ofi/provider.h"
 #include "fabrics/wire/targetinfo.h"
 
-typedef struct MxlPostRing MxlPostRing;   /* postring.h */
+typedef struct MxlModeState MxlModeState;   /* initiator_progress.c */
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 typedef struct MxlPayloadOverride MxlPayloadOverride;
 typedef struct MxlConnClaim MxlConnClaim;   /* initiator_rdm.c */
@@ -302,6 +302,9 @@ typedef struct MxlInitiatorMode {
   gboolean (*posts_waiting) (const MxlInitiator *init);
   /* Adds what the post ring counts to @out (GetStats). */
   void (*ring_stats) (MxlInitiator *init, mxlFabricsExtInitiatorStats *out);
+  /* TRUE while the thread's pass queues popped descriptors and posts them
+   * after (init->lock held): queueing does not pump. */
+  gboolean (*pump_deferred) (const MxlInitiator *init);
 } MxlInitiatorMode;
 
 /**
@@ -400,11 +403,9 @@ struct mxlFabricsInitiator_t {
   /* handles one completion (mxl_initiator_on_completion; a test hook
    * swaps in its wrapper while a fault is pending, protocol_hooks.c) */
   MxlCompletionFn on_completion;
-  MxlPostRing *post_ring;    /* NULL without a progress thread */
-  _Atomic uint64_t posts_pushed;   /* producers, before the push (undone on failure) */
-  uint64_t posts_popped;           /* progress thread, under lock */
-  mxlStatus thread_status;         /* MakeProgress status after the last pass */
-  gboolean defer_pump;             /* pass: queue popped transfers, post after */
+  /* the mode's own state (the thread's post ring and counters,
+   * initiator_progress.c), NULL inline */
+  MxlModeState *mode_state;
 };
 
 /* --- egress machinery of this layer: payload overrides (payload.c), the
