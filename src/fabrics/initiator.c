@@ -211,7 +211,6 @@ mxl_initiator_destroy (MxlInitiator *init)
   teardown (init);
   /* a connection that became connected while it flushed joined again */
   mxl_hooks_forget (init);
-  mxl_initiator_payload_free (init);
   mxl_endpoint_clear (&init->base);
   g_free (init);
 }

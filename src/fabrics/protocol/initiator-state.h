@@ -74,14 +74,11 @@ struct MxlWriteCtx {
   gboolean released;         /* orphaned with its endpoint closed: the
                                 provider reads its memory no more */
   guint next_free;
-  uint32_t local_slot;       /* grain flows: the local slot this write reads;
-                                MXL_CTX_SLOT_CLAIM: a claim write or read
-                                (initiator_rdm.c) */
 };
 
-/** MxlWriteCtx local_slot of a claim write or read: no flow slot (grain
- * slots are below 65536, staging ones below it, grainstage.h). */
-#define MXL_CTX_SLOT_CLAIM G_MAXUINT32
+/** MxlWriteCtx transfer_seq of a claim write or read (initiator_rdm.c): no
+ * transfer's (seqs count up from 0 per connection). */
+#define MXL_CTX_SEQ_CLAIM G_MAXUINT64
 
 /** The grain chunk source's part of a queued transfer (protocol_grain.c). */
 typedef struct MxlGrainTransfer {
@@ -115,8 +112,6 @@ struct MxlTransfer {
   uint64_t seq;
   uint32_t remote_slot;
   uint32_t imm;
-  uint32_t local_slot;       /* the local grain slot it reads (grain flows;
-                                0 for continuous flows) */
   gboolean have_pending;
   gboolean started;
   guint outstanding;         /* writes of this transfer in flight */
@@ -355,11 +350,11 @@ struct mxlFabricsInitiator_t {
   const MxlInitiatorTypeOps *type_ops;
   MxlInitiatorTypeState *type_state;   /* type_ops' private state */
   mxlFlowReader reader;
-  MxlPayloadOverride *payload_override;  /* per local slot, or NULL (payload.c) */
   const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
   /* the chunk source's own state (MxlChunkState base), made by its setup:
-   * the channel rings and their region (samples_initiator.c), whether
-   * grain writes are staged (grainstage.c) */
+   * the channel rings and their region (samples_initiator.c); whether
+   * grain writes are staged, the caller payloads and the local slot each
+   * grain write reads (grain_initiator.h) */
   MxlChunkState *source_state;
   uint64_t max_msg;          /* effective bytes per write */
   uint32_t iov_limit;        /* effective local iovecs per write */
@@ -408,8 +403,8 @@ struct mxlFabricsInitiator_t {
   MxlModeState *mode_state;
 };
 
-/* --- egress machinery of this layer: payload overrides (payload.c), the
- * context pool (protocol_egress.c) --- */
+/* --- egress machinery of this layer: payload overrides of the grain
+ * source (payload.c), the context pool (protocol_egress.c) --- */
 
 /** TRUE when local slot @slot reads its payload from caller memory. */
 gboolean mxl_initiator_payload_overridden (const MxlInitiator *init, uint32_t slot);
@@ -433,7 +428,8 @@ gboolean mxl_initiator_payload_iov (const MxlInitiator *init, uint32_t slot,
  */
 void mxl_initiator_payload_store (MxlInitiator *init, uint32_t slot,
     const void *payload, size_t size);
-/** Frees the overrides (destroy). */
+/** Frees the overrides (the grain source's teardown); nothing without
+ * them. */
 void mxl_initiator_payload_free (MxlInitiator *init);
 /** Takes a context from the pool; NULL when exhausted. */
 MxlWriteCtx *mxl_initiator_ctx_get (MxlInitiator *init);

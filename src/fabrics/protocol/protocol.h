@@ -158,9 +158,19 @@ typedef struct MxlChunkSource {
    * full). */
   MxlQueueFn queue;
   /* Before the next piece of @t: FALSE when it must wait (its buffer is
-   * still in use); @out_local_slot: what its write context records as the
-   * local slot it reads (mxl_initiator_slot_in_use()). */
-  gboolean (*claim) (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot);
+   * still in use). */
+  gboolean (*claim) (MxlConn *conn, MxlTransfer *t);
+  /* The pending chunk of @t is about to be posted with context @ctx
+   * (filled): the source records what the write reads; NULL when it
+   * keeps nothing per write. */
+  void (*bind) (MxlConn *conn, const MxlTransfer *t, const MxlWriteCtx *ctx);
+  /* TRUE when queued transfer @t, or the posted write of context @ctx (in
+   * use), will read local grain slot @slot (fan-out slot reuse,
+   * mxl_egress_transfer_reads_slot()); NULL: the source reads no grain
+   * slot. */
+  gboolean (*transfer_reads_slot) (const MxlTransfer *t, uint32_t slot);
+  gboolean (*ctx_reads_slot) (const MxlInitiator *init, const MxlWriteCtx *ctx,
+      uint32_t slot);
   /* Produces the next piece of @t into its pending chunk (sets
    * t->have_pending, t->chunk_length, t->chunk_last,
    * t->chunk_remote_offset); FALSE when done. */
@@ -190,7 +200,7 @@ typedef struct MxlChunkSource {
  * first needs it; the source reaches its own struct with
  * mxl_container_of() and frees it in its release (@final TRUE). Also the
  * base of its initiator-wide state, at init->source_state
- * (samples_initiator.c, grainstage.c), made by its setup and freed by its
+ * (samples_initiator.h, grain_initiator.h), made by its setup and freed by its
  * teardown.
  */
 typedef struct MxlChunkState {
@@ -202,13 +212,14 @@ extern const MxlChunkSource mxl_grain_chunks;
 extern const MxlChunkSource mxl_sample_chunks;
 
 /** The grain chunk source's setup (grainstage.c): creates its state
- * (init->source_state), which records whether grain writes may go from a
- * per-connection copy (grainstage.h: a discrete flow on a
- * MXL_PROVIDER_QUIRK_RECEIVER_COPIES provider). Returns: OK. */
+ * (init->source_state, MxlGrainSource, grain_initiator.h), which records
+ * whether grain writes may go from a per-connection copy (grainstage.h: a
+ * discrete flow on a MXL_PROVIDER_QUIRK_RECEIVER_COPIES provider), and
+ * later the caller payloads and what each grain write reads. Returns: OK. */
 mxlStatus mxl_grain_source_setup (MxlInitiator *init, const MxlFlowLayout *flow,
     GError **error);
-/** The grain chunk source's teardown: frees its state; nothing without
- * one. */
+/** The grain chunk source's teardown: frees its state (with the payload
+ * overrides); nothing without one. */
 void mxl_grain_source_teardown (MxlInitiator *init);
 
 /**
@@ -272,6 +283,16 @@ mxlStatus mxl_egress_pump (MxlConn *conn);
 /** Appends a transfer to the connection's queue (NULL when full): sequence,
  * deadline and the queued counter are set, the rest is zeroed. */
 MxlTransfer *mxl_egress_enqueue (MxlConn *conn);
+
+/** TRUE when queued transfer @t of @init will read local grain slot @slot
+ * (its chunk source's transfer_reads_slot; FALSE without one). */
+gboolean mxl_egress_transfer_reads_slot (const MxlInitiator *init, const MxlTransfer *t,
+    uint32_t slot);
+/** TRUE when the posted write of context @ctx (in use) still reads local
+ * grain slot @slot (its chunk source's ctx_reads_slot; FALSE without one,
+ * and for claim contexts). */
+gboolean mxl_egress_ctx_reads_slot (const MxlInitiator *init, const MxlWriteCtx *ctx,
+    uint32_t slot);
 
 /** A write of this connection completed (@ok FALSE: error completion). */
 void mxl_egress_on_write_done (MxlConn *conn, const MxlWriteCtx *ctx, gboolean ok);
