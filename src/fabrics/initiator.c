@@ -239,6 +239,7 @@ compute_limits (const MxlInitiator *init, const MxlProtocolDesc *protocol,
   limits->max_msg = init->max_msg;
   limits->iov_limit = init->iov_limit;
   limits->ordered = init->ordered_writes;
+  limits->last_after_previous = FALSE;
   return protocol->initiator == NULL || protocol->initiator->conn_limits == NULL
       || protocol->initiator->conn_limits (init, info, limits);
 }
@@ -249,6 +250,7 @@ set_limits (MxlConn *conn, const MxlConnLimits *limits)
   conn->max_msg = limits->max_msg;
   conn->iov_limit = limits->iov_limit;
   conn->ordered = limits->ordered;
+  conn->last_after_previous = limits->last_after_previous;
 }
 
 static mxlStatus

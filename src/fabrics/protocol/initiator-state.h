@@ -212,6 +212,7 @@ struct MxlConn {
   uint64_t max_msg;
   uint32_t iov_limit;
   gboolean ordered;          /* the last piece need not wait for the others */
+  gboolean last_after_previous;  /* nor for the previous transfer's (MxlConnLimits) */
   gboolean parking;          /* leave(): its own endpoint is to be parked */
   guint request;             /* operations of its current endpoint: 0 none
                                 tried, 1 refused (-FI_EAGAIN) only, 2 one

@@ -249,7 +249,10 @@ mxlStatus mxl_samples_queue_entry_at (MxlConn *conn, const MxlSamplesRequest *re
  * MxlConnLimits:
  * Per-message limits of one connection (MxlConn max_msg, iov_limit,
  * ordered): @max_msg payload bytes per posted piece, @iov_limit local data
- * iovecs per piece, @ordered: the last piece need not wait for the others.
+ * iovecs per piece, @ordered: the last piece need not wait for the others;
+ * @last_after_previous (not @ordered): it also waits for the previous
+ * transfer's last piece, where a later small message can complete before
+ * an earlier large one (connectionless message providers).
  * Computed from the initiator and the target's TargetInfo alone, so that
  * AddTarget can check a target before it makes a connection.
  */
@@ -257,6 +260,7 @@ typedef struct MxlConnLimits {
   uint64_t max_msg;
   uint32_t iov_limit;
   gboolean ordered;
+  gboolean last_after_previous;
 } MxlConnLimits;
 
 /**

@@ -149,8 +149,12 @@ mxl_egress_pump (MxlConn *conn)
       dequeue_head (conn);         /* defensive: a transfer always ends on a last write */
       continue;
     }
-    /* Hold the immediate data until the data is known to be in place. */
-    if (t->chunk_last && !conn->ordered && t->outstanding > 0)
+    /* Hold the immediate data until the data is known to be in place,
+     * and where the protocol asks for it until the previous transfer's is
+     * (transfers are pumped one after the other, so every other write
+     * outstanding is that one). */
+    if (t->chunk_last && !conn->ordered
+        && (conn->last_after_previous ? conn->outstanding : t->outstanding) > 0)
       break;
     ctx = mxl_initiator_ctx_get (init);
     if (ctx == NULL)

@@ -122,8 +122,11 @@ mxl_send_conn_limits (const MxlInitiator *init, const struct mxlFabricsTargetInf
   /* Receives complete in order on a connected endpoint's single stream;
    * connectionless providers may complete a small last message before a
    * large earlier one (tcp;ofi_rxm rendezvous), so the last message waits
-   * until the others are delivered. */
+   * until the others are delivered, and until the previous transfer's
+   * last one is: two grains' last messages could complete the wrong way
+   * round too, and the target commits grains in completion order. */
   limits->ordered = init->base.dom->info->ep_attr->type == FI_EP_MSG;
+  limits->last_after_previous = !limits->ordered;
   return TRUE;
 }
 
