@@ -221,7 +221,6 @@ mxl_initiator_destroy (MxlInitiator *init)
   /* a connection that became connected while it flushed joined again */
   mxl_hooks_forget (init);
 #endif
-  mxl_initiator_payload_free (init);
   mxl_endpoint_clear (&init->base);
   g_free (init);
 }
@@ -251,7 +250,8 @@ compute_limits (const MxlInitiator *init, const MxlProtocolDesc *protocol,
   limits->iov_limit = init->iov_limit;
   limits->ordered = init->ordered_writes;
   limits->last_after_previous = FALSE;
-  return protocol->conn_limits == NULL || protocol->conn_limits (init, info, limits);
+  return protocol->initiator == NULL || protocol->initiator->conn_limits == NULL
+      || protocol->initiator->conn_limits (init, info, limits);
 }
 
 static void
@@ -511,7 +511,7 @@ fan_out_queued (MxlInitiator *init, MxlConn *c, const MxlTracked *what,
     tr.status = st;
     mxl_initiator_push_result (init, c->target_id, &tr);
   }
-  if (c->state.kind == MXL_CONN_CONNECTED && !init->defer_pump) {
+  if (c->state.kind == MXL_CONN_CONNECTED && !init->mode->pump_deferred (init)) {
     mxlStatus pst = mxl_egress_pump (c);
     if (pst != MXL_STATUS_OK)
       mxl_conn_transition (c, MXL_CONN_IN_ERROR, pst);

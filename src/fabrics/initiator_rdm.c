@@ -344,7 +344,7 @@ claim_post (MxlConn *conn, gboolean read)
   if ((ctx = mxl_initiator_ctx_get (init)) == NULL)
     return -FI_EAGAIN;
   ctx->conn_id = conn->conn_id;
-  ctx->local_slot = MXL_CTX_SLOT_CLAIM;
+  ctx->transfer_seq = MXL_CTX_SEQ_CLAIM;
   c->buf[0] = token;
   c->buf[2] = 0;
   conn_ep (conn, &ep, &addr);

@@ -26,7 +26,7 @@
 #include "fabrics/ofi/provider.h"
 #include "fabrics/wire/targetinfo.h"
 
-typedef struct MxlPostRing MxlPostRing;   /* postring.h */
+typedef struct MxlModeState MxlModeState;   /* initiator_progress.c */
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 typedef struct MxlPayloadOverride MxlPayloadOverride;
 typedef struct MxlEngineOps MxlEngineOps;   /* below */
@@ -71,14 +71,11 @@ struct MxlWriteCtx {
   gboolean released;         /* orphaned with its endpoint closed: the
                                 provider reads its memory no more */
   guint next_free;
-  uint32_t local_slot;       /* grain flows: the local slot this write reads;
-                                MXL_CTX_SLOT_CLAIM: a claim write or read
-                                (initiator_rdm.c) */
 };
 
-/** MxlWriteCtx local_slot of a claim write or read: no flow slot (grain
- * slots are below 65536, staging ones below it, grainstage.h). */
-#define MXL_CTX_SLOT_CLAIM G_MAXUINT32
+/** MxlWriteCtx transfer_seq of a claim write or read (initiator_rdm.c): no
+ * transfer's (seqs count up from 0 per connection). */
+#define MXL_CTX_SEQ_CLAIM G_MAXUINT64
 
 /** The grain chunk source's part of a queued transfer (protocol_grain.c). */
 typedef struct MxlGrainTransfer {
@@ -112,8 +109,6 @@ struct MxlTransfer {
   uint64_t seq;
   uint32_t remote_slot;
   uint32_t imm;
-  uint32_t local_slot;       /* the local grain slot it reads (grain flows;
-                                0 for continuous flows) */
   gboolean have_pending;
   gboolean started;
   guint outstanding;         /* writes of this transfer in flight */
@@ -305,6 +300,9 @@ typedef struct MxlInitiatorMode {
   gboolean (*posts_waiting) (const MxlInitiator *init);
   /* Adds what the post ring counts to @out (GetStats). */
   void (*ring_stats) (MxlInitiator *init, mxlFabricsExtInitiatorStats *out);
+  /* TRUE while the thread's pass queues popped descriptors and posts them
+   * after (init->lock held): queueing does not pump. */
+  gboolean (*pump_deferred) (const MxlInitiator *init);
 } MxlInitiatorMode;
 
 /**
@@ -392,11 +390,11 @@ struct mxlFabricsInitiator_t {
   const MxlInitiatorTypeOps *type_ops;
   MxlInitiatorTypeState *type_state;   /* type_ops' private state */
   mxlFlowReader reader;
-  MxlPayloadOverride *payload_override;  /* per local slot, or NULL (payload.c) */
   const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
   /* the chunk source's own state (MxlChunkState base), made by its setup:
-   * the channel rings and their region (samples_initiator.c), whether
-   * grain writes are staged (grainstage.c) */
+   * the channel rings and their region (samples_initiator.c); whether
+   * grain writes are staged, the caller payloads and the local slot each
+   * grain write reads (grain_initiator.h) */
   MxlChunkState *source_state;
   uint64_t max_msg;          /* effective bytes per write */
   uint32_t iov_limit;        /* effective local iovecs per write */
@@ -410,10 +408,11 @@ struct mxlFabricsInitiator_t {
   guint ctx_used;
   guint ctx_orphaned;        /* in use by a connection generation that is gone */
   uint64_t cq_drains;        /* drain_cq() calls that found the CQ empty */
-  /* the protocols' private state (MxlInitiatorProto base), made by their
-   * descriptors' initiator_setup (send and tagged: the message headers,
+  /* the protocols' private state (MxlInitiatorProto base), one slot per
+   * row of mxl_protocols[] (mxl_initiator_proto()), made by the row's
+   * initiator setup (send and tagged: their message headers,
    * protocol_send.c), else NULL */
-  MxlInitiatorProto *pstate;
+  MxlInitiatorProto *pstate[MXL_PROTOCOLS_MAX];
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */
@@ -439,15 +438,13 @@ struct mxlFabricsInitiator_t {
   /* handles one completion (mxl_initiator_on_completion; a test hook
    * swaps in its wrapper while a fault is pending, protocol_hooks.c) */
   MxlCompletionFn on_completion;
-  MxlPostRing *post_ring;    /* NULL without a progress thread */
-  _Atomic uint64_t posts_pushed;   /* producers, before the push (undone on failure) */
-  uint64_t posts_popped;           /* progress thread, under lock */
-  mxlStatus thread_status;         /* MakeProgress status after the last pass */
-  gboolean defer_pump;             /* pass: queue popped transfers, post after */
+  /* the mode's own state (the thread's post ring and counters,
+   * initiator_progress.c), NULL inline */
+  MxlModeState *mode_state;
 };
 
-/* --- egress machinery of this layer: payload overrides (payload.c), the
- * context pool (protocol_egress.c) --- */
+/* --- egress machinery of this layer: payload overrides of the grain
+ * source (payload.c), the context pool (protocol_egress.c) --- */
 
 /** TRUE when local slot @slot reads its payload from caller memory. */
 gboolean mxl_initiator_payload_overridden (const MxlInitiator *init, uint32_t slot);
@@ -471,7 +468,8 @@ gboolean mxl_initiator_payload_iov (const MxlInitiator *init, uint32_t slot,
  */
 void mxl_initiator_payload_store (MxlInitiator *init, uint32_t slot,
     const void *payload, size_t size);
-/** Frees the overrides (destroy). */
+/** Frees the overrides (the grain source's teardown); nothing without
+ * them. */
 void mxl_initiator_payload_free (MxlInitiator *init);
 /** Takes a context from the pool; NULL when exhausted. */
 MxlWriteCtx *mxl_initiator_ctx_get (MxlInitiator *init);

@@ -137,7 +137,6 @@ mxl_egress_pump (MxlConn *conn)
   while ((t = queue_head (conn)) != NULL && conn->outstanding < init->window
       && budget > 0) {
     MxlWriteCtx *ctx;
-    uint32_t local_slot;
     ssize_t rc;
 
     if (!t->started && g_get_monotonic_time () > t->deadline) {
@@ -145,7 +144,7 @@ mxl_egress_pump (MxlConn *conn)
       dequeue_head (conn);
       continue;
     }
-    if (!src->claim (conn, t, &local_slot))
+    if (!src->claim (conn, t))
       break;
     if (!t->have_pending && !src->next (conn, t)) {
       dequeue_head (conn);         /* defensive: a transfer always ends on a last write */
@@ -165,7 +164,8 @@ mxl_egress_pump (MxlConn *conn)
     ctx->transfer_seq = t->seq;
     ctx->bytes = t->chunk_length;
     ctx->last = t->chunk_last;
-    ctx->local_slot = local_slot;
+    if (src->bind != NULL)
+      src->bind (conn, t, ctx);
     {
       struct iovec iov[MXL_LAYOUT_MAX_IOV];
       void *desc[MXL_LAYOUT_MAX_IOV];
@@ -219,4 +219,20 @@ mxl_egress_reset (MxlConn *conn)
   conn->q_head = 0;
   conn->q_len = 0;
   conn->outstanding = 0;
+}
+
+gboolean
+mxl_egress_transfer_reads_slot (const MxlInitiator *init, const MxlTransfer *t,
+    uint32_t slot)
+{
+  return init->chunks->transfer_reads_slot != NULL
+      && init->chunks->transfer_reads_slot (t, slot);
+}
+
+gboolean
+mxl_egress_ctx_reads_slot (const MxlInitiator *init, const MxlWriteCtx *ctx,
+    uint32_t slot)
+{
+  return init->chunks->ctx_reads_slot != NULL
+      && init->chunks->ctx_reads_slot (init, ctx, slot);
 }

@@ -78,47 +78,35 @@ header_read (const uint8_t *h, MxlSendHeader *v)
 
 /* -------------------------------------------------------------- initiator */
 
-/* Its descriptor (below): the owner recorded in its initiator state. */
-extern const MxlProtocolDesc mxl_protocol_send;
-
-mxlStatus
-mxl_send_initiator_setup (MxlInitiator *init, GError **error)
+/* The message headers, one per write context (protocol_send.h), in the
+ * protocol's own slot: send and tagged each make their own. */
+static mxlStatus
+send_initiator_setup (MxlInitiator *init, MxlInitiatorProto **out, GError **error)
 {
-  MxlSendInitiator *m;
+  MxlSendInitiator *m = g_new0 (MxlSendInitiator, 1);
   size_t len = (size_t) init->ctx_count * MXL_SEND_HEADER_SIZE;
 
-  /* Made already for the other message protocol: one state, one pointer
-   * (only the message protocols keep initiator state). */
-  if (init->pstate != NULL)
-    return MXL_STATUS_OK;
-  m = g_new0 (MxlSendInitiator, 1);
-  m->base.desc = &mxl_protocol_send;
-  init->pstate = &m->base;
+  *out = &m->base;
   m->headers = g_malloc0 (len);
   return mxl_ofi_region_register (init->base.dom, m->headers, len, FI_SEND, &m->region,
       error);
 }
 
-void
-mxl_send_initiator_teardown (MxlInitiator *init)
+static void
+send_initiator_teardown (MxlInitiator *init, MxlInitiatorProto *state)
 {
-  MxlSendInitiator *m;
+  MxlSendInitiator *m = mxl_container_of (state, MxlSendInitiator, base);
 
-  if (init->pstate == NULL || init->pstate->desc != &mxl_protocol_send)
-    return;
-  m = mxl_send_initiator (init);
   if (init->base.dom != NULL)
     mxl_ofi_region_close (init->base.dom, &m->region);
   g_free (m->headers);
   g_free (m);
-  init->pstate = NULL;
 }
 
-gboolean
-mxl_send_initiator_ready (const MxlInitiator *init)
+static gboolean
+send_initiator_ready (const MxlInitiatorProto *state)
 {
-  return init->pstate != NULL && init->pstate->desc == &mxl_protocol_send
-      && mxl_send_initiator (init)->region.mr != NULL;
+  return mxl_container_of (state, MxlSendInitiator, base)->region.mr != NULL;
 }
 
 gboolean
@@ -332,6 +320,13 @@ send_target_teardown (MxlTarget *t)
   g_free (s);
 }
 
+const MxlProtocolInitiatorOps mxl_send_initiator_ops = {
+  .setup = send_initiator_setup,
+  .teardown = send_initiator_teardown,
+  .ready = send_initiator_ready,
+  .conn_limits = mxl_send_conn_limits,
+};
+
 const MxlProtocolDesc mxl_protocol_send = {
   .name = "send",
   .caps = { [MXL_ROLE_TARGET] = FI_MSG | FI_RECV,
@@ -341,10 +336,7 @@ const MxlProtocolDesc mxl_protocol_send = {
   .target_setup = send_target_setup,
   .target_teardown = send_target_teardown,
   .advertises_recv_size = TRUE,
-  .initiator_setup = mxl_send_initiator_setup,
-  .initiator_teardown = mxl_send_initiator_teardown,
-  .initiator_ready = mxl_send_initiator_ready,
-  .conn_limits = mxl_send_conn_limits,
+  .initiator = &mxl_send_initiator_ops,
   .drain_at_teardown = TRUE,
   .post = send_post,
 };

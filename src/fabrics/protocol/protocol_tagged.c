@@ -455,10 +455,7 @@ const MxlProtocolDesc mxl_protocol_tagged = {
   .target_setup = tagged_target_setup,
   .target_teardown = tagged_target_teardown,
   .advertises_recv_size = TRUE,
-  .initiator_setup = mxl_send_initiator_setup,
-  .initiator_teardown = mxl_send_initiator_teardown,
-  .initiator_ready = mxl_send_initiator_ready,
-  .conn_limits = mxl_send_conn_limits,
+  .initiator = &mxl_send_initiator_ops,
   .drain_at_teardown = TRUE,
   .post = tagged_post,
 };
