@@ -22,6 +22,7 @@
  */
 #pragma once
 
+#include <signal.h>
 #include <stdio.h>
 
 #include <gst/gst.h>
@@ -132,6 +133,11 @@ typedef struct {
  * comment). Returns: the exit status: 0, or 3 after a pipeline ERROR or a
  * summary that cannot be written. */
 int demo_run_role (DemoOptions * o, DemoRole role);
+
+/* Set by main()'s first handler of SIGINT and SIGTERM, before
+ * demo_run_role() installs its own (start-up: option parsing, gst_init):
+ * a stop that came that early ends demo_run_role() at once with 0. */
+extern volatile sig_atomic_t demo_stop_early;
 
 /* One frame (video) or one buffer of samples (audio). */
 typedef struct {

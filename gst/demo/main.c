@@ -39,7 +39,8 @@
  * or 3 after a pipeline ERROR (the summary holds its text), 2 for bad
  * options.
  *
- * Signals: SIGINT and SIGTERM stop cleanly (receiver: stop; sender: EOS,
+ * Signals: SIGINT and SIGTERM stop cleanly, from the start of main() on (one
+ * during start-up ends the run at once with 0; receiver: stop; sender: EOS,
  * then stop) and the exit status is the one above. Asynchronous signals
  * whose default action ends the process and that the demo does not use
  * (SIGHUP, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGIO,
@@ -71,6 +72,26 @@ ignore_signals (void)
     signal (sigs[i], SIG_IGN);
   for (rt = SIGRTMIN; rt <= SIGRTMAX; rt++)
     signal (rt, SIG_IGN);
+}
+
+volatile sig_atomic_t demo_stop_early;
+
+static void
+on_early_stop (int sig)
+{
+  demo_stop_early = 1;
+}
+
+/* SIGINT and SIGTERM until demo_run_role() handles them: noted, so that a
+ * stop during start-up is a clean stop, not the default action. */
+static void
+catch_early_stop (void)
+{
+  struct sigaction sa = { .sa_handler = on_early_stop };
+
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
 }
 
 /* MXL_DEMO_SLOW=produce:MS or consume:MS (header comment). */
@@ -138,6 +159,7 @@ main (int argc, char **argv)
   GError *error = NULL;
   int rc = 2;
 
+  catch_early_stop ();
   ignore_signals ();
   o.duration = 10;
   o.max_seconds = 600;

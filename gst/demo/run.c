@@ -427,13 +427,23 @@ demo_run_role (DemoOptions * o, DemoRole role)
   Demo d = { .o = o, .role = role };
   GError *error = NULL;
   GstBus *bus;
-  guint bus_watch;
+  guint bus_watch, sig_int, sig_term;
   struct rusage ru;
   gchar *png_error = NULL;
   const gchar *png = NULL;
   int rc;
 
   d.loop = g_main_loop_new (NULL, FALSE);
+  /* First, so that a stop during start-up (rendering the loop, building
+   * the pipeline) is not the default action: it waits in the main context
+   * and is handled once the loop runs; after a failed start it is moot. */
+  sig_int = g_unix_signal_add (SIGINT, on_signal, &d);
+  sig_term = g_unix_signal_add (SIGTERM, on_signal, &d);
+  if (demo_stop_early) {
+    /* stopped before it began: nothing to stop */
+    rc = 0;
+    goto out;
+  }
   {
     gchar *caps = g_strdup_printf (VIDEO_CAPS_FMT, o->fps);
     d.video_loop = demo_loop_new_video (caps, DEMO_LOOP_FRAMES, &error);
@@ -443,7 +453,8 @@ demo_run_role (DemoOptions * o, DemoRole role)
     g_printerr ("mxl-fabrics-demo %s: cannot render the video loop: %s\n",
         o->role, error ? error->message : "?");
     g_clear_error (&error);
-    return 3;
+    rc = 3;
+    goto out;
   }
   if (role == DEMO_SENDER && !o->no_audio)
     d.audio_loop = demo_loop_new_audio (48000, 8, DEMO_AUDIO_BATCH,
@@ -453,7 +464,8 @@ demo_run_role (DemoOptions * o, DemoRole role)
     g_printerr ("mxl-fabrics-demo %s: cannot build the pipeline: %s\n",
         o->role, error ? error->message : "?");
     g_clear_error (&error);
-    return 3;
+    rc = 3;
+    goto out;
   }
   add_stream (&d, "video", FALSE, &d.video);
   demo_stream_set_loop (d.video, d.video_loop);
@@ -466,8 +478,6 @@ demo_run_role (DemoOptions * o, DemoRole role)
   bus = gst_element_get_bus (d.pipeline);
   bus_watch = gst_bus_add_watch (bus, on_bus, &d);
   gst_object_unref (bus);
-  g_unix_signal_add (SIGINT, on_signal, &d);
-  g_unix_signal_add (SIGTERM, on_signal, &d);
 
   d.t_start = g_get_monotonic_time ();
   if (gst_element_set_state (d.pipeline, GST_STATE_PLAYING) ==
@@ -519,6 +529,9 @@ demo_run_role (DemoOptions * o, DemoRole role)
   gst_object_unref (d.pipeline);
   demo_producer_free (d.video_producer);
   demo_producer_free (d.audio_producer);
+out:
+  g_source_remove (sig_int);
+  g_source_remove (sig_term);
   demo_loop_free (d.video_loop);
   demo_loop_free (d.audio_loop);
   g_main_loop_unref (d.loop);

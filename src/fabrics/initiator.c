@@ -17,9 +17,11 @@
 #include <mxl/flow.h>
 
 #include "fabrics/ofi/address.h"
-#include "fabrics/protocol/protocol_hooks.h"
 #include "fabrics/setup.h"
 #include "flow/flow-priv.h"
+#ifdef MXL_TEST_HOOKS
+#include "fabrics/protocol/protocol_hooks.h"
+#endif
 
 #define CTX_POOL_SIZE 1024u
 /* How long TransferGrain drives progress to make room in a full queue. */
@@ -136,7 +138,12 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   init->chunks = &mxl_grain_chunks;      /* mxl_sample_chunks for audio, below */
   init->mode = &mxl_initiator_inline_mode;      /* the thread's once it runs */
   init->engine = &engine_ops;
+#ifdef MXL_TEST_HOOKS
+  /* the test build: the error-completion wrapper while faults are pending */
   init->on_completion = mxl_hooks_completion (init);
+#else
+  init->on_completion = engine_ops.on_completion;
+#endif
   init->fan_out = fan_out_grain;      /* fan_out_samples for audio, below */
   init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) mxl_conn_free);
   init->by_conn_id = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -205,14 +212,16 @@ fail:
 void
 mxl_initiator_destroy (MxlInitiator *init)
 {
-  /* No hook reaches it any more; then flush within a bound and cancel
-   * the rest (teardown). */
-  mxl_hooks_forget (init);
+#ifdef MXL_TEST_HOOKS
+  mxl_hooks_forget (init);      /* the test build: no hook reaches it */
+#endif
+  /* Flush within a bound and cancel the rest (teardown). */
   mxl_initiator_progress_stop (init, DESTROY_FLUSH_MS);
   teardown (init);
+#ifdef MXL_TEST_HOOKS
   /* a connection that became connected while it flushed joined again */
   mxl_hooks_forget (init);
-  mxl_initiator_payload_free (init);
+#endif
   mxl_endpoint_clear (&init->base);
   g_free (init);
 }
@@ -241,7 +250,9 @@ compute_limits (const MxlInitiator *init, const MxlProtocolDesc *protocol,
   limits->max_msg = init->max_msg;
   limits->iov_limit = init->iov_limit;
   limits->ordered = init->ordered_writes;
-  return protocol->conn_limits == NULL || protocol->conn_limits (init, info, limits);
+  limits->last_after_previous = FALSE;
+  return protocol->initiator == NULL || protocol->initiator->conn_limits == NULL
+      || protocol->initiator->conn_limits (init, info, limits);
 }
 
 static void
@@ -250,6 +261,7 @@ set_limits (MxlConn *conn, const MxlConnLimits *limits)
   conn->max_msg = limits->max_msg;
   conn->iov_limit = limits->iov_limit;
   conn->ordered = limits->ordered;
+  conn->last_after_previous = limits->last_after_previous;
 }
 
 static mxlStatus
@@ -359,28 +371,42 @@ mxl_initiator_room_for_one (MxlInitiator *init)
   return TRUE;
 }
 
-/* Queues @request on @conn through @queue. */
-static mxlStatus
-queue_on (MxlConn *conn, MxlQueueFn queue, const void *request)
+/* One wait for room in full @conn: progress, then a sleep of @sleep_us
+ * (doubled up to 500 us). FALSE when waiting ends, @st set: OK (lost
+ * meanwhile: reported by an event), NOT_READY (@deadline passed). */
+static gboolean
+wait_for_room (MxlConn *conn, gint64 deadline, guint *sleep_us, mxlStatus *st)
 {
   MxlInitiator *init = conn->init;
+
+  mxl_initiator_progress_once (init);
+  if (conn->state.kind != MXL_CONN_CONNECTED) {
+    *st = MXL_STATUS_OK;
+    return FALSE;
+  }
+  if (g_get_monotonic_time () > deadline) {
+    init->stats.transfersDropped++;
+    *st = MXL_ERR_NOT_READY;
+    return FALSE;
+  }
+  g_usleep (*sleep_us);
+  *sleep_us = MIN (*sleep_us * 2, 500u);
+  return TRUE;
+}
+
+/* Queues @request on @conn through its chunk source (mxl_egress_queue());
+ * a full queue: drives progress (bounded) until there is room. */
+static mxlStatus
+queue_on (MxlConn *conn, const void *request)
+{
   gint64 deadline = g_get_monotonic_time () + QUEUE_WAIT_MS * 1000;
   guint sleep_us = 20;
   mxlStatus st;
 
-  /* A full queue: drive progress (bounded) until there is room. */
   while ((st = !conn_has_room (conn) ? MXL_ERR_NOT_READY
-          : queue (conn, request)) == MXL_ERR_NOT_READY) {
-    mxl_initiator_progress_once (init);
-    if (conn->state.kind != MXL_CONN_CONNECTED)
-      return MXL_STATUS_OK;     /* lost meanwhile: reported by an event */
-    if (g_get_monotonic_time () > deadline) {
-      init->stats.transfersDropped++;
-      return MXL_ERR_NOT_READY;
-    }
-    g_usleep (sleep_us);
-    sleep_us = MIN (sleep_us * 2, 500u);
-  }
+          : mxl_egress_queue (conn, request)) == MXL_ERR_NOT_READY)
+    if (!wait_for_room (conn, deadline, &sleep_us, &st))
+      break;
   return st;
 }
 
@@ -435,36 +461,41 @@ refuse_not_connected (MxlInitiator *init, MxlConn *conn, const MxlTracked *what)
   mxl_initiator_push_result (init, conn->target_id, &tr);
 }
 
-/* One connection's part of a fan-out: @request queued through @queue,
- * tracked as @what, and posted (unless the pass posts later); @skip: a
- * grain this connection does not get (behind). Counts it in @taken or
- * @refused. Returns: the status of queueing. */
-static mxlStatus
-fan_out_one (MxlInitiator *init, MxlConn *c, const MxlTracked *what, MxlQueueFn queue,
-    const void *request, gboolean skip, guint *taken, guint *refused)
+/* Whether connection @c gets a transfer tracked as @what: not when it is
+ * not connected or its peer is gone (refused, counted in @refused), nor
+ * when @skip (a grain it does not get: behind). */
+static gboolean
+fan_out_admit (MxlInitiator *init, MxlConn *c, const MxlTracked *what, gboolean skip,
+    guint *refused)
 {
-  uint64_t first_seq = c->next_seq;
-  mxlStatus st;
-
   if (c->state.kind != MXL_CONN_CONNECTED) {
     if (c->state.kind != MXL_CONN_REMOVED) {
       refuse_not_connected (init, c, what);
       (*refused)++;
     }
-    return MXL_STATUS_OK;
+    return FALSE;
   }
   if (mxl_conn_peer_gone (c)) {
     /* checked before every post: see mxl_conn_peer_gone() */
     mxl_conn_transition (c, MXL_CONN_IN_TICK, MXL_STATUS_OK);
     refuse_not_connected (init, c, what);
     (*refused)++;
-    return MXL_STATUS_OK;
+    return FALSE;
   }
   if (skip) {
     c->grains_skipped++;
-    return MXL_STATUS_OK;
+    return FALSE;
   }
-  st = queue_on (c, queue, request);
+  return TRUE;
+}
+
+/* After queueing on @c returned @st (the transfers from @first_seq on
+ * are new): tracks them as @what and posts them (unless the pass posts
+ * later); counts the transfer in @taken or @refused. Returns: @st. */
+static mxlStatus
+fan_out_queued (MxlInitiator *init, MxlConn *c, const MxlTracked *what,
+    uint64_t first_seq, mxlStatus st, guint *taken, guint *refused)
+{
   if (st == MXL_STATUS_OK && c->next_seq == first_seq
       && c->state.kind != MXL_CONN_CONNECTED) {
     /* lost while queue_on made room: nothing was queued */
@@ -481,7 +512,7 @@ fan_out_one (MxlInitiator *init, MxlConn *c, const MxlTracked *what, MxlQueueFn 
     tr.status = st;
     mxl_initiator_push_result (init, c->target_id, &tr);
   }
-  if (c->state.kind == MXL_CONN_CONNECTED && !init->defer_pump) {
+  if (c->state.kind == MXL_CONN_CONNECTED && !init->mode->pump_deferred (init)) {
     mxlStatus pst = mxl_egress_pump (c);
     if (pst != MXL_STATUS_OK)
       mxl_conn_transition (c, MXL_CONN_IN_ERROR, pst);
@@ -489,19 +520,34 @@ fan_out_one (MxlInitiator *init, MxlConn *c, const MxlTracked *what, MxlQueueFn 
   return st;
 }
 
-/* @request queued through @queue on every target, tracked as @what;
- * @skip_behind: a connection behind the others does not get it (grains). */
+/* One connection's part of a fan-out: @request queued through the chunk
+ * source (fan_out_admit(), queue_on(), fan_out_queued()). Returns: the
+ * status of queueing. */
 static mxlStatus
-fan_out (MxlInitiator *init, const MxlTracked *what, MxlQueueFn queue,
-    const void *request, gboolean skip_behind)
+fan_out_one (MxlInitiator *init, MxlConn *c, const MxlTracked *what,
+    const void *request, gboolean skip, guint *taken, guint *refused)
+{
+  uint64_t first_seq = c->next_seq;
+
+  if (!fan_out_admit (init, c, what, skip, refused))
+    return MXL_STATUS_OK;
+  return fan_out_queued (init, c, what, first_seq, queue_on (c, request), taken,
+      refused);
+}
+
+/* @request queued on every target, tracked as @what; @skip_behind: a
+ * connection behind the others does not get it (grains). */
+static mxlStatus
+fan_out (MxlInitiator *init, const MxlTracked *what, const void *request,
+    gboolean skip_behind)
 {
   mxlStatus result = MXL_STATUS_OK;
   guint taken = 0, refused = 0;
 
   for (guint i = 0; i < init->conns->len; i++) {
     MxlConn *c = g_ptr_array_index (init->conns, i);
-    mxlStatus st = fan_out_one (init, c, what, queue, request,
-        skip_behind && c->behind, &taken, &refused);
+    mxlStatus st = fan_out_one (init, c, what, request, skip_behind && c->behind,
+        &taken, &refused);
 
     if (st == MXL_ERR_INVALID_ARG)
       result = st;
@@ -515,6 +561,9 @@ fan_out (MxlInitiator *init, const MxlTracked *what, MxlQueueFn queue,
   return result;
 }
 
+#ifdef MXL_TEST_HOOKS
+/* The test build only: the raw test requests' own path (initiator_raw.c),
+ * a fan-out to one connection whose request is queued through @queue. */
 mxlStatus
 mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracked *what,
     MxlQueueFn queue, const void *request)
@@ -527,13 +576,25 @@ mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracke
   conn = mxl_initiator_find_conn (init, target_id);
   if (conn != NULL && conn->state.kind != MXL_CONN_CONNECTED)
     st = MXL_ERR_INVALID_STATE;
-  else if (conn != NULL)
-    st = fan_out_one (init, conn, what, queue, request, FALSE, &taken, &refused);
+  else if (conn != NULL && !fan_out_admit (init, conn, what, FALSE, &refused))
+    st = MXL_STATUS_OK;
+  else if (conn != NULL) {
+    gint64 deadline = g_get_monotonic_time () + QUEUE_WAIT_MS * 1000;
+    uint64_t first_seq = conn->next_seq;
+    guint sleep_us = 20;
+
+    while ((st = !conn_has_room (conn) ? MXL_ERR_NOT_READY
+            : queue (conn, request)) == MXL_ERR_NOT_READY)
+      if (!wait_for_room (conn, deadline, &sleep_us, &st))
+        break;
+    st = fan_out_queued (init, conn, what, first_seq, st, &taken, &refused);
+  }
   if (st == MXL_STATUS_OK && taken == 0 && refused > 0)
     st = MXL_ERR_NOT_READY;
   mxl_unlock (&init->base.lock);
   return st;
 }
+#endif
 
 /* The fan-out of the grain source (init->fan_out of grain flows): builds the
  * request of TransferGrain @desc (the local flow's grain header decides
@@ -572,7 +633,7 @@ fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc)
         && !conn_behind (c, req.grain_index, what.queued_at))
       keeping_up++;
   }
-  return fan_out (init, &what, mxl_egress_queue, &req, keeping_up > 0);
+  return fan_out (init, &what, &req, keeping_up > 0);
 }
 
 /* The fan-out of the sample source (init->fan_out of continuous flows): the batch
@@ -583,7 +644,7 @@ fan_out_samples (MxlInitiator *init, const MxlPostDesc *desc)
   MxlSamplesRequest sreq = { desc->index, desc->count };
   MxlTracked what = { .grain_index = desc->index, .queued_at = g_get_monotonic_time () };
 
-  return fan_out (init, &what, mxl_egress_queue, &sreq, FALSE);
+  return fan_out (init, &what, &sreq, FALSE);
 }
 
 /* A post descriptor to every target, through the chunk source chosen at

@@ -72,7 +72,9 @@ gboolean mxl_initiator_slot_in_use (MxlInitiator *init, uint32_t slot);
 /** The same, init->lock held by the caller. */
 gboolean mxl_initiator_slot_in_use_locked (const MxlInitiator *init, uint32_t slot);
 
-/* --- raw test requests (initiator_raw.c) --- */
+/* --- raw test requests (initiator_raw.c): the test build only
+ * (-DMXL_TEST_HOOKS, src/meson.build) --- */
+#ifdef MXL_TEST_HOOKS
 
 /**
  * mxl_initiator_queue_one:
@@ -115,6 +117,8 @@ mxlStatus mxl_initiator_debug_samples_raw (MxlInitiator *init, uint64_t target_i
     uint64_t head, uint64_t count, uint32_t entry, uint32_t imm, uint64_t header_head,
     uint64_t header_count);
 
+#endif /* MXL_TEST_HOOKS */
+
 /* --- grain payloads from caller memory (initiator_payload.c; stored by
  * protocol/payload.c) --- */
 
@@ -143,10 +147,6 @@ gboolean mxl_initiator_contexts_in_use (const MxlInitiator *init, uint64_t conn_
 
 /** A claim write or read of @conn completed (initiator_rdm.c). */
 void mxl_initiator_rdm_claim_done (MxlConn *conn, gboolean ok);
-
-/** Frees the claim state of @conn (initiator_rdm.c), if it has any: its
- * region is closed while the domain is open. */
-void mxl_initiator_rdm_claim_free (MxlConn *conn);
 
 /** Connection of a live RC endpoint, or NULL. */
 MxlConn *mxl_initiator_conn_by_fid (MxlInitiator *init, struct fid *fid);

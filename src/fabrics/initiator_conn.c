@@ -13,7 +13,9 @@
 #include <signal.h>
 #include <string.h>
 
+#ifdef MXL_TEST_HOOKS
 #include "fabrics/protocol/protocol_hooks.h"
+#endif
 
 #define ORPHAN_RECLAIM_US (2 * G_USEC_PER_SEC)
 
@@ -24,13 +26,12 @@
  * when the generation's own endpoint was closed (@closed: no completion of
  * it can be produced any more), once the CQ has been read empty after the
  * close: the local slots they read are free again at once, and a
- * completion still queued cannot meet a reused context. @parked: the
- * endpoint stays open (parked, initiator_rdm.c): they wait for their
- * completions (a stopped peer that continues still reads the slots they
- * name) or the park's end. */
+ * completion still queued cannot meet a reused context. While the
+ * endpoint is parked (MxlInitiatorTypeOps.parked, initiator_rdm.c) they
+ * wait for their completions (a stopped peer that continues still reads
+ * the slots they name) or the park's end. */
 static void
-orphan_contexts (MxlInitiator *init, uint64_t conn_id, gboolean closed,
-    gboolean parked)
+orphan_contexts (MxlInitiator *init, uint64_t conn_id, gboolean closed)
 {
   gint64 now = g_get_monotonic_time ();
 
@@ -38,8 +39,7 @@ orphan_contexts (MxlInitiator *init, uint64_t conn_id, gboolean closed,
     MxlWriteCtx *ctx = &init->ctx_pool[i];
     if (ctx->in_use && ctx->conn_id == conn_id && ctx->orphaned_at == 0) {
       ctx->orphaned_at = now;
-      ctx->reclaim_drain = closed && !parked ? init->cq_drains + 1 : 0;
-      ctx->parked = parked;
+      ctx->reclaim_drain = closed ? init->cq_drains + 1 : 0;
       init->ctx_orphaned++;
     }
   }
@@ -57,10 +57,8 @@ release_contexts (MxlInitiator *init, uint64_t conn_id, gboolean reclaim)
     MxlWriteCtx *ctx = &init->ctx_pool[i];
     if (ctx->in_use && ctx->conn_id == conn_id && ctx->orphaned_at > 0) {
       ctx->released = TRUE;
-      if (reclaim) {
-        ctx->parked = FALSE;
+      if (reclaim)
         ctx->reclaim_drain = init->cq_drains + 1;
-      }
     }
   }
 }
@@ -80,6 +78,13 @@ mxl_initiator_contexts_in_use (const MxlInitiator *init, uint64_t conn_id)
   return FALSE;
 }
 
+/* TRUE while the endpoint of @ctx's connection generation is parked. */
+static gboolean
+ctx_parked (const MxlInitiator *init, const MxlWriteCtx *ctx)
+{
+  return init->type_ops->parked != NULL && init->type_ops->parked (init, ctx->conn_id);
+}
+
 void
 mxl_initiator_reclaim_orphans (MxlInitiator *init)
 {
@@ -88,7 +93,7 @@ mxl_initiator_reclaim_orphans (MxlInitiator *init)
   for (guint i = 0; i < init->ctx_count; i++) {
     MxlWriteCtx *ctx = &init->ctx_pool[i];
     if (ctx->in_use && ctx->orphaned_at > 0
-        && ((!ctx->parked && now - ctx->orphaned_at > ORPHAN_RECLAIM_US)
+        && ((now - ctx->orphaned_at > ORPHAN_RECLAIM_US && !ctx_parked (init, ctx))
             || (ctx->reclaim_drain > 0 && init->cq_drains >= ctx->reclaim_drain)))
       mxl_initiator_ctx_put (init, ctx);
   }
@@ -157,7 +162,7 @@ static void
 leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reason)
 {
   MxlInitiator *init = conn->init;
-  gboolean own;
+  MxlCloseEffect effect;
 
   if (cur->kind != MXL_CONN_CONNECTING && cur->kind != MXL_CONN_CONNECTED)
     return;
@@ -172,20 +177,15 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
    * say), parks it: should the peer continue, it would still read the
    * local slots those writes name, so they stay in use until their
    * completions come. */
-  own = cur->kind == MXL_CONN_CONNECTED ? cur->u.connected.av != NULL
-      : cur->u.connecting.av != NULL;
-  conn->parking = own && !orderly && !mxl_conn_peer_gone (conn)
-      && mxl_initiator_contexts_in_use (init, conn->conn_id);
-  orphan_contexts (init, conn->conn_id, own, conn->parking);
-  init->type_ops->close (conn, cur, orderly);
+  effect = init->type_ops->close (conn, cur, orderly);
+  orphan_contexts (init, conn->conn_id, effect == MXL_CLOSE_ENDED);
   /* Nobody reads the writes' memory any more: the endpoint is closed (RC,
    * or a connection's own shm endpoint that was not parked), or the shm
    * receiver that would copy it (it reads the sender's memory when it
    * progresses) has exited. */
-  if (init->type_ops->close_ends_reads || (own && !conn->parking)
+  if (effect == MXL_CLOSE_READS_ENDED || effect == MXL_CLOSE_ENDED
       || mxl_conn_peer_gone (conn))
     release_contexts (init, conn->conn_id, FALSE);
-  conn->parking = FALSE;
 }
 
 /* A shm target's process is gone (TargetInfo ext.pid, same host): its
@@ -244,8 +244,8 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
         memset (&next, 0, sizeof (next));
         next.kind = MXL_CONN_CONNECTED;
         next.u.connected.ep = cur.u.connecting.ep;
-        next.u.connected.addr = cur.u.connecting.addr;
-        next.u.connected.av = cur.u.connecting.av;
+        /* an RDM peer's address is the type's (its connected op) */
+        next.u.connected.addr = FI_ADDR_UNSPEC;
       }
       break;
     case MXL_CONN_IN_SHUTDOWN:
@@ -282,9 +282,17 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
     next.u.connected.since = now;
     next.u.connected.attempts = cur.kind == MXL_CONN_CONNECTING ? cur.u.connecting.attempts
         : cur.kind == MXL_CONN_IDLE ? cur.u.idle.attempts : 0;
-    /* The protocol is chosen once, when the connection becomes usable
-     * (its post, or a test hook's wrapper while one is armed). */
+    /* The protocol is chosen once, when the connection becomes usable:
+     * its post (in the test build a test hook's wrapper while one is
+     * armed, protocol_hooks.h); the endpoint type completes the state and
+     * may wrap the post. */
+#ifdef MXL_TEST_HOOKS
     conn->post = mxl_hooks_conn_post (conn);
+#else
+    conn->post = conn->protocol->post;
+#endif
+    if (init->type_ops->connected != NULL)
+      init->type_ops->connected (conn, &next);
     conn->last_progress = now;
     conn->q_head = conn->q_len = 0;
     conn->tr_head = conn->tr_len = 0;
@@ -360,7 +368,8 @@ mxl_conn_new (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info,
 void
 mxl_conn_free (MxlConn *conn)
 {
-  mxl_initiator_rdm_claim_free (conn);
+  if (conn->type_state != NULL)
+    conn->type_state->ops->conn_free (conn);
   if (conn->init->chunks->release != NULL)
     conn->init->chunks->release (conn, TRUE);
   mxl_target_info_free (conn->info);

@@ -29,28 +29,50 @@
 /* How long a transfer call retries a full post ring (ms). */
 #define POST_DEADLINE_MS 20
 
+/* The thread mode's state (init->mode_state), made by
+ * mxl_initiator_progress_start() and freed by its stop; an inline
+ * initiator has none. */
+struct MxlModeState {
+  MxlPostRing *post_ring;
+  _Atomic uint64_t posts_pushed;   /* producers, before the push (undone on failure) */
+  uint64_t posts_popped;           /* progress thread, under lock */
+  mxlStatus thread_status;         /* MakeProgress status after the last pass */
+  gboolean defer_pump;             /* pass: queue popped transfers, post after */
+};
+
+static void
+mode_state_free (MxlInitiator *init)
+{
+  mxl_post_ring_free (init->mode_state->post_ring);
+  g_clear_pointer (&init->mode_state, g_free);
+}
+
 static gboolean
 has_posts (gpointer owner)
 {
   MxlInitiator *init = owner;
 
-  return mxl_post_ring_peek (init->post_ring) && mxl_initiator_room_for_one (init);
+  return mxl_post_ring_peek (init->mode_state->post_ring)
+      && mxl_initiator_room_for_one (init);
 }
 
 /* The MakeProgress status as seen by application threads. */
 static mxlStatus
 current_status (MxlInitiator *init)
 {
-  if (atomic_load_explicit (&init->posts_pushed, memory_order_relaxed) != init->posts_popped
-      && init->thread_status != MXL_ERR_INTERRUPTED)
+  MxlModeState *m = init->mode_state;
+
+  if (atomic_load_explicit (&m->posts_pushed, memory_order_relaxed) != m->posts_popped
+      && m->thread_status != MXL_ERR_INTERRUPTED)
     return MXL_ERR_NOT_READY;
-  return init->thread_status;
+  return m->thread_status;
 }
 
 static gboolean
 pass (gpointer owner)
 {
   MxlInitiator *init = owner;
+  MxlModeState *m = init->mode_state;
   const mxlFabricsExtInitiatorStats *s = &init->stats;
   uint64_t before = s->writesPosted + s->writesCompleted + s->writeErrors;
   MxlPostDesc desc;
@@ -59,18 +81,18 @@ pass (gpointer owner)
 
   /* Queue everything first, post after (progress_once), so that the
    * writes of consecutive transfers form one FI_MORE batch. */
-  init->defer_pump = TRUE;
+  m->defer_pump = TRUE;
   while (popped < RING_BUDGET && mxl_initiator_room_for_one (init)
-      && mxl_post_ring_pop (init->post_ring, &desc)) {
+      && mxl_post_ring_pop (m->post_ring, &desc)) {
     popped++;
-    init->posts_popped++;
+    m->posts_popped++;
     /* Failures become results (tracked) or are the test hook's own. */
     mxl_initiator_fan_out_desc (init, &desc);
   }
-  init->defer_pump = FALSE;
+  m->defer_pump = FALSE;
   st = mxl_initiator_progress_once (init);
-  if (popped > 0 || st != init->thread_status) {
-    init->thread_status = st;
+  if (popped > 0 || st != m->thread_status) {
+    m->thread_status = st;
     mxl_endpoint_wake (&init->base);
   }
   if (popped > 0 || s->writesPosted + s->writesCompleted + s->writeErrors != before) {
@@ -84,19 +106,24 @@ pass (gpointer owner)
 mxlStatus
 mxl_initiator_progress_start (MxlInitiator *init, GError **error)
 {
+  MxlPostRing *ring;
+  MxlModeState *m;
   mxlStatus st;
 
-  init->post_ring = mxl_post_ring_new (init->base.options.post_ring_capacity, sizeof (MxlPostDesc),
+  ring = mxl_post_ring_new (init->base.options.post_ring_capacity, sizeof (MxlPostDesc),
       error);
-  if (init->post_ring == NULL)
+  if (ring == NULL)
     return MXL_ERR_INVALID_ARG;
-  atomic_init (&init->posts_pushed, 0);
-  init->posts_popped = 0;
-  init->thread_status = MXL_ERR_INTERRUPTED;   /* no target yet */
+  m = g_new0 (MxlModeState, 1);
+  m->post_ring = ring;
+  atomic_init (&m->posts_pushed, 0);
+  m->posts_popped = 0;
+  m->thread_status = MXL_ERR_INTERRUPTED;   /* no target yet */
+  init->mode_state = m;
   st = mxl_endpoint_progress_start (&init->base, "mxl-initiator", pass, has_posts, init,
       error);
   if (st != MXL_STATUS_OK)
-    g_clear_pointer (&init->post_ring, mxl_post_ring_free);
+    mode_state_free (init);
   else
     init->mode = &mxl_initiator_thread_mode;
   return st;
@@ -109,31 +136,32 @@ mxl_initiator_progress_stop (MxlInitiator *init, int flush_ms)
 
   /* Teardown, once: nothing to stop without a thread (inline mode, or
    * setup failed before it started). */
-  if (init->post_ring == NULL)
+  if (init->mode_state == NULL)
     return;
   if (flush_ms > 0 && mxl_progress_running (&init->base.progress))
     mxl_initiator_progress_wait (init, flush_ms);
   mxl_progress_stop (&init->base.progress);
   /* The thread is joined: this thread is the consumer now. Whatever was
    * not taken up is cancelled (counted as dropped). */
-  while (mxl_post_ring_pop (init->post_ring, &desc))
+  while (mxl_post_ring_pop (init->mode_state->post_ring, &desc))
     init->stats.transfersDropped++;
-  g_clear_pointer (&init->post_ring, mxl_post_ring_free);
+  mode_state_free (init);
   init->mode = &mxl_initiator_inline_mode;
 }
 
 mxlStatus
 mxl_initiator_progress_post (MxlInitiator *init, const MxlPostDesc *desc)
 {
+  MxlModeState *m = init->mode_state;
   mxlStatus st;
 
   /* Counted before the push so that a MakeProgress that follows this call
    * sees it in flight; undone when the ring stays full. */
-  atomic_fetch_add_explicit (&init->posts_pushed, 1, memory_order_relaxed);
-  st = mxl_post_ring_push_with_deadline (init->post_ring, desc,
+  atomic_fetch_add_explicit (&m->posts_pushed, 1, memory_order_relaxed);
+  st = mxl_post_ring_push_with_deadline (m->post_ring, desc,
       g_get_monotonic_time () + POST_DEADLINE_MS * 1000);
   if (st != MXL_STATUS_OK) {
-    atomic_fetch_sub_explicit (&init->posts_pushed, 1, memory_order_relaxed);
+    atomic_fetch_sub_explicit (&m->posts_pushed, 1, memory_order_relaxed);
     return MXL_ERR_NOT_READY;    /* counted by the ring: postRingFull */
   }
   mxl_progress_wake (&init->base.progress);
@@ -171,7 +199,7 @@ mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok, 
   if (ctx < init->ctx_pool || ctx >= init->ctx_pool + init->ctx_count || !ctx->in_use)
     return;                  /* not ours, or reclaimed already */
   conn = g_hash_table_lookup (init->by_conn_id, &ctx->conn_id);
-  if (ctx->local_slot == MXL_CTX_SLOT_CLAIM) {
+  if (ctx->transfer_seq == MXL_CTX_SEQ_CLAIM) {
     mxl_initiator_ctx_put (init, ctx);
     if (conn != NULL)
       mxl_initiator_rdm_claim_done (conn, ok);
@@ -357,7 +385,7 @@ nothing (MxlInitiator *init)
 static void
 thread_target_added (MxlInitiator *init)
 {
-  init->thread_status = MXL_ERR_NOT_READY;     /* until the next pass */
+  init->mode_state->thread_status = MXL_ERR_NOT_READY;     /* until the next pass */
 }
 
 static void
@@ -366,8 +394,9 @@ thread_wake (MxlInitiator *init)
   mxl_progress_wake (&init->base.progress);
 }
 
+/* Inline: no post ring waits, no pass defers its pumping. */
 static gboolean
-no_posts_waiting (const MxlInitiator *init)
+never (const MxlInitiator *init)
 {
   (void) init;
   return FALSE;
@@ -378,8 +407,16 @@ no_posts_waiting (const MxlInitiator *init)
 static gboolean
 thread_posts_waiting (const MxlInitiator *init)
 {
-  return atomic_load_explicit (&((MxlInitiator *) init)->posts_pushed,
-      memory_order_relaxed) != init->posts_popped;
+  MxlModeState *m = init->mode_state;
+
+  return atomic_load_explicit (&m->posts_pushed, memory_order_relaxed) != m->posts_popped;
+}
+
+/* During a pass's fan-out of popped descriptors (pass()). */
+static gboolean
+thread_pump_deferred (const MxlInitiator *init)
+{
+  return init->mode_state->defer_pump;
 }
 
 static void
@@ -393,7 +430,7 @@ no_ring_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out)
 static void
 thread_ring_stats (MxlInitiator *init, mxlFabricsExtInitiatorStats *out)
 {
-  out->postRingFull = mxl_post_ring_full_count (init->post_ring);
+  out->postRingFull = mxl_post_ring_full_count (init->mode_state->post_ring);
   out->transfersDropped += out->postRingFull;
 }
 
@@ -404,8 +441,9 @@ const MxlInitiatorMode mxl_initiator_inline_mode = {
   .await_result = drive_until_result,
   .target_added = nothing,
   .wake = nothing,
-  .posts_waiting = no_posts_waiting,
+  .posts_waiting = never,
   .ring_stats = no_ring_stats,
+  .pump_deferred = never,
 };
 
 const MxlInitiatorMode mxl_initiator_thread_mode = {
@@ -417,4 +455,5 @@ const MxlInitiatorMode mxl_initiator_thread_mode = {
   .wake = thread_wake,
   .posts_waiting = thread_posts_waiting,
   .ring_stats = thread_ring_stats,
+  .pump_deferred = thread_pump_deferred,
 };

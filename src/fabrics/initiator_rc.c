@@ -95,25 +95,26 @@ rc_open (MxlConn *conn, MxlConnState *next)
   next->kind = MXL_CONN_CONNECTING;
   next->u.connecting.ep = ep;
   next->u.connecting.since = g_get_monotonic_time ();
-  next->u.connecting.addr = FI_ADDR_UNSPEC;
-  next->u.connecting.av = NULL;
   next->u.connecting.attempts = conn->state.kind == MXL_CONN_IDLE
       ? conn->state.u.idle.attempts : 0;
   return MXL_STATUS_OK;
 }
 
-static void
+/* The endpoint is the connection's own: closing it ends the provider's
+ * reads of its writes' memory (fi_endpoint(3)). */
+static MxlCloseEffect
 rc_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
 {
   struct fid_ep *ep = state->kind == MXL_CONN_CONNECTING ? state->u.connecting.ep
       : state->kind == MXL_CONN_CONNECTED ? state->u.connected.ep : NULL;
 
   if (ep == NULL)
-    return;
+    return MXL_CLOSE_READS_ENDED;
   g_hash_table_remove (conn->init->by_fid, &ep->fid);
   if (state->kind == MXL_CONN_CONNECTED && orderly)
     fi_shutdown (ep, 0);
   mxl_ofi_close (&ep->fid, "ep");
+  return MXL_CLOSE_READS_ENDED;
 }
 
 static void

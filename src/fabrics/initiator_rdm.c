@@ -38,6 +38,33 @@ typedef struct MxlRdmInitiator {
   GPtrArray *parked;         /* MxlParkedEp*, NULL = none yet */
 } MxlRdmInitiator;
 
+typedef struct MxlConnClaim MxlConnClaim;   /* below */
+
+/* The connectionless state of one connection (conn->type_state), made by
+ * its first rdm_open() and freed with the connection (rdm_conn_free()). */
+typedef struct MxlRdmConn {
+  MxlConnTypeState base;
+  fi_addr_t addr;            /* the peer in the endpoint's AV (rdm_open()) */
+  struct fid_av *own_av;     /* while its endpoint is its own (shm): that
+                                endpoint's AV, else NULL */
+  guint request;             /* operations of its current endpoint: 0 none
+                                tried, 1 refused (-FI_EAGAIN) only, 2 one
+                                accepted (a shm target has its connection
+                                request from 1 on and took it up at 2) */
+  MxlTransportPost watched;  /* what watch_post() wraps, while installed */
+  /* claims of an exclusive target (claim.h), allocated with the first
+   * claim, else NULL */
+  MxlConnClaim *claim;
+} MxlRdmConn;
+
+/* The state of @conn; NULL before its first open. */
+static MxlRdmConn *
+rdm_conn (const MxlConn *conn)
+{
+  return conn->type_state == NULL ? NULL
+      : mxl_container_of (conn->type_state, MxlRdmConn, base);
+}
+
 /* The state, NULL before setup (teardown of a missing setup). */
 static MxlRdmInitiator *
 rdm_initiator (const MxlInitiator *init)
@@ -132,7 +159,7 @@ close_endpoint (MxlInitiator *init, struct fid_ep *ep, struct fid_av *av)
 }
 
 /* The own endpoint of a connection lost with writes in flight to a peer
- * that still lives (initiator.c, leave()): kept open, so that the writes'
+ * that still lives (rdm_close()): kept open, so that the writes'
  * completions still come if the peer continues, until then. */
 typedef struct {
   struct fid_ep *ep;
@@ -198,6 +225,20 @@ rdm_check_parked (MxlInitiator *init)
   }
 }
 
+/* MxlInitiatorTypeOps.parked: whether the endpoint of generation @conn_id
+ * is among the parked ones. */
+static gboolean
+rdm_parked (const MxlInitiator *init, uint64_t conn_id)
+{
+  MxlRdmInitiator *r = rdm_initiator (init);
+  GPtrArray *parked = r != NULL ? r->parked : NULL;
+
+  for (guint i = 0; parked != NULL && i < parked->len; i++)
+    if (((MxlParkedEp *) g_ptr_array_index (parked, i))->conn_id == conn_id)
+      return TRUE;
+  return FALSE;
+}
+
 /* A shm endpoint is named after its info's source address: one given by
  * name (the elements name theirs, "fi_ns://<node>:<service>") would be the
  * same file for every connection, so each connection's endpoint gets the
@@ -241,13 +282,9 @@ claims (const MxlConn *conn)
 static void
 conn_ep (const MxlConn *conn, struct fid_ep **ep, fi_addr_t *addr)
 {
-  if (conn->state.kind == MXL_CONN_CONNECTING) {
-    *ep = conn->state.u.connecting.ep;
-    *addr = conn->state.u.connecting.addr;
-  } else {
-    *ep = conn->state.u.connected.ep;
-    *addr = conn->state.u.connected.addr;
-  }
+  *ep = conn->state.kind == MXL_CONN_CONNECTING ? conn->state.u.connecting.ep
+      : conn->state.u.connected.ep;
+  *addr = rdm_conn (conn)->addr;
 }
 
 /* The claims of one connection to an exclusive target (claim.h): @buf
@@ -261,14 +298,18 @@ struct MxlConnClaim {
   gint64 due;
 };
 
-void
-mxl_initiator_rdm_claim_free (MxlConn *conn)
+/* MxlInitiatorTypeOps.conn_free: the claim region is closed while the
+ * domain is open. */
+static void
+rdm_conn_free (MxlConn *conn)
 {
-  if (conn->claim == NULL)
-    return;
-  if (conn->init->base.dom != NULL)
-    mxl_ofi_region_close (conn->init->base.dom, &conn->claim->region);
-  g_clear_pointer (&conn->claim, g_free);
+  MxlRdmConn *rc = rdm_conn (conn);
+
+  if (rc->claim != NULL && conn->init->base.dom != NULL)
+    mxl_ofi_region_close (conn->init->base.dom, &rc->claim->region);
+  g_free (rc->claim);
+  g_free (rc);
+  conn->type_state = NULL;
 }
 
 /* Posts the claim write (@read FALSE) or the read of the owner word.
@@ -283,26 +324,27 @@ claim_post (MxlConn *conn, gboolean read)
   struct fi_msg_rma msg;
   fi_addr_t addr;
   struct fid_ep *ep;
+  MxlRdmConn *state = rdm_conn (conn);
   MxlConnClaim *c;
   uint64_t token = claim_token (init);
   ssize_t rc;
 
-  if (conn->claim == NULL) {
+  if (state->claim == NULL) {
     g_autoptr (GError) error = NULL;
-    conn->claim = g_new0 (MxlConnClaim, 1);
-    if (mxl_ofi_region_register (init->base.dom, conn->claim->buf,
-            sizeof conn->claim->buf, FI_WRITE | FI_READ, &conn->claim->region,
+    state->claim = g_new0 (MxlConnClaim, 1);
+    if (mxl_ofi_region_register (init->base.dom, state->claim->buf,
+            sizeof state->claim->buf, FI_WRITE | FI_READ, &state->claim->region,
             &error) != MXL_STATUS_OK) {
       g_warning ("initiator: claim buffer: %s", error->message);
-      g_clear_pointer (&conn->claim, g_free);
+      g_clear_pointer (&state->claim, g_free);
       return -FI_ENOMEM;
     }
   }
-  c = conn->claim;
+  c = state->claim;
   if ((ctx = mxl_initiator_ctx_get (init)) == NULL)
     return -FI_EAGAIN;
   ctx->conn_id = conn->conn_id;
-  ctx->local_slot = MXL_CTX_SLOT_CLAIM;
+  ctx->transfer_seq = MXL_CTX_SEQ_CLAIM;
   c->buf[0] = token;
   c->buf[2] = 0;
   conn_ep (conn, &ep, &addr);
@@ -332,18 +374,22 @@ claim_post (MxlConn *conn, gboolean read)
 static void
 claim_tick (MxlConn *conn, gint64 now)
 {
-  /* before the first claim: phase 0, due now */
-  guint phase = conn->claim != NULL ? conn->claim->phase : 0;
+  MxlRdmConn *state;
+  guint phase;
   ssize_t rc;
 
-  if ((conn->state.kind != MXL_CONN_CONNECTING && conn->state.kind != MXL_CONN_CONNECTED)
-      || !claims (conn) || (phase != 0 && phase != 3)
-      || (conn->claim != NULL && now < conn->claim->due))
+  if (conn->state.kind != MXL_CONN_CONNECTING && conn->state.kind != MXL_CONN_CONNECTED)
+    return;
+  state = rdm_conn (conn);
+  /* before the first claim: phase 0, due now */
+  phase = state->claim != NULL ? state->claim->phase : 0;
+  if (!claims (conn) || (phase != 0 && phase != 3)
+      || (state->claim != NULL && now < state->claim->due))
     return;
   rc = claim_post (conn, phase == 3);
-  conn->request = rc == 0 ? 2 : MAX (conn->request, 1);
+  state->request = rc == 0 ? 2 : MAX (state->request, 1);
   if (rc == 0)
-    conn->claim->phase = phase == 3 ? 2 : 1;
+    state->claim->phase = phase == 3 ? 2 : 1;
   else if (rc != -FI_EAGAIN)
     mxl_conn_transition (conn, MXL_CONN_IN_ERROR, mxl_ofi_status (rc));
 }
@@ -351,7 +397,8 @@ claim_tick (MxlConn *conn, gint64 now)
 void
 mxl_initiator_rdm_claim_done (MxlConn *conn, gboolean ok)
 {
-  MxlConnClaim *c = conn->claim;
+  MxlRdmConn *state = rdm_conn (conn);
+  MxlConnClaim *c = state != NULL ? state->claim : NULL;
   uint64_t owner;
   gint64 now = g_get_monotonic_time ();
 
@@ -401,16 +448,67 @@ rdm_setup (MxlInitiator *init, GError **error)
   return open_endpoint (init, init->base.dom->info, &init->base.av, &init->base.ep, error);
 }
 
+/* Records the outcome @rc of an operation of the connection's endpoint. */
+static void
+note_outcome (MxlRdmConn *state, ssize_t rc)
+{
+  if (rc == 0)
+    state->request = 2;
+  else if (rc == -FI_EAGAIN)
+    state->request = MAX (state->request, 1);
+}
+
+/* The connection's post (conn->post) until an operation of its endpoint
+ * was accepted: records the outcome of the post it wraps (@request), then
+ * steps aside, so that the writes after the first accepted one cost
+ * nothing more. A test hook may install another post meanwhile
+ * (protocol_hooks.c), even from inside the wrapped one: that one is
+ * wrapped from then on (here, or by rdm_poll_events() when it came
+ * between two posts). */
+static ssize_t
+watch_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
+    guint n_iov, MxlWriteCtx *ctx)
+{
+  MxlRdmConn *state = rdm_conn (conn);
+  ssize_t rc = state->watched (conn, t, iov, desc, n_iov, ctx);
+
+  note_outcome (state, rc);
+  if (conn->post == NULL)
+    return rc;
+  if (conn->post != watch_post)
+    state->watched = conn->post;
+  conn->post = state->request == 2 ? state->watched : watch_post;
+  return rc;
+}
+
+/* Wraps conn->post in watch_post() while no operation was accepted. */
+static void
+watch (MxlConn *conn)
+{
+  MxlRdmConn *state = rdm_conn (conn);
+
+  if (state->request == 2 || conn->post == NULL || conn->post == watch_post)
+    return;
+  state->watched = conn->post;
+  conn->post = watch_post;
+}
+
 static mxlStatus
 rdm_open (MxlConn *conn, MxlConnState *next)
 {
   g_autoptr (GError) error = NULL;
   MxlInitiator *init = conn->init;
+  MxlRdmConn *state = rdm_conn (conn);
   fi_addr_t addr = FI_ADDR_NOTAVAIL;
   struct fid_ep *ep = init->base.ep;
   struct fid_av *av = init->base.av, *own_av = NULL;
   int rc;
 
+  if (state == NULL) {
+    state = g_new0 (MxlRdmConn, 1);
+    state->base.ops = &mxl_initiator_rdm_ops;
+    conn->type_state = &state->base;
+  }
   if (own_endpoint (init)) {
     struct fi_info *info = connection_info (conn);
     mxlStatus st = info ? open_endpoint (init, info, &own_av, &ep, &error)
@@ -425,7 +523,7 @@ rdm_open (MxlConn *conn, MxlConnState *next)
       return st;
     }
     av = own_av;
-    conn->request = 0;          /* a new endpoint: nothing asked yet */
+    state->request = 0;         /* a new endpoint: nothing asked yet */
   }
   rc = fi_av_insert (av, conn->info->fabric_address, 1, &addr, 0, NULL);
   if (rc != 1) {
@@ -435,6 +533,8 @@ rdm_open (MxlConn *conn, MxlConnState *next)
       close_endpoint (init, ep, own_av);
     return MXL_ERR_INTERNAL;
   }
+  state->addr = addr;
+  state->own_av = own_av;
   if (claims (conn)) {
     /* Connected once the claim is granted (claim_tick()). */
     next->kind = MXL_CONN_CONNECTING;
@@ -442,24 +542,31 @@ rdm_open (MxlConn *conn, MxlConnState *next)
     next->u.connecting.since = g_get_monotonic_time ();
     next->u.connecting.attempts = conn->state.kind == MXL_CONN_IDLE
         ? conn->state.u.idle.attempts : 0;
-    next->u.connecting.addr = addr;
-    next->u.connecting.av = own_av;
-    if (conn->claim != NULL) {
-      conn->claim->phase = 0;
-      conn->claim->due = 0;
+    if (state->claim != NULL) {
+      state->claim->phase = 0;
+      state->claim->due = 0;
     }
     return MXL_STATUS_OK;
   }
   next->kind = MXL_CONN_CONNECTED;
   next->u.connected.ep = ep;
   next->u.connected.addr = addr;
-  next->u.connected.av = own_av;
   return MXL_STATUS_OK;
 }
 
+/* MxlInitiatorTypeOps.connected: the peer's address, and the watch of the
+ * endpoint's first accepted operation (watch_post()). */
 static void
+rdm_connected (MxlConn *conn, MxlConnState *next)
+{
+  next->u.connected.addr = rdm_conn (conn)->addr;
+  watch (conn);
+}
+
+static MxlCloseEffect
 rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
 {
+  MxlRdmConn *rs = rdm_conn (conn);
   gboolean connected = state->kind == MXL_CONN_CONNECTED;
   /* An operation of the connection's own endpoint tried (a claim, or a
    * write when the target is not exclusive) and none accepted yet: shm
@@ -469,44 +576,49 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
    * crashes when it continues (mxl_shm_region_keep_begin(); its peer
    * marker keeps the stale sweep off it while the target lives,
    * docs/libfabric-notes.md P16). */
-  gboolean request_pending = conn->request == 1 && !mxl_conn_peer_gone (conn);
+  gboolean request_pending;
   struct fid_ep *ep;
   struct fid_av *av;
-  fi_addr_t addr;
   int rc;
 
-  if (conn->claim != NULL)
-    conn->claim->phase = 0;
   if (state->kind != MXL_CONN_CONNECTED && state->kind != MXL_CONN_CONNECTING)
-    return;
+    return MXL_CLOSE_SHARED;   /* nothing open (open() did not succeed) */
+  request_pending = rs->request == 1 && !mxl_conn_peer_gone (conn);
+  if (rs->claim != NULL)
+    rs->claim->phase = 0;
   ep = connected ? state->u.connected.ep : state->u.connecting.ep;
-  av = connected ? state->u.connected.av : state->u.connecting.av;
-  addr = connected ? state->u.connected.addr : state->u.connecting.addr;
+  av = rs->own_av;
+  rs->own_av = NULL;
   /* No release of a claim: the target may be gone already (a write into
    * the region of a closed shm endpoint crashes in libfabric 1.17); the
    * claim lapses after MXL_CLAIM_LAPSE_MS. */
   if (av != NULL) {
     /* The connection's own endpoint: closing it discards whatever the
-     * provider still holds for the peer (see the top of this file). */
-    if (conn->parking)
+     * provider still holds for the peer (see the top of this file); lost
+     * with writes in flight to a peer that still lives (stopped, say), it
+     * is parked instead: should the peer continue, it would still read
+     * the local slots those writes name. */
+    if (!orderly && !mxl_conn_peer_gone (conn)
+        && mxl_initiator_contexts_in_use (conn->init, conn->conn_id)) {
       park (conn, ep, av);
-    else {
-      if (request_pending && shm_holds (conn->init) != NULL)
-        mxl_shm_region_mark_peer (g_hash_table_lookup (shm_holds (conn->init),
-                ep), conn->info->owner_pid);
-      close_endpoint_full (conn->init, ep, av, request_pending);
+      return MXL_CLOSE_PARKED;
     }
-    return;
+    if (request_pending && shm_holds (conn->init) != NULL)
+      mxl_shm_region_mark_peer (g_hash_table_lookup (shm_holds (conn->init),
+              ep), conn->info->owner_pid);
+    close_endpoint_full (conn->init, ep, av, request_pending);
+    return MXL_CLOSE_ENDED;
   }
   /* A shared endpoint: only an orderly removal takes the address out of
    * the AV (on libfabric 1.17, fi_av_remove() of a shm peer, dead or
    * alive, left the next peer added crashing in its own fi_cq_read(): test
    * fabrics-transfer-shm-retarget-live; shm has its own endpoints now). */
   if (!orderly)
-    return;
-  rc = fi_av_remove (conn->init->base.av, &addr, 1, 0);
+    return MXL_CLOSE_SHARED;
+  rc = fi_av_remove (conn->init->base.av, &rs->addr, 1, 0);
   if (rc != 0)
     g_debug ("initiator: fi_av_remove: %s", fi_strerror (-rc));
+  return MXL_CLOSE_SHARED;
 }
 
 static void
@@ -517,20 +629,24 @@ rdm_poll_events (MxlInitiator *init)
 
   for (guint i = 0; i < init->conns->len; i++) {
     MxlConn *conn = g_ptr_array_index (init->conns, i);
+    MxlRdmConn *state;
     struct fid_ep *ep = NULL;
     fi_addr_t addr;
 
     claim_tick (conn, now);
-    if (holds == NULL || conn->request == 0
-        || (conn->state.kind != MXL_CONN_CONNECTING
-            && conn->state.kind != MXL_CONN_CONNECTED))
+    if (conn->state.kind != MXL_CONN_CONNECTING && conn->state.kind != MXL_CONN_CONNECTED)
+      continue;
+    state = rdm_conn (conn);
+    /* a test hook that installed another post since the last pass */
+    watch (conn);
+    if (holds == NULL || state->request == 0)
       continue;
     /* The target has the endpoint's connection request (1), which it maps
      * the endpoint's file for when it takes it up: the file must outlive
      * this process while the target lives (shmstale.h); once an
      * operation was accepted (2), it took it up. */
     conn_ep (conn, &ep, &addr);
-    if (conn->request == 1)
+    if (state->request == 1)
       mxl_shm_region_mark_peer (g_hash_table_lookup (holds, ep),
           conn->info->owner_pid);
     else
@@ -560,10 +676,13 @@ const MxlInitiatorTypeOps mxl_initiator_rdm_ops = {
   .name = "connectionless (FI_EP_RDM)",
   .setup = rdm_setup,
   .open = rdm_open,
+  .connected = rdm_connected,
   .close = rdm_close,
+  .conn_free = rdm_conn_free,
   .poll_events = rdm_poll_events,
   .teardown = rdm_teardown,
   .check_parked = rdm_check_parked,
+  .parked = rdm_parked,
   .reports_peer_loss = FALSE,
   .close_ends_reads = FALSE,
 };

@@ -240,13 +240,14 @@ mxl_initiator_slot_in_use_locked (const MxlInitiator *init, uint32_t slot)
   for (guint i = 0; i < init->conns->len; i++) {
     const MxlConn *c = g_ptr_array_index (init->conns, i);
     for (guint k = 0; k < c->q_len; k++)
-      if (c->queue[(c->q_head + k) % MXL_CONN_QUEUE].local_slot == slot)
+      if (mxl_egress_transfer_reads_slot (init, &c->queue[(c->q_head + k) % MXL_CONN_QUEUE],
+              slot))
         return TRUE;
   }
   /* ... and the provider reads it until each posted write completes. */
   for (guint i = 0; i < init->ctx_count; i++)
     if (init->ctx_pool[i].in_use && !init->ctx_pool[i].released
-        && init->ctx_pool[i].local_slot == slot)
+        && mxl_egress_ctx_reads_slot (init, &init->ctx_pool[i], slot))
       return TRUE;
   return FALSE;
 }
@@ -269,7 +270,7 @@ conn_holds_slot (const MxlInitiator *init, const MxlConn *conn, uint32_t slot)
   for (guint i = 0; i < init->ctx_count; i++) {
     const MxlWriteCtx *ctx = &init->ctx_pool[i];
     if (ctx->in_use && !ctx->released && ctx->orphaned_at == 0
-        && ctx->conn_id == conn->conn_id && ctx->local_slot == slot)
+        && ctx->conn_id == conn->conn_id && mxl_egress_ctx_reads_slot (init, ctx, slot))
       return TRUE;
   }
   return FALSE;
@@ -285,7 +286,7 @@ drop_queued_of_slot (MxlConn *conn, uint32_t slot)
   while (conn->q_len > 0) {
     MxlTransfer *t = &conn->queue[conn->q_head];
 
-    if (t->started || t->local_slot != slot)
+    if (t->started || !mxl_egress_transfer_reads_slot (conn->init, t, slot))
       break;
     mxl_conn_track_drop (conn, t->seq, MXL_ERR_OUT_OF_RANGE_TOO_LATE);
     conn->q_head = (conn->q_head + 1) % MXL_CONN_QUEUE;

@@ -5,9 +5,21 @@
 
 #include "fabrics/events.h"
 #include "fabrics/protocol/protocol.h"
-#include "fabrics/protocol/protocol_hooks.h"
 #include "fabrics/ofi/shmstale.h"
 #include "flow/flow-priv.h"
+#ifdef MXL_TEST_HOOKS
+#include "fabrics/protocol/protocol_hooks.h"
+#endif
+
+/* The fi_getinfo() setup asks, once per choice of protocol:
+ * mxl_provider_getinfo_exact(); in the test build the hooks' choice, a
+ * masking wrapper while a test hides capabilities (protocol_hooks.h). */
+#ifdef MXL_TEST_HOOKS
+#define SETUP_GETINFO() mxl_hooks_getinfo ()
+#else
+#define SETUP_GETINFO() mxl_provider_getinfo_exact
+#endif
+typedef __typeof__ (mxl_provider_getinfo_exact) *SetupGetinfoFn;
 
 /* The statuses of a getinfo that found no entry with the capabilities. */
 static gboolean
@@ -35,7 +47,7 @@ static mxlStatus
 forced_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
     const MxlProtocolDesc *p, struct fi_info **out_info, GError **error)
 {
-  MxlGetinfoFn getinfo = mxl_hooks_getinfo ();
+  SetupGetinfoFn getinfo = SETUP_GETINFO ();
   struct fi_info *probe = NULL;
   mxlStatus st = getinfo (iface, role, p->caps[role], out_info, error);
 
@@ -65,7 +77,7 @@ select_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
     MxlSetupOptions *options, struct fi_info **out_info, GError **error)
 {
   const MxlProtocolDesc *order[sizeof (guint) * 8];
-  MxlGetinfoFn getinfo = mxl_hooks_getinfo ();
+  SetupGetinfoFn getinfo = SETUP_GETINFO ();
   guint n = by_rank (order);
   mxlStatus st = MXL_ERR_NO_FABRIC;
 

@@ -9,6 +9,35 @@
 #include "fabrics/setup.h"
 #include "flow/flow-priv.h"
 
+/**
+ * MxlTargetMode:
+ * What differs between a target read by the application's calls
+ * (inline_mode) and one with a progress thread (thread_mode), chosen at
+ * setup (t->mode): no call tests which it is.
+ */
+typedef struct MxlTargetMode {
+  const char *name;
+  /* ReadGrain/ReadSamples of a set-up target: drains, validates and
+   * commits itself, or pops what the thread queued. */
+  mxlStatus (*read) (MxlTarget *t, int timeout_ms, uint64_t *out_index,
+      uint64_t *out_count);
+} MxlTargetMode;
+
+/** A read result queued by the progress thread. */
+typedef struct MxlReadResult {
+  mxlStatus status;
+  uint64_t index;            /* grain index, or head index of samples */
+  uint64_t count;            /* samples per channel (continuous flows) */
+} MxlReadResult;
+
+/* The thread mode's own state (t->thread), from the thread's start until
+ * teardown: the ring of read results (base.res_head, base.res_len). */
+typedef struct MxlTargetThread {
+  MxlReadResult results[MXL_FABRICS_EXT_RESULT_QUEUE_MAX];
+} MxlTargetThread;
+
+static const MxlTargetMode inline_mode, thread_mode;
+
 void
 mxl_target_push_event (MxlTarget *t, mxlFabricsExtConnectionState previous,
     mxlFabricsExtConnectionState current, mxlStatus reason)
@@ -17,9 +46,14 @@ mxl_target_push_event (MxlTarget *t, mxlFabricsExtConnectionState previous,
 }
 
 mxlStatus
-mxl_target_post_receives (MxlTarget *t, struct fid_ep *ep)
+mxl_target_set_rx_ep (MxlTarget *t, struct fid_ep *ep)
 {
-  return t->rx_ops->post_all (t, ep);
+  MxlTargetProto *p = t->pstate;
+
+  if (p == NULL || p->rx_ops == NULL)
+    return MXL_STATUS_OK;
+  p->rx_ep = ep;
+  return ep != NULL ? p->rx_ops->post_all (t, ep) : MXL_STATUS_OK;
 }
 
 mxlStatus
@@ -33,25 +67,26 @@ mxl_target_bind_cq (MxlTarget *t, struct fid_ep *ep, GError **error)
 }
 
 /* The target's protocol state and the receives it needs, with their ring
- * (rxring.h): its descriptor's setup sets t->pstate and t->rx_ops. */
+ * (rxring.h): its descriptor's setup sets t->pstate and its rx_ops. */
 static mxlStatus
 setup_receives (MxlTarget *t, GError **error)
 {
   return t->proto->target_setup (t, error);
 }
 
+/* Receives are re-posted while they have an endpoint (then rx_ops is set). */
 void
 mxl_target_repost (MxlTarget *t, void *op_context)
 {
-  if (t->rx_ep != NULL)
-    t->rx_ops->repost (t, op_context);
+  if (t->pstate != NULL && t->pstate->rx_ep != NULL)
+    t->pstate->rx_ops->repost (t, op_context);
 }
 
 void
 mxl_target_receive_failed (MxlTarget *t, void *op_context)
 {
-  if (t->rx_ep != NULL)
-    t->rx_ops->failed (t, op_context);
+  if (t->pstate != NULL && t->pstate->rx_ep != NULL)
+    t->pstate->rx_ops->failed (t, op_context);
 }
 
 mxlStatus
@@ -77,7 +112,6 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
     }
   }
   info->protocol = g_strdup (t->proto->name);
-  mxl_target_claims_fill_info (t, info);
   if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_OWNER_PID))
     info->owner_pid = (uint32_t) getpid ();
   if (t->proto->advertises_recv_size)
@@ -94,20 +128,18 @@ teardown (MxlTarget *t)
 {
   /* The progress thread goes first: this thread owns the endpoints again. */
   mxl_progress_stop (&t->base.progress);
-  t->threaded = FALSE;
+  t->mode = &inline_mode;
   if (t->type_ops)
     t->type_ops->close (t);
-  mxl_target_claims_teardown (t);
   if (t->pstate != NULL)
     t->proto->target_teardown (t);
   t->pstate = NULL;
-  t->rx_ops = NULL;
   if (t->istate != NULL)
     t->istate->ops->teardown (t);
   mxl_endpoint_close (&t->base);
   g_clear_pointer (&t->batch, g_free);
   g_clear_pointer (&t->info, mxl_target_info_free);
-  g_clear_pointer (&t->results, g_free);
+  g_clear_pointer (&t->thread, g_free);
   t->type_ops = NULL;
 }
 
@@ -118,7 +150,8 @@ static void
 push_read_result (MxlTarget *t, mxlStatus st, uint64_t index, uint64_t count)
 {
   gboolean dropped;
-  MxlReadResult *r = &t->results[mxl_endpoint_result_push (&t->base, &dropped)];
+  MxlReadResult *r = &t->thread->results[mxl_endpoint_result_push (&t->base,
+          &dropped)];
 
   if (dropped)
     t->stats.readResultsDropped++;
@@ -153,10 +186,11 @@ start_thread (MxlTarget *t, GError **error)
 {
   mxlStatus st;
 
-  t->results = g_new0 (MxlReadResult, MXL_FABRICS_EXT_RESULT_QUEUE_MAX);
+  t->thread = g_new0 (MxlTargetThread, 1);
   st = mxl_endpoint_progress_start (&t->base, "mxl-target", thread_pass, NULL, t,
       error);
-  t->threaded = st == MXL_STATUS_OK;
+  if (st == MXL_STATUS_OK)
+    t->mode = &thread_mode;
   return st;
 }
 
@@ -176,7 +210,7 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
       break;
     }
     if (mxl_endpoint_result_pop (&t->base, &i)) {
-      MxlReadResult *r = &t->results[i];
+      MxlReadResult *r = &t->thread->results[i];
       st = r->status;
       /* As the threadless read: index and count are set with OK (and with
        * the lost-samples status, which reports the lost batch). */
@@ -221,6 +255,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
 
   if (t->base.setup_done)
     return MXL_ERR_INVALID_STATE;
+  t->mode = &inline_mode;
   st = mxl_endpoint_setup_begin (&t->base, &target_role, config->writer, options,
       &config->interface, &flow, &fi, &error);
   if (st != MXL_STATUS_OK)
@@ -252,10 +287,6 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   t->batch_cap = MIN ((size_t) t->base.options.cq_depth + 1, MXL_TARGET_MAX_BATCH);
   t->batch = g_new0 (struct fi_cq_data_entry, t->batch_cap);
   st = setup_receives (t, &error);
-  if (st != MXL_STATUS_OK)
-    goto fail;
-  /* One initiator at a time (target_claim.c). */
-  st = mxl_target_claims_setup (t, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
   st = t->type_ops->open (t, &error);
@@ -329,8 +360,8 @@ refill (MxlTarget *t, int timeout_ms)
     g_debug ("target %" G_GUINT64_FORMAT ": error completion %s", t->id,
         fi_strerror (err.err));
   }
-  /* Claims are handled as they are drained and leave the batch. */
-  len = mxl_target_claims_take (t, t->batch, len);
+  /* What the endpoint type handles itself (claims) leaves the batch. */
+  len = t->type_ops->take (t, t->batch, len);
   t->batch_len = len;
   t->batch_pos = 0;
   for (size_t i = 0; i < len; i++) {
@@ -390,17 +421,14 @@ read_once (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_coun
   return consume (t, out_index, out_count);
 }
 
-mxlStatus
-mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
-    uint64_t *out_count)
+/* ReadGrain without a progress thread: drains, validates and commits
+ * itself, waiting up to @timeout_ms. */
+static mxlStatus
+read_inline (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_count)
 {
   gint64 deadline;
   mxlStatus st;
 
-  if (!t->base.setup_done)
-    return MXL_ERR_INVALID_STATE;
-  if (t->threaded)
-    return read_queued (t, timeout_ms, out_index, out_count);
   /* Fast path: completions already buffered. */
   st = consume (t, out_index, out_count);
   if (st != MXL_ERR_NOT_READY)
@@ -439,6 +467,25 @@ mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
   if (st == MXL_STATUS_OK)
     mxl_poll_nap_arrived (&t->nap, g_get_monotonic_time ());
   return st;
+}
+
+static const MxlTargetMode inline_mode = {
+  .name = "inline",
+  .read = read_inline,
+};
+
+static const MxlTargetMode thread_mode = {
+  .name = "progress thread",
+  .read = read_queued,
+};
+
+mxlStatus
+mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
+    uint64_t *out_count)
+{
+  if (!t->base.setup_done)
+    return MXL_ERR_INVALID_STATE;
+  return t->mode->read (t, timeout_ms, out_index, out_count);
 }
 
 void

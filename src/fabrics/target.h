@@ -51,37 +51,43 @@ void mxl_target_get_stats (MxlTarget *target, mxlFabricsExtTargetStats *out);
 /* --- shared by target.c, target_rc.c, target_rdm.c, protocol/ --- */
 
 /** Binds @ep to the target's CQ (FI_TRANSMIT | FI_RECV: 1.17 tcp crashes
- * otherwise, docs/wire-format.md §6.1) and, when needed, posts the receives. */
+ * otherwise, docs/wire-format.md §6.1). */
 mxlStatus mxl_target_bind_cq (MxlTarget *target, struct fid_ep *ep,
     GError **error);
 /** Builds the target's TargetInfo from its regions and @addr (fi_getname()). */
 mxlStatus mxl_target_fill_info (MxlTarget *target, const void *addr,
     size_t addr_len);
-/** Posts every receive buffer on @ep (FI_RX_CQ_DATA providers and send
- * targets). */
-mxlStatus mxl_target_post_receives (MxlTarget *target, struct fid_ep *ep);
+/** Hands @ep to the protocol's receives (t->pstate->rx_ops), the one
+ * call of the endpoint types (target_rc.c: when a connection is
+ * established, target_rdm.c: when the endpoint is enabled): all are
+ * posted on it and re-posted there; NULL when the endpoint goes (before
+ * the caller closes it). Nothing when the protocol posts none.
+ * Returns: OK or the status of the first post that failed. */
+mxlStatus mxl_target_set_rx_ep (MxlTarget *target, struct fid_ep *ep);
 /** Re-posts the receive buffer of @op_context if it is one of ours. */
 void mxl_target_repost (MxlTarget *target, void *op_context);
 /** The same for a receive that completed with an error. */
 void mxl_target_receive_failed (MxlTarget *target, void *op_context);
-/* --- exclusivity (target_claim.c) --- */
+/* --- exclusivity of a connectionless target (target_claim.c), kept by
+ * its type state (target_rdm.c) --- */
 
-/** Creates t->claims; for an exclusive RDM target of a protocol that can
- * use claims (and FI_REMOTE_READ, fewer than MXL_CLAIM_SLOT regions) also
- * the claim region. Returns: OK or the registration's failure. */
-mxlStatus mxl_target_claims_setup (MxlTarget *target, GError **error);
-/** Closes the claim region and frees t->claims (safe without setup). */
-void mxl_target_claims_teardown (MxlTarget *target);
-/** Advertises the claim region in @info, if the target has one. */
-void mxl_target_claims_fill_info (const MxlTarget *target,
+typedef struct MxlTargetClaims MxlTargetClaims;
+
+/** Creates the exclusivity state into *@out, set also on failure (for
+ * mxl_target_claims_free()); for an exclusive target of a protocol that
+ * can use claims (and FI_REMOTE_READ, fewer than MXL_CLAIM_SLOT regions)
+ * also the claim region. Returns: OK or the registration's failure. */
+mxlStatus mxl_target_claims_new (MxlTarget *target, MxlTargetClaims **out,
+    GError **error);
+/** Closes the claim region and frees @claims (NULL: nothing). */
+void mxl_target_claims_free (MxlTarget *target, MxlTargetClaims *claims);
+/** Advertises the claim region in @info, if @claims has one. */
+void mxl_target_claims_fill_info (const MxlTargetClaims *claims,
     struct mxlFabricsTargetInfo_t *info);
 /** Handles the claims among the @len completions of @batch and removes
  * them from it. Returns: the completions left (in order). */
-size_t mxl_target_claims_take (MxlTarget *target, struct fi_cq_data_entry *batch,
-    size_t len);
-/** An initiator with @token was refused: TRUE when it is counted (the
- * first time for a token, always for 0), mxl_claim_note_refused(). */
-gboolean mxl_target_claims_note_refused (MxlTarget *target, uint64_t token);
+size_t mxl_target_claims_take (MxlTarget *target, MxlTargetClaims *claims,
+    struct fi_cq_data_entry *batch, size_t len);
 
 /** Queues a connection event for mxlFabricsExtTargetPollEvent(). */
 void mxl_target_push_event (MxlTarget *target,

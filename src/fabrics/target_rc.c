@@ -59,6 +59,9 @@ typedef struct MxlRcTarget {
   MxlTargetTypeState base;
   struct fid_pep *pep;
   MxlRcState rc;
+  /* the tokens of initiators already counted as refused (claim.h: only
+   * its refused list is used; the claim region is connectionless) */
+  MxlClaimTarget refused;
 } MxlRcTarget;
 
 static MxlRcTarget *
@@ -115,7 +118,7 @@ reject (MxlTarget *t, const MxlRcInput *in, MxlRejectWhy why)
     g_debug ("fi_reject: %s", fi_strerror (-rc));
   t->stats.connectionsRejected++;
   /* Counted once per initiator (its retries carry the same token). */
-  if (busy && mxl_target_claims_note_refused (t, in->token)) {
+  if (busy && mxl_claim_note_refused (&rc_target (t)->refused, in->token)) {
     t->stats.initiatorsRefused++;
     g_debug ("target %" G_GUINT64_FORMAT ": a second initiator refused (this "
         "target has one)", t->id);
@@ -166,7 +169,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
         mxl_ofi_close (&ep->fid, "ep");
       memset (&r->rc, 0, sizeof (r->rc));
       r->rc.kind = MXL_RC_LISTENING;
-      t->rx_ep = NULL;
+      mxl_target_set_rx_ep (t, NULL);
       return;
     case RC_IN_CONNREQ:
       /* Our initiators say which target they mean (mxl_ofi_connect_data());
@@ -195,7 +198,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
             "x reconnects; its old connection goes", t->id, in->token);
         if (r->rc.kind == MXL_RC_CONNECTED)
           t->stats.disconnections++;
-        t->rx_ep = NULL;
+        mxl_target_set_rx_ep (t, NULL);
         mxl_ofi_close (&ep->fid, "ep");
         reason = MXL_ERR_INTERRUPTED;
       }
@@ -211,10 +214,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       next.kind = MXL_RC_CONNECTED;
       next.u.connected.ep = ep;
       t->stats.connectionsAccepted++;
-      if (t->rx_ops != NULL) {
-        t->rx_ep = ep;
-        mxl_target_post_receives (t, ep);
-      }
+      mxl_target_set_rx_ep (t, ep);
       break;
     case RC_IN_SHUTDOWN:
     case RC_IN_ERROR:
@@ -227,7 +227,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       reason = in->kind == RC_IN_SHUTDOWN ? MXL_ERR_INTERRUPTED : MXL_ERR_UNKNOWN;
       if (r->rc.kind == MXL_RC_CONNECTED)
         t->stats.disconnections++;
-      t->rx_ep = NULL;
+      mxl_target_set_rx_ep (t, NULL);
       mxl_ofi_close (&ep->fid, "ep");
       next.kind = MXL_RC_LISTENING;
       next.token = 0;
@@ -321,6 +321,13 @@ rc_state (MxlTarget *t)
   return public_state (t->type_state != NULL ? &rc_target (t)->rc : &none);
 }
 
+/* A connected target has no claims: every completion is data. */
+static size_t
+rc_take (MxlTarget *t, struct fi_cq_data_entry *batch, size_t len)
+{
+  return len;
+}
+
 static void
 rc_close (MxlTarget *t)
 {
@@ -333,7 +340,7 @@ rc_close (MxlTarget *t)
     g_free (r);
     t->type_state = NULL;
   } else {
-    t->rx_ep = NULL;     /* what the close transition also does */
+    mxl_target_set_rx_ep (t, NULL);     /* what the close transition also does */
   }
   mxl_ofi_close (t->base.eq ? &t->base.eq->fid : NULL, "eq");
   t->base.eq = NULL;
@@ -344,6 +351,6 @@ const MxlTargetTypeOps mxl_target_rc_ops = {
   .open = rc_open,
   .poll_events = rc_poll_events,
   .state = rc_state,
+  .take = rc_take,
   .close = rc_close,
-  .exclusive_by_claims = FALSE,
 };

@@ -15,7 +15,17 @@ typedef struct MxlRdmTarget {
   MxlTargetTypeState base;
   MxlShmHold *shm_hold;          /* shm: the endpoint's region is in use
                                     (shmstale.h) */
+  /* exclusivity: a second initiator cannot be refused before its writes
+   * land, an exclusive target needs claims (claim.h); private to
+   * target_claim.c */
+  MxlTargetClaims *claims;
 } MxlRdmTarget;
+
+static MxlRdmTarget *
+rdm_target (MxlTarget *t)
+{
+  return mxl_container_of (t->type_state, MxlRdmTarget, base);
+}
 
 static mxlStatus
 rdm_open (MxlTarget *t, GError **error)
@@ -28,6 +38,10 @@ rdm_open (MxlTarget *t, GError **error)
 
   r->base.ops = &mxl_target_rdm_ops;
   t->type_state = &r->base;
+  /* One initiator at a time (target_claim.c). */
+  st = mxl_target_claims_new (t, &r->claims, error);
+  if (st != MXL_STATUS_OK)
+    return st;
   st = mxl_ofi_av_open (t->base.dom, 4, &t->base.av, error);
   if (st != MXL_STATUS_OK)
     return st;
@@ -43,15 +57,15 @@ rdm_open (MxlTarget *t, GError **error)
     return mxl_ofi_fail (rc, "fi_enable", error);
   if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_SHM_REGIONS))
     r->shm_hold = mxl_shm_region_hold (t->base.ep);
-  if (t->rx_ops != NULL) {
-    t->rx_ep = t->base.ep;
-    st = mxl_target_post_receives (t, t->base.ep);
-    if (st != MXL_STATUS_OK)
-      return st;
-  }
+  st = mxl_target_set_rx_ep (t, t->base.ep);
+  if (st != MXL_STATUS_OK)
+    return st;
   if ((rc = fi_getname (&t->base.ep->fid, addr, &addr_len)) != 0)
     return mxl_ofi_fail (rc, "fi_getname", error);
-  return mxl_target_fill_info (t, addr, addr_len);
+  st = mxl_target_fill_info (t, addr, addr_len);
+  if (st == MXL_STATUS_OK)
+    mxl_target_claims_fill_info (r->claims, t->info);
+  return st;
 }
 
 static gboolean
@@ -66,24 +80,33 @@ rdm_state (MxlTarget *t)
   return MXL_FABRICS_EXT_STATE_CONNECTED;
 }
 
+static size_t
+rdm_take (MxlTarget *t, struct fi_cq_data_entry *batch, size_t len)
+{
+  /* Claims are handled as they are drained and leave the batch. */
+  return mxl_target_claims_take (t, rdm_target (t)->claims, batch, len);
+}
+
 static void
 rdm_close (MxlTarget *t)
 {
-  MxlRdmTarget *r = t->type_state != NULL
-      ? mxl_container_of (t->type_state, MxlRdmTarget, base) : NULL;
+  MxlRdmTarget *r = t->type_state != NULL ? rdm_target (t) : NULL;
 
-  t->rx_ep = NULL;
+  mxl_target_set_rx_ep (t, NULL);
   /* The endpoint goes first: for shm its fi_close() removes the /dev/shm
    * file (docs/libfabric-notes.md P12). */
   mxl_ofi_close (t->base.ep ? &t->base.ep->fid : NULL, "ep");
   t->base.ep = NULL;
-  if (r != NULL) {
+  if (r != NULL)
     mxl_shm_region_release (r->shm_hold);
+  mxl_ofi_close (t->base.av ? &t->base.av->fid : NULL, "av");
+  t->base.av = NULL;
+  /* the claim region last */
+  if (r != NULL) {
+    mxl_target_claims_free (t, r->claims);
     g_free (r);
     t->type_state = NULL;
   }
-  mxl_ofi_close (t->base.av ? &t->base.av->fid : NULL, "av");
-  t->base.av = NULL;
 }
 
 const MxlTargetTypeOps mxl_target_rdm_ops = {
@@ -91,6 +114,6 @@ const MxlTargetTypeOps mxl_target_rdm_ops = {
   .open = rdm_open,
   .poll_events = rdm_poll_events,
   .state = rdm_state,
+  .take = rdm_take,
   .close = rdm_close,
-  .exclusive_by_claims = TRUE,
 };

@@ -11,6 +11,7 @@
 # Between: a sender whose receiver was SIGKILLed ends its drain at once
 # (the transfers the lost connection cancelled count as ended), not after
 # its 3 s limit.
+# First, a receiver stopped during its start-up exits 0 as well.
 # Every process is started here and stopped by PID; every wait is
 # bounded. TAP output. Usage: test-demo-signals.sh PROVIDER BUILDDIR SRCDIR
 set -u
@@ -69,7 +70,32 @@ start_sender() {
 # mxlfabricssink name their shm endpoints "mxlfabrics-<pid>-<n>").
 leftover() { ls /dev/shm 2>/dev/null | grep "^mxlfabrics-$1-" ; }
 
-echo "1..13"
+echo "1..14"
+# A stop during start-up (the receiver renders its video loop and builds its
+# pipeline before it listens) is a clean stop too, not the default action.
+# It is sent once main() has begun: its first lines catch SIGINT and SIGTERM,
+# then ignore SIGUSR1 (bit 10 of SigIgn in /proc/PID/status); before main()
+# the dynamic loader's libraries own the signals.
+"$bin" --role receiver --provider "$provider" $node --no-audio \
+  --video-target-info "$out/video-early.json" --max-seconds 60 >"$out/recv-early.log" 2>&1 &
+early=$!
+pids="$early"
+i=0
+ignores_usr1() {
+  v=$(awk '/^SigIgn:/ { print $2 }' "/proc/$1/status" 2>/dev/null)
+  [ -n "$v" ] && [ $((0x$v & 512)) -ne 0 ]
+}
+while alive "$early" && [ "$i" -lt 1000 ] && ! ignores_usr1 "$early"; do
+  sleep 0.01; i=$((i + 1))
+done
+grep -q listening "$out/recv-early.log" && started=listening || started=starting
+kill -TERM "$early"
+wait_exit "$early" 20
+rc=$?
+sed 's/^/# early receiver: /' "$out/recv-early.log" | tail -n 3
+ok $rc "a receiver stopped with SIGTERM once main() began ($started) exits 0 (got $rc)"
+pids=
+
 for round in 1 2; do
   if [ "$round" = 1 ]; then ssig=TERM rsig=INT; else ssig=INT rsig=TERM; fi
   start_receiver $round

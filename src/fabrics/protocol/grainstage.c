@@ -7,6 +7,7 @@
 #include "fabrics/ofi/provider.h"
 #include "fabrics/protocol/protocol.h"
 #include "fabrics/protocol/initiator-state.h"
+#include "fabrics/protocol/grain_initiator.h"
 
 /* The grain chunk source's state of a connection (conn->chunk_state). */
 typedef struct {
@@ -14,14 +15,6 @@ typedef struct {
   MxlGrainStage stage;
   gboolean failed;              /* not registered: writes go from the slots */
 } MxlGrainConn;
-
-/* The grain chunk source's initiator-wide state (init->source_state). */
-typedef struct {
-  MxlChunkState base;
-  /* grain writes may go from a per-connection copy: a discrete flow on a
-   * MXL_PROVIDER_QUIRK_RECEIVER_COPIES provider; set at setup */
-  gboolean stage_grains;
-} MxlGrainSource;
 
 mxlStatus
 mxl_grain_source_setup (MxlInitiator *init, const MxlFlowLayout *flow, GError **error)
@@ -40,9 +33,13 @@ mxl_grain_source_setup (MxlInitiator *init, const MxlFlowLayout *flow, GError **
 void
 mxl_grain_source_teardown (MxlInitiator *init)
 {
-  if (init->source_state == NULL || init->source_state->source != &mxl_grain_chunks)
+  MxlGrainSource *s = mxl_grain_source (init);
+
+  if (s == NULL)
     return;
-  g_free (mxl_container_of (init->source_state, MxlGrainSource, base));
+  mxl_initiator_payload_free (init);
+  g_free (s->ctx_slot);
+  g_free (s);
   init->source_state = NULL;
 }
 
@@ -50,8 +47,9 @@ mxl_grain_source_teardown (MxlInitiator *init)
 static gboolean
 stage_grains (const MxlInitiator *init)
 {
-  return init->source_state != NULL && init->source_state->source == &mxl_grain_chunks
-      && mxl_container_of (init->source_state, MxlGrainSource, base)->stage_grains;
+  const MxlGrainSource *s = mxl_grain_source (init);
+
+  return s != NULL && s->stage_grains;
 }
 
 /* The connection's state, NULL before its first staged transfer. */
@@ -125,7 +123,7 @@ mxl_grain_stage_ready (const MxlConn *conn, uint64_t seq)
   for (guint i = 0; i < init->ctx_count; i++) {
     const MxlWriteCtx *ctx = &init->ctx_pool[i];
     if (ctx->in_use && !ctx->released && ctx->conn_id == conn->conn_id
-        && ctx->local_slot == mine && ctx->transfer_seq != seq)
+        && mxl_grain_ctx_slot (init, ctx) == mine && ctx->transfer_seq != seq)
       return FALSE;
   }
   return TRUE;

@@ -25,8 +25,9 @@
  * held by its stuck receiver costs only that receiver, so its writes go
  * straight from the ring slot, without the copy (whose cost halved shm
  * 1080p throughput). A transfer started unstaged holds its ring slot until
- * its writes complete, a staged one its buffer (the write context's
- * local_slot says which), so the count may change with writes in flight;
+ * its writes complete, a staged one its buffer (the grain source records
+ * which per write context, grain_initiator.h), so the count may change
+ * with writes in flight;
  * the buffers, allocated on the first staged transfer, stay until the
  * connection goes.
  * The buffers belong to the connection (the grain chunk source's state,

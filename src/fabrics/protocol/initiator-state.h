@@ -26,10 +26,9 @@
 #include "fabrics/ofi/provider.h"
 #include "fabrics/wire/targetinfo.h"
 
-typedef struct MxlPostRing MxlPostRing;   /* postring.h */
+typedef struct MxlModeState MxlModeState;   /* initiator_progress.c */
 typedef struct mxlFabricsInitiator_t MxlInitiator;
 typedef struct MxlPayloadOverride MxlPayloadOverride;
-typedef struct MxlConnClaim MxlConnClaim;   /* initiator_rdm.c */
 typedef struct MxlEngineOps MxlEngineOps;   /* below */
 
 /** Writes in flight per connection at most (bounded by the tx queue). */
@@ -67,21 +66,16 @@ struct MxlWriteCtx {
   gint64 orphaned_at;        /* > 0: its connection is gone; reclaim later */
   uint64_t reclaim_drain;    /* > 0: its endpoint is closed; reclaimed once
                                 init->cq_drains reaches this */
-  gboolean parked;           /* its endpoint is parked (initiator_rdm.c):
-                                reclaimed by its completion or the park's end */
   gboolean in_use;
   gboolean last;             /* carried the immediate data */
   gboolean released;         /* orphaned with its endpoint closed: the
                                 provider reads its memory no more */
   guint next_free;
-  uint32_t local_slot;       /* grain flows: the local slot this write reads;
-                                MXL_CTX_SLOT_CLAIM: a claim write or read
-                                (initiator_rdm.c) */
 };
 
-/** MxlWriteCtx local_slot of a claim write or read: no flow slot (grain
- * slots are below 65536, staging ones below it, grainstage.h). */
-#define MXL_CTX_SLOT_CLAIM G_MAXUINT32
+/** MxlWriteCtx transfer_seq of a claim write or read (initiator_rdm.c): no
+ * transfer's (seqs count up from 0 per connection). */
+#define MXL_CTX_SEQ_CLAIM G_MAXUINT64
 
 /** The grain chunk source's part of a queued transfer (protocol_grain.c). */
 typedef struct MxlGrainTransfer {
@@ -115,8 +109,6 @@ struct MxlTransfer {
   uint64_t seq;
   uint32_t remote_slot;
   uint32_t imm;
-  uint32_t local_slot;       /* the local grain slot it reads (grain flows;
-                                0 for continuous flows) */
   gboolean have_pending;
   gboolean started;
   guint outstanding;         /* writes of this transfer in flight */
@@ -173,14 +165,11 @@ typedef struct MxlConnState {
   MxlConnKind kind;
   union {
     struct { gint64 retry_at; guint attempts; } idle;
-    /* @addr, @av: RDM connections that claim their target first
-     * (initiator_rdm.c); FI_ADDR_UNSPEC and NULL on RC */
-    struct { struct fid_ep *ep; gint64 since; guint attempts; fi_addr_t addr;
-      struct fid_av *av; } connecting;
-    /* @av: the connection's own address vector when @ep is its own
-     * (shm: initiator_rdm.c), else NULL */
-    struct { struct fid_ep *ep; fi_addr_t addr; struct fid_av *av;
-      gint64 since; guint attempts; } connected;
+    /* the peer's address while an RDM connection claims its target is
+     * the type's (conn->type_state, initiator_rdm.c) */
+    struct { struct fid_ep *ep; gint64 since; guint attempts; } connecting;
+    /* @addr: the peer in the endpoint's AV (RDM), FI_ADDR_UNSPEC on RC */
+    struct { struct fid_ep *ep; fi_addr_t addr; gint64 since; guint attempts; } connected;
     /* @retry_at: with the setup option "reconnect", when it becomes idle
      * again (monotonic µs), else 0: lost until AddTarget */
     struct { mxlStatus reason; gint64 retry_at; guint attempts; } lost;
@@ -198,14 +187,30 @@ typedef enum MxlConnInput {
   MXL_CONN_IN_ADD,           /* AddTarget of a new id (from REMOVED) */
 } MxlConnInput;
 
+/**
+ * MxlConnTypeState:
+ * The base of the endpoint type's private state of one connection, at
+ * conn->type_state (initiator_rdm.c: the peer's address, its own endpoint's
+ * address vector on shm, whether that endpoint's operations were accepted
+ * yet, its claims of an exclusive target); the type reaches its own struct
+ * with mxl_container_of(). Made by the type's open, freed with the
+ * connection by @ops->conn_free; NULL for a type that keeps none
+ * (connected endpoints).
+ */
+typedef struct MxlConnTypeState {
+  const struct MxlInitiatorTypeOps *ops;
+} MxlConnTypeState;
+
 struct MxlConn {
   MxlInitiator *init;
   uint64_t target_id;        /* TargetInfo id */
   uint64_t conn_id;          /* changes on every attempt; keys contexts */
   struct mxlFabricsTargetInfo_t *info;   /* owned copy */
   MxlConnState state;
-  MxlTransportPost post;     /* its protocol's (or a test hook's wrapper,
-                                protocol_hooks.h), set while connected */
+  MxlTransportPost post;     /* its protocol's (or a wrapper: a test
+                                hook's, protocol_hooks.h; the endpoint
+                                type's, MxlInitiatorTypeOps.connected), set
+                                while connected */
   MxlTransfer queue[MXL_CONN_QUEUE];
   guint q_head, q_len;
   guint outstanding;
@@ -217,18 +222,11 @@ struct MxlConn {
   uint64_t max_msg;
   uint32_t iov_limit;
   gboolean ordered;          /* the last piece need not wait for the others */
-  gboolean parking;          /* leave(): its own endpoint is to be parked */
-  guint request;             /* operations of its current endpoint: 0 none
-                                tried, 1 refused (-FI_EAGAIN) only, 2 one
-                                accepted (initiator_rdm.c: a shm target has
-                                its connection request from 1 on and took
-                                it up at 2) */
+  gboolean last_after_previous;  /* nor for the previous transfer's (MxlConnLimits) */
+  MxlConnTypeState *type_state;   /* the endpoint type's, or NULL */
   /* the chunk source's private state (protocol_samples.c; grain flows on
    * shm: the staging buffers, grainstage.c), or NULL */
   MxlChunkState *chunk_state;
-  /* claims of an exclusive RDM target (claim.h): private to
-   * initiator_rdm.c, allocated with the first claim, else NULL */
-  MxlConnClaim *claim;
   /* Transfers tracked for results: a ring of consecutive seqs, oldest
    * first (initiator.c). */
   MxlTracked tracked[MXL_CONN_TRACKED];
@@ -302,6 +300,9 @@ typedef struct MxlInitiatorMode {
   gboolean (*posts_waiting) (const MxlInitiator *init);
   /* Adds what the post ring counts to @out (GetStats). */
   void (*ring_stats) (MxlInitiator *init, mxlFabricsExtInitiatorStats *out);
+  /* TRUE while the thread's pass queues popped descriptors and posts them
+   * after (init->lock held): queueing does not pump. */
+  gboolean (*pump_deferred) (const MxlInitiator *init);
 } MxlInitiatorMode;
 
 /**
@@ -317,6 +318,30 @@ typedef struct MxlInitiatorTypeState {
   const struct MxlInitiatorTypeOps *ops;
 } MxlInitiatorTypeState;
 
+/**
+ * MxlCloseEffect:
+ * What MxlInitiatorTypeOps.close did to the writes the connection's
+ * endpoint had posted, which tells the engine when their contexts and the
+ * local memory they read are free again (initiator_conn.c, leave()).
+ * @MXL_CLOSE_SHARED: the endpoint stays open for the other connections
+ *   (an RDM endpoint shared by all): the writes may still be read and
+ *   complete.
+ * @MXL_CLOSE_READS_ENDED: closed (connected endpoints): the provider reads
+ *   the writes' memory no more; their contexts are reclaimed after a delay.
+ * @MXL_CLOSE_ENDED: the connection's own endpoint closed (shm): nothing of
+ *   it is read or completes any more; its contexts are reclaimed once the
+ *   CQ has been read empty.
+ * @MXL_CLOSE_PARKED: the connection's own endpoint is kept open (parked,
+ *   shm: writes in flight to a peer that lives): the writes are read and
+ *   complete until the type ends the park (check_parked).
+ */
+typedef enum MxlCloseEffect {
+  MXL_CLOSE_SHARED,
+  MXL_CLOSE_READS_ENDED,
+  MXL_CLOSE_ENDED,
+  MXL_CLOSE_PARKED,
+} MxlCloseEffect;
+
 typedef struct MxlInitiatorTypeOps {
   const char *name;
   /* Creates init->type_state and opens the endpoint-type objects (RC: EQ;
@@ -324,9 +349,18 @@ typedef struct MxlInitiatorTypeOps {
   mxlStatus (*setup) (MxlInitiator *init, GError **error);
   /* Starts a connection. Fills @next with CONNECTING (RC) or CONNECTED (RDM). */
   mxlStatus (*open) (MxlConn *conn, MxlConnState *next);
+  /* The connection becomes connected, its post in conn->post: completes
+   * @next, the state it enters, with what the type kept while connecting
+   * (RDM: the peer's address) and may wrap conn->post; NULL when there is
+   * nothing to do (connected endpoints). */
+  void (*connected) (MxlConn *conn, MxlConnState *next);
   /* Releases what open() created for the state being left; @orderly is
-   * FALSE when the peer failed (lost, refused, timed out). */
-  void (*close) (MxlConn *conn, const MxlConnState *state, gboolean orderly);
+   * FALSE when the peer failed (lost, refused, timed out). Returns what
+   * became of the writes in flight. */
+  MxlCloseEffect (*close) (MxlConn *conn, const MxlConnState *state, gboolean orderly);
+  /* Frees conn->type_state (with the connection); NULL when the type
+   * keeps none. */
+  void (*conn_free) (MxlConn *conn);
   /* Reads connection events and feeds them to mxl_conn_transition(). */
   void (*poll_events) (MxlInitiator *init);
   /* Closes what setup opened and frees init->type_state (also after a
@@ -336,13 +370,17 @@ typedef struct MxlInitiatorTypeOps {
    * completed or whose wait ended (every progress pass); NULL when the
    * type parks none (connected endpoints). */
   void (*check_parked) (MxlInitiator *init);
+  /* TRUE while the endpoint of connection generation @conn_id is parked:
+   * its orphaned contexts wait for their completions or the park's end,
+   * not for the reclaim delay; NULL when the type parks none. */
+  gboolean (*parked) (const MxlInitiator *init, uint64_t conn_id);
   /* TRUE when the transport reports a vanished peer itself (connected
    * endpoints); otherwise stalled writes mean a lost peer. */
   gboolean reports_peer_loss;
   /* TRUE when every connection has its own endpoint, so that closing it
    * ends the provider's reads of its writes' memory (connected
-   * endpoints); otherwise only a connection's own endpoint does
-   * (shm: state av != NULL, initiator_rdm.c). */
+   * endpoints); otherwise only a connection's own endpoint does, as its
+   * close reports (MXL_CLOSE_ENDED: shm, initiator_rdm.c). */
   gboolean close_ends_reads;
 } MxlInitiatorTypeOps;
 
@@ -352,11 +390,11 @@ struct mxlFabricsInitiator_t {
   const MxlInitiatorTypeOps *type_ops;
   MxlInitiatorTypeState *type_state;   /* type_ops' private state */
   mxlFlowReader reader;
-  MxlPayloadOverride *payload_override;  /* per local slot, or NULL (payload.c) */
   const MxlChunkSource *chunks;  /* grain or sample chunks, fixed at setup */
   /* the chunk source's own state (MxlChunkState base), made by its setup:
-   * the channel rings and their region (samples_initiator.c), whether
-   * grain writes are staged (grainstage.c) */
+   * the channel rings and their region (samples_initiator.c); whether
+   * grain writes are staged, the caller payloads and the local slot each
+   * grain write reads (grain_initiator.h) */
   MxlChunkState *source_state;
   uint64_t max_msg;          /* effective bytes per write */
   uint32_t iov_limit;        /* effective local iovecs per write */
@@ -370,10 +408,11 @@ struct mxlFabricsInitiator_t {
   guint ctx_used;
   guint ctx_orphaned;        /* in use by a connection generation that is gone */
   uint64_t cq_drains;        /* drain_cq() calls that found the CQ empty */
-  /* the protocols' private state (MxlInitiatorProto base), made by their
-   * descriptors' initiator_setup (send and tagged: the message headers,
+  /* the protocols' private state (MxlInitiatorProto base), one slot per
+   * row of mxl_protocols[] (mxl_initiator_proto()), made by the row's
+   * initiator setup (send and tagged: their message headers,
    * protocol_send.c), else NULL */
-  MxlInitiatorProto *pstate;
+  MxlInitiatorProto *pstate[MXL_PROTOCOLS_MAX];
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */
@@ -404,15 +443,13 @@ struct mxlFabricsInitiator_t {
   /* handles one completion (mxl_initiator_on_completion; a test hook
    * swaps in its wrapper while a fault is pending, protocol_hooks.c) */
   MxlCompletionFn on_completion;
-  MxlPostRing *post_ring;    /* NULL without a progress thread */
-  _Atomic uint64_t posts_pushed;   /* producers, before the push (undone on failure) */
-  uint64_t posts_popped;           /* progress thread, under lock */
-  mxlStatus thread_status;         /* MakeProgress status after the last pass */
-  gboolean defer_pump;             /* pass: queue popped transfers, post after */
+  /* the mode's own state (the thread's post ring and counters,
+   * initiator_progress.c), NULL inline */
+  MxlModeState *mode_state;
 };
 
-/* --- egress machinery of this layer: payload overrides (payload.c), the
- * context pool (protocol_egress.c) --- */
+/* --- egress machinery of this layer: payload overrides of the grain
+ * source (payload.c), the context pool (protocol_egress.c) --- */
 
 /** TRUE when local slot @slot reads its payload from caller memory. */
 gboolean mxl_initiator_payload_overridden (const MxlInitiator *init, uint32_t slot);
@@ -436,7 +473,8 @@ gboolean mxl_initiator_payload_iov (const MxlInitiator *init, uint32_t slot,
  */
 void mxl_initiator_payload_store (MxlInitiator *init, uint32_t slot,
     const void *payload, size_t size);
-/** Frees the overrides (destroy). */
+/** Frees the overrides (the grain source's teardown); nothing without
+ * them. */
 void mxl_initiator_payload_free (MxlInitiator *init);
 /** Takes a context from the pool; NULL when exhausted. */
 MxlWriteCtx *mxl_initiator_ctx_get (MxlInitiator *init);
@@ -478,7 +516,8 @@ struct MxlEngineOps {
  * mxl_initiator_debug_inject:
  * Test hook (internal, not exported): the next @count posts (POST_FAILURE)
  * or good completions (ERROR_COMPLETION) fail with @fi_err (positive, e.g.
- * FI_EIO). Any thread. The faults are kept in protocol_hooks.c.
+ * FI_EIO). Any thread. The faults are kept in protocol_hooks.c (test
+ * build only: src/meson.build).
  */
 void mxl_initiator_debug_inject (MxlInitiator *init, MxlInjectKind kind,
     guint count, int fi_err);

@@ -11,6 +11,7 @@
  * (mxl_egress_pump -> grain_iov, protocol_grain.c), under init->lock.
  */
 #include "fabrics/protocol/initiator-state.h"
+#include "fabrics/protocol/grain_initiator.h"
 
 #include "flow/flow-internal.h"
 
@@ -23,23 +24,31 @@ void
 mxl_initiator_payload_store (MxlInitiator *init, uint32_t slot, const void *payload,
     size_t size)
 {
-  if (init->payload_override == NULL)
-    init->payload_override = g_new0 (MxlPayloadOverride, init->base.grain_count);
-  init->payload_override[slot].base = payload;
-  init->payload_override[slot].len = payload ? size : 0;
+  MxlGrainSource *s = mxl_grain_source (init);
+
+  g_return_if_fail (s != NULL);
+  if (s->payload_override == NULL)
+    s->payload_override = g_new0 (MxlPayloadOverride, init->base.grain_count);
+  s->payload_override[slot].base = payload;
+  s->payload_override[slot].len = payload ? size : 0;
 }
 
 void
 mxl_initiator_payload_free (MxlInitiator *init)
 {
-  g_clear_pointer (&init->payload_override, g_free);
+  MxlGrainSource *s = mxl_grain_source (init);
+
+  if (s != NULL)
+    g_clear_pointer (&s->payload_override, g_free);
 }
 
 gboolean
 mxl_initiator_payload_overridden (const MxlInitiator *init, uint32_t slot)
 {
-  return init->payload_override != NULL && slot < init->base.grain_count
-      && init->payload_override[slot].base != NULL;
+  const MxlGrainSource *s = mxl_grain_source (init);
+
+  return s != NULL && s->payload_override != NULL && slot < init->base.grain_count
+      && s->payload_override[slot].base != NULL;
 }
 
 /* Appends [@base, @base + @len) with @desc; FALSE when @max is reached. */
@@ -64,7 +73,7 @@ mxl_initiator_payload_iov (const MxlInitiator *init, uint32_t slot,
     guint *n_iov)
 {
   const MxlOfiRegion *local = &init->base.regions[slot];
-  const MxlPayloadOverride *o = &init->payload_override[slot];
+  const MxlPayloadOverride *o = &mxl_grain_source (init)->payload_override[slot];
   guint n = 0;
 
   max_iov = MIN (max_iov, MXL_LAYOUT_MAX_IOV);

@@ -35,7 +35,8 @@ typedef struct mxlFabricsInitiator_t MxlInitiator;
 struct MxlPostDesc;
 
 /** Queues @request on one connection: a chunk source's queue (the request
- * of its kind, MxlChunkSource.queue) or a test hook's (initiator_raw.c).
+ * of its kind, MxlChunkSource.queue) or, in the test build only, a raw
+ * test request's (initiator_raw.c).
  * Returns as MxlChunkSource.queue. */
 typedef mxlStatus (*MxlQueueFn) (MxlConn *conn, const void *request);
 
@@ -54,21 +55,31 @@ typedef struct MxlTargetProto {
   /* its receive ring (rxring.h), embedded in the protocol's own struct,
    * or NULL: what the untagged receive ops and recvSize read */
   struct MxlRxRing *ring;
+  /* how its receives are posted (MxlRxOps, target-state.h), set by its
+   * target_setup; NULL when it posts none */
+  const struct MxlRxOps *rx_ops;
+  /* the endpoint they are posted on, while there is one (the endpoint
+   * type hands it over with mxl_target_set_rx_ep(), target.h), else NULL */
+  struct fid_ep *rx_ep;
 } MxlTargetProto;
 
 /**
  * MxlInitiatorProto:
- * The base a protocol's private initiator state starts with, at
- * init->pstate: created by the descriptor's initiator_setup, freed by its
- * initiator_teardown; the protocol reaches its own struct with
- * mxl_container_of(). @desc names the protocol that made it: protocols
- * sharing one state (send and tagged: the message headers,
- * protocol_send.c) find it made by the other. NULL when no offered
- * protocol keeps any.
+ * The base a protocol's private initiator state starts with, in its own
+ * slot init->pstate[row] (row: the descriptor's in mxl_protocols[],
+ * mxl_initiator_proto()): created by its descriptor's initiator setup,
+ * freed by its teardown (MxlProtocolInitiatorOps); the protocol reaches
+ * its own struct with mxl_container_of(). @desc names the protocol whose
+ * slot it is (set by mxl_protocol_initiator_setup()). Protocols may share
+ * code (send and tagged: protocol_send.c), never a slot.
  */
 typedef struct MxlInitiatorProto {
   const struct MxlProtocolDesc *desc;
 } MxlInitiatorProto;
+
+/** Rows of mxl_protocols[] at most: the initiator's per-protocol state
+ * slots (init->pstate). */
+#define MXL_PROTOCOLS_MAX 8u
 
 /**
  * MxlGrainRequest:
@@ -154,9 +165,19 @@ typedef struct MxlChunkSource {
    * full). */
   MxlQueueFn queue;
   /* Before the next piece of @t: FALSE when it must wait (its buffer is
-   * still in use); @out_local_slot: what its write context records as the
-   * local slot it reads (mxl_initiator_slot_in_use()). */
-  gboolean (*claim) (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot);
+   * still in use). */
+  gboolean (*claim) (MxlConn *conn, MxlTransfer *t);
+  /* The pending chunk of @t is about to be posted with context @ctx
+   * (filled): the source records what the write reads; NULL when it
+   * keeps nothing per write. */
+  void (*bind) (MxlConn *conn, const MxlTransfer *t, const MxlWriteCtx *ctx);
+  /* TRUE when queued transfer @t, or the posted write of context @ctx (in
+   * use), will read local grain slot @slot (fan-out slot reuse,
+   * mxl_egress_transfer_reads_slot()); NULL: the source reads no grain
+   * slot. */
+  gboolean (*transfer_reads_slot) (const MxlTransfer *t, uint32_t slot);
+  gboolean (*ctx_reads_slot) (const MxlInitiator *init, const MxlWriteCtx *ctx,
+      uint32_t slot);
   /* Produces the next piece of @t into its pending chunk (sets
    * t->have_pending, t->chunk_length, t->chunk_last,
    * t->chunk_remote_offset); FALSE when done. */
@@ -186,7 +207,7 @@ typedef struct MxlChunkSource {
  * first needs it; the source reaches its own struct with
  * mxl_container_of() and frees it in its release (@final TRUE). Also the
  * base of its initiator-wide state, at init->source_state
- * (samples_initiator.c, grainstage.c), made by its setup and freed by its
+ * (samples_initiator.h, grain_initiator.h), made by its setup and freed by its
  * teardown.
  */
 typedef struct MxlChunkState {
@@ -198,13 +219,14 @@ extern const MxlChunkSource mxl_grain_chunks;
 extern const MxlChunkSource mxl_sample_chunks;
 
 /** The grain chunk source's setup (grainstage.c): creates its state
- * (init->source_state), which records whether grain writes may go from a
- * per-connection copy (grainstage.h: a discrete flow on a
- * MXL_PROVIDER_QUIRK_RECEIVER_COPIES provider). Returns: OK. */
+ * (init->source_state, MxlGrainSource, grain_initiator.h), which records
+ * whether grain writes may go from a per-connection copy (grainstage.h: a
+ * discrete flow on a MXL_PROVIDER_QUIRK_RECEIVER_COPIES provider), and
+ * later the caller payloads and what each grain write reads. Returns: OK. */
 mxlStatus mxl_grain_source_setup (MxlInitiator *init, const MxlFlowLayout *flow,
     GError **error);
-/** The grain chunk source's teardown: frees its state; nothing without
- * one. */
+/** The grain chunk source's teardown: frees its state (with the payload
+ * overrides); nothing without one. */
 void mxl_grain_source_teardown (MxlInitiator *init);
 
 /**
@@ -234,7 +256,10 @@ mxlStatus mxl_samples_queue_entry_at (MxlConn *conn, const MxlSamplesRequest *re
  * MxlConnLimits:
  * Per-message limits of one connection (MxlConn max_msg, iov_limit,
  * ordered): @max_msg payload bytes per posted piece, @iov_limit local data
- * iovecs per piece, @ordered: the last piece need not wait for the others.
+ * iovecs per piece, @ordered: the last piece need not wait for the others;
+ * @last_after_previous (not @ordered): it also waits for the previous
+ * transfer's last piece, where a later small message can complete before
+ * an earlier large one (connectionless message providers).
  * Computed from the initiator and the target's TargetInfo alone, so that
  * AddTarget can check a target before it makes a connection.
  */
@@ -242,6 +267,7 @@ typedef struct MxlConnLimits {
   uint64_t max_msg;
   uint32_t iov_limit;
   gboolean ordered;
+  gboolean last_after_previous;
 } MxlConnLimits;
 
 /**
@@ -269,12 +295,45 @@ mxlStatus mxl_egress_pump (MxlConn *conn);
  * deadline and the queued counter are set, the rest is zeroed. */
 MxlTransfer *mxl_egress_enqueue (MxlConn *conn);
 
+/** TRUE when queued transfer @t of @init will read local grain slot @slot
+ * (its chunk source's transfer_reads_slot; FALSE without one). */
+gboolean mxl_egress_transfer_reads_slot (const MxlInitiator *init, const MxlTransfer *t,
+    uint32_t slot);
+/** TRUE when the posted write of context @ctx (in use) still reads local
+ * grain slot @slot (its chunk source's ctx_reads_slot; FALSE without one,
+ * and for claim contexts). */
+gboolean mxl_egress_ctx_reads_slot (const MxlInitiator *init, const MxlWriteCtx *ctx,
+    uint32_t slot);
+
 /** A write of this connection completed (@ok FALSE: error completion). */
 void mxl_egress_on_write_done (MxlConn *conn, const MxlWriteCtx *ctx, gboolean ok);
 /** Drops everything queued (connection closed). */
 void mxl_egress_reset (MxlConn *conn);
 
 /* --- protocol descriptors (protocol_table.c) --- */
+
+/**
+ * MxlProtocolInitiatorOps:
+ * The initiator side of a protocol (MxlProtocolDesc.initiator): one table
+ * that protocols built on the same code share (send and tagged,
+ * protocol_send.c), each with a state slot of its own.
+ */
+typedef struct MxlProtocolInitiatorOps {
+  /* Creates the protocol's private state into *@out (its slot, NULL on
+   * entry) once the context pool exists, when the provider offers the
+   * protocol. Returns: OK, or a failure (@error set); what it made stays
+   * in *@out for @teardown. */
+  mxlStatus (*setup) (MxlInitiator *init, MxlInitiatorProto **out, GError **error);
+  /* Frees @state, made by @setup (the domain still open). */
+  void (*teardown) (MxlInitiator *init, MxlInitiatorProto *state);
+  /* TRUE when @state is ready for a connection (NULL: once it exists) */
+  gboolean (*ready) (const MxlInitiatorProto *state);
+  /* per-connection limits (NULL: the initiator's), narrowing @limits
+   * (filled with the initiator's) for a target described by @info; FALSE
+   * when the target's TargetInfo leaves no room */
+  gboolean (*conn_limits) (const MxlInitiator *init,
+      const struct mxlFabricsTargetInfo_t *info, MxlConnLimits *limits);
+} MxlProtocolInitiatorOps;
 
 /**
  * MxlProtocolDesc:
@@ -304,22 +363,9 @@ typedef struct MxlProtocolDesc {
   gboolean advertises_recv_size;
   /* target: exclusive RDM targets can use claims (claim.h) */
   gboolean claims;
-  /* initiator: creates its private state (init->pstate) once the context
-   * pool exists, when the provider offers the protocol, or finds it made
-   * by a protocol sharing it; NULL when it keeps none. On failure the
-   * state stays for initiator_teardown. */
-  mxlStatus (*initiator_setup) (MxlInitiator *init, GError **error);
-  /* initiator: frees init->pstate when this protocol's state is there
-   * (the domain still open), else nothing; NULL when it keeps none */
-  void (*initiator_teardown) (MxlInitiator *init);
-  /* initiator: TRUE when its state is ready for a connection (NULL:
-   * always) */
-  gboolean (*initiator_ready) (const MxlInitiator *init);
-  /* initiator: per-connection limits (NULL: the initiator's), narrowing
-   * @limits (filled with the initiator's) for a target described by @info;
-   * FALSE when the target's TargetInfo leaves no room */
-  gboolean (*conn_limits) (const MxlInitiator *init,
-      const struct mxlFabricsTargetInfo_t *info, MxlConnLimits *limits);
+  /* initiator: its private state and per-connection limits; NULL when
+   * it keeps no state and uses the initiator's limits (write) */
+  const struct MxlProtocolInitiatorOps *initiator;
   /* initiator: connections are progressed a little before teardown */
   gboolean drain_at_teardown;
   /* initiator: posts one piece, installed when the connection becomes
@@ -353,14 +399,19 @@ const MxlProtocolDesc *mxl_protocol_check_info (
     const struct mxlFabricsTargetInfo_t *info, mxlStatus *out_status,
     GError **error);
 
-/** Runs the initiator_setup of every protocol the initiator's provider
- * offers (table order), after the context pool exists. Returns: OK, or
- * the first failing setup's status (@error set); what was made stays for
+/** Runs the initiator setup of every protocol the initiator's provider
+ * offers (table order), each into its own slot init->pstate[row], after
+ * the context pool exists. Returns: OK, or the first failing setup's
+ * status (@error set); what was made stays for
  * mxl_protocol_initiator_teardown(). */
 mxlStatus mxl_protocol_initiator_setup (MxlInitiator *init, GError **error);
-/** Runs every protocol's initiator_teardown: frees init->pstate (the
- * domain still open); nothing without one. */
+/** Runs the initiator teardown of every protocol whose slot holds a state
+ * and empties the slot (the domain still open). */
 void mxl_protocol_initiator_teardown (MxlInitiator *init);
+/** The private initiator state of protocol @p (a row of the table) in
+ * @init's slot for it, or NULL when it made none. */
+MxlInitiatorProto *mxl_initiator_proto (const MxlInitiator *init,
+    const MxlProtocolDesc *p);
 
 /**
  * mxl_initiator_protocol_for:

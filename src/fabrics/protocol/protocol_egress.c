@@ -42,7 +42,6 @@ mxl_initiator_ctx_get (MxlInitiator *init)
   ctx->orphaned_at = 0;
   ctx->released = FALSE;
   ctx->reclaim_drain = 0;
-  ctx->parked = FALSE;
   init->ctx_used++;
   return ctx;
 }
@@ -126,7 +125,9 @@ mxl_egress_pump (MxlConn *conn)
 {
   MxlInitiator *init = conn->init;
   const MxlChunkSource *src = init->chunks;
-  /* the protocol's post, or a test hook's wrapper (protocol_hooks.c) */
+  /* the protocol's post, or a wrapper: a test hook's (protocol_hooks.c),
+   * or the connectionless type's until a shm endpoint's first operation
+   * was accepted (initiator_rdm.c) */
   MxlTransportPost post = conn->post;
   MxlTransfer *t;
   guint budget = MXL_PUMP_BUDGET;
@@ -136,7 +137,6 @@ mxl_egress_pump (MxlConn *conn)
   while ((t = queue_head (conn)) != NULL && conn->outstanding < init->window
       && budget > 0) {
     MxlWriteCtx *ctx;
-    uint32_t local_slot;
     ssize_t rc;
 
     if (!t->started && g_get_monotonic_time () > t->deadline) {
@@ -144,14 +144,18 @@ mxl_egress_pump (MxlConn *conn)
       dequeue_head (conn);
       continue;
     }
-    if (!src->claim (conn, t, &local_slot))
+    if (!src->claim (conn, t))
       break;
     if (!t->have_pending && !src->next (conn, t)) {
       dequeue_head (conn);         /* defensive: a transfer always ends on a last write */
       continue;
     }
-    /* Hold the immediate data until the data is known to be in place. */
-    if (t->chunk_last && !conn->ordered && t->outstanding > 0)
+    /* Hold the immediate data until the data is known to be in place,
+     * and where the protocol asks for it until the previous transfer's is
+     * (transfers are pumped one after the other, so every other write
+     * outstanding is that one). */
+    if (t->chunk_last && !conn->ordered
+        && (conn->last_after_previous ? conn->outstanding : t->outstanding) > 0)
       break;
     ctx = mxl_initiator_ctx_get (init);
     if (ctx == NULL)
@@ -160,7 +164,8 @@ mxl_egress_pump (MxlConn *conn)
     ctx->transfer_seq = t->seq;
     ctx->bytes = t->chunk_length;
     ctx->last = t->chunk_last;
-    ctx->local_slot = local_slot;
+    if (src->bind != NULL)
+      src->bind (conn, t, ctx);
     {
       struct iovec iov[MXL_LAYOUT_MAX_IOV];
       void *desc[MXL_LAYOUT_MAX_IOV];
@@ -171,7 +176,6 @@ mxl_egress_pump (MxlConn *conn)
     }
     if (rc == -FI_EAGAIN) {
       mxl_initiator_ctx_put (init, ctx);
-      conn->request = MAX (conn->request, 1);
       init->stats.retries++;
       break;
     }
@@ -188,7 +192,6 @@ mxl_egress_pump (MxlConn *conn)
     init->stats.writesPosted++;
     init->stats.bytesPosted += t->chunk_length;
     conn->outstanding++;
-    conn->request = 2;
     t->outstanding++;
     t->have_pending = FALSE;
     if (t->chunk_last)
@@ -216,4 +219,20 @@ mxl_egress_reset (MxlConn *conn)
   conn->q_head = 0;
   conn->q_len = 0;
   conn->outstanding = 0;
+}
+
+gboolean
+mxl_egress_transfer_reads_slot (const MxlInitiator *init, const MxlTransfer *t,
+    uint32_t slot)
+{
+  return init->chunks->transfer_reads_slot != NULL
+      && init->chunks->transfer_reads_slot (t, slot);
+}
+
+gboolean
+mxl_egress_ctx_reads_slot (const MxlInitiator *init, const MxlWriteCtx *ctx,
+    uint32_t slot)
+{
+  return init->chunks->ctx_reads_slot != NULL
+      && init->chunks->ctx_reads_slot (init, ctx, slot);
 }

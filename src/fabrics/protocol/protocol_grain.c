@@ -10,6 +10,7 @@
 #include "fabrics/wire/immdata.h"
 #include "fabrics/protocol/grainstage.h"
 #include "fabrics/protocol/initiator-state.h"
+#include "fabrics/protocol/grain_initiator.h"
 
 /* Checks the runs of @req against remote region @slot and the local slot
  * (docs/wire-format.md §3.3). Writes are pieces of the runs, so checking the runs
@@ -43,7 +44,6 @@ mxl_grain_queue_into (MxlConn *conn, const MxlGrainRequest *req, uint32_t slot,
   t = mxl_egress_enqueue (conn);
   t->remote_slot = slot;
   t->imm = imm;
-  t->local_slot = req->local_slot;
   t->u.grain.req = *req;
   return MXL_STATUS_OK;
 }
@@ -120,19 +120,43 @@ grain_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guint 
  * buffer takes a new transfer once its previous one is done. Whether a
  * transfer is staged is decided once, when it starts (grainstage.h). */
 static gboolean
-grain_claim (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot)
+grain_claim (MxlConn *conn, MxlTransfer *t)
 {
   MxlGrainTransfer *g = &t->u.grain;
 
-  *out_local_slot = g->req.local_slot;
   if (!t->started) {
     g->staged = mxl_grain_stage_ensure (conn);
     if (g->staged && !mxl_grain_stage_ready (conn, t->seq))
       return FALSE;
   }
-  if (g->staged)
-    *out_local_slot = MXL_GRAIN_STAGE_CTX_SLOT (mxl_grain_stage_slot (conn, t->seq));
   return TRUE;
+}
+
+/* Records what the write of @ctx reads: the local slot, or the staging
+ * buffer of a staged transfer (grain_initiator.h). */
+static void
+grain_bind (MxlConn *conn, const MxlTransfer *t, const MxlWriteCtx *ctx)
+{
+  MxlInitiator *init = conn->init;
+  MxlGrainSource *s = mxl_grain_source (init);
+  const MxlGrainTransfer *g = &t->u.grain;
+
+  if (s->ctx_slot == NULL)
+    s->ctx_slot = g_new0 (uint32_t, init->ctx_count);
+  s->ctx_slot[ctx - init->ctx_pool] = g->staged
+      ? MXL_GRAIN_STAGE_CTX_SLOT (mxl_grain_stage_slot (conn, t->seq)) : g->req.local_slot;
+}
+
+static gboolean
+grain_transfer_reads_slot (const MxlTransfer *t, uint32_t slot)
+{
+  return t->u.grain.req.local_slot == slot;
+}
+
+static gboolean
+grain_ctx_reads_slot (const MxlInitiator *init, const MxlWriteCtx *ctx, uint32_t slot)
+{
+  return mxl_grain_ctx_slot (init, ctx) == slot;
 }
 
 const MxlChunkSource mxl_grain_chunks = {
@@ -141,6 +165,9 @@ const MxlChunkSource mxl_grain_chunks = {
   .queue = grain_queue,
   .release = mxl_grain_stage_release,
   .claim = grain_claim,
+  .bind = grain_bind,
+  .transfer_reads_slot = grain_transfer_reads_slot,
+  .ctx_reads_slot = grain_ctx_reads_slot,
   .next = next_chunk,
   .iov = grain_iov,
 };

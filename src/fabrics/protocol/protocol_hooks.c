@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Test hooks (protocol_hooks.h). */
+/* Test hooks (protocol_hooks.h), in the test build only. */
 #include "fabrics/protocol/protocol_hooks.h"
 
 #include <pthread.h>
@@ -137,7 +137,7 @@ hooked_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
   gboolean last = FALSE;
 
   if (ok && ctx >= init->ctx_pool && ctx < init->ctx_pool + init->ctx_count
-      && ctx->in_use && ctx->local_slot != MXL_CTX_SLOT_CLAIM
+      && ctx->in_use && ctx->transfer_seq != MXL_CTX_SEQ_CLAIM
       && take_fault (init, MXL_INJECT_ERROR_COMPLETION, &err, &last)) {
     ok = FALSE;
     if (last)

@@ -1,6 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Test hooks, all in one place (protocol_hooks.c), in the way libfabric's
+ * Test hooks, compiled only into the test build: protocol_hooks.c is in
+ * the static library only the tests link (mxl_test_sources,
+ * src/meson.build), and the files that call what is declared here
+ * (initiator.c, initiator_conn.c, setup.c, protocol_send.c,
+ * protocol_tagged.c) include this header and call it only with
+ * -DMXL_TEST_HOOKS, which that library's copies of them are compiled
+ * with. The shared library (libmxlfabrics.so) calls none of it and holds
+ * none of it (tests/unit/check-no-hooks.py): there a connection installs
+ * its protocol's post, setup asks mxl_provider_getinfo_exact() and
+ * installs the engine's completion handler. All of the following is the
+ * test build.
+ *
+ * The hooks are all in one place (protocol_hooks.c), in the way libfabric's
  * hook providers wrap a provider's ops: the hook ops table the
  * hostile-sender tests fill (send headers, tagged pieces), the
  * capabilities the protocol fallback tests hide from setup, and the faults

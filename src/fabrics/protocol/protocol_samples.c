@@ -417,12 +417,12 @@ samples_iov (MxlConn *conn, MxlTransfer *t, struct iovec *iov, void **desc, guin
 }
 
 /* Sample chunks read the channel rings or the connection's own slots, no
- * grain slot: their contexts record t->local_slot (0). */
+ * grain slot: they never wait here and record nothing per write. */
 static gboolean
-samples_claim (MxlConn *conn, MxlTransfer *t, uint32_t *out_local_slot)
+samples_claim (MxlConn *conn, MxlTransfer *t)
 {
   (void) conn;
-  *out_local_slot = t->local_slot;
+  (void) t;
   return TRUE;
 }
 

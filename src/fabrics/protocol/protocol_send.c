@@ -44,7 +44,9 @@
 #include <string.h>
 
 #include "fabrics/protocol/initiator-state.h"
+#ifdef MXL_TEST_HOOKS
 #include "fabrics/protocol/protocol_hooks.h"
+#endif
 
 /* Receive buffers of a send target at most (memory: n · recvSize), and
  * their bytes at most: what lands in them is not yet in the slots, so it
@@ -76,47 +78,35 @@ header_read (const uint8_t *h, MxlSendHeader *v)
 
 /* -------------------------------------------------------------- initiator */
 
-/* Its descriptor (below): the owner recorded in its initiator state. */
-extern const MxlProtocolDesc mxl_protocol_send;
-
-mxlStatus
-mxl_send_initiator_setup (MxlInitiator *init, GError **error)
+/* The message headers, one per write context (protocol_send.h), in the
+ * protocol's own slot: send and tagged each make their own. */
+static mxlStatus
+send_initiator_setup (MxlInitiator *init, MxlInitiatorProto **out, GError **error)
 {
-  MxlSendInitiator *m;
+  MxlSendInitiator *m = g_new0 (MxlSendInitiator, 1);
   size_t len = (size_t) init->ctx_count * MXL_SEND_HEADER_SIZE;
 
-  /* Made already for the other message protocol: one state, one pointer
-   * (only the message protocols keep initiator state). */
-  if (init->pstate != NULL)
-    return MXL_STATUS_OK;
-  m = g_new0 (MxlSendInitiator, 1);
-  m->base.desc = &mxl_protocol_send;
-  init->pstate = &m->base;
+  *out = &m->base;
   m->headers = g_malloc0 (len);
   return mxl_ofi_region_register (init->base.dom, m->headers, len, FI_SEND, &m->region,
       error);
 }
 
-void
-mxl_send_initiator_teardown (MxlInitiator *init)
+static void
+send_initiator_teardown (MxlInitiator *init, MxlInitiatorProto *state)
 {
-  MxlSendInitiator *m;
+  MxlSendInitiator *m = mxl_container_of (state, MxlSendInitiator, base);
 
-  if (init->pstate == NULL || init->pstate->desc != &mxl_protocol_send)
-    return;
-  m = mxl_send_initiator (init);
   if (init->base.dom != NULL)
     mxl_ofi_region_close (init->base.dom, &m->region);
   g_free (m->headers);
   g_free (m);
-  init->pstate = NULL;
 }
 
-gboolean
-mxl_send_initiator_ready (const MxlInitiator *init)
+static gboolean
+send_initiator_ready (const MxlInitiatorProto *state)
 {
-  return init->pstate != NULL && init->pstate->desc == &mxl_protocol_send
-      && mxl_send_initiator (init)->region.mr != NULL;
+  return mxl_container_of (state, MxlSendInitiator, base)->region.mr != NULL;
 }
 
 gboolean
@@ -134,8 +124,11 @@ mxl_send_conn_limits (const MxlInitiator *init, const struct mxlFabricsTargetInf
   /* Receives complete in order on a connected endpoint's single stream;
    * connectionless providers may complete a small last message before a
    * large earlier one (tcp;ofi_rxm rendezvous), so the last message waits
-   * until the others are delivered. */
+   * until the others are delivered, and until the previous transfer's
+   * last one is: two grains' last messages could complete the wrong way
+   * round too, and the target commits grains in completion order. */
   limits->ordered = init->base.dom->info->ep_attr->type == FI_EP_MSG;
+  limits->last_after_previous = !limits->ordered;
   return TRUE;
 }
 
@@ -165,8 +158,9 @@ send_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
 }
 
-/* The transport post of the send protocol, and its hooked twin that runs
- * the header hook (installed by protocol_hooks.c only while one is set). */
+/* The transport post of the send protocol, and in the test build its
+ * hooked twin that runs the header hook (installed by protocol_hooks.c
+ * only while one is set). */
 static ssize_t
 send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     guint n_iov, MxlWriteCtx *ctx)
@@ -174,12 +168,14 @@ send_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
   return send_post_with (conn, t, iov, desc, n_iov, ctx, NULL);
 }
 
+#ifdef MXL_TEST_HOOKS
 ssize_t
 mxl_send_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx)
 {
   return send_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hooks_send_header ());
 }
+#endif
 
 /* ----------------------------------------------------------------- target */
 
@@ -204,8 +200,8 @@ mxl_send_target_init (MxlTarget *t, gsize state_size, GError **error)
   s = g_malloc0 (state_size);
   s->base.desc = t->proto;
   s->base.ring = &s->ring;
+  s->base.rx_ops = &mxl_rx_ring_untagged_ops;
   t->pstate = &s->base;
-  t->rx_ops = &mxl_rx_ring_untagged_ops;
   n_rx = MIN (MIN (t->base.options.cq_depth, SEND_MAX_RECEIVES),
       (uint32_t) MAX (info->rx_attr->size, 1));
   n_rx = MAX (MIN (n_rx, SEND_MAX_RING_BYTES / size), 2u);
@@ -324,6 +320,13 @@ send_target_teardown (MxlTarget *t)
   g_free (s);
 }
 
+const MxlProtocolInitiatorOps mxl_send_initiator_ops = {
+  .setup = send_initiator_setup,
+  .teardown = send_initiator_teardown,
+  .ready = send_initiator_ready,
+  .conn_limits = mxl_send_conn_limits,
+};
+
 const MxlProtocolDesc mxl_protocol_send = {
   .name = "send",
   .caps = { [MXL_ROLE_TARGET] = FI_MSG | FI_RECV,
@@ -333,10 +336,7 @@ const MxlProtocolDesc mxl_protocol_send = {
   .target_setup = send_target_setup,
   .target_teardown = send_target_teardown,
   .advertises_recv_size = TRUE,
-  .initiator_setup = mxl_send_initiator_setup,
-  .initiator_teardown = mxl_send_initiator_teardown,
-  .initiator_ready = mxl_send_initiator_ready,
-  .conn_limits = mxl_send_conn_limits,
+  .initiator = &mxl_send_initiator_ops,
   .drain_at_teardown = TRUE,
   .post = send_post,
 };

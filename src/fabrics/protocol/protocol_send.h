@@ -43,8 +43,9 @@ mxl_send_header_write (uint8_t *h, const MxlSendHeader *v)
   memcpy (h + 28, &zero, 4);
 }
 
-/* The send side's initiator state (init->pstate, protocol_send.c), shared
- * with the tagged protocol: one message header per write context (index =
+/* The initiator state of a message protocol (send, and tagged, which
+ * builds on it), in that protocol's own slot (init->pstate,
+ * mxl_initiator_proto()): one message header per write context (index =
  * context - ctx_pool), alive until its completion, registered FI_SEND as
  * @region. */
 typedef struct MxlSendInitiator {
@@ -53,25 +54,18 @@ typedef struct MxlSendInitiator {
   MxlOfiRegion region;
 } MxlSendInitiator;
 
+/* The state of @conn's protocol (send or tagged). */
 static inline MxlSendInitiator *
-mxl_send_initiator (const MxlInitiator *init)
+mxl_send_initiator (const MxlConn *conn)
 {
-  return mxl_container_of (init->pstate, MxlSendInitiator, base);
+  return mxl_container_of (mxl_initiator_proto (conn->init, conn->protocol),
+      MxlSendInitiator, base);
 }
 
-/** Creates the send side's initiator state (init->pstate), or finds it
- * made for the other message protocol: a message header per write
- * context, registered FI_SEND (the initiator_setup of send and tagged).
- * Returns: OK, or the registration's status (@error set); on failure the
- * state stays for mxl_send_initiator_teardown(). */
-mxlStatus mxl_send_initiator_setup (MxlInitiator *init, GError **error);
-/** Closes the headers' region (the domain still open) and frees
- * init->pstate; nothing without one (the initiator_teardown of send and
- * tagged). */
-void mxl_send_initiator_teardown (MxlInitiator *init);
-/** TRUE when the initiator's message headers are registered (the
- * initiator_ready of send and tagged). */
-gboolean mxl_send_initiator_ready (const MxlInitiator *init);
+/** The initiator side of send and tagged (MxlProtocolDesc.initiator): each
+ * makes its own message headers, registered FI_SEND, and narrows the
+ * limits with mxl_send_conn_limits(). */
+extern const MxlProtocolInitiatorOps mxl_send_initiator_ops;
 
 /* Always inlined, so that the production posts, which pass @hook NULL,
  * test no hook (protocol_hooks.h). */
@@ -83,7 +77,7 @@ mxl_send_gather (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **
   MxlSendHeader h = { t->remote_slot, t->chunk_remote_offset, t->chunk_length,
       t->chunk_last };
   /* The context's header, alive until its completion. */
-  MxlSendInitiator *msg = mxl_send_initiator (conn->init);
+  MxlSendInitiator *msg = mxl_send_initiator (conn);
   uint8_t *m = msg->headers
       + (size_t) (ctx - conn->init->ctx_pool) * MXL_SEND_HEADER_SIZE;
 

@@ -29,6 +29,9 @@ const MxlProtocolDesc *const mxl_protocols[] = {
 
 const guint mxl_n_protocols = G_N_ELEMENTS (mxl_protocols);
 
+/* One initiator state slot per row (init->pstate). */
+G_STATIC_ASSERT (G_N_ELEMENTS (mxl_protocols) <= MXL_PROTOCOLS_MAX);
+
 const MxlProtocolDesc *
 mxl_protocol_lookup (const char *name)
 {
@@ -81,9 +84,11 @@ mxl_protocol_initiator_setup (MxlInitiator *init, GError **error)
     const MxlProtocolDesc *p = mxl_protocols[i];
     mxlStatus st;
 
-    if (p->initiator_setup == NULL || !initiator_can (p, init->base.dom->info->caps))
+    if (p->initiator == NULL || !initiator_can (p, init->base.dom->info->caps))
       continue;
-    st = p->initiator_setup (init, error);
+    st = p->initiator->setup (init, &init->pstate[i], error);
+    if (init->pstate[i] != NULL)
+      init->pstate[i]->desc = p;
     if (st != MXL_STATUS_OK)
       return st;
   }
@@ -94,8 +99,19 @@ void
 mxl_protocol_initiator_teardown (MxlInitiator *init)
 {
   for (guint i = 0; i < G_N_ELEMENTS (mxl_protocols); i++)
-    if (mxl_protocols[i]->initiator_teardown != NULL)
-      mxl_protocols[i]->initiator_teardown (init);
+    if (init->pstate[i] != NULL) {
+      mxl_protocols[i]->initiator->teardown (init, init->pstate[i]);
+      init->pstate[i] = NULL;
+    }
+}
+
+MxlInitiatorProto *
+mxl_initiator_proto (const MxlInitiator *init, const MxlProtocolDesc *p)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (mxl_protocols); i++)
+    if (mxl_protocols[i] == p)
+      return init->pstate[i];
+  return NULL;
 }
 
 const MxlProtocolDesc *
@@ -111,7 +127,11 @@ mxl_initiator_protocol_for (const MxlInitiator *init, const char *name)
    * state ready (send and tagged: the registered message headers). */
   if (!initiator_can (p, init->base.dom->info->caps))
     return NULL;
-  if (p->initiator_ready != NULL && !p->initiator_ready (init))
-    return NULL;
+  if (p->initiator != NULL) {
+    const MxlInitiatorProto *state = mxl_initiator_proto (init, p);
+
+    if (state == NULL || (p->initiator->ready != NULL && !p->initiator->ready (state)))
+      return NULL;
+  }
   return p;
 }

@@ -50,7 +50,9 @@
 #include <rdma/fi_tagged.h>
 
 #include "fabrics/protocol/initiator-state.h"
+#ifdef MXL_TEST_HOOKS
 #include "fabrics/protocol/protocol_hooks.h"
+#endif
 
 /* A tagged target: the send protocol's state (its receive ring is the
  * bounce path) and the piece receives posted on the flow. */
@@ -120,9 +122,9 @@ tagged_post_with (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
       | FI_DELIVERY_COMPLETE | t->post_more | (t->chunk_last ? FI_REMOTE_CQ_DATA : 0));
 }
 
-/* The transport post of the tagged protocol, and its hooked twin that
- * runs the piece and header hooks (installed by protocol_hooks.c only
- * while one is set). */
+/* The transport post of the tagged protocol, and in the test build its
+ * hooked twin that runs the piece and header hooks (installed by
+ * protocol_hooks.c only while one is set). */
 static ssize_t
 tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     guint n_iov, MxlWriteCtx *ctx)
@@ -130,6 +132,7 @@ tagged_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc
   return tagged_post_with (conn, t, iov, desc, n_iov, ctx, NULL, NULL);
 }
 
+#ifdef MXL_TEST_HOOKS
 ssize_t
 mxl_tagged_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
     void **desc, guint n_iov, MxlWriteCtx *ctx)
@@ -137,6 +140,7 @@ mxl_tagged_post_hooked (MxlConn *conn, MxlTransfer *t, const struct iovec *iov,
   return tagged_post_with (conn, t, iov, desc, n_iov, ctx, mxl_hooks_tagged_piece (),
       mxl_hooks_send_header ());
 }
+#endif
 
 /* ----------------------------------------------------------------- target */
 
@@ -201,9 +205,9 @@ tagged_repost (MxlTarget *t, void *op_context)
   ssize_t rc;
 
   if ((i = mxl_rx_ring_index (&g->send.ring, op_context)) >= 0)
-    rc = post_ring (t, t->rx_ep, (guint) i);
+    rc = post_ring (t, g->send.base.rx_ep, (guint) i);
   else if ((i = mxl_rx_context_index (op_context, g->ctx, g->n)) >= 0)
-    rc = post_piece (t, t->rx_ep, (guint) i);
+    rc = post_piece (t, g->send.base.rx_ep, (guint) i);
   else
     return;
   if (rc != 0)
@@ -257,7 +261,7 @@ tagged_target_setup (MxlTarget *t, GError **error)
   g = mxl_tagged_target (t);
   s = &g->send;
   t->ingress = &mxl_tagged_ingress_ops;
-  t->rx_ops = &mxl_tagged_rx_ops;
+  s->base.rx_ops = &mxl_tagged_rx_ops;
   g->region_of = t->base.continuous ? entry_region : grain_region;
   g->piece = s->ring.entry_size - MXL_SEND_HEADER_SIZE;
   region_len = s->regions[0].len;
@@ -451,10 +455,7 @@ const MxlProtocolDesc mxl_protocol_tagged = {
   .target_setup = tagged_target_setup,
   .target_teardown = tagged_target_teardown,
   .advertises_recv_size = TRUE,
-  .initiator_setup = mxl_send_initiator_setup,
-  .initiator_teardown = mxl_send_initiator_teardown,
-  .initiator_ready = mxl_send_initiator_ready,
-  .conn_limits = mxl_send_conn_limits,
+  .initiator = &mxl_send_initiator_ops,
   .drain_at_teardown = TRUE,
   .post = tagged_post,
 };

@@ -233,8 +233,8 @@ write_target_setup (MxlTarget *t, GError **error)
   w = g_new0 (MxlWriteTarget, 1);
   w->base.desc = t->proto;
   w->base.ring = &w->ring;
+  w->base.rx_ops = &mxl_rx_ring_untagged_ops;
   t->pstate = &w->base;
-  t->rx_ops = &mxl_rx_ring_untagged_ops;
   return mxl_rx_ring_open (&w->ring, t->base.dom,
       MIN (t->base.options.cq_depth, (uint32_t) MAX (info->rx_attr->size, 1)), 8, error);
 }

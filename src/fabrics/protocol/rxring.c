@@ -49,7 +49,7 @@ untagged_repost (MxlTarget *t, void *op_context)
 
   if (i < 0)
     return;
-  rc = fi_recv (t->rx_ep, mxl_rx_ring_entry (r, (guint) i), r->entry_size,
+  rc = fi_recv (t->pstate->rx_ep, mxl_rx_ring_entry (r, (guint) i), r->entry_size,
       r->region.desc, FI_ADDR_UNSPEC, op_context);
   if (rc != 0)
     g_warning ("fi_recv (re-post): %s", fi_strerror ((int) -rc));

@@ -32,21 +32,13 @@
 /** Longest single wait inside a blocking read before state is re-checked. */
 #define MXL_TARGET_WAIT_SLICE_MS 20
 
-typedef struct MxlTargetClaims MxlTargetClaims;   /* target_claim.c */
-
-/** A read result queued by the progress thread. */
-typedef struct MxlReadResult {
-  mxlStatus status;
-  uint64_t index;            /* grain index, or head index of samples */
-  uint64_t count;            /* samples per channel (continuous flows) */
-} MxlReadResult;
-
 /**
  * MxlTargetTypeState:
  * The base of the endpoint type's private target state, at t->type_state
- * (target_rc.c: the passive endpoint and the connection state;
- * target_rdm.c: the shm region hold), made by its open and freed by its
- * close; the type reaches its own struct with mxl_container_of().
+ * (target_rc.c: the passive endpoint, the connection state and the
+ * refused tokens; target_rdm.c: the shm region hold and the claims), made
+ * by its open and freed by its close; the type reaches its own struct
+ * with mxl_container_of().
  */
 typedef struct MxlTargetTypeState {
   const struct MxlTargetTypeOps *ops;
@@ -61,18 +53,19 @@ typedef struct MxlTargetTypeOps {
    * TRUE when data completions can arrive (connected). */
   gboolean (*poll_events) (MxlTarget *target, int timeout_ms);
   mxlFabricsExtConnectionState (*state) (MxlTarget *target);
+  /* Takes the completions the type handles itself out of the @len just
+   * drained at @batch (connectionless: the claims of an exclusive target,
+   * target_claim.c). Returns: the completions left (in order). */
+  size_t (*take) (MxlTarget *target, struct fi_cq_data_entry *batch, size_t len);
   /* Closes what open opened and frees t->type_state (also after a failed
    * or missing open). */
   void (*close) (MxlTarget *target);
-  /* TRUE when a second initiator cannot be refused before its writes
-   * land (connectionless endpoints): an exclusive target needs claims
-   * (claim.h); connected ones refuse further connections themselves. */
-  gboolean exclusive_by_claims;
 } MxlTargetTypeOps;
 
 /** How a target's receives are posted: untagged (rxring.c: FI_RX_CQ_DATA
- * providers and the send protocol) or tagged (protocol_tagged.c); set by
- * the protocol's target setup, NULL when it posts none. */
+ * providers and the send protocol) or tagged (protocol_tagged.c); at
+ * t->pstate->rx_ops, set by the protocol's target setup, NULL when it
+ * posts none. */
 typedef struct MxlRxOps {
   /* Posts every receive on @ep. Returns OK or the libfabric status. */
   mxlStatus (*post_all) (MxlTarget *target, struct fid_ep *ep);
@@ -113,26 +106,20 @@ struct mxlFabricsTarget_t {
   struct fi_cq_data_entry *batch;
   size_t batch_cap, batch_len, batch_pos;
   MxlPollNap nap;                 /* polls of blocking reads without a CQ wait object */
-  /* endpoint the protocol's receives are posted on (target_rc.c,
-   * target_rdm.c), while it has any (rx_ops not NULL) */
-  struct fid_ep *rx_ep;
   const MxlProtocolDesc *proto;   /* what the TargetInfo advertises: a row
                                      of the table (protocol_table.c) */
   MxlTargetProto *pstate;         /* its private state (protocol_write.c,
                                      protocol_send.c, protocol_tagged.c;
-                                     the receive ring, rxring.h), or NULL */
-  const MxlRxOps *rx_ops;         /* its receives, or NULL: it posts none */
-  /* exclusivity: claims of an exclusive RDM target, refused initiators'
-   * tokens (claim.h); private to target_claim.c */
-  MxlTargetClaims *claims;
+                                     the receive ring, rxring.h, and its
+                                     receives), or NULL */
   /* application-visible */
   mxlFabricsExtTargetStats stats;
-  /* progress thread (setup option "progressThread"): the thread drains the
-   * CQ, validates and commits grains and queues the read results; reads
-   * pop them (waiting on base.lock, which guards everything the thread
-   * touches; API calls take it). */
   atomic_int interrupted;         /* mxl_target_interrupt(), until a read */
-  gboolean threaded;
-  MxlReadResult *results;         /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX
-                                     (base.res_head, base.res_len) */
+  /* inline or progress thread (setup option "progressThread"), chosen at
+   * setup (target.c): with the thread, it drains the CQ, validates and
+   * commits grains and queues the read results in @thread; reads pop them
+   * (waiting on base.lock, which guards everything the thread touches;
+   * API calls take it). */
+  const struct MxlTargetMode *mode;
+  struct MxlTargetThread *thread; /* the thread mode's state, else NULL */
 };

@@ -48,6 +48,10 @@ fake_new (uint64_t mr_mode)
   }
   f->init.base.regions = f->regions;
   mxl_lock_init (&f->init.base.lock);
+  /* The overrides are the grain source's state, as setup makes it. */
+  f->init.base.desc = mxl_provider_lookup (MXL_FABRICS_PROVIDER_TCP);
+  f->init.chunks = &mxl_grain_chunks;
+  g_assert_cmpint (mxl_grain_source_setup (&f->init, NULL, NULL), ==, MXL_STATUS_OK);
   return f;
 }
 
@@ -55,6 +59,7 @@ static void
 fake_free (Fake * f)
 {
   mxl_initiator_payload_free (&f->init);
+  mxl_grain_source_teardown (&f->init);
   mxl_lock_clear (&f->init.base.lock);
   g_ptr_array_unref (f->init.conns);
   fi_freeinfo (f->dom.info);
