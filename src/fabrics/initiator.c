@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <mxl/flow.h>
@@ -274,13 +275,12 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
   if (!init->base.setup_done)
     return MXL_ERR_INVALID_STATE;
   if (info->n_regions == 0 || info->n_regions > 65536 || info->fabric_address_len == 0
-      || info->has_bounce_buffer != init->base.continuous
-      || (init->base.continuous && !mxl_samples_target_usable (init, info))
+      || !init->chunks->target_usable (init, info)
       || !address_usable (init, info)) {
     g_warning ("initiator: target %" G_GUINT64_FORMAT " unusable (regions %u, "
         "address format %u, %s target for a %s initiator)", info->id, info->n_regions,
         info->address_format, info->has_bounce_buffer ? "sample" : "grain",
-        init->base.continuous ? "sample" : "grain");
+        init->chunks->name);
     return MXL_ERR_INVALID_ARG;
   }
   protocol = mxl_initiator_protocol_for (init, mxl_target_info_protocol (info));
@@ -616,7 +616,8 @@ fan_out_grain (MxlInitiator *init, const MxlPostDesc *desc)
   req.local_slot = (uint32_t) (desc->index % init->base.grain_count);
   /* A grain flagged invalid moves the ring on without content: only its
    * header travels (immediate data slice value 0). */
-  memcpy (&flags, init->base.regions[req.local_slot].base + 16, sizeof (flags));
+  memcpy (&flags, init->base.regions[req.local_slot].base
+      + offsetof (mxlGrainInfo, flags), sizeof (flags));
   if (flags & MXL_GRAIN_FLAG_INVALID) {
     req.slice_end = 0;
     req.n_runs = mxl_layout_grain_runs (&init->base.layout, 0, 0, TRUE, req.runs);

@@ -200,6 +200,33 @@ mxl_conn_peer_gone (const MxlConn *conn)
       && errno == ESRCH;
 }
 
+/* The connection becomes connected: its protocol's initiator state,
+ * resolved once for its posts, and the protocol's per-connection state
+ * (MxlProtocolInitiatorOps conn_open; NULL for protocols without). */
+static void
+conn_open_proto (MxlConn *conn)
+{
+  const MxlProtocolInitiatorOps *ops = conn->protocol->initiator;
+
+  conn->proto = mxl_initiator_proto (conn->init, conn->protocol);
+  if (ops != NULL && ops->conn_open != NULL) {
+    conn->proto_state = ops->conn_open (conn);
+    if (conn->proto_state != NULL)
+      conn->proto_state->desc = conn->protocol;
+  }
+}
+
+/* It leaves connected (or is freed while connected): frees what
+ * conn_open_proto() made. */
+static void
+conn_close_proto (MxlConn *conn)
+{
+  if (conn->proto_state != NULL)
+    conn->proto_state->desc->initiator->conn_close (conn, conn->proto_state);
+  conn->proto_state = NULL;
+  conn->proto = NULL;
+}
+
 void
 mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
 {
@@ -291,6 +318,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
 #else
     conn->post = conn->protocol->post;
 #endif
+    conn_open_proto (conn);
     if (init->type_ops->connected != NULL)
       init->type_ops->connected (conn, &next);
     conn->last_progress = now;
@@ -299,6 +327,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
     init->stats.targetsConnected++;
   }
   if (cur.kind == MXL_CONN_CONNECTED && next.kind != MXL_CONN_CONNECTED) {
+    conn_close_proto (conn);
     init->stats.targetsConnected--;
     if (next.kind == MXL_CONN_LOST) {
       init->stats.connectionsLost++;
@@ -368,6 +397,7 @@ mxl_conn_new (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info,
 void
 mxl_conn_free (MxlConn *conn)
 {
+  conn_close_proto (conn);
   if (conn->type_state != NULL)
     conn->type_state->ops->conn_free (conn);
   if (conn->init->chunks->release != NULL)

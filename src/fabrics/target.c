@@ -12,8 +12,9 @@
 /**
  * MxlTargetMode:
  * What differs between a target read by the application's calls
- * (inline_mode) and one with a progress thread (thread_mode), chosen at
- * setup (t->mode): no call tests which it is.
+ * (inline_wait_mode, or inline_poll_mode on a provider whose CQ cannot
+ * wait) and one with a progress thread (thread_mode), chosen at setup
+ * (t->mode): no call tests which it is.
  */
 typedef struct MxlTargetMode {
   const char *name;
@@ -21,6 +22,12 @@ typedef struct MxlTargetMode {
    * commits itself, or pops what the thread queued. */
   mxlStatus (*read) (MxlTarget *t, int timeout_ms, uint64_t *out_index,
       uint64_t *out_count);
+  /* The inline modes: one wait of a connected target that found nothing,
+   * at most @left_ms and never past @deadline (monotonic us, @now before
+   * it). Returns what a read returned, or NOT_READY to go on. NULL for
+   * the thread mode. */
+  mxlStatus (*wait) (MxlTarget *t, int left_ms, gint64 now, gint64 deadline,
+      uint64_t *out_index, uint64_t *out_count);
 } MxlTargetMode;
 
 /** A read result queued by the progress thread. */
@@ -36,7 +43,16 @@ typedef struct MxlTargetThread {
   MxlReadResult results[MXL_FABRICS_EXT_RESULT_QUEUE_MAX];
 } MxlTargetThread;
 
-static const MxlTargetMode inline_mode, thread_mode;
+static const MxlTargetMode inline_wait_mode, inline_poll_mode, thread_mode;
+
+/* The inline mode for the target's provider: whether its CQ can wait
+ * (MxlProviderDesc cq_can_wait, provider.h) is fixed at setup. */
+static const MxlTargetMode *
+inline_mode_of (const MxlTarget *t)
+{
+  return t->base.desc != NULL && !t->base.desc->cq_can_wait ? &inline_poll_mode
+      : &inline_wait_mode;
+}
 
 void
 mxl_target_push_event (MxlTarget *t, mxlFabricsExtConnectionState previous,
@@ -100,17 +116,8 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
   info->fabric_address_len = addr_len;
   info->id = t->id;
   info->provider = g_strdup (t->base.desc->name);
-  if (t->base.continuous) {
-    mxl_samples_target_fill_info (t, info);
-  } else {
-    info->n_regions = t->base.grain_count;
-    info->regions = g_new0 (MxlRemoteRegion, t->base.grain_count);
-    for (guint i = 0; i < t->base.grain_count; i++) {
-      info->regions[i].addr = t->base.regions[i].remote_addr;
-      info->regions[i].len = t->base.regions[i].len;
-      info->regions[i].rkey = t->base.regions[i].key;
-    }
-  }
+  /* the regions: the write ingress's (grain slots, or the bounce ring) */
+  t->istate->ops->fill_info (t, info);
   info->protocol = g_strdup (t->proto->name);
   if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_OWNER_PID))
     info->owner_pid = (uint32_t) getpid ();
@@ -128,7 +135,7 @@ teardown (MxlTarget *t)
 {
   /* The progress thread goes first: this thread owns the endpoints again. */
   mxl_progress_stop (&t->base.progress);
-  t->mode = &inline_mode;
+  t->mode = inline_mode_of (t);
   if (t->type_ops)
     t->type_ops->close (t);
   if (t->pstate != NULL)
@@ -255,11 +262,11 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
 
   if (t->base.setup_done)
     return MXL_ERR_INVALID_STATE;
-  t->mode = &inline_mode;
   st = mxl_endpoint_setup_begin (&t->base, &target_role, config->writer, options,
       &config->interface, &flow, &fi, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
+  t->mode = inline_mode_of (t);
   t->type_ops = fi->ep_attr->type == FI_EP_MSG ? &mxl_target_rc_ops : &mxl_target_rdm_ops;
   t->ingress = flow.format == MXL_DATA_FORMAT_AUDIO ? &mxl_rma_samples_ingress_ops
       : &mxl_rma_ingress_ops;
@@ -454,24 +461,48 @@ read_inline (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
       t->type_ops->poll_events (t, (int) left_ms);
       continue;
     }
-    if (t->base.desc->cq_can_wait) {
-      st = read_once (t, (int) left_ms, out_index, out_count);
-      if (st != MXL_ERR_NOT_READY)
-        break;
-    } else {
-      /* shm/efa cannot wait on the CQ (P9): poll with naps, short around
-       * the grain expected next (pollnap.h), never past the deadline. */
-      g_usleep (MIN ((gint64) mxl_poll_nap_next (&t->nap, now), deadline - now));
-    }
+    st = t->mode->wait (t, (int) left_ms, now, deadline, out_index, out_count);
+    if (st != MXL_ERR_NOT_READY)
+      break;
   }
   if (st == MXL_STATUS_OK)
     mxl_poll_nap_arrived (&t->nap, g_get_monotonic_time ());
   return st;
 }
 
-static const MxlTargetMode inline_mode = {
+/* The CQ has a wait object: the read waits on it. */
+static mxlStatus
+wait_on_cq (MxlTarget *t, int left_ms, gint64 now, gint64 deadline,
+    uint64_t *out_index, uint64_t *out_count)
+{
+  (void) now;
+  (void) deadline;
+  return read_once (t, left_ms, out_index, out_count);
+}
+
+/* shm/efa cannot wait on the CQ (P9): poll with naps, short around the
+ * grain expected next (pollnap.h), never past the deadline. */
+static mxlStatus
+wait_nap (MxlTarget *t, int left_ms, gint64 now, gint64 deadline,
+    uint64_t *out_index, uint64_t *out_count)
+{
+  (void) left_ms;
+  (void) out_index;
+  (void) out_count;
+  g_usleep (MIN ((gint64) mxl_poll_nap_next (&t->nap, now), deadline - now));
+  return MXL_ERR_NOT_READY;
+}
+
+static const MxlTargetMode inline_wait_mode = {
   .name = "inline",
   .read = read_inline,
+  .wait = wait_on_cq,
+};
+
+static const MxlTargetMode inline_poll_mode = {
+  .name = "inline, polling",
+  .read = read_inline,
+  .wait = wait_nap,
 };
 
 static const MxlTargetMode thread_mode = {

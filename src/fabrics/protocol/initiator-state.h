@@ -18,11 +18,13 @@
 
 #include "fabrics/wire/bounce.h"
 #include "fabrics/protocol/grainstage.h"
+#include "fabrics/protocol/grain_transfer.h"
 #include "fabrics/protocol/endpoint.h"
 #include "fabrics/ofi/ofi.h"
 #include "fabrics/protocol/options.h"
 #include "fabrics/ofi/progress.h"
 #include "fabrics/protocol/protocol.h"
+#include "fabrics/protocol/samples_transfer.h"
 #include "fabrics/ofi/provider.h"
 #include "fabrics/wire/targetinfo.h"
 
@@ -77,25 +79,6 @@ struct MxlWriteCtx {
  * transfer's (seqs count up from 0 per connection). */
 #define MXL_CTX_SEQ_CLAIM G_MAXUINT64
 
-/** The grain chunk source's part of a queued transfer (protocol_grain.c). */
-typedef struct MxlGrainTransfer {
-  MxlGrainRequest req;
-  guint run;                 /* run being split */
-  MxlSplitter splitter;
-  MxlChunk pending;          /* produced but not yet posted */
-  gboolean staged;           /* its writes send from the connection's staging
-                                buffer (grainstage.h) */
-} MxlGrainTransfer;
-
-/** The sample chunk source's part of a queued transfer
- * (protocol_samples.c). */
-typedef struct MxlSamplesTransfer {
-  MxlSamplesSgl sgl;
-  MxlSgChunk pending;        /* produced but not yet posted */
-  guint header_slot;         /* of the connection's entry headers, or of its
-                                staging slots when sgl.staged */
-} MxlSamplesTransfer;
-
 /**
  * MxlTransfer:
  * One queued transfer of one connection: what the generic egress
@@ -103,7 +86,10 @@ typedef struct MxlSamplesTransfer {
  * source in @u: @u.grain for mxl_grain_chunks, @u.samples for
  * mxl_sample_chunks. The member in use is the one of the initiator's
  * chunk source (init->chunks), chosen once at setup; only that source's
- * file reads it.
+ * file reads it. Each source owns its member's definition in a header of
+ * its own (grain_transfer.h, samples_transfer.h), included above: a new
+ * chunk source adds its header and one member here, and edits no other
+ * source's definition.
  */
 struct MxlTransfer {
   uint64_t seq;
@@ -217,6 +203,14 @@ struct MxlConn {
   gint64 last_progress;      /* last completion or idle moment (stall check) */
   uint64_t next_seq;         /* assigned by mxl_egress_enqueue (seq = next_seq++) */
   const MxlProtocolDesc *protocol;       /* chosen at AddTarget, used once connected */
+  /* set when the connection becomes connected (mxl_conn_transition(),
+   * initiator_conn.c), so that its posts look nothing up: its protocol's
+   * initiator state (its slot init->pstate[row], mxl_initiator_proto())
+   * and its per-connection state (MxlConnProto, made by the protocol's
+   * conn_open and freed by its conn_close when it leaves connected);
+   * each NULL when the protocol keeps none */
+  MxlInitiatorProto *proto;
+  MxlConnProto *proto_state;
   /* per-message limits for this target: the initiator's, or less for the
    * send protocol (header iovec, the target's receive size) */
   uint64_t max_msg;

@@ -77,6 +77,19 @@ typedef struct MxlInitiatorProto {
   const struct MxlProtocolDesc *desc;
 } MxlInitiatorProto;
 
+/**
+ * MxlConnProto:
+ * The base a protocol's private state of one connection starts with, at
+ * conn->proto_state: made by its initiator ops' conn_open when the
+ * connection becomes connected, freed by their conn_close when it leaves
+ * connected (mxl_conn_transition(), initiator_conn.c); the protocol
+ * reaches its own struct with mxl_container_of(). NULL while not
+ * connected and for protocols without conn_open.
+ */
+typedef struct MxlConnProto {
+  const struct MxlProtocolDesc *desc;
+} MxlConnProto;
+
 /** Rows of mxl_protocols[] at most: the initiator's per-protocol state
  * slots (init->pstate). */
 #define MXL_PROTOCOLS_MAX 8u
@@ -137,6 +150,12 @@ typedef struct MxlIngressOps {
    * bookkeeping: is a newer completion for the same slot or entry
    * waiting?). */
   void (*on_drained) (MxlTarget *target, const struct fi_cq_data_entry *entry);
+  /* The write ingresses: fills the regions of the target's TargetInfo
+   * @info (grains: one per slot; continuous flows: the bounce ring and
+   * bounceBufferInfo, mxl_samples_target_fill_info()). Reached through
+   * t->istate->ops, which names the write ingress whatever is installed
+   * in front of it. NULL for the others. */
+  void (*fill_info) (MxlTarget *target, struct mxlFabricsTargetInfo_t *info);
 } MxlIngressOps;
 
 extern const MxlIngressOps mxl_rma_ingress_ops;
@@ -158,6 +177,14 @@ extern const MxlIngressOps mxl_tagged_ingress_ops;
  * -FI_EAGAIN) and the connection's transport posts each piece.
  */
 typedef struct MxlChunkSource {
+  /* "grain" or "sample": what it transfers (log messages) */
+  const char *name;
+  /* TRUE when a target described by @info can take this source's
+   * transfers (AddTarget, initiator.c): a grain target for grains; a
+   * bounce ring that batches of the local flow fit for samples
+   * (mxl_samples_target_usable()). */
+  gboolean (*target_usable) (const MxlInitiator *init,
+      const struct mxlFabricsTargetInfo_t *info);
   /* Checks @request against the connection's remote regions and queues
    * it: an MxlGrainRequest (mxl_grain_chunks) or an MxlSamplesRequest
    * (mxl_sample_chunks), as the source's @fan_out builds it. Returns OK,
@@ -333,6 +360,17 @@ typedef struct MxlProtocolInitiatorOps {
    * when the target's TargetInfo leaves no room */
   gboolean (*conn_limits) (const MxlInitiator *init,
       const struct mxlFabricsTargetInfo_t *info, MxlConnLimits *limits);
+  /* The connection becomes connected (conn->proto, the protocol's
+   * initiator state, is set; its post is not yet called): returns its
+   * per-connection state (conn->proto_state, an MxlConnProto base; the
+   * caller sets its desc). Cannot fail: what may fail belongs in @setup
+   * or @conn_limits. NULL: the protocol keeps no per-connection state. */
+  MxlConnProto *(*conn_open) (MxlConn *conn);
+  /* The connection leaves connected (or is freed while connected): frees
+   * conn->proto_state. Writes it posted may still be in flight (orphaned
+   * contexts, initiator_conn.c): memory they read must outlive this. Set
+   * whenever @conn_open is. */
+  void (*conn_close) (MxlConn *conn, MxlConnProto *state);
 } MxlProtocolInitiatorOps;
 
 /**
@@ -409,7 +447,8 @@ mxlStatus mxl_protocol_initiator_setup (MxlInitiator *init, GError **error);
  * and empties the slot (the domain still open). */
 void mxl_protocol_initiator_teardown (MxlInitiator *init);
 /** The private initiator state of protocol @p (a row of the table) in
- * @init's slot for it, or NULL when it made none. */
+ * @init's slot for it, or NULL when it made none. A connection resolves
+ * it once, when it becomes connected (conn->proto): posts read that. */
 MxlInitiatorProto *mxl_initiator_proto (const MxlInitiator *init,
     const MxlProtocolDesc *p);
 

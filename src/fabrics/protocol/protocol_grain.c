@@ -159,7 +159,18 @@ grain_ctx_reads_slot (const MxlInitiator *init, const MxlWriteCtx *ctx, uint32_t
   return mxl_grain_ctx_slot (init, ctx) == slot;
 }
 
+/* A grain initiator writes into targets of grain flows: slots, no bounce
+ * ring (docs/wire-format.md §1.1, §3). */
+static gboolean
+grain_target_usable (const MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
+{
+  (void) init;
+  return !info->has_bounce_buffer;
+}
+
 const MxlChunkSource mxl_grain_chunks = {
+  .name = "grain",
+  .target_usable = grain_target_usable,
   .setup = mxl_grain_source_setup,
   .teardown = mxl_grain_source_teardown,
   .queue = grain_queue,

@@ -427,6 +427,8 @@ samples_claim (MxlConn *conn, MxlTransfer *t)
 }
 
 const MxlChunkSource mxl_sample_chunks = {
+  .name = "sample",
+  .target_usable = mxl_samples_target_usable,
   .setup = mxl_samples_initiator_setup,
   .teardown = mxl_samples_initiator_teardown,
   .queue = samples_queue,
@@ -653,4 +655,5 @@ const MxlIngressOps mxl_rma_samples_ingress_ops = {
   .teardown = samples_ingress_teardown,
   .on_completion = samples_on_completion,
   .on_drained = samples_on_drained,
+  .fill_info = mxl_samples_target_fill_info,
 };

@@ -47,19 +47,19 @@ mxl_send_header_write (uint8_t *h, const MxlSendHeader *v)
  * builds on it), in that protocol's own slot (init->pstate,
  * mxl_initiator_proto()): one message header per write context (index =
  * context - ctx_pool), alive until its completion, registered FI_SEND as
- * @region. */
+ * @region. A connection reaches it through conn->proto. */
 typedef struct MxlSendInitiator {
   MxlInitiatorProto base;
   uint8_t *headers;
   MxlOfiRegion region;
 } MxlSendInitiator;
 
-/* The state of @conn's protocol (send or tagged). */
+/* The state of @conn's protocol (send or tagged), resolved when the
+ * connection became connected (conn->proto): no lookup per post. */
 static inline MxlSendInitiator *
 mxl_send_initiator (const MxlConn *conn)
 {
-  return mxl_container_of (mxl_initiator_proto (conn->init, conn->protocol),
-      MxlSendInitiator, base);
+  return mxl_container_of (conn->proto, MxlSendInitiator, base);
 }
 
 /** The initiator side of send and tagged (MxlProtocolDesc.initiator): each

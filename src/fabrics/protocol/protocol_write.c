@@ -201,12 +201,27 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
   return MXL_STATUS_OK;
 }
 
+/* The TargetInfo regions of a grain target: one per slot, its address,
+ * length and key (docs/wire-format.md §1.1, §3). */
+static void
+rma_fill_info (MxlTarget *t, struct mxlFabricsTargetInfo_t *info)
+{
+  info->n_regions = t->base.grain_count;
+  info->regions = g_new0 (MxlRemoteRegion, t->base.grain_count);
+  for (guint i = 0; i < t->base.grain_count; i++) {
+    info->regions[i].addr = t->base.regions[i].remote_addr;
+    info->regions[i].len = t->base.regions[i].len;
+    info->regions[i].rkey = t->base.regions[i].key;
+  }
+}
+
 const MxlIngressOps mxl_rma_ingress_ops = {
   .name = "rma-write",
   .setup = rma_ingress_setup,
   .teardown = rma_ingress_teardown,
   .on_completion = rma_on_completion,
   .on_drained = rma_on_drained,
+  .fill_info = rma_fill_info,
 };
 
 /* ---------------------------------------------------------------- target */
