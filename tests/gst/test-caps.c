@@ -659,6 +659,10 @@ test_audio_rate_limits (void)
 int
 main (int argc, char **argv)
 {
+  /* Scan in this process: under AddressSanitizer the forked
+   * gst-plugin-scanner cannot load the plugin and would blacklist it in
+   * the shared test registry (tests/meson.build). */
+  gst_registry_fork_set_enabled (FALSE);
   gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
 
