@@ -48,8 +48,9 @@ typedef struct MxlEndpoint {
   MxlOfiRegion *regions;
   /** The local flow is continuous (audio samples, protocol_samples.c). */
   gboolean continuous;
-  /** The endpoint type's event object the progress thread also waits on
-   * (connected: its event queue, initiator_rc.c, target_rc.c), set by the
+  /** The endpoint type's event object the progress thread and the wait fd
+   * (initiator_wait.c) also wait on (connected: its event queue,
+   * initiator_rc.c, target_rc.c), set by the
    * type's setup and cleared by its teardown; NULL = none (connectionless:
    * the type's endpoint and address vector are its own, initiator_rdm.c,
    * target_rdm.c). */
