@@ -97,7 +97,6 @@ teardown (MxlInitiator *init)
   g_clear_pointer (&init->ctx_pool, g_free);
   init->ctx_used = init->ctx_orphaned = 0;
   g_clear_pointer (&init->by_conn_id, g_hash_table_destroy);
-  g_clear_pointer (&init->by_fid, g_hash_table_destroy);
   g_clear_pointer (&init->results, g_free);
   init->type_ops = NULL;
 }
@@ -148,7 +147,6 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   init->fan_out = fan_out_grain;      /* fan_out_samples for audio, below */
   init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) mxl_conn_free);
   init->by_conn_id = g_hash_table_new (g_int64_hash, g_int64_equal);
-  init->by_fid = g_hash_table_new (g_direct_hash, g_direct_equal);
 
   /* Writes are cut to the provider's limits, or lower ones from options. */
   init->max_msg = fi->ep_attr->max_msg_size ? fi->ep_attr->max_msg_size : UINT64_MAX;

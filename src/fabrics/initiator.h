@@ -145,11 +145,7 @@ void mxl_initiator_release_contexts (MxlInitiator *init, uint64_t conn_id);
 /** TRUE when a context of connection generation @conn_id is in use. */
 gboolean mxl_initiator_contexts_in_use (const MxlInitiator *init, uint64_t conn_id);
 
-/** A claim write or read of @conn completed (initiator_rdm.c). */
-void mxl_initiator_rdm_claim_done (MxlConn *conn, gboolean ok);
 
-/** Connection of a live RC endpoint, or NULL. */
-MxlConn *mxl_initiator_conn_by_fid (MxlInitiator *init, struct fid *fid);
 
 
 /** mxlFabricsExtInitiatorReleaseGrainSlot() (initiator.c). */

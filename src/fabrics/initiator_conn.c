@@ -362,12 +362,6 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
 }
 
 MxlConn *
-mxl_initiator_conn_by_fid (MxlInitiator *init, struct fid *fid)
-{
-  return fid ? g_hash_table_lookup (init->by_fid, fid) : NULL;
-}
-
-MxlConn *
 mxl_initiator_find_conn (MxlInitiator *init, uint64_t target_id)
 {
   for (guint i = 0; i < init->conns->len; i++) {

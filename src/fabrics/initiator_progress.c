@@ -199,12 +199,9 @@ mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok, 
   if (ctx < init->ctx_pool || ctx >= init->ctx_pool + init->ctx_count || !ctx->in_use)
     return;                  /* not ours, or reclaimed already */
   conn = g_hash_table_lookup (init->by_conn_id, &ctx->conn_id);
-  if (ctx->transfer_seq == MXL_CTX_SEQ_CLAIM) {
-    mxl_initiator_ctx_put (init, ctx);
-    if (conn != NULL)
-      mxl_initiator_rdm_claim_done (conn, ok);
-    return;
-  }
+  if (init->type_ops->own_completion != NULL
+      && init->type_ops->own_completion (init, ctx, conn, ok))
+    return;                  /* the endpoint type's own operation */
   if (ok)
     init->stats.writesCompleted++;
   else

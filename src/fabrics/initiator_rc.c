@@ -23,6 +23,11 @@ typedef struct MxlRcInitiator {
   /* the claim token (claim.h: random, bit 63 clear, not 0); its low 32
    * bits go in every endpoint's connection data (mxl_ofi_connect_data()) */
   uint64_t token;
+  /* the event queue of every connection's endpoint (rc_setup()) */
+  struct fid_eq *eq;
+  /* struct fid* → MxlConn*: the live endpoints, so that an event for an
+   * endpoint already closed finds none (rc_poll_events()) */
+  GHashTable *by_fid;
 } MxlRcInitiator;
 
 static MxlRcInitiator *
@@ -43,10 +48,12 @@ rc_setup (MxlInitiator *init, GError **error)
   r->base.ops = &mxl_initiator_rc_ops;
   r->token = mxl_claim_token (mxl_provider_has_quirk (init->base.desc,
           MXL_PROVIDER_QUIRK_OWNER_PID));
+  r->by_fid = g_hash_table_new (g_direct_hash, g_direct_equal);
   init->type_state = &r->base;
-  st = mxl_ofi_eq_open (init->base.dom, &init->base.eq, error);
+  st = mxl_ofi_eq_open (init->base.dom, &r->eq, error);
   if (st != MXL_STATUS_OK)
     return st;
+  init->base.wait_fid = &r->eq->fid;
   /* An endpoint binds the node (fi_endpoint(3)): one opened and closed
    * here makes a node that is not an address of this host a setup error,
    * not a warning at every connection attempt (rc_open). */
@@ -65,7 +72,8 @@ static mxlStatus
 rc_open (MxlConn *conn, MxlConnState *next)
 {
   MxlInitiator *init = conn->init;
-  uint64_t data = mxl_ofi_connect_data (rc_state (init)->token, conn->target_id);
+  MxlRcInitiator *r = rc_state (init);
+  uint64_t data = mxl_ofi_connect_data (r->token, conn->target_id);
   struct fi_info *info;
   struct fid_ep *ep = NULL;
   int rc;
@@ -82,7 +90,7 @@ rc_open (MxlConn *conn, MxlConnState *next)
   }
   /* The CQ is bound for both directions: 1.17 tcp crashes otherwise
    * (docs/wire-format.md §6.1). */
-  if ((rc = fi_ep_bind (ep, &init->base.eq->fid, 0)) != 0
+  if ((rc = fi_ep_bind (ep, &r->eq->fid, 0)) != 0
       || (rc = fi_ep_bind (ep, &init->base.cq->fid, FI_TRANSMIT | FI_RECV)) != 0
       || (rc = fi_connect (ep, conn->info->fabric_address, &data,
               sizeof (data))) != 0) {
@@ -91,7 +99,7 @@ rc_open (MxlConn *conn, MxlConnState *next)
     mxl_ofi_close (&ep->fid, "ep");
     return mxl_ofi_status (rc);
   }
-  g_hash_table_insert (init->by_fid, &ep->fid, conn);
+  g_hash_table_insert (r->by_fid, &ep->fid, conn);
   next->kind = MXL_CONN_CONNECTING;
   next->u.connecting.ep = ep;
   next->u.connecting.since = g_get_monotonic_time ();
@@ -110,7 +118,7 @@ rc_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
 
   if (ep == NULL)
     return MXL_CLOSE_READS_ENDED;
-  g_hash_table_remove (conn->init->by_fid, &ep->fid);
+  g_hash_table_remove (rc_state (conn->init)->by_fid, &ep->fid);
   if (state->kind == MXL_CONN_CONNECTED && orderly)
     fi_shutdown (ep, 0);
   mxl_ofi_close (&ep->fid, "ep");
@@ -120,10 +128,11 @@ rc_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
 static void
 rc_poll_events (MxlInitiator *init)
 {
+  MxlRcInitiator *r = rc_state (init);
   MxlEqEvent ev;
 
-  for (int i = 0; i < 64 && mxl_ofi_eq_read (init->base.eq, -1, &ev) == MXL_STATUS_OK; i++) {
-    MxlConn *conn = mxl_initiator_conn_by_fid (init, ev.fid);
+  for (int i = 0; i < 64 && mxl_ofi_eq_read (r->eq, -1, &ev) == MXL_STATUS_OK; i++) {
+    MxlConn *conn = ev.fid ? g_hash_table_lookup (r->by_fid, ev.fid) : NULL;
 
     if (ev.info)
       fi_freeinfo (ev.info);
@@ -142,10 +151,14 @@ rc_poll_events (MxlInitiator *init)
 static void
 rc_teardown (MxlInitiator *init)
 {
-  mxl_ofi_close (init->base.eq ? &init->base.eq->fid : NULL, "eq");
-  init->base.eq = NULL;
-  if (init->type_state != NULL)
-    g_free (rc_state (init));
+  MxlRcInitiator *r = init->type_state != NULL ? rc_state (init) : NULL;
+
+  init->base.wait_fid = NULL;
+  if (r == NULL)
+    return;
+  mxl_ofi_close (r->eq ? &r->eq->fid : NULL, "eq");
+  g_clear_pointer (&r->by_fid, g_hash_table_destroy);
+  g_free (r);
   init->type_state = NULL;
 }
 
@@ -158,4 +171,5 @@ const MxlInitiatorTypeOps mxl_initiator_rc_ops = {
   .teardown = rc_teardown,
   .reports_peer_loss = TRUE,
   .close_ends_reads = TRUE,
+  .ordered_receives = TRUE,
 };

@@ -18,7 +18,7 @@
  * drops that queue; a fresh one per connection also never needs
  * fi_av_remove(), which corrupts the endpoint on 1.17 (see rdm_close()).
  */
-#include "fabrics/initiator.h"
+#include "fabrics/initiator_claim.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -30,6 +30,10 @@
 /* The connectionless initiator's own state (init->type_state). */
 typedef struct MxlRdmInitiator {
   MxlInitiatorTypeState base;
+  /* the shared endpoint and its address vector, bound to the CQ; NULL
+   * when every connection opens its own (shm, rdm_open()) */
+  struct fid_ep *ep;
+  struct fid_av *av;
   /* the claim token every connection claims with (claim.h: random, bit
    * 63 clear, not 0; shm: the process id in bits 32..62) */
   uint64_t claim_token;
@@ -38,7 +42,20 @@ typedef struct MxlRdmInitiator {
   GPtrArray *parked;         /* MxlParkedEp*, NULL = none yet */
 } MxlRdmInitiator;
 
-typedef struct MxlConnClaim MxlConnClaim;   /* below */
+/* What the operations of a connection's current endpoint met so far;
+ * changed only by request_transition(). */
+typedef enum MxlEpRequest {
+  MXL_REQUEST_NONE,          /* none tried */
+  MXL_REQUEST_REFUSED,       /* refused (-FI_EAGAIN) only: a shm target
+                                has the endpoint's connection request */
+  MXL_REQUEST_ACCEPTED,      /* one accepted: a shm target took it up */
+} MxlEpRequest;
+
+typedef enum MxlRequestInput {
+  REQUEST_IN_NEW_ENDPOINT,   /* the connection opened its own endpoint */
+  REQUEST_IN_REFUSED,        /* an operation was not accepted */
+  REQUEST_IN_ACCEPTED,       /* an operation was accepted */
+} MxlRequestInput;
 
 /* The connectionless state of one connection (conn->type_state), made by
  * its first rdm_open() and freed with the connection (rdm_conn_free()). */
@@ -47,15 +64,30 @@ typedef struct MxlRdmConn {
   fi_addr_t addr;            /* the peer in the endpoint's AV (rdm_open()) */
   struct fid_av *own_av;     /* while its endpoint is its own (shm): that
                                 endpoint's AV, else NULL */
-  guint request;             /* operations of its current endpoint: 0 none
-                                tried, 1 refused (-FI_EAGAIN) only, 2 one
-                                accepted (a shm target has its connection
-                                request from 1 on and took it up at 2) */
+  MxlEpRequest request;      /* what its current endpoint's operations met */
   MxlTransportPost watched;  /* what watch_post() wraps, while installed */
-  /* claims of an exclusive target (claim.h), allocated with the first
-   * claim, else NULL */
+  /* claims of an exclusive target (initiator_claim.c), allocated with
+   * the first claim, else NULL */
   MxlConnClaim *claim;
 } MxlRdmConn;
+
+/* The only place that moves @state->request. */
+static void
+request_transition (MxlRdmConn *state, MxlRequestInput in)
+{
+  switch (in) {
+    case REQUEST_IN_NEW_ENDPOINT:
+      state->request = MXL_REQUEST_NONE;
+      break;
+    case REQUEST_IN_REFUSED:
+      if (state->request == MXL_REQUEST_NONE)
+        state->request = MXL_REQUEST_REFUSED;
+      break;
+    case REQUEST_IN_ACCEPTED:
+      state->request = MXL_REQUEST_ACCEPTED;
+      break;
+  }
+}
 
 /* The state of @conn; NULL before its first open. */
 static MxlRdmConn *
@@ -271,7 +303,7 @@ connection_info (const MxlConn *conn)
 /* ---------------------------------------------------------------- claims
  * An exclusive target (TargetInfo ext.claimAddr/claimKey, claim.h) is
  * claimed before the connection counts as connected, and claimed again
- * every MXL_CLAIM_HEARTBEAT_MS while connected. */
+ * every MXL_CLAIM_HEARTBEAT_MS while connected (initiator_claim.c). */
 
 static gboolean
 claims (const MxlConn *conn)
@@ -287,17 +319,6 @@ conn_ep (const MxlConn *conn, struct fid_ep **ep, fi_addr_t *addr)
   *addr = rdm_conn (conn)->addr;
 }
 
-/* The claims of one connection to an exclusive target (claim.h): @buf
- * words [0] claim, [1] release, [2] owner read back, registered FI_WRITE |
- * FI_READ as @region. Allocated by the first claim_post(). */
-struct MxlConnClaim {
-  uint64_t buf[3];
-  MxlOfiRegion region;
-  guint phase;               /* 0 due at @due, 1 write posted, 2 read
-                                posted, 3 read again at @due */
-  gint64 due;
-};
-
 /* MxlInitiatorTypeOps.conn_free: the claim region is closed while the
  * domain is open. */
 static void
@@ -305,69 +326,9 @@ rdm_conn_free (MxlConn *conn)
 {
   MxlRdmConn *rc = rdm_conn (conn);
 
-  if (rc->claim != NULL && conn->init->base.dom != NULL)
-    mxl_ofi_region_close (conn->init->base.dom, &rc->claim->region);
-  g_free (rc->claim);
+  mxl_claim_free (rc->claim, conn->init->base.dom);
   g_free (rc);
   conn->type_state = NULL;
-}
-
-/* Posts the claim write (@read FALSE) or the read of the owner word.
- * Returns: 0, or the negative fi errno (-FI_EAGAIN: try again later). */
-static ssize_t
-claim_post (MxlConn *conn, gboolean read)
-{
-  MxlInitiator *init = conn->init;
-  MxlWriteCtx *ctx;
-  struct iovec iov;
-  struct fi_rma_iov rma;
-  struct fi_msg_rma msg;
-  fi_addr_t addr;
-  struct fid_ep *ep;
-  MxlRdmConn *state = rdm_conn (conn);
-  MxlConnClaim *c;
-  uint64_t token = claim_token (init);
-  ssize_t rc;
-
-  if (state->claim == NULL) {
-    g_autoptr (GError) error = NULL;
-    state->claim = g_new0 (MxlConnClaim, 1);
-    if (mxl_ofi_region_register (init->base.dom, state->claim->buf,
-            sizeof state->claim->buf, FI_WRITE | FI_READ, &state->claim->region,
-            &error) != MXL_STATUS_OK) {
-      g_warning ("initiator: claim buffer: %s", error->message);
-      g_clear_pointer (&state->claim, g_free);
-      return -FI_ENOMEM;
-    }
-  }
-  c = state->claim;
-  if ((ctx = mxl_initiator_ctx_get (init)) == NULL)
-    return -FI_EAGAIN;
-  ctx->conn_id = conn->conn_id;
-  ctx->transfer_seq = MXL_CTX_SEQ_CLAIM;
-  c->buf[0] = token;
-  c->buf[2] = 0;
-  conn_ep (conn, &ep, &addr);
-  iov.iov_base = read ? &c->buf[2] : &c->buf[0];
-  iov.iov_len = sizeof (uint64_t);
-  rma.addr = conn->info->claim_addr
-      + (read ? 0 : mxl_claim_mailbox (token) * sizeof (uint64_t));
-  rma.len = sizeof (uint64_t);
-  rma.key = conn->info->claim_key;
-  memset (&msg, 0, sizeof msg);
-  msg.msg_iov = &iov;
-  msg.desc = &c->region.desc;
-  msg.iov_count = 1;
-  msg.addr = addr;
-  msg.rma_iov = &rma;
-  msg.rma_iov_count = 1;
-  msg.context = ctx;
-  msg.data = mxl_claim_imm (token);
-  rc = read ? fi_readmsg (ep, &msg, FI_COMPLETION)
-      : fi_writemsg (ep, &msg, FI_COMPLETION | FI_REMOTE_CQ_DATA | FI_DELIVERY_COMPLETE);
-  if (rc != 0)
-    mxl_initiator_ctx_put (init, ctx);
-  return rc;
 }
 
 /* Drives the claim of one connection (each progress pass). */
@@ -375,63 +336,38 @@ static void
 claim_tick (MxlConn *conn, gint64 now)
 {
   MxlRdmConn *state;
-  guint phase;
+  struct fid_ep *ep;
+  fi_addr_t addr;
   ssize_t rc;
 
   if (conn->state.kind != MXL_CONN_CONNECTING && conn->state.kind != MXL_CONN_CONNECTED)
     return;
   state = rdm_conn (conn);
-  /* before the first claim: phase 0, due now */
-  phase = state->claim != NULL ? state->claim->phase : 0;
-  if (!claims (conn) || (phase != 0 && phase != 3)
-      || (state->claim != NULL && now < state->claim->due))
+  if (!claims (conn))
     return;
-  rc = claim_post (conn, phase == 3);
-  state->request = rc == 0 ? 2 : MAX (state->request, 1);
-  if (rc == 0)
-    state->claim->phase = phase == 3 ? 2 : 1;
-  else if (rc != -FI_EAGAIN)
+  conn_ep (conn, &ep, &addr);
+  if (!mxl_claim_tick (&state->claim, conn, ep, addr, claim_token (conn->init),
+          now, &rc))
+    return;
+  request_transition (state, rc == 0 ? REQUEST_IN_ACCEPTED : REQUEST_IN_REFUSED);
+  if (rc != 0 && rc != -FI_EAGAIN)
     mxl_conn_transition (conn, MXL_CONN_IN_ERROR, mxl_ofi_status (rc));
 }
 
-void
-mxl_initiator_rdm_claim_done (MxlConn *conn, gboolean ok)
+/* MxlInitiatorTypeOps.own_completion: the claim writes and reads. */
+static gboolean
+rdm_own_completion (MxlInitiator *init, MxlWriteCtx *ctx, MxlConn *conn,
+    gboolean ok)
 {
-  MxlRdmConn *state = rdm_conn (conn);
-  MxlConnClaim *c = state != NULL ? state->claim : NULL;
-  uint64_t owner;
-  gint64 now = g_get_monotonic_time ();
+  MxlRdmConn *state;
 
-  if (c == NULL)
-    return;                  /* no claim was posted */
-  if (!ok) {
-    c->phase = 0;
-    mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_UNKNOWN);
-    return;
-  }
-  if (c->phase == 1) {
-    /* Written; the target takes it up when it next drains its CQ. */
-    c->phase = 3;
-    c->due = now;
-    return;
-  }
-  if (c->phase != 2)
-    return;
-  owner = c->buf[2];
-  if (owner == 0) {
-    c->phase = 3;
-    c->due = now + MXL_CLAIM_POLL_MS * 1000;
-    return;
-  }
-  c->phase = 0;
-  c->due = now + MXL_CLAIM_HEARTBEAT_MS * 1000;
-  if (owner != claim_token (conn->init)) {
-    g_debug ("initiator: target %" G_GUINT64_FORMAT " has another initiator",
-        conn->target_id);
-    mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_CONFLICT);
-  } else if (conn->state.kind == MXL_CONN_CONNECTING) {
-    mxl_conn_transition (conn, MXL_CONN_IN_CONNECTED, MXL_STATUS_OK);
-  }
+  if (ctx->transfer_seq != MXL_CTX_SEQ_CLAIM)
+    return FALSE;
+  mxl_initiator_ctx_put (init, ctx);
+  state = conn != NULL ? rdm_conn (conn) : NULL;
+  if (state != NULL)
+    mxl_claim_done (state->claim, conn, claim_token (init), ok);
+  return TRUE;
 }
 
 static mxlStatus
@@ -445,7 +381,7 @@ rdm_setup (MxlInitiator *init, GError **error)
   init->type_state = &r->base;
   if (own_endpoint (init))
     return MXL_STATUS_OK;       /* per connection, in rdm_open() */
-  return open_endpoint (init, init->base.dom->info, &init->base.av, &init->base.ep, error);
+  return open_endpoint (init, init->base.dom->info, &r->av, &r->ep, error);
 }
 
 /* Records the outcome @rc of an operation of the connection's endpoint. */
@@ -453,9 +389,9 @@ static void
 note_outcome (MxlRdmConn *state, ssize_t rc)
 {
   if (rc == 0)
-    state->request = 2;
+    request_transition (state, REQUEST_IN_ACCEPTED);
   else if (rc == -FI_EAGAIN)
-    state->request = MAX (state->request, 1);
+    request_transition (state, REQUEST_IN_REFUSED);
 }
 
 /* The connection's post (conn->post) until an operation of its endpoint
@@ -477,7 +413,7 @@ watch_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc,
     return rc;
   if (conn->post != watch_post)
     state->watched = conn->post;
-  conn->post = state->request == 2 ? state->watched : watch_post;
+  conn->post = state->request == MXL_REQUEST_ACCEPTED ? state->watched : watch_post;
   return rc;
 }
 
@@ -487,7 +423,7 @@ watch (MxlConn *conn)
 {
   MxlRdmConn *state = rdm_conn (conn);
 
-  if (state->request == 2 || conn->post == NULL || conn->post == watch_post)
+  if (state->request == MXL_REQUEST_ACCEPTED || conn->post == NULL || conn->post == watch_post)
     return;
   state->watched = conn->post;
   conn->post = watch_post;
@@ -500,8 +436,8 @@ rdm_open (MxlConn *conn, MxlConnState *next)
   MxlInitiator *init = conn->init;
   MxlRdmConn *state = rdm_conn (conn);
   fi_addr_t addr = FI_ADDR_NOTAVAIL;
-  struct fid_ep *ep = init->base.ep;
-  struct fid_av *av = init->base.av, *own_av = NULL;
+  struct fid_ep *ep = rdm_initiator (init)->ep;
+  struct fid_av *av = rdm_initiator (init)->av, *own_av = NULL;
   int rc;
 
   if (state == NULL) {
@@ -523,7 +459,7 @@ rdm_open (MxlConn *conn, MxlConnState *next)
       return st;
     }
     av = own_av;
-    state->request = 0;         /* a new endpoint: nothing asked yet */
+    request_transition (state, REQUEST_IN_NEW_ENDPOINT);
   }
   rc = fi_av_insert (av, conn->info->fabric_address, 1, &addr, 0, NULL);
   if (rc != 1) {
@@ -542,10 +478,7 @@ rdm_open (MxlConn *conn, MxlConnState *next)
     next->u.connecting.since = g_get_monotonic_time ();
     next->u.connecting.attempts = conn->state.kind == MXL_CONN_IDLE
         ? conn->state.u.idle.attempts : 0;
-    if (state->claim != NULL) {
-      state->claim->phase = 0;
-      state->claim->due = 0;
-    }
+    mxl_claim_restart (state->claim);
     return MXL_STATUS_OK;
   }
   next->kind = MXL_CONN_CONNECTED;
@@ -583,9 +516,8 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
 
   if (state->kind != MXL_CONN_CONNECTED && state->kind != MXL_CONN_CONNECTING)
     return MXL_CLOSE_SHARED;   /* nothing open (open() did not succeed) */
-  request_pending = rs->request == 1 && !mxl_conn_peer_gone (conn);
-  if (rs->claim != NULL)
-    rs->claim->phase = 0;
+  request_pending = rs->request == MXL_REQUEST_REFUSED && !mxl_conn_peer_gone (conn);
+  mxl_claim_stop (rs->claim);
   ep = connected ? state->u.connected.ep : state->u.connecting.ep;
   av = rs->own_av;
   rs->own_av = NULL;
@@ -615,7 +547,7 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
    * fabrics-transfer-shm-retarget-live; shm has its own endpoints now). */
   if (!orderly)
     return MXL_CLOSE_SHARED;
-  rc = fi_av_remove (conn->init->base.av, &rs->addr, 1, 0);
+  rc = fi_av_remove (rdm_initiator (conn->init)->av, &rs->addr, 1, 0);
   if (rc != 0)
     g_debug ("initiator: fi_av_remove: %s", fi_strerror (-rc));
   return MXL_CLOSE_SHARED;
@@ -639,14 +571,14 @@ rdm_poll_events (MxlInitiator *init)
     state = rdm_conn (conn);
     /* a test hook that installed another post since the last pass */
     watch (conn);
-    if (holds == NULL || state->request == 0)
+    if (holds == NULL || state->request == MXL_REQUEST_NONE)
       continue;
-    /* The target has the endpoint's connection request (1), which it maps
-     * the endpoint's file for when it takes it up: the file must outlive
-     * this process while the target lives (shmstale.h); once an
-     * operation was accepted (2), it took it up. */
+    /* The target has the endpoint's connection request (REFUSED), which
+     * it maps the endpoint's file for when it takes it up: the file must
+     * outlive this process while the target lives (shmstale.h); once an
+     * operation was accepted (ACCEPTED), it took it up. */
     conn_ep (conn, &ep, &addr);
-    if (state->request == 1)
+    if (state->request == MXL_REQUEST_REFUSED)
       mxl_shm_region_mark_peer (g_hash_table_lookup (holds, ep),
           conn->info->owner_pid);
     else
@@ -659,15 +591,13 @@ rdm_teardown (MxlInitiator *init)
 {
   MxlRdmInitiator *r = rdm_initiator (init);
 
-  while (r != NULL && r->parked != NULL && r->parked->len > 0)
+  if (r == NULL)
+    return;
+  while (r->parked != NULL && r->parked->len > 0)
     unpark (init, r->parked->len - 1);
-  if (r != NULL)
-    g_clear_pointer (&r->parked, g_ptr_array_unref);
-  close_endpoint (init, init->base.ep, init->base.av);
-  init->base.ep = NULL;
-  if (r != NULL)
-    g_clear_pointer (&r->shm_holds, g_hash_table_unref);
-  init->base.av = NULL;
+  g_clear_pointer (&r->parked, g_ptr_array_unref);
+  close_endpoint (init, r->ep, r->av);
+  g_clear_pointer (&r->shm_holds, g_hash_table_unref);
   g_free (r);
   init->type_state = NULL;
 }
@@ -683,6 +613,8 @@ const MxlInitiatorTypeOps mxl_initiator_rdm_ops = {
   .teardown = rdm_teardown,
   .check_parked = rdm_check_parked,
   .parked = rdm_parked,
+  .own_completion = rdm_own_completion,
   .reports_peer_loss = FALSE,
   .close_ends_reads = FALSE,
+  .ordered_receives = FALSE,
 };

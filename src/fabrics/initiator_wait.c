@@ -13,16 +13,16 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-/* The queues behind the wait fd: the CQ, and the EQ of a connected (RC)
- * initiator. */
+/* The queues behind the wait fd: the CQ, and the endpoint type's event
+ * object (the EQ of a connected initiator, initiator_rc.c). */
 static guint
 wait_fids (MxlInitiator *init, struct fid **fids)
 {
   guint n = 0;
 
   fids[n++] = &init->base.cq->fid;
-  if (init->base.eq != NULL)
-    fids[n++] = &init->base.eq->fid;
+  if (init->base.wait_fid != NULL)
+    fids[n++] = init->base.wait_fid;
   return n;
 }
 

@@ -250,8 +250,8 @@ mxl_endpoint_progress_start (MxlEndpoint *ep, const char *name,
 
   if (ep->desc->cq_can_wait) {
     fids[n++] = &ep->cq->fid;
-    if (ep->eq != NULL)
-      fids[n++] = &ep->eq->fid;
+    if (ep->wait_fid != NULL)
+      fids[n++] = ep->wait_fid;
   }
   return mxl_progress_start (&ep->progress, name, ep->dom->fabric, fids, n,
       &ep->lock, pass, has_posts, owner, error);

@@ -57,6 +57,7 @@ typedef struct MxlRcInput {
  * and the connection state, from open until close. */
 typedef struct MxlRcTarget {
   MxlTargetTypeState base;
+  struct fid_eq *eq;           /* the passive endpoint's and connections' */
   struct fid_pep *pep;
   MxlRcState rc;
   /* the tokens of initiators already counted as refused (claim.h: only
@@ -139,7 +140,7 @@ accept_request (MxlTarget *t, struct fi_info *info)
     g_warning ("fi_endpoint: %s", fi_strerror (-rc));
     return NULL;
   }
-  if ((rc = fi_ep_bind (ep, &t->base.eq->fid, 0)) != 0
+  if ((rc = fi_ep_bind (ep, &rc_target (t)->eq->fid, 0)) != 0
       || mxl_target_bind_cq (t, ep, &error) != MXL_STATUS_OK
       || (rc = fi_enable (ep)) != 0
       || (rc = fi_accept (ep, accept_data, sizeof (accept_data))) != 0) {
@@ -254,7 +255,7 @@ rc_poll_events (MxlTarget *t, int timeout_ms)
 
   /* With nothing to wait for but the EQ, block on it for the timeout;
    * otherwise only drain what is there. */
-  while (mxl_ofi_eq_read (t->base.eq, timeout_ms, &ev) == MXL_STATUS_OK) {
+  while (mxl_ofi_eq_read (rc_target (t)->eq, timeout_ms, &ev) == MXL_STATUS_OK) {
     MxlRcInput in = { .fid = ev.fid, .info = ev.info, .err = ev.err,
       .token = ev.token, .has_target_check = ev.has_target_check,
       .target_check = ev.target_check };
@@ -292,13 +293,14 @@ rc_open (MxlTarget *t, GError **error)
 
   r->base.ops = &mxl_target_rc_ops;
   t->type_state = &r->base;
-  st = mxl_ofi_eq_open (t->base.dom, &t->base.eq, error);
+  st = mxl_ofi_eq_open (t->base.dom, &r->eq, error);
   if (st != MXL_STATUS_OK)
     return st;
+  t->base.wait_fid = &r->eq->fid;
   rc = fi_passive_ep (t->base.dom->fabric, t->base.dom->info, &r->pep, NULL);
   if (rc != 0)
     return mxl_ofi_fail (rc, "fi_passive_ep", error);
-  if ((rc = fi_pep_bind (r->pep, &t->base.eq->fid, 0)) != 0)
+  if ((rc = fi_pep_bind (r->pep, &r->eq->fid, 0)) != 0)
     return mxl_ofi_fail (rc, "fi_pep_bind", error);
   if ((rc = fi_listen (r->pep)) != 0)
     return mxl_ofi_fail (rc, "fi_listen", error);
@@ -337,13 +339,13 @@ rc_close (MxlTarget *t)
   if (r != NULL) {
     rc_transition (t, &close);
     mxl_ofi_close (r->pep ? &r->pep->fid : NULL, "pep");
+    mxl_ofi_close (r->eq ? &r->eq->fid : NULL, "eq");
     g_free (r);
     t->type_state = NULL;
   } else {
     mxl_target_set_rx_ep (t, NULL);     /* what the close transition also does */
   }
-  mxl_ofi_close (t->base.eq ? &t->base.eq->fid : NULL, "eq");
-  t->base.eq = NULL;
+  t->base.wait_fid = NULL;
 }
 
 const MxlTargetTypeOps mxl_target_rc_ops = {

@@ -13,6 +13,8 @@
  * close. */
 typedef struct MxlRdmTarget {
   MxlTargetTypeState base;
+  struct fid_ep *ep;             /* the enabled endpoint, bound to the CQ */
+  struct fid_av *av;             /* the address vector bound to @ep */
   MxlShmHold *shm_hold;          /* shm: the endpoint's region is in use
                                     (shmstale.h) */
   /* exclusivity: a second initiator cannot be refused before its writes
@@ -42,25 +44,25 @@ rdm_open (MxlTarget *t, GError **error)
   st = mxl_target_claims_new (t, &r->claims, error);
   if (st != MXL_STATUS_OK)
     return st;
-  st = mxl_ofi_av_open (t->base.dom, 4, &t->base.av, error);
+  st = mxl_ofi_av_open (t->base.dom, 4, &r->av, error);
   if (st != MXL_STATUS_OK)
     return st;
-  rc = fi_endpoint (t->base.dom->domain, t->base.dom->info, &t->base.ep, NULL);
+  rc = fi_endpoint (t->base.dom->domain, t->base.dom->info, &r->ep, NULL);
   if (rc != 0)
     return mxl_ofi_fail (rc, "fi_endpoint", error);
-  if ((rc = fi_ep_bind (t->base.ep, &t->base.av->fid, 0)) != 0)
+  if ((rc = fi_ep_bind (r->ep, &r->av->fid, 0)) != 0)
     return mxl_ofi_fail (rc, "fi_ep_bind(av)", error);
-  st = mxl_target_bind_cq (t, t->base.ep, error);
+  st = mxl_target_bind_cq (t, r->ep, error);
   if (st != MXL_STATUS_OK)
     return st;
-  if ((rc = fi_enable (t->base.ep)) != 0)
+  if ((rc = fi_enable (r->ep)) != 0)
     return mxl_ofi_fail (rc, "fi_enable", error);
   if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_SHM_REGIONS))
-    r->shm_hold = mxl_shm_region_hold (t->base.ep);
-  st = mxl_target_set_rx_ep (t, t->base.ep);
+    r->shm_hold = mxl_shm_region_hold (r->ep);
+  st = mxl_target_set_rx_ep (t, r->ep);
   if (st != MXL_STATUS_OK)
     return st;
-  if ((rc = fi_getname (&t->base.ep->fid, addr, &addr_len)) != 0)
+  if ((rc = fi_getname (&r->ep->fid, addr, &addr_len)) != 0)
     return mxl_ofi_fail (rc, "fi_getname", error);
   st = mxl_target_fill_info (t, addr, addr_len);
   if (st == MXL_STATUS_OK)
@@ -93,20 +95,19 @@ rdm_close (MxlTarget *t)
   MxlRdmTarget *r = t->type_state != NULL ? rdm_target (t) : NULL;
 
   mxl_target_set_rx_ep (t, NULL);
+  if (r == NULL)
+    return;
   /* The endpoint goes first: for shm its fi_close() removes the /dev/shm
    * file (docs/libfabric-notes.md P12). */
-  mxl_ofi_close (t->base.ep ? &t->base.ep->fid : NULL, "ep");
-  t->base.ep = NULL;
-  if (r != NULL)
-    mxl_shm_region_release (r->shm_hold);
-  mxl_ofi_close (t->base.av ? &t->base.av->fid : NULL, "av");
-  t->base.av = NULL;
+  mxl_ofi_close (r->ep ? &r->ep->fid : NULL, "ep");
+  r->ep = NULL;
+  mxl_shm_region_release (r->shm_hold);
+  mxl_ofi_close (r->av ? &r->av->fid : NULL, "av");
+  r->av = NULL;
   /* the claim region last */
-  if (r != NULL) {
-    mxl_target_claims_free (t, r->claims);
-    g_free (r);
-    t->type_state = NULL;
-  }
+  mxl_target_claims_free (t, r->claims);
+  g_free (r);
+  t->type_state = NULL;
 }
 
 const MxlTargetTypeOps mxl_target_rdm_ops = {

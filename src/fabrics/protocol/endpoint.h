@@ -48,14 +48,13 @@ typedef struct MxlEndpoint {
   MxlOfiRegion *regions;
   /** The local flow is continuous (audio samples, protocol_samples.c). */
   gboolean continuous;
-  /** RC (FI_EP_MSG): the event queue of connection events, else NULL. */
-  struct fid_eq *eq;
-  /** RDM: the endpoint opened at setup (the target's; the initiator's
-   * shared one, next to which shm connections open their own:
-   * initiator_rdm.c), bound to @cq; else NULL. */
-  struct fid_ep *ep;
-  /** RDM: the address vector bound to @ep, else NULL. */
-  struct fid_av *av;
+  /** The endpoint type's event object the progress thread and the wait fd
+   * (initiator_wait.c) also wait on (connected: its event queue,
+   * initiator_rc.c, target_rc.c), set by the
+   * type's setup and cleared by its teardown; NULL = none (connectionless:
+   * the type's endpoint and address vector are its own, initiator_rdm.c,
+   * target_rdm.c). */
+  struct fid *wait_fid;
   /** Connection events for the application (mxlFabricsExtConnectionEvent*,
    * events.h), guarded by @lock. */
   GQueue events;

@@ -303,8 +303,9 @@ typedef struct MxlInitiatorMode {
  * MxlInitiatorTypeState:
  * The base of the endpoint type's private initiator state, at
  * init->type_state (initiator_rc.c, initiator_rdm.c: the claim token the
- * type sends, claim.h; connectionless also its shm region holds and
- * parked endpoints); the type reaches its own struct with
+ * type sends, claim.h; connected also its EQ and the live endpoints its
+ * entries are routed by; connectionless also its shared endpoint and AV,
+ * its shm region holds and parked endpoints); the type reaches its own struct with
  * mxl_container_of(). Created by MxlInitiatorTypeOps.setup, freed by its
  * teardown.
  */
@@ -368,6 +369,14 @@ typedef struct MxlInitiatorTypeOps {
    * its orphaned contexts wait for their completions or the park's end,
    * not for the reclaim delay; NULL when the type parks none. */
   gboolean (*parked) (const MxlInitiator *init, uint64_t conn_id);
+  /* Handles a completion of @ctx if it is one of the type's own
+   * operations, not a write of the egress (connectionless: a claim write
+   * or read, MXL_CTX_SEQ_CLAIM, initiator_claim.c), puts @ctx back and
+   * returns TRUE; FALSE for every other completion. @conn is the live
+   * connection of @ctx, or NULL. NULL when the type posts none of its own
+   * (connected endpoints). */
+  gboolean (*own_completion) (MxlInitiator *init, MxlWriteCtx *ctx,
+      MxlConn *conn, gboolean ok);
   /* TRUE when the transport reports a vanished peer itself (connected
    * endpoints); otherwise stalled writes mean a lost peer. */
   gboolean reports_peer_loss;
@@ -376,6 +385,11 @@ typedef struct MxlInitiatorTypeOps {
    * endpoints); otherwise only a connection's own endpoint does, as its
    * close reports (MXL_CLOSE_ENDED: shm, initiator_rdm.c). */
   gboolean close_ends_reads;
+  /* TRUE when messages of one connection are received in the order they
+   * were sent (a connected endpoint's single stream); connectionless
+   * providers may complete a small later message first (tcp;ofi_rxm
+   * rendezvous, protocol_send.c). */
+  gboolean ordered_receives;
 } MxlInitiatorTypeOps;
 
 
@@ -410,7 +424,6 @@ struct mxlFabricsInitiator_t {
   /* connections */
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */
-  GHashTable *by_fid;        /* struct fid* → MxlConn* (RC endpoints) */
   uint64_t next_conn_id;
   /* application-visible */
   mxlFabricsExtInitiatorStats stats;

@@ -127,7 +127,7 @@ mxl_send_conn_limits (const MxlInitiator *init, const struct mxlFabricsTargetInf
    * until the others are delivered, and until the previous transfer's
    * last one is: two grains' last messages could complete the wrong way
    * round too, and the target commits grains in completion order. */
-  limits->ordered = init->base.dom->info->ep_attr->type == FI_EP_MSG;
+  limits->ordered = init->type_ops->ordered_receives;
   limits->last_after_previous = !limits->ordered;
   return TRUE;
 }

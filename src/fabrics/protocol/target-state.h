@@ -35,8 +35,9 @@
 /**
  * MxlTargetTypeState:
  * The base of the endpoint type's private target state, at t->type_state
- * (target_rc.c: the passive endpoint, the connection state and the
- * refused tokens; target_rdm.c: the shm region hold and the claims), made
+ * (target_rc.c: the EQ, the passive endpoint, the connection state and
+ * the refused tokens; target_rdm.c: the endpoint and its AV, the shm
+ * region hold and the claims), made
  * by its open and freed by its close; the type reaches its own struct
  * with mxl_container_of().
  */
