@@ -131,6 +131,8 @@ format_to_def (const GstMxlFabricsFormat * fmt, mxlFlowExtDefinition * def)
     def->height = fmt->height;
     def->interlace = (mxlFlowExtInterlace) fmt->scan;
     g_strlcpy (def->colorspace, fmt->colorspace, sizeof def->colorspace);
+    g_strlcpy (def->transferCharacteristic, fmt->transfer,
+        sizeof def->transferCharacteristic);
   }
   def->channelCount = fmt->channels;
 }
@@ -163,25 +165,79 @@ format_from_def (const mxlFlowExtDefinition * def, GstMxlFabricsFormat * fmt,
   fmt->scan = (GstMxlFabricsScan) def->interlace;
   fmt->channels = def->channelCount;
   g_strlcpy (fmt->colorspace, def->colorspace, sizeof fmt->colorspace);
+  g_strlcpy (fmt->transfer, def->transferCharacteristic,
+      sizeof fmt->transfer);
   fmt->def = *def;
   return TRUE;
 }
 
 /* ------------------------------------------------------------------ caps */
 
-/* "" when the caps say nothing (any colourspace matches; a flow created
- * from them says BT709). */
-static const gchar *
-colorspace_from_colorimetry (const gchar * colorimetry)
+/* What a flow definition can say about colour: "colorspace" (primaries
+ * and matrix) and "transfer_characteristic" (IS-04 flow resource), for the
+ * limited (16-235) range of 10-bit v210; one row per pair, with the
+ * GStreamer colorimetry that means the same. The one colour rule: caps to
+ * flow and back both read it. */
+static const struct {
+  const gchar *colorimetry;
+  const gchar *colorspace;
+  const gchar *transfer;
+} colour_rows[] = {
+  {GST_VIDEO_COLORIMETRY_BT709, "BT709", "SDR"},
+  {GST_VIDEO_COLORIMETRY_BT601, "BT601", "SDR"},
+  {GST_VIDEO_COLORIMETRY_BT2020, "BT2020", "SDR"},
+  {GST_VIDEO_COLORIMETRY_BT2100_PQ, "BT2100", "PQ"},
+  {GST_VIDEO_COLORIMETRY_BT2100_HLG, "BT2100", "HLG"},
+};
+
+/* @fmt's colorspace and transfer from the caps colorimetry: "" when the
+ * caps say nothing (any matches; a flow created from them says BT709,
+ * SDR); refused when no row is equivalent at v210's 10 bits. */
+static gboolean
+colour_from_caps (const GstStructure * s, GstMxlFabricsFormat * fmt,
+    GError ** error)
 {
-  if (colorimetry == NULL)
-    return "";
-  if (g_str_has_prefix (colorimetry, "bt2020")
-      || g_str_has_prefix (colorimetry, "bt2100"))
-    return "BT2020";
-  if (g_str_has_prefix (colorimetry, "bt601"))
-    return "BT601";
-  return "BT709";
+  const gchar *text = gst_structure_get_string (s, "colorimetry");
+  GstVideoColorimetry caps_c, row_c;
+  guint i;
+
+  fmt->colorspace[0] = fmt->transfer[0] = '\0';
+  if (text == NULL)
+    return TRUE;
+  if (gst_video_colorimetry_from_string (&caps_c, text)) {
+    for (i = 0; i < G_N_ELEMENTS (colour_rows); i++) {
+      if (gst_video_colorimetry_from_string (&row_c,
+              colour_rows[i].colorimetry)
+          && gst_video_colorimetry_is_equivalent (&caps_c, 10, &row_c, 10)) {
+        g_strlcpy (fmt->colorspace, colour_rows[i].colorspace,
+            sizeof fmt->colorspace);
+        g_strlcpy (fmt->transfer, colour_rows[i].transfer,
+            sizeof fmt->transfer);
+        return TRUE;
+      }
+    }
+  }
+  g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "caps colorimetry=%s cannot be expressed by an MXL flow definition "
+      "(its colorspace and transfer_characteristic carry limited-range "
+      "bt709, bt601, bt2020, bt2100-pq or bt2100-hlg)", text);
+  return FALSE;
+}
+
+/* The caps colorimetry of a flow's colorspace and transfer ("" = BT709,
+ * SDR), or NULL when no row has that pair. */
+static const gchar *
+colorimetry_of (const GstMxlFabricsFormat * fmt)
+{
+  const gchar *space = fmt->colorspace[0] ? fmt->colorspace : "BT709";
+  const gchar *transfer = fmt->transfer[0] ? fmt->transfer : "SDR";
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (colour_rows); i++)
+    if (g_ascii_strcasecmp (space, colour_rows[i].colorspace) == 0
+        && g_ascii_strcasecmp (transfer, colour_rows[i].transfer) == 0)
+      return colour_rows[i].colorimetry;
+  return NULL;
 }
 
 /* The rate of a caps field, > 0. */
@@ -368,13 +424,13 @@ gst_mxl_fabrics_format_from_caps (const GstCaps * caps,
           error))
     return FALSE;
   fmt->interleaved = interleaved;
-  /* caps without colorimetry match any colourspace: "" (not the BT709 a
-   * flow made from them says) */
-  g_strlcpy (fmt->colorspace, def.mediaType == MXL_FLOW_EXT_MEDIA_V210
-      || def.mediaType == MXL_FLOW_EXT_MEDIA_V210A ?
-      colorspace_from_colorimetry (gst_structure_get_string (s,
-              "colorimetry")) : "", sizeof fmt->colorspace);
-  return TRUE;
+  /* caps without colorimetry match any colour: "" (not the BT709 and SDR
+   * a flow made from them says) */
+  if (!format_is_video (fmt)) {
+    fmt->colorspace[0] = fmt->transfer[0] = '\0';
+    return TRUE;
+  }
+  return colour_from_caps (s, fmt, error);
 }
 
 GstCaps *
@@ -386,8 +442,7 @@ gst_mxl_fabrics_format_to_caps (const GstMxlFabricsFormat * fmt)
   switch (fmt->media) {
     case GST_MXL_FABRICS_MEDIA_V210:
     case GST_MXL_FABRICS_MEDIA_V210A:{
-      gchar *colorimetry = g_ascii_strdown (fmt->colorspace[0] ?
-          fmt->colorspace : "BT709", -1);
+      const gchar *colorimetry = colorimetry_of (fmt);
       gboolean interlaced = fmt->scan != GST_MXL_FABRICS_SCAN_PROGRESSIVE;
 
       frame_rate_of (fmt, &n, &d);
@@ -398,9 +453,10 @@ gst_mxl_fabrics_format_to_caps (const GstMxlFabricsFormat * fmt)
           "framerate", GST_TYPE_FRACTION, n, d,
           "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1,
           "interlace-mode", G_TYPE_STRING,
-          interlaced ? "alternate" : "progressive",
-          "colorimetry", G_TYPE_STRING, colorimetry, NULL);
-      g_free (colorimetry);
+          interlaced ? "alternate" : "progressive", NULL);
+      if (colorimetry)
+        gst_caps_set_simple (caps, "colorimetry", G_TYPE_STRING, colorimetry,
+            NULL);
       if (interlaced) {
         gst_caps_set_simple (caps, "field-order", G_TYPE_STRING,
             fmt->scan == GST_MXL_FABRICS_SCAN_INTERLACED_TFF ?
@@ -557,6 +613,13 @@ gst_mxl_fabrics_format_check_match (const GstMxlFabricsFormat * caps_fmt,
             flow_fmt->colorspace) != 0) {
       MISMATCH (error, "caps colorimetry (colorspace %s) does not match the "
           "flow's colorspace %s", caps_fmt->colorspace, flow_fmt->colorspace);
+      return FALSE;
+    }
+    if (caps_fmt->transfer[0] != '\0' && flow_fmt->transfer[0] != '\0'
+        && g_ascii_strcasecmp (caps_fmt->transfer, flow_fmt->transfer) != 0) {
+      MISMATCH (error, "caps colorimetry (transfer_characteristic %s) does "
+          "not match the flow's transfer_characteristic %s",
+          caps_fmt->transfer, flow_fmt->transfer);
       return FALSE;
     }
   }

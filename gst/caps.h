@@ -137,10 +137,13 @@ typedef enum {
  * @channels: audio channel count (>= 1).
  * @interleaved: caps-side only: the sink received interleaved audio and must
  *   de-interleave; never written into a flow definition.
- * @colorspace: video colourspace name as in the flow definition ("BT709",
- *   "BT2020", "BT601"); from caps: their colorimetry (bt601* is BT601,
- *   bt2020* and bt2100* BT2020, any other BT709), "" when the caps have none
- *   (matches any; a flow made from it says BT709).
+ * @colorspace: video "colorspace" as in the flow definition ("BT709",
+ *   "BT601", "BT2020", "BT2100"); from caps: the one their colorimetry
+ *   maps to (see gst_mxl_fabrics_format_from_caps()), "" when the caps
+ *   have none (matches any; a flow made from it says BT709).
+ * @transfer: video "transfer_characteristic" as in the flow definition
+ *   ("SDR", "PQ", "HLG"); from caps as @colorspace ("" when the caps have
+ *   no colorimetry: matches any; a flow made from it says SDR).
  * @def: the library's summary of the flow (mxlFlowExtDefinition): its
  *   grain geometry (grainSize, totalSlices, sliceSizes) is what the
  *   elements map buffers by. Set by gst_mxl_fabrics_format_from_caps() and
@@ -160,6 +163,7 @@ typedef struct {
   guint channels;
   gboolean interleaved;
   gchar colorspace[MXL_FLOW_EXT_COLORSPACE_SIZE];
+  gchar transfer[MXL_FLOW_EXT_COLORSPACE_SIZE];
   mxlFlowExtDefinition def;
 } GstMxlFabricsFormat;
 
@@ -221,6 +225,15 @@ GstVideoBufferFlags gst_mxl_fabrics_field_flags_for_index (const
  * (gst_audio_info_from_caps() rules do not apply: channel order is the
  * flow's channel order).
  *
+ * Video colorimetry is read with gst_video_colorimetry_from_string() and
+ * mapped exactly onto what a flow definition can say (colorspace and
+ * transfer_characteristic, limited range): bt709 is BT709/SDR, bt601
+ * BT601/SDR, bt2020 (and bt2020-10) BT2020/SDR, bt2100-pq BT2100/PQ,
+ * bt2100-hlg BT2100/HLG, and any equivalent spelling (e.g. 2:4:5:4, whose
+ * BT.709 transfer is the BT.601 one: bt601). Any other colorimetry
+ * (sRGB, smpte240m, full range, mixed matrix and primaries such as
+ * 2:4:16:1) is refused with GST_STREAM_ERROR_FORMAT naming it.
+ *
  * Returns: TRUE on success.
  */
 gboolean gst_mxl_fabrics_format_from_caps (const GstCaps * caps,
@@ -229,7 +242,11 @@ gboolean gst_mxl_fabrics_format_from_caps (const GstCaps * caps,
 /**
  * gst_mxl_fabrics_format_to_caps:
  * Returns: (transfer full): fixed caps for @fmt as the src produces them
- * (audio non-interleaved), or NULL for GST_MXL_FABRICS_MEDIA_NONE.
+ * (audio non-interleaved), or NULL for GST_MXL_FABRICS_MEDIA_NONE. Video
+ * caps carry the colorimetry of @colorspace and @transfer (the mapping of
+ * gst_mxl_fabrics_format_from_caps() backwards; "" is BT709 and SDR), and
+ * none when the flow's pair has no GStreamer colorimetry (e.g. a foreign
+ * flow that says XYZ or LINEAR).
  */
 GstCaps *gst_mxl_fabrics_format_to_caps (const GstMxlFabricsFormat * fmt);
 
@@ -282,9 +299,9 @@ gchar *gst_mxl_fabrics_flow_def_new (const GstMxlFabricsFormat * fmt,
  *   both values, e.g. "caps width 1280 does not match the flow's
  *   frame_width 1920".
  *
- * Compares media type, edit rate, size, scanning, video colourspace (when
- * both give one; case-insensitive) and channel count (audio layout is not
- * compared).
+ * Compares media type, edit rate, size, scanning, video colorspace and
+ * transfer_characteristic (each when both give one; case-insensitive) and
+ * channel count (audio layout is not compared).
  *
  * Returns: TRUE when the caps can be written into / read from the flow.
  */

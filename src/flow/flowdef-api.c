@@ -123,6 +123,8 @@ summarise (const MxlFlowDef *def, mxlFlowExtDefinition *out)
   out->height = def->height;
   out->interlace = (mxlFlowExtInterlace) def->interlace;
   g_strlcpy (out->colorspace, def->colorspace, sizeof out->colorspace);
+  g_strlcpy (out->transferCharacteristic, def->transfer,
+      sizeof out->transferCharacteristic);
   out->grainSize = def->grain_size;
   out->totalSlices = mxlIsDiscreteDataFormat (def->format) ? def->total_slices : 0;
   out->sliceSizes[0] = def->slice_sizes[0];
@@ -204,7 +206,8 @@ add_video (JsonBuilder *b, const mxlFlowExtDefinition *d)
   add_int (b, "frame_height", d->height);
   add_string (b, "interlace_mode", interlace_name (d->interlace));
   add_string (b, "colorspace", d->colorspace[0] ? d->colorspace : "BT709");
-  add_string (b, "transfer_characteristic", "SDR");
+  add_string (b, "transfer_characteristic", d->transferCharacteristic[0] ?
+      d->transferCharacteristic : "SDR");
   json_builder_set_member_name (b, "components");
   json_builder_begin_array (b);
   add_component (b, "Y", d->width, d->height);

@@ -271,13 +271,25 @@ rate_is (const mxlRational *r, int64_t num, int64_t den)
   return r->numerator == num && r->denominator == den;
 }
 
+/* A string member kept as a label (cut to @size): @fallback when it is
+ * absent or not a string. */
+static void
+label_or_default (JsonObject *root, const char *field, const char *fallback,
+    char *out, gsize size)
+{
+  JsonNode *node = json_object_get_member (root, field);
+
+  g_strlcpy (out, node && JSON_NODE_HOLDS_VALUE (node)
+      && json_node_get_value_type (node) == G_TYPE_STRING ?
+      json_node_get_string (node) : fallback, size);
+}
+
 static gboolean
 parse_video (JsonObject *root, MxlFlowDef *def, gboolean rates, GError **error)
 {
   gboolean present;
   double w, h;
   const char *s;
-  JsonNode *node;
   uint32_t v, a, lines;
 
   if (!get_rational (root, "grain_rate", &def->def_rate, error)
@@ -322,11 +334,12 @@ parse_video (JsonObject *root, MxlFlowDef *def, gboolean rates, GError **error)
           "\"%s\" is not progressive, interlaced_tff or interlaced_bff", s);
   }
 
-  /* a label only: kept as written (IS-04 default BT709), never validated */
-  node = json_object_get_member (root, "colorspace");
-  g_strlcpy (def->colorspace, node && JSON_NODE_HOLDS_VALUE (node)
-      && json_node_get_value_type (node) == G_TYPE_STRING ?
-      json_node_get_string (node) : "BT709", sizeof def->colorspace);
+  /* labels only: kept as written (IS-04 defaults BT709 and SDR), never
+   * validated */
+  label_or_default (root, "colorspace", "BT709", def->colorspace,
+      sizeof def->colorspace);
+  label_or_default (root, "transfer_characteristic", "SDR", def->transfer,
+      sizeof def->transfer);
 
   lines = def->height;
   if (def->interlace != MXL_INTERLACE_PROGRESSIVE) {

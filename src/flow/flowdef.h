@@ -59,6 +59,7 @@ typedef struct MxlFlowDef {
   uint32_t height;               /* lines of a frame */
   MxlInterlaceMode interlace;
   char colorspace[16];           /* "colorspace" as written, cut; "BT709" when absent */
+  char transfer[16];             /* "transfer_characteristic" as written, cut; "SDR" when absent */
 
   /* discrete (VIDEO, DATA) */
   uint32_t slice_sizes[4];       /* bytes per slice of each plane */

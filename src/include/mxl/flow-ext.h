@@ -305,6 +305,9 @@ typedef enum mxlFlowExtInterlace {
  * @colorspace: video "colorspace" as written, cut to 15 bytes; "BT709" when
  *   the definition has none (the IS-04 default); "" otherwise. Not
  *   validated: the flow carries it as a label.
+ * @transferCharacteristic: video "transfer_characteristic" as written,
+ *   cut to 15 bytes; "SDR" when the definition has none (the IS-04
+ *   default); "" otherwise. A label too, like @colorspace.
  * @grainSize: payload bytes of one grain: V(w) x S (v210), (V(w) + A(w)) x
  *   S (v210a), 4096 (data), 0 (audio); S = @totalSlices. Derived.
  * @totalSlices: slices of one grain: the lines of a frame, of a field when
@@ -333,6 +336,7 @@ typedef struct mxlFlowExtDefinition_t {
   uint32_t sliceSizes[2];
   uint32_t channelCount;
   uint32_t bitDepth;
+  char transferCharacteristic[MXL_FLOW_EXT_COLORSPACE_SIZE];
 } mxlFlowExtDefinition;
 
 /**
@@ -366,7 +370,8 @@ MXL_EXPORT mxlStatus mxlFlowExtParseDefinition (char const *in_flowDef,
 /**
  * mxlFlowExtBuildDefinition:
  * @inout_def: what the flow is: @mediaType, @definitionRate, and for video
- *   @width, @height, @interlace and @colorspace ("" = BT709), for audio
+ *   @width, @height, @interlace, @colorspace ("" = BT709) and
+ *   @transferCharacteristic ("" = SDR), for audio
  *   @channelCount; @id ("" = a random UUID). The other fields are ignored
  *   on input. On success every field is set as
  *   mxlFlowExtParseDefinition() sets it from the returned JSON.
@@ -383,7 +388,7 @@ MXL_EXPORT mxlStatus mxlFlowExtParseDefinition (char const *in_flowDef,
  * Writes the NMOS flow resource (docs/flow-format.md §2.1-§2.3): id, label,
  * description, tags, format, parents, media_type and the rate; video adds
  * frame_width, frame_height, interlace_mode, colorspace,
- * transfer_characteristic "SDR" and the 10-bit Y, Cb, Cr (and A for v210a)
+ * transfer_characteristic and the 10-bit Y, Cb, Cr (and A for v210a)
  * components; audio adds bit_depth 32 and channel_count. The result is
  * checked by mxlFlowExtParseDefinition() (so the rate ranges are left to
  * mxlCreateFlowWriter()).
