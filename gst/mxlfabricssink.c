@@ -26,10 +26,11 @@
  * target, on a flush and when `wait-timeout` runs out they are dropped
  * (`dropped-no-target`, one per grain or batch). Only when the ring (the
  * grain count, or the audio flow's samples per channel) would come round
- * onto the oldest waiting grain or batch does render hold: after a
- * non-live upstream (a file, a test source not `is-live`), so that nothing
- * is lost, with a live upstream never (that grain or batch is dropped
- * instead; a live source does not wait for render). A render that holds ends at once on a flush
+ * onto the oldest waiting grain or batch does render hold, after a live
+ * upstream too, so that nothing is lost while the connection comes up (a
+ * live source queues what it produces meanwhile, or produces what came
+ * due at once, and it follows as a burst; dropping it lost the frames
+ * after the ring's end, tests/gst/test-slow-connect.c). A render that holds ends at once on a flush
  * or a state change, and on an EOS sent to the pipeline if the source
  * allocates video frames from the sink's pool (sinkpool.h); otherwise
  * that EOS waits for at most `wait-timeout`. When the wait runs out the
@@ -246,6 +247,7 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
   self->wait_expired = FALSE;
   self->caps_failed = FALSE;
   self->upstream_live = -1;
+  self->catch_up_until = 0;
   /* The flow and the initiator are created in set_caps (their geometry
    * comes from the caps); the engine thread handles targets from now on. */
   gst_mxl_fabrics_sink_engine_start (self);
@@ -399,8 +401,8 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           "wait-timeout: video and ANC grains wait in the local flow "
           "(render returns, so an EOS gets through at once; they are "
           "dropped at EOS without a target and on a flush); render blocks "
-          "(never a state change) only when a non-live upstream fills the "
-          "ring, until a flush, a state change, or an EOS if the source "
+          "(never a state change) only when they fill the ring, live "
+          "upstream or not, until a flush, a state change, or an EOS if the source "
           "allocates video frames from the sink's pool (videotestsrc). "
           "FALSE writes buffers into the local flow without transferring "
           "them and counts them as dropped-no-target. Default: true",

@@ -72,6 +72,11 @@ struct _GstMxlFabricsSink {
   guint64 late_left_out;        /* indices left out re-aligning to now */
   guint64 late_warned;          /* late_left_out at the last WARNING */
   gint64 late_warned_us;        /* monotonic us of it, 0 = none yet */
+  gint64 catch_up_until;        /* monotonic us: until then, or a buffer
+                                 * on time, late buffers are what queued
+                                 * upstream while render waited for a
+                                 * connection (sinkwait.c make_room), not
+                                 * a late input; 0 = none */
 
   /* engine: the initiator and the per-target connections are used under
    * engine_lock (obj->lock, with obj->cond), by the streaming thread

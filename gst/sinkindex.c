@@ -76,7 +76,10 @@ upstream_is_live (GstMxlFabricsSink * self)
  * behind the last index), and the indices between are left out (the
  * stats' left-out-late counts them; each receiver counts them
  * dropped-missing: it never gets them). A WARNING says by how much
- * the input is late, at most one per LATE_WARN_MS. Returns: the index. */
+ * the input is late, at most one per LATE_WARN_MS. Not for the buffers a
+ * live source queued while render waited for a connection
+ * (self->catch_up_until): they drain at the sink's pace. Returns: the
+ * index. */
 static guint64
 realign_late (GstMxlFabricsSink * self, guint64 index)
 {
@@ -96,7 +99,17 @@ realign_late (GstMxlFabricsSink * self, guint64 index)
       due + (guint64) ts_offset;
   if (now <= due + ring * period || !gst_base_sink_get_sync (sink)) {
     self->late_run = 0;
+    self->catch_up_until = 0;
     return index;
+  }
+  /* the backlog of render's own wait for a connection: it drains as fast
+   * as the sink sends, upstream is not late */
+  if (self->catch_up_until != 0) {
+    if (g_get_monotonic_time () < self->catch_up_until) {
+      self->late_run = 0;
+      return index;
+    }
+    self->catch_up_until = 0;
   }
   /* a few late buffers (an application that paused, a loaded host) are
    * not a trend */

@@ -293,20 +293,25 @@ post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
  * @index: audio) is written: while grains or batches are pending
  * (transfer()) and no target is connected, the ring (grainCount grains, or
  * the continuous flow's bufferLength samples) must not come round onto the
- * oldest. Then a live upstream (the latency query) loses this grain or
- * batch, not the first ones, and render returns at once (a live source
- * does not wait for a render anyway, it skips what it could not push); a
- * non-live one is held here as before (wait_connected(), for what is left
- * of wait-timeout, ended by a flush, a state change, or an EOS sent to the
- * pipeline if upstream allocates from the sink's pool). Returns FALSE (and *ret) when the caller must
- * not write it. */
+ * oldest. Render then waits here for the connection (wait_connected(), for
+ * what is left of wait-timeout, ended by a flush, a state change, or an
+ * EOS sent to the pipeline if upstream allocates from the sink's pool),
+ * live upstream or not: wait-for-connection promises a receiver that is
+ * already listening every frame from the first one, and a connection may
+ * take longer than the ring lasts (a busy host, a slow network). A live
+ * source meanwhile queues what it produces (appsrc) or produces what came
+ * due at once when render returns (basesrc), and those frames follow the
+ * pending ones as a burst; dropping the new grain instead lost every frame
+ * from the ring's end until the connection came (dropped-no-target). Once
+ * the wait ends with a target the pending grains go out, else they are
+ * dropped. Returns FALSE (and *ret) when the caller must not write it. */
 gboolean
 gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
     gsize count, GstFlowReturn * ret)
 {
   const GstMxlFabricsSinkPending *oldest;
   guint64 start, end, ring;
-  gint64 left;
+  gint64 left, waited;
   gboolean expired = FALSE;
   guint timeout_ms;
 
@@ -331,29 +336,14 @@ gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
     g_mutex_unlock (&self->obj->lock);
     return TRUE;
   }
-  g_mutex_unlock (&self->obj->lock);
-  if (self->upstream_live < 0) {
-    /* a plain query: gst_base_sink_query_latency() may post a WARNING */
-    GstQuery *q = gst_query_new_latency ();
-    gboolean live = FALSE;
-
-    if (gst_pad_peer_query (GST_BASE_SINK_PAD (self), q)) {
-      gst_query_parse_latency (q, &live, NULL, NULL);
-      self->upstream_live = live;
-    }
-    gst_query_unref (q);
-  }
-  g_mutex_lock (&self->obj->lock);
-  if (self->upstream_live > 0) {
-    gst_mxl_fabrics_sink_engine_count_dropped (self);
-    g_mutex_unlock (&self->obj->lock);
-    gst_mxl_fabrics_sink_count_dropped (self,
-        &self->obj->counters.dropped_no_target);
-    return FALSE;
-  }
-  left = self->pending_deadline - g_get_monotonic_time ();
+  waited = g_get_monotonic_time ();
+  left = self->pending_deadline - waited;
   timeout_ms = self->pending_deadline == 0 ? 0 : (guint) MAX (1, left / 1000);
   *ret = wait_connected (self, timeout_ms, &expired);
+  /* what upstream queued meanwhile follows late: not a late input
+   * (sinkindex.c realign_late) while it drains, for twice the wait at most */
+  waited = g_get_monotonic_time () - waited;
+  self->catch_up_until = g_get_monotonic_time () + 2 * waited;
   if (*ret == GST_FLOW_OK && self->n_connected > 0)
     gst_mxl_fabrics_sink_post_pending (self);
   else if (*ret == GST_FLOW_OK)

@@ -100,7 +100,8 @@ gst_mxl_fabrics_slot_wait_until (GstMxlFabricsSlotWait * w, guint seq,
 /* A ring slot still read by a remote write must not change under it: the
  * target would get the old grain's header with a payload partly of the new
  * one, a torn frame nothing downstream can detect. Waits until the slot of
- * @index is free, for at most a quarter of a grain period (20 ms at most),
+ * @index is free, for at most a quarter of a grain period (20 ms at most;
+ * a period, 100 ms at most, for the burst after a wait for a connection),
  * so that a stalled target does not stall the stream, or until unlock;
  * then a target still reading it is dropped if that frees the slot for
  * the others (a target a ring behind costs only itself). It waits on
@@ -115,9 +116,17 @@ wait_slot_free (GstMxlFabricsSink * self, guint64 index)
 {
   GstClockTime period = gst_util_uint64_scale (GST_SECOND,
       self->format.rate_d, self->format.rate_n);
-  gint64 end = g_get_monotonic_time () +
-      MIN (period / 4, 20 * GST_MSECOND) / GST_USECOND;
+  GstClockTime budget = MIN (period / 4, 20 * GST_MSECOND);
+  gint64 end;
   gboolean busy;
+
+  /* the burst after render's own wait for a connection
+   * (self->catch_up_until, sinkwait.c make_room): a whole ring was just
+   * posted at once and its transfers are under way, not stalled */
+  if (self->catch_up_until != 0
+      && g_get_monotonic_time () < self->catch_up_until)
+    budget = MIN (period, 100 * GST_MSECOND);
+  end = g_get_monotonic_time () + budget / GST_USECOND;
 
   g_mutex_lock (&self->obj->lock);
   for (;;) {

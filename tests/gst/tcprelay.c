@@ -20,8 +20,9 @@ struct TcpRelay {
   GThread *thread;
   int listen_fd, wake[2];
   guint16 port, to_port;
-  gint stop, drop, accepted;
+  gint stop, drop, accepted, delay_ms;
   int fds[MAX_PAIRS][2];        /* client, server; -1 when free */
+  gint64 start_at[MAX_PAIRS];   /* µs, monotonic: carried from then on */
 };
 
 static void
@@ -50,6 +51,8 @@ accept_one (TcpRelay * r)
   }
   r->fds[i][0] = c;
   r->fds[i][1] = s;
+  r->start_at[i] = g_get_monotonic_time () +
+      (gint64) g_atomic_int_get (&r->delay_ms) * 1000;
   g_atomic_int_inc (&r->accepted);
 }
 
@@ -61,7 +64,8 @@ relay_main (gpointer data)
 
   while (!g_atomic_int_get (&r->stop)) {
     struct pollfd p[2 + 2 * MAX_PAIRS];
-    int n = 0, i;
+    gint64 now = g_get_monotonic_time ();
+    int n = 0, i, timeout = 100;
 
     if (g_atomic_int_compare_and_exchange (&r->drop, 1, 0))
       for (i = 0; i < MAX_PAIRS; i++)
@@ -70,10 +74,15 @@ relay_main (gpointer data)
     p[n++] = (struct pollfd) {.fd = r->listen_fd,.events = POLLIN };
     p[n++] = (struct pollfd) {.fd = r->wake[0],.events = POLLIN };
     for (i = 0; i < MAX_PAIRS; i++) {
-      p[n++] = (struct pollfd) {.fd = r->fds[i][0],.events = POLLIN };
-      p[n++] = (struct pollfd) {.fd = r->fds[i][1],.events = POLLIN };
+      /* a pair still held back (tcp_relay_set_delay()) is not read yet */
+      gboolean held = r->fds[i][0] >= 0 && now < r->start_at[i];
+
+      if (held)
+        timeout = MIN (timeout, (int) ((r->start_at[i] - now) / 1000) + 1);
+      p[n++] = (struct pollfd) {.fd = held ? -1 : r->fds[i][0],.events = POLLIN };
+      p[n++] = (struct pollfd) {.fd = held ? -1 : r->fds[i][1],.events = POLLIN };
     }
-    if (poll (p, n, 100) <= 0)
+    if (poll (p, n, timeout) <= 0)
       continue;
     if (p[1].revents)
       while (read (r->wake[0], buf, sizeof buf) < 0 && errno == EINTR);
@@ -135,6 +144,12 @@ wake (TcpRelay * r)
 }
 
 void
+tcp_relay_set_delay (TcpRelay * r, guint ms)
+{
+  g_atomic_int_set (&r->delay_ms, (gint) ms);
+}
+
+void
 tcp_relay_drop (TcpRelay * r)
 {
   g_atomic_int_set (&r->drop, 1);
@@ -156,6 +171,20 @@ tcp_relay_free (TcpRelay * r)
   close (r->wake[0]);
   close (r->wake[1]);
   g_free (r);
+}
+
+gchar *
+tcp_relay_free_port (void)
+{
+  struct sockaddr_in a = {.sin_family = AF_INET };
+  socklen_t len = sizeof a;
+  int fd = socket (AF_INET, SOCK_STREAM, 0);
+
+  a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (bind (fd, (struct sockaddr *) &a, sizeof a), ==, 0);
+  g_assert_cmpint (getsockname (fd, (struct sockaddr *) &a, &len), ==, 0);
+  close (fd);
+  return g_strdup_printf ("%u", ntohs (a.sin_port));
 }
 
 gchar *

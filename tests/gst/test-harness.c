@@ -507,21 +507,6 @@ test_sink_transitions (void)
   remove_tmp (file);
 }
 
-/* A tcp port of 127.0.0.1 free a moment ago. */
-static gchar *
-free_port (void)
-{
-  struct sockaddr_in a = {.sin_family = AF_INET };
-  socklen_t len = sizeof a;
-  int fd = socket (AF_INET, SOCK_STREAM, 0);
-
-  a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-  g_assert_cmpint (bind (fd, (struct sockaddr *) &a, sizeof a), ==, 0);
-  g_assert_cmpint (getsockname (fd, (struct sockaddr *) &a, &len), ==, 0);
-  close (fd);
-  return g_strdup_printf ("%u", ntohs (a.sin_port));
-}
-
 /* The delay of the next loss WARNING on @bus ("... lost (...):
  * reconnecting in N ms"), waited for (bounded); "not reachable" (attempts
  * refused while a src restarts slowly under load) is skipped, other
@@ -563,7 +548,7 @@ wait_loss_delay (GstBus * bus)
 static void
 test_sink_backoff (void)
 {
-  gchar *file = tmp_file ("backoff.json"), *service = free_port ();
+  gchar *file = tmp_file ("backoff.json"), *service = tcp_relay_free_port ();
   GstHarness *src = make_src_on (file, 0, service), *sink;
   GstBus *bus = gst_bus_new ();
   TcpRelay *relay = tcp_relay_new ((guint16) atoi (service));
@@ -622,7 +607,7 @@ test_sink_backoff (void)
 static void
 test_sink_stale (void)
 {
-  gchar *file = tmp_file ("stale.json"), *service = free_port ();
+  gchar *file = tmp_file ("stale.json"), *service = tcp_relay_free_port ();
   GstHarness *src = make_src_on (file, 0, service), *sink;
   GstBus *bus = gst_bus_new ();
   gchar *json = NULL, *fresh = NULL;
