@@ -36,7 +36,7 @@ HOOK_SYMBOLS = re.compile(
 HOOK_OBJECTS = {"fabrics_protocol_protocol_hooks.c.o", "fabrics_initiator_raw.c.o"}
 
 # What the self-test must find in the test build's library.
-EXPECTED = {"mxl_hooks_conn_post", "mxl_hooks_getinfo", "mxl_hooks_completion",
+EXPECTED = {"mxl_hooks_conn_post", "mxl_hooks_getinfo", "mxl_hooks_completion_fault",
             "mxl_send_post_hooked", "mxl_tagged_post_hooked",
             "mxl_initiator_debug_inject", "mxl_setup_debug_mask_caps",
             "mxl_initiator_debug_post_raw", "mxl_initiator_queue_one"}
