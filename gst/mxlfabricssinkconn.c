@@ -258,23 +258,34 @@ update_stats (GstMxlFabricsSink * self, gint64 now, GPtrArray * notices)
         GST_MXL_FABRICS_STATS_INITIATOR, &is);
 }
 
-/* Transfers posted and neither completed nor dropped yet, all targets. */
+/* Transfers posted and neither completed nor dropped yet, all targets;
+ * *@ended (nullable): how many ended so far (completed or dropped). */
+static gboolean
+transfers_in_flight_ended (mxlFabricsInitiator initiator, guint64 * ended)
+{
+  mxlFabricsExtInitiatorStats st = {.version = MXL_FABRICS_API_VERSION };
+  gboolean ok = mxlFabricsExtInitiatorGetStats (initiator, &st) ==
+      MXL_STATUS_OK;
+
+  if (ended)
+    *ended = ok ? st.transfersCompleted + st.transfersDropped : 0;
+  return ok && st.transfersQueued > st.transfersCompleted + st.transfersDropped;
+}
+
 static gboolean
 transfers_in_flight (mxlFabricsInitiator initiator)
 {
-  mxlFabricsExtInitiatorStats st = {.version = MXL_FABRICS_API_VERSION };
-
-  return mxlFabricsExtInitiatorGetStats (initiator, &st) == MXL_STATUS_OK
-      && st.transfersQueued > st.transfersCompleted + st.transfersDropped;
+  return transfers_in_flight_ended (initiator, NULL);
 }
 
 /* The soonest time a pass is due without any event (µs, monotonic): the
  * stats refresh, the library's retry of a lost target, an @path file
  * without a monitor;
- * without the library's progress thread, the next progress tick. */
+ * without the library's progress thread, the next progress tick (@busy_us
+ * while busy, 0: not busy). */
 static gint64
 next_due (GstMxlFabricsSink * self, gint64 now, gint64 stats_at,
-    gboolean busy, gboolean active)
+    gint64 busy_us, gboolean active)
 {
   gint64 due = stats_at + GST_MXL_FABRICS_SINK_STATS_MS * 1000;
 
@@ -285,8 +296,8 @@ next_due (GstMxlFabricsSink * self, gint64 now, gint64 stats_at,
 
   /* at rest (nothing in flight, no attempt under way) the stats refresh
    * is the tick: it still sees a lost connection within 100 ms */
-  if (!self->threaded && (busy || active))
-    due = MIN (due, now + (busy ? GST_MXL_FABRICS_SINK_BUSY_TICK_US :
+  if (!self->threaded && (busy_us > 0 || active))
+    due = MIN (due, now + (busy_us > 0 ? busy_us :
             GST_MXL_FABRICS_SINK_TICK_MS * 1000));
   due = gst_mxl_fabrics_sink_targets_next_due (self, due);
   if (self->settle_until != 0)
@@ -303,10 +314,44 @@ on_wake (gint fd, GIOCondition condition, gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* One wake-up of the engine thread: a source of @ctx (the eventfd, a file
+ * monitor), the library's @wait_fd (-1: not now) or @wait_us. One ppoll()
+ * over @ctx's fds and @wait_fd, then @ctx dispatches (the steps of
+ * g_main_context_iteration(), GLib's gmain.c): no GSource is attached or
+ * destroyed per wait, since adding a poll fd to a context signals its
+ * wakeup fd, which would end the next wait at once. Returns TRUE when
+ * @wait_fd was readable. */
 static gboolean
-on_due (gpointer data)
+wait_once (GMainContext * ctx, GArray * fds, gint wait_fd, gint64 wait_us)
 {
-  return G_SOURCE_REMOVE;
+  gint prio = G_MAXINT, timeout_ms = -1, n;
+  struct timespec ts;
+  struct pollfd *p;
+  gboolean ready;
+  guint i;
+
+  g_main_context_prepare (ctx, &prio);
+  while ((n = g_main_context_query (ctx, prio, &timeout_ms,
+              (GPollFD *) fds->data, (gint) fds->len)) > (gint) fds->len)
+    g_array_set_size (fds, n);
+  if (timeout_ms >= 0)
+    wait_us = MIN (wait_us, (gint64) timeout_ms * 1000);
+  ts.tv_sec = wait_us / G_USEC_PER_SEC;
+  ts.tv_nsec = (wait_us % G_USEC_PER_SEC) * 1000;
+  p = g_new (struct pollfd, n + 1);
+  for (i = 0; i < (guint) n; i++) {
+    GPollFD *g = &g_array_index (fds, GPollFD, i);
+    p[i] = (struct pollfd) {.fd = g->fd,.events = (short) g->events };
+  }
+  p[n] = (struct pollfd) {.fd = wait_fd,.events = POLLIN };
+  ppoll (p, n + (wait_fd >= 0), &ts, NULL);
+  for (i = 0; i < (guint) n; i++)
+    g_array_index (fds, GPollFD, i).revents = (gushort) p[i].revents;
+  ready = wait_fd >= 0 && (p[n].revents & POLLIN);
+  g_free (p);
+  if (g_main_context_check (ctx, prio, (GPollFD *) fds->data, n))
+    g_main_context_dispatch (ctx);
+  return ready;
 }
 
 /* An EOS waiting in gst_mxl_fabrics_sink_engine_eos() may go on: the
@@ -356,26 +401,45 @@ notify_engine (void *data)
  * library's notify: a connection event or a pass of its progress thread
  * that did work; add-target, remove-target, caps, stop), the @path file
  * monitors, and the next thing due (next_due: at rest the 100 ms stats
- * refresh). Without the library's progress thread (options
- * "progressThread": false) it also drives progress every tick. */
+ * refresh). Without the library's progress thread (the default) it drives
+ * progress itself while anything is under way: when the initiator's wait
+ * fd (mxlFabricsExtInitiatorGetWaitFd(): tcp, verbs) says its queues have
+ * news, with the 5 ms tick as the library timers' deadline, but after a
+ * wake-up by that fd that ended no transfer (tcp: the socket took another
+ * piece of a grain larger than its buffer) not before one busy tick: so
+ * the pieces are batched as by the tick, and a grain's completion is seen
+ * when it comes instead of at the next tick. Without a wait fd (shm: no
+ * wait objects, P9 of docs/libfabric-notes.md) on the busy tick, which
+ * grows while no transfer ends. */
 static gpointer
 engine_thread (gpointer data)
 {
   GstMxlFabricsSink *self = data;
   GPtrArray *notices = gst_mxl_fabrics_sink_notices_new ();
   GMainContext *ctx = g_main_context_new ();
+  GArray *fds = g_array_new (FALSE, TRUE, sizeof (GPollFD));
   GSource *wake = g_unix_fd_source_new (self->engine_wake_fd, G_IO_IN);
   gint64 stats_at = 0, connecting_since = 0;
   mxlFabricsInitiator notified = NULL;
+  gint wait_fd = -1;
+  gboolean fd_woke = FALSE;
+  guint64 ended_seen = 0;
+  gint64 busy_us = GST_MXL_FABRICS_SINK_BUSY_TICK_US;
 
+  g_array_set_size (fds, 8);
   g_main_context_push_thread_default (ctx);
   g_source_set_callback (wake, G_SOURCE_FUNC (on_wake), NULL, NULL);
+  /* not blocked while dispatched: blocking takes its fd out of the poll
+   * and back, each signalling the context's wakeup fd (gmain.c), which
+   * would end the next wait at once */
+  g_source_set_can_recurse (wake, TRUE);
   g_source_attach (wake, ctx);
   g_mutex_lock (&self->obj->lock);
   while (!self->engine_quit) {
     gint64 now = g_get_monotonic_time ();
     gboolean auto_reconnect;
-    gboolean busy = FALSE, active = FALSE;
+    gboolean busy = FALSE, active = FALSE, on_fd = FALSE, nap = FALSE;
+    guint64 ended = 0;
     gint64 wait_us;
 
     /* the pool's flush_start cannot take engine_lock (sinkpool.h): it
@@ -390,11 +454,24 @@ engine_thread (gpointer data)
       if (notified != self->initiator) {
         notified = self->initiator;
         mxlFabricsExtInitiatorSetNotify (notified, notify_engine, self);
+        wait_fd = -1;
+        if (!self->threaded)
+          mxlFabricsExtInitiatorGetWaitFd (notified, &wait_fd);
       }
       gst_mxl_fabrics_sink_targets_tick (self, notices);
-      active = self->n_connected > 0 && transfers_in_flight (self->initiator);
       busy = mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator)
-          == MXL_ERR_NOT_READY && active;
+          == MXL_ERR_NOT_READY;
+      active = self->n_connected > 0
+          && transfers_in_flight_ended (self->initiator, &ended);
+      busy = busy && active;
+      /* woken by the wait fd and no transfer ended: a piece went out */
+      nap = fd_woke && ended == ended_seen && busy;
+      /* without a wait fd (shm) the writes' data moves without this
+       * thread (the receiver reads it): the tick grows while no transfer
+       * ends, up to GST_MXL_FABRICS_SINK_BUSY_TICK_MAX_US */
+      busy_us = ended != ended_seen || !busy ? GST_MXL_FABRICS_SINK_BUSY_TICK_US
+          : MIN (busy_us * 2, GST_MXL_FABRICS_SINK_BUSY_TICK_MAX_US);
+      ended_seen = ended;
       /* without the progress thread, this pass may have freed the ring
        * slot a render waits for */
       if (!self->threaded && gst_mxl_fabrics_slot_wait_wanted (&self->slot_wait))
@@ -413,13 +490,16 @@ engine_thread (gpointer data)
       else if (connecting_since == 0)
         connecting_since = now;
       if (connecting_since != 0
-          && now - connecting_since < GST_MXL_FABRICS_SINK_CONNECT_FAST_MS * 1000)
+          && now - connecting_since <
+          GST_MXL_FABRICS_SINK_CONNECT_FAST_MS * 1000) {
         busy = TRUE;
-      if (connecting_since != 0 || self->lender.held > 0)
-        active = TRUE;
+        busy_us = GST_MXL_FABRICS_SINK_BUSY_TICK_US;
+      }
       /* Lent buffers go back upstream as soon as their writes completed. */
       if (self->lender.held > 0)
         gst_mxl_fabrics_lender_reclaim (&self->lender, self->initiator);
+      if (connecting_since != 0 || self->lender.held > 0)
+        active = TRUE;
       if (now - stats_at >= GST_MXL_FABRICS_SINK_STATS_MS * 1000
           || (self->settle_until != 0 && (now >= self->settle_until
                   || !transfers_in_flight (self->initiator)))) {
@@ -439,29 +519,17 @@ engine_thread (gpointer data)
       g_mutex_lock (&self->obj->lock);
       continue;
     }
-    /* While writes are in flight without the progress thread, progress
-     * often: tcp sends a grain in pieces as the socket drains, and shm
-     * sees its delivery completions, only when progressed. */
-    wait_us = next_due (self, now, stats_at, busy, active) - now;
+    /* While writes are in flight without the progress thread: tcp sends
+     * a grain in pieces as the socket drains, and sees completions, only
+     * when progressed; shm sees its delivery completions only when
+     * progressed. On the wait fd where there is one (see above), else
+     * often. */
+    on_fd = wait_fd >= 0 && (busy || active) && !nap
+        && mxlFabricsExtInitiatorTryWait (self->initiator) == MXL_STATUS_OK;
+    wait_us = next_due (self, now, stats_at, busy && !on_fd ? (wait_fd >= 0 ?
+            GST_MXL_FABRICS_SINK_BUSY_TICK_US : busy_us) : 0, active) - now;
     g_mutex_unlock (&self->obj->lock);
-    if (wait_us < 1000) {
-      /* below the main loop's millisecond: the eventfd alone, then what
-       * the monitors have */
-      struct pollfd pfd = {.fd = self->engine_wake_fd,.events = POLLIN };
-      struct timespec ts = { 0, (long) wait_us * 1000 };
-
-      ppoll (&pfd, 1, &ts, NULL);
-      while (g_main_context_iteration (ctx, FALSE));
-    } else {
-      GSource *due = g_timeout_source_new ((guint) ((wait_us + 999) / 1000));
-
-      g_source_set_callback (due, on_due, NULL, NULL);
-      g_source_attach (due, ctx);
-      /* one wake-up: the eventfd, a file monitor, or the due time */
-      g_main_context_iteration (ctx, TRUE);
-      g_source_destroy (due);
-      g_source_unref (due);
-    }
+    fd_woke = wait_once (ctx, fds, on_fd ? wait_fd : -1, wait_us);
     g_mutex_lock (&self->obj->lock);
   }
   if (notified)
@@ -473,6 +541,7 @@ engine_thread (gpointer data)
   g_source_unref (wake);
   g_main_context_pop_thread_default (ctx);
   g_main_context_unref (ctx);
+  g_array_unref (fds);
   g_ptr_array_unref (notices);
   return NULL;
 }

@@ -3,8 +3,9 @@
  * The sink's engine thread, which drives its targets
  * (mxlfabricssinktarget.h) so that
  * no state change and no render waits for the network. It waits on events
- * (render's posts, the library's notify, GFileMonitor, add/remove) and
- * ticks only while writes or connections are under way. It resolves the
+ * (render's posts, the library's notify, GFileMonitor, add/remove, the
+ * initiator's wait fd where the provider has one) and ticks only while
+ * writes (without a wait fd) or connections are under way. It resolves the
  * requested TargetInfos
  * (waiting for @path files and reading them again when they change), checks
  * each target's flow against the caps, adds and removes targets, drives
@@ -20,12 +21,17 @@
 G_BEGIN_DECLS
 
 /* Without the library's progress thread (the sink's default): period of
- * the engine thread while a connection or lent buffers are under way, and
- * while transfers are in flight (us); a connection attempt is ticked at
- * the busy period for CONNECT_FAST_MS. At rest it waits for events and
- * the STATS_MS refresh only. */
+ * the engine thread while a connection or lent buffers are under way (with
+ * the initiator's wait fd: the deadline of a wait on it), and while
+ * transfers are in flight without a wait fd (us; with one: the pause
+ * after a wake-up by the fd that ended no transfer); a connection attempt
+ * is ticked at the busy period for CONNECT_FAST_MS. At rest it waits for
+ * events and the STATS_MS refresh only. */
 #define GST_MXL_FABRICS_SINK_TICK_MS 5
 #define GST_MXL_FABRICS_SINK_BUSY_TICK_US 200
+/* Without a wait fd the busy period doubles after each pass that ended no
+ * transfer, up to this (us); it starts again at BUSY_TICK_US. */
+#define GST_MXL_FABRICS_SINK_BUSY_TICK_MAX_US 800
 #define GST_MXL_FABRICS_SINK_CONNECT_FAST_MS 100
 /* Re-reading of an @path file that no GFileMonitor watches (ms). */
 #define GST_MXL_FABRICS_SINK_FILE_CHECK_MS 100

@@ -52,6 +52,31 @@ stat (JsonObject * st, const gchar * field)
       json_object_get_int_member (o, field) : 0;
 }
 
+/* Transfers the sink queued for its target that ended without completing
+ * (docs/bus-and-stats.md, "Which side counts a loss"): `transfers-failed`
+ * holds the ones dropped from the target's queue while it was behind (also
+ * in `transfers-dropped`) and the ones failed with its connection, and
+ * the refusals because the target was not connected
+ * (`transfers-not-connected`). The demo's sinks have one target and no
+ * progress thread, so such a refusal fails their transfer call and they
+ * count the grain or batch in `dropped-no-target`: left out here, so that
+ * it is counted once. */
+static gint64
+queued_not_completed (JsonObject * st)
+{
+  return MAX (stat (st, "transfers-failed") -
+      stat (st, "transfers-not-connected"), 0);
+}
+
+/* What the sender counted as not transferred to the receiver: its sink's
+ * own drops for all targets (`dropped`), and the queued transfers to its
+ * one target that did not complete. */
+static gint64
+not_transferred (JsonObject * st)
+{
+  return stat (st, "dropped") + queued_not_completed (st);
+}
+
 static JsonArray *
 member_array (JsonObject * st, const gchar * name)
 {
@@ -247,7 +272,9 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
   BlockMatch blocks = { 0 };
   GString *fail = g_string_new (NULL), *degraded = g_string_new (NULL);
   gint64 explained, lost, recv_drops, recv_counted, at_receiver;
-  gint64 total_drops, a_explained = 0, a_recv = 0;
+  gint64 total_drops, a_explained = 0, a_recv = 0, queued, superseded;
+  gchar *queued_note, *superseded_note;
+  const gchar *recv_causes;
   double secs;
   const gchar *png, *err;
   int rc = 0;
@@ -277,17 +304,26 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
 
   /* video: each frame sent but not received (missing = sent - received by
    * index) is counted once. A frame the sink did not transfer (no target,
-   * no timestamp, slot still in flight) is explained by the sender's own
+   * no timestamp, slot still in flight, or queued for the target and not
+   * completed: not_transferred()) is explained by the sender's own
    * counters. The rest went missing at the receiver: explained by its
    * counted causes (lapped, torn, skipped re-aligning: dropped, never
-   * delivered damaged). The receiver cannot tell an index the sender never
-   * sent from one it skipped or never got, so its skipped and never-arrived
-   * counts may include the sender's drops: of its causes, at most the
+   * delivered damaged; and a completion its library skipped because the
+   * newer grain that overwrote its slot had completed too,
+   * `completions-superseded`: lapped before the src could see it, which
+   * the src counts as never arrived, as the holes its head jumped over;
+   * the demo's sink sends each grain whole, one completion each). The
+   * receiver cannot tell an index the sender never sent from one it
+   * skipped or never got, so its skipped and never-arrived counts may
+   * include the sender's drops: of its causes, at most the
    * missing frames the sender does not explain are taken; what no cause
    * covers is lost. */
-  explained = stat (sv, "dropped");
+  explained = not_transferred (sv);
+  superseded = stat (rv, "completions-superseded");
   recv_counted = stat (rv, "dropped-late") + stat (rv, "dropped-torn") +
-      stat (rv, "dropped-skipped");
+      stat (rv, "dropped-skipped") + superseded;
+  recv_causes = superseded > 0 ? "lapped + torn + skipped + superseded" :
+      "lapped + torn + skipped";
   at_receiver = MAX ((gint64) video.missing - explained, 0);
   recv_drops = MIN (recv_counted, at_receiver);
   lost = at_receiver - recv_drops;
@@ -300,11 +336,11 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
   if (video.missing > 0)
     fprintf (out, "                 missing %" G_GUINT64_FORMAT ": not "
         "transferred by the sender %" G_GINT64_FORMAT ", dropped at the "
-        "receiver %" G_GINT64_FORMAT " (of its lapped + torn + skipped %"
-        G_GINT64_FORMAT ", which may include indices the sender never "
-        "sent), lost %" G_GINT64_FORMAT "\n", video.missing,
-        MIN (explained, (gint64) video.missing), recv_drops, recv_counted,
-        lost);
+        "receiver %" G_GINT64_FORMAT " (of its %s %" G_GINT64_FORMAT
+        ", which may include indices the sender never sent), lost %"
+        G_GINT64_FORMAT "\n", video.missing,
+        MIN (explained, (gint64) video.missing), recv_drops, recv_causes,
+        recv_counted, lost);
   if (video.shifted > 0)
     fprintf (out, "                 of the corrupted, %" G_GUINT64_FORMAT
         " are intact frames sent as the next index (written one index "
@@ -327,7 +363,7 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
         "that were not sent;", video.unexpected);
 
   if (sa) {
-    a_explained = stat (sa, "dropped");
+    a_explained = not_transferred (sa);
     match_items (member_array (sa, "items"), member_array (ra, "items"),
         FALSE, &audio);
     match_blocks (member_array (sa, "blocks"), member_array (ra, "blocks"),
@@ -351,21 +387,31 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
       g_string_append_printf (fail, " %" G_GUINT64_FORMAT " audio blocks "
           "lost;", blocks.missing);
   }
+  /* the sender's transfers to its target that did not complete, named
+   * only when there are some */
+  queued = queued_not_completed (sv) + queued_not_completed (sa);
+  queued_note = queued > 0 ? g_strdup_printf (", queued and not completed %"
+      G_GINT64_FORMAT, queued) : g_strdup ("");
+  superseded_note = superseded > 0 ? g_strdup_printf (", superseded %"
+      G_GINT64_FORMAT, superseded) : g_strdup ("");
   fprintf (out, "  drops          sender: no target %" G_GINT64_FORMAT
       ", no timestamp %" G_GINT64_FORMAT ", slot still in flight %"
-      G_GINT64_FORMAT "; receiver: lapped %"
+      G_GINT64_FORMAT "%s; receiver: lapped %"
       G_GINT64_FORMAT ", torn %" G_GINT64_FORMAT ", skipped %" G_GINT64_FORMAT
-      ", never arrived %" G_GINT64_FORMAT " (the sender's drops among them), "
+      "%s, never arrived %" G_GINT64_FORMAT " (the sender's drops among them), "
       "invalid %" G_GINT64_FORMAT "; audio batches lost %" G_GINT64_FORMAT
       "\n",
       stat (sv, "dropped-no-target") + stat (sa, "dropped-no-target"),
       stat (sv, "dropped-early") + stat (sa, "dropped-early"),
       stat (sv, "dropped-in-flight") + stat (sa, "dropped-in-flight"),
+      queued_note,
       stat (rv, "dropped-late") + stat (ra, "dropped-late"),
       stat (rv, "dropped-torn") + stat (ra, "dropped-torn"),
-      stat (rv, "dropped-skipped"),
+      stat (rv, "dropped-skipped"), superseded_note,
       stat (rv, "dropped-missing") + stat (ra, "dropped-missing"),
       stat (rv, "invalid") + stat (ra, "invalid"), stat (ra, "batches-lost"));
+  g_free (queued_note);
+  g_free (superseded_note);
   /* each video frame once (the sender's, then the receiver's own), plus
    * the audio batches the sender did not transfer and the receiver lost */
   total_drops = MIN (explained, (gint64) video.missing) + recv_drops +
@@ -404,8 +450,10 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
     /* Which side and stage could not keep up (docs/getting-started.md):
      * the sender's producers count the frames they produced after their
      * period ended and the indices they skipped, and the ones a busy sink
-     * did not take; the sink counts slots still in flight; the receiver
-     * counts what its src dropped and the frames its own handling took
+     * did not take; the sink counts slots still in flight and the
+     * transfers queued for its target that did not complete; the receiver
+     * counts what its src (and its library, superseded completions)
+     * dropped and the frames its own handling took
      * longer than a period over; the rest is the transfer, a frame that
      * arrived more than three periods after its render. A receiver that
      * falls behind also delays later arrivals, so the transfer is named
@@ -433,17 +481,21 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
         " not produced)\n", v_late, v_missed, due, a_late, a_missed);
     fprintf (out, "                 sender, transfer: %" G_GINT64_FORMAT
         " refused by a busy sink, %" G_GINT64_FORMAT " dropped with their "
-        "slot still in flight\n", refused, in_flight_drops);
+        "slot still in flight", refused, in_flight_drops);
+    if (queued > 0)
+      fprintf (out, ", %" G_GINT64_FORMAT " queued for the target and not "
+          "completed (it was behind, or its connection failed)", queued);
+    fprintf (out, "\n");
     fprintf (out, "                 receiver, receiving and consuming: %"
-        G_GINT64_FORMAT " dropped (lapped + torn + skipped, audio batches "
-        "lost), %" G_GINT64_FORMAT " handled slower than their period\n",
-        recv_drops + a_recv, consume_slow);
+        G_GINT64_FORMAT " dropped (%s, audio batches lost), %"
+        G_GINT64_FORMAT " handled slower than their period\n",
+        recv_drops + a_recv, recv_causes, consume_slow);
     fprintf (out, "                 transfer: %" G_GUINT64_FORMAT " frames "
         "arrived more than %.0f ms (3 frame periods) after their render\n",
         transfer_late, limit_ms);
     if (v_late + v_missed + a_late + a_missed > 0)
       g_string_append (degraded, "; sender could not produce frames in time");
-    if (refused + in_flight_drops > 0)
+    if (refused + in_flight_drops + queued > 0)
       g_string_append (degraded, "; sender could not transfer frames in "
           "time");
     if (recv_drops + a_recv + consume_slow > 0)

@@ -443,6 +443,30 @@ mxlFabricsExtInitiatorSetNotify (mxlFabricsInitiator in_initiator,
 }
 
 MXL_EXPORT mxlStatus
+mxlFabricsExtInitiatorGetWaitFd (mxlFabricsInitiator in_initiator, int *out_fd)
+{
+  if (in_initiator == NULL || out_fd == NULL)
+    return MXL_ERR_INVALID_ARG;
+  mxl_lock (&in_initiator->base.lock);
+  *out_fd = mxl_initiator_wait_fd (in_initiator);
+  mxl_unlock (&in_initiator->base.lock);
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtInitiatorTryWait (mxlFabricsInitiator in_initiator)
+{
+  mxlStatus st;
+
+  if (in_initiator == NULL)
+    return MXL_ERR_INVALID_ARG;
+  mxl_lock (&in_initiator->base.lock);
+  st = mxl_initiator_try_wait (in_initiator);
+  mxl_unlock (&in_initiator->base.lock);
+  return st;
+}
+
+MXL_EXPORT mxlStatus
 mxlFabricsExtTargetGetStats (mxlFabricsTarget in_target, mxlFabricsExtTargetStats *out_stats)
 {
   if (in_target == NULL || out_stats == NULL)

@@ -90,6 +90,7 @@ teardown (MxlInitiator *init)
   if (init->chunks != NULL)
     init->chunks->teardown (init);
   mxl_protocol_initiator_teardown (init);
+  mxl_initiator_wait_fd_close (init);
   mxl_endpoint_close (&init->base);
   g_clear_pointer (&init->ctx_pool, g_free);
   init->ctx_used = init->ctx_orphaned = 0;

@@ -180,6 +180,16 @@ mxlStatus mxl_initiator_progress_post (MxlInitiator *init, const MxlPostDesc *de
 /** MakeProgress with the thread: waits on init->cond. */
 mxlStatus mxl_initiator_progress_wait (MxlInitiator *init, int timeout_ms);
 
+/* --- wait fd for inline progress (initiator_wait.c) --- */
+
+/** mxlFabricsExtInitiatorGetWaitFd(): made at the first call; -1 without
+ * wait objects or with the progress thread. @init->base.lock held. */
+int mxl_initiator_wait_fd (MxlInitiator *init);
+/** mxlFabricsExtInitiatorTryWait(); @init->base.lock held. */
+mxlStatus mxl_initiator_try_wait (MxlInitiator *init);
+/** Closes the wait fd (teardown). */
+void mxl_initiator_wait_fd_close (MxlInitiator *init);
+
 /* --- shared by the initiator files: initiator.c (setup, targets,
  * fan-out), initiator_conn.c (contexts, state machine), initiator_results.c
  * (tracking, results, application view), initiator_progress.c --- */

@@ -148,9 +148,12 @@ mxl_setup_endpoint (struct fi_info *fi, const MxlProviderDesc *desc, gboolean th
   if (st != MXL_STATUS_OK)
     return st;
   /* A progress thread polls the CQ's wait fd (FI_WAIT_FD) next to its
-   * eventfd; a calling thread uses fi_cq_sread (P9). */
+   * eventfd, and so may an application without one
+   * (mxlFabricsExtInitiatorGetWaitFd()); a calling thread uses
+   * fi_cq_sread, which works with it too (P9). */
+  (void) threaded;
   return mxl_ofi_cq_open (*out_dom, cq_size, !desc->cq_can_wait ? FI_WAIT_NONE
-      : threaded ? FI_WAIT_FD : FI_WAIT_UNSPEC, out_cq, error);
+      : FI_WAIT_FD, out_cq, error);
 }
 
 mxlStatus

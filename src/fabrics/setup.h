@@ -43,8 +43,10 @@ mxlStatus mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
  * opens the domain of @fi (freed here) and a completion queue of @cq_size
  * entries whose wait object fits the provider and the threading: none
  * where the provider cannot wait on its CQ (@desc->cq_can_wait FALSE: shm,
- * efa; callers poll), a wait fd for a progress thread (@threaded: polled
- * next to its eventfd), otherwise the provider's default (fi_cq_sread).
+ * efa; callers poll), otherwise a wait fd (FI_WAIT_FD), polled by a
+ * progress thread next to its eventfd, by an application through
+ * mxlFabricsExtInitiatorGetWaitFd(), or waited on with fi_cq_sread
+ * (@threaded no longer changes it).
  * @out_dom, @out_cq: (out): closed by the caller, also on failure.
  * Returns: OK or the statuses of mxl_ofi_domain_open(), mxl_ofi_cq_open().
  */

@@ -422,6 +422,11 @@ struct mxlFabricsInitiator_t {
    * mxlFabricsExtInitiatorSetNotify(): called with base.lock held */
   void (*notify) (void *data);
   void *notify_data;
+  int wait_fd;               /* epoll fd of the CQ and EQ wait fds for an
+                                application that progresses itself
+                                (initiator_wait.c), -1 = none; valid with
+                                wait_fd_made */
+  gboolean wait_fd_made;
   /* progress thread */
   /* inline or threaded, fixed at setup (initiator_progress.c) */
   const MxlInitiatorMode *mode;

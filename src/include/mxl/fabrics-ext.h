@@ -312,6 +312,40 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorSetNotify (mxlFabricsInitiator in_ini
     void (*in_notify) (void *in_data), void *in_data);
 
 /**
+ * mxlFabricsExtInitiatorGetWaitFd:
+ * @out_fd: (out): a file descriptor that becomes readable (poll(2)
+ *   POLLIN; never read it) when the initiator's completion or connection
+ *   event queue has something for mxlFabricsInitiatorMakeProgressNonBlocking();
+ *   owned by the initiator, valid until it is destroyed. -1 when there is
+ *   none: the provider has no wait objects (shm, efa on libfabric 1.17,
+ *   docs/libfabric-notes.md P9) or the library's progress thread runs
+ *   (then wait for mxlFabricsExtInitiatorSetNotify()).
+ *
+ * For an application that makes progress itself and waits on its own
+ * event loop instead of calling MakeProgress on a timer. Wait on it only
+ * after mxlFabricsExtInitiatorTryWait() returned MXL_STATUS_OK, and with a
+ * deadline (connection attempts and transfer deadlines are timers: a
+ * progress call every few milliseconds while any is under way).
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL arguments.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetWaitFd (mxlFabricsInitiator in_initiator,
+    int *out_fd);
+
+/**
+ * mxlFabricsExtInitiatorTryWait:
+ *
+ * fi_trywait(3) on the queues behind mxlFabricsExtInitiatorGetWaitFd():
+ * whether the caller may now block on that fd.
+ *
+ * Returns: MXL_STATUS_OK (nothing pending: wait on the fd);
+ * MXL_ERR_NOT_READY (something is pending: make progress first);
+ * MXL_ERR_INVALID_STATE when there is no wait fd; MXL_ERR_INVALID_ARG for
+ * NULL.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtInitiatorTryWait (mxlFabricsInitiator in_initiator);
+
+/**
  * mxlFabricsExtInitiatorGetTargetState:
  * Returns: MXL_STATUS_OK; MXL_ERR_NOT_FOUND (no target with that id);
  * MXL_ERR_INVALID_ARG for NULL.

@@ -16,6 +16,8 @@
  *    times without leaking file descriptors or threads (run under ASan with
  *    detect_leaks=1 for memory).
  */
+#include <poll.h>
+
 #include "fabtest.h"
 
 #include <dirent.h>
@@ -451,6 +453,59 @@ test_wait_strategy (void)
   g_free (def);
 }
 
+/* The wait fd of an initiator without a progress thread
+ * (mxlFabricsExtInitiatorGetWaitFd): a grain's completion on tcp wakes a
+ * poll on it, so an application need not progress on a timer; none with
+ * the progress thread or on shm (no wait objects, P9). */
+static void
+test_wait_fd_tcp (void)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 1920, 1080);
+  mxlFabricsExtInitiatorStats st = { .version = MXL_FABRICS_API_VERSION };
+  gint64 deadline;
+  guint woken = 0;
+  int fd = -2;
+  Rig r;
+  FabSide s;
+
+  if (!rig_open (&r, &fab_tcp, 1, NULL)) {
+    g_free (def);
+    return;
+  }
+  g_assert_cmpint (mxlFabricsExtInitiatorGetWaitFd (r.init, &fd), ==, MXL_STATUS_OK);
+  g_assert_cmpint (fd, >=, 0);
+  fabtest_write_grain (&r.is, 700, 3, FALSE);
+  g_assert_cmpint (mxlFabricsInitiatorTransferGrain (r.init, 700, 0, 1080), ==, MXL_STATUS_OK);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  for (;;) {
+    mxlFabricsInitiatorMakeProgressNonBlocking (r.init);
+    g_assert_cmpint (mxlFabricsExtInitiatorGetStats (r.init, &st), ==, MXL_STATUS_OK);
+    if (st.transfersCompleted == 1)
+      break;
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    if (mxlFabricsExtInitiatorTryWait (r.init) == MXL_STATUS_OK) {
+      struct pollfd pfd = { .fd = fd, .events = POLLIN };
+      if (poll (&pfd, 1, 100) > 0)
+        woken++;
+    }
+  }
+  g_assert_cmpuint (woken, >=, 1);
+  rig_close (&r);
+
+  /* with the progress thread, and on shm: none */
+  fabtest_side_init (&s, def, FLOW_ID);
+  for (guint i = 0; i < 2; i++) {
+    mxlFabricsInitiator init = fabtest_initiator (&s, i == 0 ? &fab_tcp : &fab_shm,
+        i == 0 ? THREAD_OPTS : NULL);
+    g_assert_cmpint (mxlFabricsExtInitiatorGetWaitFd (init, &fd), ==, MXL_STATUS_OK);
+    g_assert_cmpint (fd, ==, -1);
+    g_assert_cmpint (mxlFabricsExtInitiatorTryWait (init), ==, MXL_ERR_INVALID_STATE);
+    g_assert_cmpint (mxlFabricsDestroyInitiator (s.fab, init), ==, MXL_STATUS_OK);
+  }
+  fabtest_side_clear (&s);
+  g_free (def);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -464,6 +519,7 @@ main (int argc, char **argv)
       test_error_completion_tcp_nothread);
   g_test_add_func ("/fabrics/progress/tcp/ring-full", test_ring_full);
   g_test_add_func ("/fabrics/progress/wait-strategy", test_wait_strategy);
+  g_test_add_func ("/fabrics/progress/tcp/wait-fd", test_wait_fd_tcp);
   g_test_add_func ("/fabrics/progress/tcp/reconnect-backoff", test_reconnect_backoff);
   g_test_add_func ("/fabrics/progress/tcp/start-stop", test_start_stop_tcp);
   g_test_add_func ("/fabrics/progress/shm/start-stop", test_start_stop_shm);
