@@ -458,9 +458,10 @@ typedef struct MxlSamplesStaging {
 /** Test hook (internal, test build only): the staging figures of
  * continuous-flow @conn. */
 void mxl_samples_debug_staging (MxlConn *conn, MxlSamplesStaging *out);
-/** Test hook (internal, test build only): TRUE when transfer @seq of @conn (an entry) was
- * packed into a staging slot and sent from it, while no later transfer
- * took that slot (slot @seq mod slot count still names it). */
+/** Test hook (internal, test build only): TRUE when transfer @seq of
+ * @conn (an entry) was packed into a staging slot and sent from it, while
+ * no later transfer took that slot (slot @seq mod slot count still names
+ * it). */
 gboolean mxl_samples_debug_staged (const MxlConn *conn, uint64_t seq);
 /**
  * mxl_samples_debug_set_staging_budget:
@@ -533,10 +534,11 @@ mxl_tagged_piece_tag (uint32_t region, uint32_t piece)
 #ifdef MXL_TEST_HOOKS
 /**
  * mxl_tagged_debug_pieces:
- * Test hook (internal, test build only): the piece receives tagged target @target posts on
- * its flow: @out_per_region pieces per region, @out_pieces in all. (Which
- * pieces land in place the tests see from the initiator, through the
- * piece hook: a piece tag matches only a piece receive.)
+ * Test hook (internal, test build only): the piece receives tagged
+ * target @target posts on its flow: @out_per_region pieces per region,
+ * @out_pieces in all. (Which pieces land in place the tests see from the
+ * initiator, through the piece hook: a piece tag matches only a piece
+ * receive.)
  */
 void mxl_tagged_debug_pieces (MxlTarget *target, guint *out_per_region,
     guint *out_pieces);
