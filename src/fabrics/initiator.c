@@ -40,7 +40,6 @@ static const MxlEngineOps engine_ops = {
   .track_fail = mxl_conn_track_fail,
   .track_drop = mxl_conn_track_drop,
   .transfer_idle = mxl_conn_transfer_idle,
-  .on_completion = mxl_initiator_on_completion,
 };
 
 /* How long teardown keeps progressing connections that sent messages
@@ -138,12 +137,6 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   init->chunks = &mxl_grain_chunks;      /* mxl_sample_chunks for audio, below */
   init->mode = &mxl_initiator_inline_mode;      /* the thread's once it runs */
   init->engine = &engine_ops;
-#ifdef MXL_TEST_HOOKS
-  /* the test build: the error-completion wrapper while faults are pending */
-  init->on_completion = mxl_hooks_completion (init);
-#else
-  init->on_completion = engine_ops.on_completion;
-#endif
   init->fan_out = fan_out_grain;      /* fan_out_samples for audio, below */
   init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) mxl_conn_free);
   init->by_conn_id = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -392,20 +385,28 @@ wait_for_room (MxlConn *conn, gint64 deadline, guint *sleep_us, mxlStatus *st)
   return TRUE;
 }
 
-/* Queues @request on @conn through its chunk source (mxl_egress_queue());
- * a full queue: drives progress (bounded) until there is room. */
-static mxlStatus
-queue_on (MxlConn *conn, const void *request)
+/* Queues @request on @conn through @queue; a full queue: drives progress
+ * (bounded) until there is room. */
+static inline mxlStatus
+queue_waiting (MxlConn *conn, MxlQueueFn queue, const void *request)
 {
   gint64 deadline = g_get_monotonic_time () + QUEUE_WAIT_MS * 1000;
   guint sleep_us = 20;
   mxlStatus st;
 
   while ((st = !conn_has_room (conn) ? MXL_ERR_NOT_READY
-          : mxl_egress_queue (conn, request)) == MXL_ERR_NOT_READY)
+          : queue (conn, request)) == MXL_ERR_NOT_READY)
     if (!wait_for_room (conn, deadline, &sleep_us, &st))
       break;
   return st;
+}
+
+/* Queues @request on @conn through its chunk source (mxl_egress_queue()),
+ * waiting for room as queue_waiting(). */
+static mxlStatus
+queue_on (MxlConn *conn, const void *request)
+{
+  return queue_waiting (conn, mxl_egress_queue, request);
 }
 
 /* Grains a target may lag behind the newest before it is skipped: half the
@@ -577,14 +578,9 @@ mxl_initiator_queue_one (MxlInitiator *init, uint64_t target_id, const MxlTracke
   else if (conn != NULL && !fan_out_admit (init, conn, what, FALSE, &refused))
     st = MXL_STATUS_OK;
   else if (conn != NULL) {
-    gint64 deadline = g_get_monotonic_time () + QUEUE_WAIT_MS * 1000;
     uint64_t first_seq = conn->next_seq;
-    guint sleep_us = 20;
 
-    while ((st = !conn_has_room (conn) ? MXL_ERR_NOT_READY
-            : queue (conn, request)) == MXL_ERR_NOT_READY)
-      if (!wait_for_room (conn, deadline, &sleep_us, &st))
-        break;
+    st = queue_waiting (conn, queue, request);
     st = fan_out_queued (init, conn, what, first_seq, st, &taken, &refused);
   }
   if (st == MXL_STATUS_OK && taken == 0 && refused > 0)

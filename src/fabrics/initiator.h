@@ -218,12 +218,17 @@ void mxl_conn_track_cancel (MxlConn *conn, mxlStatus reason);
 /** A write of transfer @seq completed (@ok, @err: its fi errno). */
 void mxl_conn_track_complete (MxlConn *conn, uint64_t seq, gboolean ok, int err);
 /* The engine's side of MxlEngineOps (initiator-state.h), handed to the
- * protocol layer at setup: initiator_results.c and initiator_progress.c. */
+ * protocol layer at setup (initiator_results.c). */
 void mxl_conn_track_write (MxlConn *conn, uint64_t seq, gboolean last);
 void mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status,
     int prov_err, gboolean final);
 void mxl_conn_track_drop (MxlConn *conn, uint64_t seq, mxlStatus status);
 gboolean mxl_conn_transfer_idle (MxlConn *conn, uint64_t seq);
+/** Handles one completion the initiator's CQ read (initiator_progress.c,
+ * which alone calls it): a write of a connection, or a claim
+ * (initiator_rdm.c); @ok FALSE with @err (a positive fi errno) for an
+ * error entry; contexts that are not the initiator's, or not in use, are
+ * ignored. */
 void mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok,
     int err);
 

@@ -21,6 +21,9 @@
 #include <string.h>
 
 #include "fabrics/setup.h"
+#ifdef MXL_TEST_HOOKS
+#include "fabrics/protocol/protocol_hooks.h"
+#endif
 
 #define CQ_BATCH 64
 
@@ -221,6 +224,18 @@ mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok, 
   mxl_initiator_ctx_put (init, ctx);
 }
 
+/* One completion the CQ read, to the handler above; the test build first
+ * turns it into an injected error completion while a test armed one
+ * (protocol_hooks.c). */
+static inline void
+dispatch_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
+{
+#ifdef MXL_TEST_HOOKS
+  mxl_hooks_completion_fault (init, op_context, &ok, &err);
+#endif
+  mxl_initiator_on_completion (init, op_context, ok, err);
+}
+
 /* Reads completions; @timeout_ms >= 0 waits (CQs with a wait object). */
 void
 mxl_initiator_drain_cq (MxlInitiator *init, int timeout_ms)
@@ -238,12 +253,12 @@ mxl_initiator_drain_cq (MxlInitiator *init, int timeout_ms)
         return;
       case MXL_CQ_READ_ENTRIES:
         for (size_t i = 0; i < n; i++)
-          init->on_completion (init, buf[i].op_context, TRUE, 0);
+          dispatch_completion (init, buf[i].op_context, TRUE, 0);
         if (n < CQ_BATCH)
           return;
         break;
       case MXL_CQ_READ_ERROR_ENTRY:
-        init->on_completion (init, err.op_context, FALSE, err.err);
+        dispatch_completion (init, err.op_context, FALSE, err.err);
         break;
       case MXL_CQ_READ_FAILED:
         g_warning ("initiator: fi_cq_read: %s", fi_strerror ((int) -rc));

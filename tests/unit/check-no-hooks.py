@@ -24,22 +24,27 @@ import sys
 
 # The symbols of the test hooks: protocol_hooks.c's API and its static
 # wrappers and state, the hooked twins of the posts (protocol_send.c,
-# protocol_tagged.c), the raw test requests and their path (initiator.c,
-# initiator_raw.c).
+# protocol_tagged.c), every test entry point (all named *_debug_*: fault
+# injection, hook setters, the test getters of private state, the raw
+# test requests), the raw requests' path (initiator.c, initiator_raw.c)
+# and the settable staging budget of the sample source
+# (protocol_samples.c; the shared library's is a constant).
 HOOK_SYMBOLS = re.compile(
     r"^(mxl_hooks_\w*|hooked_\w*|\w*_hooked|masked_getinfo|hook_ops"
-    r"|\w*debug_inject\w*|\w*debug_mask_caps\w*|\w*debug_set_\w*hook\w*"
-    r"|\w*debug_post_raw\w*|\w*debug_samples_raw\w*|\w*queue_one\w*"
-    r"|queue_raw_\w*)$")
+    r"|\w*_debug_\w*|\w*queue_one\w*|queue_raw_\w*|staging_budget)$")
 
 # Objects of files that are the test build's only (meson's member names).
 HOOK_OBJECTS = {"fabrics_protocol_protocol_hooks.c.o", "fabrics_initiator_raw.c.o"}
 
 # What the self-test must find in the test build's library.
-EXPECTED = {"mxl_hooks_conn_post", "mxl_hooks_getinfo", "mxl_hooks_completion",
+EXPECTED = {"mxl_hooks_conn_post", "mxl_hooks_getinfo", "mxl_hooks_completion_fault",
             "mxl_send_post_hooked", "mxl_tagged_post_hooked",
             "mxl_initiator_debug_inject", "mxl_setup_debug_mask_caps",
-            "mxl_initiator_debug_post_raw", "mxl_initiator_queue_one"}
+            "mxl_initiator_debug_post_raw", "mxl_initiator_queue_one",
+            "mxl_samples_debug_initiator_ring", "mxl_samples_debug_staging",
+            "mxl_samples_debug_staged", "mxl_samples_debug_target_ring",
+            "mxl_samples_debug_set_staging_budget", "staging_budget",
+            "mxl_tagged_debug_pieces", "mxl_grain_stage_debug_allocated"}
 
 
 def nm_lines(nm, path, dynamic=False):

@@ -204,6 +204,7 @@ mxl_grain_stage_release (MxlConn *conn, gboolean final)
   conn->chunk_state = NULL;
 }
 
+#ifdef MXL_TEST_HOOKS
 gboolean
 mxl_grain_stage_debug_allocated (const MxlConn *conn)
 {
@@ -211,3 +212,4 @@ mxl_grain_stage_debug_allocated (const MxlConn *conn)
 
   return g != NULL && g->stage.base != NULL;
 }
+#endif

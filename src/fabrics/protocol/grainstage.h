@@ -107,5 +107,8 @@ void mxl_grain_stage_take (MxlConn *conn, MxlGrainStage *out);
  * target keeps it. */
 void mxl_grain_stage_release (MxlConn *conn, gboolean final);
 
-/** Test hook (internal): TRUE when @conn's staging buffers are allocated. */
+#ifdef MXL_TEST_HOOKS
+/** Test hook (internal, test build only: src/meson.build): TRUE when
+ * @conn's staging buffers are allocated. */
 gboolean mxl_grain_stage_debug_allocated (const MxlConn *conn);
+#endif

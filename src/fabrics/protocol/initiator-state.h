@@ -261,11 +261,6 @@ typedef enum MxlInjectKind {
   MXL_INJECT_ERROR_COMPLETION,  /* the next good completions read as errors with err */
 } MxlInjectKind;
 
-/** Handles one completion of the initiator's CQ: @ok FALSE with @err (a
- * positive fi errno) for an error entry. */
-typedef void (*MxlCompletionFn) (MxlInitiator *init, void *op_context, gboolean ok,
-    int err);
-
 /**
  * MxlInitiatorMode:
  * What differs between an initiator driven by the application's calls
@@ -447,9 +442,6 @@ struct mxlFabricsInitiator_t {
   /* TransferGrain's or TransferSamples' descriptor to every target: the
    * engine's fan-out for the chunk source (initiator.c), set at setup */
   mxlStatus (*fan_out) (MxlInitiator *init, const MxlPostDesc *desc);
-  /* handles one completion (mxl_initiator_on_completion; a test hook
-   * swaps in its wrapper while a fault is pending, protocol_hooks.c) */
-  MxlCompletionFn on_completion;
   /* the mode's own state (the thread's post ring and counters,
    * initiator_progress.c), NULL inline */
   MxlModeState *mode_state;
@@ -491,8 +483,9 @@ void mxl_initiator_ctx_put (MxlInitiator *init, MxlWriteCtx *ctx);
 /**
  * MxlEngineOps:
  * What the protocol layer reaches of the engine above it: completion
- * tracking (initiator_results.c) and the completion handler
- * (initiator_progress.c); nothing of it is there for tests. The engine hands its table down once, at setup
+ * tracking (initiator_results.c); nothing of it is there for tests (the
+ * engine reads its completions itself: initiator_progress.c calls its
+ * handler by name). The engine hands its table down once, at setup
  * (init->engine, mxl_initiator_setup()); no file of this layer calls a
  * function of the engine by name (tests/unit/check-symbols.py).
  */
@@ -513,10 +506,6 @@ struct MxlEngineOps {
    * queued, every posted write completed (or it was never tracked, or is
    * retired). */
   gboolean (*transfer_idle) (MxlConn *conn, uint64_t seq);
-  /* The completion handler installed at setup: a write of a connection,
-   * or a claim (initiator_rdm.c); contexts that are not the initiator's,
-   * or not in use, are ignored (the test hooks' wrapper calls it). */
-  MxlCompletionFn on_completion;
 };
 
 /**

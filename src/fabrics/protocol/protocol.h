@@ -161,7 +161,8 @@ typedef struct MxlIngressOps {
 extern const MxlIngressOps mxl_rma_ingress_ops;
 extern const MxlIngressOps mxl_rma_samples_ingress_ops;
 /* Send/receive (protocol_send.c): the ingress that unpacks received messages in
- * front of the target's write ingress (t->rx_inner). */
+ * front of the target's write ingress (MxlSendTarget.inner,
+ * protocol_send.h). */
 extern const MxlIngressOps mxl_send_ingress_ops;
 /* Tagged (protocol_tagged.c): in-place pieces in front of the send protocol's
  * ingress. */
@@ -475,12 +476,15 @@ void mxl_samples_initiator_teardown (MxlInitiator *init);
  * ring, the bound TransferSamples enforces (initiator.c); FALSE for a
  * grain initiator. */
 gboolean mxl_samples_batch_fits (const MxlInitiator *init, uint64_t count);
-/** Test hook (internal): the initiator's local channel ring, NULL for a
- * grain initiator. */
+#ifdef MXL_TEST_HOOKS
+/** Test hook (internal, test build only: src/meson.build): the
+ * initiator's local channel ring, NULL for a grain initiator. */
 const MxlSampleRing *mxl_samples_debug_initiator_ring (const MxlInitiator *init);
+#endif
 /** TRUE when @info has a bounce ring that batches of this flow fit. */
 gboolean mxl_samples_target_usable (const MxlInitiator *init,
     const struct mxlFabricsTargetInfo_t *info);
+#ifdef MXL_TEST_HOOKS
 /** Staging of a connection (tests): slots, their size, and whether the
  * transfer queued next would find its slot free (FALSE: a staged batch is
  * refused with NOT_READY now). Read from the staging state itself: the
@@ -490,19 +494,23 @@ typedef struct MxlSamplesStaging {
   uint64_t slot_size;
   gboolean next_slot_free;
 } MxlSamplesStaging;
-/** Test hook (internal): the staging figures of continuous-flow @conn. */
+/** Test hook (internal, test build only): the staging figures of
+ * continuous-flow @conn. */
 void mxl_samples_debug_staging (MxlConn *conn, MxlSamplesStaging *out);
-/** Test hook (internal): TRUE when transfer @seq of @conn (an entry) was
- * packed into a staging slot and sent from it, while no later transfer
- * took that slot (slot @seq mod slot count still names it). */
+/** Test hook (internal, test build only): TRUE when transfer @seq of
+ * @conn (an entry) was packed into a staging slot and sent from it, while
+ * no later transfer took that slot (slot @seq mod slot count still names
+ * it). */
 gboolean mxl_samples_debug_staged (const MxlConn *conn, uint64_t seq);
 /**
  * mxl_samples_debug_set_staging_budget:
- * Test hook (internal): bytes of staging slots a connection gets when it
- * first queues a batch (slot count = @bytes / slot size, at least 4); 0
- * restores the default (4 MiB). Process-wide.
+ * Test hook (internal, test build only): bytes of staging slots a
+ * connection gets when it first queues a batch (slot count = @bytes /
+ * slot size, at least 4); 0 restores the default (4 MiB, the shared
+ * library's fixed budget). Process-wide.
  */
 void mxl_samples_debug_set_staging_budget (uint64_t bytes);
+#endif
 /** Regions and bounceBufferInfo of the TargetInfo of continuous-flow
  * @target (its bounce ring, set up by mxl_rma_samples_ingress_ops). */
 void mxl_samples_target_fill_info (MxlTarget *target,
@@ -516,9 +524,11 @@ void mxl_samples_target_fill_info (MxlTarget *target,
  */
 uint8_t *mxl_samples_target_entries (MxlTarget *target, uint64_t *out_count,
     uint64_t *out_size);
-/** Test hook (internal): the channel rings' shape of continuous-flow
- * @target as the target uses them, or NULL before setup. */
+#ifdef MXL_TEST_HOOKS
+/** Test hook (internal, test build only): the channel rings' shape of
+ * continuous-flow @target as the target uses them, or NULL before setup. */
 const MxlSampleRing *mxl_samples_debug_target_ring (MxlTarget *target);
+#endif
 
 /* --- send/receive (protocol_send.c) --- */
 
@@ -560,15 +570,18 @@ mxl_tagged_piece_tag (uint32_t region, uint32_t piece)
   return ((uint64_t) region << 32) | piece;
 }
 
+#ifdef MXL_TEST_HOOKS
 /**
  * mxl_tagged_debug_pieces:
- * Test hook (internal): the piece receives tagged target @target posts on
- * its flow: @out_per_region pieces per region, @out_pieces in all. (Which
- * pieces land in place the tests see from the initiator, through the
- * piece hook: a piece tag matches only a piece receive.)
+ * Test hook (internal, test build only): the piece receives tagged
+ * target @target posts on its flow: @out_per_region pieces per region,
+ * @out_pieces in all. (Which pieces land in place the tests see from the
+ * initiator, through the piece hook: a piece tag matches only a piece
+ * receive.)
  */
 void mxl_tagged_debug_pieces (MxlTarget *target, guint *out_per_region,
     guint *out_pieces);
+#endif
 
 /**
  * mxl_tagged_debug_set_hook:

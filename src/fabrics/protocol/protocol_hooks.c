@@ -127,23 +127,17 @@ hooked_post (MxlConn *conn, MxlTransfer *t, const struct iovec *iov, void **desc
   return conn->protocol->post (conn, t, iov, desc, n_iov, ctx);
 }
 
-/* The completion handler while an error completion is pending: a good
- * completion of a write (not a claim) of this initiator reads as an error,
- * as if fi_cq_readerr() had returned it. */
-static void
-hooked_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
+void
+mxl_hooks_completion_fault (const MxlInitiator *init, const void *op_context,
+    gboolean *ok, int *err)
 {
   const MxlWriteCtx *ctx = op_context;
   gboolean last = FALSE;
 
-  if (ok && ctx >= init->ctx_pool && ctx < init->ctx_pool + init->ctx_count
+  if (*ok && ctx >= init->ctx_pool && ctx < init->ctx_pool + init->ctx_count
       && ctx->in_use && ctx->transfer_seq != MXL_CTX_SEQ_CLAIM
-      && take_fault (init, MXL_INJECT_ERROR_COMPLETION, &err, &last)) {
-    ok = FALSE;
-    if (last)
-      reinstall (init);
-  }
-  init->engine->on_completion (init, op_context, ok, err);
+      && take_fault (init, MXL_INJECT_ERROR_COMPLETION, err, &last))
+    *ok = FALSE;
 }
 
 MxlTransportPost
@@ -166,35 +160,16 @@ mxl_hooks_conn_post (MxlConn *conn)
   return hooked ? hooked_post : conn->protocol->post;
 }
 
-MxlCompletionFn
-mxl_hooks_completion (MxlInitiator *init)
-{
-  gboolean errors;
-
-  pthread_mutex_lock (&state_lock);
-  errors = pending (init, MXL_INJECT_ERROR_COMPLETION) > 0;
-  pthread_mutex_unlock (&state_lock);
-  return errors ? hooked_completion : init->engine->on_completion;
-}
-
-/* Installs the post and the completion handler that the hooks armed now
- * call for, init->lock held (or the initiator's one driving thread). */
+/* Installs the post that the hooks armed now call for on every connection,
+ * init->lock held (or the initiator's one driving thread). */
 static void
 reinstall (MxlInitiator *init)
 {
-  gboolean errors;
-
   for (guint i = 0; init->conns != NULL && i < init->conns->len; i++) {
     MxlConn *c = g_ptr_array_index (init->conns, i);
     if (c->post != NULL)
       c->post = mxl_hooks_conn_post (c);
   }
-  pthread_mutex_lock (&state_lock);
-  errors = pending (init, MXL_INJECT_ERROR_COMPLETION) > 0;
-  pthread_mutex_unlock (&state_lock);
-  /* before setup no completion comes: setup installs the handler */
-  if (init->engine != NULL)
-    init->on_completion = errors ? hooked_completion : init->engine->on_completion;
 }
 
 static void

@@ -3,14 +3,14 @@
  * Test hooks, compiled only into the test build: protocol_hooks.c is in
  * the static library only the tests link (mxl_test_sources,
  * src/meson.build), and the files that call what is declared here
- * (initiator.c, initiator_conn.c, setup.c, protocol_send.c,
- * protocol_tagged.c) include this header and call it only with
- * -DMXL_TEST_HOOKS, which that library's copies of them are compiled
- * with. The shared library (libmxlfabrics.so) calls none of it and holds
- * none of it (tests/unit/check-no-hooks.py): there a connection installs
- * its protocol's post, setup asks mxl_provider_getinfo_exact() and
- * installs the engine's completion handler. All of the following is the
- * test build.
+ * (initiator.c, initiator_conn.c, initiator_progress.c, setup.c,
+ * protocol_send.c, protocol_tagged.c) include this header and call it
+ * only with -DMXL_TEST_HOOKS, which that library's copies of them are
+ * compiled with. The shared library (libmxlfabrics.so) calls none of it
+ * and holds none of it (tests/unit/check-no-hooks.py): there a connection
+ * installs its protocol's post, setup asks mxl_provider_getinfo_exact()
+ * and the engine hands every completion to its handler directly. All of
+ * the following is the test build.
  *
  * The hooks are all in one place (protocol_hooks.c), in the way libfabric's
  * hook providers wrap a provider's ops: the hook ops table the
@@ -19,10 +19,11 @@
  * they inject into an initiator (failed posts, error completions). None of
  * it is in a production struct, a protocol descriptor or on the per-write
  * path: arming a hook swaps the transport post installed on the
- * connections it concerns (MxlConn.post) for a hooking wrapper, and a
- * pending error completion swaps the initiator's completion handler
- * (MxlInitiator.on_completion); both are put back when nothing is armed
- * any more. The wrapper takes the injected post failures, then runs the
+ * connections it concerns (MxlConn.post) for a hooking wrapper, put back
+ * when nothing is armed any more, and the test build's copy of the
+ * engine's completion dispatch (initiator_progress.c) asks
+ * mxl_hooks_completion_fault() about every completion first. The wrapper
+ * takes the injected post failures, then runs the
  * hooked twin of the protocol's post (the table in protocol_hooks.c:
  * mxl_send_post_hooked(), mxl_tagged_post_hooked()), which reads the hook
  * ops below. Setup asks for its fi_info through mxl_hooks_getinfo(): the
@@ -32,7 +33,7 @@
  * hook reaches the initiators and while one is forgotten), init->lock,
  * the hook state (with the set of initiators those hooks reach). A
  * connection that becomes connected installs mxl_hooks_conn_post()
- * (init->lock held); setup installs mxl_hooks_completion(). Setup joins
+ * (init->lock held). Setup joins
  * nothing: an initiator becomes known to the hooks only when a connection
  * of a protocol with hooks becomes connected.
  */
@@ -88,10 +89,14 @@ MxlTaggedHook mxl_hooks_tagged_piece (void);
  * later reach; nothing is kept for the others. init->lock held. */
 MxlTransportPost mxl_hooks_conn_post (MxlConn *conn);
 
-/** The completion handler setup installs (init->engine set): the
- * engine's, or the error-completion wrapper when faults were injected
- * before setup. */
-MxlCompletionFn mxl_hooks_completion (MxlInitiator *init);
+/** Called by the test build's completion dispatch (initiator_progress.c)
+ * before the engine's handler with what the CQ read: while an error
+ * completion is injected for @init, a good completion of one of its
+ * writes in flight (a context of its pool in use, not a claim) reads as
+ * an error (*@ok FALSE, *@err the injected positive fi errno), as if
+ * fi_cq_readerr() had returned it. The thread driving progress. */
+void mxl_hooks_completion_fault (const MxlInitiator *init, const void *op_context,
+    gboolean *ok, int *err);
 
 /** Forgets @init and its faults (destroyed): called when destroy begins,
  * and again after its teardown (a connection that became connected while

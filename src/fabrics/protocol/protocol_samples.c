@@ -155,6 +155,9 @@ ensure_header_slots (MxlConn *conn)
 #define MXL_STAGING_BUDGET (4u * 1024u * 1024u)
 #define MXL_STAGING_MIN_SLOTS 4u
 
+#ifdef MXL_TEST_HOOKS
+/* The test build's budget, which tests may change; the shared library's
+ * is the constant MXL_STAGING_BUDGET. */
 static uint64_t staging_budget = MXL_STAGING_BUDGET;
 
 void
@@ -162,6 +165,9 @@ mxl_samples_debug_set_staging_budget (uint64_t bytes)
 {
   staging_budget = bytes ? bytes : MXL_STAGING_BUDGET;
 }
+#else
+#define staging_budget ((uint64_t) MXL_STAGING_BUDGET)
+#endif
 
 /* Allocates (pre-faulted) and registers the connection's staging slots,
  * sized from the target's entry capacity, once per TargetInfo. Leaves
@@ -219,6 +225,7 @@ staging_free (MxlConn *conn, uint64_t pieces)
   return TRUE;
 }
 
+#ifdef MXL_TEST_HOOKS
 /* The test hook reads what the egress keeps anyway (the slot owners), so
  * that nothing is counted for it. */
 void
@@ -242,6 +249,7 @@ mxl_samples_debug_staged (const MxlConn *conn, uint64_t seq)
   return c != NULL && c->n_staging > 0 && seq < conn->next_seq
       && c->staging_owner[seq % c->n_staging] == seq;
 }
+#endif
 
 /* What one queued entry says on the wire: its bounce entry, immediate
  * data and entry header (§4.2). */
@@ -514,6 +522,7 @@ mxl_samples_target_entries (MxlTarget *t, uint64_t *out_count, uint64_t *out_siz
   return s ? s->bounce : NULL;
 }
 
+#ifdef MXL_TEST_HOOKS
 const MxlSampleRing *
 mxl_samples_debug_target_ring (MxlTarget *t)
 {
@@ -521,6 +530,7 @@ mxl_samples_debug_target_ring (MxlTarget *t)
 
   return s ? &s->ring : NULL;
 }
+#endif
 
 void
 mxl_samples_target_fill_info (MxlTarget *t, struct mxlFabricsTargetInfo_t *info)

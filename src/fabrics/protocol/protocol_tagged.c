@@ -437,6 +437,7 @@ tagged_target_teardown (MxlTarget *t)
   g_free (g);
 }
 
+#ifdef MXL_TEST_HOOKS
 void
 mxl_tagged_debug_pieces (MxlTarget *t, guint *out_per_region, guint *out_pieces)
 {
@@ -445,6 +446,7 @@ mxl_tagged_debug_pieces (MxlTarget *t, guint *out_per_region, guint *out_pieces)
   *out_per_region = g->per_region;
   *out_pieces = g->n;
 }
+#endif
 
 const MxlProtocolDesc mxl_protocol_tagged = {
   .name = "tagged",

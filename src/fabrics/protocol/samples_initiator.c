@@ -55,6 +55,7 @@ mxl_samples_batch_fits (const MxlInitiator *init, uint64_t count)
   return s != NULL && count <= s->ring.length;
 }
 
+#ifdef MXL_TEST_HOOKS
 const MxlSampleRing *
 mxl_samples_debug_initiator_ring (const MxlInitiator *init)
 {
@@ -62,6 +63,7 @@ mxl_samples_debug_initiator_ring (const MxlInitiator *init)
 
   return s ? &s->ring : NULL;
 }
+#endif
 
 /* Checks a sample target's bounce ring against the local flow. */
 gboolean
