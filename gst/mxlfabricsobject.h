@@ -63,7 +63,8 @@
  *          fell a ring behind the newest completed grain and re-aligned to
  *          it (the buffer after the jump has DISCONT)
  *      dropped-early     G_TYPE_UINT64  src: grains whose PTS would be before
- *          running time 0; sink: buffers without a usable timestamp
+ *          running time 0 (but for those skipped-at-start); sink: buffers
+ *          without a usable timestamp
  *      dropped-in-flight G_TYPE_UINT64  sink: buffers not written because
  *          their ring slot was still being sent (a slow or stalled target);
  *          overwriting it would have torn the grain in flight
@@ -197,7 +198,9 @@ typedef struct {
   guint64 left_out_late;        /* sink: indices left out re-aligning a late
                                  * input (not buffers: not in dropped) */
   guint64 skipped_at_start;     /* src: grains that arrived before the first
-                                 * pushed one, skipped (not in dropped) */
+                                 * pushed one, skipped (a ring behind, or
+                                 * made before the src started; not in
+                                 * dropped) */
   guint64 grains_lent;          /* sink: sent from the buffer (zero-copy) */
   guint64 anc_packets_dropped;  /* ANC packets bad, cut short or too many */
   guint64 invalid;

@@ -37,7 +37,10 @@
  * the grains skipped (`dropped-skipped`); a grain overwritten before it was
  * read is `dropped-late`. Each makes the next buffer DISCONT; grains flagged
  * invalid are skipped (`invalid`); grains whose PTS would fall before
- * running time 0 are skipped (`dropped-early`). ANC data grains (RFC 8331
+ * running time 0 are skipped (`dropped-early`; before the first pushed
+ * buffer, those at most the latency cap older than running time 0 were
+ * made before the src started: `skipped-at-start`, not a drop,
+ * docs/bus-and-stats.md). ANC data grains (RFC 8331
  * payloads) are pushed as `meta/x-st-2038` buffers (docs/anc-data.md):
  * packets with bad parity or checksum, or beyond the grain's Length, are
  * dropped and counted in `anc-packets-dropped`, with a WARNING for the

@@ -50,6 +50,15 @@ gst_mxl_fabrics_src_initial_latency (GstMxlFabricsSrc * self)
       + LATENCY_MARGIN;
 }
 
+GstClockTime
+gst_mxl_fabrics_src_latency_cap (GstMxlFabricsSrc * self)
+{
+  GstClockTime ring = (guint64) self->flow.config.discrete.grainCount *
+      gst_mxl_fabrics_src_unit_duration (self);
+
+  return ring > 0 ? MAX (ring, LATENCY_CAP_MIN) : 0;
+}
+
 static int
 cmp_clock_time (gconstpointer a, gconstpointer b)
 {
@@ -77,7 +86,7 @@ gboolean
 gst_mxl_fabrics_src_update_latency (GstMxlFabricsSrc * self,
     GstClockTime lateness)
 {
-  GstClockTime sorted[GST_MXL_FABRICS_SRC_LATENESS_KEPT], want, ring;
+  GstClockTime sorted[GST_MXL_FABRICS_SRC_LATENESS_KEPT], want, cap;
   guint n;
   gboolean raised = FALSE;
 
@@ -93,10 +102,9 @@ gst_mxl_fabrics_src_update_latency (GstMxlFabricsSrc * self,
   qsort (sorted, n, sizeof sorted[0], cmp_clock_time);
   want = sorted[n > 2 ? n - 3 : n - 1] + LATENCY_MARGIN;
   want = (want + GST_MSECOND - 1) / GST_MSECOND * GST_MSECOND;
-  ring = (guint64) self->flow.config.discrete.grainCount *
-      gst_mxl_fabrics_src_unit_duration (self);
-  if (ring > 0)
-    want = MIN (want, MAX (ring, LATENCY_CAP_MIN));
+  cap = gst_mxl_fabrics_src_latency_cap (self);
+  if (cap > 0)
+    want = MIN (want, cap);
   GST_OBJECT_LOCK (self);
   if (want > self->latency) {
     self->latency = want;

@@ -348,6 +348,41 @@ grain_absent (GstMxlFabricsSrc * self, guint64 index)
   self->discont = TRUE;
 }
 
+/* Grain @index could not be stamped (stamp()): its origin time lies before
+ * running time 0, or it has no usable PTS. Before the src's first pushed
+ * buffer, a grain whose origin lies before running time 0 by no more than
+ * the latency cap (the ring or 1 s, whichever is more: srclatency.h) was
+ * made before the src started, or by a sender whose input is late: it
+ * waited in the sender for this receiver (a receiver that joins, or is
+ * restarted under, a live sender), arrived while the src was PAUSED, or
+ * was written that late after its origin time (the sender re-aligns past
+ * that, gst/sinkindex.c). It is skipped-at-start, not the src's loss (like
+ * the grains a ring behind at start, take_grain()). Any other is
+ * dropped-early: one further back is stamped on a time base other than
+ * the receiver's, and after the first pushed buffer one before running
+ * time 0 comes from a sender that went back to an earlier time base
+ * (on_grain_completed()). */
+static void
+count_early (GstMxlFabricsSrc * self, guint64 index, gint64 offset)
+{
+  guint64 origin = gst_mxl_fabrics_index_to_tai (index, self->format.rate_n,
+      self->format.rate_d), start;
+
+  if (self->last_index == G_MAXUINT64 && origin != GST_CLOCK_TIME_NONE
+      && gst_mxl_fabrics_timing_running_time_to_tai (0, offset,
+          gst_element_get_base_time (GST_ELEMENT (self)), &start)
+      && origin < start
+      && start - origin <= gst_mxl_fabrics_src_latency_cap (self)) {
+    GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " is %" GST_TIME_FORMAT
+        " older than the src's start", index, GST_TIME_ARGS (start - origin));
+    count (self, &self->obj->counters.skipped_at_start, 1, FALSE);
+  } else {
+    GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " lies before "
+        "running time 0", index);
+    count (self, &self->obj->counters.dropped_early, 1, TRUE);
+  }
+}
+
 /* Tries to turn grain self->next into a buffer. Returns the buffer, or NULL
  * when the grain was skipped (self->next moved on) or must be waited for. */
 static GstBuffer *
@@ -467,7 +502,7 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
   }
   buf = self->media->finish_grain (self, buf, index);
   if (!stamp (self, buf, index, 1, offset)) {
-    count (self, &self->obj->counters.dropped_early, 1, TRUE);
+    count_early (self, index, offset);
     gst_buffer_unref (buf);
     return NULL;
   }

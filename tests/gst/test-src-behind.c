@@ -19,11 +19,20 @@
  *    mid-stream pushes or counts every grain that arrives
  *    (grains-received == buffers + drops of arrived grains + invalid +
  *    skipped-at-start; 9 grains used to be in none).
+ *  - paused/shm, paused/tcp: grains that reached a receiver before it
+ *    started (in PAUSED, as grains that waited in the sender do) are
+ *    skipped-at-start, not dropped-early (issue 20: 2 to 14 "drops" for
+ *    each receiver restarted under a live sender).
+ *  - early/shm: grains stamped far before the receiver started (a sender
+ *    on another time base) are still its loss, dropped-early.
  *  - stats-at-eos/tcp: the sink's stats read when its EOS is on the bus
  *    hold every transfer up to EOS, in the engine's counters and per
  *    target (they used to be up to 100 ms old: the last grains missing).
  *
- * The receiver is this binary re-executed with --child-src: mxlfabricssrc !
+ * The receiver is this binary re-executed with --child-src (its last
+ * argument "N[:RING[:PAUSED]]": N buffers, 0 for all that come; RING its
+ * ring-length; PAUSED 1: in PAUSED until the file OUT.go exists, then
+ * PLAYING): mxlfabricssrc !
  * appsink, writing "offset lateness-ns" per buffer, then "stats" and its
  * counters (read_received()). Children are reaped or killed by PID; every wait is bounded.
  */
@@ -35,6 +44,8 @@
 #include "../hardening/hgst.h"
 
 #define CAPS_50 "video/x-raw,format=v210,width=192,height=108,framerate=50/1"
+/* its frame size: 512 bytes a line (v210), 108 lines */
+#define FRAME_50 (512 * 108)
 
 static void
 append_line (GstBuffer * b, gpointer res)
@@ -69,16 +80,30 @@ src_latency (GstElement * p)
 /* Child: see the top of the file. */
 static int
 child_src (const gchar * provider, const gchar * file, const gchar * out,
-    guint n)
+    const gchar * arg)
 {
-  gchar *desc = g_strdup_printf ("mxlfabricssrc name=src provider=%s %s "
-      "caps=\"" CAPS_50 "\" target-info-file=%s ! appsink name=out "
-      "sync=false max-buffers=1000", provider, g_str_equal (provider, "tcp") ?
-      "node=" HGST_NODE : "", file);
-  GstElement *p = hgst_parse (desc);
+  guint n = 0, ring = 0, paused = 0;
+  gchar *desc;
+  GstElement *p;
   GString *res = g_string_new (NULL);
   int rc;
 
+  sscanf (arg, "%u:%u:%u", &n, &ring, &paused);
+  desc = g_strdup_printf ("mxlfabricssrc name=src provider=%s %s "
+      "caps=\"" CAPS_50 "\" target-info-file=%s ring-length=%u ! "
+      "appsink name=out sync=false max-buffers=1000", provider,
+      g_str_equal (provider, "tcp") ? "node=" HGST_NODE : "", file, ring);
+  p = hgst_parse (desc);
+  if (paused) {
+    /* PAUSED first: the target is up and takes grains, the src does not
+     * read them yet; PLAYING once the parent says so */
+    gchar *go = g_strconcat (out, ".go", NULL);
+
+    g_assert_cmpint (gst_element_set_state (p, GST_STATE_PAUSED), !=,
+        GST_STATE_CHANGE_FAILURE);
+    g_assert_true (hgst_wait_file (go));
+    g_free (go);
+  }
   hgst_play (p);
   /* ends after @n buffers, or 3 s without one (the parent checks counts) */
   rc = hgst_pull_each (p, n, 20000, 3000, append_line, res) == 0 ? 2 : 0;
@@ -375,6 +400,7 @@ test_restart_counts (void)
  * skipped-at-start (the grains that waited in the sender for it and were
  * a ring behind the newest when it began: they used to be in none). */
 #define LATE_SENT 200
+#define PAUSED_SENT 100
 
 static void
 test_late_join (gconstpointer data)
@@ -413,6 +439,113 @@ test_late_join (gconstpointer data)
   g_assert_cmpuint (r.buffers, >, 0);
   g_assert_cmpuint (r.received, ==, r.buffers + r.dropped - r.missing +
       r.invalid + r.at_start);
+  hgst_stop (p);
+  files_clear (&f);
+  g_free (desc);
+}
+
+/* A receiver that takes grains before it starts: it stays in PAUSED (its
+ * target up, the sender connected and sending) until 10 grains have been
+ * sent to it, with a ring of 100 grains (2 s), then plays. The grains that came meanwhile are a
+ * ring behind the newest no more, so each is read, and each has an origin
+ * time before its running time 0: made before it started, they are
+ * skipped-at-start, not in `dropped` (they used to be dropped-early, as
+ * the 2 to 14 grains that waited in the sender were for a receiver
+ * restarted under it, issue 20). The stream after them is pushed, and
+ * every grain that arrived is pushed or counted. */
+static void
+test_paused (gconstpointer data)
+{
+  const gchar *provider = data;
+  Files f;
+  gchar *desc, *go;
+  GstElement *p;
+  GPid pid;
+  Received r;
+  guint i;
+
+  files_init (&f, 0);
+  desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=%u ! "
+      CAPS_50 " ! mxlfabricssink name=sink provider=%s %s target-info=@%s",
+      PAUSED_SENT, provider, g_str_equal (provider, "tcp") ?
+      "node=" HGST_NODE : "", f.file);
+  go = g_strconcat (f.out, ".go", NULL);
+  pid = hgst_spawn_child (provider, f.file, f.out, "0:100:1", NULL);
+  g_assert_true (hgst_wait_file (f.file));
+  p = hgst_parse (desc);
+  hgst_play (p);
+  /* the receiver plays once 10 grains have been sent to it */
+  for (i = 0; i < 500 && hgst_stat (p, "sink", "grains") < 10; i++)
+    g_usleep (10 * 1000);
+  g_assert_true (g_file_set_contents (go, "", 0, NULL));
+  hgst_assert_child_ok (pid, 30000);
+  g_unlink (go);
+  g_free (go);
+  read_received (f.out, &r);
+  g_test_message ("receiver paused first (%s): grains-received %"
+      G_GUINT64_FORMAT ", buffers %" G_GUINT64_FORMAT ", dropped %"
+      G_GUINT64_FORMAT " (missing %" G_GUINT64_FORMAT ", early %"
+      G_GUINT64_FORMAT "), invalid %" G_GUINT64_FORMAT ", skipped-at-start %"
+      G_GUINT64_FORMAT "; sender grains %" G_GUINT64_FORMAT, provider,
+      r.received, r.buffers, r.dropped, r.missing, r.early, r.invalid,
+      r.at_start, hgst_stat (p, "sink", "grains"));
+  hgst_assert_no_error (p);
+  g_assert_cmpuint (r.early, ==, 0);
+  g_assert_cmpuint (r.at_start, >=, 10);
+  g_assert_cmpuint (r.buffers, ==, r.n);
+  g_assert_cmpuint (r.buffers, >=, PAUSED_SENT / 2);
+  g_assert_cmpuint (r.received, ==, r.buffers + r.dropped - r.missing +
+      r.invalid + r.at_start);
+  hgst_stop (p);
+  files_clear (&f);
+  g_free (desc);
+}
+
+/* A sender whose grains lie more than a ring before the receiver's start
+ * (its timestamps run 2 s behind: an appsrc stamping from running time 0
+ * of a pipeline that has played 2 s): they could not have waited for this
+ * receiver, each is the src's loss, dropped-early, also before its first
+ * pushed buffer; the grains after them, on time, are pushed. */
+#define OLD_N 20
+
+static void
+test_early (void)
+{
+  Files f;
+  gchar *desc;
+  GstElement *p;
+  GstClockTime period = GST_SECOND / 50, now;
+  GPid pid;
+  Received r;
+  guint i;
+
+  files_init (&f, OLD_N);
+  desc = g_strdup_printf ("appsrc name=in is-live=true format=time caps=\""
+      CAPS_50 "\" ! mxlfabricssink name=sink provider=shm sync=false "
+      "wait-for-connection=true target-info=@%s", f.file);
+  p = hgst_parse (desc);
+  hgst_play (p);
+  g_usleep (2 * G_USEC_PER_SEC);
+  pid = hgst_spawn_child ("shm", f.file, f.out, "20:30", NULL);
+  g_assert_true (hgst_wait_connected (p, 10000));
+  for (i = 0; i < OLD_N; i++)
+    hgst_push (p, hgst_frame (FRAME_50, i, i * period, period));
+  g_usleep (500 * 1000);
+  now = hgst_running_time (p, 100 * GST_MSECOND);
+  for (i = 0; i < OLD_N; i++) {
+    hgst_push (p, hgst_frame (FRAME_50, i, now + i * period,
+            period));
+    g_usleep (period / GST_USECOND);
+  }
+  hgst_assert_child_ok (pid, 20000);
+  read_received (f.out, &r);
+  g_test_message ("receiver of old grains: grains-received %" G_GUINT64_FORMAT
+      ", buffers %" G_GUINT64_FORMAT ", dropped %" G_GUINT64_FORMAT
+      " (early %" G_GUINT64_FORMAT "), skipped-at-start %" G_GUINT64_FORMAT,
+      r.received, r.buffers, r.dropped, r.early, r.at_start);
+  hgst_assert_no_error (p);
+  g_assert_cmpuint (r.early, ==, OLD_N);
+  g_assert_cmpuint (r.buffers, ==, OLD_N);
   hgst_stop (p);
   files_clear (&f);
   g_free (desc);
@@ -480,7 +613,7 @@ int
 main (int argc, char **argv)
 {
   if (hgst_init (&argc, &argv, 6))
-    return child_src (argv[2], argv[3], argv[4], (guint) atoi (argv[5]));
+    return child_src (argv[2], argv[3], argv[4], argv[5]);
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/gst/src-behind/behind/tcp", test_behind);
@@ -490,5 +623,8 @@ main (int argc, char **argv)
       test_late_join);
   g_test_add_data_func ("/gst/src-behind/late-join/tcp", "tcp",
       test_late_join);
+  g_test_add_data_func ("/gst/src-behind/paused/shm", "shm", test_paused);
+  g_test_add_data_func ("/gst/src-behind/paused/tcp", "tcp", test_paused);
+  g_test_add_func ("/gst/src-behind/early/shm", test_early);
   return g_test_run ();
 }

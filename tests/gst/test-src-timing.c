@@ -397,7 +397,7 @@ test_low_rate (void)
   g_assert_true (hgst_wait_connected (tx, WAIT_S * 1000));
   /* more than half a period after the receiver started: a grain's origin
    * time is its time rounded to the period, up to 250 ms earlier, and one
-   * before the receiver's running time 0 would be dropped-early */
+   * before the receiver's running time 0 would not be pushed */
   base = hgst_running_time (tx, 600 * GST_MSECOND);
   for (i = 0; i < SLOW_N; i++)
     hgst_push (tx, hgst_frame (SMALL_SIZE, i, base + i * GST_SECOND / 2,

@@ -199,8 +199,8 @@ hgst_play_pair (GstElement * rx, GstElement * tx)
   hgst_set_target_info (tx, ti);
   /* The sender's first grain is the index nearest its running time 0, so
    * its origin time can lie up to half a period before the sender started;
-   * if that is before the receiver's base time the src counts the grain
-   * dropped-early (docs/bus-and-stats.md). Start the sender once the
+   * if that is before the receiver's base time the src does not push it
+   * (skipped-at-start, docs/bus-and-stats.md). Start the sender once the
    * receiver has run 100 ms (more than half of any period these tests use),
    * so that every grain sent is the receiver's to push. */
   gst_element_get_state (rx, NULL, NULL, 5 * GST_SECOND);
