@@ -23,8 +23,11 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fabrics/wire/claim.h"
+#include "fabrics/ofi/address.h"
+#include "fabrics/ofi/localpeers.h"
 #include "fabrics/ofi/shmstale.h"
 
 /* The connectionless initiator's own state (init->type_state). */
@@ -200,7 +203,14 @@ typedef struct {
   uint32_t pid;
   gint64 since;
   MxlGrainStage stage;          /* what the parked writes read (grainstage.h) */
+  GBytes *local;                /* the address of a target of this process
+                                   (mxl_conn_peer_local()), else NULL */
 } MxlParkedEp;
+
+/* Parked endpoints kept open for the rest of the process (rdm_teardown()):
+ * never freed, a target of this process may still write into them. */
+static GPtrArray *kept_for_process;
+G_LOCK_DEFINE_STATIC (kept_for_process);
 
 static void
 park (MxlConn *conn, struct fid_ep *ep, struct fid_av *av)
@@ -216,6 +226,8 @@ park (MxlConn *conn, struct fid_ep *ep, struct fid_av *av)
   /* the parked writes read the connection's staging buffer: it goes with
    * them (the connection allocates a new one should it connect again) */
   mxl_grain_stage_take (conn, &p->stage);
+  if (mxl_conn_peer_local (conn))
+    p->local = g_bytes_new (conn->info->fabric_address, conn->info->fabric_address_len);
   if (r->parked == NULL)
     r->parked = g_ptr_array_new ();
   g_ptr_array_add (r->parked, p);
@@ -233,11 +245,34 @@ unpark (MxlInitiator *init, guint i)
   mxl_grain_stage_free (init->base.dom, &p->stage);
   mxl_initiator_release_contexts (init, p->conn_id);
   g_ptr_array_remove_index_fast (parked, i);
+  g_clear_pointer (&p->local, g_bytes_unref);
   g_free (p);
 }
 
+/* The parked endpoint's peer is gone: its process (ext.pid), or, for a
+ * target of this process, its withdrawn address (localpeers.h). */
+static gboolean
+parked_peer_gone (const MxlParkedEp *p)
+{
+  if (p->local != NULL)
+    return !mxl_local_peer_alive (g_bytes_get_data (p->local, NULL),
+        g_bytes_get_size (p->local));
+  return p->pid != 0 && kill ((pid_t) p->pid, 0) != 0 && errno == ESRCH;
+}
+
+/* A live target of this process has not processed every write of the
+ * parked endpoint: it would write its answers into the endpoint's region,
+ * which fi_close() frees (docs/libfabric-notes.md P17). */
+static gboolean
+parked_needed_by_local_peer (const MxlInitiator *init, const MxlParkedEp *p)
+{
+  return p->local != NULL && !parked_peer_gone (p)
+      && mxl_initiator_contexts_in_use (init, p->conn_id);
+}
+
 /* MxlInitiatorTypeOps.check_parked: each parked endpoint goes once its
- * writes completed, its peer process is gone or MXL_PARK_MAX_MS passed. */
+ * writes completed or its peer is gone, or after MXL_PARK_MAX_MS unless
+ * its peer is a live target of this process. */
 static void
 rdm_check_parked (MxlInitiator *init)
 {
@@ -249,12 +284,54 @@ rdm_check_parked (MxlInitiator *init)
   now = g_get_monotonic_time ();
   for (guint i = parked->len; i-- > 0;) {
     MxlParkedEp *p = g_ptr_array_index (parked, i);
-    gboolean gone = p->pid != 0 && kill ((pid_t) p->pid, 0) != 0 && errno == ESRCH;
 
-    if (gone || !mxl_initiator_contexts_in_use (init, p->conn_id)
-        || now - p->since > (gint64) MXL_PARK_MAX_MS * 1000)
+    if (parked_peer_gone (p) || !mxl_initiator_contexts_in_use (init, p->conn_id)
+        || (p->local == NULL && now - p->since > (gint64) MXL_PARK_MAX_MS * 1000))
       unpark (init, i);
   }
+}
+
+/* Destroy: endpoints parked for a live target of this process are
+ * progressed up to MXL_LOCAL_PEER_DRAIN_MS while that target processes
+ * their writes (shm has no wait object, P9: a 1 ms nap between reads). */
+static void
+drain_local_parked (MxlInitiator *init)
+{
+  GPtrArray *parked = rdm_initiator (init)->parked;
+  gint64 end = g_get_monotonic_time () + (gint64) MXL_LOCAL_PEER_DRAIN_MS * 1000;
+
+  while (parked != NULL && g_get_monotonic_time () < end) {
+    gboolean needed = FALSE;
+
+    for (guint i = 0; i < parked->len && !needed; i++)
+      needed = parked_needed_by_local_peer (init, g_ptr_array_index (parked, i));
+    if (!needed)
+      return;
+    mxl_initiator_drain_cq (init, -1);
+    g_usleep (1000);
+  }
+}
+
+/* Destroy: parked endpoint @i still needed by a live target of this
+ * process stays open for the rest of the process, with its address
+ * vector, staging buffer and everything of the initiator it is bound to
+ * (MxlEndpoint.kept_open): a leak of one shm region (16 MiB, P12) instead
+ * of a crash of that target. */
+static void
+keep_for_process (MxlInitiator *init, guint i)
+{
+  GPtrArray *parked = rdm_initiator (init)->parked;
+  MxlParkedEp *p = g_ptr_array_steal_index_fast (parked, i);
+
+  g_message ("initiator: endpoint of a target of this process kept open until "
+      "the process ends: the target has not processed all writes to it yet "
+      "(docs/libfabric-notes.md P17)");
+  init->base.kept_open = TRUE;
+  G_LOCK (kept_for_process);
+  if (kept_for_process == NULL)
+    kept_for_process = g_ptr_array_new ();
+  g_ptr_array_add (kept_for_process, p);
+  G_UNLOCK (kept_for_process);
 }
 
 /* MxlInitiatorTypeOps.parked: whether the endpoint of generation @conn_id
@@ -429,6 +506,23 @@ watch (MxlConn *conn)
   conn->post = watch_post;
 }
 
+/* A target of this process, on a provider that would reach it through the
+ * target's own mapping of its region (MXL_PROVIDER_QUIRK_LOCAL_PEER_SHARED):
+ * the alias of its address that maps the region on its own, so that the
+ * target's fi_close() cannot unmap what this endpoint still reads and posts
+ * to (mxl_shm_address_separate_mapping(), docs/libfabric-notes.md P17).
+ * NULL (use the address as it is) otherwise. */
+static char *
+peer_address_alias (const MxlConn *conn)
+{
+  if (!mxl_provider_has_quirk (conn->init->base.desc,
+          MXL_PROVIDER_QUIRK_LOCAL_PEER_SHARED)
+      || conn->info->owner_pid != (uint32_t) getpid ())
+    return NULL;
+  return mxl_shm_address_separate_mapping (conn->info->fabric_address,
+      conn->info->fabric_address_len);
+}
+
 static mxlStatus
 rdm_open (MxlConn *conn, MxlConnState *next)
 {
@@ -438,6 +532,7 @@ rdm_open (MxlConn *conn, MxlConnState *next)
   fi_addr_t addr = FI_ADDR_NOTAVAIL;
   struct fid_ep *ep = rdm_initiator (init)->ep;
   struct fid_av *av = rdm_initiator (init)->av, *own_av = NULL;
+  char *alias;
   int rc;
 
   if (state == NULL) {
@@ -461,7 +556,10 @@ rdm_open (MxlConn *conn, MxlConnState *next)
     av = own_av;
     request_transition (state, REQUEST_IN_NEW_ENDPOINT);
   }
-  rc = fi_av_insert (av, conn->info->fabric_address, 1, &addr, 0, NULL);
+  alias = peer_address_alias (conn);
+  rc = fi_av_insert (av, alias != NULL ? (const void *) alias
+      : conn->info->fabric_address, 1, &addr, 0, NULL);
+  g_free (alias);
   if (rc != 1) {
     g_warning ("initiator: fi_av_insert of target %" G_GUINT64_FORMAT ": %s",
         conn->target_id, rc < 0 ? fi_strerror (-rc) : "address rejected");
@@ -529,8 +627,10 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
      * provider still holds for the peer (see the top of this file); lost
      * with writes in flight to a peer that still lives (stopped, say), it
      * is parked instead: should the peer continue, it would still read
-     * the local slots those writes name. */
-    if (!orderly && !mxl_conn_peer_gone (conn)
+     * the local slots those writes name. So is one removed (orderly)
+     * with writes a live target of this process has not processed: it
+     * writes its answers into the endpoint's own region (P17). */
+    if ((!orderly || mxl_conn_peer_local (conn)) && !mxl_conn_peer_gone (conn)
         && mxl_initiator_contexts_in_use (conn->init, conn->conn_id)) {
       park (conn, ep, av);
       return MXL_CLOSE_PARKED;
@@ -593,8 +693,15 @@ rdm_teardown (MxlInitiator *init)
 
   if (r == NULL)
     return;
-  while (r->parked != NULL && r->parked->len > 0)
-    unpark (init, r->parked->len - 1);
+  drain_local_parked (init);
+  while (r->parked != NULL && r->parked->len > 0) {
+    guint last = r->parked->len - 1;
+
+    if (parked_needed_by_local_peer (init, g_ptr_array_index (r->parked, last)))
+      keep_for_process (init, last);
+    else
+      unpark (init, last);
+  }
   g_clear_pointer (&r->parked, g_ptr_array_unref);
   close_endpoint (init, r->ep, r->av);
   g_clear_pointer (&r->shm_holds, g_hash_table_unref);
