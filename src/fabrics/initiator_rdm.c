@@ -19,15 +19,13 @@
  * fi_av_remove(), which corrupts the endpoint on 1.17 (see rdm_close()).
  */
 #include "fabrics/initiator_claim.h"
+#include "fabrics/initiator_park.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fabrics/wire/claim.h"
 #include "fabrics/ofi/address.h"
-#include "fabrics/ofi/localpeers.h"
 #include "fabrics/ofi/shmstale.h"
 
 /* The connectionless initiator's own state (init->type_state). */
@@ -42,7 +40,7 @@ typedef struct MxlRdmInitiator {
   uint64_t claim_token;
   GHashTable *shm_holds;     /* shm: struct fid_ep* → MxlShmHold*, one per
                                 enabled endpoint (shmstale.h), NULL = none */
-  GPtrArray *parked;         /* MxlParkedEp*, NULL = none yet */
+  MxlParking *parked;        /* initiator_park.h, NULL = none yet */
 } MxlRdmInitiator;
 
 /* What the operations of a connection's current endpoint met so far;
@@ -193,145 +191,14 @@ close_endpoint (MxlInitiator *init, struct fid_ep *ep, struct fid_av *av)
   close_endpoint_full (init, ep, av, FALSE);
 }
 
-/* The own endpoint of a connection lost with writes in flight to a peer
- * that still lives (rdm_close()): kept open, so that the writes'
- * completions still come if the peer continues, until then. */
-typedef struct {
-  struct fid_ep *ep;
-  struct fid_av *av;
-  uint64_t conn_id;
-  uint32_t pid;
-  gint64 since;
-  MxlGrainStage stage;          /* what the parked writes read (grainstage.h) */
-  GBytes *local;                /* the address of a target of this process
-                                   (mxl_conn_peer_local()), else NULL */
-} MxlParkedEp;
-
-/* Parked endpoints kept open for the rest of the process (rdm_teardown()):
- * never freed, a target of this process may still write into them. */
-static GPtrArray *kept_for_process;
-G_LOCK_DEFINE_STATIC (kept_for_process);
-
-static void
-park (MxlConn *conn, struct fid_ep *ep, struct fid_av *av)
-{
-  MxlRdmInitiator *r = rdm_initiator (conn->init);
-  MxlParkedEp *p = g_new0 (MxlParkedEp, 1);
-
-  p->ep = ep;
-  p->av = av;
-  p->conn_id = conn->conn_id;
-  p->pid = conn->info->owner_pid;
-  p->since = g_get_monotonic_time ();
-  /* the parked writes read the connection's staging buffer: it goes with
-   * them (the connection allocates a new one should it connect again) */
-  mxl_grain_stage_take (conn, &p->stage);
-  if (mxl_conn_peer_local (conn))
-    p->local = g_bytes_new (conn->info->fabric_address, conn->info->fabric_address_len);
-  if (r->parked == NULL)
-    r->parked = g_ptr_array_new ();
-  g_ptr_array_add (r->parked, p);
-  g_debug ("initiator: endpoint of target %" G_GUINT64_FORMAT " parked until "
-      "its writes complete", conn->target_id);
-}
-
-static void
-unpark (MxlInitiator *init, guint i)
-{
-  GPtrArray *parked = rdm_initiator (init)->parked;
-  MxlParkedEp *p = g_ptr_array_index (parked, i);
-
-  close_endpoint (init, p->ep, p->av);
-  mxl_grain_stage_free (init->base.dom, &p->stage);
-  mxl_initiator_release_contexts (init, p->conn_id);
-  g_ptr_array_remove_index_fast (parked, i);
-  g_clear_pointer (&p->local, g_bytes_unref);
-  g_free (p);
-}
-
-/* The parked endpoint's peer is gone: its process (ext.pid), or, for a
- * target of this process, its withdrawn address (localpeers.h). */
-static gboolean
-parked_peer_gone (const MxlParkedEp *p)
-{
-  if (p->local != NULL)
-    return !mxl_local_peer_alive (g_bytes_get_data (p->local, NULL),
-        g_bytes_get_size (p->local));
-  return p->pid != 0 && kill ((pid_t) p->pid, 0) != 0 && errno == ESRCH;
-}
-
-/* A live target of this process has not processed every write of the
- * parked endpoint: it would write its answers into the endpoint's region,
- * which fi_close() frees (docs/libfabric-notes.md P17). */
-static gboolean
-parked_needed_by_local_peer (const MxlInitiator *init, const MxlParkedEp *p)
-{
-  return p->local != NULL && !parked_peer_gone (p)
-      && mxl_initiator_contexts_in_use (init, p->conn_id);
-}
-
-/* MxlInitiatorTypeOps.check_parked: each parked endpoint goes once its
- * writes completed or its peer is gone, or after MXL_PARK_MAX_MS unless
- * its peer is a live target of this process. */
+/* MxlInitiatorTypeOps.check_parked (initiator_park.h). */
 static void
 rdm_check_parked (MxlInitiator *init)
 {
-  GPtrArray *parked = rdm_initiator (init)->parked;
-  gint64 now;
+  MxlRdmInitiator *r = rdm_initiator (init);
 
-  if (parked == NULL || parked->len == 0)
-    return;
-  now = g_get_monotonic_time ();
-  for (guint i = parked->len; i-- > 0;) {
-    MxlParkedEp *p = g_ptr_array_index (parked, i);
-
-    if (parked_peer_gone (p) || !mxl_initiator_contexts_in_use (init, p->conn_id)
-        || (p->local == NULL && now - p->since > (gint64) MXL_PARK_MAX_MS * 1000))
-      unpark (init, i);
-  }
-}
-
-/* Destroy: endpoints parked for a live target of this process are
- * progressed up to MXL_LOCAL_PEER_DRAIN_MS while that target processes
- * their writes (shm has no wait object, P9: a 1 ms nap between reads). */
-static void
-drain_local_parked (MxlInitiator *init)
-{
-  GPtrArray *parked = rdm_initiator (init)->parked;
-  gint64 end = g_get_monotonic_time () + (gint64) MXL_LOCAL_PEER_DRAIN_MS * 1000;
-
-  while (parked != NULL && g_get_monotonic_time () < end) {
-    gboolean needed = FALSE;
-
-    for (guint i = 0; i < parked->len && !needed; i++)
-      needed = parked_needed_by_local_peer (init, g_ptr_array_index (parked, i));
-    if (!needed)
-      return;
-    mxl_initiator_drain_cq (init, -1);
-    g_usleep (1000);
-  }
-}
-
-/* Destroy: parked endpoint @i still needed by a live target of this
- * process stays open for the rest of the process, with its address
- * vector, staging buffer and everything of the initiator it is bound to
- * (MxlEndpoint.kept_open): a leak of one shm region (16 MiB, P12) instead
- * of a crash of that target. */
-static void
-keep_for_process (MxlInitiator *init, guint i)
-{
-  GPtrArray *parked = rdm_initiator (init)->parked;
-  MxlParkedEp *p = g_ptr_array_steal_index_fast (parked, i);
-
-  g_message ("initiator: endpoint of a target of this process kept open until "
-      "the process ends: the target has not processed all writes to it yet "
-      "(docs/libfabric-notes.md P17)");
-  init->base.kept_open = TRUE;
-  G_LOCK (kept_for_process);
-  if (kept_for_process == NULL)
-    kept_for_process = g_ptr_array_new ();
-  g_ptr_array_add (kept_for_process, p);
-  G_UNLOCK (kept_for_process);
+  if (r != NULL && r->parked != NULL)
+    mxl_parking_check (r->parked, init);
 }
 
 /* MxlInitiatorTypeOps.parked: whether the endpoint of generation @conn_id
@@ -340,12 +207,8 @@ static gboolean
 rdm_parked (const MxlInitiator *init, uint64_t conn_id)
 {
   MxlRdmInitiator *r = rdm_initiator (init);
-  GPtrArray *parked = r != NULL ? r->parked : NULL;
 
-  for (guint i = 0; parked != NULL && i < parked->len; i++)
-    if (((MxlParkedEp *) g_ptr_array_index (parked, i))->conn_id == conn_id)
-      return TRUE;
-  return FALSE;
+  return r != NULL && mxl_parking_holds (r->parked, conn_id);
 }
 
 /* A shm endpoint is named after its info's source address: one given by
@@ -632,7 +495,11 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
      * writes its answers into the endpoint's own region (P17). */
     if ((!orderly || mxl_conn_peer_local (conn)) && !mxl_conn_peer_gone (conn)
         && mxl_initiator_contexts_in_use (conn->init, conn->conn_id)) {
-      park (conn, ep, av);
+      MxlRdmInitiator *r = rdm_initiator (conn->init);
+
+      if (r->parked == NULL)
+        r->parked = mxl_parking_new (close_endpoint);
+      mxl_parking_add (r->parked, conn, ep, av);
       return MXL_CLOSE_PARKED;
     }
     if (request_pending && shm_holds (conn->init) != NULL)
@@ -693,16 +560,8 @@ rdm_teardown (MxlInitiator *init)
 
   if (r == NULL)
     return;
-  drain_local_parked (init);
-  while (r->parked != NULL && r->parked->len > 0) {
-    guint last = r->parked->len - 1;
-
-    if (parked_needed_by_local_peer (init, g_ptr_array_index (r->parked, last)))
-      keep_for_process (init, last);
-    else
-      unpark (init, last);
-  }
-  g_clear_pointer (&r->parked, g_ptr_array_unref);
+  mxl_parking_free (r->parked, init);
+  r->parked = NULL;
   close_endpoint (init, r->ep, r->av);
   g_clear_pointer (&r->shm_holds, g_hash_table_unref);
   g_free (r);
