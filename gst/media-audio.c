@@ -113,10 +113,9 @@ audio_write (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
   }
   mxlFlowWriterGetMaxWriteLengthSamples (self->flow.writer, &max_write);
   n = abuf.n_samples;
-  if (self->have_last && first != self->last_index
-      && (first > self->last_index ? first - self->last_index :
-          self->last_index - first) < MAX (n / 2, 1))
-    first = self->last_index;   /* jitter of the timestamps: stay contiguous */
+  /* jitter of the timestamps: stay contiguous */
+  first = gst_mxl_fabrics_follow_sample_index (first, n, self->have_last,
+      self->last_index);
   if (n > 0)
     gst_mxl_fabrics_sink_take_index (self, first + n);
   for (done = 0; done < n && ret == GST_FLOW_OK; done += max_write) {
