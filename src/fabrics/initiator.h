@@ -138,7 +138,7 @@ void mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason);
 
 /** How long destroy keeps progressing an endpoint whose writes a target of
  * this process has not processed yet, before it keeps the endpoint open
- * for the rest of the process instead of closing it (ms; P17). */
+ * until that target is gone instead of closing it (ms; P17). */
 #define MXL_LOCAL_PEER_DRAIN_MS 200
 
 /** TRUE when the shm peer of @conn is known to be gone (TargetInfo ext.pid;

@@ -25,11 +25,21 @@ struct MxlParking {
   GPtrArray *eps;               /* MxlParkedEp* */
 };
 
-/* Parked endpoints kept open for the rest of the process
- * (mxl_parking_free()): never freed, a target of this process may still
- * write into them. */
-static GPtrArray *kept_for_process;
-G_LOCK_DEFINE_STATIC (kept_for_process);
+/* The endpoints of one destroyed initiator kept open for targets of this
+ * process that still hold writes from them (mxl_parking_free()), with
+ * what they are bound to: closed all together once each of those targets
+ * is gone (sweep_kept()). */
+typedef struct {
+  const MxlEndpoint *owner;     /* the initiator until keep_open() ran */
+  GPtrArray *eps;               /* MxlParkedEp* */
+  MxlOfiDomain *dom;
+  struct fid_cq *cq;
+  MxlOfiRegion *regions;
+  guint n_regions;
+} MxlKept;
+
+static GPtrArray *kept;         /* MxlKept*, under kept_lock */
+static GMutex kept_lock;
 
 MxlParking *
 mxl_parking_new (MxlParkCloseFn close_fn)
@@ -139,25 +149,118 @@ drain_local (MxlParking *pk, MxlInitiator *init)
   }
 }
 
-/* Parked endpoint @i, still needed by a live target of this process, stays
- * open for the rest of the process with its address vector, staging
- * buffer and everything of the initiator it is bound to
- * (MxlEndpoint.kept_open): a leak of one shm region (16 MiB, P12) instead
- * of a crash of that target. */
+/* MxlEndpoint.keep_open of an initiator with kept endpoints: its
+ * completion queue, regions and domain go with them. */
 static void
-keep_for_process (MxlParking *pk, MxlInitiator *init, guint i)
+adopt_endpoint (MxlEndpoint *ep)
 {
-  MxlParkedEp *p = g_ptr_array_steal_index_fast (pk->eps, i);
+  g_mutex_lock (&kept_lock);
+  for (guint i = 0; kept != NULL && i < kept->len; i++) {
+    MxlKept *k = g_ptr_array_index (kept, i);
 
-  g_message ("initiator: endpoint of a target of this process kept open until "
-      "the process ends: the target has not processed all writes to it yet "
-      "(docs/libfabric-notes.md P17)");
-  init->base.kept_open = TRUE;
-  G_LOCK (kept_for_process);
-  if (kept_for_process == NULL)
-    kept_for_process = g_ptr_array_new ();
-  g_ptr_array_add (kept_for_process, p);
-  G_UNLOCK (kept_for_process);
+    if (k->owner != ep)
+      continue;
+    k->owner = NULL;
+    k->dom = ep->dom;
+    k->cq = ep->cq;
+    k->regions = ep->regions;
+    k->n_regions = ep->regions != NULL ? ep->grain_count : 0;
+    ep->dom = NULL;
+    ep->cq = NULL;
+    ep->regions = NULL;
+  }
+  g_mutex_unlock (&kept_lock);
+}
+
+/* Closes the kept endpoints whose targets are all gone, and what they are
+ * bound to; @kept_lock held. Nothing progresses them: their initiator is
+ * destroyed, their targets no longer progress (localpeers.h). */
+static void
+sweep_kept_locked (void)
+{
+  for (guint i = kept != NULL ? kept->len : 0; i-- > 0;) {
+    MxlKept *k = g_ptr_array_index (kept, i);
+    gboolean needed = k->owner != NULL;
+
+    for (guint j = 0; j < k->eps->len && !needed; j++)
+      needed = !peer_gone (g_ptr_array_index (k->eps, j));
+    if (needed)
+      continue;
+    for (guint j = 0; j < k->eps->len; j++) {
+      MxlParkedEp *p = g_ptr_array_index (k->eps, j);
+
+      /* the endpoint first: for shm its fi_close() removes its file (P12) */
+      mxl_ofi_close (&p->ep->fid, "ep");
+      mxl_ofi_close (&p->av->fid, "av");
+      mxl_grain_stage_free (k->dom, &p->stage);
+      g_bytes_unref (p->local);
+      g_free (p);
+    }
+    g_ptr_array_unref (k->eps);
+    for (guint j = 0; k->dom != NULL && j < k->n_regions; j++)
+      mxl_ofi_region_close (k->dom, &k->regions[j]);
+    g_free (k->regions);
+    mxl_ofi_close (k->cq ? &k->cq->fid : NULL, "cq");
+    mxl_ofi_domain_close (k->dom);
+    g_debug ("initiator: kept endpoints closed, their targets are gone");
+    g_free (k);
+    g_ptr_array_remove_index_fast (kept, i);
+  }
+}
+
+/* localpeers.h withdraw hook: a target of this process went. */
+static void
+sweep_kept (void)
+{
+  g_mutex_lock (&kept_lock);
+  sweep_kept_locked ();
+  g_mutex_unlock (&kept_lock);
+}
+
+guint
+mxl_parking_kept_count (void)
+{
+  guint n;
+
+  g_mutex_lock (&kept_lock);
+  n = kept != NULL ? kept->len : 0;
+  g_mutex_unlock (&kept_lock);
+  return n;
+}
+
+/* Destroy: the endpoints of @pk still needed by a live target of this
+ * process stay open, with their address vectors, staging buffers and
+ * everything of the initiator they are bound to (its MxlEndpoint.keep_open
+ * hands those over at its teardown), until each of those targets is gone
+ * (sweep_kept()): a shm region (16 MiB, P12) held that long instead of a
+ * crash of that target. */
+static void
+keep_needed (MxlParking *pk, MxlInitiator *init)
+{
+  MxlKept *k = NULL;
+
+  for (guint i = pk->eps->len; i-- > 0;) {
+    if (!needed_by_local_peer (init, g_ptr_array_index (pk->eps, i)))
+      continue;
+    if (k == NULL) {
+      k = g_new0 (MxlKept, 1);
+      k->owner = &init->base;
+      k->eps = g_ptr_array_new ();
+    }
+    g_ptr_array_add (k->eps, g_ptr_array_steal_index_fast (pk->eps, i));
+  }
+  if (k == NULL)
+    return;
+  g_message ("initiator: %u endpoint(s) kept open after destroy: a target of "
+      "this process has not processed all writes to them yet; closed once "
+      "it is gone (docs/libfabric-notes.md P17)", k->eps->len);
+  init->base.keep_open = adopt_endpoint;
+  mxl_local_peer_set_withdraw_hook (sweep_kept);
+  g_mutex_lock (&kept_lock);
+  if (kept == NULL)
+    kept = g_ptr_array_new ();
+  g_ptr_array_add (kept, k);
+  g_mutex_unlock (&kept_lock);
 }
 
 void
@@ -166,14 +269,9 @@ mxl_parking_free (MxlParking *pk, MxlInitiator *init)
   if (pk == NULL)
     return;
   drain_local (pk, init);
-  while (pk->eps->len > 0) {
-    guint last = pk->eps->len - 1;
-
-    if (needed_by_local_peer (init, g_ptr_array_index (pk->eps, last)))
-      keep_for_process (pk, init, last);
-    else
-      unpark (pk, init, last);
-  }
+  keep_needed (pk, init);
+  while (pk->eps->len > 0)
+    unpark (pk, init, pk->eps->len - 1);
   g_ptr_array_unref (pk->eps);
   g_free (pk);
 }

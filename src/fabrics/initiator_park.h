@@ -6,8 +6,8 @@
  * those writes read, until they complete, the peer is gone or
  * MXL_PARK_MAX_MS passed; for a target of this process
  * (mxl_conn_peer_local()) until its writes complete or the target is
- * gone, and at destroy it is kept open for the rest of the process rather
- * than closed under that target (docs/libfabric-notes.md P17).
+ * gone, and at destroy it is kept open until that target is gone rather
+ * than closed under it (docs/libfabric-notes.md P17).
  */
 #pragma once
 
@@ -35,7 +35,11 @@ void mxl_parking_check (MxlParking *pk, MxlInitiator *init);
 gboolean mxl_parking_holds (const MxlParking *pk, uint64_t conn_id);
 
 /** Destroy: progresses endpoints a live target of this process still
- * needs up to MXL_LOCAL_PEER_DRAIN_MS, keeps those still needed open for
- * the rest of the process (MxlEndpoint.kept_open), closes the others and
- * frees @pk. NULL is a no-op. */
+ * needs up to MXL_LOCAL_PEER_DRAIN_MS, keeps those still needed open with
+ * what the initiator's endpoint base binds them to (MxlEndpoint.keep_open)
+ * until each of those targets is gone, closes the others and frees @pk.
+ * NULL is a no-op. */
 void mxl_parking_free (MxlParking *pk, MxlInitiator *init);
+
+/** How many destroyed initiators have endpoints kept open (for tests). */
+guint mxl_parking_kept_count (void);

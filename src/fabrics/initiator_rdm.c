@@ -378,12 +378,19 @@ watch (MxlConn *conn)
 static char *
 peer_address_alias (const MxlConn *conn)
 {
+  char *alias;
+
   if (!mxl_provider_has_quirk (conn->init->base.desc,
           MXL_PROVIDER_QUIRK_LOCAL_PEER_SHARED)
       || conn->info->owner_pid != (uint32_t) getpid ())
     return NULL;
-  return mxl_shm_address_separate_mapping (conn->info->fabric_address,
+  alias = mxl_shm_address_separate_mapping (conn->info->fabric_address,
       conn->info->fabric_address_len);
+  if (alias == NULL)
+    g_warning ("initiator: target %" G_GUINT64_FORMAT " of this process has "
+        "an address without \"://\" or too long for an alias: reached "
+        "through its own mapping, which its close unmaps (P17)", conn->target_id);
+  return alias;
 }
 
 static mxlStatus

@@ -271,12 +271,10 @@ mxl_endpoint_poll_event (MxlEndpoint *ep, mxlFabricsExtConnectionEvent *out)
 void
 mxl_endpoint_close (MxlEndpoint *ep)
 {
-  if (ep->kept_open) {
-    /* what an endpoint kept open is bound to stays too (never freed) */
-    ep->cq = NULL;
-    ep->dom = NULL;
-    ep->regions = NULL;
-    ep->kept_open = FALSE;
+  if (ep->keep_open != NULL) {
+    /* what an endpoint kept open is bound to goes with it */
+    ep->keep_open (ep);
+    ep->keep_open = NULL;
   }
   for (guint i = 0; ep->dom && ep->regions && i < ep->grain_count; i++)
     mxl_ofi_region_close (ep->dom, &ep->regions[i]);

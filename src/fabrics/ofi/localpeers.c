@@ -6,6 +6,7 @@
 
 static GMutex lock;
 static GHashTable *alive;       /* GBytes (address) -> registrations */
+static void (*withdraw_hook) (void);
 
 void
 mxl_local_peer_add (const void *addr, size_t len)
@@ -28,6 +29,7 @@ mxl_local_peer_remove (const void *addr, size_t len)
 {
   GBytes *key;
   guint n;
+  void (*hook) (void);
 
   if (addr == NULL || len == 0)
     return;
@@ -38,8 +40,19 @@ mxl_local_peer_remove (const void *addr, size_t len)
     g_hash_table_replace (alive, g_bytes_new (addr, len), GUINT_TO_POINTER (n - 1));
   else if (n == 1)
     g_hash_table_remove (alive, key);
+  hook = withdraw_hook;
   g_mutex_unlock (&lock);
   g_bytes_unref (key);
+  if (hook != NULL && n > 0)
+    hook ();
+}
+
+void
+mxl_local_peer_set_withdraw_hook (void (*hook) (void))
+{
+  g_mutex_lock (&lock);
+  withdraw_hook = hook;
+  g_mutex_unlock (&lock);
 }
 
 gboolean

@@ -40,3 +40,11 @@ void mxl_local_peer_remove (const void *addr, size_t len);
  * Returns: TRUE while a target of this process registered @addr.
  */
 gboolean mxl_local_peer_alive (const void *addr, size_t len);
+
+/**
+ * mxl_local_peer_set_withdraw_hook:
+ * @hook: called, without any lock of this set held, after every
+ *   mxl_local_peer_remove() (the initiator's kept endpoints,
+ *   initiator_park.c); NULL: none.
+ */
+void mxl_local_peer_set_withdraw_hook (void (*hook) (void));

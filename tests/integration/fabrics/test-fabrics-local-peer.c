@@ -11,13 +11,16 @@
  *      it, sees the target lost, refuses and counts the next transfers,
  *      and reaches a new target of the same process: grains by MD5.
  *  /fabrics/local-peer/shm/initiator-first  the initiator goes with
- *      writes the target has not processed yet; the target then processes
- *      them and keeps working for a new initiator: grains checked by MD5.
+ *      writes the target has not processed yet (its endpoint is kept
+ *      open); the target then processes them and keeps working for a new
+ *      initiator (grains by MD5); the kept endpoint closes with the target.
  *
  * No progress threads: each side moves only when the test drives it, so
  * the order of events is the test's.
  */
 #include "fabtest.h"
+
+#include "fabrics/initiator_park.h"
 
 #define FLOW_ID "5fbec3b1-1b0f-417d-9059-8b94a47197ed"
 
@@ -174,7 +177,7 @@ test_initiator_first (void)
   mxlFabricsTargetInfo info;
   uint64_t got;
   gint64 deadline;
-  guint late = 0;
+  guint late = 0, kept;
 
   if (!fabtest_require (&fab_shm))
     return;
@@ -193,7 +196,10 @@ test_initiator_first (void)
     fabtest_write_grain (&is1, i, 0x44, FALSE);
     post_grain (i1, i);
   }
+  kept = mxl_parking_kept_count ();
   g_assert_cmpint (mxlFabricsDestroyInitiator (is1.fab, i1), ==, MXL_STATUS_OK);
+  /* its endpoint stays open for them (with what it is bound to) */
+  g_assert_cmpuint (mxl_parking_kept_count (), ==, kept + 1);
 
   /* The target processes what is queued: each grain arrives intact (the
    * initiator's flow still holds them), in order, and none crashes it. */
@@ -223,7 +229,10 @@ test_initiator_first (void)
     send_checked (i2, t, &ts, &is2, i, 0x55);
 
   g_assert_cmpint (mxlFabricsDestroyInitiator (is2.fab, i2), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (mxl_parking_kept_count (), ==, kept + 1);
+  /* the target goes: what was kept for it is closed */
   g_assert_cmpint (mxlFabricsDestroyTarget (ts.fab, t), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (mxl_parking_kept_count (), ==, kept);
   mxlFabricsFreeTargetInfo (info);
   fabtest_side_clear (&is2);
   fabtest_side_clear (&ts);
