@@ -277,8 +277,8 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
   protocol = mxl_initiator_protocol_for (init, mxl_target_info_protocol (info));
   if (protocol != NULL && !compute_limits (init, protocol, info, &limits)) {
     g_warning ("initiator: target %" G_GUINT64_FORMAT " advertises a receive size "
-        "of %" G_GUINT64_FORMAT " bytes, too small for send messages", info->id,
-        info->recv_size);
+        "of %" G_GUINT64_FORMAT " bytes, too small for the messages of its "
+        "protocol \"%s\"", info->id, info->recv_size, protocol->name);
     return MXL_ERR_INVALID_ARG;
   }
   if (protocol == NULL) {
@@ -661,7 +661,6 @@ mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index, uint16_t start
     return MXL_ERR_INVALID_STATE;
   if (start > end || end > init->base.layout.total_slices)
     return MXL_ERR_INVALID_ARG;
-  desc.op = MXL_POST_GRAIN;
   desc.start = start;
   desc.end = end;
   desc.index = index;
@@ -679,7 +678,6 @@ mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head, uint64_t coun
   if (count == 0 || !mxl_samples_batch_fits (init, count) || head < count)
     return MXL_ERR_INVALID_ARG;
   memset (&desc, 0, sizeof desc);
-  desc.op = MXL_POST_SAMPLES;
   desc.index = head;
   desc.count = count;
   return init->mode->submit (init, &desc);

@@ -242,14 +242,10 @@ struct MxlConn {
 
 /** Post ring entry: one TransferGrain or TransferSamples call, copied by
  * value into the ring; everything else is computed by the progress thread.
- * The test hooks' raw requests do not travel here (initiator_raw.c). */
-typedef enum MxlPostOp {
-  MXL_POST_GRAIN = 1,        /* TransferGrain */
-  MXL_POST_SAMPLES,          /* TransferSamples */
-} MxlPostOp;
-
+ * Which of the two it is follows from the initiator's flow (its chunk
+ * source, chosen at setup). The test hooks' raw requests do not travel
+ * here (initiator_raw.c). */
 typedef struct MxlPostDesc {
-  uint32_t op;               /* MxlPostOp */
   uint16_t start, end;       /* GRAIN: slice range */
   uint64_t index;            /* GRAIN: grain index; SAMPLES: head */
   uint64_t count;            /* SAMPLES: samples per channel */
