@@ -3,7 +3,9 @@
  * their defaults and blurbs, enum values, pad templates, action signals, and
  * the clear failures of start(). */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -399,10 +401,11 @@ test_target_info_file_bounded (void)
 /* Drives @e to PAUSED, expects the state change to fail with exactly one
  * ERROR (ours, not also the base class's "failed to post a proper error
  * message"), of @domain/@code, whose text contains @needle; connection-state
- * ends "error" and was notified. */
+ * ends "error" and was notified. @prepare (nullable) runs just before the
+ * state change, in the pipeline made for it. */
 static void
-expect_start_error (GstElement * e, GQuark domain, gint code,
-    const gchar * needle)
+expect_start_error_after (GstElement * e, void (*prepare) (void),
+    GQuark domain, gint code, const gchar * needle)
 {
   GstElement *pipeline = gst_pipeline_new (NULL);
   GstBus *bus = gst_pipeline_get_bus (GST_PIPELINE (pipeline));
@@ -414,6 +417,8 @@ expect_start_error (GstElement * e, GQuark domain, gint code,
   guint errors = 0;
 
   gst_bin_add (GST_BIN (pipeline), e);
+  if (prepare)
+    prepare ();
   g_assert_cmpint (gst_element_set_state (e, GST_STATE_PAUSED), ==,
       GST_STATE_CHANGE_FAILURE);
   while ((msg = gst_bus_pop (bus))) {
@@ -439,6 +444,47 @@ expect_start_error (GstElement * e, GQuark domain, gint code,
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (pipeline);
+}
+
+static void
+expect_start_error (GstElement * e, GQuark domain, gint code,
+    const gchar * needle)
+{
+  expect_start_error_after (e, NULL, domain, code, needle);
+}
+
+/* Leaves no file descriptor free: the soft RLIMIT_NOFILE lowered to 64 and
+ * every number below it taken (by copies of stdin). */
+static void
+use_up_fds (void)
+{
+  struct rlimit lim;
+
+  g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &lim), ==, 0);
+  lim.rlim_cur = 64;
+  g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &lim), ==, 0);
+  for (guint i = 0; i < 64 && dup (0) >= 0; i++);
+  g_assert_cmpint (dup (0), <, 0);
+  g_assert_cmpint (errno, ==, EMFILE);
+}
+
+/* issue 15: a sink that could not create its engine thread's eventfd
+ * aborted on a g_assert; now it refuses to start with an ERROR that says
+ * why (in a child process: the lowered limit stays there). */
+static void
+test_sink_no_eventfd (void)
+{
+  if (g_test_subprocess ()) {
+    gchar *needle = g_strdup_printf ("cannot create the eventfd that wakes "
+        "the sink's engine thread: %s", g_strerror (EMFILE));
+
+    expect_start_error_after (make ("mxlfabricssink"), use_up_fds,
+        GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE, needle);
+    g_free (needle);
+    return;
+  }
+  g_test_trap_subprocess (NULL, 20 * G_USEC_PER_SEC, 0);
+  g_test_trap_assert_passed ();
 }
 
 static void
@@ -694,6 +740,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/elements/target-info-file-bounded",
       test_target_info_file_bounded);
   g_test_add_func ("/gst/elements/start-errors", test_start_errors);
+  g_test_add_func ("/gst/elements/sink-no-eventfd", test_sink_no_eventfd);
   g_test_add_func ("/gst/elements/service-errors", test_service_errors);
   g_test_add_func ("/gst/elements/sink-setup-error-once",
       test_sink_setup_error_once);
