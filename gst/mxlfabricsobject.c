@@ -339,6 +339,22 @@ gst_mxl_fabrics_load_value (const gchar * value, gchar ** contents,
   return TRUE;
 }
 
+gchar *
+gst_mxl_fabrics_target_info_to_json (mxlFabricsTargetInfo info)
+{
+  size_t size = 0;
+  gchar *json;
+
+  if (mxlFabricsTargetInfoToString (info, NULL, &size) != MXL_STATUS_OK
+      || size == 0)
+    return NULL;
+  json = g_malloc (size);
+  if (mxlFabricsTargetInfoToString (info, json, &size) == MXL_STATUS_OK)
+    return json;
+  g_free (json);
+  return NULL;
+}
+
 gboolean
 gst_mxl_fabrics_target_info_resolve (const gchar * value,
     GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
@@ -348,7 +364,6 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
   char *reason = NULL;
   const gchar *p;
   gboolean file;
-  size_t size = 0;
   mxlStatus st;
 
   *json = NULL;
@@ -388,11 +403,7 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
   }
   /* The document as the library writes it: one text per target, whatever
    * form it was given in. */
-  if (mxlFabricsTargetInfoToString (info, NULL, &size) == MXL_STATUS_OK) {
-    *json = g_malloc (size);
-    if (mxlFabricsTargetInfoToString (info, *json, &size) != MXL_STATUS_OK)
-      g_clear_pointer (json, g_free);
-  }
+  *json = gst_mxl_fabrics_target_info_to_json (info);
   mxlFabricsFreeTargetInfo (info);
   if (*json == NULL) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,

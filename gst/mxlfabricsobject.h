@@ -108,6 +108,7 @@
 #pragma once
 
 #include <gst/gst.h>
+#include <mxl/fabrics.h>
 
 G_BEGIN_DECLS
 
@@ -487,6 +488,19 @@ typedef enum {
   GST_MXL_FABRICS_TARGET_INFO_BASE64,
   GST_MXL_FABRICS_TARGET_INFO_FILE,
 } GstMxlFabricsTargetInfoSource;
+
+/**
+ * gst_mxl_fabrics_target_info_to_json:
+ * @info: a TargetInfo of the library.
+ *
+ * The TargetInfo document as the library writes it
+ * (mxlFabricsTargetInfoToString(): size query, then the text), the one
+ * text of a target whatever form it was given in.
+ *
+ * Returns: (transfer full) (nullable): the JSON, NULL when the library
+ * cannot write it.
+ */
+gchar *gst_mxl_fabrics_target_info_to_json (mxlFabricsTargetInfo info);
 
 /**
  * gst_mxl_fabrics_target_info_resolve:
