@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -487,6 +488,57 @@ test_sink_no_eventfd (void)
   g_test_trap_assert_passed ();
 }
 
+/* A src whose flow-def is "@@path": its start must fail with @code and a
+ * message containing @needle. */
+static void
+expect_flow_def_file_error (const gchar * path, gint code,
+    const gchar * needle)
+{
+  GstElement *e = make ("mxlfabricssrc");
+  gchar *at = g_strconcat ("@", path, NULL);
+
+  g_object_set (e, "flow-def", at, NULL);
+  expect_start_error (e, GST_RESOURCE_ERROR, code, needle);
+  g_free (at);
+}
+
+/* issue 15: flow-def="@path" was read with no bound: /dev/zero filled
+ * memory, a FIFO without a writer hung start(). At most the library's
+ * TargetInfo file bound (MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES, 4 MiB)
+ * is read now; one byte more is a READ error naming the file and the
+ * limit, and a FIFO without a writer reads as empty at once. */
+static void
+test_flow_def_file_bounded (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-fd-XXXXXX", NULL);
+  gchar *big = g_build_filename (dir, "big.json", NULL);
+  gchar *fifo = g_build_filename (dir, "fifo", NULL);
+  gsize limit = 4u << 20;
+  gchar *pad = g_malloc (limit + 1);
+  gchar *needle;
+
+  memset (pad, ' ', limit + 1);
+  g_assert_true (g_file_set_contents (big, pad, limit + 1, NULL));
+  needle = g_strdup_printf ("cannot read \"%s\": larger than %" G_GSIZE_FORMAT
+      " bytes, the limit of an @path value", big, limit);
+  expect_flow_def_file_error (big, GST_RESOURCE_ERROR_READ, needle);
+  g_free (needle);
+  needle = g_strdup_printf ("cannot read \"/dev/zero\": larger than %"
+      G_GSIZE_FORMAT " bytes, the limit of an @path value", limit);
+  expect_flow_def_file_error ("/dev/zero", GST_RESOURCE_ERROR_READ, needle);
+  g_free (needle);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  expect_flow_def_file_error (fifo, GST_RESOURCE_ERROR_SETTINGS,
+      "flow definition: (document): root is not an object");
+  g_assert_cmpint (g_unlink (fifo), ==, 0);
+  g_assert_cmpint (g_unlink (big), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  g_free (pad);
+  g_free (fifo);
+  g_free (big);
+  g_free (dir);
+}
+
 static void
 test_start_errors (void)
 {
@@ -741,6 +793,8 @@ main (int argc, char **argv)
       test_target_info_file_bounded);
   g_test_add_func ("/gst/elements/start-errors", test_start_errors);
   g_test_add_func ("/gst/elements/sink-no-eventfd", test_sink_no_eventfd);
+  g_test_add_func ("/gst/elements/flow-def-file-bounded",
+      test_flow_def_file_bounded);
   g_test_add_func ("/gst/elements/service-errors", test_service_errors);
   g_test_add_func ("/gst/elements/sink-setup-error-once",
       test_sink_setup_error_once);

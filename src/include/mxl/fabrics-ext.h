@@ -699,13 +699,23 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetProvider (
     char const **out_name);
 
 /**
+ * MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES:
+ * The most bytes mxlFabricsExtTargetInfoFromUserString() reads from an
+ * "@PATH" file (4 MiB, far more than any TargetInfo); a longer file is
+ * refused. An application reading other "@PATH" values of its users (an
+ * NMOS flow definition) can use the same bound.
+ */
+#define MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES (4u << 20)
+
+/**
  * mxlFabricsExtTargetInfoFromUserString:
  * @in_text: what a user gives for a target: the TargetInfo JSON document
  *   (first non-blank character '{', docs/wire-format.md §1.2), that document
  *   base64-encoded as mxl-fabrics-demo prints it (§1.6; standard alphabet,
  *   padded or not, ASCII whitespace such as line wraps ignored), or "@PATH"
- *   naming a file that holds either of the two (at most 4 MiB are read, so
- *   a FIFO or a device cannot make the call read forever).
+ *   naming a file that holds either of the two (at most
+ *   MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES are read, so a FIFO or a
+ *   device cannot make the call read forever).
  * @out_targetInfo: (out) (transfer full): free with mxlFabricsFreeTargetInfo().
  * @out_reason: (out) (transfer full) (nullable): on failure why the text
  *   was refused, naming the key or the file (free with free(3)); NULL to
