@@ -413,8 +413,11 @@ typedef struct mxlFabricsExtTargetStats_t {
 /**
  * mxlFabricsExtTargetInterruptRead:
  * Makes a mxlFabricsTargetReadGrain() / ReadSamples() that waits return
- * MXL_ERR_INTERRUPTED at once (with the progress thread; without it within
- * one wait slice, MXL_TARGET_WAIT_SLICE_MS); with no read waiting, the next
+ * MXL_ERR_INTERRUPTED at once: with the progress thread, and without it on
+ * a provider whose queues can wait (tcp, verbs: fi_cq_signal(3) ends the
+ * wait on the completion queue, an FI_NOTIFY entry, fi_eq_write(3), the
+ * wait for a connection); on shm and efa (polled, no wait objects) within
+ * one wait slice, MXL_TARGET_WAIT_SLICE_MS. With no read waiting, the next
  * read returns it. Any thread, e.g. a GStreamer unlock(), so that reads may
  * wait long without making flushes wait. Returns: MXL_STATUS_OK;
  * MXL_ERR_INVALID_ARG for NULL.
