@@ -56,6 +56,9 @@
  * - `video/smpte291` (ANC data, fixed 4096-byte grains):
  *     meta/x-st-2038, alignment=frame, framerate=N/D
  *
+ * Each media's part of the conversions below (its caps fields, flow
+ * fields and mismatches) is in its ops table (media.h); caps.c picks it.
+ *
  * Rates: `rate_n/rate_d` of #GstMxlFabricsFormat is always the normalised
  * MXL edit rate (grain rate, FIELD rate, or sample rate), the one that index
  * <-> time conversions use (timing.h).

@@ -2,7 +2,7 @@
 /*
  * ANC data media operations (media.h): `video/smpte291` grains carried as
  * `meta/x-st-2038` buffers, converted by the library (<mxl/flow-ext.h>,
- * docs/anc-data.md).
+ * docs/anc-data.md), and their caps and flow definitions.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -111,9 +111,58 @@ anc_finish_grain (GstMxlFabricsSrc * self, GstBuffer * grain, guint64 index)
   return out;
 }
 
+/* ------------------------------------------------------------------ caps */
+
+/* meta/x-st-2038, alignment=frame: one grain per frame, at its rate. */
+static gboolean
+anc_def_from_caps (const GstStructure * s, mxlFlowExtDefinition * def,
+    GstMxlFabricsFormat * fmt, GError ** error)
+{
+  if (g_strcmp0 (gst_structure_get_string (s, "alignment"), "frame") != 0) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "meta/x-st-2038 caps must have alignment=frame (one grain per frame)");
+    return FALSE;
+  }
+  if (!gst_mxl_fabrics_caps_get_rate (s, "framerate", &def->definitionRate)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "meta/x-st-2038 caps need a fixed framerate > 0 (the data grain rate)");
+    return FALSE;
+  }
+  def->mediaType = MXL_FLOW_EXT_MEDIA_SMPTE291;
+  return TRUE;
+}
+
+static GstCaps *
+anc_to_caps (const GstMxlFabricsFormat * fmt)
+{
+  return gst_caps_new_simple ("meta/x-st-2038",
+      "alignment", G_TYPE_STRING, "frame",
+      "framerate", GST_TYPE_FRACTION, fmt->rate_n, fmt->rate_d, NULL);
+}
+
+/* A data flow has a rate only (caps.c has written it). */
+static void
+anc_to_def (const GstMxlFabricsFormat * fmt, mxlFlowExtDefinition * def)
+{
+}
+
+static gboolean
+anc_check_match (const GstMxlFabricsFormat * caps_fmt,
+    const GstMxlFabricsFormat * flow_fmt, GError ** error)
+{
+  return gst_mxl_fabrics_format_check_rate (caps_fmt, flow_fmt, "grain_rate",
+      error);
+}
+
 const GstMxlFabricsMediaOps gst_mxl_fabrics_media_anc = {
   .name = "anc",
   GST_MXL_FABRICS_MEDIA_GRAIN_OPS,
   .fill_grain = anc_fill_grain,
   .finish_grain = anc_finish_grain,
+  .caps_name = "meta/x-st-2038",
+  .group_role = "Data",
+  .def_from_caps = anc_def_from_caps,
+  .to_caps = anc_to_caps,
+  .to_def = anc_to_def,
+  .check_match = anc_check_match,
 };

@@ -2,7 +2,8 @@
 /*
  * Audio media operations (media.h): `audio/float32` flows, planar sample
  * rings written and read in batches; buffers F32LE, non-interleaved with
- * GstAudioMeta (the sink also takes interleaved ones and de-interleaves).
+ * GstAudioMeta (the sink also takes interleaved ones and de-interleaves);
+ * their caps and flow definitions.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -112,10 +113,9 @@ audio_write (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
   }
   mxlFlowWriterGetMaxWriteLengthSamples (self->flow.writer, &max_write);
   n = abuf.n_samples;
-  if (self->have_last && first != self->last_index
-      && (first > self->last_index ? first - self->last_index :
-          self->last_index - first) < MAX (n / 2, 1))
-    first = self->last_index;   /* jitter of the timestamps: stay contiguous */
+  /* jitter of the timestamps: stay contiguous */
+  first = gst_mxl_fabrics_follow_sample_index (first, n, self->have_last,
+      self->last_index);
   if (n > 0)
     gst_mxl_fabrics_sink_take_index (self, first + n);
   for (done = 0; done < n && ret == GST_FLOW_OK; done += max_write) {
@@ -255,10 +255,126 @@ audio_read (GstMxlFabricsSrc * self, gint64 offset, GstBuffer ** buffer)
   return ret;
 }
 
+/* ------------------------------------------------------------------ caps */
+
+/* audio/x-raw, format=F32LE, either layout (the sink de-interleaves), into
+ * the flow summary. */
+static gboolean
+audio_def_from_caps (const GstStructure * s, mxlFlowExtDefinition * def,
+    GstMxlFabricsFormat * fmt, GError ** error)
+{
+  const gchar *format = gst_structure_get_string (s, "format");
+  const gchar *layout = gst_structure_get_string (s, "layout");
+  gint rate, channels;
+
+  if (g_strcmp0 (format, "F32LE") != 0) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "audio caps must have format=F32LE (MXL audio/float32), got %s",
+        format ? format : "no format");
+    return FALSE;
+  }
+  if (!gst_structure_get_int (s, "rate", &rate) || rate <= 0
+      || !gst_structure_get_int (s, "channels", &channels) || channels <= 0) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "audio caps need a fixed rate >= 1 and channels >= 1");
+    return FALSE;
+  }
+  if (layout == NULL || strcmp (layout, "interleaved") == 0)
+    fmt->interleaved = TRUE;
+  else if (strcmp (layout, "non-interleaved") == 0)
+    fmt->interleaved = FALSE;
+  else {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "audio layout=%s is not supported", layout);
+    return FALSE;
+  }
+  def->mediaType = MXL_FLOW_EXT_MEDIA_FLOAT32;
+  def->definitionRate.numerator = rate;
+  def->definitionRate.denominator = 1;
+  def->channelCount = channels;
+  return TRUE;
+}
+
+/* The library's channel limit, in the caps' words: the field to fix is
+ * theirs. */
+static gboolean
+audio_caps_refused (const mxlFlowExtDefinition * def, const gchar * reason,
+    GError ** error)
+{
+  if (!g_str_has_prefix (reason, "flow definition: channel_count:"))
+    return FALSE;
+  g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "audio caps channels=%u is outside 1 … %d, the most channels of "
+      "an MXL flow (%s)", def->channelCount, MXL_FLOW_MAX_CHANNELS, reason);
+  return TRUE;
+}
+
+/* audio/x-raw carries integral rates only. */
+static gboolean
+audio_def_has_caps (const mxlFlowExtDefinition * def, GQuark domain,
+    gint code, GError ** error)
+{
+  if (def->editRate.denominator == 1)
+    return TRUE;
+  g_set_error (error, domain, code, "flow definition: sample_rate %"
+      G_GINT64_FORMAT "/%" G_GINT64_FORMAT " is not an integral rate "
+      "(audio/x-raw needs one)", def->editRate.numerator,
+      def->editRate.denominator);
+  return FALSE;
+}
+
+static GstCaps *
+audio_to_caps (const GstMxlFabricsFormat * fmt)
+{
+  GstCaps *caps = gst_caps_new_simple ("audio/x-raw",
+      "format", G_TYPE_STRING, "F32LE",
+      "layout", G_TYPE_STRING, "non-interleaved",
+      "rate", G_TYPE_INT, fmt->rate_n,
+      "channels", G_TYPE_INT, (gint) fmt->channels, NULL);
+
+  /* Mono needs no mask; stereo is positioned; above 2 channels MXL
+   * carries no positions: unpositioned (mask 0). */
+  if (fmt->channels >= 2)
+    gst_caps_set_simple (caps, "channel-mask", GST_TYPE_BITMASK,
+        (guint64) (fmt->channels == 2 ? 0x3 : 0), NULL);
+  return caps;
+}
+
+static void
+audio_to_def (const GstMxlFabricsFormat * fmt, mxlFlowExtDefinition * def)
+{
+  def->channelCount = fmt->channels;
+}
+
+/* The rate, then the channel count (the layout is the sink's business). */
+static gboolean
+audio_check_match (const GstMxlFabricsFormat * caps_fmt,
+    const GstMxlFabricsFormat * flow_fmt, GError ** error)
+{
+  if (!gst_mxl_fabrics_format_check_rate (caps_fmt, flow_fmt, "sample_rate",
+          error))
+    return FALSE;
+  if (caps_fmt->channels != flow_fmt->channels) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "caps channels %u do not match the flow's channel_count %u",
+        caps_fmt->channels, flow_fmt->channels);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 const GstMxlFabricsMediaOps gst_mxl_fabrics_media_audio = {
   .name = "audio",
   .index = audio_index,
   .write = audio_write,
   .post = audio_post,
   .read = audio_read,
+  .caps_name = "audio/x-raw",
+  .group_role = "Audio",
+  .def_from_caps = audio_def_from_caps,
+  .caps_refused = audio_caps_refused,
+  .def_has_caps = audio_def_has_caps,
+  .to_caps = audio_to_caps,
+  .to_def = audio_to_def,
+  .check_match = audio_check_match,
 };

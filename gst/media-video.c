@@ -2,7 +2,9 @@
 /*
  * Video media operations (media.h): `video/v210` and `video/v210a` (v210
  * fill + 10-bit key, laid out as caps.h describes), progressive or one
- * field per grain; and the choice of the operations.
+ * field per grain: buffers, caps (with the colorimetry <->
+ * colorspace/transfer_characteristic table, docs/flow-format.md §2.3) and
+ * flow definitions; and the choice of the operations.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -83,11 +85,286 @@ gst_mxl_fabrics_media_post_grain (mxlFabricsInitiator initiator, guint64 index, 
   return mxlFabricsInitiatorTransferGrain (initiator, index, 0, total_slices);
 }
 
+/* ------------------------------------------------------------------ caps */
+
+void
+gst_mxl_fabrics_format_frame_rate (const GstMxlFabricsFormat * fmt, gint * n,
+    gint * d)
+{
+  /* GStreamer's alternate-mode caps and NMOS both give the FRAME rate;
+   * the edit rate of an interlaced format is the field rate. */
+  if ((fmt->media == GST_MXL_FABRICS_MEDIA_V210
+          || fmt->media == GST_MXL_FABRICS_MEDIA_V210A)
+      && fmt->scan != GST_MXL_FABRICS_SCAN_PROGRESSIVE)
+    gst_util_fraction_multiply (fmt->rate_n, fmt->rate_d, 1, 2, n, d);
+  else {
+    *n = fmt->rate_n;
+    *d = fmt->rate_d;
+  }
+}
+
+static const gchar *
+scan_name (GstMxlFabricsScan scan)
+{
+  switch (scan) {
+    case GST_MXL_FABRICS_SCAN_INTERLACED_TFF:
+      return "interlaced_tff";
+    case GST_MXL_FABRICS_SCAN_INTERLACED_BFF:
+      return "interlaced_bff";
+    default:
+      return "progressive";
+  }
+}
+
+/* What a flow definition can say about colour: "colorspace" (primaries
+ * and matrix) and "transfer_characteristic" (IS-04 flow resource), for the
+ * limited (16-235) range of 10-bit v210; one row per pair, with the
+ * GStreamer colorimetry that means the same. The one colour rule: caps to
+ * flow and back both read it. */
+static const struct {
+  const gchar *colorimetry;
+  const gchar *colorspace;
+  const gchar *transfer;
+} colour_rows[] = {
+  {GST_VIDEO_COLORIMETRY_BT709, "BT709", "SDR"},
+  {GST_VIDEO_COLORIMETRY_BT601, "BT601", "SDR"},
+  {GST_VIDEO_COLORIMETRY_BT2020, "BT2020", "SDR"},
+  {GST_VIDEO_COLORIMETRY_BT2100_PQ, "BT2100", "PQ"},
+  {GST_VIDEO_COLORIMETRY_BT2100_HLG, "BT2100", "HLG"},
+};
+
+/* @fmt's colorspace and transfer from the caps colorimetry: "" when the
+ * caps say nothing (any matches; a flow created from them says BT709,
+ * SDR); refused when no row is equivalent at v210's 10 bits. */
+static gboolean
+video_finish_caps (const GstStructure * s, GstMxlFabricsFormat * fmt,
+    GError ** error)
+{
+  const gchar *text = gst_structure_get_string (s, "colorimetry");
+  GstVideoColorimetry caps_c, row_c;
+  guint i;
+
+  fmt->colorspace[0] = fmt->transfer[0] = '\0';
+  if (text == NULL)
+    return TRUE;
+  if (gst_video_colorimetry_from_string (&caps_c, text)) {
+    for (i = 0; i < G_N_ELEMENTS (colour_rows); i++) {
+      if (gst_video_colorimetry_from_string (&row_c,
+              colour_rows[i].colorimetry)
+          && gst_video_colorimetry_is_equivalent (&caps_c, 10, &row_c, 10)) {
+        g_strlcpy (fmt->colorspace, colour_rows[i].colorspace,
+            sizeof fmt->colorspace);
+        g_strlcpy (fmt->transfer, colour_rows[i].transfer,
+            sizeof fmt->transfer);
+        return TRUE;
+      }
+    }
+  }
+  g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+      "caps colorimetry=%s cannot be expressed by an MXL flow definition "
+      "(its colorspace and transfer_characteristic carry limited-range "
+      "bt709, bt601, bt2020, bt2100-pq or bt2100-hlg)", text);
+  return FALSE;
+}
+
+/* The caps colorimetry of a flow's colorspace and transfer ("" = BT709,
+ * SDR), or NULL when no row has that pair. */
+static const gchar *
+colorimetry_of (const GstMxlFabricsFormat * fmt)
+{
+  const gchar *space = fmt->colorspace[0] ? fmt->colorspace : "BT709";
+  const gchar *transfer = fmt->transfer[0] ? fmt->transfer : "SDR";
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (colour_rows); i++)
+    if (g_ascii_strcasecmp (space, colour_rows[i].colorspace) == 0
+        && g_ascii_strcasecmp (transfer, colour_rows[i].transfer) == 0)
+      return colour_rows[i].colorimetry;
+  return NULL;
+}
+
+/* video/x-raw, format=v210 (mxl-alpha=true for v210a), progressive or
+ * alternate (caps.h) into the flow summary. */
+static gboolean
+video_def_from_caps (const GstStructure * s, mxlFlowExtDefinition * def,
+    GstMxlFabricsFormat * fmt, GError ** error)
+{
+  const gchar *format = gst_structure_get_string (s, "format");
+  const gchar *mode = gst_structure_get_string (s, "interlace-mode");
+  const gchar *order = gst_structure_get_string (s, "field-order");
+  gint width, height;
+  gboolean alpha = FALSE;
+
+  if (g_strcmp0 (format, "v210") != 0) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "video caps must have format=v210 (MXL video/v210), got %s",
+        format ? format : "no format");
+    return FALSE;
+  }
+  if (!gst_structure_get_int (s, "width", &width)
+      || !gst_structure_get_int (s, "height", &height)
+      || width <= 0 || height <= 0) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "video caps need fixed width and height");
+    return FALSE;
+  }
+  if (!gst_mxl_fabrics_caps_get_rate (s, "framerate", &def->definitionRate)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "video caps need a fixed framerate > 0 (MXL grains have a rate; "
+        "variable frame rate 0/1 cannot be carried)");
+    return FALSE;
+  }
+  if (gst_structure_has_field (s, GST_MXL_FABRICS_CAPS_FIELD_ALPHA)
+      && !gst_structure_get_boolean (s, GST_MXL_FABRICS_CAPS_FIELD_ALPHA,
+          &alpha)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "caps field " GST_MXL_FABRICS_CAPS_FIELD_ALPHA " must be a boolean");
+    return FALSE;
+  }
+
+  def->mediaType = alpha ? MXL_FLOW_EXT_MEDIA_V210A : MXL_FLOW_EXT_MEDIA_V210;
+  def->width = width;
+  def->height = height;
+  if (mode == NULL || strcmp (mode, "progressive") == 0) {
+    def->interlace = MXL_FLOW_EXT_PROGRESSIVE;
+  } else if (strcmp (mode, "alternate") == 0) {
+    if (order == NULL || strcmp (order, "top-field-first") == 0)
+      def->interlace = MXL_FLOW_EXT_INTERLACED_TFF;
+    else if (strcmp (order, "bottom-field-first") == 0)
+      def->interlace = MXL_FLOW_EXT_INTERLACED_BFF;
+    else {
+      g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+          "field-order=%s is not supported (top-field-first or "
+          "bottom-field-first)", order);
+      return FALSE;
+    }
+  } else {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "interlace-mode=%s is not supported: MXL carries one field per grain, "
+        "use interlace-mode=alternate (one field per buffer) or progressive",
+        mode);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static GstCaps *
+video_to_caps (const GstMxlFabricsFormat * fmt)
+{
+  const gchar *colorimetry = colorimetry_of (fmt);
+  gboolean interlaced = fmt->scan != GST_MXL_FABRICS_SCAN_PROGRESSIVE;
+  GstCaps *caps;
+  gint n, d;
+
+  gst_mxl_fabrics_format_frame_rate (fmt, &n, &d);
+  caps = gst_caps_new_simple ("video/x-raw",
+      "format", G_TYPE_STRING, "v210",
+      "width", G_TYPE_INT, (gint) fmt->width,
+      "height", G_TYPE_INT, (gint) fmt->height,
+      "framerate", GST_TYPE_FRACTION, n, d,
+      "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1,
+      "interlace-mode", G_TYPE_STRING,
+      interlaced ? "alternate" : "progressive", NULL);
+  if (colorimetry)
+    gst_caps_set_simple (caps, "colorimetry", G_TYPE_STRING, colorimetry,
+        NULL);
+  if (interlaced) {
+    gst_caps_set_simple (caps, "field-order", G_TYPE_STRING,
+        fmt->scan == GST_MXL_FABRICS_SCAN_INTERLACED_TFF ?
+        "top-field-first" : "bottom-field-first", NULL);
+    gst_caps_set_features (caps, 0,
+        gst_caps_features_new (GST_CAPS_FEATURE_FORMAT_INTERLACED, NULL));
+  }
+  if (fmt->media == GST_MXL_FABRICS_MEDIA_V210A)
+    gst_caps_set_simple (caps, GST_MXL_FABRICS_CAPS_FIELD_ALPHA,
+        G_TYPE_BOOLEAN, TRUE, NULL);
+  return caps;
+}
+
+/* The flow definition gives the FRAME rate ("grain_rate"). */
+static void
+video_to_def (const GstMxlFabricsFormat * fmt, mxlFlowExtDefinition * def)
+{
+  gint n, d;
+
+  gst_mxl_fabrics_format_frame_rate (fmt, &n, &d);
+  def->definitionRate.numerator = n;
+  def->definitionRate.denominator = d;
+  def->width = fmt->width;
+  def->height = fmt->height;
+  def->interlace = (mxlFlowExtInterlace) fmt->scan;
+  g_strlcpy (def->colorspace, fmt->colorspace, sizeof def->colorspace);
+  g_strlcpy (def->transferCharacteristic, fmt->transfer,
+      sizeof def->transferCharacteristic);
+}
+
+#define MISMATCH(error, ...) \
+  g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT, __VA_ARGS__)
+
+static gboolean
+video_check_match (const GstMxlFabricsFormat * caps_fmt,
+    const GstMxlFabricsFormat * flow_fmt, GError ** error)
+{
+  if (caps_fmt->media == GST_MXL_FABRICS_MEDIA_V210
+      && flow_fmt->media == GST_MXL_FABRICS_MEDIA_V210A) {
+    MISMATCH (error, "the flow is video/v210a (fill + key) but the caps "
+        "have no key plane: add " GST_MXL_FABRICS_CAPS_FIELD_ALPHA "=true");
+    return FALSE;
+  }
+  if (caps_fmt->media == GST_MXL_FABRICS_MEDIA_V210A
+      && flow_fmt->media == GST_MXL_FABRICS_MEDIA_V210) {
+    MISMATCH (error, "the caps carry a key plane ("
+        GST_MXL_FABRICS_CAPS_FIELD_ALPHA "=true) but the flow is video/v210");
+    return FALSE;
+  }
+  if (caps_fmt->width != flow_fmt->width) {
+    MISMATCH (error, "caps width %u does not match the flow's frame_width %u",
+        caps_fmt->width, flow_fmt->width);
+    return FALSE;
+  }
+  if (caps_fmt->height != flow_fmt->height) {
+    MISMATCH (error, "caps height %u does not match the flow's "
+        "frame_height %u", caps_fmt->height, flow_fmt->height);
+    return FALSE;
+  }
+  if (caps_fmt->scan != flow_fmt->scan) {
+    MISMATCH (error, "caps scanning %s does not match the flow's "
+        "interlace_mode %s", scan_name (caps_fmt->scan),
+        scan_name (flow_fmt->scan));
+    return FALSE;
+  }
+  /* Written as a label only, but a wrong one shifts every colour. */
+  if (caps_fmt->colorspace[0] != '\0' && flow_fmt->colorspace[0] != '\0'
+      && g_ascii_strcasecmp (caps_fmt->colorspace,
+          flow_fmt->colorspace) != 0) {
+    MISMATCH (error, "caps colorimetry (colorspace %s) does not match the "
+        "flow's colorspace %s", caps_fmt->colorspace, flow_fmt->colorspace);
+    return FALSE;
+  }
+  if (caps_fmt->transfer[0] != '\0' && flow_fmt->transfer[0] != '\0'
+      && g_ascii_strcasecmp (caps_fmt->transfer, flow_fmt->transfer) != 0) {
+    MISMATCH (error, "caps colorimetry (transfer_characteristic %s) does "
+        "not match the flow's transfer_characteristic %s",
+        caps_fmt->transfer, flow_fmt->transfer);
+    return FALSE;
+  }
+  return gst_mxl_fabrics_format_check_rate (caps_fmt, flow_fmt,
+      flow_fmt->scan != GST_MXL_FABRICS_SCAN_PROGRESSIVE ?
+      "field rate = 2 x grain_rate" : "grain_rate", error);
+}
+
 const GstMxlFabricsMediaOps gst_mxl_fabrics_media_video = {
   .name = "video",
   GST_MXL_FABRICS_MEDIA_GRAIN_OPS,
   .fill_grain = video_fill_grain,
   .finish_grain = video_finish_grain,
+  .caps_name = "video/x-raw",
+  .group_role = "Video",
+  .def_from_caps = video_def_from_caps,
+  .finish_caps = video_finish_caps,
+  .to_caps = video_to_caps,
+  .to_def = video_to_def,
+  .check_match = video_check_match,
 };
 
 const GstMxlFabricsMediaOps *

@@ -5,8 +5,11 @@
  * (media-anc.c) when a buffer is written into the local flow and when one is
  * read out of it. The table is chosen once, when the format is known
  * (gst_mxl_fabrics_media_ops()), so that the sink's render and the src's
- * create carry no media branches. Caps and flow definitions of each media
- * are converted in caps.c (through the library's flow summary).
+ * create carry no media branches. Each table also holds its media's caps
+ * knowledge: caps to the library's flow summary and back, and the check of
+ * caps against a flow; caps.c picks the table (by media type, or by the caps
+ * structure's name) and keeps only what all media share (the library's
+ * checks, the rate comparison).
  *
  * The generic grain and sample machinery stays in the elements; the ops
  * call back into it through the functions declared at the end of this
@@ -59,6 +62,46 @@ typedef struct {
    * pushed downstream (takes @grain). */
   GstBuffer *(*finish_grain) (struct _GstMxlFabricsSrc * src, GstBuffer * grain,
       guint64 index);
+
+  /* ---- caps and flow definitions (caps.c, any thread) ---- */
+
+  /* The name of this media's caps structure ("video/x-raw", ...). */
+  const gchar *caps_name;
+  /* The "role" of a default grouphint: "Video", "Audio" or "Data". */
+  const gchar *group_role;
+  /* Reads the fixed caps structure @s into @def, what the library checks
+   * a flow by (mxlFlowExtBuildDefinition(): media type, the rate as the
+   * flow definition writes it, the media's own fields), and into @fmt
+   * (zeroed) what caps say and no flow does: @fmt->interleaved. FALSE with GST_STREAM_ERROR_FORMAT naming the caps
+   * field to fix. */
+  gboolean (*def_from_caps) (const GstStructure * s,
+      mxlFlowExtDefinition * def, GstMxlFabricsFormat * fmt, GError ** error);
+  /* Optional: when the library refused @def (from caps) for @reason, sets
+   * @error in the caps' words and returns TRUE; FALSE leaves caps.c's
+   * general message. */
+  gboolean (*caps_refused) (const mxlFlowExtDefinition * def,
+      const gchar * reason, GError ** error);
+  /* Optional: after the library accepted the caps and @fmt holds its
+   * summary: reads what caps say beyond the flow's numbers (video
+   * colorimetry into @fmt->colorspace and @fmt->transfer, which caps.c
+   * leaves ""). FALSE with GST_STREAM_ERROR_FORMAT. */
+  gboolean (*finish_caps) (const GstStructure * s, GstMxlFabricsFormat * fmt,
+      GError ** error);
+  /* Optional: FALSE (@error in @domain, @code) when the flow summary @def,
+   * checked by the library, has no caps of this media. */
+  gboolean (*def_has_caps) (const mxlFlowExtDefinition * def, GQuark domain,
+      gint code, GError ** error);
+  /* Fixed caps of @fmt as the src produces them (transfer full). */
+  GstCaps *(*to_caps) (const GstMxlFabricsFormat * fmt);
+  /* Writes the media's fields of @fmt into @def for
+   * mxlFlowExtBuildDefinition(); caps.c has set the media type and the
+   * edit rate as @def->definitionRate. */
+  void (*to_def) (const GstMxlFabricsFormat * fmt, mxlFlowExtDefinition * def);
+  /* Compares caps and flow formats whose media both use this table: what
+   * gst_mxl_fabrics_format_check_match() (caps.h) says, the rate through
+   * gst_mxl_fabrics_format_check_rate(). */
+  gboolean (*check_match) (const GstMxlFabricsFormat * caps_fmt,
+      const GstMxlFabricsFormat * flow_fmt, GError ** error);
 } GstMxlFabricsMediaOps;
 
 /**
@@ -74,6 +117,26 @@ const GstMxlFabricsMediaOps *gst_mxl_fabrics_media_ops (GstMxlFabricsMedia
 extern const GstMxlFabricsMediaOps gst_mxl_fabrics_media_video;
 extern const GstMxlFabricsMediaOps gst_mxl_fabrics_media_audio;
 extern const GstMxlFabricsMediaOps gst_mxl_fabrics_media_anc;
+
+/* ---- caps.c's helpers for the caps members ---- */
+
+/* The rate of the caps fraction @field into @rate; FALSE when it is not a
+ * fixed fraction > 0. */
+gboolean gst_mxl_fabrics_caps_get_rate (const GstStructure * s,
+    const gchar * field, mxlRational * rate);
+/* FALSE with GST_STREAM_ERROR_FORMAT when the edit rates of @caps_fmt and
+ * @flow_fmt differ; the message names the flow's @flow_field (e.g.
+ * "sample_rate"). */
+gboolean gst_mxl_fabrics_format_check_rate (const GstMxlFabricsFormat *
+    caps_fmt, const GstMxlFabricsFormat * flow_fmt, const gchar * flow_field,
+    GError ** error);
+
+/* ---- media-video.c's, for caps.c's video geometry ---- */
+
+/* The FRAME rate of @fmt as caps and flow definitions give it: its edit
+ * rate, halved for interlaced video (one field per grain). */
+void gst_mxl_fabrics_format_frame_rate (const GstMxlFabricsFormat * fmt,
+    gint * n, gint * d);
 
 /* The post of grain media: mxlFabricsInitiatorTransferGrain() of all
  * @total_slices slices (@count unused). */

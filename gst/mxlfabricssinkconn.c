@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -79,67 +78,6 @@ gst_mxl_fabrics_sink_notices_post (GstMxlFabricsSink * self,
   g_ptr_array_set_size (notices, 0);
 }
 
-gboolean
-gst_mxl_fabrics_sink_target_info_id (const gchar * json, guint64 * id,
-    GError ** error)
-{
-  mxlFabricsTargetInfo info = NULL;
-  char *reason = NULL;
-  uint64_t v = 0;
-
-  if (mxlFabricsExtTargetInfoParse (json, &info, &reason) != MXL_STATUS_OK) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "malformed TargetInfo (%s): give the src's target-info or @ its "
-        "target-info-file", reason ? reason : "not the document an MXL "
-        "Fabrics target publishes");
-    free (reason);
-    return FALSE;
-  }
-  mxlFabricsExtTargetInfoGetId (info, &v);
-  mxlFabricsFreeTargetInfo (info);
-  if (id)
-    *id = v;
-  return TRUE;
-}
-
-gboolean
-gst_mxl_fabrics_sink_check_target_info (const gchar * json,
-    const GstMxlFabricsFormat * fmt, GError ** error)
-{
-  GstMxlFabricsFormat target_fmt;
-  GError *flow_error = NULL, *mismatch = NULL;
-  mxlFabricsTargetInfo info = NULL;
-  const char *def = NULL;
-  gboolean ok = TRUE;
-
-  if (!gst_mxl_fabrics_sink_target_info_id (json, NULL, error))
-    return FALSE;
-  if (fmt == NULL)
-    return TRUE;
-  if (mxlFabricsExtTargetInfoParse (json, &info, NULL) == MXL_STATUS_OK)
-    mxlFabricsExtTargetInfoGetFlowDef (info, &def);
-  if (def == NULL) {
-    /* a target that does not say: trust it */
-  } else if (!gst_mxl_fabrics_format_from_flow_def (def, &target_fmt, NULL,
-          &flow_error)) {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "the TargetInfo carries an invalid flow definition: %s",
-        flow_error->message);
-    ok = FALSE;
-  } else if (!gst_mxl_fabrics_format_check_match (fmt, &target_fmt,
-          &mismatch)) {
-    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
-        "the caps do not match the target's flow: %s; give the sink caps "
-        "equal to the src's", mismatch->message);
-    ok = FALSE;
-  }
-  g_clear_error (&flow_error);
-  g_clear_error (&mismatch);
-  if (info)
-    mxlFabricsFreeTargetInfo (info);
-  return ok;
-}
-
 /* "target <id> (@path)": how messages name a target. */
 static gchar *
 target_name (const GstMxlFabricsSinkTarget * t)
@@ -184,8 +122,9 @@ gst_mxl_fabrics_sink_stale_target_error (const GstMxlFabricsSinkTarget * t)
   char where[128] = "its address";
   GError *e;
 
-  if (t->info)
-    mxlFabricsExtTargetInfoGetAddress (t->info, where, sizeof where);
+  if (gst_mxl_fabrics_sink_target_info (t))
+    mxlFabricsExtTargetInfoGetAddress (gst_mxl_fabrics_sink_target_info (t),
+        where, sizeof where);
   e = g_error_new (GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
       "%s: the receiver at %s is a different target than the TargetInfo "
       "names (restarted?); give the sink its current TargetInfo", name, where);
@@ -658,15 +597,15 @@ gst_mxl_fabrics_sink_engine_count_transfer (GstMxlFabricsSink * self,
     guint64 skipped = 0, dropped = 0;
 
     if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_CONNECTED) {
-      if (t->info)
+      if (gst_mxl_fabrics_sink_target_info (t))
         t->counters.dropped++;           /* added, but not connected (yet, again) */
       continue;
     }
     /* The initiator did not queue the grain on a target that is behind,
      * dropped queued ones whose slot came up again, and queued ones failed
      * (their connection lost): its own loss. */
-    if (t->info && mxlFabricsExtInitiatorGetTargetStats (self->initiator,
-            t->info, &ts) == MXL_STATUS_OK) {
+    if (mxlFabricsExtInitiatorGetTargetStats (self->initiator,
+            t->state.u.connected.info, &ts) == MXL_STATUS_OK) {
       guint64 lost = ts.transfersDropped + ts.transfersFailed;
 
       skipped = ts.grainsSkipped - MIN (t->seen_skipped, ts.grainsSkipped);
@@ -693,7 +632,7 @@ gst_mxl_fabrics_sink_engine_count_dropped (GstMxlFabricsSink * self)
 
   for (i = 0; i < self->targets->len; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (t->info)
+    if (gst_mxl_fabrics_sink_target_info (t))
       t->counters.dropped++;
   }
 }

@@ -91,27 +91,6 @@ gboolean gst_mxl_fabrics_sink_add_signal_target (GstMxlFabricsSink * self,
 /** Makes the engine thread look at the requested targets now. */
 void gst_mxl_fabrics_sink_engine_wake (GstMxlFabricsSink * self);
 
-/**
- * gst_mxl_fabrics_sink_target_info_id:
- * @json: TargetInfo JSON.
- * @id: (out) (optional): its id (mxlFabricsExtTargetInfoGetId).
- * @error: GST_RESOURCE_ERROR_SETTINGS for a document the library refuses
- *   (mxlFabricsExtTargetInfoParse), with its reason.
- */
-gboolean gst_mxl_fabrics_sink_target_info_id (const gchar * json,
-    guint64 * id, GError ** error);
-
-/**
- * gst_mxl_fabrics_sink_check_target_info:
- * @json: TargetInfo JSON.
- * @fmt: (nullable): the caps format to compare with the target's flow
- *   ("ext.flowDef"); NULL checks the document only.
- * @error: GST_RESOURCE_ERROR_SETTINGS for a malformed TargetInfo,
- *   GST_STREAM_ERROR_FORMAT when the caps do not match the target's flow.
- */
-gboolean gst_mxl_fabrics_sink_check_target_info (const gchar * json,
-    const GstMxlFabricsFormat * fmt, GError ** error);
-
 /** Why a connection was lost, in words (a connection event's reason
  * status). Returns: (transfer none): static or interned text. */
 const gchar *gst_mxl_fabrics_sink_lost_why (mxlStatus reason);

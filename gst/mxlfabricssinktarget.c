@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The sink's targets: one list, one lock, one transition function; see
- * mxlfabricssinktarget.h. */
+/* The sink's targets: one list, one lock; their states and the one
+ * transition function are in sinktargetstate.c (its table of allowed
+ * moves); see mxlfabricssinktarget.h. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -8,6 +9,7 @@
 #include "mxlfabricssinktarget.h"
 #include "mxlfabricssinkconn.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 GST_DEBUG_CATEGORY_EXTERN (mxl_fabrics_sink_conn_debug);
@@ -32,119 +34,88 @@ gst_mxl_fabrics_sink_target_free (GstMxlFabricsSinkTarget * t)
   g_free (t->value);
   g_free (t->path);
   g_free (t->json);
-  if (t->info)
-    mxlFabricsFreeTargetInfo (t->info);
-  if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_FAILED)
-    g_clear_error (&t->state.u.failed.error);
+  gst_mxl_fabrics_sink_target_state_clear (&t->state);
   g_free (t);
 }
 
-GstMxlFabricsConnectionState
-gst_mxl_fabrics_sink_target_public_state (GstMxlFabricsSinkTargetKind kind)
+mxlFabricsTargetInfo
+gst_mxl_fabrics_sink_parse_target_info (const gchar * json, GError ** error)
 {
-  switch (kind) {
-    case GST_MXL_FABRICS_SINK_TARGET_AWAITING_FILE:
-    case GST_MXL_FABRICS_SINK_TARGET_CONNECTING:
-      return GST_MXL_FABRICS_CONNECTION_CONNECTING;
-    case GST_MXL_FABRICS_SINK_TARGET_CONNECTED:
-      return GST_MXL_FABRICS_CONNECTION_CONNECTED;
-    case GST_MXL_FABRICS_SINK_TARGET_FAILED:
-      return GST_MXL_FABRICS_CONNECTION_ERROR;
-    default:
-      return GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
+  mxlFabricsTargetInfo info = NULL;
+  char *reason = NULL;
+
+  if (mxlFabricsExtTargetInfoParse (json, &info, &reason) != MXL_STATUS_OK) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "malformed TargetInfo (%s): give the src's target-info or @ its "
+        "target-info-file", reason ? reason : "not the document an MXL "
+        "Fabrics target publishes");
+    free (reason);
+    return NULL;
   }
+  return info;
 }
 
-#define PUBLIC(t) gst_mxl_fabrics_sink_target_public_state ((t)->state.kind)
-
-/* The element's state: connected while any target is, connecting while
- * any is, error when every target failed, else disconnected. */
-static GstMxlFabricsConnectionState
-aggregate (GstMxlFabricsSink * self)
+gboolean
+gst_mxl_fabrics_sink_target_info_id (const gchar * json, guint64 * id,
+    GError ** error)
 {
-  gboolean connecting = FALSE, all_failed = self->targets->len > 0;
-  guint i;
+  mxlFabricsTargetInfo info =
+      gst_mxl_fabrics_sink_parse_target_info (json, error);
+  uint64_t v = 0;
 
-  for (i = 0; i < self->targets->len; i++) {
-    GstMxlFabricsConnectionState s =
-        PUBLIC ((GstMxlFabricsSinkTarget *) g_ptr_array_index (self->targets,
-            i));
-    if (s == GST_MXL_FABRICS_CONNECTION_CONNECTED)
-      return GST_MXL_FABRICS_CONNECTION_CONNECTED;
-    if (s == GST_MXL_FABRICS_CONNECTION_CONNECTING)
-      connecting = TRUE;
-    if (s != GST_MXL_FABRICS_CONNECTION_ERROR)
-      all_failed = FALSE;
-  }
-  return connecting ? GST_MXL_FABRICS_CONNECTION_CONNECTING : all_failed ?
-      GST_MXL_FABRICS_CONNECTION_ERROR : GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
+  if (info == NULL)
+    return FALSE;
+  mxlFabricsExtTargetInfoGetId (info, &v);
+  mxlFabricsFreeTargetInfo (info);
+  if (id)
+    *id = v;
+  return TRUE;
 }
 
-static void
-recount (GstMxlFabricsSink * self)
+gboolean
+gst_mxl_fabrics_sink_check_target_flow (mxlFabricsTargetInfo info,
+    const GstMxlFabricsFormat * fmt, GError ** error)
 {
-  guint i, n = 0;
+  GstMxlFabricsFormat target_fmt;
+  GError *flow_error = NULL, *mismatch = NULL;
+  const char *def = NULL;
+  gboolean ok = TRUE;
 
-  for (i = 0; i < self->targets->len; i++) {
-    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_CONNECTED)
-      n++;
+  mxlFabricsExtTargetInfoGetFlowDef (info, &def);
+  if (def == NULL) {
+    /* a target that does not say: trust it */
+  } else if (!gst_mxl_fabrics_format_from_flow_def (def, &target_fmt, NULL,
+          &flow_error)) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "the TargetInfo carries an invalid flow definition: %s",
+        flow_error->message);
+    ok = FALSE;
+  } else if (!gst_mxl_fabrics_format_check_match (fmt, &target_fmt,
+          &mismatch)) {
+    g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+        "the caps do not match the target's flow: %s; give the sink caps "
+        "equal to the src's", mismatch->message);
+    ok = FALSE;
   }
-  if (n != self->n_connected) {
-    self->n_connected = n;
-    g_cond_broadcast (&self->obj->cond);      /* wait-for-connection */
-  }
+  g_clear_error (&flow_error);
+  g_clear_error (&mismatch);
+  return ok;
 }
 
-void
-gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
-    GstMxlFabricsSinkTarget * t, const GstMxlFabricsSinkTargetState * next,
-    const gchar * reason, GPtrArray * notices)
+gboolean
+gst_mxl_fabrics_sink_check_target_info (const gchar * json,
+    const GstMxlFabricsFormat * fmt, GError ** error)
 {
-  GstMxlFabricsSinkTargetKind was = t->state.kind;
-  GstMxlFabricsSinkNotice *n;
+  mxlFabricsTargetInfo info =
+      gst_mxl_fabrics_sink_parse_target_info (json, error);
+  gboolean ok;
 
-  if (was == GST_MXL_FABRICS_SINK_TARGET_FAILED)
-    g_clear_error (&t->state.u.failed.error);
-  t->state = *next;
-  if (next->kind == GST_MXL_FABRICS_SINK_TARGET_CONNECTED) {
-    t->refused = 0;
-    t->taken = FALSE;
-  }
-  recount (self);
-  if (notices == NULL)
-    return;                     /* a quiet step: the next one says it */
-  /* the order is as it always was: a failure's WARNING, then the state;
-   * the state, then a loss's WARNING, so that whoever reacts to that
-   * WARNING reads the new connection-state */
-  if (next->kind == GST_MXL_FABRICS_SINK_TARGET_FAILED
-      && was != GST_MXL_FABRICS_SINK_TARGET_FAILED) {
-    const GError *e = next->u.failed.error;
-    gchar *name = t->id_str[0] ? g_strdup_printf ("target %s", t->id_str) :
-        g_strdup ("a target");
-
-    add_problem (notices, GST_MESSAGE_WARNING, e->domain, e->code,
-        g_strdup_printf ("%s failed: %s; %s", name, e->message, t->path ?
-            "waiting for its TargetInfo file to change" :
-            "the other targets go on"), t->value);
-    g_free (name);
-  }
-  n = g_new0 (GstMxlFabricsSinkNotice, 1);
-  n->type = GST_MESSAGE_ELEMENT;
-  n->state = aggregate (self);
-  n->target_id = g_strdup (t->id_str);
-  n->target_state = PUBLIC (t);
-  n->reason = g_strdup (next->kind == GST_MXL_FABRICS_SINK_TARGET_FAILED ?
-      next->u.failed.error->message : reason);
-  g_ptr_array_add (notices, n);
-  /* one WARNING per transition into lost or failed */
-  if (next->kind == GST_MXL_FABRICS_SINK_TARGET_LOST
-      && was != GST_MXL_FABRICS_SINK_TARGET_LOST)
-    add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
-        GST_RESOURCE_ERROR_WRITE,
-        g_strdup_printf ("connection to target %s lost (%s): "
-            "reconnecting in %u ms", t->id_str, next->u.lost.why,
-            next->u.lost.delay_ms), t->value);
+  if (info == NULL)
+    return FALSE;
+  ok = fmt == NULL || gst_mxl_fabrics_sink_check_target_flow (info, fmt,
+      error);
+  mxlFabricsFreeTargetInfo (info);
+  return ok;
 }
 
 static void
@@ -233,7 +204,7 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
   target->path = path;
   target->have_id = json != NULL;
   target->id = id;
-  target->state.kind = GST_MXL_FABRICS_SINK_TARGET_IDLE;
+  target->state.kind = GST_MXL_FABRICS_SINK_TARGET_IDLE;   /* a new one */
   target->file_checked_us = g_get_monotonic_time ();
   g_ptr_array_add (self->targets, target);
   UNLOCK (self);
@@ -243,13 +214,13 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
   return TRUE;
 }
 
-/* Off the initiator, which would retry it. */
+/* Off the initiator, which would retry it; the move out of the
+ * on-initiator state that follows frees the TargetInfo. */
 static void
 drop_info (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t)
 {
-  mxlFabricsInitiatorRemoveTarget (self->initiator, t->info);
-  mxlFabricsFreeTargetInfo (t->info);
-  t->info = NULL;
+  mxlFabricsInitiatorRemoveTarget (self->initiator,
+      gst_mxl_fabrics_sink_target_info (t));
 }
 
 /* Takes @t off the initiator: IDLE. */
@@ -257,7 +228,7 @@ static void
 target_unplug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
     const gchar * reason, GPtrArray * notices)
 {
-  if (t->info == NULL)
+  if (gst_mxl_fabrics_sink_target_info (t) == NULL)
     return;
   drop_info (self, t);
   set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, reason, notices);
@@ -294,7 +265,7 @@ gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
     target_unplug (self, t, "target removed", notices);
     gst_mxl_fabrics_object_set_target_stats (self->obj, t->value, NULL);
     g_ptr_array_remove_index (self->targets, i);
-    recount (self);
+    gst_mxl_fabrics_sink_targets_recount (self);
     found = TRUE;
   }
   UNLOCK (self);
@@ -324,14 +295,14 @@ gst_mxl_fabrics_sink_targets_check (GstMxlFabricsSink * self, GError ** error)
  * so, and which provider it sends with. */
 static void
 warn_unknown_provider (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
-    GPtrArray * notices)
+    mxlFabricsTargetInfo info, GPtrArray * notices)
 {
   mxlFabricsProvider named = MXL_FABRICS_PROVIDER_ANY;
   const char *name = NULL;
   char ours[32] = "";
   size_t size = sizeof ours;
 
-  if (mxlFabricsExtTargetInfoGetProvider (t->info, &named, &name) !=
+  if (mxlFabricsExtTargetInfoGetProvider (info, &named, &name) !=
       MXL_STATUS_OK || named != MXL_FABRICS_PROVIDER_ANY)
     return;
   if (mxlFabricsProviderToString (self->provider, ours, &size) !=
@@ -345,30 +316,36 @@ warn_unknown_provider (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
           "%s", t->id_str, name ? name : "", ours), t->value);
 }
 
-/* IDLE → CONNECTING: puts @t's TargetInfo on the initiator. */
+/* IDLE → CONNECTING: puts @t's TargetInfo on the initiator. Its JSON is
+ * parsed once; the id and the checks come from the parsed TargetInfo. */
 static void
 target_plug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
     GPtrArray * notices)
 {
+  GstMxlFabricsSinkTargetState next = {
+    .kind = GST_MXL_FABRICS_SINK_TARGET_CONNECTING
+  };
+  mxlFabricsTargetInfo info;
   GError *error = NULL;
   mxlStatus st;
 
-  /* named by its id in what follows, failures included */
-  if (gst_mxl_fabrics_sink_target_info_id (t->json, &t->id, NULL))
-    g_snprintf (t->id_str, sizeof t->id_str, "%" G_GUINT64_FORMAT, t->id);
-  if (!gst_mxl_fabrics_sink_check_target_info (t->json, &self->format,
-          &error)) {
+  info = gst_mxl_fabrics_sink_parse_target_info (t->json, &error);
+  if (info == NULL) {
     target_fail (self, t, error, notices);
     return;
   }
-  mxlFabricsTargetInfoFromString (t->json, &t->info);
-  mxlFabricsExtTargetInfoGetId (t->info, &t->id);
+  /* named by its id in what follows, failures included */
+  mxlFabricsExtTargetInfoGetId (info, &t->id);
   g_snprintf (t->id_str, sizeof t->id_str, "%" G_GUINT64_FORMAT, t->id);
-  warn_unknown_provider (self, t, notices);
-  st = mxlFabricsInitiatorAddTarget (self->initiator, t->info);
+  if (!gst_mxl_fabrics_sink_check_target_flow (info, &self->format, &error)) {
+    mxlFabricsFreeTargetInfo (info);
+    target_fail (self, t, error, notices);
+    return;
+  }
+  warn_unknown_provider (self, t, info, notices);
+  st = mxlFabricsInitiatorAddTarget (self->initiator, info);
   if (st != MXL_STATUS_OK) {
-    mxlFabricsFreeTargetInfo (t->info);
-    t->info = NULL;
+    mxlFabricsFreeTargetInfo (info);
     target_fail (self, t, g_error_new (GST_RESOURCE_ERROR,
             GST_RESOURCE_ERROR_SETTINGS, "cannot add target %s (%s): %s",
             t->id_str,
@@ -382,9 +359,9 @@ target_plug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
             "geometry, or an audio target for video)"), notices);
     return;
   }
-  t->refused = 0;
   t->seen_skipped = t->seen_dropped = 0;        /* a new initiator target */
-  set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_CONNECTING, "target added",
+  next.u.connecting.info = info;
+  gst_mxl_fabrics_sink_target_set_state (self, t, &next, "target added",
       notices);
 }
 
@@ -433,7 +410,7 @@ target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
     g_free (text);
     return;
   }
-  if (t->info) {
+  if (gst_mxl_fabrics_sink_target_info (t)) {
     target_unplug (self, t, "TargetInfo file changed", notices);
     count_reconnect (self, t);
   }
@@ -514,7 +491,7 @@ find_by_id (GstMxlFabricsSink * self, guint64 id)
 
   for (i = 0; i < self->targets->len; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (t->info && t->id == id)
+    if (gst_mxl_fabrics_sink_target_info (t) && t->id == id)
       return t;
   }
   return NULL;
@@ -525,25 +502,25 @@ find_by_id (GstMxlFabricsSink * self, guint64 id)
  * failures once after a few in a row, so that a stale TargetInfo or a
  * receiver that is not running does not go unnoticed. */
 static void
-warn_attempt (GstMxlFabricsSinkTarget * t, mxlStatus reason,
-    GPtrArray * notices)
+warn_attempt (GstMxlFabricsSinkTarget * t, guint * refused, gboolean * taken,
+    mxlStatus reason, GPtrArray * notices)
 {
   if (reason == MXL_ERR_CONFLICT) {
-    if (!t->taken)
+    if (!*taken)
       add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
           GST_RESOURCE_ERROR_BUSY,
           g_strdup_printf ("target %s refused this sender: the "
               "receiver already has a sender (one sender per "
               "receiver unless its options allow more). Still "
               "trying", t->id_str), t->value);
-    t->taken = TRUE;
+    *taken = TRUE;
   } else if (reason != MXL_STATUS_OK
-      && ++t->refused == GST_MXL_FABRICS_SINK_UNREACHABLE_WARN) {
+      && ++*refused == GST_MXL_FABRICS_SINK_UNREACHABLE_WARN) {
     add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
         GST_RESOURCE_ERROR_OPEN_WRITE,
         g_strdup_printf ("target %s not reachable after %u attempts "
             "(%s): is its receiver running, and is this its current "
-            "TargetInfo? Still trying", t->id_str, t->refused,
+            "TargetInfo? Still trying", t->id_str, *refused,
             reason == MXL_ERR_NOT_READY ? "timed out" :
             "refused or failed"), t->value);
   }
@@ -566,7 +543,7 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
         g_strdup (mxlFabricsExtConnectionStateName (ev.current)) :
         g_strdup_printf ("%s (%s)", mxlFabricsExtConnectionStateName
         (ev.current), gst_mxl_fabrics_status_name (ev.reason));
-    if (ev.reason == MXL_ERR_NOT_FOUND && t->info) {
+    if (ev.reason == MXL_ERR_NOT_FOUND) {
       /* a stale TargetInfo (docs/wire-format.md §6.2): no retry helps */
       GError *e = gst_mxl_fabrics_sink_stale_target_error (t);
 
@@ -584,8 +561,21 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
               "reconnecting", notices);
           break;
         }
-        warn_attempt (t, ev.reason, notices);
-        /* fall through */
+        if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_CONNECTING) {
+          /* the attempts are counted in the CONNECTING state */
+          warn_attempt (t, &t->state.u.connecting.refused,
+              &t->state.u.connecting.taken, ev.reason, notices);
+        } else {
+          /* a new series of attempts, counted from none */
+          GstMxlFabricsSinkTargetState s = {.kind =
+                GST_MXL_FABRICS_SINK_TARGET_CONNECTING };
+
+          warn_attempt (t, &s.u.connecting.refused, &s.u.connecting.taken,
+              ev.reason, notices);
+          gst_mxl_fabrics_sink_target_set_state (self, t, &s, reason,
+              notices);
+        }
+        break;
       case MXL_FABRICS_EXT_STATE_CONNECTING:
         if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_CONNECTING)
           set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_CONNECTING, reason,
@@ -631,9 +621,10 @@ gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self)
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
     mxlFabricsExtConnectionState st;
 
-    if (t->info && t->state.kind == GST_MXL_FABRICS_SINK_TARGET_CONNECTING
-        && mxlFabricsExtInitiatorGetTargetState (self->initiator, t->info,
-            &st) == MXL_STATUS_OK && st == MXL_FABRICS_EXT_STATE_CONNECTING)
+    if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_CONNECTING
+        && mxlFabricsExtInitiatorGetTargetState (self->initiator,
+            t->state.u.connecting.info, &st) == MXL_STATUS_OK
+        && st == MXL_FABRICS_EXT_STATE_CONNECTING)
       return TRUE;
   }
   return FALSE;
@@ -671,15 +662,12 @@ gst_mxl_fabrics_sink_targets_reset (GstMxlFabricsSink * self)
       g_clear_object (&t->monitor);
     }
     t->watch_tried = FALSE;
-    if (t->info)                /* the initiator goes next */
-      mxlFabricsFreeTargetInfo (t->info);
-    t->info = NULL;
     if (t->path)                /* read again at the next start */
       g_clear_pointer (&t->json, g_free);
+    /* frees the TargetInfo of an on-initiator state: the initiator goes
+     * next */
     set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, NULL, NULL);
     t->id_str[0] = '\0';
-    t->refused = 0;
-    t->taken = FALSE;
     memset (&t->counters, 0, sizeof t->counters);
     t->behind_drops = t->behind_warned = 0;
     t->behind_warned_us = 0;

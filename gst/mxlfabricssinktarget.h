@@ -2,8 +2,10 @@
 /*
  * The sink's targets, in the manner of multiudpsink's clients: one list
  * (GstMxlFabricsSink.targets) under one lock (the engine lock, obj->lock),
- * each target one GstMxlFabricsSinkTarget with an explicit state, written
- * only by gst_mxl_fabrics_sink_target_set_state(). add-target,
+ * each target one GstMxlFabricsSinkTarget with an explicit tagged state
+ * (GstMxlFabricsSinkTargetState: the data valid in a state lives in it),
+ * moved only by gst_mxl_fabrics_sink_target_set_state(), which refuses a
+ * move its table (sinktargetstate.c) does not allow. add-target,
  * remove-target and the target-info property act on the list directly;
  * the engine thread (mxlfabricssinkconn.c) drives the initiator, reads
  * @path files on their GFileMonitor events and feeds connection events in.
@@ -13,7 +15,7 @@
  *   CONNECTED ──(event lost)──> LOST{retry_at} ──(event idle)──> CONNECTING
  *   (the library retries a lost connection at retry_at with its back-off)
  *   any ──(bad TargetInfo, refused, lost without auto-reconnect)──> FAILED
- *   FAILED / any ──(@path file changed)──> IDLE
+ *   FAILED / any ──(@path file changed, stop)──> IDLE
  *
  * One WARNING per transition into LOST or FAILED (none while it stays).
  */
@@ -36,10 +38,21 @@ typedef enum {
   GST_MXL_FABRICS_SINK_TARGET_FAILED,   /* left alone until its file changes */
 } GstMxlFabricsSinkTargetKind;
 
+/* On the initiator (CONNECTING, CONNECTED, LOST): the TargetInfo added to
+ * it, owned; it travels with the target between these three states. */
 typedef struct {
   GstMxlFabricsSinkTargetKind kind;
   union {
     struct {
+      mxlFabricsTargetInfo info;
+      guint refused;            /* failed connection attempts in a row */
+      gboolean taken;           /* refused: the receiver has another sender */
+    } connecting;
+    struct {
+      mxlFabricsTargetInfo info;
+    } connected;
+    struct {
+      mxlFabricsTargetInfo info;
       gint64 retry_at_us;       /* monotonic: the library's retry time
                                  * (its LOST event's retryAtNs) */
       guint delay_ms;           /* from the loss to it */
@@ -59,9 +72,7 @@ struct _GstMxlFabricsSinkTarget {
   guint64 id;
   gchar id_str[24];
   GstMxlFabricsSinkTargetState state;
-  mxlFabricsTargetInfo info;    /* non-NULL while on the initiator */
-  guint refused;                /* failed connection attempts in a row */
-  gboolean taken;               /* refused: the receiver has another sender */
+  /* the watch of an @path file, in every state */
   GFileMonitor *monitor;        /* @path watched (engine thread's context) */
   gboolean watch_tried;
   gboolean file_dirty;          /* re-read the file */
@@ -97,18 +108,91 @@ void gst_mxl_fabrics_sink_notice_problem (GPtrArray * notices,
 GstMxlFabricsConnectionState
 gst_mxl_fabrics_sink_target_public_state (GstMxlFabricsSinkTargetKind kind);
 
+/** The TargetInfo on the initiator: the one of an on-initiator state
+ * (CONNECTING, CONNECTED, LOST), else NULL. (transfer none) */
+mxlFabricsTargetInfo gst_mxl_fabrics_sink_target_info (const
+    GstMxlFabricsSinkTarget * t);
+
+/** Frees what @s owns (its TargetInfo, its error); the kind stays. */
+void gst_mxl_fabrics_sink_target_state_clear (GstMxlFabricsSinkTargetState *
+    s);
+
 /**
  * gst_mxl_fabrics_sink_target_set_state:
  * @t: a target of self->targets; engine_lock held.
- * @next: the new state; a FAILED one's error is taken.
+ * @next: the new state. A FAILED one's error is taken; so is the info of a
+ *   CONNECTING one entered from IDLE (the TargetInfo just added to the
+ *   initiator). Between on-initiator states the info travels from the
+ *   current state (@next's is ignored); leaving them frees it (the caller
+ *   took it off the initiator first, or the initiator goes next).
  * @reason: the reason in the target's connection message.
+ * @notices: (nullable): where the messages go; NULL for a quiet step.
  *
- * The only writer of @t->state: posts the per-target connection message,
- * the WARNING on entering LOST or FAILED, and wakes wait-for-connection.
+ * The one function that moves a target between states (its table of
+ * allowed moves: sinktargetstate.c): posts the per-target connection
+ * message, the WARNING on entering LOST or FAILED, and wakes
+ * wait-for-connection. A move the table does not allow is a programming
+ * error: g_critical(), the state stays, and what @next owns is freed.
+ *
+ * Returns: TRUE when @t moved.
  */
-void gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
+gboolean gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
     GstMxlFabricsSinkTarget * t, const GstMxlFabricsSinkTargetState * next,
     const gchar * reason, GPtrArray * notices);
+
+/** The element's connection state: connected while any target is,
+ * connecting while any is, error when every target failed, else
+ * disconnected; engine_lock held. */
+GstMxlFabricsConnectionState
+gst_mxl_fabrics_sink_targets_aggregate (GstMxlFabricsSink * self);
+
+/** Counts the connected targets and wakes wait-for-connection when that
+ * number changed; engine_lock held. */
+void gst_mxl_fabrics_sink_targets_recount (GstMxlFabricsSink * self);
+
+/**
+ * gst_mxl_fabrics_sink_parse_target_info:
+ * @json: TargetInfo JSON.
+ * @error: GST_RESOURCE_ERROR_SETTINGS for a document the library refuses
+ *   (mxlFabricsExtTargetInfoParse(), the parse of
+ *   mxlFabricsTargetInfoFromString() with its reason), with that reason.
+ *
+ * Returns: (transfer full) (nullable): the TargetInfo (free with
+ * mxlFabricsFreeTargetInfo()), NULL on error.
+ */
+mxlFabricsTargetInfo gst_mxl_fabrics_sink_parse_target_info (const gchar *
+    json, GError ** error);
+
+/**
+ * gst_mxl_fabrics_sink_target_info_id:
+ * @json: TargetInfo JSON.
+ * @id: (out) (optional): its id (mxlFabricsExtTargetInfoGetId).
+ * @error: as gst_mxl_fabrics_sink_parse_target_info().
+ */
+gboolean gst_mxl_fabrics_sink_target_info_id (const gchar * json,
+    guint64 * id, GError ** error);
+
+/**
+ * gst_mxl_fabrics_sink_check_target_flow:
+ * @info: a parsed TargetInfo.
+ * @fmt: the caps format to compare with the target's flow ("ext.flowDef",
+ *   mxlFabricsExtTargetInfoGetFlowDef(); a target without one is trusted).
+ * @error: GST_RESOURCE_ERROR_SETTINGS for an invalid flow definition,
+ *   GST_STREAM_ERROR_FORMAT when the caps do not match the target's flow.
+ */
+gboolean gst_mxl_fabrics_sink_check_target_flow (mxlFabricsTargetInfo info,
+    const GstMxlFabricsFormat * fmt, GError ** error);
+
+/**
+ * gst_mxl_fabrics_sink_check_target_info:
+ * @json: TargetInfo JSON, parsed once.
+ * @fmt: (nullable): as gst_mxl_fabrics_sink_check_target_flow(); NULL
+ *   checks the document only.
+ * @error: as gst_mxl_fabrics_sink_parse_target_info() and
+ *   gst_mxl_fabrics_sink_check_target_flow().
+ */
+gboolean gst_mxl_fabrics_sink_check_target_info (const gchar * json,
+    const GstMxlFabricsFormat * fmt, GError ** error);
 
 /** Adds a target (add-target, target-info); engine_lock NOT held. Fails
  * with GST_RESOURCE_ERROR_SETTINGS for a TargetInfo the library refuses,

@@ -213,14 +213,23 @@ gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
     return ret;
   if (!wait_slot_free (self, index)
       || !lend_or_copy (self, buffer, index, &copy)) {
-    GST_WARNING_OBJECT (self, "grain %" G_GUINT64_FORMAT ": its ring slot is "
-        "still being sent (a target or the network is slower than the "
-        "stream); dropped instead of overwriting it", index);
-    gst_mxl_fabrics_sink_count_dropped (self,
-        &self->obj->counters.dropped_in_flight);
+    gboolean none;
+
     g_mutex_lock (&self->obj->lock);
+    none = self->n_connected == 0;
     gst_mxl_fabrics_sink_engine_count_dropped (self);
     g_mutex_unlock (&self->obj->lock);
+    /* With no target connected the slot is held by the writes of a lost
+     * one (a stopped shm receiver keeps them until it continues or ends):
+     * no target could have had this grain, dropped-no-target
+     * (docs/bus-and-stats.md) */
+    GST_WARNING_OBJECT (self, "grain %" G_GUINT64_FORMAT ": its ring slot is "
+        "still being sent (%s); dropped instead of overwriting it", index,
+        none ? "by a lost target, and no target is connected" :
+        "a target or the network is slower than the stream");
+    gst_mxl_fabrics_sink_count_dropped (self, none ?
+        &self->obj->counters.dropped_no_target :
+        &self->obj->counters.dropped_in_flight);
     return GST_FLOW_OK;
   }
   st = mxlFlowWriterOpenGrain (self->flow.writer, index, &info, &payload);

@@ -371,6 +371,17 @@ phase_record (GstMxlFabricsIndexPhase * phase, __int128 d, __int128 period)
 
 /* Late buffers in a row, and periods of lateness, that
  * gst_mxl_fabrics_follow_grain_index() gives their own index. */
+guint64
+gst_mxl_fabrics_follow_sample_index (guint64 first, gsize n_samples,
+    gboolean have_last, guint64 last)
+{
+  guint64 distance = first > last ? first - last : last - first;
+
+  if (have_last && first != last && distance < MAX (n_samples / 2, 1))
+    return last;
+  return first;
+}
+
 #define FOLLOW_LATE_MAX 4
 
 guint64

@@ -296,6 +296,25 @@ guint64 gst_mxl_fabrics_follow_grain_index_full (guint64 tai, gint num,
     GstMxlFabricsIndexPhase * phase);
 
 /**
+ * gst_mxl_fabrics_follow_sample_index:
+ * @first: the index of the buffer's first sample from its time (samples at
+ *   the flow's rate, mxlTimestampToIndex()).
+ * @n_samples: samples per channel in the buffer.
+ * @have_last: a buffer was written before in this stream.
+ * @last: one past the last sample index written before.
+ *
+ * mxlfabricssink's rule for audio (docs/architecture.md "Grain indices"):
+ * a buffer whose time lies within half its own length (at least one
+ * sample) of where the previous one ended continues it, so that the
+ * jitter of timestamps leaves no gap or overlap; a larger difference is a
+ * real gap (or a jump back) and keeps @first.
+ *
+ * Returns: the index of the buffer's first sample.
+ */
+guint64 gst_mxl_fabrics_follow_sample_index (guint64 first, gsize n_samples,
+    gboolean have_last, guint64 last);
+
+/**
  * gst_mxl_fabrics_timing_add_reference_meta:
  * Adds a GstReferenceTimestampMeta with caps
  * GST_MXL_FABRICS_TAI_REFERENCE_CAPS, timestamp @tai and @duration ns.

@@ -193,11 +193,11 @@ record_audio (DemoStream * s, GstPad * pad, GstBuffer * buf, DemoItem * it)
   it->count = ab.n_samples;
   if (s->role == DEMO_SENDER) {
     guint64 first = sender_index (s, pad, buf, GST_AUDIO_INFO_RATE (&info), 1);
-    /* mxlfabricssink: timestamps jitter, the flow stays contiguous */
-    if (s->have_last && first != G_MAXUINT64 && first != s->last_index
-        && (first > s->last_index ? first - s->last_index :
-            s->last_index - first) < MAX (ab.n_samples / 2, 1))
-      first = s->last_index;
+    /* mxlfabricssink's own rule: timestamps jitter, the flow stays
+     * contiguous */
+    if (first != G_MAXUINT64)
+      first = gst_mxl_fabrics_follow_sample_index (first, ab.n_samples,
+          s->have_last, s->last_index);
     it->index = first;
     if (first != G_MAXUINT64) {
       s->have_last = TRUE;

@@ -132,11 +132,23 @@ mxlStatus mxl_initiator_set_grain_payload (MxlInitiator *init, uint64_t index,
 void mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason);
 
 /** A lost connection's own endpoint is kept open this long at most while
- * its peer process lives and writes it posted have not completed (ms). */
+ * its peer process lives and writes it posted have not completed (ms);
+ * for a target of this process (mxl_conn_peer_local()), while it lives. */
 #define MXL_PARK_MAX_MS 30000
 
-/** TRUE when the shm peer of @conn is known to be gone (TargetInfo ext.pid). */
+/** How long destroy keeps progressing an endpoint whose writes a target of
+ * this process has not processed yet, before it keeps the endpoint open
+ * for the rest of the process instead of closing it (ms; P17). */
+#define MXL_LOCAL_PEER_DRAIN_MS 200
+
+/** TRUE when the shm peer of @conn is known to be gone (TargetInfo ext.pid;
+ * for a target of this process, its withdrawn address: localpeers.h). */
 gboolean mxl_conn_peer_gone (const MxlConn *conn);
+
+/** TRUE when the peer of @conn is a target of this process that the
+ * provider reaches through the target's own memory, and that reaches this
+ * side's endpoint through its memory too (docs/libfabric-notes.md P17). */
+gboolean mxl_conn_peer_local (const MxlConn *conn);
 
 /** Releases the contexts of connection generation @conn_id now that no
  * completion of theirs can come (their endpoint is closed). */

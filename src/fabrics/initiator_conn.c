@@ -12,6 +12,9 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "fabrics/ofi/localpeers.h"
 
 #ifdef MXL_TEST_HOOKS
 #include "fabrics/protocol/protocol_hooks.h"
@@ -192,12 +195,27 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
  * shared region must not be written again, whatever state libfabric left
  * it in (a lock the process held when it died is never released, and
  * libfabric 1.17 spins on it). A reused pid only delays the verdict to the
- * stall check. */
+ * stall check. A target of this very process is gone once it withdrew
+ * its address (localpeers.h): nothing progresses it any more. */
 gboolean
 mxl_conn_peer_gone (const MxlConn *conn)
 {
-  return conn->info->owner_pid != 0 && kill ((pid_t) conn->info->owner_pid, 0) != 0
-      && errno == ESRCH;
+  if (conn->info->owner_pid == 0)
+    return FALSE;
+  if (mxl_conn_peer_local (conn))
+    return !mxl_local_peer_alive (conn->info->fabric_address,
+        conn->info->fabric_address_len);
+  return kill ((pid_t) conn->info->owner_pid, 0) != 0 && errno == ESRCH;
+}
+
+/* The target is an endpoint of this process that the provider reaches
+ * through the target's own memory (MXL_PROVIDER_QUIRK_LOCAL_PEER_SHARED). */
+gboolean
+mxl_conn_peer_local (const MxlConn *conn)
+{
+  return conn->info->owner_pid == (uint32_t) getpid ()
+      && mxl_provider_has_quirk (conn->init->base.desc,
+      MXL_PROVIDER_QUIRK_LOCAL_PEER_SHARED);
 }
 
 /* The connection becomes connected: its protocol's initiator state,

@@ -19,12 +19,13 @@
  * fi_av_remove(), which corrupts the endpoint on 1.17 (see rdm_close()).
  */
 #include "fabrics/initiator_claim.h"
+#include "fabrics/initiator_park.h"
 
-#include <errno.h>
-#include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fabrics/wire/claim.h"
+#include "fabrics/ofi/address.h"
 #include "fabrics/ofi/shmstale.h"
 
 /* The connectionless initiator's own state (init->type_state). */
@@ -39,7 +40,7 @@ typedef struct MxlRdmInitiator {
   uint64_t claim_token;
   GHashTable *shm_holds;     /* shm: struct fid_ep* → MxlShmHold*, one per
                                 enabled endpoint (shmstale.h), NULL = none */
-  GPtrArray *parked;         /* MxlParkedEp*, NULL = none yet */
+  MxlParking *parked;        /* initiator_park.h, NULL = none yet */
 } MxlRdmInitiator;
 
 /* What the operations of a connection's current endpoint met so far;
@@ -190,71 +191,14 @@ close_endpoint (MxlInitiator *init, struct fid_ep *ep, struct fid_av *av)
   close_endpoint_full (init, ep, av, FALSE);
 }
 
-/* The own endpoint of a connection lost with writes in flight to a peer
- * that still lives (rdm_close()): kept open, so that the writes'
- * completions still come if the peer continues, until then. */
-typedef struct {
-  struct fid_ep *ep;
-  struct fid_av *av;
-  uint64_t conn_id;
-  uint32_t pid;
-  gint64 since;
-  MxlGrainStage stage;          /* what the parked writes read (grainstage.h) */
-} MxlParkedEp;
-
-static void
-park (MxlConn *conn, struct fid_ep *ep, struct fid_av *av)
-{
-  MxlRdmInitiator *r = rdm_initiator (conn->init);
-  MxlParkedEp *p = g_new0 (MxlParkedEp, 1);
-
-  p->ep = ep;
-  p->av = av;
-  p->conn_id = conn->conn_id;
-  p->pid = conn->info->owner_pid;
-  p->since = g_get_monotonic_time ();
-  /* the parked writes read the connection's staging buffer: it goes with
-   * them (the connection allocates a new one should it connect again) */
-  mxl_grain_stage_take (conn, &p->stage);
-  if (r->parked == NULL)
-    r->parked = g_ptr_array_new ();
-  g_ptr_array_add (r->parked, p);
-  g_debug ("initiator: endpoint of target %" G_GUINT64_FORMAT " parked until "
-      "its writes complete", conn->target_id);
-}
-
-static void
-unpark (MxlInitiator *init, guint i)
-{
-  GPtrArray *parked = rdm_initiator (init)->parked;
-  MxlParkedEp *p = g_ptr_array_index (parked, i);
-
-  close_endpoint (init, p->ep, p->av);
-  mxl_grain_stage_free (init->base.dom, &p->stage);
-  mxl_initiator_release_contexts (init, p->conn_id);
-  g_ptr_array_remove_index_fast (parked, i);
-  g_free (p);
-}
-
-/* MxlInitiatorTypeOps.check_parked: each parked endpoint goes once its
- * writes completed, its peer process is gone or MXL_PARK_MAX_MS passed. */
+/* MxlInitiatorTypeOps.check_parked (initiator_park.h). */
 static void
 rdm_check_parked (MxlInitiator *init)
 {
-  GPtrArray *parked = rdm_initiator (init)->parked;
-  gint64 now;
+  MxlRdmInitiator *r = rdm_initiator (init);
 
-  if (parked == NULL || parked->len == 0)
-    return;
-  now = g_get_monotonic_time ();
-  for (guint i = parked->len; i-- > 0;) {
-    MxlParkedEp *p = g_ptr_array_index (parked, i);
-    gboolean gone = p->pid != 0 && kill ((pid_t) p->pid, 0) != 0 && errno == ESRCH;
-
-    if (gone || !mxl_initiator_contexts_in_use (init, p->conn_id)
-        || now - p->since > (gint64) MXL_PARK_MAX_MS * 1000)
-      unpark (init, i);
-  }
+  if (r != NULL && r->parked != NULL)
+    mxl_parking_check (r->parked, init);
 }
 
 /* MxlInitiatorTypeOps.parked: whether the endpoint of generation @conn_id
@@ -263,12 +207,8 @@ static gboolean
 rdm_parked (const MxlInitiator *init, uint64_t conn_id)
 {
   MxlRdmInitiator *r = rdm_initiator (init);
-  GPtrArray *parked = r != NULL ? r->parked : NULL;
 
-  for (guint i = 0; parked != NULL && i < parked->len; i++)
-    if (((MxlParkedEp *) g_ptr_array_index (parked, i))->conn_id == conn_id)
-      return TRUE;
-  return FALSE;
+  return r != NULL && mxl_parking_holds (r->parked, conn_id);
 }
 
 /* A shm endpoint is named after its info's source address: one given by
@@ -429,6 +369,23 @@ watch (MxlConn *conn)
   conn->post = watch_post;
 }
 
+/* A target of this process, on a provider that would reach it through the
+ * target's own mapping of its region (MXL_PROVIDER_QUIRK_LOCAL_PEER_SHARED):
+ * the alias of its address that maps the region on its own, so that the
+ * target's fi_close() cannot unmap what this endpoint still reads and posts
+ * to (mxl_shm_address_separate_mapping(), docs/libfabric-notes.md P17).
+ * NULL (use the address as it is) otherwise. */
+static char *
+peer_address_alias (const MxlConn *conn)
+{
+  if (!mxl_provider_has_quirk (conn->init->base.desc,
+          MXL_PROVIDER_QUIRK_LOCAL_PEER_SHARED)
+      || conn->info->owner_pid != (uint32_t) getpid ())
+    return NULL;
+  return mxl_shm_address_separate_mapping (conn->info->fabric_address,
+      conn->info->fabric_address_len);
+}
+
 static mxlStatus
 rdm_open (MxlConn *conn, MxlConnState *next)
 {
@@ -438,6 +395,7 @@ rdm_open (MxlConn *conn, MxlConnState *next)
   fi_addr_t addr = FI_ADDR_NOTAVAIL;
   struct fid_ep *ep = rdm_initiator (init)->ep;
   struct fid_av *av = rdm_initiator (init)->av, *own_av = NULL;
+  char *alias;
   int rc;
 
   if (state == NULL) {
@@ -461,7 +419,10 @@ rdm_open (MxlConn *conn, MxlConnState *next)
     av = own_av;
     request_transition (state, REQUEST_IN_NEW_ENDPOINT);
   }
-  rc = fi_av_insert (av, conn->info->fabric_address, 1, &addr, 0, NULL);
+  alias = peer_address_alias (conn);
+  rc = fi_av_insert (av, alias != NULL ? (const void *) alias
+      : conn->info->fabric_address, 1, &addr, 0, NULL);
+  g_free (alias);
   if (rc != 1) {
     g_warning ("initiator: fi_av_insert of target %" G_GUINT64_FORMAT ": %s",
         conn->target_id, rc < 0 ? fi_strerror (-rc) : "address rejected");
@@ -529,10 +490,16 @@ rdm_close (MxlConn *conn, const MxlConnState *state, gboolean orderly)
      * provider still holds for the peer (see the top of this file); lost
      * with writes in flight to a peer that still lives (stopped, say), it
      * is parked instead: should the peer continue, it would still read
-     * the local slots those writes name. */
-    if (!orderly && !mxl_conn_peer_gone (conn)
+     * the local slots those writes name. So is one removed (orderly)
+     * with writes a live target of this process has not processed: it
+     * writes its answers into the endpoint's own region (P17). */
+    if ((!orderly || mxl_conn_peer_local (conn)) && !mxl_conn_peer_gone (conn)
         && mxl_initiator_contexts_in_use (conn->init, conn->conn_id)) {
-      park (conn, ep, av);
+      MxlRdmInitiator *r = rdm_initiator (conn->init);
+
+      if (r->parked == NULL)
+        r->parked = mxl_parking_new (close_endpoint);
+      mxl_parking_add (r->parked, conn, ep, av);
       return MXL_CLOSE_PARKED;
     }
     if (request_pending && shm_holds (conn->init) != NULL)
@@ -593,9 +560,8 @@ rdm_teardown (MxlInitiator *init)
 
   if (r == NULL)
     return;
-  while (r->parked != NULL && r->parked->len > 0)
-    unpark (init, r->parked->len - 1);
-  g_clear_pointer (&r->parked, g_ptr_array_unref);
+  mxl_parking_free (r->parked, init);
+  r->parked = NULL;
   close_endpoint (init, r->ep, r->av);
   g_clear_pointer (&r->shm_holds, g_hash_table_unref);
   g_free (r);

@@ -271,6 +271,13 @@ mxl_endpoint_poll_event (MxlEndpoint *ep, mxlFabricsExtConnectionEvent *out)
 void
 mxl_endpoint_close (MxlEndpoint *ep)
 {
+  if (ep->kept_open) {
+    /* what an endpoint kept open is bound to stays too (never freed) */
+    ep->cq = NULL;
+    ep->dom = NULL;
+    ep->regions = NULL;
+    ep->kept_open = FALSE;
+  }
   for (guint i = 0; ep->dom && ep->regions && i < ep->grain_count; i++)
     mxl_ofi_region_close (ep->dom, &ep->regions[i]);
   mxl_ofi_close (ep->cq ? &ep->cq->fid : NULL, "cq");

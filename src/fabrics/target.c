@@ -7,6 +7,7 @@
 
 #include <rdma/fi_eq.h>
 
+#include "fabrics/ofi/localpeers.h"
 #include "fabrics/protocol/rxring.h"
 #include "fabrics/setup.h"
 #include "flow/flow-priv.h"
@@ -133,6 +134,9 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
   def = mxl_flow_writer_get_def (t->writer);
   info->flow_def = def ? g_strdup (def) : NULL;
   t->info = info;
+  /* an initiator of this process asks whether it still lives (P17) */
+  if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_LOCAL_PEER_SHARED))
+    mxl_local_peer_add (info->fabric_address, info->fabric_address_len);
   return MXL_STATUS_OK;
 }
 
@@ -143,6 +147,11 @@ teardown (MxlTarget *t)
   /* The progress thread goes first: this thread owns the endpoints again. */
   mxl_progress_stop (&t->base.progress);
   t->mode = inline_mode_of (t);
+  /* Nothing progresses it any more: an initiator of this process may
+   * close the endpoints it holds for it (docs/libfabric-notes.md P17). */
+  if (t->info != NULL
+      && mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_LOCAL_PEER_SHARED))
+    mxl_local_peer_remove (t->info->fabric_address, t->info->fabric_address_len);
   if (t->type_ops)
     t->type_ops->close (t);
   if (t->pstate != NULL)

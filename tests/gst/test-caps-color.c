@@ -14,6 +14,7 @@
 #include "caps.h"
 #include "mxlfabricsobject.h"
 #include "mxlfabricssinkconn.h"
+#include "mxlfabricssinktarget.h"
 #include "mxlfabricssrc.h"
 
 #define UUID "5fbec3b1-1b0f-417d-9059-8b94a47197ed"

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* caps <-> NMOS flow definition, grain geometry and mismatch errors (gst/caps.h). */
+#include <stdlib.h>
 #include <string.h>
 
 #include <gst/gst.h>
@@ -8,6 +9,7 @@
 
 #include "caps.h"
 #include "localflow.h"
+#include "media.h"
 
 #define UUID "5fbec3b1-1b0f-417d-9059-8b94a47197ed"
 
@@ -656,6 +658,125 @@ test_audio_rate_limits (void)
   }
 }
 
+/* Each media's caps knowledge is its ops table's (gst/media.h): for caps
+ * of every media, in the form the src produces, the table chosen by the
+ * media type is the one named by the caps structure, its own to_caps,
+ * to_def and check_match give what the caps.h calls give, and caps ->
+ * flow definition -> caps comes back equal. */
+static void
+test_media_ops_table (void)
+{
+  const struct {
+    const gchar *caps;
+    const GstMxlFabricsMediaOps *ops;
+    const gchar *role;
+  } rows[] = {
+    {"video/x-raw, format=(string)v210, width=(int)1920, height=(int)1080, "
+          "framerate=(fraction)50/1, pixel-aspect-ratio=(fraction)1/1, "
+          "interlace-mode=(string)progressive, colorimetry=(string)bt709",
+        &gst_mxl_fabrics_media_video, "Video"},
+    {"video/x-raw(format:Interlaced), format=(string)v210, width=(int)1920, "
+          "height=(int)1080, framerate=(fraction)25/1, "
+          "pixel-aspect-ratio=(fraction)1/1, interlace-mode=(string)alternate, "
+          "colorimetry=(string)bt2100-hlg, "
+          "field-order=(string)bottom-field-first",
+        &gst_mxl_fabrics_media_video, "Video"},
+    {"video/x-raw, format=(string)v210, width=(int)1280, height=(int)720, "
+          "framerate=(fraction)60000/1001, pixel-aspect-ratio=(fraction)1/1, "
+          "interlace-mode=(string)progressive, colorimetry=(string)bt2100-pq, "
+          "mxl-alpha=(boolean)true",
+        &gst_mxl_fabrics_media_video, "Video"},
+    {"audio/x-raw, format=(string)F32LE, layout=(string)non-interleaved, "
+          "rate=(int)48000, channels=(int)2, channel-mask=(bitmask)0x3",
+        &gst_mxl_fabrics_media_audio, "Audio"},
+    {"audio/x-raw, format=(string)F32LE, layout=(string)non-interleaved, "
+          "rate=(int)96000, channels=(int)1",
+        &gst_mxl_fabrics_media_audio, "Audio"},
+    {"meta/x-st-2038, alignment=(string)frame, framerate=(fraction)30000/1001",
+        &gst_mxl_fabrics_media_anc, "Data"},
+  };
+  GstMxlFabricsFormat fmts[G_N_ELEMENTS (rows)];
+  guint i, j;
+
+  for (i = 0; i < G_N_ELEMENTS (rows); i++) {
+    GstCaps *caps = gst_caps_from_string (rows[i].caps), *back, *own;
+    const GstMxlFabricsMediaOps *ops;
+    GstMxlFabricsFormat fmt, flow_fmt;
+    mxlFlowExtDefinition def;
+    GError *error = NULL;
+    gchar *json, *hint, *role;
+    char *own_json = NULL;
+
+    g_assert_nonnull (caps);
+    g_assert_true (gst_mxl_fabrics_format_from_caps (caps, &fmt, &error));
+    g_assert_no_error (error);
+    ops = gst_mxl_fabrics_media_ops (fmt.media);
+    g_assert_true (ops == rows[i].ops);
+    g_assert_true (gst_structure_has_name (gst_caps_get_structure (caps, 0),
+            ops->caps_name));
+    g_assert_cmpstr (ops->group_role, ==, rows[i].role);
+
+    /* caps -> flow definition: what the table writes, built by the library */
+    json = gst_mxl_fabrics_flow_def_new (&fmt, UUID, "t", "g:r", &error);
+    g_assert_no_error (error);
+    memset (&def, 0, sizeof def);
+    def.mediaType = (mxlFlowExtMediaType) fmt.media;
+    def.definitionRate.numerator = fmt.rate_n;
+    def.definitionRate.denominator = fmt.rate_d;
+    ops->to_def (&fmt, &def);
+    g_strlcpy (def.id, UUID, sizeof def.id);
+    g_assert_cmpint (mxlFlowExtBuildDefinition (&def, "t", "g:r", &own_json,
+            NULL), ==, MXL_STATUS_OK);
+    g_assert_cmpstr (json, ==, own_json);
+    free (own_json);
+
+    /* flow definition -> caps: equal to the caps we started from */
+    g_assert_true (gst_mxl_fabrics_format_from_flow_def (json, &flow_fmt, NULL,
+            &error));
+    g_assert_no_error (error);
+    back = gst_mxl_fabrics_format_to_caps (&flow_fmt);
+    own = ops->to_caps (&flow_fmt);
+    if (!gst_caps_is_equal (back, caps) || !gst_caps_is_equal (own, caps)) {
+      gchar *s = gst_caps_to_string (back);
+      g_error ("%s came back as %s", rows[i].caps, s);
+    }
+    g_assert_true (gst_mxl_fabrics_format_check_match (&fmt, &flow_fmt,
+            &error));
+    g_assert_true (ops->check_match (&fmt, &flow_fmt, &error));
+    g_assert_no_error (error);
+
+    /* the default grouphint names the table's role */
+    g_free (json);
+    json = gst_mxl_fabrics_flow_def_new (&fmt, UUID, "t", NULL, NULL);
+    role = g_strdup_printf (":%s\"", rows[i].role);
+    hint = strstr (json, "\"gst-mxl-fabrics ");
+    g_assert_nonnull (hint);
+    g_assert_nonnull (strstr (hint, role));
+    g_free (role);
+    g_free (json);
+    gst_caps_unref (back);
+    gst_caps_unref (own);
+    gst_caps_unref (caps);
+    fmts[i] = fmt;
+  }
+
+  /* caps against a flow of another table: refused by media, before any
+   * table's own check */
+  for (i = 0; i < G_N_ELEMENTS (rows); i++)
+    for (j = 0; j < G_N_ELEMENTS (rows); j++) {
+      GError *error = NULL;
+
+      if (rows[i].ops == rows[j].ops)
+        continue;
+      g_assert_false (gst_mxl_fabrics_format_check_match (&fmts[i], &fmts[j],
+              &error));
+      g_assert_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT);
+      g_assert_nonnull (strstr (error->message, "does not match the flow's "
+              "media_type"));
+      g_error_free (error);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -679,5 +800,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/caps/mismatch", test_mismatch);
   g_test_add_func ("/gst/caps/bad-caps", test_bad_caps);
   g_test_add_func ("/gst/caps/audio-rate-limits", test_audio_rate_limits);
+  g_test_add_func ("/gst/caps/media-ops-table", test_media_ops_table);
   return g_test_run ();
 }

@@ -25,6 +25,9 @@
  *    each receiver restarted under a live sender).
  *  - early/shm: grains stamped far before the receiver started (a sender
  *    on another time base) are still its loss, dropped-early.
+ *  - stopped-lost/shm: frames rendered while a stopped shm receiver,
+ *    declared lost, still holds the ring slots of its writes are
+ *    dropped-no-target (no target connected), not dropped-in-flight.
  *  - stats-at-eos/tcp: the sink's stats read when its EOS is on the bus
  *    hold every transfer up to EOS, in the engine's counters and per
  *    target (they used to be up to 100 ms old: the last grains missing).
@@ -551,6 +554,60 @@ test_early (void)
   g_free (desc);
 }
 
+/* A shm receiver stopped (SIGSTOP) and never continued: once the sink has
+ * declared it lost (5 s without a completion), its writes still hold their
+ * ring slots (the stopped process keeps them until it goes), and no target
+ * is connected. The frames rendered then, for a second, are
+ * dropped-no-target: no target could have had them (they used to be
+ * dropped-in-flight, about 25 a second, as if a connected target were a
+ * ring behind, issue 20). */
+static void
+test_stopped_lost (void)
+{
+  Files f;
+  gchar *desc;
+  GstElement *p;
+  GPid pid;
+  guint64 in_flight, no_target, lost_first, lost, in_flight_after, no_target_after;
+  gint status;
+  guint i;
+
+  files_init (&f, 0);
+  desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=1000 ! "
+      CAPS_50 " ! mxlfabricssink name=sink provider=shm target-info=@%s",
+      f.file);
+  p = start_pair (&f, "shm", desc, &pid);
+  for (i = 0; i < 500 && hgst_stat (p, "sink", "grains") < 10; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (hgst_stat (p, "sink", "grains"), >=, 10);
+  g_assert_cmpint (kill (pid, SIGSTOP), ==, 0);
+  for (i = 0; i < 1500 && hgst_stat (p, "sink", "connections-lost") == 0; i++)
+    g_usleep (10 * 1000);
+  lost_first = hgst_stat (p, "sink", "connections-lost");
+  g_usleep (200 * 1000);
+  in_flight = hgst_stat (p, "sink", "dropped-in-flight");
+  no_target = hgst_stat (p, "sink", "dropped-no-target");
+  g_usleep (G_USEC_PER_SEC);
+  lost = hgst_stat (p, "sink", "connections-lost");
+  in_flight_after = hgst_stat (p, "sink", "dropped-in-flight");
+  no_target_after = hgst_stat (p, "sink", "dropped-no-target");
+  /* the stopped receiver goes before any assertion can end the test */
+  g_assert_cmpint (kill (pid, SIGKILL), ==, 0);
+  hgst_reap (pid, 5000, &status);
+  g_test_message ("in the second after the loss: dropped-in-flight %"
+      G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT ", dropped-no-target %"
+      G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT, in_flight, in_flight_after,
+      no_target, no_target_after);
+  g_assert_cmpuint (lost_first, ==, 1);
+  g_assert_cmpuint (lost, ==, 1);
+  g_assert_cmpuint (in_flight_after, ==, in_flight);
+  g_assert_cmpuint (no_target_after, >=, no_target + 25);
+  hgst_assert_no_error (p);
+  hgst_stop (p);
+  files_clear (&f);
+  g_free (desc);
+}
+
 #define EOS_N 20
 
 /* The uint64 @field of the first per-target structure of @stats. */
@@ -626,5 +683,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/gst/src-behind/paused/shm", "shm", test_paused);
   g_test_add_data_func ("/gst/src-behind/paused/tcp", "tcp", test_paused);
   g_test_add_func ("/gst/src-behind/early/shm", test_early);
+  g_test_add_func ("/gst/src-behind/stopped-lost/shm", test_stopped_lost);
   return g_test_run ();
 }

@@ -491,6 +491,23 @@ test_follow_index_next_frame (void)
   g_rand_free (rand);
 }
 
+/* The sink's audio index rule (timing.h): within half a buffer of the
+ * previous end it continues; from half a buffer on it is a gap. */
+static void
+test_follow_sample_index (void)
+{
+  /* 480-sample buffers: up to 239 samples off continue at 48000 */
+  g_assert_cmpuint (gst_mxl_fabrics_follow_sample_index (48239, 480, TRUE, 48000), ==, 48000);
+  g_assert_cmpuint (gst_mxl_fabrics_follow_sample_index (47761, 480, TRUE, 48000), ==, 48000);
+  g_assert_cmpuint (gst_mxl_fabrics_follow_sample_index (48240, 480, TRUE, 48000), ==, 48240);
+  g_assert_cmpuint (gst_mxl_fabrics_follow_sample_index (47760, 480, TRUE, 48000), ==, 47760);
+  /* the first buffer keeps its own index */
+  g_assert_cmpuint (gst_mxl_fabrics_follow_sample_index (48100, 480, FALSE, 48000), ==, 48100);
+  /* a one-sample buffer: only an exact continuation */
+  g_assert_cmpuint (gst_mxl_fabrics_follow_sample_index (48001, 1, TRUE, 48000), ==, 48001);
+  g_assert_cmpuint (gst_mxl_fabrics_follow_sample_index (48000, 1, TRUE, 48000), ==, 48000);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -509,5 +526,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/timing/context-roundtrip", test_context_roundtrip);
   g_test_add_func ("/gst/timing/shared-context", test_shared_context);
   g_test_add_func ("/gst/timing/reference-meta", test_reference_meta);
+  g_test_add_func ("/gst/timing/follow-sample-index", test_follow_sample_index);
   return g_test_run ();
 }

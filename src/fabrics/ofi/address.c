@@ -249,3 +249,19 @@ mxl_fabric_address_describe (uint32_t format, const void *addr, size_t len)
 
   return s != NULL ? s : g_strdup ("empty");
 }
+
+char *
+mxl_shm_address_separate_mapping (const void *addr, size_t len)
+{
+  const char *s = addr, *sep;
+  size_t n;
+
+  if (s == NULL || len == 0 || memchr (s, '\0', len) == NULL)
+    return NULL;
+  sep = strstr (s, "://");
+  n = strlen (s);
+  /* libfabric's SMR_NAME_MAX (256) holds the name and its NUL */
+  if (sep == NULL || n + 1 > 255)
+    return NULL;
+  return g_strdup_printf ("%.*s/%s", (int) (sep + 3 - s), s, sep + 3);
+}

@@ -81,3 +81,25 @@ char *mxl_fabric_address_host (uint32_t format, const void *addr, size_t len);
  * "empty" when the address cannot be decoded; never NULL. For log lines.
  */
 char *mxl_fabric_address_describe (uint32_t format, const void *addr, size_t len);
+
+/**
+ * mxl_shm_address_separate_mapping:
+ * @addr: (nullable): a shm FI_ADDR_STR address, "<scheme>://<name>", as
+ *   fi_getname() of a shm endpoint gives it.
+ * @len: bytes readable at @addr (the string and its NUL).
+ *
+ * The same region file under a name libfabric 1.17 shm does not find among
+ * the endpoints of this process: one more '/' after "://". shm compares the
+ * name after "://" with those of its own process's endpoints by strcmp()
+ * and, on a match, uses that endpoint's mapping, which the endpoint's
+ * fi_close() unmaps (prov/util/src/util_shm.c, smr_map_to_region()); on no
+ * match it shm_open()s the name, and shm_open(3) skips leading slashes, so
+ * the alias opens the same file and maps it on its own. That mapping stays
+ * valid after the peer endpoint is closed and its file removed, as a
+ * mapping of another process's region does (docs/libfabric-notes.md P17).
+ *
+ * Returns: (transfer full) (nullable): the alias, NUL-terminated (g_free()),
+ * or NULL when @addr is NULL, not NUL-terminated within @len, has no
+ * "://" or would exceed 255 bytes (libfabric's SMR_NAME_MAX with its NUL).
+ */
+char *mxl_shm_address_separate_mapping (const void *addr, size_t len);

@@ -46,6 +46,14 @@ typedef enum MxlNodeKind {
  *   reads the sender's memory until the receiver gets to it, so a grain
  *   flow with more than one target sends from staging buffers of each
  *   connection instead of the ring slot (protocol/grainstage.h).
+ * @MXL_PROVIDER_QUIRK_LOCAL_PEER_SHARED: a peer endpoint of this same
+ *   process is reached through that endpoint's own mapping of its region,
+ *   which its fi_close() unmaps while this side may still read or post
+ *   to it (libfabric 1.17 shm, prov/util/src/util_shm.c,
+ *   smr_map_to_region() and its ep_name_list): an initiator reaches a
+ *   target of its own process under an alias of its address, which maps
+ *   the region file separately (mxl_shm_address_separate_mapping(),
+ *   docs/libfabric-notes.md P17).
  *
  * Behaviour that differs per provider, read by the engine instead of the
  * provider's identity.
@@ -55,6 +63,7 @@ typedef enum MxlProviderQuirk {
   MXL_PROVIDER_QUIRK_AV_REMOVE_UNSAFE = 1u << 1,
   MXL_PROVIDER_QUIRK_SHM_REGIONS = 1u << 2,
   MXL_PROVIDER_QUIRK_RECEIVER_COPIES = 1u << 3,
+  MXL_PROVIDER_QUIRK_LOCAL_PEER_SHARED = 1u << 4,
 } MxlProviderQuirk;
 
 /**

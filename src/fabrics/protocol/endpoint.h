@@ -68,6 +68,10 @@ typedef struct MxlEndpoint {
   /** Oldest entry and entries of the result ring (the role's results,
    * MXL_FABRICS_EXT_RESULT_QUEUE_MAX entries), guarded by @lock. */
   guint res_head, res_len;
+  /** An endpoint of it stays open for the rest of the process (a target
+   * of this process still holds writes from it, P17): teardown leaves the
+   * completion queue, regions and domain open as well. */
+  gboolean kept_open;
 } MxlEndpoint;
 
 /** Wakes the threads in mxl_endpoint_wait() on @ep, if any; @ep->lock held. */

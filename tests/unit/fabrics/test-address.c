@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "fabrics/ofi/address.h"
+#include "fabrics/ofi/localpeers.h"
 #include "fabrics/wire/base64.h"
 
 static struct sockaddr_in
@@ -250,6 +251,59 @@ test_base64_rejects (void)
   }
 }
 
+/* docs/libfabric-notes.md P17: one more '/' after "://", within 255 bytes. */
+static void
+test_shm_separate_mapping (void)
+{
+  const char a[] = "fi_ns://mxlfabrics-42-1:0:3";
+  char big[300];
+  char *s;
+
+  s = mxl_shm_address_separate_mapping (a, sizeof a);
+  g_assert_cmpstr (s, ==, "fi_ns:///mxlfabrics-42-1:0:3");
+  g_free (s);
+  s = mxl_shm_address_separate_mapping ("fi_shm://7", 11);
+  g_assert_cmpstr (s, ==, "fi_shm:///7");
+  g_free (s);
+  /* no NUL within len, no scheme, NULL */
+  g_assert_null (mxl_shm_address_separate_mapping (a, sizeof a - 1));
+  g_assert_null (mxl_shm_address_separate_mapping ("plain:0:1", 10));
+  g_assert_null (mxl_shm_address_separate_mapping (NULL, 4));
+  g_assert_null (mxl_shm_address_separate_mapping (a, 0));
+  /* 254 characters give a 255-character alias plus NUL: 256, the limit */
+  memset (big, 'n', sizeof big);
+  memcpy (big, "fi_ns://", 8);
+  big[254] = '\0';
+  s = mxl_shm_address_separate_mapping (big, 255);
+  g_assert_nonnull (s);
+  g_assert_cmpuint (strlen (s), ==, 255);
+  g_free (s);
+  big[254] = 'n';
+  big[255] = '\0';
+  g_assert_null (mxl_shm_address_separate_mapping (big, 256));
+}
+
+/* localpeers.h: registrations count, removal of an unknown one is a no-op. */
+static void
+test_local_peers (void)
+{
+  const char a[] = "fi_ns://t:1", b[] = "fi_ns://t:2";
+
+  g_assert_false (mxl_local_peer_alive (a, sizeof a));
+  mxl_local_peer_add (a, sizeof a);
+  mxl_local_peer_add (a, sizeof a);
+  g_assert_true (mxl_local_peer_alive (a, sizeof a));
+  g_assert_false (mxl_local_peer_alive (b, sizeof b));
+  g_assert_false (mxl_local_peer_alive (a, sizeof a - 1));
+  mxl_local_peer_remove (b, sizeof b);
+  mxl_local_peer_remove (a, sizeof a);
+  g_assert_true (mxl_local_peer_alive (a, sizeof a));
+  mxl_local_peer_remove (a, sizeof a);
+  g_assert_false (mxl_local_peer_alive (a, sizeof a));
+  mxl_local_peer_remove (a, sizeof a);
+  g_assert_false (mxl_local_peer_alive (NULL, 0));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -261,6 +315,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/address/str", test_str);
   g_test_add_func ("/fabrics/address/undecodable", test_undecodable);
   g_test_add_func ("/fabrics/address/formats", test_formats);
+  g_test_add_func ("/fabrics/address/shm-separate-mapping", test_shm_separate_mapping);
+  g_test_add_func ("/fabrics/local-peers", test_local_peers);
   g_test_add_func ("/fabrics/base64/round-trip", test_base64_round_trip);
   g_test_add_func ("/fabrics/base64/rejects", test_base64_rejects);
   return g_test_run ();
