@@ -468,21 +468,17 @@ void gst_mxl_fabrics_object_set_target_stats (GstMxlFabricsObject * obj,
 GstStructure *gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj);
 
 /* The most bytes read from the file of an "@path" value: the library's
- * bound for a TargetInfo file (<mxl/fabrics-ext.h>), so that a FIFO or a
- * device such as /dev/zero cannot make start() read forever or fill
- * memory. */
+ * bound (<mxl/fabrics-ext.h>), so that a FIFO or a device such as
+ * /dev/zero cannot make start() read forever or fill memory. */
 #define GST_MXL_FABRICS_MAX_FILE_BYTES \
   MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES
-/* How long a FIFO named by an "@path" value may leave us waiting for its
- * contents, in all (ms). */
-#define GST_MXL_FABRICS_FILE_WAIT_MS 1000u
 
 /**
  * gst_mxl_fabrics_load_value:
- * @value: a property value: literal text, or "@path" to read a file, at
- *   most GST_MXL_FABRICS_MAX_FILE_BYTES (opened non-blocking: a FIFO
- *   without a writer reads as empty, one whose writer is silent fails
- *   after GST_MXL_FABRICS_FILE_WAIT_MS).
+ * @value: a property value: literal text, or "@path" to read a file with
+ *   the library's bounded reader (mxlFabricsExtReadUserFile(): at most
+ *   GST_MXL_FABRICS_MAX_FILE_BYTES, opened non-blocking: a FIFO without a
+ *   writer reads as empty, one whose writer is silent fails after 1 s).
  * @contents: (out) (transfer full): the text.
  * @error: GST_RESOURCE_ERROR_NOT_FOUND / _READ for a file that cannot be
  *   read, is larger than the limit (the message names the file and the

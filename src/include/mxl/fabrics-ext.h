@@ -711,6 +711,32 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetProvider (
 #define MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES (4u << 20)
 
 /**
+ * mxlFabricsExtReadUserFile:
+ * @in_path: a file a user named with "@PATH" (a TargetInfo, a flow
+ *   definition).
+ * @out_contents: (out) (transfer full): its bytes with a NUL appended
+ *   (free with free(3)); NULL on failure.
+ * @out_length: (out) (optional): bytes read, the NUL not counted.
+ * @out_reason: (out) (transfer full) (nullable): on failure the cause
+ *   alone ("larger than 4194304 bytes", "nothing to read within 1000 ms",
+ *   strerror(3)), free with free(3); NULL to ignore.
+ *
+ * Reads the file the way mxlFabricsExtTargetInfoFromUserString() reads an
+ * "@PATH": at most MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES bytes (one
+ * more is refused, so /dev/zero cannot make it read forever), opened
+ * non-blocking so that a FIFO without a writer does not block the open,
+ * and a FIFO whose writer stays silent is given up after 1 s. No call
+ * blocks longer (docs/wire-format.md §1.6).
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG (a NULL argument, or the
+ * file holds more than the limit); MXL_ERR_NOT_FOUND (no such file);
+ * MXL_ERR_PERMISSION_DENIED; MXL_ERR_TIMEOUT (a silent FIFO);
+ * MXL_ERR_UNKNOWN (another open or read error).
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtReadUserFile (char const *in_path,
+    char **out_contents, size_t *out_length, char **out_reason);
+
+/**
  * mxlFabricsExtTargetInfoFromUserString:
  * @in_text: what a user gives for a target: the TargetInfo JSON document
  *   (first non-blank character '{', docs/wire-format.md §1.2), that document
