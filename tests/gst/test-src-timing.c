@@ -298,12 +298,18 @@ test_latency_sync_sink (void)
 #define STALL_N 200
 #define STALL_AT 50
 
+/* A buffer probe that sleeps 400 ms in its pad's streaming thread once,
+ * at the @at-th buffer (a stalled sender, or a stalled receiver). */
+typedef struct {
+  guint seen, at;
+} StallOnce;
+
 static GstPadProbeReturn
 stall_400ms_once (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
-  guint *seen = data;
+  StallOnce *st = data;
 
-  if (++*seen == STALL_AT)
+  if (++st->seen == st->at)
     g_usleep (400 * 1000);
   return GST_PAD_PROBE_OK;
 }
@@ -320,14 +326,15 @@ test_latency_after_stall (void)
   GstPad *pad = gst_element_get_static_pad (vt, "src");
   GstQuery *q = gst_query_new_latency ();
   GstClockTime min_latency = 0;
-  guint seen = 0, i;
+  StallOnce st = { 0, STALL_AT };
+  guint i;
   guint64 at_stall = 0, after;
   gchar *ti;
 
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, stall_400ms_once, &seen,
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, stall_400ms_once, &st,
       NULL);
   ti = hgst_play_pair (rx, tx);
-  for (i = 0; i < 100 && seen < STALL_AT + 10; i++)
+  for (i = 0; i < 100 && st.seen < STALL_AT + 10; i++)
     run_bus (rx, 50);
   at_stall = sink_stat (rx, "rendered");
   /* the rest of the stream: 140 periods, 2.8 s, and a second for the tail */
@@ -370,16 +377,6 @@ test_latency_after_stall (void)
 #define REALIGN_N 60
 #define REALIGN_AT 10
 
-static GstPadProbeReturn
-stall_once (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  guint *seen = data;
-
-  if (++*seen == REALIGN_AT)
-    g_usleep (400 * 1000);      /* 20 periods: five rings of 4 */
-  return GST_PAD_PROBE_OK;
-}
-
 static void
 test_realign (void)
 {
@@ -390,12 +387,14 @@ test_realign (void)
       " wait-for-connection=true");
   GstElement *src = gst_bin_get_by_name (GST_BIN (rx), "src");
   GstPad *pad = gst_element_get_static_pad (src, "src");
-  guint seen = 0, got = 0, jumps = 0, disconts = 0, first_jump_at = 0;
+  StallOnce stall = { 0, REALIGN_AT };
+  guint got = 0, jumps = 0, disconts = 0, first_jump_at = 0;
   guint64 first = 0, last = 0, gap = 0, skipped, dropped;
   gchar *ti;
   GstBuffer *b;
 
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, stall_once, &seen, NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, stall_400ms_once, &stall,
+      NULL);
   ti = hgst_play_pair (rx, tx);
   while ((b = hgst_pull (rx, 2000))) {
     guint64 off = GST_BUFFER_OFFSET (b);
