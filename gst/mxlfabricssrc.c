@@ -19,7 +19,9 @@
  * TAI origin time converted to running time with the offset shared by all
  * mxlfabrics elements of the pipeline (timing.h), so flows of a pipeline
  * stay aligned. Interlaced flows give one field per buffer
- * (`interlace-mode=alternate`), audio comes non-interleaved with
+ * (`interlace-mode=alternate`), or with `caps` saying
+ * `interlace-mode=interleaved` one frame per buffer, its two fields (grains
+ * 2j and 2j + 1) woven (gst/media-video.c), audio comes non-interleaved with
  * GstAudioMeta, v210a as v210 caps with `mxl-alpha=true` and the key plane
  * after the fill (caps.h).
  *
@@ -99,9 +101,10 @@
  *     mxlfabricssink provider=verbs node=10.0.0.1 target-info=@/tmp/target.json
  * ]|
  * Interlaced flows (for example 1080i25 from `flow-def`) carry one field per
- * buffer with `interlace-mode=alternate`; on GStreamer 1.22 videotestsrc
- * cannot produce such caps, so the sender is an application or a capture
- * element that outputs alternate fields.
+ * buffer with `interlace-mode=alternate`, or woven frames with `caps`
+ * saying `interlace-mode=interleaved`; on GStreamer 1.22 videotestsrc
+ * cannot produce alternate caps but does produce interleaved ones, which
+ * the sink splits into fields.
  * EFA, audio, the TargetInfo passed as base64:
  * |[
  * hostB$ gst-launch-1.0 -m mxlfabricssrc provider=efa \
