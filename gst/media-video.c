@@ -194,8 +194,8 @@ weave (GstMxlFabricsSrc * self, GstBuffer * first, GstBuffer * second)
 /* The src's read: one field per buffer, or, woven, one frame per buffer
  * once both its fields arrived (grains 2j and 2j + 1, in order: the grain
  * machinery pushes indices in order). A second field whose first did not
- * arrive (missing, lapped, torn: counted there) cannot make a frame: it is
- * dropped and counted dropped. */
+ * arrive (missing, lapped, torn: counted there, as the loss of the frame)
+ * cannot make a frame: it is left out, with a debug line. */
 static GstFlowReturn
 video_read (GstMxlFabricsSrc * self, gint64 offset, GstBuffer ** buffer)
 {
@@ -220,8 +220,7 @@ video_read (GstMxlFabricsSrc * self, gint64 offset, GstBuffer ** buffer)
     *buffer = weave (self, first, field);
   else {
     GST_DEBUG_OBJECT (self, "field %" G_GUINT64_FORMAT " without the first "
-        "field of its frame: dropped", index);
-    gst_mxl_fabrics_src_count (self, &self->obj->counters.dropped, 1, FALSE);
+        "field of its frame: left out", index);
   }
   if (first != NULL)
     gst_buffer_unref (first);

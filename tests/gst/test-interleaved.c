@@ -13,7 +13,8 @@
  * with --child-src) and writes "offset flags sha1" for every buffer it
  * pushes: asked for alternate caps every field must be the reference
  * split's field of one sent frame (top at the even grain), asked for
- * interleaved every frame must be a sent frame, bit-exact. Children are
+ * interleaved every frame must be a sent frame, bit-exact, and the src's
+ * latency must include the wait for the second field. Children are
  * reaped by PID; every wait is bounded.
  */
 #include <string.h>
@@ -44,7 +45,9 @@ append_line (GstBuffer * b, gpointer res)
 }
 
 /* Child: the src with @caps ("fields" or "frames"); writes a line per
- * buffer to @out once none came for 2 s (20 s for the first). */
+ * buffer to @out once none came for 2 s (20 s for the first), then
+ * "latency NS", the minimum latency the src reported before any grain
+ * arrived (the sender starts once this child's TargetInfo file exists). */
 static int
 child_src (const gchar * file, const gchar * out, const gchar * mode)
 {
@@ -54,9 +57,17 @@ child_src (const gchar * file, const gchar * out, const gchar * mode)
       SEND_CAPS : FIELD_CAPS, file);
   GstElement *p = hgst_parse (desc);
   GString *res = g_string_new (NULL);
+  GstQuery *q = gst_query_new_latency ();
+  GstClockTime min = 0;
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
 
   hgst_play (p);
+  if (gst_element_query (src, q))
+    gst_query_parse_latency (q, NULL, &min, NULL);
+  gst_object_unref (src);
+  gst_query_unref (q);
   hgst_pull_each (p, 0, 20000, 2000, append_line, res);
+  g_string_append_printf (res, "latency %" G_GUINT64_FORMAT "\n", min);
   g_file_set_contents (out, res->str, -1, NULL);
   g_string_free (res, TRUE);
   hgst_stop (p);
@@ -91,11 +102,11 @@ typedef struct {
   gchar *frame, *top, *bottom;
 } Sent;
 
-/* Runs the sender into a child src in @mode; returns the child's lines
- * and, in *@sent (N_FRAMES), the sent frames' checksums and those of
- * their fields. */
+/* Runs the sender into a child src in @mode; returns the child's buffer
+ * lines and, in *@sent (N_FRAMES), the sent frames' checksums and those
+ * of their fields, in *@latency the src's latency. */
 static gchar **
-run (const gchar * mode, Sent * sent)
+run (const gchar * mode, Sent * sent, GstClockTime * latency)
 {
   gchar *dir = g_dir_make_tmp ("mxlfab-woven-XXXXXX", NULL);
   gchar *file = g_build_filename (dir, "target.json", NULL);
@@ -144,6 +155,12 @@ run (const gchar * mode, Sent * sent)
   gst_element_set_state (p, GST_STATE_NULL);
   hgst_assert_child_ok (pid, 20000);
   lines = hgst_read_lines (out);
+  k = g_strv_length (lines);
+  g_assert_cmpuint (k, >, 0);
+  g_assert_true (g_str_has_prefix (lines[k - 1], "latency "));
+  *latency = g_ascii_strtoull (lines[k - 1] + 8, NULL, 10);
+  g_free (lines[k - 1]);
+  lines[k - 1] = NULL;
   gst_object_unref (p);
   hgst_remove_files (dir, file, out);
   g_free (desc);
@@ -195,11 +212,14 @@ static void
 test_split (void)
 {
   Sent sent[N_FRAMES] = { {0} };
-  gchar **lines = run ("fields", sent);
+  GstClockTime latency;
+  gchar **lines = run ("fields", sent, &latency);
   guint n = g_strv_length (lines), i;
   gint last = -1;
 
-  g_test_message ("%u fields received", n);
+  g_test_message ("%u fields received, latency %" GST_TIME_FORMAT, n,
+      GST_TIME_ARGS (latency));
+  g_assert_cmpuint (latency, ==, 30 * GST_MSECOND);
   /* all but a few at the start (sent before the src read) */
   g_assert_cmpuint (n, >=, 2 * (N_FRAMES - 3));
   for (i = 0; i + 1 < n; i += 2) {
@@ -237,11 +257,17 @@ static void
 test_weave (void)
 {
   Sent sent[N_FRAMES] = { {0} };
-  gchar **lines = run ("frames", sent);
+  GstClockTime latency;
+  gchar **lines = run ("frames", sent, &latency);
   guint n = g_strv_length (lines), i;
   gint last = -1;
 
-  g_test_message ("%u frames received", n);
+  g_test_message ("%u frames received, latency %" GST_TIME_FORMAT, n,
+      GST_TIME_ARGS (latency));
+  /* a frame is pushed when its second field arrived: a field period
+   * (20 ms) more than a field's own (gst/srclatency.c: one period and the
+   * 10 ms margin) */
+  g_assert_cmpuint (latency, ==, 50 * GST_MSECOND);
   g_assert_cmpuint (n, >=, N_FRAMES - 3);
   for (i = 0; i < n; i++) {
     guint64 off;
