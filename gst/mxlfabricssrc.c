@@ -54,7 +54,8 @@
  * grains that completed while the src waited for them (all but the two
  * largest of the last 16), plus 10 ms, rounded up to a millisecond, at
  * least one grain period up to 100 ms (audio: one batch of the flow's sync
- * hint) plus 10 ms, at most the ring, never lowered while streaming; plus
+ * hint) plus 10 ms, at most the ring, never lowered while streaming (woven
+ * frames: one field period more, the wait for the second field); plus
  * the `latency` property (headroom, ms). A LATENCY message is posted once
  * the flow is set up and whenever it rises (the first grain raises it
  * before it is pushed, so the sinks' preroll already uses it;
