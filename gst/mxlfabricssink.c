@@ -56,8 +56,11 @@
  * reconnected when its writes still read a ring slot that comes round
  * again.
  *
- * Accepted caps: `video/x-raw, format=v210` (progressive, or
- * `interlace-mode=alternate` with one field per buffer), v210 + key
+ * Accepted caps: `video/x-raw, format=v210` (progressive,
+ * `interlace-mode=alternate` with one field per buffer, or
+ * `interlace-mode=interleaved` with both fields woven in each buffer, as
+ * capture cards deliver them: split into the flow's two grains of the
+ * frame, the first field in time at an even index), v210 + key
  * (`mxl-alpha=true`, see caps.h for the buffer layout), `audio/x-raw,
  * format=F32LE` (non-interleaved with GstAudioMeta, or interleaved) and
  * `meta/x-st-2038, alignment=frame` (each buffer converted into the RFC

@@ -19,7 +19,9 @@
  * TAI origin time converted to running time with the offset shared by all
  * mxlfabrics elements of the pipeline (timing.h), so flows of a pipeline
  * stay aligned. Interlaced flows give one field per buffer
- * (`interlace-mode=alternate`), audio comes non-interleaved with
+ * (`interlace-mode=alternate`), or with `caps` saying
+ * `interlace-mode=interleaved` one frame per buffer, its two fields (grains
+ * 2j and 2j + 1) woven (gst/media-video.c), audio comes non-interleaved with
  * GstAudioMeta, v210a as v210 caps with `mxl-alpha=true` and the key plane
  * after the fill (caps.h).
  *
@@ -52,7 +54,8 @@
  * grains that completed while the src waited for them (all but the two
  * largest of the last 16), plus 10 ms, rounded up to a millisecond, at
  * least one grain period up to 100 ms (audio: one batch of the flow's sync
- * hint) plus 10 ms, at most the ring, never lowered while streaming; plus
+ * hint) plus 10 ms, at most the ring, never lowered while streaming (woven
+ * frames: one field period more, the wait for the second field); plus
  * the `latency` property (headroom, ms). A LATENCY message is posted once
  * the flow is set up and whenever it rises (the first grain raises it
  * before it is pushed, so the sinks' preroll already uses it;
@@ -99,9 +102,10 @@
  *     mxlfabricssink provider=verbs node=10.0.0.1 target-info=@/tmp/target.json
  * ]|
  * Interlaced flows (for example 1080i25 from `flow-def`) carry one field per
- * buffer with `interlace-mode=alternate`; on GStreamer 1.22 videotestsrc
- * cannot produce such caps, so the sender is an application or a capture
- * element that outputs alternate fields.
+ * buffer with `interlace-mode=alternate`, or woven frames with `caps`
+ * saying `interlace-mode=interleaved`; on GStreamer 1.22 videotestsrc
+ * cannot produce alternate caps but does produce interleaved ones, which
+ * the sink splits into fields.
  * EFA, audio, the TargetInfo passed as base64:
  * |[
  * hostB$ gst-launch-1.0 -m mxlfabricssrc provider=efa \

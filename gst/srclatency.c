@@ -38,6 +38,17 @@ gst_mxl_fabrics_src_unit_duration (GstMxlFabricsSrc * self)
       self->format.rate_n);
 }
 
+/* What weaving adds: a woven frame (caps interlace-mode=interleaved,
+ * gst/media-video.c) is pushed when its second field arrived, one field
+ * period after its PTS, the first field's time. */
+static GstClockTime
+woven_wait (GstMxlFabricsSrc * self)
+{
+  return self->format.interleaved
+      && self->format.media != GST_MXL_FABRICS_MEDIA_AUDIO ?
+      gst_mxl_fabrics_src_unit_duration (self) : 0;
+}
+
 /* The latency before any grain arrived: a live sender's frame is complete
  * one period after its timestamp, plus LATENCY_MARGIN; for rates below
  * 10 fps at most 100 ms + LATENCY_MARGIN (the first grain raises it before
@@ -47,7 +58,7 @@ GstClockTime
 gst_mxl_fabrics_src_initial_latency (GstMxlFabricsSrc * self)
 {
   return MIN (gst_mxl_fabrics_src_unit_duration (self), INITIAL_LATENCY_MAX)
-      + LATENCY_MARGIN;
+      + woven_wait (self) + LATENCY_MARGIN;
 }
 
 GstClockTime
@@ -91,14 +102,14 @@ cmp_clock_time (gconstpointer a, gconstpointer b)
  * of a grain minus its origin time, for grains that completed while the src
  * waited for them (so downstream holding the streaming thread does not
  * count), all but the two largest of the last LATENESS_KEPT (one-off
- * hiccups), plus LATENCY_MARGIN; never less than before (from start:
- * initial_latency), never more than the ring less one period
- * (latency_max()): grains later than that (a sender whose input fell
- * behind, until it re-aligns, gst/sinkindex.c realign_late; one that does
- * not re-align, sync=false) reach a sync=true sink late and are dropped
- * there rather than making the src lose every grain after them; a longer
- * ring-length buys a longer latency. Raised in whole milliseconds; each
- * raise posts a LATENCY message. Returns: TRUE when it was raised. */
+ * hiccups), plus LATENCY_MARGIN (and woven_wait()); never less than
+ * before (from start: initial_latency), never more than the ring less one
+ * period (latency_max()): grains later than that (a sender whose input
+ * fell behind, until it re-aligns, gst/sinkindex.c realign_late; one that
+ * does not re-align, sync=false) reach a sync=true sink late and are
+ * dropped there rather than making the src lose every grain after them; a
+ * longer ring-length buys a longer latency. Raised in whole milliseconds;
+ * each raise posts a LATENCY message. Returns: TRUE when it was raised. */
 gboolean
 gst_mxl_fabrics_src_update_latency (GstMxlFabricsSrc * self,
     GstClockTime lateness)
@@ -117,7 +128,7 @@ gst_mxl_fabrics_src_update_latency (GstMxlFabricsSrc * self,
   n = self->n_lateness;
   memcpy (sorted, self->lateness, n * sizeof sorted[0]);
   qsort (sorted, n, sizeof sorted[0], cmp_clock_time);
-  want = sorted[n > 2 ? n - 3 : n - 1] + LATENCY_MARGIN;
+  want = sorted[n > 2 ? n - 3 : n - 1] + woven_wait (self) + LATENCY_MARGIN;
   want = (want + GST_MSECOND - 1) / GST_MSECOND * GST_MSECOND;
   cap = latency_max (self);
   if (cap > 0)
