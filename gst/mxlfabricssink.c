@@ -133,6 +133,7 @@
 #include "mxlfabricssinktarget.h"
 #include "sinkwait.h"
 #include "sinkwrite.h"
+#include "mxlfabricsuri.h"
 
 #include <gst/audio/audio.h>
 
@@ -146,6 +147,7 @@ enum {
   PROP_WAIT_TIMEOUT,
   PROP_ZERO_COPY,
   PROP_ERROR_ON_ALL_FAILED,
+  PROP_URI,
 };
 
 enum {
@@ -160,7 +162,9 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_MXL_FABRICS_SINK_CAPS));
 
-G_DEFINE_TYPE (GstMxlFabricsSink, gst_mxl_fabrics_sink, GST_TYPE_BASE_SINK);
+G_DEFINE_TYPE_WITH_CODE (GstMxlFabricsSink, gst_mxl_fabrics_sink,
+    GST_TYPE_BASE_SINK, G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER,
+        gst_mxl_fabrics_uri_handler_init));
 GST_ELEMENT_REGISTER_DEFINE (mxlfabricssink, "mxlfabricssink", GST_RANK_NONE,
     GST_TYPE_MXL_FABRICS_SINK);
 
@@ -181,7 +185,9 @@ gst_mxl_fabrics_sink_set_property (GObject * object, guint prop_id,
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (object);
 
-  if (!gst_mxl_fabrics_object_set_property (self->obj, prop_id, value)
+  if (prop_id == PROP_URI)
+    gst_mxl_fabrics_uri_set_property (GST_ELEMENT (self), value);
+  else if (!gst_mxl_fabrics_object_set_property (self->obj, prop_id, value)
       && !gst_mxl_fabrics_prop_fields_set (GST_OBJECT (self), self,
           sink_fields, G_N_ELEMENTS (sink_fields), prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -193,7 +199,9 @@ gst_mxl_fabrics_sink_get_property (GObject * object, guint prop_id,
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (object);
 
-  if (!gst_mxl_fabrics_object_get_property (self->obj, prop_id, value)
+  if (prop_id == PROP_URI)
+    gst_mxl_fabrics_uri_get_property (GST_ELEMENT (self), value);
+  else if (!gst_mxl_fabrics_object_get_property (self->obj, prop_id, value)
       && !gst_mxl_fabrics_prop_fields_get (GST_OBJECT (self), self,
           sink_fields, G_N_ELEMENTS (sink_fields), prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -445,6 +453,7 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  gst_mxl_fabrics_uri_install_property (gobject_class, PROP_URI);
 
   /**
    * GstMxlFabricsSink::add-target:

@@ -131,6 +131,7 @@
 #include "srcflow.h"
 #include "srclatency.h"
 #include "srcread.h"
+#include "mxlfabricsuri.h"
 
 #include <gst/audio/audio.h>
 #include <mxl/flow-ext.h>
@@ -147,12 +148,15 @@ enum {
   PROP_TIMEOUT,
   PROP_RING_LENGTH,
   PROP_LATENCY,
+  PROP_URI,
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_MXL_FABRICS_SRC_CAPS));
 
-G_DEFINE_TYPE (GstMxlFabricsSrc, gst_mxl_fabrics_src, GST_TYPE_PUSH_SRC);
+G_DEFINE_TYPE_WITH_CODE (GstMxlFabricsSrc, gst_mxl_fabrics_src,
+    GST_TYPE_PUSH_SRC, G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER,
+        gst_mxl_fabrics_uri_handler_init));
 GST_ELEMENT_REGISTER_DEFINE (mxlfabricssrc, "mxlfabricssrc", GST_RANK_NONE,
     GST_TYPE_MXL_FABRICS_SRC);
 
@@ -165,6 +169,10 @@ gst_mxl_fabrics_src_set_property (GObject * object, guint prop_id,
 
   if (gst_mxl_fabrics_object_set_property (self->obj, prop_id, value))
     return;
+  if (prop_id == PROP_URI) {
+    gst_mxl_fabrics_uri_set_property (GST_ELEMENT (self), value);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_CAPS:
@@ -208,6 +216,10 @@ gst_mxl_fabrics_src_get_property (GObject * object, guint prop_id,
 
   if (gst_mxl_fabrics_object_get_property (self->obj, prop_id, value))
     return;
+  if (prop_id == PROP_URI) {
+    gst_mxl_fabrics_uri_get_property (GST_ELEMENT (self), value);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_CAPS:
@@ -481,6 +493,7 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
           GST_MXL_FABRICS_SRC_DEFAULT_LATENCY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  gst_mxl_fabrics_uri_install_property (gobject_class, PROP_URI);
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
