@@ -108,6 +108,26 @@
  * own `stats`; with `targets`, one structure per target) are the same
  * for the sink and the src: docs/bus-and-stats.md explains every field.
  *
+ * ## URI
+ *
+ * The element handles `mxlfabrics://HOST:PORT?KEY=VALUE&...` URIs
+ * (GstURIHandler, GST_URI_SINK; also the `uri` property). HOST:PORT names
+ * the receiver (the src's `node` and `service`), for the reader and
+ * get_uri: an address alone carries none of the remote keys a transfer
+ * needs, so the key `target-info` (`@path`, JSON or base64, percent-encoded)
+ * is required and the sink connects to the address in that TargetInfo.
+ * The other keys, `provider`, `node`, `service` (the sink's own bind
+ * address), `flow-id`, `domain`, `options`, `auto-reconnect`,
+ * `wait-for-connection`, `wait-timeout`, `zero-copy` and
+ * `error-on-all-failed`, set the properties of those names. Keys not given
+ * get their defaults; an unknown key, a bad port or value is refused with
+ * a GstURIError and changes nothing (docs/getting-started.md "3. URIs").
+ * |[
+ * hostA$ gst-launch-1.0 videotestsrc is-live=true ! \
+ *     video/x-raw,format=v210,width=1920,height=1080,framerate=50/1 ! \
+ *     mxlfabricssink uri="mxlfabrics://192.0.2.20:5000?provider=tcp&node=192.0.2.10&target-info=%40%2Ftmp%2Ftarget.json"
+ * ]|
+ *
  * ## Examples (two hosts; start the src first, it writes the TargetInfo)
  *
  * TCP (any network):

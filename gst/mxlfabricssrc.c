@@ -76,6 +76,22 @@
  * `reason`). The TargetInfo holds remote keys: it is never logged above
  * LOG level, but `gst-launch-1.0 -v` prints readable properties.
  *
+ * ## URI
+ *
+ * The element handles `mxlfabrics://HOST:PORT?KEY=VALUE&...` URIs
+ * (GstURIHandler, GST_URI_SRC; also the `uri` property): HOST and PORT are
+ * `node` and `service`, where the target listens (empty or absent:
+ * automatic; a service name goes in the key `service`), and the keys
+ * `provider`, `flow-id`, `domain`, `options`, `caps`, `flow-def`,
+ * `target-info-file`, `timeout`, `ring-length` and `latency` set the
+ * properties of those names, percent-encoded. Keys not given get their
+ * defaults; an unknown key, a bad port or value is refused with a
+ * GstURIError and changes nothing (docs/getting-started.md "3. URIs").
+ * |[
+ * hostB$ gst-launch-1.0 mxlfabricssrc uri="mxlfabrics://192.0.2.20:5000?provider=tcp&caps=video%2Fx-raw%2Cformat%3Dv210%2Cwidth%3D1920%2Cheight%3D1080%2Cframerate%3D50%2F1&target-info-file=%2Ftmp%2Ftarget.json" \
+ *     ! queue ! videoconvert ! autovideosink
+ * ]|
+ *
  * ## Examples (two hosts; start this element first)
  *
  * TCP:

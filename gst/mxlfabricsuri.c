@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The mxlfabrics:// URI (mxlfabricsuri.h; scheme in docs/getting-started.md
- * "URIs"). GstUri parses and percent-decodes; every value is turned into
+ * The mxlfabrics:// URI (mxlfabricsuri.h; the scheme: docs/getting-started.md
+ * "3. URIs"). GstUri parses and percent-decodes; every value is turned into
  * its property's type by GStreamer's deserializer (enum nicks, numbers,
  * booleans, caps) and checked against the property's range, all before
  * the first property is set.
@@ -216,7 +216,8 @@ parse_query (UriSettings * s, GstElement * element, GstUri * u,
       g_free (why);
       g_free (known);
     } else if (text == NULL) {
-      gchar *why = g_strdup_printf ("key \"%s\" has no value", (gchar *) key);
+      gchar *why = g_strdup_printf ("key \"%s\" has no value (or a bad "
+          "%%-escape)", (gchar *) key);
 
       ok = bad_uri (error, uri, why);
       g_free (why);

@@ -2,8 +2,8 @@
 /*
  * The `mxlfabrics://` URI of both elements (GstURIHandler): parsing a URI
  * into the elements' properties and building one from them. The scheme,
- * its keys and what is refused are described in docs/bus-and-stats.md
- * "URIs" and in the elements' SECTION blocks (mxlfabricssrc.c,
+ * its keys and what is refused are described in docs/getting-started.md
+ * "3. URIs" and in the elements' SECTION blocks (mxlfabricssrc.c,
  * mxlfabricssink.c); the parsing is GStreamer's GstUri.
  */
 #pragma once
