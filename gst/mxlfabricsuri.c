@@ -244,6 +244,7 @@ gst_mxl_fabrics_uri_apply (GstElement * element, const gchar * uri,
   UriSettings s = { g_ptr_array_new (), g_array_new (FALSE, TRUE,
         sizeof (GValue)), NULL };
   GstUri *u = NULL;
+  gchar *path = NULL;
   GstState state;
   gboolean ok = FALSE;
   guint i;
@@ -268,8 +269,9 @@ gst_mxl_fabrics_uri_apply (GstElement * element, const gchar * uri,
         "URI \"%s\": the scheme is not " GST_MXL_FABRICS_URI_SCHEME, uri);
     goto done;
   }
+  path = gst_uri_get_path (u);
   if (gst_uri_get_userinfo (u) || gst_uri_get_fragment (u)
-      || (gst_uri_get_path (u) && g_strcmp0 (gst_uri_get_path (u), "/"))) {
+      || (path && g_strcmp0 (path, "/"))) {
     bad_uri (error, uri, "user info, a path and a fragment are not part of "
         "the scheme (mxlfabrics://HOST:PORT?KEY=VALUE&...)");
     goto done;
@@ -290,6 +292,7 @@ gst_mxl_fabrics_uri_apply (GstElement * element, const gchar * uri,
   ok = TRUE;
 
 done:
+  g_free (path);
   if (u)
     gst_uri_unref (u);
   g_ptr_array_unref (s.names);
