@@ -11,8 +11,13 @@
 
 #include "mxlfabricsobject.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include <mxl/fabrics.h>
 #include <mxl/fabrics-ext.h>
@@ -315,11 +320,48 @@ gst_mxl_fabrics_object_post_message (GstMxlFabricsObject * obj,
   return parent_class->post_message (obj->element, message);
 }
 
+/* Reads @fd to its end into @buf, at most GST_MXL_FABRICS_MAX_FILE_BYTES
+ * + 1 bytes (one more than allowed tells a file too large). A FIFO whose
+ * writer has written nothing yet is waited for up to
+ * GST_MXL_FABRICS_FILE_WAIT_MS in all. Returns: 0, or the errno. */
+static int
+read_fd_bounded (int fd, GByteArray * buf)
+{
+  gint64 deadline = g_get_monotonic_time () +
+      GST_MXL_FABRICS_FILE_WAIT_MS * G_TIME_SPAN_MILLISECOND;
+  guint8 chunk[16384];
+
+  while (buf->len <= GST_MXL_FABRICS_MAX_FILE_BYTES) {
+    gssize n = read (fd, chunk, MIN (sizeof chunk,
+            GST_MXL_FABRICS_MAX_FILE_BYTES + 1 - buf->len));
+    GPollFD pfd = { fd, G_IO_IN, 0 };
+    gint64 left_ms;
+
+    if (n > 0) {
+      g_byte_array_append (buf, chunk, n);
+      continue;
+    }
+    if (n == 0)
+      return 0;
+    if (errno == EINTR)
+      continue;
+    if (errno != EAGAIN)
+      return errno;
+    left_ms = (deadline - g_get_monotonic_time () + 999) / 1000;
+    if (left_ms <= 0)
+      return ETIMEDOUT;
+    g_poll (&pfd, 1, (gint) left_ms);
+  }
+  return 0;
+}
+
 gboolean
 gst_mxl_fabrics_load_value (const gchar * value, gchar ** contents,
     GError ** error)
 {
-  GError *file_error = NULL;
+  const gchar *path;
+  GByteArray *buf;
+  int fd, err;
 
   *contents = NULL;
   if (value == NULL)
@@ -328,15 +370,53 @@ gst_mxl_fabrics_load_value (const gchar * value, gchar ** contents,
     *contents = g_strdup (value);
     return TRUE;
   }
-  if (!g_file_get_contents (value + 1, contents, NULL, &file_error)) {
-    g_set_error (error, GST_RESOURCE_ERROR,
-        g_error_matches (file_error, G_FILE_ERROR, G_FILE_ERROR_NOENT) ?
+  /* Non-blocking: opening a FIFO without a writer does not wait. */
+  path = value + 1;
+  fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+  if (fd < 0) {
+    err = errno;
+    g_set_error (error, GST_RESOURCE_ERROR, err == ENOENT ?
         GST_RESOURCE_ERROR_NOT_FOUND : GST_RESOURCE_ERROR_READ,
-        "cannot read \"%s\": %s", value + 1, file_error->message);
-    g_error_free (file_error);
+        "cannot read \"%s\": %s", path, g_strerror (err));
     return FALSE;
   }
-  return TRUE;
+  buf = g_byte_array_new ();
+  err = read_fd_bounded (fd, buf);
+  g_close (fd, NULL);
+  if (err == 0 && buf->len > GST_MXL_FABRICS_MAX_FILE_BYTES) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "cannot read \"%s\": larger than %u bytes, the limit of an @path "
+        "value", path, GST_MXL_FABRICS_MAX_FILE_BYTES);
+  } else if (err == ETIMEDOUT) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "cannot read \"%s\": nothing to read within %u ms", path,
+        GST_MXL_FABRICS_FILE_WAIT_MS);
+  } else if (err != 0) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "cannot read \"%s\": %s", path, g_strerror (err));
+  } else {
+    g_byte_array_append (buf, (const guint8 *) "", 1);
+    *contents = (gchar *) g_byte_array_free (buf, FALSE);
+    return TRUE;
+  }
+  g_byte_array_free (buf, TRUE);
+  return FALSE;
+}
+
+gchar *
+gst_mxl_fabrics_target_info_to_json (mxlFabricsTargetInfo info)
+{
+  size_t size = 0;
+  gchar *json;
+
+  if (mxlFabricsTargetInfoToString (info, NULL, &size) != MXL_STATUS_OK
+      || size == 0)
+    return NULL;
+  json = g_malloc (size);
+  if (mxlFabricsTargetInfoToString (info, json, &size) == MXL_STATUS_OK)
+    return json;
+  g_free (json);
+  return NULL;
 }
 
 gboolean
@@ -348,7 +428,6 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
   char *reason = NULL;
   const gchar *p;
   gboolean file;
-  size_t size = 0;
   mxlStatus st;
 
   *json = NULL;
@@ -388,11 +467,7 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
   }
   /* The document as the library writes it: one text per target, whatever
    * form it was given in. */
-  if (mxlFabricsTargetInfoToString (info, NULL, &size) == MXL_STATUS_OK) {
-    *json = g_malloc (size);
-    if (mxlFabricsTargetInfoToString (info, *json, &size) != MXL_STATUS_OK)
-      g_clear_pointer (json, g_free);
-  }
+  *json = gst_mxl_fabrics_target_info_to_json (info);
   mxlFabricsFreeTargetInfo (info);
   if (*json == NULL) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,

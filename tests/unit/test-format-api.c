@@ -369,7 +369,8 @@ test_target_info_user_string (void)
   g_autofree char *at = g_strconcat ("@", path, NULL);
   g_autofree char *at_big = g_strconcat ("@", big, NULL);
   g_autofree char *at_missing = g_strconcat ("@", dir, "/missing", NULL);
-  g_autofree char *zeros = g_malloc0 ((4u << 20) + 1);
+  const gsize max = MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES;
+  g_autofree char *zeros = g_malloc0 (max + 1);
   mxlFabricsTargetInfo info = NULL;
   const char *def = (const char *) "unset";
   char wrapped[512];
@@ -390,8 +391,14 @@ test_target_info_user_string (void)
 
   g_assert_cmpint (user_string_fails (at_missing, "missing"), ==,
       MXL_ERR_NOT_FOUND);
-  memset (zeros, ' ', (4u << 20) + 1);
-  g_assert_true (g_file_set_contents (big, zeros, (4u << 20) + 1, NULL));
+  /* the bound itself: a document padded to exactly the limit is read, one
+   * byte more is refused */
+  g_assert_cmpuint (max, ==, 4u << 20);
+  memset (zeros, ' ', max + 1);
+  memcpy (zeros, TI_JSON, strlen (TI_JSON));
+  g_assert_true (g_file_set_contents (big, zeros, max, NULL));
+  assert_user_string_ok (at_big);
+  g_assert_true (g_file_set_contents (big, zeros, max + 1, NULL));
   g_assert_cmpint (user_string_fails (at_big, "larger than"), ==,
       MXL_ERR_INVALID_ARG);
   g_assert_cmpint (user_string_fails ("not base64!", "neither a JSON document"),

@@ -18,6 +18,8 @@
 #include "fabrics/wire/base64.h"
 #include "fabrics/wire/jsonutil.h"
 
+#include <mxl/fabrics-ext.h>
+
 const char *
 mxl_target_info_protocol (const struct mxlFabricsTargetInfo_t *info)
 {
@@ -514,7 +516,8 @@ mxl_target_info_from_user_string (const char *text, mxlStatus *out_status,
   if (*p != '@')
     return from_json_or_base64 (p, out_status, error);
 
-  contents = read_bounded_file (p + 1, MXL_TARGET_INFO_MAX_FILE_BYTES, &len, error);
+  contents = read_bounded_file (p + 1,
+      MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES, &len, error);
   if (contents == NULL)
     return NULL;
   if (memchr (contents, '\0', len) != NULL) {
