@@ -392,7 +392,8 @@ gst_mxl_fabrics_uri_install_property (GObjectClass * klass, guint prop_id)
           "VALUE&... (src: HOST:PORT is node:service, what it listens on; "
           "sink: the receiver, and target-info is required); keys are "
           "property names, percent-encoded values; keys not given get "
-          "their defaults. Default: NULL", NULL,
+          "their defaults. Read: the URI of the current settings. "
+          "Default: mxlfabrics:// (all settings at their defaults)", NULL,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 }
