@@ -79,6 +79,22 @@
  * `reason`). The TargetInfo holds remote keys: it is never logged above
  * LOG level, but `gst-launch-1.0 -v` prints readable properties.
  *
+ * ## URI
+ *
+ * The element handles `mxlfabrics://HOST:PORT?KEY=VALUE&...` URIs
+ * (GstURIHandler, GST_URI_SRC; also the `uri` property): HOST and PORT are
+ * `node` and `service`, where the target listens (empty or absent:
+ * automatic; a service name goes in the key `service`), and the keys
+ * `provider`, `flow-id`, `domain`, `options`, `caps`, `flow-def`,
+ * `target-info-file`, `timeout`, `ring-length` and `latency` set the
+ * properties of those names, percent-encoded. Keys not given get their
+ * defaults; an unknown key, a bad port or value is refused with a
+ * GstURIError and changes nothing (docs/getting-started.md "3. URIs").
+ * |[
+ * hostB$ gst-launch-1.0 mxlfabricssrc uri="mxlfabrics://192.0.2.20:5000?provider=tcp&caps=video%2Fx-raw%2Cformat%3Dv210%2Cwidth%3D1920%2Cheight%3D1080%2Cframerate%3D50%2F1&target-info-file=%2Ftmp%2Ftarget.json" \
+ *     ! queue ! videoconvert ! autovideosink
+ * ]|
+ *
  * ## Examples (two hosts; start this element first)
  *
  * TCP:
@@ -135,6 +151,7 @@
 #include "srcflow.h"
 #include "srclatency.h"
 #include "srcread.h"
+#include "mxlfabricsuri.h"
 
 #include <gst/audio/audio.h>
 #include <mxl/flow-ext.h>
@@ -151,12 +168,15 @@ enum {
   PROP_TIMEOUT,
   PROP_RING_LENGTH,
   PROP_LATENCY,
+  PROP_URI,
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_MXL_FABRICS_SRC_CAPS));
 
-G_DEFINE_TYPE (GstMxlFabricsSrc, gst_mxl_fabrics_src, GST_TYPE_PUSH_SRC);
+G_DEFINE_TYPE_WITH_CODE (GstMxlFabricsSrc, gst_mxl_fabrics_src,
+    GST_TYPE_PUSH_SRC, G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER,
+        gst_mxl_fabrics_uri_handler_init));
 GST_ELEMENT_REGISTER_DEFINE (mxlfabricssrc, "mxlfabricssrc", GST_RANK_NONE,
     GST_TYPE_MXL_FABRICS_SRC);
 
@@ -169,6 +189,10 @@ gst_mxl_fabrics_src_set_property (GObject * object, guint prop_id,
 
   if (gst_mxl_fabrics_object_set_property (self->obj, prop_id, value))
     return;
+  if (prop_id == PROP_URI) {
+    gst_mxl_fabrics_uri_set_property (GST_ELEMENT (self), value);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_CAPS:
@@ -212,6 +236,10 @@ gst_mxl_fabrics_src_get_property (GObject * object, guint prop_id,
 
   if (gst_mxl_fabrics_object_get_property (self->obj, prop_id, value))
     return;
+  if (prop_id == PROP_URI) {
+    gst_mxl_fabrics_uri_get_property (GST_ELEMENT (self), value);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_CAPS:
@@ -485,6 +513,7 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
           GST_MXL_FABRICS_SRC_DEFAULT_LATENCY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  gst_mxl_fabrics_uri_install_property (gobject_class, PROP_URI);
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
