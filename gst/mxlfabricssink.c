@@ -56,6 +56,18 @@
  * reconnected when its writes still read a ring slot that comes round
  * again.
  *
+ * Caps from the receiver: once a target's TargetInfo is known (JSON or
+ * base64, or an `@path` file that is there), the sink pad's CAPS query
+ * answers the caps of that target's flow (from the flow definition the
+ * TargetInfo carries), the intersection of them with several targets; so
+ * `videoconvert ! videoscale ! mxlfabricssink target-info=@file` and
+ * `audioconvert ! audioresample ! mxlfabricssink ...` negotiate to what
+ * the receiver wants without repeating its caps. Before any TargetInfo is
+ * known, and when the targets' flows have no caps in common (a WARNING
+ * naming them), it answers the pad template; ACCEPT_CAPS always takes the
+ * template (sinkcaps.h). The caps are fixed once negotiated: a rewritten
+ * `@path` file of another flow fails that target.
+ *
  * Accepted caps: `video/x-raw, format=v210` (progressive, or
  * `interlace-mode=alternate` with one field per buffer), v210 + key
  * (`mxl-alpha=true`, see caps.h for the buffer layout), `audio/x-raw,
@@ -131,6 +143,7 @@
 #include "gstmxlfabricselements.h"
 #include "mxlfabricssinkconn.h"
 #include "mxlfabricssinktarget.h"
+#include "sinkcaps.h"
 #include "sinkwait.h"
 #include "sinkwrite.h"
 
@@ -221,10 +234,19 @@ gst_mxl_fabrics_sink_query (GstBaseSink * sink, GstQuery * query)
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
 
-  if (gst_mxl_fabrics_timing_handle_query (&self->timing, query))
+  if (gst_mxl_fabrics_timing_handle_query (&self->timing, query)
+      || gst_mxl_fabrics_sink_accept_caps (self, query))
     return TRUE;
   return GST_BASE_SINK_CLASS (gst_mxl_fabrics_sink_parent_class)->query (sink,
       query);
+}
+
+/* CAPS: the targets' flows (sinkcaps.h); ACCEPT_CAPS: the template. */
+static GstCaps *
+gst_mxl_fabrics_sink_get_caps (GstBaseSink * sink, GstCaps * filter)
+{
+  return gst_mxl_fabrics_sink_get_caps_of_targets (GST_MXL_FABRICS_SINK (sink),
+      filter);
 }
 
 static gboolean
@@ -359,6 +381,7 @@ gst_mxl_fabrics_sink_finalize (GObject * object)
   g_free (self->target_info);
   g_ptr_array_unref (self->targets);
   g_free (self->flow_def);
+  g_free (self->caps_warned);
   g_array_unref (self->pending);
   G_OBJECT_CLASS (gst_mxl_fabrics_sink_parent_class)->finalize (object);
 }
@@ -492,6 +515,7 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
   basesink_class->start = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_start);
   basesink_class->stop = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_stop);
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_set_caps);
+  basesink_class->get_caps = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_get_caps);
   basesink_class->query = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_query);
   basesink_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_propose_allocation);

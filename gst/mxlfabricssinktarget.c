@@ -612,6 +612,23 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
   }
 }
 
+gchar **
+gst_mxl_fabrics_sink_targets_sources (GstMxlFabricsSink * self)
+{
+  GStrvBuilder *b = g_strv_builder_new ();
+  gchar **v;
+
+  LOCK (self);
+  for (guint i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    g_strv_builder_add (b, t->json ? t->json : t->value);
+  }
+  UNLOCK (self);
+  v = g_strv_builder_end (b);
+  g_strv_builder_unref (b);
+  return v;
+}
+
 gboolean
 gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self)
 {
