@@ -319,7 +319,9 @@ gboolean
 gst_mxl_fabrics_load_value (const gchar * value, gchar ** contents,
     GError ** error)
 {
-  GError *file_error = NULL;
+  const gchar *path;
+  char *data = NULL, *reason = NULL;
+  mxlStatus st;
 
   *contents = NULL;
   if (value == NULL)
@@ -328,15 +330,39 @@ gst_mxl_fabrics_load_value (const gchar * value, gchar ** contents,
     *contents = g_strdup (value);
     return TRUE;
   }
-  if (!g_file_get_contents (value + 1, contents, NULL, &file_error)) {
-    g_set_error (error, GST_RESOURCE_ERROR,
-        g_error_matches (file_error, G_FILE_ERROR, G_FILE_ERROR_NOENT) ?
-        GST_RESOURCE_ERROR_NOT_FOUND : GST_RESOURCE_ERROR_READ,
-        "cannot read \"%s\": %s", value + 1, file_error->message);
-    g_error_free (file_error);
-    return FALSE;
+  path = value + 1;
+  st = mxlFabricsExtReadUserFile (path, &data, NULL, &reason);
+  if (st == MXL_STATUS_OK) {
+    *contents = g_strdup (data);
+    free (data);
+    return TRUE;
   }
-  return TRUE;
+  if (st == MXL_ERR_INVALID_ARG)
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_READ,
+        "cannot read \"%s\": larger than %u bytes, the limit of an @path "
+        "value", path, GST_MXL_FABRICS_MAX_FILE_BYTES);
+  else
+    g_set_error (error, GST_RESOURCE_ERROR, st == MXL_ERR_NOT_FOUND ?
+        GST_RESOURCE_ERROR_NOT_FOUND : GST_RESOURCE_ERROR_READ,
+        "cannot read \"%s\": %s", path, reason ? reason : "read error");
+  free (reason);
+  return FALSE;
+}
+
+gchar *
+gst_mxl_fabrics_target_info_to_json (mxlFabricsTargetInfo info)
+{
+  size_t size = 0;
+  gchar *json;
+
+  if (mxlFabricsTargetInfoToString (info, NULL, &size) != MXL_STATUS_OK
+      || size == 0)
+    return NULL;
+  json = g_malloc (size);
+  if (mxlFabricsTargetInfoToString (info, json, &size) == MXL_STATUS_OK)
+    return json;
+  g_free (json);
+  return NULL;
 }
 
 gboolean
@@ -348,7 +374,6 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
   char *reason = NULL;
   const gchar *p;
   gboolean file;
-  size_t size = 0;
   mxlStatus st;
 
   *json = NULL;
@@ -388,11 +413,7 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
   }
   /* The document as the library writes it: one text per target, whatever
    * form it was given in. */
-  if (mxlFabricsTargetInfoToString (info, NULL, &size) == MXL_STATUS_OK) {
-    *json = g_malloc (size);
-    if (mxlFabricsTargetInfoToString (info, *json, &size) != MXL_STATUS_OK)
-      g_clear_pointer (json, g_free);
-  }
+  *json = gst_mxl_fabrics_target_info_to_json (info);
   mxlFabricsFreeTargetInfo (info);
   if (*json == NULL) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,

@@ -108,6 +108,8 @@
 #pragma once
 
 #include <gst/gst.h>
+#include <mxl/fabrics.h>
+#include <mxl/fabrics-ext.h>
 
 G_BEGIN_DECLS
 
@@ -465,12 +467,22 @@ void gst_mxl_fabrics_object_set_target_stats (GstMxlFabricsObject * obj,
 /** Returns: (transfer full): the stats structure described above. */
 GstStructure *gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj);
 
+/* The most bytes read from the file of an "@path" value: the library's
+ * bound (<mxl/fabrics-ext.h>), so that a FIFO or a device such as
+ * /dev/zero cannot make start() read forever or fill memory. */
+#define GST_MXL_FABRICS_MAX_FILE_BYTES \
+  MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES
+
 /**
  * gst_mxl_fabrics_load_value:
- * @value: a property value: literal text, or "@path" to read a file.
+ * @value: a property value: literal text, or "@path" to read a file with
+ *   the library's bounded reader (mxlFabricsExtReadUserFile(): at most
+ *   GST_MXL_FABRICS_MAX_FILE_BYTES, opened non-blocking: a FIFO without a
+ *   writer reads as empty, one whose writer is silent fails after 1 s).
  * @contents: (out) (transfer full): the text.
  * @error: GST_RESOURCE_ERROR_NOT_FOUND / _READ for a file that cannot be
- *   read, naming the path.
+ *   read, is larger than the limit (the message names the file and the
+ *   limit) or stays silent, naming the path.
  *
  * Returns: TRUE on success.
  */
@@ -487,6 +499,19 @@ typedef enum {
   GST_MXL_FABRICS_TARGET_INFO_BASE64,
   GST_MXL_FABRICS_TARGET_INFO_FILE,
 } GstMxlFabricsTargetInfoSource;
+
+/**
+ * gst_mxl_fabrics_target_info_to_json:
+ * @info: a TargetInfo of the library.
+ *
+ * The TargetInfo document as the library writes it
+ * (mxlFabricsTargetInfoToString(): size query, then the text), the one
+ * text of a target whatever form it was given in.
+ *
+ * Returns: (transfer full) (nullable): the JSON, NULL when the library
+ * cannot write it.
+ */
+gchar *gst_mxl_fabrics_target_info_to_json (mxlFabricsTargetInfo info);
 
 /**
  * gst_mxl_fabrics_target_info_resolve:

@@ -215,24 +215,6 @@ protocol_needs (void)
   return g_string_free (out, FALSE);
 }
 
-static gchar *
-target_info_json (mxlFabricsTargetInfo info, GError ** error)
-{
-  size_t size = 0;
-  gchar *json;
-
-  if (mxlFabricsTargetInfoToString (info, NULL, &size) == MXL_STATUS_OK
-      && size > 0) {
-    json = g_malloc (size);
-    if (mxlFabricsTargetInfoToString (info, json, &size) == MXL_STATUS_OK)
-      return json;
-    g_free (json);
-  }
-  g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
-      "cannot serialise the TargetInfo");
-  return NULL;
-}
-
 gboolean
 gst_mxl_fabrics_open_target (GstMxlFabricsObject * obj,
     GstMxlFabricsLocalFlow * flow, const gchar * flow_def, guint ring_length,
@@ -273,8 +255,9 @@ gst_mxl_fabrics_open_target (GstMxlFabricsObject * obj,
     setup_error (error, st, "target", GST_RESOURCE_ERROR_OPEN_READ_WRITE, &s,
         "check provider, node (an address of this host) and service (a free "
         "port)", "");
-  else
-    *target_info = target_info_json (info, error);
+  else if (!(*target_info = gst_mxl_fabrics_target_info_to_json (info)))
+    g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
+        "cannot serialise the TargetInfo");
   if (info)
     mxlFabricsFreeTargetInfo (info);
   settings_clear (&s);

@@ -272,7 +272,8 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
   self->catch_up_until = 0;
   /* The flow and the initiator are created in set_caps (their geometry
    * comes from the caps); the engine thread handles targets from now on. */
-  gst_mxl_fabrics_sink_engine_start (self);
+  if (!gst_mxl_fabrics_sink_engine_start (self, &error))
+    goto failed;
   return TRUE;
 
 failed:

@@ -485,8 +485,8 @@ engine_thread (gpointer data)
   return NULL;
 }
 
-void
-gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self)
+gboolean
+gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self, GError ** error)
 {
   GST_DEBUG_CATEGORY_INIT (mxl_fabrics_sink_conn_debug, "mxlfabricssinkconn", 0,
       "mxlfabricssink connections");
@@ -497,8 +497,17 @@ gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self)
   self->n_connected = 0;
   g_mutex_unlock (&self->obj->lock);
   self->engine_wake_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
-  g_assert (self->engine_wake_fd >= 0);
+  if (self->engine_wake_fd < 0) {
+    int saved = errno;
+
+    g_set_error (error, GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_OPEN_READ_WRITE,
+        "cannot create the eventfd that wakes the sink's engine thread: %s",
+        g_strerror (saved));
+    return FALSE;
+  }
   self->engine_thread = g_thread_new ("mxlfabricssink", engine_thread, self);
+  return TRUE;
 }
 
 void

@@ -43,8 +43,16 @@ G_BEGIN_DECLS
 /* Failed connection attempts in a row before a WARNING says so. */
 #define GST_MXL_FABRICS_SINK_UNREACHABLE_WARN 3
 
-/** Starts the engine thread (start()). */
-void gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self);
+/**
+ * gst_mxl_fabrics_sink_engine_start:
+ * Starts the engine thread (start()).
+ * @error: GST_RESOURCE_ERROR_OPEN_READ_WRITE with strerror when the eventfd
+ *   that wakes the thread cannot be created (e.g. EMFILE); nothing started.
+ *
+ * Returns: TRUE when the thread runs.
+ */
+gboolean gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self,
+    GError ** error);
 
 /** Stops and joins the engine thread, removes every target and destroys the
  * initiator (stop()). Safe when not started. */

@@ -26,8 +26,8 @@
  * The library's progress thread (setup option `progressThread`, on unless
  * `options` set it) drains the target's completions and commits grains,
  * so a slow or blocked downstream does not hold up the sender's writes.
- * The streaming thread reads its results in bounded 10 ms reads (unlock()
- * interrupts within one), copies each completed grain out of the ring into
+ * The streaming thread reads its results in bounded reads (unlock() ends
+ * one at once), copies each completed grain out of the ring into
  * a new buffer, then checks that the slot still holds that grain: one
  * overwritten meanwhile by the remote writer is dropped (`dropped-torn`).
  * A grain absent from its slot while a newer one completed is waited for

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rdma/fi_eq.h>
+
 #include "fabrics/ofi/localpeers.h"
 #include "fabrics/protocol/rxring.h"
 #include "fabrics/setup.h"
@@ -29,6 +31,11 @@ typedef struct MxlTargetMode {
    * the thread mode. */
   mxlStatus (*wait) (MxlTarget *t, int left_ms, gint64 now, gint64 deadline,
       uint64_t *out_index, uint64_t *out_count);
+  /* After the interrupted flag is set (mxl_target_interrupt(), without the
+   * lock): ends at once a read blocked in libfabric. NULL where a read
+   * waits on the lock's condition (thread mode, woken by the broadcast)
+   * or in naps of at most a wait slice (inline_poll_mode). */
+  void (*interrupt) (MxlTarget *t);
 } MxlTargetMode;
 
 /** A read result queued by the progress thread. */
@@ -502,10 +509,26 @@ wait_nap (MxlTarget *t, int left_ms, gint64 now, gint64 deadline,
   return MXL_ERR_NOT_READY;
 }
 
+/* inline_wait_mode's interrupt: fi_cq_signal(3) ends an fi_cq_sread() at
+ * once, and an FI_NOTIFY entry (fi_eq_write(3)) the fi_eq_sread() of a
+ * target waiting for a connection (the endpoint type's EQ, base.wait_fid;
+ * read as a tick, target_rc.c). The read then sees the flag. */
+static void
+interrupt_sread (MxlTarget *t)
+{
+  struct fi_eq_entry entry = { 0 };
+
+  fi_cq_signal (t->base.cq);
+  if (t->base.wait_fid != NULL && t->base.wait_fid->fclass == FI_CLASS_EQ)
+    fi_eq_write (container_of (t->base.wait_fid, struct fid_eq, fid),
+        FI_NOTIFY, &entry, sizeof entry, 0);
+}
+
 static const MxlTargetMode inline_wait_mode = {
   .name = "inline",
   .read = read_inline,
   .wait = wait_on_cq,
+  .interrupt = interrupt_sread,
 };
 
 static const MxlTargetMode inline_poll_mode = {
@@ -531,10 +554,15 @@ mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
 void
 mxl_target_interrupt (MxlTarget *t)
 {
+  const MxlTargetMode *mode;
+
   mxl_lock (&t->base.lock);
   atomic_store (&t->interrupted, 1);
   mxl_lock_broadcast (&t->base.lock);
+  mode = t->base.setup_done ? t->mode : NULL;
   mxl_unlock (&t->base.lock);
+  if (mode != NULL && mode->interrupt != NULL)
+    mode->interrupt (t);
 }
 
 void

@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gio/gio.h>
+
 #include "fabrics/ofi/address.h"
 #include "fabrics/protocol/protocol.h"
 #include "fabrics/wire/targetinfo.h"
+#include "fabrics/wire/userfile.h"
 
 #include <mxl/fabrics-ext.h>
 
@@ -72,6 +75,51 @@ mxlFabricsTargetInfoFromString (char const *in_string,
   return MXL_STATUS_OK;
 }
 
+/* The status of a file read that failed with @error (userfile.h), else
+ * @otherwise. */
+static mxlStatus
+file_status (const GError *error, mxlStatus otherwise)
+{
+  if (error->domain == G_FILE_ERROR)
+    return error->code == G_FILE_ERROR_NOENT ? MXL_ERR_NOT_FOUND
+        : error->code == G_FILE_ERROR_ACCES ? MXL_ERR_PERMISSION_DENIED
+        : MXL_ERR_UNKNOWN;
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
+    return MXL_ERR_TIMEOUT;
+  return otherwise;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtReadUserFile (char const *in_path, char **out_contents,
+    size_t *out_length, char **out_reason)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree gchar *contents = NULL;
+  gsize len = 0;
+
+  if (out_reason != NULL)
+    *out_reason = NULL;
+  if (out_contents != NULL)
+    *out_contents = NULL;
+  if (in_path == NULL || out_contents == NULL)
+    return MXL_ERR_INVALID_ARG;
+  contents = mxl_user_file_read (in_path,
+      MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES, &len, &error);
+  if (contents == NULL) {
+    if (out_reason != NULL)
+      *out_reason = strdup (error->message);
+    return file_status (error, MXL_ERR_INVALID_ARG);
+  }
+  /* malloc'd for free(3), as the API's other strings */
+  *out_contents = malloc (len + 1);
+  if (*out_contents == NULL)
+    return MXL_ERR_UNKNOWN;
+  memcpy (*out_contents, contents, len + 1);
+  if (out_length != NULL)
+    *out_length = len;
+  return MXL_STATUS_OK;
+}
+
 /* The document (@user_string: or what a user gave, see
  * mxl_target_info_from_user_string()) with the reason of a refusal. */
 static mxlStatus
@@ -92,10 +140,8 @@ parse_with_reason (char const *in_string, gboolean user_string,
     return MXL_STATUS_OK;
   }
   /* a file to come is not a bad document: a caller may wait for it */
-  if (error != NULL && error->domain == G_FILE_ERROR)
-    status = error->code == G_FILE_ERROR_NOENT ? MXL_ERR_NOT_FOUND
-        : error->code == G_FILE_ERROR_ACCES ? MXL_ERR_PERMISSION_DENIED
-        : MXL_ERR_UNKNOWN;
+  if (error != NULL)
+    status = file_status (error, status);
   if (out_reason != NULL)
     *out_reason = strdup (error != NULL ? error->message : "invalid document");
   return status == MXL_STATUS_OK ? MXL_ERR_INVALID_ARG : status;

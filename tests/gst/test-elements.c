@@ -3,8 +3,11 @@
  * their defaults and blurbs, enum values, pad templates, action signals, and
  * the clear failures of start(). */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -399,10 +402,11 @@ test_target_info_file_bounded (void)
 /* Drives @e to PAUSED, expects the state change to fail with exactly one
  * ERROR (ours, not also the base class's "failed to post a proper error
  * message"), of @domain/@code, whose text contains @needle; connection-state
- * ends "error" and was notified. */
+ * ends "error" and was notified. @prepare (nullable) runs just before the
+ * state change, in the pipeline made for it. */
 static void
-expect_start_error (GstElement * e, GQuark domain, gint code,
-    const gchar * needle)
+expect_start_error_after (GstElement * e, void (*prepare) (void),
+    GQuark domain, gint code, const gchar * needle)
 {
   GstElement *pipeline = gst_pipeline_new (NULL);
   GstBus *bus = gst_pipeline_get_bus (GST_PIPELINE (pipeline));
@@ -414,6 +418,8 @@ expect_start_error (GstElement * e, GQuark domain, gint code,
   guint errors = 0;
 
   gst_bin_add (GST_BIN (pipeline), e);
+  if (prepare)
+    prepare ();
   g_assert_cmpint (gst_element_set_state (e, GST_STATE_PAUSED), ==,
       GST_STATE_CHANGE_FAILURE);
   while ((msg = gst_bus_pop (bus))) {
@@ -439,6 +445,98 @@ expect_start_error (GstElement * e, GQuark domain, gint code,
   gst_element_set_state (pipeline, GST_STATE_NULL);
   gst_object_unref (bus);
   gst_object_unref (pipeline);
+}
+
+static void
+expect_start_error (GstElement * e, GQuark domain, gint code,
+    const gchar * needle)
+{
+  expect_start_error_after (e, NULL, domain, code, needle);
+}
+
+/* Leaves no file descriptor free: the soft RLIMIT_NOFILE lowered to 64 and
+ * every number below it taken (by copies of stdin). */
+static void
+use_up_fds (void)
+{
+  struct rlimit lim;
+
+  g_assert_cmpint (getrlimit (RLIMIT_NOFILE, &lim), ==, 0);
+  lim.rlim_cur = 64;
+  g_assert_cmpint (setrlimit (RLIMIT_NOFILE, &lim), ==, 0);
+  for (guint i = 0; i < 64 && dup (0) >= 0; i++);
+  g_assert_cmpint (dup (0), <, 0);
+  g_assert_cmpint (errno, ==, EMFILE);
+}
+
+/* issue 15: a sink that could not create its engine thread's eventfd
+ * aborted on a g_assert; now it refuses to start with an ERROR that says
+ * why (in a child process: the lowered limit stays there). */
+static void
+test_sink_no_eventfd (void)
+{
+  if (g_test_subprocess ()) {
+    gchar *needle = g_strdup_printf ("cannot create the eventfd that wakes "
+        "the sink's engine thread: %s", g_strerror (EMFILE));
+
+    expect_start_error_after (make ("mxlfabricssink"), use_up_fds,
+        GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_READ_WRITE, needle);
+    g_free (needle);
+    return;
+  }
+  g_test_trap_subprocess (NULL, 20 * G_USEC_PER_SEC, 0);
+  g_test_trap_assert_passed ();
+}
+
+/* A src whose flow-def is "@@path": its start must fail with @code and a
+ * message containing @needle. */
+static void
+expect_flow_def_file_error (const gchar * path, gint code,
+    const gchar * needle)
+{
+  GstElement *e = make ("mxlfabricssrc");
+  gchar *at = g_strconcat ("@", path, NULL);
+
+  g_object_set (e, "flow-def", at, NULL);
+  expect_start_error (e, GST_RESOURCE_ERROR, code, needle);
+  g_free (at);
+}
+
+/* issue 15: flow-def="@path" was read with no bound: /dev/zero filled
+ * memory, a FIFO without a writer hung start(). At most the library's
+ * TargetInfo file bound (MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES, 4 MiB)
+ * is read now; one byte more is a READ error naming the file and the
+ * limit, and a FIFO without a writer reads as empty at once. */
+static void
+test_flow_def_file_bounded (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-fd-XXXXXX", NULL);
+  gchar *big = g_build_filename (dir, "big.json", NULL);
+  gchar *fifo = g_build_filename (dir, "fifo", NULL);
+  gsize limit = 4u << 20;
+  gchar *pad = g_malloc (limit + 1);
+  gchar *needle;
+
+  memset (pad, ' ', limit + 1);
+  g_assert_true (g_file_set_contents (big, pad, limit + 1, NULL));
+  needle = g_strdup_printf ("cannot read \"%s\": larger than %" G_GSIZE_FORMAT
+      " bytes, the limit of an @path value", big, limit);
+  expect_flow_def_file_error (big, GST_RESOURCE_ERROR_READ, needle);
+  g_free (needle);
+  needle = g_strdup_printf ("cannot read \"/dev/zero\": larger than %"
+      G_GSIZE_FORMAT " bytes, the limit of an @path value", limit);
+  expect_flow_def_file_error ("/dev/zero", GST_RESOURCE_ERROR_READ, needle);
+  g_free (needle);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  expect_flow_def_file_error (fifo, GST_RESOURCE_ERROR_SETTINGS,
+      "flow definition: (document): root is not an object");
+  g_assert_cmpint (g_unlink (fifo), ==, 0);
+  g_assert_cmpint (g_unlink (big), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  g_free (pad);
+  g_free (fifo);
+  g_free (big);
+  g_free (dir);
 }
 
 static void
@@ -694,6 +792,9 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/elements/target-info-file-bounded",
       test_target_info_file_bounded);
   g_test_add_func ("/gst/elements/start-errors", test_start_errors);
+  g_test_add_func ("/gst/elements/sink-no-eventfd", test_sink_no_eventfd);
+  g_test_add_func ("/gst/elements/flow-def-file-bounded",
+      test_flow_def_file_bounded);
   g_test_add_func ("/gst/elements/service-errors", test_service_errors);
   g_test_add_func ("/gst/elements/sink-setup-error-once",
       test_sink_setup_error_once);

@@ -6,8 +6,12 @@
  * resolver and the TargetInfo's flow definition. Linked against the shared
  * library, so a symbol that is not exported fails the build.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -369,7 +373,8 @@ test_target_info_user_string (void)
   g_autofree char *at = g_strconcat ("@", path, NULL);
   g_autofree char *at_big = g_strconcat ("@", big, NULL);
   g_autofree char *at_missing = g_strconcat ("@", dir, "/missing", NULL);
-  g_autofree char *zeros = g_malloc0 ((4u << 20) + 1);
+  const gsize max = MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES;
+  g_autofree char *zeros = g_malloc0 (max + 1);
   mxlFabricsTargetInfo info = NULL;
   const char *def = (const char *) "unset";
   char wrapped[512];
@@ -390,8 +395,14 @@ test_target_info_user_string (void)
 
   g_assert_cmpint (user_string_fails (at_missing, "missing"), ==,
       MXL_ERR_NOT_FOUND);
-  memset (zeros, ' ', (4u << 20) + 1);
-  g_assert_true (g_file_set_contents (big, zeros, (4u << 20) + 1, NULL));
+  /* the bound itself: a document padded to exactly the limit is read, one
+   * byte more is refused */
+  g_assert_cmpuint (max, ==, 4u << 20);
+  memset (zeros, ' ', max + 1);
+  memcpy (zeros, TI_JSON, strlen (TI_JSON));
+  g_assert_true (g_file_set_contents (big, zeros, max, NULL));
+  assert_user_string_ok (at_big);
+  g_assert_true (g_file_set_contents (big, zeros, max + 1, NULL));
   g_assert_cmpint (user_string_fails (at_big, "larger than"), ==,
       MXL_ERR_INVALID_ARG);
   g_assert_cmpint (user_string_fails ("not base64!", "neither a JSON document"),
@@ -422,6 +433,68 @@ test_target_info_user_string (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* "@PATH" files are read bounded in size and time (mxlFabricsExtReadUserFile,
+ * also under mxlFabricsExtTargetInfoFromUserString): a FIFO without a
+ * writer used to block the TargetInfo's fopen() forever. */
+static void
+test_read_user_file (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("test-format-api-XXXXXX", NULL);
+  g_autofree char *file = g_build_filename (dir, "def.json", NULL);
+  g_autofree char *fifo = g_build_filename (dir, "fifo", NULL);
+  g_autofree char *at_fifo = g_strconcat ("@", fifo, NULL);
+  mxlFabricsTargetInfo info = NULL;
+  char *data = NULL, *reason = NULL;
+  g_autofree char *expect = NULL;
+  size_t len = 0;
+  int wfd;
+
+  g_assert_true (g_file_set_contents (file, "{\"a\": 1}", -1, NULL));
+  g_assert_cmpint (mxlFabricsExtReadUserFile (file, &data, &len, &reason), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpstr (data, ==, "{\"a\": 1}");
+  g_assert_cmpuint (len, ==, 8);
+  g_assert_null (reason);
+  free (data);
+  g_assert_cmpint (mxlFabricsExtReadUserFile (fifo, &data, NULL, &reason), ==,
+      MXL_ERR_NOT_FOUND);
+  g_assert_null (data);
+  g_assert_cmpstr (reason, ==, g_strerror (ENOENT));
+  free (reason);
+  g_assert_cmpint (mxlFabricsExtReadUserFile (NULL, &data, NULL, NULL), ==,
+      MXL_ERR_INVALID_ARG);
+  g_assert_cmpint (mxlFabricsExtReadUserFile (file, NULL, NULL, NULL), ==,
+      MXL_ERR_INVALID_ARG);
+
+  /* a FIFO without a writer: read as empty at once, for a TargetInfo too */
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_cmpint (mxlFabricsExtReadUserFile (fifo, &data, &len, NULL), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpuint (len, ==, 0);
+  free (data);
+  g_assert_cmpint (mxlFabricsExtTargetInfoFromUserString (at_fifo, &info,
+          &reason), ==, MXL_ERR_INVALID_ARG);
+  g_assert_null (info);
+  free (reason);
+  /* a writer that stays silent: given up after 1 s, MXL_ERR_TIMEOUT */
+  wfd = open (fifo, O_RDWR | O_NONBLOCK);
+  g_assert_cmpint (wfd, >=, 0);
+  g_assert_cmpint (mxlFabricsExtTargetInfoFromUserString (at_fifo, &info,
+          &reason), ==, MXL_ERR_TIMEOUT);
+  expect = g_strdup_printf ("TargetInfo: cannot read %s: nothing to read "
+      "within 1000 ms", fifo);
+  g_assert_cmpstr (reason, ==, expect);
+  free (reason);
+  g_assert_cmpint (mxlFabricsExtReadUserFile (fifo, &data, NULL, &reason), ==,
+      MXL_ERR_TIMEOUT);
+  g_assert_cmpstr (reason, ==, "nothing to read within 1000 ms");
+  free (reason);
+  close (wfd);
+  g_assert_cmpint (g_unlink (fifo), ==, 0);
+  g_assert_cmpint (g_unlink (file), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -433,6 +506,7 @@ main (int argc, char **argv)
   g_test_add_func ("/format-api/build-rejects", test_build_rejects);
   g_test_add_func ("/format-api/line-bytes", test_line_bytes);
   g_test_add_func ("/format-api/names", test_names);
+  g_test_add_func ("/format-api/read-user-file", test_read_user_file);
   g_test_add_func ("/format-api/target-info-user-string",
       test_target_info_user_string);
   return g_test_run ();

@@ -10,13 +10,15 @@
 
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "fabrics/ofi/address.h"
 #include "fabrics/wire/base64.h"
 #include "fabrics/wire/jsonutil.h"
+#include "fabrics/wire/userfile.h"
+
+#include <mxl/fabrics-ext.h>
 
 const char *
 mxl_target_info_protocol (const struct mxlFabricsTargetInfo_t *info)
@@ -459,40 +461,6 @@ from_json_or_base64 (const char *text, mxlStatus *out_status, GError **error)
   return mxl_target_info_from_json ((const char *) json, out_status, error);
 }
 
-/* Reads at most @limit bytes (a FIFO or /dev/zero cannot make us read
- * forever); a longer file is an error. Returns NUL-terminated contents. */
-static char *
-read_bounded_file (const char *path, gsize limit, gsize *out_len, GError **error)
-{
-  g_autofree char *buf = g_malloc (limit + 2);
-  FILE *f = fopen (path, "rb");
-  gsize n;
-  int saved;
-
-  if (f == NULL) {
-    saved = errno;
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-        "TargetInfo: cannot open %s: %s", path, g_strerror (saved));
-    return NULL;
-  }
-  n = fread (buf, 1, limit + 1, f);
-  saved = ferror (f) ? errno : 0;
-  fclose (f);
-  if (saved != 0) {
-    g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
-        "TargetInfo: cannot read %s: %s", path, g_strerror (saved));
-    return NULL;
-  }
-  if (n > limit) {
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-        "TargetInfo: file %s is larger than %" G_GSIZE_FORMAT " bytes", path, limit);
-    return NULL;
-  }
-  buf[n] = '\0';
-  *out_len = n;
-  return g_steal_pointer (&buf);
-}
-
 struct mxlFabricsTargetInfo_t *
 mxl_target_info_from_user_string (const char *text, mxlStatus *out_status,
     GError **error)
@@ -514,9 +482,12 @@ mxl_target_info_from_user_string (const char *text, mxlStatus *out_status,
   if (*p != '@')
     return from_json_or_base64 (p, out_status, error);
 
-  contents = read_bounded_file (p + 1, MXL_TARGET_INFO_MAX_FILE_BYTES, &len, error);
-  if (contents == NULL)
+  contents = mxl_user_file_read (p + 1,
+      MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES, &len, error);
+  if (contents == NULL) {
+    g_prefix_error (error, "TargetInfo: cannot read %s: ", p + 1);
     return NULL;
+  }
   if (memchr (contents, '\0', len) != NULL) {
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
         "TargetInfo: file %s holds a NUL byte, not a text document", p + 1);

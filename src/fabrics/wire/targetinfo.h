@@ -115,15 +115,13 @@ gboolean mxl_target_info_equal (const struct mxlFabricsTargetInfo_t *a,
  * MXL_TARGET_INFO_DEFAULT_PROTOCOL when it gives none. (transfer none) */
 const char *mxl_target_info_protocol (const struct mxlFabricsTargetInfo_t *info);
 
-/** Largest document mxl_target_info_from_user_string() reads from a file. */
-#define MXL_TARGET_INFO_MAX_FILE_BYTES (4u << 20)
-
 /**
  * mxl_target_info_from_user_string:
  * @text: what a user pasted: the raw JSON document (first non-blank
  *   character '{'), the document base64-encoded as the demo tool prints it
  *   (docs/wire-format.md §1.6; ASCII whitespace such as line wraps is ignored), or
- *   "@PATH" naming a file (at most MXL_TARGET_INFO_MAX_FILE_BYTES) that
+ *   "@PATH" naming a file (at most MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES
+ *   of <mxl/fabrics-ext.h>) that
  *   holds either of the two.
  * @out_status: (out) (optional): MXL_STATUS_OK or MXL_ERR_INVALID_ARG.
  * @error: (out): reason on failure (G_IO_ERROR_INVALID_DATA, or the

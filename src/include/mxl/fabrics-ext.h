@@ -413,8 +413,11 @@ typedef struct mxlFabricsExtTargetStats_t {
 /**
  * mxlFabricsExtTargetInterruptRead:
  * Makes a mxlFabricsTargetReadGrain() / ReadSamples() that waits return
- * MXL_ERR_INTERRUPTED at once (with the progress thread; without it within
- * one wait slice, MXL_TARGET_WAIT_SLICE_MS); with no read waiting, the next
+ * MXL_ERR_INTERRUPTED at once: with the progress thread, and without it on
+ * a provider whose queues can wait (tcp, verbs: fi_cq_signal(3) ends the
+ * wait on the completion queue, an FI_NOTIFY entry, fi_eq_write(3), the
+ * wait for a connection); on shm and efa (polled, no wait objects) within
+ * one wait slice, MXL_TARGET_WAIT_SLICE_MS. With no read waiting, the next
  * read returns it. Any thread, e.g. a GStreamer unlock(), so that reads may
  * wait long without making flushes wait. Returns: MXL_STATUS_OK;
  * MXL_ERR_INVALID_ARG for NULL.
@@ -699,13 +702,49 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetProvider (
     char const **out_name);
 
 /**
+ * MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES:
+ * The most bytes mxlFabricsExtTargetInfoFromUserString() reads from an
+ * "@PATH" file (4 MiB, far more than any TargetInfo); a longer file is
+ * refused. An application reading other "@PATH" values of its users (an
+ * NMOS flow definition) can use the same bound.
+ */
+#define MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES (4u << 20)
+
+/**
+ * mxlFabricsExtReadUserFile:
+ * @in_path: a file a user named with "@PATH" (a TargetInfo, a flow
+ *   definition).
+ * @out_contents: (out) (transfer full): its bytes with a NUL appended
+ *   (free with free(3)); NULL on failure.
+ * @out_length: (out) (optional): bytes read, the NUL not counted.
+ * @out_reason: (out) (transfer full) (nullable): on failure the cause
+ *   alone ("larger than 4194304 bytes", "nothing to read within 1000 ms",
+ *   strerror(3)), free with free(3); NULL to ignore.
+ *
+ * Reads the file the way mxlFabricsExtTargetInfoFromUserString() reads an
+ * "@PATH": at most MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES bytes (one
+ * more is refused, so /dev/zero cannot make it read forever), opened
+ * non-blocking so that a FIFO without a writer does not block the open,
+ * and a FIFO whose writer stays silent is given up after 1 s. No call
+ * blocks longer (docs/wire-format.md §1.6).
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG (a NULL argument, or the
+ * file holds more than the limit); MXL_ERR_NOT_FOUND (no such file);
+ * MXL_ERR_PERMISSION_DENIED; MXL_ERR_TIMEOUT (a silent FIFO);
+ * MXL_ERR_UNKNOWN (another open or read error).
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtReadUserFile (char const *in_path,
+    char **out_contents, size_t *out_length, char **out_reason);
+
+/**
  * mxlFabricsExtTargetInfoFromUserString:
  * @in_text: what a user gives for a target: the TargetInfo JSON document
  *   (first non-blank character '{', docs/wire-format.md §1.2), that document
  *   base64-encoded as mxl-fabrics-demo prints it (§1.6; standard alphabet,
  *   padded or not, ASCII whitespace such as line wraps ignored), or "@PATH"
- *   naming a file that holds either of the two (at most 4 MiB are read, so
- *   a FIFO or a device cannot make the call read forever).
+ *   naming a file that holds either of the two (at most
+ *   MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES are read, so a FIFO or a
+ *   device cannot make the call read forever).
  * @out_targetInfo: (out) (transfer full): free with mxlFabricsFreeTargetInfo().
  * @out_reason: (out) (transfer full) (nullable): on failure why the text
  *   was refused, naming the key or the file (free with free(3)); NULL to
