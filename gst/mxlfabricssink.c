@@ -65,8 +65,12 @@
  * the receiver wants without repeating its caps. Before any TargetInfo is
  * known, and when the targets' flows have no caps in common (a WARNING
  * naming them), it answers the pad template; ACCEPT_CAPS always takes the
- * template (sinkcaps.h). The caps are fixed once negotiated: a rewritten
- * `@path` file of another flow fails that target.
+ * template (sinkcaps.h). When a target's TargetInfo becomes known or
+ * changes (its `@path` file appears or is rewritten) the sink sends a
+ * RECONFIGURE upstream: a converter in front renegotiates to the new flow,
+ * and caps of another format make the sink stop its engine, create the
+ * new flow and initiator and add the targets again (as a restart would;
+ * until then the target fails with the WARNING naming the mismatch).
  *
  * Accepted caps: `video/x-raw, format=v210` (progressive, or
  * `interlace-mode=alternate` with one field per buffer), v210 + key
@@ -300,7 +304,16 @@ gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
 static gboolean
 gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
 {
-  return gst_mxl_fabrics_sink_setup_caps (GST_MXL_FABRICS_SINK (sink), caps);
+  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
+  GError *error = NULL;
+
+  /* renegotiated to a target's new flow: a new flow and initiator */
+  if (!gst_mxl_fabrics_sink_caps_renew (self, caps, &error)) {
+    gst_mxl_fabrics_object_post_error (self->obj, error, NULL);
+    g_error_free (error);
+    return FALSE;
+  }
+  return gst_mxl_fabrics_sink_setup_caps (self, caps);
 }
 
 static gboolean

@@ -5,7 +5,9 @@
 #endif
 
 #include "sinkcaps.h"
+#include "mxlfabricssinkconn.h"
 #include "mxlfabricssinktarget.h"
+#include "sinkwait.h"
 
 GST_DEBUG_CATEGORY_EXTERN (gst_mxl_fabrics_sink_debug);
 #define GST_CAT_DEFAULT gst_mxl_fabrics_sink_debug
@@ -137,4 +139,56 @@ gst_mxl_fabrics_sink_accept_caps (GstMxlFabricsSink * self, GstQuery * query)
   gst_query_set_accept_caps_result (query, gst_caps_is_subset (caps, templ));
   gst_caps_unref (templ);
   return TRUE;
+}
+
+static void
+push_reconfigure (GstElement * element, gpointer data)
+{
+  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (element);
+  GstCaps *current = gst_pad_get_current_caps (GST_BASE_SINK_PAD (self));
+
+  /* caps the targets' flows still take need no renegotiation */
+  if (current) {
+    GstCaps *want = gst_mxl_fabrics_sink_get_caps_of_targets (self, NULL);
+    gboolean fits = gst_caps_is_subset (current, want);
+
+    gst_caps_unref (want);
+    gst_caps_unref (current);
+    if (fits)
+      return;
+  }
+  GST_DEBUG_OBJECT (self, "a target's TargetInfo changed: RECONFIGURE");
+  gst_pad_push_event (GST_BASE_SINK_PAD (self), gst_event_new_reconfigure ());
+}
+
+void
+gst_mxl_fabrics_sink_targets_changed (GstMxlFabricsSink * self)
+{
+  gst_element_call_async (GST_ELEMENT (self), push_reconfigure, NULL, NULL);
+}
+
+gboolean
+gst_mxl_fabrics_sink_caps_renew (GstMxlFabricsSink * self, GstCaps * caps,
+    GError ** error)
+{
+  GstMxlFabricsFormat fmt;
+
+  /* the test of setup_caps (sinkwrite.c): the same flow, nothing to do;
+   * caps that are no format get setup_caps' ERROR */
+  if (!self->have_format
+      || !gst_mxl_fabrics_format_from_caps (caps, &fmt, NULL)
+      || (gst_mxl_fabrics_format_check_match (&fmt, &self->format, NULL)
+          && fmt.interleaved == self->format.interleaved))
+    return TRUE;
+  GST_INFO_OBJECT (self, "caps changed to %" GST_PTR_FORMAT ": a new flow",
+      caps);
+  gst_mxl_fabrics_sink_engine_stop (self);
+  g_mutex_lock (&self->obj->lock);
+  gst_mxl_fabrics_sink_drop_pending (self);
+  g_mutex_unlock (&self->obj->lock);
+  gst_mxl_fabrics_sink_teardown_caps (self);
+  self->have_last = FALSE;
+  self->wait_expired = FALSE;
+  self->catch_up_until = 0;
+  return gst_mxl_fabrics_sink_engine_start (self, error);
 }

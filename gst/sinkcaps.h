@@ -42,6 +42,36 @@ GstCaps *gst_mxl_fabrics_sink_get_caps_of_targets (GstMxlFabricsSink * self,
     GstCaps * filter);
 
 /**
+ * gst_mxl_fabrics_sink_targets_changed:
+ *
+ * A target's TargetInfo became known or changed (an `@path` file read or
+ * rewritten; any thread, engine_lock may be held): sends a RECONFIGURE
+ * upstream, from GStreamer's thread pool (gst_element_call_async(), no
+ * lock of ours held), so that upstream asks the CAPS query again and
+ * renegotiates to the target's flow; not when the negotiated caps are
+ * still within the CAPS answer.
+ */
+void gst_mxl_fabrics_sink_targets_changed (GstMxlFabricsSink * self);
+
+/**
+ * gst_mxl_fabrics_sink_caps_renew:
+ * @caps: the caps set_caps got.
+ * @error: as gst_mxl_fabrics_sink_engine_start().
+ *
+ * set_caps, before gst_mxl_fabrics_sink_setup_caps(): when a format is
+ * set up and @caps give another one (renegotiated after a RECONFIGURE),
+ * the engine stops, the pending grains are dropped, flow and initiator
+ * are torn down and the engine starts again, as between stop() and
+ * start(), so that setup_caps creates the flow of the new caps and the
+ * targets are added to its initiator again (their `targets` counters
+ * start from 0). Otherwise nothing.
+ *
+ * Returns: FALSE when the engine cannot start again.
+ */
+gboolean gst_mxl_fabrics_sink_caps_renew (GstMxlFabricsSink * self,
+    GstCaps * caps, GError ** error);
+
+/**
  * gst_mxl_fabrics_sink_accept_caps:
  * @query: any query.
  *

@@ -14,6 +14,11 @@
  *   audioresample ! mxlfabricssink` to a 48 kHz 8-channel F32 planar
  *   receiver: the sink pad is 48000 Hz, 8 channels F32LE, and the
  *   receiver's buffers are 8-channel F32 (32 bytes a sample).
+ * - two-processes/renegotiate: the sender starts before its receiver
+ *   (the template gives it 320x240); the TargetInfo file the receiver
+ *   writes makes the sink send a RECONFIGURE: renegotiated to 640x360, a
+ *   new flow, and the receiver gets only 640x360 frames (at least a
+ *   second of them, none the sender did not transfer).
  * - query: GstHarness on the sink alone: before any TargetInfo is known
  *   the CAPS query answers the pad template (and a file that does not
  *   exist yet changes nothing); once the @path file holds a TargetInfo
@@ -187,6 +192,78 @@ two_processes_audio (void)
   g_assert_cmpuint (samples, ==, 22291);
   g_strfreev (sizes);
   gst_caps_unref (caps);
+}
+
+/* The sender runs before its receiver: its first caps come from the
+ * template (320x240, what videoscale keeps); the TargetInfo file the
+ * receiver then writes makes the sink send a RECONFIGURE, videoscale
+ * renegotiates to the receiver's 640x360 and the sink sets up a new flow:
+ * every frame the receiver gets is 640x360 v210. */
+static void
+two_processes_renegotiate (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-sinkcaps-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "target.json", NULL);
+  gchar *out = g_build_filename (dir, "received", NULL);
+  gchar *desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=75 "
+      "! video/x-raw,width=320,height=240,framerate=25/1 ! videoconvert ! "
+      "videoscale ! mxlfabricssink name=sink provider=tcp node=" HGST_NODE
+      " target-info=@%s", file);
+  GstElement *p = hgst_parse (desc), *sink = gst_bin_get_by_name (GST_BIN (p),
+      "sink");
+  GstPad *pad = gst_element_get_static_pad (sink, "sink");
+  GstBus *bus = gst_element_get_bus (p);
+  GstCaps *caps = NULL;
+  GstMessage *msg;
+  gchar **sizes;
+  guint64 completed;
+  gint w = 0;
+  GPid pid;
+
+  hgst_play (p);
+  for (guint i = 0; i < 500 && (caps = gst_pad_get_current_caps (pad)) ==
+      NULL; i++)
+    g_usleep (10 * 1000);
+  g_assert_nonnull (caps);
+  g_assert_true (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+          "width", &w));
+  g_assert_cmpint (w, ==, 320);
+  gst_caps_unref (caps);
+
+  pid = hgst_spawn_child (VIDEO_RX, file, out, NULL);
+  msg = gst_bus_timed_pop_filtered (bus, 15 * GST_SECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_nonnull (msg);
+  g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
+  gst_message_unref (msg);
+  g_usleep (300 * 1000);
+  caps = gst_pad_get_current_caps (pad);
+  log_caps ("sender caps at the end", caps);
+  g_assert_true (gst_structure_get_int (gst_caps_get_structure (caps, 0),
+          "width", &w));
+  g_assert_cmpint (w, ==, 640);
+  gst_caps_unref (caps);
+  completed = hgst_stat (p, "sink", "transfers-completed");
+  gst_object_unref (pad);
+  gst_object_unref (sink);
+  gst_object_unref (bus);
+  hgst_stop (p);
+  g_assert_cmpint (kill (pid, SIGINT), ==, 0);
+  hgst_assert_child_ok (pid, 10000);
+
+  sizes = hgst_read_lines (out);
+  g_test_message ("receiver: %u frames, sender: %" G_GUINT64_FORMAT
+      " transfers completed", g_strv_length (sizes), completed);
+  /* at least a second of the 3 s arrives after the renegotiation; the
+   * src may count a few grains of the start as late and not push them */
+  g_assert_cmpuint (g_strv_length (sizes), >=, 25);
+  g_assert_cmpuint (g_strv_length (sizes), <=, completed);
+  for (guint i = 0; sizes[i]; i++)
+    g_assert_cmpuint (g_ascii_strtoull (sizes[i], NULL, 10), ==,
+        V210_640x360);
+  g_strfreev (sizes);
+  g_free (desc);
+  hgst_remove_files (dir, file, out);
 }
 
 /* An in-process receiver of @caps writing its TargetInfo to @file. */
@@ -383,5 +460,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/sink-caps/query", caps_query);
   g_test_add_func ("/gst/sink-caps/two-processes/video", two_processes_video);
   g_test_add_func ("/gst/sink-caps/two-processes/audio", two_processes_audio);
+  g_test_add_func ("/gst/sink-caps/two-processes/renegotiate",
+      two_processes_renegotiate);
   return g_test_run ();
 }
