@@ -53,6 +53,15 @@ target_caps (GstMxlFabricsSink * self, const gchar * source, GstCaps * templ,
     exact = gst_structure_copy (gst_caps_get_structure (flow, 0));
     gst_structure_remove_fields (exact, "pixel-aspect-ratio", "colorimetry",
         "interlace-mode", "field-order", "channel-mask", NULL);
+    /* an interlaced flow also takes both fields woven in one buffer
+     * (interlace-mode=interleaved, system memory: the sink splits them) */
+    if (fmt.scan != GST_MXL_FABRICS_SCAN_PROGRESSIVE) {
+      GstStructure *woven = gst_structure_copy (exact);
+
+      gst_structure_set (woven, "interlace-mode", G_TYPE_STRING, "interleaved",
+          NULL);
+      gst_caps_append_structure (flow, woven);
+    }
     gst_caps_append_structure_full (flow, exact,
         gst_caps_features_copy (gst_caps_get_features (flow, 0)));
     caps = gst_caps_intersect_full (flow, templ, GST_CAPS_INTERSECT_FIRST);
