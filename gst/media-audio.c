@@ -296,12 +296,13 @@ audio_def_from_caps (const GstStructure * s, mxlFlowExtDefinition * def,
 }
 
 /* The library's channel limit, in the caps' words: the field to fix is
- * theirs. */
+ * theirs. The limit is the library's published MXL_FLOW_MAX_CHANNELS
+ * (<mxl/flow-ext.h>), not a match on its message. */
 static gboolean
 audio_caps_refused (const mxlFlowExtDefinition * def, const gchar * reason,
     GError ** error)
 {
-  if (!g_str_has_prefix (reason, "flow definition: channel_count:"))
+  if (def->channelCount >= 1 && def->channelCount <= MXL_FLOW_MAX_CHANNELS)
     return FALSE;
   g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
       "audio caps channels=%u is outside 1 … %d, the most channels of "

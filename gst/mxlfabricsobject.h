@@ -302,10 +302,10 @@ gboolean gst_mxl_fabrics_object_get_property (GstMxlFabricsObject * obj,
 /**
  * gst_mxl_fabrics_object_validate:
  * Checks the settings before setup: flow-id empty or a UUID, options empty or
- * a JSON object whose keys are among cqDepth, protocol, maxMessageSize,
- * iovLimit, progressThread, postRingCapacity (the library ignores unknown
- * keys; a typo here would silently do nothing). Value types and ranges are
- * checked by the library's setup.
+ * a JSON object that mxlFabricsExtValidateOptions() accepts: keys of the
+ * library's option table (src/fabrics/protocol/options.c), with the values
+ * setup would take (setup ignores unknown keys; a typo here would silently
+ * do nothing), the reason naming the key.
  * @error: GST_RESOURCE_ERROR_SETTINGS naming the property to fix.
  */
 gboolean gst_mxl_fabrics_object_validate (GstMxlFabricsObject * obj,

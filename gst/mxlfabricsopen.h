@@ -24,8 +24,10 @@ G_BEGIN_DECLS
  *   progress thread: only when the options set "progressThread" true
  *   (docs/fabrics-engine.md, "Progress thread"); without it the sink's
  *   engine thread and render drive progress.
- * @error: the errors of gst_mxl_fabrics_local_flow_open_ring() and
- *   gst_mxl_fabrics_pick_provider(); a refused mxlFabricsInitiatorSetup()
+ * @error: the errors of gst_mxl_fabrics_local_flow_open_ring(),
+ *   GST_RESOURCE_ERROR_NOT_FOUND when the provider asked for has no
+ *   interface on this host (choose_provider() in gst/mxlfabricsopen.c); a
+ *   refused mxlFabricsInitiatorSetup()
  *   is GST_RESOURCE_ERROR_NOT_FOUND (MXL_ERR_NO_FABRIC), _SETTINGS
  *   (MXL_ERR_UNSUPPORTED_OPERATION: a media type the library cannot send)
  *   or _OPEN_WRITE, with the library's reason (mxlGetLastErrorMessage()).

@@ -155,7 +155,6 @@
 
 #include <gst/audio/audio.h>
 #include <mxl/flow-ext.h>
-#include <json-glib/json-glib.h>
 
 GST_DEBUG_CATEGORY (gst_mxl_fabrics_src_debug);
 #define GST_CAT_DEFAULT gst_mxl_fabrics_src_debug

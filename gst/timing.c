@@ -10,49 +10,39 @@
 #include "timing.h"
 
 #include <sys/timex.h>
-#include <time.h>
+
+#include <mxl/time.h>
 
 #define NS_PER_S G_GUINT64_CONSTANT (1000000000)
-#define HALF_S G_GUINT64_CONSTANT (500000000)
+
+G_STATIC_ASSERT (MXL_UNDEFINED_INDEX == GST_CLOCK_TIME_NONE);
 
 /* Serialises gst_mxl_fabrics_timing_ensure() across all elements of the
  * process, so that two streaming threads never create two contexts. */
 static GMutex ensure_lock;
 
+/* The rules are the library's (src/flow/time.c); its MXL_UNDEFINED_INDEX
+ * (UINT64_MAX) is both GST_CLOCK_TIME_NONE and our invalid index. */
 guint64
 gst_mxl_fabrics_index_to_tai (guint64 index, gint num, gint den)
 {
-  unsigned __int128 t;
+  const mxlRational rate = { num, den };
 
-  if (num <= 0 || den <= 0)
-    return GST_CLOCK_TIME_NONE;
-  t = ((unsigned __int128) index * (guint64) den * NS_PER_S + (guint64) num / 2)
-      / (guint64) num;
-  if (t > (unsigned __int128) G_MAXINT64)
-    return GST_CLOCK_TIME_NONE;
-  return (guint64) t;
+  return mxlIndexToTimestamp (&rate, index);
 }
 
 guint64
 gst_mxl_fabrics_tai_to_index (guint64 tai, gint num, gint den)
 {
-  unsigned __int128 i;
+  const mxlRational rate = { num, den };
 
-  if (num <= 0 || den <= 0)
-    return G_MAXUINT64;
-  i = ((unsigned __int128) tai * (guint64) num + HALF_S * (guint64) den)
-      / ((unsigned __int128) NS_PER_S * (guint64) den);
-  return i > G_MAXUINT64 ? G_MAXUINT64 : (guint64) i;
+  return mxlTimestampToIndex (&rate, tai);
 }
 
 guint64
 gst_mxl_fabrics_tai_now (void)
 {
-  struct timespec ts;
-
-  if (clock_gettime (CLOCK_TAI, &ts) != 0)
-    return 0;
-  return (guint64) ts.tv_sec * NS_PER_S + (guint64) ts.tv_nsec;
+  return mxlGetTime ();
 }
 
 static gboolean

@@ -72,11 +72,12 @@ G_BEGIN_DECLS
  * @index: grain/field/sample index.
  * @num, @den: edit rate, both > 0.
  *
- * ts(i) = (i * den * 1e9 + num / 2) / num with 128-bit intermediates
- * (docs/flow-format.md §5.2; equal to mxlIndexToTimestamp for valid input).
+ * ts(i) = (i * den * 1e9 + num / 2) / num: mxlIndexToTimestamp()
+ * (src/flow/time.c, docs/flow-format.md §5.2), whose MXL_UNDEFINED_INDEX is
+ * GST_CLOCK_TIME_NONE.
  *
- * Returns: TAI ns, or GST_CLOCK_TIME_NONE for an invalid rate or a result
- * that does not fit 63 bits.
+ * Returns: TAI ns, or GST_CLOCK_TIME_NONE for an invalid rate, a result
+ * that does not fit 63 bits, or 0 for an index other than 0 (§5.2).
  */
 guint64 gst_mxl_fabrics_index_to_tai (guint64 index, gint num, gint den);
 
@@ -84,13 +85,17 @@ guint64 gst_mxl_fabrics_index_to_tai (guint64 index, gint num, gint den);
  * gst_mxl_fabrics_tai_to_index:
  * @tai: TAI ns.
  *
- * idx(t) = (t * num + 5e8 * den) / (1e9 * den), 128-bit (§5.2).
+ * idx(t) = (t * num + 5e8 * den) / (1e9 * den): mxlTimestampToIndex()
+ * (src/flow/time.c, §5.2).
  *
- * Returns: the nearest index (ties up), or G_MAXUINT64 for an invalid rate.
+ * Returns: the nearest index (ties up), or G_MAXUINT64 (MXL_UNDEFINED_INDEX)
+ * for an invalid rate, a @tai beyond G_MAXINT64 or an index that does not
+ * fit.
  */
 guint64 gst_mxl_fabrics_tai_to_index (guint64 tai, gint num, gint den);
 
-/** Returns: CLOCK_TAI now in ns, or 0 if the clock cannot be read. */
+/** Returns: mxlGetTime(): CLOCK_TAI now in ns, or 0 if the clock cannot be
+ * read. */
 guint64 gst_mxl_fabrics_tai_now (void);
 
 /**

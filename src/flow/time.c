@@ -7,10 +7,14 @@
 
 #define NS_PER_S 1000000000LL
 
+/* The one rule set for every caller (the elements' gst/timing.c forwards
+ * here): a rate is valid when both terms are positive, and a timestamp is
+ * an int64 of TAI ns, so one beyond INT64_MAX, or an index whose timestamp
+ * would be, is undefined. */
 static int
 rate_valid (mxlRational const *rate)
 {
-  return rate != NULL && rate->numerator != 0 && rate->denominator != 0;
+  return rate != NULL && rate->numerator > 0 && rate->denominator > 0;
 }
 
 uint64_t
@@ -26,29 +30,35 @@ mxlGetTime (void)
 uint64_t
 mxlTimestampToIndex (mxlRational const *editRate, uint64_t timestamp)
 {
-  __int128 num, den;
+  unsigned __int128 num, den, i;
 
-  if (!rate_valid (editRate))
+  if (!rate_valid (editRate) || timestamp > (uint64_t) INT64_MAX)
     return MXL_UNDEFINED_INDEX;
-  num = editRate->numerator;
-  den = editRate->denominator;
-  /* §5.2: nearest index, ties up; the timestamp is taken as int64 */
-  return (uint64_t) (((__int128) (int64_t) timestamp * num + 500000000 * den)
-      / (NS_PER_S * den));
+  num = (uint64_t) editRate->numerator;
+  den = (uint64_t) editRate->denominator;
+  /* §5.2: nearest index, ties up; < 2^126 + 2^92, no overflow */
+  i = ((unsigned __int128) timestamp * num + 500000000 * den)
+      / (NS_PER_S * den);
+  /* an index past the last one is undefined, not wrapped */
+  return i >= MXL_UNDEFINED_INDEX ? MXL_UNDEFINED_INDEX : (uint64_t) i;
 }
 
 uint64_t
 mxlIndexToTimestamp (mxlRational const *editRate, uint64_t index)
 {
-  __int128 num, den, ts;
+  unsigned __int128 num, den, q, ts;
 
   if (!rate_valid (editRate))
     return MXL_UNDEFINED_INDEX;
-  num = editRate->numerator;
-  den = editRate->denominator;
-  ts = ((__int128) index * den * NS_PER_S + num / 2) / num;
+  num = (uint64_t) editRate->numerator;
+  den = (uint64_t) editRate->denominator;
+  q = (unsigned __int128) index * den;  /* < 2^127 */
+  /* past 2^97, ts >= q * 1e9 / 2^63 > INT64_MAX; below, q * 1e9 fits */
+  if (q >> 97)
+    return MXL_UNDEFINED_INDEX;
+  ts = (q * NS_PER_S + num / 2) / num;
   /* §5.2 [Q], kept: a zero timestamp for a nonzero index is undefined */
-  if (ts == 0 && index != 0)
+  if ((ts == 0 && index != 0) || ts > (unsigned __int128) INT64_MAX)
     return MXL_UNDEFINED_INDEX;
   return (uint64_t) ts;
 }

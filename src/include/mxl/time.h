@@ -20,7 +20,7 @@ extern "C" {
 
 /**
  * mxlGetCurrentIndex:
- * @editRate: (nullable): edit rate; NULL, num == 0 or den == 0 is invalid.
+ * @editRate: (nullable): edit rate; NULL or a term <= 0 is invalid.
  *
  * Returns: the grain/sample index of now, mxlTimestampToIndex (editRate,
  * mxlGetTime ()); MXL_UNDEFINED_INDEX for an invalid rate or a clock failure.
@@ -40,10 +40,11 @@ MXL_EXPORT uint64_t mxlGetNsUntilIndex (uint64_t index, mxlRational const *editR
 /**
  * mxlTimestampToIndex:
  * @editRate: (nullable): edit rate.
- * @timestamp: TAI ns (taken as int64).
+ * @timestamp: TAI ns, valid up to INT64_MAX.
  *
  * Returns: (ts * num + 5e8 * den) div (1e9 * den): the nearest index, ties
- * rounded up (§5.2); MXL_UNDEFINED_INDEX for an invalid rate.
+ * rounded up (§5.2); MXL_UNDEFINED_INDEX for an invalid rate, a timestamp
+ * beyond INT64_MAX, or an index that does not fit below MXL_UNDEFINED_INDEX.
  */
 MXL_EXPORT uint64_t mxlTimestampToIndex (mxlRational const *editRate, uint64_t timestamp);
 
@@ -53,8 +54,9 @@ MXL_EXPORT uint64_t mxlTimestampToIndex (mxlRational const *editRate, uint64_t t
  * @index: grain/sample index.
  *
  * Returns: the origin timestamp in TAI ns, (index * den * 1e9 + num div 2)
- * div num (nearest ns); MXL_UNDEFINED_INDEX for an invalid rate, or when the
- * result is 0 for an index other than 0 (§5.2 [Q], kept).
+ * div num (nearest ns); MXL_UNDEFINED_INDEX for an invalid rate, a result
+ * beyond INT64_MAX, or a result of 0 for an index other than 0 (§5.2 [Q],
+ * kept).
  */
 MXL_EXPORT uint64_t mxlIndexToTimestamp (mxlRational const *editRate, uint64_t index);
 

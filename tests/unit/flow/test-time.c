@@ -78,6 +78,42 @@ test_invalid_rates (void)
 }
 
 static void
+test_edges (void)
+{
+  const mxlRational neg = { -30000, 1001 }, dneg = { 30000, -1001 };
+  const mxlRational big = { 3000000000ll, 1 }, fine = { 1, INT64_MAX };
+  const mxlRational fast = { INT64_MAX, 1 };
+
+  /* §5.2: a term <= 0 is invalid, as 0 is */
+  g_assert_cmpuint (mxlIndexToTimestamp (&neg, 1), ==, MXL_UNDEFINED_INDEX);
+  g_assert_cmpuint (mxlTimestampToIndex (&neg, 1), ==, MXL_UNDEFINED_INDEX);
+  g_assert_cmpuint (mxlTimestampToIndex (&dneg, 1), ==, MXL_UNDEFINED_INDEX);
+  /* timestamps are int64: the last one converts, the next is undefined */
+  g_assert_cmpuint (mxlTimestampToIndex (&r50, INT64_MAX), ==,
+      461168601843ull);
+  g_assert_cmpuint (mxlTimestampToIndex (&r50, (uint64_t) INT64_MAX + 1), ==,
+      MXL_UNDEFINED_INDEX);
+  g_assert_cmpuint (mxlTimestampToIndex (&r50, UINT64_MAX - 1), ==,
+      MXL_UNDEFINED_INDEX);
+  /* an index past UINT64_MAX saturates instead of wrapping */
+  g_assert_cmpuint (mxlTimestampToIndex (&fast, INT64_MAX), ==,
+      MXL_UNDEFINED_INDEX);
+  /* a time beyond INT64_MAX is undefined: the last index that fits, and
+   * the next one; huge products (index * den > 2^97) too */
+  g_assert_cmpuint (mxlIndexToTimestamp (&r50, 461168601842ull), ==,
+      9223372036840000000ull);
+  g_assert_cmpuint (mxlIndexToTimestamp (&r50, 461168601843ull), ==,
+      MXL_UNDEFINED_INDEX);
+  g_assert_cmpuint (mxlIndexToTimestamp (&r50, UINT64_MAX - 1), ==,
+      MXL_UNDEFINED_INDEX);
+  g_assert_cmpuint (mxlIndexToTimestamp (&fine, UINT64_MAX - 1), ==,
+      MXL_UNDEFINED_INDEX);
+  /* §5.2 [Q]: a zero timestamp for a nonzero index stays undefined */
+  g_assert_cmpuint (mxlIndexToTimestamp (&big, 1), ==, MXL_UNDEFINED_INDEX);
+  g_assert_cmpuint (mxlIndexToTimestamp (&big, 0), ==, 0);
+}
+
+static void
 test_now (void)
 {
   struct timespec tai;
@@ -148,6 +184,7 @@ main (int argc, char **argv)
   g_test_add_func ("/time/examples", test_examples);
   g_test_add_func ("/time/round-trips", test_round_trips);
   g_test_add_func ("/time/invalid-rates", test_invalid_rates);
+  g_test_add_func ("/time/edges", test_edges);
   g_test_add_func ("/time/now", test_now);
   g_test_add_func ("/time/sleep", test_sleep);
   g_test_add_func ("/time/is-tmpfs", test_is_tmpfs);
