@@ -217,9 +217,6 @@ void demo_stream_set_loop (DemoStream * s, DemoLoop * loop);
  * "loop_matched": N, "consume_slow": N }. */
 void demo_stream_to_json (DemoStream * s, JsonBuilder * b);
 
-/* CLOCK_TAI now, ns. */
-guint64 demo_tai_now (void);
-
 /**
  * demo_report:
  * @sender, @receiver: the summary files the two roles wrote.

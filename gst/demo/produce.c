@@ -210,7 +210,7 @@ produce (gpointer data)
 {
   DemoProducer *p = data;
   mxlRational rate = { p->rate_n, p->rate_d };
-  guint64 slot = mxlTimestampToIndex (&rate, demo_tai_now ()) + 2;
+  guint64 slot = mxlTimestampToIndex (&rate, gst_mxl_fabrics_tai_now ()) + 2;
   guint64 queued;
 
   for (;;) {
@@ -241,7 +241,7 @@ produce (gpointer data)
       g_usleep (p->slow_ms * 1000);     /* MXL_DEMO_SLOW: a slow stage */
     GST_BUFFER_PTS (b) = due - p->base_time;
     GST_BUFFER_DURATION (b) = mxlIndexToTimestamp (&rate, slot + 1) - due;
-    now = demo_tai_now ();
+    now = gst_mxl_fabrics_tai_now ();
     p->produced++;
     /* done after the sink should have rendered it: it goes out late */
     if (now > due + p->latency)
@@ -258,7 +258,7 @@ produce (gpointer data)
       /* catch up on the indices that can still be rendered on time; the
        * ones whose render time passed are not produced at all (as a
        * capture card drops the frames nobody took) */
-      guint64 next = first_unrendered (&rate, p->latency, demo_tai_now ());
+      guint64 next = first_unrendered (&rate, p->latency, gst_mxl_fabrics_tai_now ());
       if (next > slot + 1)
         p->missed += next - slot - 1;
       slot = MAX (slot + 1, next);

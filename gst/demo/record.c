@@ -13,16 +13,6 @@
 
 #include "timing.h"
 
-guint64
-demo_tai_now (void)
-{
-  struct timespec ts;
-
-  if (clock_gettime (CLOCK_TAI, &ts) != 0)
-    return 0;
-  return (guint64) ts.tv_sec * GST_SECOND + (guint64) ts.tv_nsec;
-}
-
 /* D = TAI - clock time (ns) for the element's clock: the one mxlfabricssink
  * answers context queries with (gst/timing.h) when it is for that clock,
  * else computed by the same rule the sink will apply when it adopts that
@@ -294,7 +284,7 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer data)
   DemoStream *s = data;
   GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
   DemoItem it = { 0 };
-  guint64 now = demo_tai_now ();
+  guint64 now = gst_mxl_fabrics_tai_now ();
 
   it.count = 1;
   it.bytes = gst_buffer_get_size (buf);
@@ -322,7 +312,7 @@ on_buffer (GstPad * pad, GstPadProbeInfo * info, gpointer data)
     if (s->slow_ms > 0)
       g_usleep (s->slow_ms * 1000);
     if (GST_BUFFER_DURATION_IS_VALID (buf)
-        && demo_tai_now () - now > GST_BUFFER_DURATION (buf)) {
+        && gst_mxl_fabrics_tai_now () - now > GST_BUFFER_DURATION (buf)) {
       g_mutex_lock (&s->lock);
       s->consume_slow++;
       g_mutex_unlock (&s->lock);

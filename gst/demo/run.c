@@ -259,7 +259,7 @@ check_idle (gpointer data)
 {
   Demo *d = data;
   DemoStream *streams[] = { d->video, d->audio };
-  guint64 last = 0, now = demo_tai_now ();
+  guint64 last = 0, now = gst_mxl_fabrics_tai_now ();
   guint i;
 
   for (i = 0; i < G_N_ELEMENTS (streams); i++) {
