@@ -548,7 +548,16 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
     GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " torn (%s, the slot "
         "holds %" G_GUINT64_FORMAT ")", index, gst_mxl_fabrics_status_name (st),
         again.index);
-    count (self, &self->obj->counters.dropped_torn, 1, TRUE);
+    if (self->last_index == G_MAXUINT64) {
+      /* before the first pushed grain: overwritten by the sender's burst
+       * of grains that waited for this receiver (longer than the ring), not
+       * the src's loss, like the grains a ring behind at start */
+      count (self, &self->obj->counters.skipped_at_start, 1, FALSE);
+      if (self->early_n > 0 && self->early_next == index)
+        self->early_next = index + 1;
+    } else {
+      count (self, &self->obj->counters.dropped_torn, 1, TRUE);
+    }
     self->discont = TRUE;
     gst_buffer_unref (buf);
     return NULL;
