@@ -24,6 +24,17 @@
  *   field in time (top for tff, bottom for bff), so a frame at frame index j
  *   is grains 2j and 2j+1 and starts at the same TAI instant.
  *
+ * - the same flows as woven frames, as capture cards deliver them:
+ *     video/x-raw, format=v210, width=W, height=H, framerate=N/D,
+ *     interlace-mode=interleaved, field-order=top-field-first|
+ *     bottom-field-first (absent: top-field-first)
+ *   One buffer = one frame of H lines = grains 2j (the first field in time:
+ *   its lines 0, 2, ... for tff, 1, 3, ... for bff) and 2j+1 (the other
+ *   lines); for v210a the key plane after the fill is woven the same way.
+ *   The sink splits each frame into its two grains, the src with these
+ *   caps weaves grains 2j and 2j+1 back into one frame (flags INTERLACED,
+ *   and TFF for tff flows; #GstMxlFabricsFormat @interleaved).
+ *
  * - `video/v210a` (v210 fill + 10-bit key): the caps are the v210 caps above
  *   plus the boolean field `mxl-alpha=true`. The buffer holds the MXL grain
  *   payload as it is in the ring: the fill plane (S lines of V(W) bytes)
@@ -139,7 +150,9 @@ typedef enum {
  * @scan: video scanning (progressive, or one field per grain).
  * @channels: audio channel count (>= 1).
  * @interleaved: caps-side only: the sink received interleaved audio and must
- *   de-interleave; never written into a flow definition.
+ *   de-interleave; or video caps say interlace-mode=interleaved (woven
+ *   frames: the sink splits them into fields, the src weaves its fields
+ *   into them); never written into a flow definition.
  * @colorspace: video "colorspace" as in the flow definition ("BT709",
  *   "BT601", "BT2020", "BT2100"); from caps: the one their colorimetry
  *   maps to (see gst_mxl_fabrics_format_from_caps()), "" when the caps

@@ -2,7 +2,8 @@
 /*
  * Video media operations (media.h): `video/v210` and `video/v210a` (v210
  * fill + 10-bit key, laid out as caps.h describes), progressive or one
- * field per grain: buffers, caps (with the colorimetry <->
+ * field per grain, the fields of a frame in one buffer or one each
+ * (interlace-mode interleaved or alternate): buffers, caps (with the colorimetry <->
  * colorspace/transfer_characteristic table, docs/flow-format.md §2.3) and
  * flow definitions; and the choice of the operations.
  */
@@ -17,7 +18,10 @@
 #include <string.h>
 
 /* Copies @buffer into @payload (grain_size bytes): v210 lines re-strided
- * from a GstVideoMeta, the v210a key plane after the fill. */
+ * from a GstVideoMeta, the v210a key plane after the fill. A woven frame
+ * (format.interleaved, interlace-mode=interleaved) gives the field that
+ * video_write() flagged its view of the frame with: lines @first, @first +
+ * 2, ... of the frame, of fill and key alike. */
 static gboolean
 video_fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
     guint8 * payload)
@@ -26,12 +30,16 @@ video_fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
   gsize size = gst_buffer_get_size (buffer);
   GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
   guint lines = def->totalSlices;
+  guint step = self->format.interleaved ? 2 : 1;
+  guint first = self->format.interleaved && !GST_BUFFER_FLAG_IS_SET (buffer,
+      GST_VIDEO_BUFFER_FLAG_TFF) ? 1 : 0;
   gsize v = def->sliceSizes[0];
   gsize a = def->sliceSizes[1];
   gsize offset = meta ? meta->offset[0] : 0;
   gsize stride = meta ? (gsize) meta->stride[0] : v;
-  gsize need = offset + stride * (lines - 1) + v;
-  gsize key_offset = offset + stride * lines;
+  gsize frame_lines = (gsize) lines * step;
+  gsize need = offset + stride * (frame_lines - 1) + v;
+  gsize key_offset = offset + stride * frame_lines;
   gboolean alpha = a > 0;
   GstMapInfo map;
   guint l;
@@ -45,7 +53,7 @@ video_fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
     return FALSE;
   }
   if (alpha)
-    need = key_offset + a * lines;
+    need = key_offset + a * frame_lines;
   if (stride < v || size < need) {
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("buffer too small for the "
             "caps"), ("%s buffer of %" G_GSIZE_FORMAT " bytes (stride %"
@@ -57,16 +65,167 @@ video_fill_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
   }
   if (!gst_buffer_map (buffer, &map, GST_MAP_READ))
     return FALSE;
-  if (stride == v) {
+  if (stride == v && step == 1) {
     memcpy (payload, map.data + offset, v * lines);
   } else {
     for (l = 0; l < lines; l++)
-      memcpy (payload + l * v, map.data + offset + l * stride, v);
+      memcpy (payload + l * v, map.data + offset + (first + l * step) * stride,
+          v);
   }
-  if (alpha)
+  if (alpha && step == 1)
     memcpy (payload + v * lines, map.data + key_offset, a * lines);
+  else if (alpha) {
+    for (l = 0; l < lines; l++)
+      memcpy (payload + v * lines + l * a, map.data + key_offset +
+          (first + l * step) * a, a);
+  }
   gst_buffer_unmap (buffer, &map);
   return TRUE;
+}
+
+/* ---- woven frames (interlace-mode=interleaved, caps.h) ---- */
+
+/* The sink's index of a woven frame: that of its first field, at an index
+ * of the first field's parity (even, caps.h); its second field takes the
+ * next one, which the sink's index state then holds. */
+static guint64
+video_index (GstMxlFabricsSink * self, GstBuffer * buffer)
+{
+  gboolean had = self->have_last;
+  guint64 before = self->last_index;
+  guint64 index = gst_mxl_fabrics_sink_grain_index (self, buffer);
+
+  if (!self->format.interleaved || index == G_MAXUINT64)
+    return index;
+  if (index % 2 == 1)
+    index = index > 0 && (!had || index - 1 > before) ? index - 1 : index + 1;
+  gst_mxl_fabrics_sink_take_index (self, index + 1);
+  return index;
+}
+
+/* The sink's write of a woven frame: its two fields, each a view of the
+ * frame (its memory shared, not copied) flagged with the field it stands
+ * for (TFF: the top one), into grains @index (the first in time: top for
+ * tff flows, bottom for bff) and @index + 1. A frame whose own flags give
+ * the other field order than the flow (caps without field-order, buffer
+ * flags without TFF) is still split by the flow's order, with a
+ * WARNING-level debug line: the flow's order is fixed when it is made. */
+static GstFlowReturn
+video_write (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
+{
+  gboolean tff = self->format.scan == GST_MXL_FABRICS_SCAN_INTERLACED_TFF;
+  GstFlowReturn ret = GST_FLOW_OK;
+  guint f;
+
+  if (!self->format.interleaved)
+    return gst_mxl_fabrics_sink_write_grain (self, buffer, index);
+  if (GST_BUFFER_FLAG_IS_SET (buffer, GST_VIDEO_BUFFER_FLAG_INTERLACED)
+      && GST_BUFFER_FLAG_IS_SET (buffer, GST_VIDEO_BUFFER_FLAG_TFF) != tff)
+    GST_WARNING_OBJECT (self, "frame at grain %" G_GUINT64_FORMAT " says "
+        "%s field first, the flow is %s: split in the flow's order", index,
+        tff ? "bottom" : "top", tff ? "interlaced_tff" : "interlaced_bff");
+  for (f = 0; f < 2 && ret == GST_FLOW_OK; f++) {
+    GstBuffer *field = gst_buffer_copy (buffer);
+    gboolean top = (f == 0) == tff;
+
+    GST_BUFFER_FLAG_UNSET (field, GST_VIDEO_BUFFER_FLAG_TFF);
+    if (top)
+      GST_BUFFER_FLAG_SET (field, GST_VIDEO_BUFFER_FLAG_TFF);
+    ret = gst_mxl_fabrics_sink_write_grain (self, field, index + f);
+    gst_buffer_unref (field);
+  }
+  return ret;
+}
+
+/* The src's first field of the frame being woven (a GstBuffer of the
+ * field's grain, stamped), kept on the element until its second field. */
+#define PENDING_FIELD "mxl-fabrics-woven-first"
+
+/* Weaves @first (grain 2j) and @second (grain 2j + 1), the two fields of a
+ * frame, into one frame buffer (fill lines alternating, the key plane
+ * after the fill likewise); the frame takes @first's time, flags and
+ * reference timestamp meta, and both fields' duration and offsets. */
+static GstBuffer *
+weave (GstMxlFabricsSrc * self, GstBuffer * first, GstBuffer * second)
+{
+  const mxlFlowExtDefinition *def = &self->format.def;
+  guint lines = def->totalSlices, l, f;
+  gsize v = def->sliceSizes[0], a = def->sliceSizes[1];
+  gboolean tff = self->format.scan == GST_MXL_FABRICS_SCAN_INTERLACED_TFF;
+  GstBuffer *frame = gst_buffer_new_allocate (NULL, 2 * self->grain_size,
+      NULL);
+  GstReferenceTimestampMeta *ref = gst_buffer_get_reference_timestamp_meta
+      (first, NULL);
+  GstMapInfo out, in;
+
+  gst_buffer_map (frame, &out, GST_MAP_WRITE);
+  for (f = 0; f < 2; f++) {
+    /* the top field is the frame's even lines */
+    guint line0 = (f == 0) == tff ? 0 : 1;
+
+    gst_buffer_map (f == 0 ? first : second, &in, GST_MAP_READ);
+    for (l = 0; l < lines; l++) {
+      memcpy (out.data + (line0 + 2 * l) * v, in.data + l * v, v);
+      if (a > 0)
+        memcpy (out.data + 2 * lines * v + (line0 + 2 * l) * a,
+            in.data + lines * v + l * a, a);
+    }
+    gst_buffer_unmap (f == 0 ? first : second, &in);
+  }
+  gst_buffer_unmap (frame, &out);
+  GST_BUFFER_PTS (frame) = GST_BUFFER_PTS (first);
+  if (GST_BUFFER_DURATION_IS_VALID (first)
+      && GST_BUFFER_DURATION_IS_VALID (second))
+    GST_BUFFER_DURATION (frame) = GST_BUFFER_DURATION (first) +
+        GST_BUFFER_DURATION (second);
+  GST_BUFFER_OFFSET (frame) = GST_BUFFER_OFFSET (first);
+  GST_BUFFER_OFFSET_END (frame) = GST_BUFFER_OFFSET_END (second);
+  if (ref != NULL)
+    gst_buffer_add_reference_timestamp_meta (frame, ref->reference,
+        ref->timestamp, GST_BUFFER_DURATION (frame));
+  GST_BUFFER_FLAG_SET (frame, GST_VIDEO_BUFFER_FLAG_INTERLACED);
+  if (tff)
+    GST_BUFFER_FLAG_SET (frame, GST_VIDEO_BUFFER_FLAG_TFF);
+  if (GST_BUFFER_FLAG_IS_SET (first, GST_BUFFER_FLAG_DISCONT))
+    GST_BUFFER_FLAG_SET (frame, GST_BUFFER_FLAG_DISCONT);
+  return frame;
+}
+
+/* The src's read: one field per buffer, or, woven, one frame per buffer
+ * once both its fields arrived (grains 2j and 2j + 1, in order: the grain
+ * machinery pushes indices in order). A second field whose first did not
+ * arrive (missing, lapped, torn: counted there, as the loss of the frame)
+ * cannot make a frame: it is left out, with a debug line. */
+static GstFlowReturn
+video_read (GstMxlFabricsSrc * self, gint64 offset, GstBuffer ** buffer)
+{
+  GstBuffer *field = NULL, *first;
+  GstFlowReturn ret;
+  guint64 index;
+
+  ret = gst_mxl_fabrics_src_read_grains (self, offset, &field);
+  if (!self->format.interleaved || ret != GST_FLOW_OK || field == NULL) {
+    *buffer = field;
+    return ret;
+  }
+  *buffer = NULL;
+  index = GST_BUFFER_OFFSET (field);
+  if (index % 2 == 0) {
+    g_object_set_data_full (G_OBJECT (self), PENDING_FIELD, field,
+        (GDestroyNotify) gst_buffer_unref);
+    return GST_FLOW_OK;
+  }
+  first = g_object_steal_data (G_OBJECT (self), PENDING_FIELD);
+  if (first != NULL && GST_BUFFER_OFFSET (first) + 1 == index)
+    *buffer = weave (self, first, field);
+  else {
+    GST_DEBUG_OBJECT (self, "field %" G_GUINT64_FORMAT " without the first "
+        "field of its frame: left out", index);
+  }
+  if (first != NULL)
+    gst_buffer_unref (first);
+  gst_buffer_unref (field);
+  return GST_FLOW_OK;
 }
 
 /* A field of interlaced video is flagged with its parity (caps.h). */
@@ -183,8 +342,8 @@ colorimetry_of (const GstMxlFabricsFormat * fmt)
   return NULL;
 }
 
-/* video/x-raw, format=v210 (mxl-alpha=true for v210a), progressive or
- * alternate (caps.h) into the flow summary. */
+/* video/x-raw, format=v210 (mxl-alpha=true for v210a), progressive,
+ * alternate or interleaved (caps.h) into the flow summary. */
 static gboolean
 video_def_from_caps (const GstStructure * s, mxlFlowExtDefinition * def,
     GstMxlFabricsFormat * fmt, GError ** error)
@@ -227,7 +386,11 @@ video_def_from_caps (const GstStructure * s, mxlFlowExtDefinition * def,
   def->height = height;
   if (mode == NULL || strcmp (mode, "progressive") == 0) {
     def->interlace = MXL_FLOW_EXT_PROGRESSIVE;
-  } else if (strcmp (mode, "alternate") == 0) {
+  } else if (strcmp (mode, "alternate") == 0
+      || strcmp (mode, "interleaved") == 0) {
+    /* interleaved: both fields woven in each buffer, as capture cards
+     * deliver them; the sink splits them into the flow's two grains */
+    fmt->interleaved = strcmp (mode, "interleaved") == 0;
     if (order == NULL || strcmp (order, "top-field-first") == 0)
       def->interlace = MXL_FLOW_EXT_INTERLACED_TFF;
     else if (strcmp (order, "bottom-field-first") == 0)
@@ -241,7 +404,8 @@ video_def_from_caps (const GstStructure * s, mxlFlowExtDefinition * def,
   } else {
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "interlace-mode=%s is not supported: MXL carries one field per grain, "
-        "use interlace-mode=alternate (one field per buffer) or progressive",
+        "use interlace-mode=alternate (one field per buffer), interleaved "
+        "(both fields in one buffer) or progressive",
         mode);
     return FALSE;
   }
@@ -263,8 +427,8 @@ video_to_caps (const GstMxlFabricsFormat * fmt)
       "height", G_TYPE_INT, (gint) fmt->height,
       "framerate", GST_TYPE_FRACTION, n, d,
       "pixel-aspect-ratio", GST_TYPE_FRACTION, 1, 1,
-      "interlace-mode", G_TYPE_STRING,
-      interlaced ? "alternate" : "progressive", NULL);
+      "interlace-mode", G_TYPE_STRING, !interlaced ? "progressive" :
+      fmt->interleaved ? "interleaved" : "alternate", NULL);
   if (colorimetry)
     gst_caps_set_simple (caps, "colorimetry", G_TYPE_STRING, colorimetry,
         NULL);
@@ -272,8 +436,9 @@ video_to_caps (const GstMxlFabricsFormat * fmt)
     gst_caps_set_simple (caps, "field-order", G_TYPE_STRING,
         fmt->scan == GST_MXL_FABRICS_SCAN_INTERLACED_TFF ?
         "top-field-first" : "bottom-field-first", NULL);
-    gst_caps_set_features (caps, 0,
-        gst_caps_features_new (GST_CAPS_FEATURE_FORMAT_INTERLACED, NULL));
+    if (!fmt->interleaved)
+      gst_caps_set_features (caps, 0,
+          gst_caps_features_new (GST_CAPS_FEATURE_FORMAT_INTERLACED, NULL));
   }
   if (fmt->media == GST_MXL_FABRICS_MEDIA_V210A)
     gst_caps_set_simple (caps, GST_MXL_FABRICS_CAPS_FIELD_ALPHA,
@@ -355,7 +520,12 @@ video_check_match (const GstMxlFabricsFormat * caps_fmt,
 
 const GstMxlFabricsMediaOps gst_mxl_fabrics_media_video = {
   .name = "video",
-  GST_MXL_FABRICS_MEDIA_GRAIN_OPS,
+  /* GST_MXL_FABRICS_MEDIA_GRAIN_OPS (media.h), woven frames wrapped round
+   * its index, write and read */
+  .index = video_index,
+  .write = video_write,
+  .post = gst_mxl_fabrics_media_post_grain,
+  .read = video_read,
   .fill_grain = video_fill_grain,
   .finish_grain = video_finish_grain,
   .caps_name = "video/x-raw",

@@ -56,8 +56,11 @@
  * reconnected when its writes still read a ring slot that comes round
  * again.
  *
- * Accepted caps: `video/x-raw, format=v210` (progressive, or
- * `interlace-mode=alternate` with one field per buffer), v210 + key
+ * Accepted caps: `video/x-raw, format=v210` (progressive,
+ * `interlace-mode=alternate` with one field per buffer, or
+ * `interlace-mode=interleaved` with both fields woven in each buffer, as
+ * capture cards deliver them: split into the flow's two grains of the
+ * frame, the first field in time at an even index), v210 + key
  * (`mxl-alpha=true`, see caps.h for the buffer layout), `audio/x-raw,
  * format=F32LE` (non-interleaved with GstAudioMeta, or interleaved) and
  * `meta/x-st-2038, alignment=frame` (each buffer converted into the RFC
@@ -108,6 +111,26 @@
  * own `stats`; with `targets`, one structure per target) are the same
  * for the sink and the src: docs/bus-and-stats.md explains every field.
  *
+ * ## URI
+ *
+ * The element handles `mxlfabrics://HOST:PORT?KEY=VALUE&...` URIs
+ * (GstURIHandler, GST_URI_SINK; also the `uri` property). HOST:PORT names
+ * the receiver (the src's `node` and `service`), for the reader and
+ * get_uri: an address alone carries none of the remote keys a transfer
+ * needs, so the key `target-info` (`@path`, JSON or base64, percent-encoded)
+ * is required and the sink connects to the address in that TargetInfo.
+ * The other keys, `provider`, `node`, `service` (the sink's own bind
+ * address), `flow-id`, `domain`, `options`, `auto-reconnect`,
+ * `wait-for-connection`, `wait-timeout`, `zero-copy` and
+ * `error-on-all-failed`, set the properties of those names. Keys not given
+ * get their defaults; an unknown key, a bad port or value is refused with
+ * a GstURIError and changes nothing (docs/getting-started.md "3. URIs").
+ * |[
+ * hostA$ gst-launch-1.0 videotestsrc is-live=true ! \
+ *     video/x-raw,format=v210,width=1920,height=1080,framerate=50/1 ! \
+ *     mxlfabricssink uri="mxlfabrics://192.0.2.20:5000?provider=tcp&node=192.0.2.10&target-info=%40%2Ftmp%2Ftarget.json"
+ * ]|
+ *
  * ## Examples (two hosts; start the src first, it writes the TargetInfo)
  *
  * TCP (any network):
@@ -133,6 +156,7 @@
 #include "mxlfabricssinktarget.h"
 #include "sinkwait.h"
 #include "sinkwrite.h"
+#include "mxlfabricsuri.h"
 
 #include <gst/audio/audio.h>
 
@@ -146,6 +170,7 @@ enum {
   PROP_WAIT_TIMEOUT,
   PROP_ZERO_COPY,
   PROP_ERROR_ON_ALL_FAILED,
+  PROP_URI,
 };
 
 enum {
@@ -160,7 +185,9 @@ static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,
     GST_STATIC_CAPS (GST_MXL_FABRICS_SINK_CAPS));
 
-G_DEFINE_TYPE (GstMxlFabricsSink, gst_mxl_fabrics_sink, GST_TYPE_BASE_SINK);
+G_DEFINE_TYPE_WITH_CODE (GstMxlFabricsSink, gst_mxl_fabrics_sink,
+    GST_TYPE_BASE_SINK, G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER,
+        gst_mxl_fabrics_uri_handler_init));
 GST_ELEMENT_REGISTER_DEFINE (mxlfabricssink, "mxlfabricssink", GST_RANK_NONE,
     GST_TYPE_MXL_FABRICS_SINK);
 
@@ -181,7 +208,9 @@ gst_mxl_fabrics_sink_set_property (GObject * object, guint prop_id,
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (object);
 
-  if (!gst_mxl_fabrics_object_set_property (self->obj, prop_id, value)
+  if (prop_id == PROP_URI)
+    gst_mxl_fabrics_uri_set_property (GST_ELEMENT (self), value);
+  else if (!gst_mxl_fabrics_object_set_property (self->obj, prop_id, value)
       && !gst_mxl_fabrics_prop_fields_set (GST_OBJECT (self), self,
           sink_fields, G_N_ELEMENTS (sink_fields), prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -193,7 +222,9 @@ gst_mxl_fabrics_sink_get_property (GObject * object, guint prop_id,
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (object);
 
-  if (!gst_mxl_fabrics_object_get_property (self->obj, prop_id, value)
+  if (prop_id == PROP_URI)
+    gst_mxl_fabrics_uri_get_property (GST_ELEMENT (self), value);
+  else if (!gst_mxl_fabrics_object_get_property (self->obj, prop_id, value)
       && !gst_mxl_fabrics_prop_fields_get (GST_OBJECT (self), self,
           sink_fields, G_N_ELEMENTS (sink_fields), prop_id, value))
     G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -446,6 +477,7 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  gst_mxl_fabrics_uri_install_property (gobject_class, PROP_URI);
 
   /**
    * GstMxlFabricsSink::add-target:

@@ -19,7 +19,9 @@
  * TAI origin time converted to running time with the offset shared by all
  * mxlfabrics elements of the pipeline (timing.h), so flows of a pipeline
  * stay aligned. Interlaced flows give one field per buffer
- * (`interlace-mode=alternate`), audio comes non-interleaved with
+ * (`interlace-mode=alternate`), or with `caps` saying
+ * `interlace-mode=interleaved` one frame per buffer, its two fields (grains
+ * 2j and 2j + 1) woven (gst/media-video.c), audio comes non-interleaved with
  * GstAudioMeta, v210a as v210 caps with `mxl-alpha=true` and the key plane
  * after the fill (caps.h).
  *
@@ -52,7 +54,8 @@
  * grains that completed while the src waited for them (all but the two
  * largest of the last 16), plus 10 ms, rounded up to a millisecond, at
  * least one grain period up to 100 ms (audio: one batch of the flow's sync
- * hint) plus 10 ms, at most the ring, never lowered while streaming; plus
+ * hint) plus 10 ms, at most the ring, never lowered while streaming (woven
+ * frames: one field period more, the wait for the second field); plus
  * the `latency` property (headroom, ms). A LATENCY message is posted once
  * the flow is set up and whenever it rises (the first grain raises it
  * before it is pushed, so the sinks' preroll already uses it;
@@ -75,6 +78,22 @@
  * change posts `mxl-fabrics-connection` (fields `state`, `target-id`,
  * `reason`). The TargetInfo holds remote keys: it is never logged above
  * LOG level, but `gst-launch-1.0 -v` prints readable properties.
+ *
+ * ## URI
+ *
+ * The element handles `mxlfabrics://HOST:PORT?KEY=VALUE&...` URIs
+ * (GstURIHandler, GST_URI_SRC; also the `uri` property): HOST and PORT are
+ * `node` and `service`, where the target listens (empty or absent:
+ * automatic; a service name goes in the key `service`), and the keys
+ * `provider`, `flow-id`, `domain`, `options`, `caps`, `flow-def`,
+ * `target-info-file`, `timeout`, `ring-length` and `latency` set the
+ * properties of those names, percent-encoded. Keys not given get their
+ * defaults; an unknown key, a bad port or value is refused with a
+ * GstURIError and changes nothing (docs/getting-started.md "3. URIs").
+ * |[
+ * hostB$ gst-launch-1.0 mxlfabricssrc uri="mxlfabrics://192.0.2.20:5000?provider=tcp&caps=video%2Fx-raw%2Cformat%3Dv210%2Cwidth%3D1920%2Cheight%3D1080%2Cframerate%3D50%2F1&target-info-file=%2Ftmp%2Ftarget.json" \
+ *     ! queue ! videoconvert ! autovideosink
+ * ]|
  *
  * ## Examples (two hosts; start this element first)
  *
@@ -99,9 +118,10 @@
  *     mxlfabricssink provider=verbs node=10.0.0.1 target-info=@/tmp/target.json
  * ]|
  * Interlaced flows (for example 1080i25 from `flow-def`) carry one field per
- * buffer with `interlace-mode=alternate`; on GStreamer 1.22 videotestsrc
- * cannot produce such caps, so the sender is an application or a capture
- * element that outputs alternate fields.
+ * buffer with `interlace-mode=alternate`, or woven frames with `caps`
+ * saying `interlace-mode=interleaved`; on GStreamer 1.22 videotestsrc
+ * cannot produce alternate caps but does produce interleaved ones, which
+ * the sink splits into fields.
  * EFA, audio, the TargetInfo passed as base64:
  * |[
  * hostB$ gst-launch-1.0 -m mxlfabricssrc provider=efa \
@@ -131,6 +151,7 @@
 #include "srcflow.h"
 #include "srclatency.h"
 #include "srcread.h"
+#include "mxlfabricsuri.h"
 
 #include <gst/audio/audio.h>
 #include <mxl/flow-ext.h>
@@ -147,12 +168,15 @@ enum {
   PROP_TIMEOUT,
   PROP_RING_LENGTH,
   PROP_LATENCY,
+  PROP_URI,
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
     GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (GST_MXL_FABRICS_SRC_CAPS));
 
-G_DEFINE_TYPE (GstMxlFabricsSrc, gst_mxl_fabrics_src, GST_TYPE_PUSH_SRC);
+G_DEFINE_TYPE_WITH_CODE (GstMxlFabricsSrc, gst_mxl_fabrics_src,
+    GST_TYPE_PUSH_SRC, G_IMPLEMENT_INTERFACE (GST_TYPE_URI_HANDLER,
+        gst_mxl_fabrics_uri_handler_init));
 GST_ELEMENT_REGISTER_DEFINE (mxlfabricssrc, "mxlfabricssrc", GST_RANK_NONE,
     GST_TYPE_MXL_FABRICS_SRC);
 
@@ -165,6 +189,10 @@ gst_mxl_fabrics_src_set_property (GObject * object, guint prop_id,
 
   if (gst_mxl_fabrics_object_set_property (self->obj, prop_id, value))
     return;
+  if (prop_id == PROP_URI) {
+    gst_mxl_fabrics_uri_set_property (GST_ELEMENT (self), value);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_CAPS:
@@ -208,6 +236,10 @@ gst_mxl_fabrics_src_get_property (GObject * object, guint prop_id,
 
   if (gst_mxl_fabrics_object_get_property (self->obj, prop_id, value))
     return;
+  if (prop_id == PROP_URI) {
+    gst_mxl_fabrics_uri_get_property (GST_ELEMENT (self), value);
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_CAPS:
@@ -483,6 +515,7 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
           GST_MXL_FABRICS_SRC_DEFAULT_LATENCY,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
+  gst_mxl_fabrics_uri_install_property (gobject_class, PROP_URI);
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,

@@ -285,11 +285,13 @@ setup_engine (GstMxlFabricsSink * self, GError ** error)
   self->threaded = threaded;
   self->initiator = initiator;
   self->provider = provider;
-  /* Zero-copy only where nobody else reads the flow: a private domain. */
+  /* Zero-copy only where nobody else reads the flow: a private domain;
+   * not for woven frames, whose fields are split into two grains. */
   GST_OBJECT_LOCK (self);
   self->lend = self->zero_copy && self->flow.private_domain != NULL
       && (self->format.media == GST_MXL_FABRICS_MEDIA_V210
-      || self->format.media == GST_MXL_FABRICS_MEDIA_V210A);
+      || self->format.media == GST_MXL_FABRICS_MEDIA_V210A)
+      && !self->format.interleaved;
   GST_OBJECT_UNLOCK (self);
   if (self->lend)
     gst_mxl_fabrics_lender_init (&self->lender,

@@ -52,13 +52,17 @@ gst_mxl_fabrics_src_resolve_format (GstMxlFabricsSrc * self,
         g_error_free (mismatch);
         goto done;
       }
+      /* caps may ask for the flow's fields woven into frames */
+      fmt->interleaved = caps_fmt.media != GST_MXL_FABRICS_MEDIA_AUDIO
+          && caps_fmt.interleaved;
     }
     *flow_def = g_steal_pointer (&json);
     ok = TRUE;
   } else if (caps) {
     if (!gst_mxl_fabrics_format_from_caps (caps, fmt, error))
       goto done;
-    fmt->interleaved = FALSE;   /* the src always outputs planar audio */
+    if (fmt->media == GST_MXL_FABRICS_MEDIA_AUDIO)
+      fmt->interleaved = FALSE; /* the src always outputs planar audio */
     *flow_def = gst_mxl_fabrics_flow_def_new (fmt,
         flow_id[0] ? flow_id : NULL, NULL, NULL, error);
     ok = *flow_def != NULL;

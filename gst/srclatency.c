@@ -38,6 +38,17 @@ gst_mxl_fabrics_src_unit_duration (GstMxlFabricsSrc * self)
       self->format.rate_n);
 }
 
+/* What weaving adds: a woven frame (caps interlace-mode=interleaved,
+ * gst/media-video.c) is pushed when its second field arrived, one field
+ * period after its PTS, the first field's time. */
+static GstClockTime
+woven_wait (GstMxlFabricsSrc * self)
+{
+  return self->format.interleaved
+      && self->format.media != GST_MXL_FABRICS_MEDIA_AUDIO ?
+      gst_mxl_fabrics_src_unit_duration (self) : 0;
+}
+
 /* The latency before any grain arrived: a live sender's frame is complete
  * one period after its timestamp, plus LATENCY_MARGIN; for rates below
  * 10 fps at most 100 ms + LATENCY_MARGIN (the first grain raises it before
@@ -47,7 +58,7 @@ GstClockTime
 gst_mxl_fabrics_src_initial_latency (GstMxlFabricsSrc * self)
 {
   return MIN (gst_mxl_fabrics_src_unit_duration (self), INITIAL_LATENCY_MAX)
-      + LATENCY_MARGIN;
+      + woven_wait (self) + LATENCY_MARGIN;
 }
 
 GstClockTime
@@ -57,6 +68,26 @@ gst_mxl_fabrics_src_latency_cap (GstMxlFabricsSrc * self)
       gst_mxl_fabrics_src_unit_duration (self);
 
   return ring > 0 ? MAX (ring, LATENCY_CAP_MIN) : 0;
+}
+
+/* The most the src reports as latency (before the `latency` headroom):
+ * the ring less one period, at least the initial latency. A sync=true sink
+ * holds each buffer until its origin time plus the latency, and the src's
+ * streaming thread with it; the src reads the next grain only then, so a
+ * latency longer than the ring, once grains arrive on time again, made it
+ * find each grain overwritten and re-align to the newest, a frame every
+ * few hundred ms (issue 20: 421-453 ms after a 0.4 s sender stall at the
+ * 200 ms default ring, 2.5 frames/s from then on). 0: no bound (audio,
+ * whose ring is in samples). */
+static GstClockTime
+latency_max (GstMxlFabricsSrc * self)
+{
+  GstClockTime unit = gst_mxl_fabrics_src_unit_duration (self);
+  GstClockTime ring = (guint64) self->flow.config.discrete.grainCount * unit;
+
+  if (ring == 0)
+    return 0;
+  return MAX (ring - MIN (ring, unit), gst_mxl_fabrics_src_initial_latency (self));
 }
 
 static int
@@ -71,17 +102,14 @@ cmp_clock_time (gconstpointer a, gconstpointer b)
  * of a grain minus its origin time, for grains that completed while the src
  * waited for them (so downstream holding the streaming thread does not
  * count), all but the two largest of the last LATENESS_KEPT (one-off
- * hiccups), plus LATENCY_MARGIN; never less than before (from start:
- * initial_latency), never more than the ring or LATENCY_CAP_MIN,
- * whichever is more: a sender whose input falls behind real time writes
- * its grains up to its own ring plus a ring of buffers late before it
- * re-aligns (gst/sinkindex.c realign_late), more than the src's ring of
- * periods; the src pushes them as they arrive and must report that (a
- * cap at the ring said 200 ms at 50 fps while they arrived ~500 ms late,
- * and sync=true sinks dropped them). Lateness beyond the cap is a sender
- * that does not re-align (sync=false): reporting it would grow the
- * latency without bound. Raised in whole milliseconds; each raise posts a
- * LATENCY message. Returns: TRUE when it was raised. */
+ * hiccups), plus LATENCY_MARGIN (and woven_wait()); never less than
+ * before (from start: initial_latency), never more than the ring less one
+ * period (latency_max()): grains later than that (a sender whose input
+ * fell behind, until it re-aligns, gst/sinkindex.c realign_late; one that
+ * does not re-align, sync=false) reach a sync=true sink late and are
+ * dropped there rather than making the src lose every grain after them; a
+ * longer ring-length buys a longer latency. Raised in whole milliseconds;
+ * each raise posts a LATENCY message. Returns: TRUE when it was raised. */
 gboolean
 gst_mxl_fabrics_src_update_latency (GstMxlFabricsSrc * self,
     GstClockTime lateness)
@@ -100,9 +128,9 @@ gst_mxl_fabrics_src_update_latency (GstMxlFabricsSrc * self,
   n = self->n_lateness;
   memcpy (sorted, self->lateness, n * sizeof sorted[0]);
   qsort (sorted, n, sizeof sorted[0], cmp_clock_time);
-  want = sorted[n > 2 ? n - 3 : n - 1] + LATENCY_MARGIN;
+  want = sorted[n > 2 ? n - 3 : n - 1] + woven_wait (self) + LATENCY_MARGIN;
   want = (want + GST_MSECOND - 1) / GST_MSECOND * GST_MSECOND;
-  cap = gst_mxl_fabrics_src_latency_cap (self);
+  cap = latency_max (self);
   if (cap > 0)
     want = MIN (want, cap);
   GST_OBJECT_LOCK (self);

@@ -23,10 +23,11 @@ GstClockTime gst_mxl_fabrics_src_unit_duration (struct _GstMxlFabricsSrc *
 GstClockTime gst_mxl_fabrics_src_initial_latency (struct _GstMxlFabricsSrc *
     src);
 
-/* The most the reported latency goes up to (ns): the ring (ring-length
- * grain periods) or 1 s, whichever is more (0 while the flow has no
- * ring): how late after their origin time grains may arrive from a sender
- * whose input fell behind before it re-aligns (srclatency.c). */
+/* How late after their origin time grains may arrive from a sender whose
+ * input fell behind before it re-aligns (ns): the ring (ring-length grain
+ * periods) or 1 s, whichever is more (0 while the flow has no ring); read
+ * by the start-of-stream counting (srcread.c). The reported latency stays
+ * within the ring less one period (srclatency.c). */
 GstClockTime gst_mxl_fabrics_src_latency_cap (struct _GstMxlFabricsSrc * src);
 
 /* Records @lateness (ns: arrival minus origin time of a grain the src

@@ -161,6 +161,44 @@ test_v210_720p5994 (void)
   g_free (def);
 }
 
+/* Woven frames (interlace-mode=interleaved, issue 19): the same flow as
+ * alternate caps, with @interleaved set, and back to interleaved caps. */
+static void
+test_v210_1080i29_woven (void)
+{
+  GstMxlFabricsFormat fmt;
+  JsonParser *parser = json_parser_new ();
+  gchar *def = round_trip ("video/x-raw,format=v210,width=1920,height=1080,"
+      "framerate=30000/1001,interlace-mode=interleaved,"
+      "field-order=bottom-field-first", &fmt);
+  JsonObject *o = parse_object (parser, def);
+  GstCaps *caps, *want;
+
+  assert_rate (o, "grain_rate", 30000, 1001);
+  g_assert_cmpstr (json_object_get_string_member (o, "interlace_mode"), ==,
+      "interlaced_bff");
+  g_assert_true (fmt.interleaved);
+  g_assert_cmpint (fmt.scan, ==, GST_MXL_FABRICS_SCAN_INTERLACED_BFF);
+  g_assert_cmpint (fmt.rate_n, ==, 60000);
+  g_assert_cmpint (fmt.rate_d, ==, 1001);
+  g_assert_cmpuint (gst_mxl_fabrics_format_grain_size (&fmt), ==, 2764800);
+  caps = gst_mxl_fabrics_format_to_caps (&fmt);
+  want = gst_caps_from_string ("video/x-raw,format=v210,width=1920,"
+      "height=1080,framerate=30000/1001,pixel-aspect-ratio=1/1,"
+      "interlace-mode=interleaved,colorimetry=bt709,"
+      "field-order=bottom-field-first");
+  g_assert_true (gst_caps_is_equal (caps, want));
+  gst_caps_unref (want);
+  gst_caps_unref (caps);
+  /* no field-order: top field first, as for alternate caps */
+  g_free (round_trip ("video/x-raw,format=v210,width=720,height=576,"
+          "framerate=25/1,interlace-mode=interleaved", &fmt));
+  g_assert_true (fmt.interleaved);
+  g_assert_cmpint (fmt.scan, ==, GST_MXL_FABRICS_SCAN_INTERLACED_TFF);
+  g_object_unref (parser);
+  g_free (def);
+}
+
 static void
 test_v210_1080i25 (void)
 {
@@ -584,8 +622,12 @@ test_bad_caps (void)
       "height=1080,framerate=50/1,interlace-mode=alternate", "30000/1001");
   expect_bad_caps ("video/x-raw(format:Interlaced),format=v210,width=1920,"
       "height=1081,framerate=25/1,interlace-mode=alternate", "even");
+  /* interleaved is carried since issue 19 (test_v210_1080i29_woven);
+   * mixed frames are not */
   expect_bad_caps ("video/x-raw,format=v210,width=1920,height=1080,"
-      "framerate=25/1,interlace-mode=interleaved", "alternate");
+      "framerate=25/1,interlace-mode=mixed", "alternate");
+  expect_bad_caps ("video/x-raw,format=v210,width=1920,height=1080,"
+      "framerate=50/1,interlace-mode=interleaved", "30000/1001");
   expect_bad_caps ("video/x-raw,format=v210,width=1920,height=1080,"
       "framerate=0/1", "framerate");
   expect_bad_caps ("video/x-raw,format=v210,width=7700,height=1080,"
@@ -790,6 +832,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/caps/v210-1080p50", test_v210_1080p50);
   g_test_add_func ("/gst/caps/v210-720p5994", test_v210_720p5994);
   g_test_add_func ("/gst/caps/v210-1080i25", test_v210_1080i25);
+  g_test_add_func ("/gst/caps/v210-1080i29-woven", test_v210_1080i29_woven);
   g_test_add_func ("/gst/caps/v210a", test_v210a);
   g_test_add_func ("/gst/caps/audio-8ch", test_audio_8ch);
   g_test_add_func ("/gst/caps/audio-interleaved-sink",

@@ -286,20 +286,96 @@ test_latency_sync_sink (void)
   g_free (ti);
 }
 
+/* The sender stalls once for 0.4 s (a probe sleeps in its streaming
+ * thread, as a SIGSTOP would) while the receiver renders with sync=true at
+ * the default ring (10 grains, 200 ms): its grains then arrive up to
+ * ~450 ms late. The src's latency used to follow them past its ring and
+ * stay there; once grains arrived on time again the sync=true sink held
+ * each buffer that long, the ring was overwritten meanwhile, and the src
+ * re-aligned over and over: 2.5 frames/s for good (issue 20). The latency
+ * stays within the ring less one period, and after the stall the frames
+ * are rendered at the stream's rate again. */
+#define STALL_N 200
+#define STALL_AT 50
+
+/* A buffer probe that sleeps 400 ms in its pad's streaming thread once,
+ * at the @at-th buffer (a stalled sender, or a stalled receiver). */
+typedef struct {
+  guint seen, at;
+} StallOnce;
+
+static GstPadProbeReturn
+stall_400ms_once (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  StallOnce *st = data;
+
+  if (++st->seen == st->at)
+    g_usleep (400 * 1000);
+  return GST_PAD_PROBE_OK;
+}
+
+static void
+test_latency_after_stall (void)
+{
+  GstElement *rx = src_pipeline (CAPS_50, "", "fakesink name=fs sync=true "
+      "qos=true");
+  GstElement *tx = hgst_parse ("videotestsrc name=vt is-live=true "
+      "num-buffers=" G_STRINGIFY (STALL_N) " ! " CAPS_50 " ! mxlfabricssink "
+      "name=sink provider=tcp node=" HGST_NODE " wait-for-connection=true");
+  GstElement *vt = gst_bin_get_by_name (GST_BIN (tx), "vt"), *src;
+  GstPad *pad = gst_element_get_static_pad (vt, "src");
+  GstQuery *q = gst_query_new_latency ();
+  GstClockTime min_latency = 0;
+  StallOnce st = { 0, STALL_AT };
+  guint i;
+  guint64 at_stall = 0, after;
+  gchar *ti;
+
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, stall_400ms_once, &st,
+      NULL);
+  ti = hgst_play_pair (rx, tx);
+  for (i = 0; i < 100 && st.seen < STALL_AT + 10; i++)
+    run_bus (rx, 50);
+  at_stall = sink_stat (rx, "rendered");
+  /* the rest of the stream: 140 periods, 2.8 s, and a second for the tail */
+  for (i = 0; i < 80 && hgst_stat (tx, "sink", "grains") + hgst_stat (tx,
+          "sink", "dropped") + hgst_stat (tx, "sink", "left-out-late")
+      < STALL_N; i++)
+    run_bus (rx, 50);
+  run_bus (rx, 1000);
+  after = sink_stat (rx, "rendered") - at_stall;
+  /* the src's own answer (the pipeline's adds fakesink's 20 ms
+   * processing deadline) */
+  src = gst_bin_get_by_name (GST_BIN (rx), "src");
+  g_assert_true (gst_element_query (src, q));
+  gst_object_unref (src);
+  gst_query_parse_latency (q, NULL, &min_latency, NULL);
+  g_test_message ("rendered %" G_GUINT64_FORMAT " by the stall, %"
+      G_GUINT64_FORMAT " after it (fakesink dropped %" G_GUINT64_FORMAT
+      "); src latency %" G_GUINT64_FORMAT " ms, skipped %" G_GUINT64_FORMAT
+      "; sender left out %" G_GUINT64_FORMAT, at_stall, after,
+      sink_stat (rx, "dropped"), min_latency / GST_MSECOND,
+      hgst_stat (rx, "src", "dropped-skipped"),
+      hgst_stat (tx, "sink", "left-out-late"));
+  hgst_assert_no_error (tx);
+  hgst_assert_no_error (rx);
+  /* 10 grains of 20 ms, less one period */
+  g_assert_cmpuint (min_latency, <=, 180 * GST_MSECOND);
+  /* of the ~140 frames after the stall, most are rendered (it used to be
+   * one in eight) */
+  g_assert_cmpuint (after, >=, 140 / 2);
+  gst_query_unref (q);
+  gst_object_unref (pad);
+  gst_object_unref (vt);
+  hgst_stop (tx);
+  hgst_stop (rx);
+  g_free (ti);
+}
+
 /* ----------------------------------------------------------- re-align */
 
 #define REALIGN_N 60
 #define REALIGN_AT 10
-
-static GstPadProbeReturn
-stall_once (GstPad * pad, GstPadProbeInfo * info, gpointer data)
-{
-  guint *seen = data;
-
-  if (++*seen == REALIGN_AT)
-    g_usleep (400 * 1000);      /* 20 periods: five rings of 4 */
-  return GST_PAD_PROBE_OK;
-}
 
 static void
 test_realign (void)
@@ -311,12 +387,14 @@ test_realign (void)
       " wait-for-connection=true");
   GstElement *src = gst_bin_get_by_name (GST_BIN (rx), "src");
   GstPad *pad = gst_element_get_static_pad (src, "src");
-  guint seen = 0, got = 0, jumps = 0, disconts = 0, first_jump_at = 0;
+  StallOnce stall = { 0, REALIGN_AT };
+  guint got = 0, jumps = 0, disconts = 0, first_jump_at = 0;
   guint64 first = 0, last = 0, gap = 0, skipped, dropped;
   gchar *ti;
   GstBuffer *b;
 
-  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, stall_once, &seen, NULL);
+  gst_pad_add_probe (pad, GST_PAD_PROBE_TYPE_BUFFER, stall_400ms_once, &stall,
+      NULL);
   ti = hgst_play_pair (rx, tx);
   while ((b = hgst_pull (rx, 2000))) {
     guint64 off = GST_BUFFER_OFFSET (b);
@@ -468,6 +546,8 @@ main (int argc, char **argv)
       GINT_TO_POINTER (TRUE), test_jitter_do_timestamp);
   g_test_add_func ("/gst/src-timing/latency-sync-sink/tcp",
       test_latency_sync_sink);
+  g_test_add_func ("/gst/src-timing/latency-after-stall/tcp",
+      test_latency_after_stall);
   g_test_add_func ("/gst/src-timing/realign/tcp", test_realign);
   g_test_add_func ("/gst/src-timing/low-rate-2fps/tcp", test_low_rate);
   g_test_add_func ("/gst/src-timing/ring-length-property",

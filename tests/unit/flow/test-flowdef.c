@@ -217,10 +217,22 @@ test_invalid_definitions (void)
   }
 
   {
-    /* interlaced: 60000/1001 and an odd height are refused */
+    /* interlaced: 60000/1001 and an odd height are refused; so is every
+     * frame rate but 30000/1001 and 25/1, as the MXL SDK's flow parser
+     * refuses them (docs/flow-format.md §2.3): its readers could not open
+     * such a flow */
+    static const struct { int num, den; } other_rates[] = {
+      { 50, 1 }, { 30, 1 }, { 24, 1 }, { 24000, 1001 }, { 60, 1 },
+    };
     char *j = flowtest_video_def (FIXTURE_VIDEO_ID, "video/v210", 1920, 1080, 60000, 1001, "interlaced_tff");
     expect_invalid (j, MXL_FLOW_DEF_ERROR_VALUE, "grain_rate");
     g_free (j);
+    for (guint i = 0; i < G_N_ELEMENTS (other_rates); i++) {
+      j = flowtest_video_def (FIXTURE_VIDEO_ID, "video/v210", 1920, 1080,
+          other_rates[i].num, other_rates[i].den, "interlaced_bff");
+      expect_invalid (j, MXL_FLOW_DEF_ERROR_VALUE, "grain_rate");
+      g_free (j);
+    }
     j = flowtest_video_def (FIXTURE_VIDEO_ID, "video/v210", 1920, 1081, 30000, 1001, "interlaced_tff");
     expect_invalid (j, MXL_FLOW_DEF_ERROR_VALUE, "frame_height");
     g_free (j);
