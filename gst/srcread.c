@@ -342,6 +342,7 @@ grain_absent (GstMxlFabricsSrc * self, guint64 index)
     self->absent_index = index + 1;     /* the wait goes on for the gap */
   else
     self->absent_since_us = 0;
+  gst_mxl_fabrics_src_early_over (self, index, index + 1);
   if (own_loss (self, index, 1) == 0) {
     GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " was not sent to us "
         "(the sender changed)", index);
@@ -391,12 +392,14 @@ count_early_run (GstMxlFabricsSrc * self, gboolean waited)
  * buffer, a grain whose origin lies before running time 0 by at most
  * EARLY_WAITED_MAX was made before the src started, or by a sender whose
  * input is late, or on another time base: it is held back, uncounted, in a
- * run of consecutive indices. If the run leads up to the first grain the
- * src pushes (the next index, count_early_run() from pushed()), its grains
+ * run of consecutive indices (across indices accounted for otherwise:
+ * srcholes.h gst_mxl_fabrics_src_early_over()). If the run leads up to the
+ * first grain the src pushes (count_early_run() from pushed()), its grains
  * waited in the sender for this receiver (a receiver that joins, or is
  * restarted under, a live sender, however long that took), or arrived
  * while the src was PAUSED: skipped-at-start, not the src's loss (like the
- * grains a ring behind at start, take_grain()). A run broken by a gap, one
+ * grains a ring behind at start, take_grain()). A run broken by a jump
+ * (over indices that never arrived, more than a ring of them), one
  * that lasts longer than EARLY_DRAIN_US, and one held when the src stops
  * are dropped-early: a sender on a time base other than the receiver's
  * (its grains never reach running time 0, or jump to it). Any other grain
@@ -474,9 +477,8 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
       holes = gst_mxl_fabrics_src_holes_take (self, index, to, FALSE);
       count (self, &self->obj->counters.skipped_at_start,
           to - index - holes, FALSE);
-      /* early grains held back before these still lead up to @to */
-      if (self->early_n > 0 && self->early_next == index)
-        self->early_next = to;
+      if (holes == 0)           /* a jump over a gap is another time base */
+        gst_mxl_fabrics_src_early_over (self, index, to);
     }
     GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " grains behind the "
         "newest (%" G_GUINT64_FORMAT "): skipping to %" G_GUINT64_FORMAT
@@ -553,8 +555,7 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
        * of grains that waited for this receiver (longer than the ring), not
        * the src's loss, like the grains a ring behind at start */
       count (self, &self->obj->counters.skipped_at_start, 1, FALSE);
-      if (self->early_n > 0 && self->early_next == index)
-        self->early_next = index + 1;
+      gst_mxl_fabrics_src_early_over (self, index, index + 1);
     } else {
       count (self, &self->obj->counters.dropped_torn, 1, TRUE);
     }
