@@ -76,18 +76,9 @@ GstVideoBufferFlags
 gst_mxl_fabrics_field_flags_for_index (const GstMxlFabricsFormat * fmt,
     guint64 index)
 {
-  gboolean first = (index % 2) == 0;
+  const GstMxlFabricsMediaOps *ops = gst_mxl_fabrics_media_ops (fmt->media);
 
-  switch (format_is_video (fmt) ? fmt->scan : GST_MXL_FABRICS_SCAN_PROGRESSIVE) {
-    case GST_MXL_FABRICS_SCAN_INTERLACED_TFF:
-      return first ? GST_VIDEO_BUFFER_FLAG_TOP_FIELD :
-          GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD;
-    case GST_MXL_FABRICS_SCAN_INTERLACED_BFF:
-      return first ? GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD :
-          GST_VIDEO_BUFFER_FLAG_TOP_FIELD;
-    default:
-      return 0;
-  }
+  return ops && ops->field_flags ? ops->field_flags (fmt, index) : 0;
 }
 
 /* ------------------------------------------------------- the ops tables */

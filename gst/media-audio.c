@@ -369,6 +369,7 @@ const GstMxlFabricsMediaOps gst_mxl_fabrics_media_audio = {
   .write = audio_write,
   .post = audio_post,
   .read = audio_read,
+  .batches = TRUE,
   .caps_name = "audio/x-raw",
   .group_role = "Audio",
   .def_from_caps = audio_def_from_caps,

@@ -237,11 +237,12 @@ video_finish_grain (GstMxlFabricsSrc * self, GstBuffer * grain, guint64 index)
   return grain;
 }
 
-mxlStatus
-gst_mxl_fabrics_media_post_grain (mxlFabricsInitiator initiator, guint64 index, gsize count,
-    guint16 total_slices)
+/* Zero-copy only for a buffer that is one grain: not for woven frames,
+ * whose fields are split into two grains. */
+static gboolean
+video_can_lend (const GstMxlFabricsFormat * fmt)
 {
-  return mxlFabricsInitiatorTransferGrain (initiator, index, 0, total_slices);
+  return !fmt->interleaved;
 }
 
 /* ------------------------------------------------------------------ caps */
@@ -518,16 +519,37 @@ video_check_match (const GstMxlFabricsFormat * caps_fmt,
       "field rate = 2 x grain_rate" : "grain_rate", error);
 }
 
+/* A field's parity by its index: the first field (of the scan order) at
+ * an even index (caps.h). */
+static GstVideoBufferFlags
+video_field_flags (const GstMxlFabricsFormat * fmt, guint64 index)
+{
+  gboolean first = (index % 2) == 0;
+
+  switch (fmt->scan) {
+    case GST_MXL_FABRICS_SCAN_INTERLACED_TFF:
+      return first ? GST_VIDEO_BUFFER_FLAG_TOP_FIELD :
+          GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD;
+    case GST_MXL_FABRICS_SCAN_INTERLACED_BFF:
+      return first ? GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD :
+          GST_VIDEO_BUFFER_FLAG_TOP_FIELD;
+    default:
+      return 0;
+  }
+}
+
 const GstMxlFabricsMediaOps gst_mxl_fabrics_media_video = {
   .name = "video",
   /* GST_MXL_FABRICS_MEDIA_GRAIN_OPS (media.h), woven frames wrapped round
    * its index, write and read */
   .index = video_index,
   .write = video_write,
-  .post = gst_mxl_fabrics_media_post_grain,
+  .post = gst_mxl_fabrics_sink_post_grain,
+  .can_lend = video_can_lend,
   .read = video_read,
   .fill_grain = video_fill_grain,
   .finish_grain = video_finish_grain,
+  .src_weaves = TRUE,
   .caps_name = "video/x-raw",
   .group_role = "Video",
   .def_from_caps = video_def_from_caps,
@@ -535,6 +557,7 @@ const GstMxlFabricsMediaOps gst_mxl_fabrics_media_video = {
   .to_caps = video_to_caps,
   .to_def = video_to_def,
   .check_match = video_check_match,
+  .field_flags = video_field_flags,
 };
 
 const GstMxlFabricsMediaOps *

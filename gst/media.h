@@ -4,8 +4,9 @@
  * (media-video.c: v210, and v210 + key), audio (media-audio.c) and ANC data
  * (media-anc.c) when a buffer is written into the local flow and when one is
  * read out of it. The table is chosen once, when the format is known
- * (gst_mxl_fabrics_media_ops()), so that the sink's render and the src's
- * create carry no media branches. Each table also holds its media's caps
+ * (gst_mxl_fabrics_media_ops()), so that the sink's render and set-up
+ * (sinkwrite.c) and the src's create and set-up (srcflow.c, srclatency.c)
+ * carry no media branches. Each table also holds its media's caps
  * knowledge: caps to the library's flow summary and back, and the check of
  * caps against a flow; caps.c picks the table (by media type, or by the caps
  * structure's name) and keeps only what all media share (the library's
@@ -50,6 +51,9 @@ typedef struct {
    * @count samples before head @index to every connected target. */
   mxlStatus (*post) (mxlFabricsInitiator initiator, guint64 index,
       gsize count, guint16 total_slices);
+  /* Optional (NULL: never): whether buffers of @fmt may be lent to the
+   * flow in place (zero-copy, sinkwrite.c), one buffer being one grain. */
+  gboolean (*can_lend) (const GstMxlFabricsFormat * fmt);
 
   /* ---- src (streaming thread) ---- */
 
@@ -62,6 +66,14 @@ typedef struct {
    * pushed downstream (takes @grain). */
   GstBuffer *(*finish_grain) (struct _GstMxlFabricsSrc * src, GstBuffer * grain,
       guint64 index);
+  /* TRUE for media read as sample batches (audio): no fixed grain size
+   * (srcflow.c), the src's unit is a batch of the flow's sync hint
+   * (srclatency.c). */
+  gboolean batches;
+  /* TRUE when the src honours the caps' `interleaved` as woven frames
+   * (video, srcflow.c; what it adds to the latency, srclatency.c); for the
+   * other media the src's output is never interleaved (planar audio). */
+  gboolean src_weaves;
 
   /* ---- caps and flow definitions (caps.c, any thread) ---- */
 
@@ -102,6 +114,10 @@ typedef struct {
    * gst_mxl_fabrics_format_check_rate(). */
   gboolean (*check_match) (const GstMxlFabricsFormat * caps_fmt,
       const GstMxlFabricsFormat * flow_fmt, GError ** error);
+  /* Optional (NULL: none): the field flags of the grain at @index, what
+   * gst_mxl_fabrics_field_flags_for_index() (caps.h) returns. */
+  GstVideoBufferFlags (*field_flags) (const GstMxlFabricsFormat * fmt,
+      guint64 index);
 } GstMxlFabricsMediaOps;
 
 /**
@@ -138,17 +154,12 @@ gboolean gst_mxl_fabrics_format_check_rate (const GstMxlFabricsFormat *
 void gst_mxl_fabrics_format_frame_rate (const GstMxlFabricsFormat * fmt,
     gint * n, gint * d);
 
-/* The post of grain media: mxlFabricsInitiatorTransferGrain() of all
- * @total_slices slices (@count unused). */
-mxlStatus gst_mxl_fabrics_media_post_grain (mxlFabricsInitiator initiator,
-    guint64 index, gsize count, guint16 total_slices);
-
 /* The members every grain media (video, ANC) shares: the elements' grain
  * machinery; a table adds its fill_grain and finish_grain. */
 #define GST_MXL_FABRICS_MEDIA_GRAIN_OPS \
   .index = gst_mxl_fabrics_sink_grain_index, \
   .write = gst_mxl_fabrics_sink_write_grain, \
-  .post = gst_mxl_fabrics_media_post_grain, \
+  .post = gst_mxl_fabrics_sink_post_grain, \
   .read = gst_mxl_fabrics_src_read_grains
 
 /* ---- the elements' machinery the ops use: the sink's (sinkindex.c,
@@ -174,6 +185,10 @@ guint64 gst_mxl_fabrics_sink_grain_index (struct _GstMxlFabricsSink * sink,
  * lent in place), then transferred. */
 GstFlowReturn gst_mxl_fabrics_sink_write_grain (struct _GstMxlFabricsSink * sink,
     GstBuffer * buffer, guint64 index);
+/* Grain media's post: mxlFabricsInitiatorTransferGrain() of all
+ * @total_slices slices of grain @index (@count unused). */
+mxlStatus gst_mxl_fabrics_sink_post_grain (mxlFabricsInitiator initiator,
+    guint64 index, gsize count, guint16 total_slices);
 /* Before writing grain @index, or the @count samples before head @index:
  * FALSE (with *@ret, GST_FLOW_OK when it is just dropped) when the ring
  * would come round onto the oldest pending grain or batch. */

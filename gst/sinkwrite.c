@@ -4,7 +4,7 @@
  * and the initiator (sinkwrite.h), and the write of a grain (media.h),
  * never into a ring slot a transfer still reads, lent in place (zero-copy,
  * sinklend.h) or copied into the local flow, committed, then transferred
- * (sinkwait.c).
+ * (sinkwait.c) with the grain media's post.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -267,10 +267,17 @@ gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
   return ret;
 }
 
+mxlStatus
+gst_mxl_fabrics_sink_post_grain (mxlFabricsInitiator initiator, guint64 index,
+    gsize count, guint16 total_slices)
+{
+  return mxlFabricsInitiatorTransferGrain (initiator, index, 0, total_slices);
+}
+
 /* Creates the local flow and the initiator on it
  * (gst_mxl_fabrics_open_initiator(), whose errors it returns), decides on
- * zero-copy (zero-copy set, private domain, video) and wakes the engine
- * thread, which adds the targets. */
+ * zero-copy (zero-copy set, private domain, a media that lends) and wakes
+ * the engine thread, which adds the targets. */
 static gboolean
 setup_engine (GstMxlFabricsSink * self, GError ** error)
 {
@@ -286,12 +293,11 @@ setup_engine (GstMxlFabricsSink * self, GError ** error)
   self->initiator = initiator;
   self->provider = provider;
   /* Zero-copy only where nobody else reads the flow: a private domain;
-   * not for woven frames, whose fields are split into two grains. */
+   * and only for what the media lends (media.h can_lend). */
   GST_OBJECT_LOCK (self);
   self->lend = self->zero_copy && self->flow.private_domain != NULL
-      && (self->format.media == GST_MXL_FABRICS_MEDIA_V210
-      || self->format.media == GST_MXL_FABRICS_MEDIA_V210A)
-      && !self->format.interleaved;
+      && self->media->can_lend != NULL
+      && self->media->can_lend (&self->format);
   GST_OBJECT_UNLOCK (self);
   if (self->lend)
     gst_mxl_fabrics_lender_init (&self->lender,

@@ -53,7 +53,7 @@ gst_mxl_fabrics_src_resolve_format (GstMxlFabricsSrc * self,
         goto done;
       }
       /* caps may ask for the flow's fields woven into frames */
-      fmt->interleaved = caps_fmt.media != GST_MXL_FABRICS_MEDIA_AUDIO
+      fmt->interleaved = gst_mxl_fabrics_media_ops (caps_fmt.media)->src_weaves
           && caps_fmt.interleaved;
     }
     *flow_def = g_steal_pointer (&json);
@@ -61,8 +61,8 @@ gst_mxl_fabrics_src_resolve_format (GstMxlFabricsSrc * self,
   } else if (caps) {
     if (!gst_mxl_fabrics_format_from_caps (caps, fmt, error))
       goto done;
-    if (fmt->media == GST_MXL_FABRICS_MEDIA_AUDIO)
-      fmt->interleaved = FALSE; /* the src always outputs planar audio */
+    if (!gst_mxl_fabrics_media_ops (fmt->media)->src_weaves)
+      fmt->interleaved = FALSE; /* e.g. the src always outputs planar audio */
     *flow_def = gst_mxl_fabrics_flow_def_new (fmt,
         flow_id[0] ? flow_id : NULL, NULL, NULL, error);
     ok = *flow_def != NULL;
@@ -118,12 +118,6 @@ gst_mxl_fabrics_src_publish_target_info (GstMxlFabricsSrc * self,
   return ok;
 }
 
-static gboolean
-is_audio (GstMxlFabricsSrc * self)
-{
-  return self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO;
-}
-
 void
 gst_mxl_fabrics_src_engine_stop (GstMxlFabricsSrc * self)
 {
@@ -146,7 +140,7 @@ gst_mxl_fabrics_src_engine_start (GstMxlFabricsSrc * self,
   if (!gst_mxl_fabrics_open_target (self->obj, &self->flow,
           self->flow_def_json, ring_length, &self->target, &json, error))
     return FALSE;
-  if (is_audio (self))
+  if (self->media->batches)
     self->grain_size = 0;
   else
     self->grain_size = gst_mxl_fabrics_format_grain_size (&self->format);

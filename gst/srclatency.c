@@ -31,8 +31,7 @@ gst_mxl_fabrics_src_unit_duration (GstMxlFabricsSrc * self)
 {
   guint64 units = 1;
 
-  if (self->format.media == GST_MXL_FABRICS_MEDIA_AUDIO
-      && self->flow.writer)
+  if (self->flow.writer && self->media->batches)
     units = MAX (self->flow.config.common.maxSyncBatchSizeHint, 1);
   return gst_util_uint64_scale (units * GST_SECOND, self->format.rate_d,
       self->format.rate_n);
@@ -44,8 +43,8 @@ gst_mxl_fabrics_src_unit_duration (GstMxlFabricsSrc * self)
 static GstClockTime
 woven_wait (GstMxlFabricsSrc * self)
 {
-  return self->format.interleaved
-      && self->format.media != GST_MXL_FABRICS_MEDIA_AUDIO ?
+  return self->format.interleaved && self->media != NULL
+      && self->media->src_weaves ?
       gst_mxl_fabrics_src_unit_duration (self) : 0;
 }
 
