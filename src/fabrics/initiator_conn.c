@@ -191,12 +191,37 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
     release_contexts (init, conn->conn_id, FALSE);
 }
 
-/* A shm target's process is gone (TargetInfo ext.pid, same host): its
- * shared region must not be written again, whatever state libfabric left
- * it in (a lock the process held when it died is never released, and
- * libfabric 1.17 spins on it). A reused pid only delays the verdict to the
- * stall check. A target of this very process is gone once it withdrew
- * its address (localpeers.h): nothing progresses it any more. */
+/* Process @pid has exited: no such process, or one that exited and was
+ * not reaped yet (a zombie, state Z or X in /proc/<pid>/stat, proc(5)):
+ * kill(2) still succeeds on a zombie, and its parent may take its time to
+ * reap it (a loaded shell does, for tens of milliseconds). */
+static gboolean
+process_gone (pid_t pid)
+{
+  gchar path[32], *text = NULL, *end;
+  gboolean gone = FALSE;
+
+  if (kill (pid, 0) != 0)
+    return errno == ESRCH;
+  g_snprintf (path, sizeof (path), "/proc/%d/stat", (int) pid);
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;               /* no /proc: kill() decides */
+  /* "pid (comm) S ...": comm may hold spaces and parentheses */
+  end = strrchr (text, ')');
+  if (end != NULL && end[1] == ' ')
+    gone = end[2] == 'Z' || end[2] == 'X';
+  g_free (text);
+  return gone;
+}
+
+/* A shm target's process is gone (TargetInfo ext.pid, same host), or has
+ * exited and waits to be reaped: its shared region must not be written
+ * again, whatever state libfabric left it in (a lock the process held when
+ * it died is never released, and libfabric 1.17 spins on it in
+ * fi_writemsg() and fi_readmsg(); tests/gst/test-demo-signals.sh). A
+ * reused pid only delays the verdict to the stall check. A target of this
+ * very process is gone once it withdrew its address (localpeers.h):
+ * nothing progresses it any more. */
 gboolean
 mxl_conn_peer_gone (const MxlConn *conn)
 {
@@ -205,7 +230,7 @@ mxl_conn_peer_gone (const MxlConn *conn)
   if (mxl_conn_peer_local (conn))
     return !mxl_local_peer_alive (conn->info->fabric_address,
         conn->info->fabric_address_len);
-  return kill ((pid_t) conn->info->owner_pid, 0) != 0 && errno == ESRCH;
+  return process_gone ((pid_t) conn->info->owner_pid);
 }
 
 /* The target is an endpoint of this process that the provider reaches

@@ -283,7 +283,9 @@ claim_tick (MxlConn *conn, gint64 now)
   if (conn->state.kind != MXL_CONN_CONNECTING && conn->state.kind != MXL_CONN_CONNECTED)
     return;
   state = rdm_conn (conn);
-  if (!claims (conn))
+  /* no claim operation into the region of a target that is gone
+   * (mxl_conn_peer_gone()): this pass's tick takes the connection down */
+  if (!claims (conn) || mxl_conn_peer_gone (conn))
     return;
   conn_ep (conn, &ep, &addr);
   if (!mxl_claim_tick (&state->claim, conn, ep, addr, claim_token (conn->init),

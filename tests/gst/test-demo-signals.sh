@@ -10,7 +10,11 @@
 # or DEGRADED with nothing lost.
 # Between: a sender whose receiver was SIGKILLed ends its drain at once
 # (the transfers the lost connection cancelled count as ended), not after
-# its 3 s limit.
+# its 3 s limit; so does one whose SIGKILLed receiver is not reaped yet (a
+# zombie: its parent, a sleep, never waits): kill(2) still finds it, but
+# it is gone, and the region it may have died holding its lock in must not
+# be written (libfabric 1.17 spins on that lock for ever, so the sender
+# hung in its stop: src/fabrics/initiator_conn.c, process_gone()).
 # First, a receiver stopped during its start-up exits 0 as well.
 # Every process is started here and stopped by PID; every wait is
 # bounded. TAP output. Usage: test-demo-signals.sh PROVIDER BUILDDIR SRCDIR
@@ -70,7 +74,7 @@ start_sender() {
 # mxlfabricssink name their shm endpoints "mxlfabrics-<pid>-<n>").
 leftover() { ls /dev/shm 2>/dev/null | grep "^mxlfabrics-$1-" ; }
 
-echo "1..14"
+echo "1..15"
 # A stop during start-up (the receiver renders its video loop and builds its
 # pipeline before it listens) is a clean stop too, not the default action.
 # It is sent once main() has begun: its first lines catch SIGINT and SIGTERM,
@@ -139,6 +143,36 @@ rc=$?
 sed 's/^/# sender: /' "$out/send-drain.log" | tail -n 3
 [ "$rc" = 0 ] && ! grep -q "still in flight after 3 s" "$out/send-drain.log"
 ok $? "a sender whose receiver was SIGKILLed drains at once and exits 0 (got $rc)"
+pids=
+
+# the zombie receiver: started by a shell that then becomes a sleep
+ti=$out/video-zombie.json
+sh -c '"$@" & echo $! >"$0.pid"; exec sleep 60' "$out/zombie" "$bin" \
+  --role receiver --provider "$provider" $node --no-audio \
+  --video-target-info "$ti" --max-seconds 60 >"$out/recv-zombie.log" 2>&1 &
+parent=$!
+pids="$parent"
+i=0
+while [ ! -s "$ti" ] && alive "$parent" && [ "$i" -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+recv=$(cat "$out/zombie.pid" 2>/dev/null)
+pids="$pids $recv"
+start_sender zombie
+sleep 1                         # a second of frames in flight
+kill -KILL "$recv"
+i=0                             # until it is a zombie (state Z)
+while [ "$(awk '{ print $3 }' "/proc/$recv/stat" 2>/dev/null)" != Z ] \
+  && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+zombie=$(awk '{ print $3 }' "/proc/$recv/stat" 2>/dev/null)
+sleep 0.5
+kill -TERM "$send"
+wait_exit "$send" 20
+rc=$?
+kill -KILL "$parent"
+wait "$parent" 2>/dev/null
+sed 's/^/# sender: /' "$out/send-zombie.log" | tail -n 3
+[ "$rc" = 0 ] && [ "$zombie" = Z ] \
+  && ! grep -q "still in flight after 3 s" "$out/send-zombie.log"
+ok $? "a sender whose SIGKILLed receiver is a zombie (state $zombie) drains at once and exits 0 (got $rc)"
 pids=
 
 if [ "$provider" = shm ]; then
