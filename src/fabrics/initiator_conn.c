@@ -12,6 +12,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/pidfd.h>
 #include <unistd.h>
 
 #include "fabrics/ofi/localpeers.h"
@@ -192,15 +194,22 @@ leave (MxlConn *conn, const MxlConnState *cur, gboolean orderly, mxlStatus reaso
 }
 
 /* Process @pid has exited: no such process, or one that exited and was
- * not reaped yet (a zombie, state Z or X in /proc/<pid>/stat, proc(5)):
- * kill(2) still succeeds on a zombie, and its parent may take its time to
- * reap it (a loaded shell does, for tens of milliseconds). */
+ * not reaped yet (a zombie): kill(2) still succeeds on a zombie, and its
+ * parent may take its time to reap it (a loaded shell does, for tens of
+ * milliseconds). @pidfd (pidfd_open(2), -1: none) becomes readable when the
+ * process exits, reaped or not: one poll(2) a post. Without one, the
+ * state in /proc/<pid>/stat (proc(5)) tells a zombie (Z or X). */
 static gboolean
-process_gone (pid_t pid)
+process_gone (pid_t pid, int pidfd)
 {
   gchar path[32], *text = NULL, *end;
   gboolean gone = FALSE;
 
+  if (pidfd >= 0) {
+    struct pollfd pfd = { pidfd, POLLIN, 0 };
+
+    return poll (&pfd, 1, 0) > 0;
+  }
   if (kill (pid, 0) != 0)
     return errno == ESRCH;
   g_snprintf (path, sizeof (path), "/proc/%d/stat", (int) pid);
@@ -230,7 +239,7 @@ mxl_conn_peer_gone (const MxlConn *conn)
   if (mxl_conn_peer_local (conn))
     return !mxl_local_peer_alive (conn->info->fabric_address,
         conn->info->fabric_address_len);
-  return process_gone ((pid_t) conn->info->owner_pid);
+  return process_gone ((pid_t) conn->info->owner_pid, conn->peer_pidfd);
 }
 
 /* The target is an endpoint of this process that the provider reaches
@@ -425,6 +434,11 @@ mxl_conn_new (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info,
   conn->target_id = info->id;
   conn->info = mxl_target_info_copy (info);
   conn->protocol = protocol;
+  /* the target's process, watched for its exit (process_gone()); a pid
+   * that does not exist, or a kernel without pidfd_open(2): -1 */
+  conn->peer_pidfd = info->owner_pid != 0
+      && info->owner_pid != (uint32_t) getpid ()
+      ? pidfd_open ((pid_t) info->owner_pid, 0) : -1;
   conn->state.kind = MXL_CONN_REMOVED;    /* the initial state */
   g_ptr_array_add (init->conns, conn);
   mxl_conn_transition (conn, MXL_CONN_IN_ADD, MXL_STATUS_OK);
@@ -440,6 +454,8 @@ mxl_conn_free (MxlConn *conn)
   if (conn->init->chunks->release != NULL)
     conn->init->chunks->release (conn, TRUE);
   mxl_target_info_free (conn->info);
+  if (conn->peer_pidfd >= 0)
+    close (conn->peer_pidfd);
   g_free (conn);
 }
 

@@ -192,6 +192,8 @@ struct MxlConn {
   uint64_t target_id;        /* TargetInfo id */
   uint64_t conn_id;          /* changes on every attempt; keys contexts */
   struct mxlFabricsTargetInfo_t *info;   /* owned copy */
+  int peer_pidfd;            /* pidfd_open(2) of TargetInfo ext.pid, for
+                                mxl_conn_peer_gone(); -1: none */
   MxlConnState state;
   MxlTransportPost post;     /* its protocol's (or a wrapper: a test
                                 hook's, protocol_hooks.h; the endpoint
