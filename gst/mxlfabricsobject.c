@@ -35,8 +35,6 @@ gst_mxl_fabrics_object_new (GstElement * element)
   obj->flow_id = g_strdup (GST_MXL_FABRICS_DEFAULT_FLOW_ID);
   obj->options = g_strdup (GST_MXL_FABRICS_DEFAULT_OPTIONS);
   obj->state = GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
-  obj->target_stats =
-      g_ptr_array_new_with_free_func ((GDestroyNotify) gst_structure_free);
   g_mutex_init (&obj->lock);
   g_cond_init (&obj->cond);
   return obj;
@@ -52,7 +50,6 @@ gst_mxl_fabrics_object_free (GstMxlFabricsObject * obj)
   g_free (obj->domain);
   g_free (obj->flow_id);
   g_free (obj->options);
-  g_ptr_array_unref (obj->target_stats);
   if (obj->engine_stats)
     gst_structure_free (obj->engine_stats);
   g_free (obj->last_error);
@@ -191,7 +188,6 @@ gst_mxl_fabrics_object_reset_stats (GstMxlFabricsObject * obj)
 {
   GST_OBJECT_LOCK (obj->element);
   memset (&obj->counters, 0, sizeof obj->counters);
-  g_ptr_array_set_size (obj->target_stats, 0);
   g_clear_pointer (&obj->engine_stats, gst_structure_free);
   g_clear_pointer (&obj->last_error, g_free);
   obj->error_posted = FALSE;

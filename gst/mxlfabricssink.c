@@ -551,6 +551,9 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->error_on_all_failed = GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED;
   self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_mxl_fabrics_sink_target_free);
+  /* the `targets` stats are built from that list */
+  self->obj->targets_stats = gst_mxl_fabrics_sink_targets_stats;
+  self->obj->targets_stats_data = self;
   self->pending = g_array_new (FALSE, FALSE, sizeof (GstMxlFabricsSinkPending));
   gst_base_sink_set_sync (GST_BASE_SINK (self), TRUE);
 }

@@ -263,7 +263,6 @@ gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
         && !(have_id && t->have_id && t->id == id))
       continue;
     target_unplug (self, t, "target removed", notices);
-    gst_mxl_fabrics_object_set_target_stats (self->obj, t->value, NULL);
     g_ptr_array_remove_index (self->targets, i);
     gst_mxl_fabrics_sink_targets_recount (self);
     found = TRUE;

@@ -232,9 +232,21 @@ gint64 gst_mxl_fabrics_sink_targets_next_due (GstMxlFabricsSink * self,
 /** Whether a connection attempt is under way on the initiator. */
 gboolean gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self);
 
-/** Stats per target and falling-behind WARNINGs; engine_lock held. */
+/** The falling-behind WARNINGs of the targets; engine_lock held. */
 void gst_mxl_fabrics_sink_targets_update_stats (GstMxlFabricsSink * self,
     gint64 now, GPtrArray * notices);
+
+/**
+ * gst_mxl_fabrics_sink_targets_stats:
+ * @data: the GstMxlFabricsSink (GstMxlFabricsObject.targets_stats_data).
+ * @targets: an initialised GST_TYPE_ARRAY: one "target" structure is
+ *   appended per target of the list, its counters (t->counters, updated
+ *   as grains are sent) read through their table (mxlfabricsstats.c).
+ *
+ * GstMxlFabricsObject.targets_stats of the sink; takes engine_lock (call
+ * without it and without the object lock).
+ */
+void gst_mxl_fabrics_sink_targets_stats (gpointer data, GValue * targets);
 
 /** The element's ERROR once every target failed for good. */
 void gst_mxl_fabrics_sink_targets_check_all_failed (GstMxlFabricsSink * self,
