@@ -364,17 +364,20 @@ gst_mxl_fabrics_target_info_to_json (mxlFabricsTargetInfo info)
 gboolean
 gst_mxl_fabrics_target_info_resolve (const gchar * value,
     GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
-    GError ** error)
+    guint64 * id, GError ** error)
 {
   mxlFabricsTargetInfo info = NULL;
   char *reason = NULL;
   const gchar *p;
   gboolean file;
   mxlStatus st;
+  uint64_t v = 0;
 
   *json = NULL;
   if (path)
     *path = NULL;
+  if (id)
+    *id = 0;
   if (value == NULL || value[0] == '\0') {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "empty TargetInfo: give the JSON, its base64, or @path of the file "
@@ -407,15 +410,20 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
     free (reason);
     return FALSE;
   }
+  st = mxlFabricsExtTargetInfoGetId (info, &v);
   /* The document as the library writes it: one text per target, whatever
    * form it was given in. */
-  *json = gst_mxl_fabrics_target_info_to_json (info);
+  *json = st == MXL_STATUS_OK ? gst_mxl_fabrics_target_info_to_json (info) :
+      NULL;
   mxlFabricsFreeTargetInfo (info);
   if (*json == NULL) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "TargetInfo cannot be written back as JSON");
+        "TargetInfo cannot be %s", st == MXL_STATUS_OK ?
+        "written back as JSON" : "used: the library gives no id for it");
     return FALSE;
   }
+  if (id)
+    *id = v;
   if (path && file)
     *path = g_strdup (p + 1);
   return TRUE;

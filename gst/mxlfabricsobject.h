@@ -458,14 +458,17 @@ gchar *gst_mxl_fabrics_target_info_to_json (mxlFabricsTargetInfo info);
  * @json: (out) (transfer full): the JSON text; for a file that does not
  *   exist yet, NULL with TRUE returned (wait for it).
  * @path: (out) (optional) (transfer full): the path for "@path", else NULL.
+ * @id: (out) (optional): the TargetInfo's id (mxlFabricsExtTargetInfoGetId)
+ *   when @json is set, else 0: the document is parsed once, here.
  * @error: GST_RESOURCE_ERROR_SETTINGS when the value is neither JSON, nor
- *   base64 of a JSON object, nor "@path"; GST_RESOURCE_ERROR_READ for an
- *   existing file that cannot be read; the JSON must have an object root.
+ *   base64 of a JSON object, nor "@path", or the library gives no id;
+ *   GST_RESOURCE_ERROR_READ for an existing file that cannot be read; the
+ *   JSON must have an object root.
  *
  * Returns: TRUE when @value is usable (now or once the file appears).
  */
 gboolean gst_mxl_fabrics_target_info_resolve (const gchar * value,
     GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
-    GError ** error);
+    guint64 * id, GError ** error);
 
 G_END_DECLS

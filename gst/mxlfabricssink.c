@@ -268,10 +268,9 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
   if (!gst_mxl_fabrics_object_validate (self->obj, &error)
       || !gst_mxl_fabrics_sink_add_property_target (self, &error))
     goto failed;
-  /* Every TargetInfo already readable must be one (a malformed one is an
-   * ERROR now, not later); files still to come are checked when read. */
-  if (!gst_mxl_fabrics_sink_targets_check (self, &error))
-    goto failed;
+  /* Every TargetInfo already read was checked by the library's resolver
+   * when it was added (a malformed one failed there: an ERROR now, not
+   * later); files still to come are checked when read. */
 
   gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, NULL);
   self->have_last = FALSE;
