@@ -56,6 +56,22 @@
  * reconnected when its writes still read a ring slot that comes round
  * again.
  *
+ * Caps from the receiver: once a target's TargetInfo is known (JSON or
+ * base64, or an `@path` file that is there), the sink pad's CAPS query
+ * answers the caps of that target's flow (from the flow definition the
+ * TargetInfo carries), the intersection of them with several targets; so
+ * `videoconvert ! videoscale ! mxlfabricssink target-info=@file` and
+ * `audioconvert ! audioresample ! mxlfabricssink ...` negotiate to what
+ * the receiver wants without repeating its caps. Before any TargetInfo is
+ * known, and when the targets' flows have no caps in common (a WARNING
+ * naming them), it answers the pad template; ACCEPT_CAPS always takes the
+ * template (sinkcaps.h). When a target's TargetInfo becomes known or
+ * changes (its `@path` file appears or is rewritten) the sink sends a
+ * RECONFIGURE upstream: a converter in front renegotiates to the new flow,
+ * and caps of another format make the sink stop its engine, create the
+ * new flow and initiator and add the targets again (as a restart would;
+ * until then the target fails with the WARNING naming the mismatch).
+ *
  * Accepted caps: `video/x-raw, format=v210` (progressive,
  * `interlace-mode=alternate` with one field per buffer, or
  * `interlace-mode=interleaved` with both fields woven in each buffer, as
@@ -154,6 +170,7 @@
 #include "gstmxlfabricselements.h"
 #include "mxlfabricssinkconn.h"
 #include "mxlfabricssinktarget.h"
+#include "sinkcaps.h"
 #include "sinkwait.h"
 #include "sinkwrite.h"
 #include "mxlfabricsuri.h"
@@ -252,10 +269,19 @@ gst_mxl_fabrics_sink_query (GstBaseSink * sink, GstQuery * query)
 {
   GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
 
-  if (gst_mxl_fabrics_timing_handle_query (&self->timing, query))
+  if (gst_mxl_fabrics_timing_handle_query (&self->timing, query)
+      || gst_mxl_fabrics_sink_accept_caps (self, query))
     return TRUE;
   return GST_BASE_SINK_CLASS (gst_mxl_fabrics_sink_parent_class)->query (sink,
       query);
+}
+
+/* CAPS: the targets' flows (sinkcaps.h); ACCEPT_CAPS: the template. */
+static GstCaps *
+gst_mxl_fabrics_sink_get_caps (GstBaseSink * sink, GstCaps * filter)
+{
+  return gst_mxl_fabrics_sink_get_caps_of_targets (GST_MXL_FABRICS_SINK (sink),
+      filter);
 }
 
 static gboolean
@@ -308,7 +334,16 @@ gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
 static gboolean
 gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
 {
-  return gst_mxl_fabrics_sink_setup_caps (GST_MXL_FABRICS_SINK (sink), caps);
+  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
+  GError *error = NULL;
+
+  /* renegotiated to a target's new flow: a new flow and initiator */
+  if (!gst_mxl_fabrics_sink_caps_renew (self, caps, &error)) {
+    gst_mxl_fabrics_object_post_error (self->obj, error, NULL);
+    g_error_free (error);
+    return FALSE;
+  }
+  return gst_mxl_fabrics_sink_setup_caps (self, caps);
 }
 
 static gboolean
@@ -390,6 +425,7 @@ gst_mxl_fabrics_sink_finalize (GObject * object)
   g_free (self->target_info);
   g_ptr_array_unref (self->targets);
   g_free (self->flow_def);
+  g_free (self->caps_warned);
   g_array_unref (self->pending);
   G_OBJECT_CLASS (gst_mxl_fabrics_sink_parent_class)->finalize (object);
 }
@@ -524,6 +560,7 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
   basesink_class->start = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_start);
   basesink_class->stop = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_stop);
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_set_caps);
+  basesink_class->get_caps = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_get_caps);
   basesink_class->query = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_query);
   basesink_class->propose_allocation =
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_propose_allocation);

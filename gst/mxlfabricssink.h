@@ -109,6 +109,9 @@ struct _GstMxlFabricsSink {
   gboolean threaded;            /* the initiator runs the library's progress
                                  * thread (set_caps, before the initiator) */
   GstMxlFabricsSlotWait slot_wait;      /* render waiting for a ring slot */
+  gchar *caps_warned;           /* object lock: the targets whose flows had
+                                 * no caps in common at the last WARNING
+                                 * (sinkcaps.c) */
 };
 
 G_END_DECLS

@@ -8,6 +8,7 @@
 
 #include "mxlfabricssinktarget.h"
 #include "mxlfabricssinkconn.h"
+#include "sinkcaps.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -371,6 +372,7 @@ target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
   }
   g_free (t->json);
   t->json = text;
+  gst_mxl_fabrics_sink_targets_changed (self);  /* caps again (sinkcaps.h) */
   /* quiet: the same pass puts it on the initiator and says so */
   if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_IDLE)
     set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, NULL, NULL);
@@ -565,6 +567,23 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
     }
     g_free (reason);
   }
+}
+
+gchar **
+gst_mxl_fabrics_sink_targets_sources (GstMxlFabricsSink * self)
+{
+  GStrvBuilder *b = g_strv_builder_new ();
+  gchar **v;
+
+  LOCK (self);
+  for (guint i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    g_strv_builder_add (b, t->json ? t->json : t->value);
+  }
+  UNLOCK (self);
+  v = g_strv_builder_end (b);
+  g_strv_builder_unref (b);
+  return v;
 }
 
 gboolean

@@ -205,6 +205,11 @@ void gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
 gint64 gst_mxl_fabrics_sink_targets_next_due (GstMxlFabricsSink * self,
     gint64 due);
 
+/** Read-only, engine_lock NOT held (taken): each target's TargetInfo as
+ * read (its JSON), or as given while not read yet (an @path file the
+ * engine thread has not read: sinkcaps.c reads it). (transfer full) */
+gchar **gst_mxl_fabrics_sink_targets_sources (GstMxlFabricsSink * self);
+
 /** Whether a connection attempt is under way on the initiator. */
 gboolean gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self);
 

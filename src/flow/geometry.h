@@ -9,7 +9,7 @@
 
 /**
  * mxl_v210_line_bytes:
- * @width: picture width in pixels (2 … 7680).
+ * @width: picture width in pixels (2 … MXL_FLOW_MAX_WIDTH, 8192).
  *
  * Returns: bytes of one v210 line, V(w) = ((w + 47) / 48) * 128: six pixels
  * in four 32-bit words, the line padded to 48 pixels (128 bytes).

@@ -502,7 +502,7 @@ test_invalid_defs (void)
   g_free (d);
   expect_bad_def (d = video_def ("id", "\"id\":\"not-a-uuid\""), "UUID");
   g_free (d);
-  expect_bad_def (d = video_def ("frame_width", "\"frame_width\":7681"),
+  expect_bad_def (d = video_def ("frame_width", "\"frame_width\":8193"),
       "frame_width");
   g_free (d);
   expect_bad_def (d = video_def ("media_type",
@@ -633,7 +633,7 @@ test_bad_caps (void)
       "framerate=50/1,interlace-mode=interleaved", "30000/1001");
   expect_bad_caps ("video/x-raw,format=v210,width=1920,height=1080,"
       "framerate=0/1", "framerate");
-  expect_bad_caps ("video/x-raw,format=v210,width=7700,height=1080,"
+  expect_bad_caps ("video/x-raw,format=v210,width=8200,height=1080,"
       "framerate=25/1", "outside");
   expect_bad_caps ("audio/x-raw,format=S16LE,rate=48000,channels=2", "F32LE");
   expect_bad_caps ("meta/x-st-2038,alignment=packet,framerate=25/1",

@@ -145,8 +145,8 @@ test_parse_rejects (void)
       "grain_rate: 50/1 is not 30000/1001 or 25/1");
   parse_bad ("{\"id\":\"" UUID "\",\"format\":\"urn:x-nmos:format:video\","
       "\"label\":\"l\"," TAGS ",\"media_type\":\"video/v210\","
-      "\"grain_rate\":{\"numerator\":50},\"frame_width\":7681,"
-      "\"frame_height\":1080}", "frame_width: 7681 is outside 2 … 7680");
+      "\"grain_rate\":{\"numerator\":50},\"frame_width\":8193,"
+      "\"frame_height\":1080}", "frame_width: 8193 is outside 2 … 8192");
   parse_bad ("[1]", "root is not an object");
   g_assert_cmpint (mxlFlowExtParseDefinition (NULL, &d, &reason), ==,
       MXL_ERR_INVALID_ARG);

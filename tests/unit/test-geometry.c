@@ -15,6 +15,8 @@ test_v210_line_bytes (void)
   g_assert_cmpuint (mxl_v210_line_bytes (48), ==, 128);
   g_assert_cmpuint (mxl_v210_line_bytes (49), ==, 256);
   g_assert_cmpuint (mxl_v210_line_bytes (7680), ==, 20480);
+  /* DCI 8K (issue 19): 8192 pixels are 171 blocks of 48 */
+  g_assert_cmpuint (mxl_v210_line_bytes (8192), ==, 21888);
 }
 
 static void
@@ -35,6 +37,12 @@ test_grain_sizes (void)
           mxl_v210a_key_line_bytes (1920)) * 1080, ==, 8294400);
   /* 2160p v210: 22 118 400 */
   g_assert_cmpuint ((guint64) mxl_v210_line_bytes (3840) * 2160, ==, 22118400);
+  /* the largest picture (MXL_FLOW_MAX_WIDTH x MAX_HEIGHT) with its key plane:
+   * 141 747 840 bytes, within the uint32 grainSize and sliceSizes */
+  g_assert_cmpuint ((guint64) (mxl_v210_line_bytes (8192) +
+          mxl_v210a_key_line_bytes (8192)) * 4320, ==, 141747840);
+  g_assert_cmpuint ((guint64) (mxl_v210_line_bytes (8192) +
+          mxl_v210a_key_line_bytes (8192)) * 4320, <, G_MAXUINT32);
 }
 
 int

@@ -262,8 +262,14 @@ MXL_EXPORT mxlStatus mxlAncGrainToSt2038 (uint8_t const *in, size_t in_size,
  * so that they can be stringified into static caps. */
 /** Narrowest frame_width, in pixels. */
 #define MXL_FLOW_MIN_WIDTH 2
-/** Widest frame_width, in pixels. */
-#define MXL_FLOW_MAX_WIDTH 7680
+/** Widest frame_width, in pixels: DCI 8K (8192). The MXL reference bounds
+ * it at 7680 only to keep a bad document from allocating unbounded memory;
+ * the flow layout stores slice (line) and grain sizes as uint32
+ * (docs/flow-format.md §2.5, §3.5, §3.9), and 8192 x 4320 fits them easily:
+ * a v210 line is 21 888 bytes, a v210a grain (fill and key planes)
+ * 141 747 840 bytes, 3 % of UINT32_MAX. A flow wider than 7680 is not
+ * opened by a reference reader. */
+#define MXL_FLOW_MAX_WIDTH 8192
 /** Lowest frame_height, in lines. */
 #define MXL_FLOW_MIN_HEIGHT 1
 /** Highest frame_height, in lines. */

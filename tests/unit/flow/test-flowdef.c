@@ -36,6 +36,10 @@ static const VideoRow video_rows[] = {
   { "video/v210a", 1280, 720, 50, 1, NULL, 50, 1, 10, 3456, 1708, 720, 3718080 },
   { "video/v210", 3840, 2160, 50, 1, NULL, 50, 1, 10, 10240, 0, 2160, 22118400 },
   { "video/v210a", 3840, 2160, 60000, 1001, NULL, 60000, 1001, 11, 10240, 5120, 2160, 33177600 },
+  /* issue 19: DCI 8K, the widest (MXL_FLOW_MAX_WIDTH) at the highest: V = 171 * 128,
+   * A = 2731 * 4; the v210a grain still fits the uint32 grainSize */
+  { "video/v210", 8192, 4320, 25, 1, NULL, 25, 1, 5, 21888, 0, 4320, 94556160 },
+  { "video/v210a", MXL_FLOW_MAX_WIDTH, MXL_FLOW_MAX_HEIGHT, 24, 1, NULL, 24, 1, 4, 21888, 10924, 4320, 141747840 },
 };
 
 static void
@@ -201,7 +205,7 @@ test_invalid_definitions (void)
     { "\"denominator\":1001", "\"denominator\":-1001", "grain_rate", MXL_FLOW_DEF_ERROR_VALUE },
     { "\"numerator\":30000", "\"numerator\":\"30000\"", "grain_rate.numerator", MXL_FLOW_DEF_ERROR_TYPE },
     { "\"frame_width\":1920", "\"frame_width\":1", "frame_width", MXL_FLOW_DEF_ERROR_VALUE },
-    { "\"frame_width\":1920", "\"frame_width\":7681", "frame_width", MXL_FLOW_DEF_ERROR_VALUE },
+    { "\"frame_width\":1920", "\"frame_width\":8193", "frame_width", MXL_FLOW_DEF_ERROR_VALUE },
     { "\"frame_height\":1080", "\"frame_height\":4321", "frame_height", MXL_FLOW_DEF_ERROR_VALUE },
     { "\"frame_height\":1080", "\"frame_height\":0", "frame_height", MXL_FLOW_DEF_ERROR_VALUE },
     { "video/v210", "video/raw", "media_type", MXL_FLOW_DEF_ERROR_VALUE },

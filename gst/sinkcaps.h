@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* mxlfabricssink's caps from its receivers (issue 19): the CAPS query of
+ * the sink pad answers the flow each target's TargetInfo carries. */
+#pragma once
+
+#include "mxlfabricssink.h"
+
+G_BEGIN_DECLS
+
+/**
+ * gst_mxl_fabrics_sink_get_caps_of_targets:
+ * @self: the sink; engine_lock NOT held (it is taken to copy the targets).
+ * @filter: (nullable): the query's filter.
+ *
+ * GstBaseSink::get_caps: the CAPS query of the sink pad. ACCEPT_CAPS
+ * takes the whole pad template (gst_mxl_fabrics_sink_accept_caps()), a
+ * superset of this answer: caps that a target's flow
+ * does not match still reach set_caps, where that target fails alone with
+ * the WARNING naming the quantity (mxlfabricssinktarget.c), while other
+ * targets go on, as before. Every target whose
+ * TargetInfo is known (JSON or base64 given, or its `@path` file there;
+ * the library reads it, bounded) and carries its flow definition
+ * ("ext.flowDef", mxlFabricsExtTargetInfoGetFlowDef(), parsed by
+ * gst_mxl_fabrics_format_from_flow_def()) gives the caps of that flow
+ * (gst_mxl_fabrics_format_to_caps(); audio in either layout, as the sink
+ * template) first, then the same without what the flow does not fix or
+ * the sink compares only when given (pixel-aspect-ratio, colorimetry,
+ * interlace-mode, which the caps features and the template fix,
+ * field-order, channel-mask), so that an upstream filter that fixes one
+ * of these differently still negotiates the flow's geometry, as it did
+ * with the template; all within the pad template. Several targets give the
+ * intersection of theirs. With no such target, or when the targets' caps
+ * do not intersect (a WARNING naming the targets, once per set of
+ * targets), the pad template. A target without a flow definition (a
+ * reference target) or with one the library refuses adds no constraint
+ * (it fails when added, mxlfabricssinktarget.c).
+ *
+ * Returns: (transfer full): the caps intersected with @filter (its order
+ * first).
+ */
+GstCaps *gst_mxl_fabrics_sink_get_caps_of_targets (GstMxlFabricsSink * self,
+    GstCaps * filter);
+
+/**
+ * gst_mxl_fabrics_sink_targets_changed:
+ *
+ * A target's TargetInfo became known or changed (an `@path` file read or
+ * rewritten; any thread, engine_lock may be held): sends a RECONFIGURE
+ * upstream, from GStreamer's thread pool (gst_element_call_async(), no
+ * lock of ours held), so that upstream asks the CAPS query again and
+ * renegotiates to the target's flow; not when the negotiated caps are
+ * still within the CAPS answer.
+ */
+void gst_mxl_fabrics_sink_targets_changed (GstMxlFabricsSink * self);
+
+/**
+ * gst_mxl_fabrics_sink_caps_renew:
+ * @caps: the caps set_caps got.
+ * @error: as gst_mxl_fabrics_sink_engine_start().
+ *
+ * set_caps, before gst_mxl_fabrics_sink_setup_caps(): when a format is
+ * set up and @caps give another one (renegotiated after a RECONFIGURE),
+ * the engine stops, the pending grains are dropped, flow and initiator
+ * are torn down and the engine starts again, as between stop() and
+ * start(), so that setup_caps creates the flow of the new caps and the
+ * targets are added to its initiator again (their `targets` counters
+ * start from 0). Otherwise nothing.
+ *
+ * Returns: FALSE when the engine cannot start again.
+ */
+gboolean gst_mxl_fabrics_sink_caps_renew (GstMxlFabricsSink * self,
+    GstCaps * caps, GError ** error);
+
+/**
+ * gst_mxl_fabrics_sink_accept_caps:
+ * @query: any query.
+ *
+ * Answers an ACCEPT_CAPS query: TRUE for caps within the pad template,
+ * whatever the targets' flows (see gst_mxl_fabrics_sink_get_caps_of_targets()).
+ *
+ * Returns: TRUE when @query was an ACCEPT_CAPS query, now answered.
+ */
+gboolean gst_mxl_fabrics_sink_accept_caps (GstMxlFabricsSink * self,
+    GstQuery * query);
+
+G_END_DECLS
