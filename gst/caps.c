@@ -22,54 +22,10 @@ G_STATIC_ASSERT ((int) GST_MXL_FABRICS_MEDIA_V210 == (int) MXL_FLOW_EXT_MEDIA_V2
 G_STATIC_ASSERT ((int) GST_MXL_FABRICS_MEDIA_AUDIO == (int) MXL_FLOW_EXT_MEDIA_FLOAT32);
 G_STATIC_ASSERT ((int) GST_MXL_FABRICS_SCAN_INTERLACED_BFF == (int) MXL_FLOW_EXT_INTERLACED_BFF);
 
-static gboolean
-format_is_video (const GstMxlFabricsFormat * fmt)
-{
-  return fmt->media == GST_MXL_FABRICS_MEDIA_V210
-      || fmt->media == GST_MXL_FABRICS_MEDIA_V210A;
-}
-
-guint
-gst_mxl_fabrics_format_lines_per_grain (const GstMxlFabricsFormat * fmt)
-{
-  return format_is_video (fmt) ? fmt->def.totalSlices : 0;
-}
-
 gsize
 gst_mxl_fabrics_format_grain_size (const GstMxlFabricsFormat * fmt)
 {
   return fmt->def.grainSize;
-}
-
-gboolean
-gst_mxl_fabrics_format_video_info (const GstMxlFabricsFormat * fmt,
-    GstVideoInfo * info)
-{
-  gint fps_n, fps_d;
-
-  if (!format_is_video (fmt))
-    return FALSE;
-
-  gst_video_info_init (info);
-  if (fmt->scan == GST_MXL_FABRICS_SCAN_PROGRESSIVE) {
-    if (!gst_video_info_set_format (info, GST_VIDEO_FORMAT_v210, fmt->width,
-            fmt->height))
-      return FALSE;
-  } else if (!gst_video_info_set_interlaced_format (info, GST_VIDEO_FORMAT_v210,
-          GST_VIDEO_INTERLACE_MODE_ALTERNATE, fmt->width, fmt->height)) {
-    return FALSE;
-  }
-  gst_mxl_fabrics_format_frame_rate (fmt, &fps_n, &fps_d);
-  info->fps_n = fps_n;
-  info->fps_d = fps_d;
-
-  /* Force the MXL geometry, so the layout never depends on GStreamer's
-   * defaults (they agree at 1.22: stride V(w), size = stride * lines). */
-  info->stride[0] = mxlFlowExtV210LineBytes (fmt->width);
-  info->offset[0] = 0;
-  info->size = (gsize) info->stride[0] *
-      gst_mxl_fabrics_format_lines_per_grain (fmt);
-  return TRUE;
 }
 
 GstVideoBufferFlags

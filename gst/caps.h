@@ -188,33 +188,12 @@ typedef struct {
 /* Line sizes: mxlFlowExtV210LineBytes(), mxlFlowExtV210aKeyLineBytes(). */
 
 /**
- * gst_mxl_fabrics_format_lines_per_grain:
- * Returns: S, the lines per grain: height, or height / 2 for interlaced
- * formats; 0 for non-video formats.
- */
-guint gst_mxl_fabrics_format_lines_per_grain (const GstMxlFabricsFormat * fmt);
-
-/**
  * gst_mxl_fabrics_format_grain_size:
  * Returns: payload bytes of one grain: V*S (v210), (V+A)*S (v210a), 4096
  * (data); for audio, 4 bytes per sample per channel is the only fixed
  * quantity and 0 is returned (grain size does not apply).
  */
 gsize gst_mxl_fabrics_format_grain_size (const GstMxlFabricsFormat * fmt);
-
-/**
- * gst_mxl_fabrics_format_video_info:
- * @info: (out): filled for one GRAIN: v210 of the frame size; for
- *   interlaced formats GST_VIDEO_INTERLACE_MODE_ALTERNATE, so that
- *   GST_VIDEO_INFO_FIELD_HEIGHT() = S and the size is one field. Strides and
- *   offsets are the MXL ones (plane 0 at 0, stride V(w)). For v210a @info
- *   describes the fill plane only; the key follows at
- *   GST_VIDEO_INFO_SIZE(@info).
- *
- * Returns: FALSE for a non-video format.
- */
-gboolean gst_mxl_fabrics_format_video_info (const GstMxlFabricsFormat * fmt,
-    GstVideoInfo * info);
 
 /**
  * gst_mxl_fabrics_field_flags_for_index:

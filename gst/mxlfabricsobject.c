@@ -35,8 +35,6 @@ gst_mxl_fabrics_object_new (GstElement * element)
   obj->flow_id = g_strdup (GST_MXL_FABRICS_DEFAULT_FLOW_ID);
   obj->options = g_strdup (GST_MXL_FABRICS_DEFAULT_OPTIONS);
   obj->state = GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
-  obj->target_stats =
-      g_ptr_array_new_with_free_func ((GDestroyNotify) gst_structure_free);
   g_mutex_init (&obj->lock);
   g_cond_init (&obj->cond);
   return obj;
@@ -52,7 +50,6 @@ gst_mxl_fabrics_object_free (GstMxlFabricsObject * obj)
   g_free (obj->domain);
   g_free (obj->flow_id);
   g_free (obj->options);
-  g_ptr_array_unref (obj->target_stats);
   if (obj->engine_stats)
     gst_structure_free (obj->engine_stats);
   g_free (obj->last_error);
@@ -191,7 +188,6 @@ gst_mxl_fabrics_object_reset_stats (GstMxlFabricsObject * obj)
 {
   GST_OBJECT_LOCK (obj->element);
   memset (&obj->counters, 0, sizeof obj->counters);
-  g_ptr_array_set_size (obj->target_stats, 0);
   g_clear_pointer (&obj->engine_stats, gst_structure_free);
   g_clear_pointer (&obj->last_error, g_free);
   obj->error_posted = FALSE;
@@ -368,17 +364,20 @@ gst_mxl_fabrics_target_info_to_json (mxlFabricsTargetInfo info)
 gboolean
 gst_mxl_fabrics_target_info_resolve (const gchar * value,
     GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
-    GError ** error)
+    guint64 * id, GError ** error)
 {
   mxlFabricsTargetInfo info = NULL;
   char *reason = NULL;
   const gchar *p;
   gboolean file;
   mxlStatus st;
+  uint64_t v = 0;
 
   *json = NULL;
   if (path)
     *path = NULL;
+  if (id)
+    *id = 0;
   if (value == NULL || value[0] == '\0') {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "empty TargetInfo: give the JSON, its base64, or @path of the file "
@@ -411,15 +410,20 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
     free (reason);
     return FALSE;
   }
+  st = mxlFabricsExtTargetInfoGetId (info, &v);
   /* The document as the library writes it: one text per target, whatever
    * form it was given in. */
-  *json = gst_mxl_fabrics_target_info_to_json (info);
+  *json = st == MXL_STATUS_OK ? gst_mxl_fabrics_target_info_to_json (info) :
+      NULL;
   mxlFabricsFreeTargetInfo (info);
   if (*json == NULL) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "TargetInfo cannot be written back as JSON");
+        "TargetInfo cannot be %s", st == MXL_STATUS_OK ?
+        "written back as JSON" : "used: the library gives no id for it");
     return FALSE;
   }
+  if (id)
+    *id = v;
   if (path && file)
     *path = g_strdup (p + 1);
   return TRUE;

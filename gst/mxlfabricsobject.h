@@ -42,68 +42,12 @@
  *          G_MAXUINT64 when none yet
  *
  * Stats structure "application/x-mxl-fabrics-stats" (the `stats` property):
- *      connection-state  GstMxlFabricsConnectionState
- *      buffers           G_TYPE_UINT64  buffers rendered (sink) / pushed (src)
- *      grains            G_TYPE_UINT64  grains or sample batches transferred
- *          (sink: posted to at least one target; src: completed and read)
- *      bytes             G_TYPE_UINT64  payload bytes of those grains/batches
- *      dropped           G_TYPE_UINT64  grains or batches not delivered,
- *          the sum of the causes below
- *      dropped-no-target G_TYPE_UINT64  sink: written into the local flow but
- *          not transferred (no connected target, wait-for-connection=false)
- *      dropped-late      G_TYPE_UINT64  src: the ring slot was overwritten
- *          (lapped) before it could be read, or the grain completed only
- *          after the src had moved past it
- *      dropped-torn      G_TYPE_UINT64  src: the slot was overwritten while
- *          it was being copied out (the copy is discarded)
- *      dropped-missing   G_TYPE_UINT64  src: grain indices that never arrived
- *          (a gap in the sequence; the next buffer has DISCONT); an index
- *          that completes after it was counted here moves to dropped-late
- *      dropped-skipped   G_TYPE_UINT64  src: grains skipped because the src
- *          fell a ring behind the newest completed grain and re-aligned to
- *          it (the buffer after the jump has DISCONT)
- *      dropped-early     G_TYPE_UINT64  src: grains whose PTS would be before
- *          running time 0 (but for those skipped-at-start); sink: buffers
- *          without a usable timestamp
- *      dropped-in-flight G_TYPE_UINT64  sink: buffers not written because
- *          their ring slot was still being sent (a slow or stalled target);
- *          overwriting it would have torn the grain in flight
- *      grains-lent       G_TYPE_UINT64  sink: grains whose payload the
- *          initiator reads straight from the buffer's memory (zero-copy)
- *          instead of a copy in the local flow
- *      anc-packets-dropped G_TYPE_UINT64  ANC packets (not grains) left out
- *          of ANC data (docs/anc-data.md): src: bad parity or checksum, or
- *          cut short, in a grain from the network; sink: the same in an
- *          ST 2038 buffer from upstream, and every packet of a buffer too
- *          large for one grain (its grain is written empty). Not in
- *          `dropped`: the grain itself is delivered
- *      invalid           G_TYPE_UINT64  grains flagged invalid (skipped), or
- *          rejected completions (bad immediate data or grain header)
- *      discont           G_TYPE_UINT64  buffers pushed with DISCONT (src)
- *      reconnects        G_TYPE_UINT64  sink: targets re-added after a loss or
- *          a changed TargetInfo file
- *      timeouts          G_TYPE_UINT64  timeout messages posted (src)
- *      last-error        G_TYPE_STRING  text of the last ERROR or WARNING
- *          posted ("" when none)
- *      engine counters   G_TYPE_UINT64  from the library's ext stats API,
- *          refreshed while streaming. src (mxlFabricsExtTargetGetStats):
- *          grains-received, bad-immediate-data, bad-grain-headers,
- *          cq-overruns, completions-superseded, completion-errors,
- *          connections-accepted, disconnections, initiators-refused,
- *          commit-failures, and for
- *          audio batches-received, batches-lost, bad-bounce-entries,
- *          entries-out-of-sequence, samples-skipped. sink
- *          (mxlFabricsExtInitiatorGetStats): transfers-queued,
- *          transfers-completed, transfers-dropped, transfers-failed,
- *          transfers-not-connected, writes-posted,
- *          write-errors, retries, bytes-posted, connections-lost.
- *      targets           GST_TYPE_ARRAY of "target" structures (sink only):
- *          target-id (string, "" while its TargetInfo file is awaited),
- *          source (string: the target-info value as given), state (enum),
- *          grains, bytes (uint64: transfers posted to it while connected),
- *          dropped (uint64: grains it did not get while added: it was
- *          behind, not connected, or the grain was dropped for all),
- *          reconnects (uint64)
+ *      connection-state, last-error, the counters of the tables in
+ *      mxlfabricsstats.c (GstMxlFabricsStatField, the one list of stats:
+ *      the element's counters, the library's engine counters, and the sink's
+ *      `targets` array of "target" structures); every field with its
+ *      meaning: docs/bus-and-stats.md, checked against those tables by
+ *      tests/gst/test-object.c.
  */
 #pragma once
 
@@ -227,8 +171,11 @@ typedef struct {
   gchar *options;
   GstMxlFabricsConnectionState state;
   GstMxlFabricsCounters counters;
-  /* Per-target stats of the sink: GstStructure "target" each. */
-  GPtrArray *target_stats;
+  /* nullable: appends the sink's `targets` stats ("target" structures,
+   * built from its target list) to @targets, an initialised
+   * GST_TYPE_ARRAY; called without the object lock */
+  void (*targets_stats) (gpointer data, GValue * targets);
+  gpointer targets_stats_data;
   /* Engine counters (ext stats API), merged into stats; nullable. */
   GstStructure *engine_stats;
   gchar *last_error;
@@ -419,7 +366,7 @@ void gst_mxl_fabrics_object_set_engine_stats (GstMxlFabricsObject * obj,
 void gst_mxl_fabrics_object_set_last_error (GstMxlFabricsObject * obj,
     const gchar * text);
 
-/** Resets counters, engine stats, per-target stats and last-error (start). */
+/** Resets counters, engine stats and last-error (start). */
 void gst_mxl_fabrics_object_reset_stats (GstMxlFabricsObject * obj);
 
 /** Posts "mxl-fabrics-target-info". The TargetInfo is logged only at LOG
@@ -454,15 +401,6 @@ void gst_mxl_fabrics_object_post_error (GstMxlFabricsObject * obj,
  */
 gboolean gst_mxl_fabrics_object_post_message (GstMxlFabricsObject * obj,
     GstElementClass * parent_class, GstMessage * message);
-
-/**
- * gst_mxl_fabrics_object_set_target_stats:
- * @source: the target-info value of the target (the key of its entry).
- * @stats: (transfer full) (nullable): a "target" structure; replaces the
- *   entry whose "source" is @source (the field is set). NULL removes it.
- */
-void gst_mxl_fabrics_object_set_target_stats (GstMxlFabricsObject * obj,
-    const gchar * source, GstStructure * stats);
 
 /** Returns: (transfer full): the stats structure described above. */
 GstStructure *gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj);
@@ -520,14 +458,17 @@ gchar *gst_mxl_fabrics_target_info_to_json (mxlFabricsTargetInfo info);
  * @json: (out) (transfer full): the JSON text; for a file that does not
  *   exist yet, NULL with TRUE returned (wait for it).
  * @path: (out) (optional) (transfer full): the path for "@path", else NULL.
+ * @id: (out) (optional): the TargetInfo's id (mxlFabricsExtTargetInfoGetId)
+ *   when @json is set, else 0: the document is parsed once, here.
  * @error: GST_RESOURCE_ERROR_SETTINGS when the value is neither JSON, nor
- *   base64 of a JSON object, nor "@path"; GST_RESOURCE_ERROR_READ for an
- *   existing file that cannot be read; the JSON must have an object root.
+ *   base64 of a JSON object, nor "@path", or the library gives no id;
+ *   GST_RESOURCE_ERROR_READ for an existing file that cannot be read; the
+ *   JSON must have an object root.
  *
  * Returns: TRUE when @value is usable (now or once the file appears).
  */
 gboolean gst_mxl_fabrics_target_info_resolve (const gchar * value,
     GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
-    GError ** error);
+    guint64 * id, GError ** error);
 
 G_END_DECLS

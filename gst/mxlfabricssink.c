@@ -294,10 +294,9 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
   if (!gst_mxl_fabrics_object_validate (self->obj, &error)
       || !gst_mxl_fabrics_sink_add_property_target (self, &error))
     goto failed;
-  /* Every TargetInfo already readable must be one (a malformed one is an
-   * ERROR now, not later); files still to come are checked when read. */
-  if (!gst_mxl_fabrics_sink_targets_check (self, &error))
-    goto failed;
+  /* Every TargetInfo already read was checked by the library's resolver
+   * when it was added (a malformed one failed there: an ERROR now, not
+   * later); files still to come are checked when read. */
 
   gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, NULL);
   self->have_last = FALSE;
@@ -588,6 +587,9 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->error_on_all_failed = GST_MXL_FABRICS_SINK_DEFAULT_ERROR_ON_ALL_FAILED;
   self->targets = g_ptr_array_new_with_free_func ((GDestroyNotify)
       gst_mxl_fabrics_sink_target_free);
+  /* the `targets` stats are built from that list */
+  self->obj->targets_stats = gst_mxl_fabrics_sink_targets_stats;
+  self->obj->targets_stats_data = self;
   self->pending = g_array_new (FALSE, FALSE, sizeof (GstMxlFabricsSinkPending));
   gst_base_sink_set_sync (GST_BASE_SINK (self), TRUE);
 }

@@ -59,7 +59,6 @@ struct _GstMxlFabricsSink {
                                  * re-sent with each buffer fails silently */
   GstMxlFabricsFormat format;
   const GstMxlFabricsMediaOps *media;   /* chosen with the format */
-  GstVideoInfo video_info;      /* one grain, MXL strides (video) */
   gchar *flow_def;              /* the definition of the local flow */
   GstMxlFabricsLocalFlow flow;
   gsize grain_size;

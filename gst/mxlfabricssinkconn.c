@@ -172,6 +172,24 @@ target_stats (const GstMxlFabricsSinkTarget * t)
 }
 
 void
+gst_mxl_fabrics_sink_targets_stats (gpointer data, GValue * targets)
+{
+  GstMxlFabricsSink *self = data;
+  guint i;
+
+  g_mutex_lock (&self->obj->lock);
+  for (i = 0; i < self->targets->len; i++) {
+    GValue v = G_VALUE_INIT;
+
+    g_value_init (&v, GST_TYPE_STRUCTURE);
+    g_value_take_boxed (&v, target_stats (g_ptr_array_index (self->targets,
+                i)));
+    gst_value_array_append_and_take_value (targets, &v);
+  }
+  g_mutex_unlock (&self->obj->lock);
+}
+
+void
 gst_mxl_fabrics_sink_targets_update_stats (GstMxlFabricsSink * self,
     gint64 now, GPtrArray * notices)
 {
@@ -180,12 +198,10 @@ gst_mxl_fabrics_sink_targets_update_stats (GstMxlFabricsSink * self,
   for (i = 0; i < self->targets->len; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
     check_behind (t, now, notices);
-    gst_mxl_fabrics_object_set_target_stats (self->obj, t->value,
-        target_stats (t));
   }
 }
 
-/* Stats per target, and the initiator's. */
+/* The falling-behind WARNINGs, and the initiator's stats. */
 static void
 update_stats (GstMxlFabricsSink * self, gint64 now, GPtrArray * notices)
 {

@@ -57,23 +57,6 @@ gst_mxl_fabrics_sink_parse_target_info (const gchar * json, GError ** error)
 }
 
 gboolean
-gst_mxl_fabrics_sink_target_info_id (const gchar * json, guint64 * id,
-    GError ** error)
-{
-  mxlFabricsTargetInfo info =
-      gst_mxl_fabrics_sink_parse_target_info (json, error);
-  uint64_t v = 0;
-
-  if (info == NULL)
-    return FALSE;
-  mxlFabricsExtTargetInfoGetId (info, &v);
-  mxlFabricsFreeTargetInfo (info);
-  if (id)
-    *id = v;
-  return TRUE;
-}
-
-gboolean
 gst_mxl_fabrics_sink_check_target_flow (mxlFabricsTargetInfo info,
     const GstMxlFabricsFormat * fmt, GError ** error)
 {
@@ -82,8 +65,11 @@ gst_mxl_fabrics_sink_check_target_flow (mxlFabricsTargetInfo info,
   const char *def = NULL;
   gboolean ok = TRUE;
 
-  mxlFabricsExtTargetInfoGetFlowDef (info, &def);
-  if (def == NULL) {
+  if (mxlFabricsExtTargetInfoGetFlowDef (info, &def) != MXL_STATUS_OK) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "the library cannot read the TargetInfo's flow definition");
+    ok = FALSE;
+  } else if (def == NULL) {
     /* a target that does not say: trust it */
   } else if (!gst_mxl_fabrics_format_from_flow_def (def, &target_fmt, NULL,
           &flow_error)) {
@@ -100,22 +86,6 @@ gst_mxl_fabrics_sink_check_target_flow (mxlFabricsTargetInfo info,
   }
   g_clear_error (&flow_error);
   g_clear_error (&mismatch);
-  return ok;
-}
-
-gboolean
-gst_mxl_fabrics_sink_check_target_info (const gchar * json,
-    const GstMxlFabricsFormat * fmt, GError ** error)
-{
-  mxlFabricsTargetInfo info =
-      gst_mxl_fabrics_sink_parse_target_info (json, error);
-  gboolean ok;
-
-  if (info == NULL)
-    return FALSE;
-  ok = fmt == NULL || gst_mxl_fabrics_sink_check_target_flow (info, fmt,
-      error);
-  mxlFabricsFreeTargetInfo (info);
   return ok;
 }
 
@@ -177,13 +147,9 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
   guint64 id = 0;
   guint i;
 
-  if (!gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path, error))
+  if (!gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path, &id,
+          error))
     return FALSE;
-  if (json && !gst_mxl_fabrics_sink_target_info_id (json, &id, error)) {
-    g_free (json);
-    g_free (path);
-    return FALSE;
-  }
 
   LOCK (self);
   for (i = 0; i < self->targets->len; i++) {
@@ -250,9 +216,9 @@ gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
    * file is not read here). A value that does not resolve matches only as
    * written. */
   if (value && value[0] != '@'
-      && gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path, NULL)
-      && json && path == NULL)
-    have_id = gst_mxl_fabrics_sink_target_info_id (json, &id, NULL);
+      && gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path, &id,
+          NULL))
+    have_id = json && path == NULL;
   g_free (json);
   g_free (path);
 
@@ -264,7 +230,6 @@ gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
         && !(have_id && t->have_id && t->id == id))
       continue;
     target_unplug (self, t, "target removed", notices);
-    gst_mxl_fabrics_object_set_target_stats (self->obj, t->value, NULL);
     g_ptr_array_remove_index (self->targets, i);
     gst_mxl_fabrics_sink_targets_recount (self);
     found = TRUE;
@@ -273,22 +238,6 @@ gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
   gst_mxl_fabrics_sink_notices_post (self, notices);
   g_ptr_array_unref (notices);
   return found;
-}
-
-gboolean
-gst_mxl_fabrics_sink_targets_check (GstMxlFabricsSink * self, GError ** error)
-{
-  gboolean ok = TRUE;
-  guint i;
-
-  LOCK (self);
-  for (i = 0; i < self->targets->len && ok; i++) {
-    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (t->json)
-      ok = gst_mxl_fabrics_sink_check_target_info (t->json, NULL, error);
-  }
-  UNLOCK (self);
-  return ok;
 }
 
 /* A TargetInfo naming a provider this library does not know is accepted
@@ -336,7 +285,13 @@ target_plug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
     return;
   }
   /* named by its id in what follows, failures included */
-  mxlFabricsExtTargetInfoGetId (info, &t->id);
+  if (mxlFabricsExtTargetInfoGetId (info, &t->id) != MXL_STATUS_OK) {
+    mxlFabricsFreeTargetInfo (info);
+    target_fail (self, t, g_error_new (GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_SETTINGS, "the library gives no id for the "
+            "TargetInfo of %s", t->value), notices);
+    return;
+  }
   g_snprintf (t->id_str, sizeof t->id_str, "%" G_GUINT64_FORMAT, t->id);
   if (!gst_mxl_fabrics_sink_check_target_flow (info, &self->format, &error)) {
     mxlFabricsFreeTargetInfo (info);
@@ -391,7 +346,7 @@ target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
   t->file_dirty = FALSE;
   /* the library reads the file (bounded) and gives it back in one form */
   if (!gst_mxl_fabrics_target_info_resolve (t->value, NULL, &text, NULL,
-          &error)) {
+          NULL, &error)) {
     if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_FAILED) {
       g_error_free (error);     /* said once; wait for the next change */
       return;

@@ -164,34 +164,14 @@ mxlFabricsTargetInfo gst_mxl_fabrics_sink_parse_target_info (const gchar *
     json, GError ** error);
 
 /**
- * gst_mxl_fabrics_sink_target_info_id:
- * @json: TargetInfo JSON.
- * @id: (out) (optional): its id (mxlFabricsExtTargetInfoGetId).
- * @error: as gst_mxl_fabrics_sink_parse_target_info().
- */
-gboolean gst_mxl_fabrics_sink_target_info_id (const gchar * json,
-    guint64 * id, GError ** error);
-
-/**
  * gst_mxl_fabrics_sink_check_target_flow:
- * @info: a parsed TargetInfo.
+ * @info: a parsed TargetInfo (gst_mxl_fabrics_sink_parse_target_info()).
  * @fmt: the caps format to compare with the target's flow ("ext.flowDef",
  *   mxlFabricsExtTargetInfoGetFlowDef(); a target without one is trusted).
- * @error: GST_RESOURCE_ERROR_SETTINGS for an invalid flow definition,
- *   GST_STREAM_ERROR_FORMAT when the caps do not match the target's flow.
+ * @error: GST_RESOURCE_ERROR_SETTINGS for an invalid flow definition (or
+ *   one the library cannot give), GST_STREAM_ERROR_FORMAT when the caps do not match the target's flow.
  */
 gboolean gst_mxl_fabrics_sink_check_target_flow (mxlFabricsTargetInfo info,
-    const GstMxlFabricsFormat * fmt, GError ** error);
-
-/**
- * gst_mxl_fabrics_sink_check_target_info:
- * @json: TargetInfo JSON, parsed once.
- * @fmt: (nullable): as gst_mxl_fabrics_sink_check_target_flow(); NULL
- *   checks the document only.
- * @error: as gst_mxl_fabrics_sink_parse_target_info() and
- *   gst_mxl_fabrics_sink_check_target_flow().
- */
-gboolean gst_mxl_fabrics_sink_check_target_info (const gchar * json,
     const GstMxlFabricsFormat * fmt, GError ** error);
 
 /** Adds a target (add-target, target-info); engine_lock NOT held. Fails
@@ -206,10 +186,6 @@ gboolean gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
  * Returns: TRUE when a target was removed. */
 gboolean gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
     const gchar * value);
-
-/** start(): every TargetInfo already read is one the library accepts. */
-gboolean gst_mxl_fabrics_sink_targets_check (GstMxlFabricsSink * self,
-    GError ** error);
 
 /** Engine thread, engine_lock held: one pass over every target (watches,
  * file re-reads, adds to the initiator). */
@@ -237,9 +213,21 @@ gchar **gst_mxl_fabrics_sink_targets_sources (GstMxlFabricsSink * self);
 /** Whether a connection attempt is under way on the initiator. */
 gboolean gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self);
 
-/** Stats per target and falling-behind WARNINGs; engine_lock held. */
+/** The falling-behind WARNINGs of the targets; engine_lock held. */
 void gst_mxl_fabrics_sink_targets_update_stats (GstMxlFabricsSink * self,
     gint64 now, GPtrArray * notices);
+
+/**
+ * gst_mxl_fabrics_sink_targets_stats:
+ * @data: the GstMxlFabricsSink (GstMxlFabricsObject.targets_stats_data).
+ * @targets: an initialised GST_TYPE_ARRAY: one "target" structure is
+ *   appended per target of the list, its counters (t->counters, updated
+ *   as grains are sent) read through their table (mxlfabricsstats.c).
+ *
+ * GstMxlFabricsObject.targets_stats of the sink; takes engine_lock (call
+ * without it and without the object lock).
+ */
+void gst_mxl_fabrics_sink_targets_stats (gpointer data, GValue * targets);
 
 /** The element's ERROR once every target failed for good. */
 void gst_mxl_fabrics_sink_targets_check_all_failed (GstMxlFabricsSink * self,

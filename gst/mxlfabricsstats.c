@@ -135,27 +135,6 @@ gst_mxl_fabrics_object_set_engine_stats (GstMxlFabricsObject * obj,
   GST_OBJECT_UNLOCK (obj->element);
 }
 
-void
-gst_mxl_fabrics_object_set_target_stats (GstMxlFabricsObject * obj,
-    const gchar * source, GstStructure * stats)
-{
-  guint i;
-
-  GST_OBJECT_LOCK (obj->element);
-  for (i = 0; i < obj->target_stats->len; i++) {
-    GstStructure *s = g_ptr_array_index (obj->target_stats, i);
-    if (g_strcmp0 (gst_structure_get_string (s, "source"), source) == 0) {
-      g_ptr_array_remove_index (obj->target_stats, i);
-      break;
-    }
-  }
-  if (stats) {
-    gst_structure_set (stats, "source", G_TYPE_STRING, source, NULL);
-    g_ptr_array_add (obj->target_stats, stats);
-  }
-  GST_OBJECT_UNLOCK (obj->element);
-}
-
 GstStructure *
 gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj)
 {
@@ -163,7 +142,9 @@ gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj)
   GValue targets = G_VALUE_INIT;
   guint i;
 
-  gst_value_array_init (&targets, obj->target_stats->len);
+  gst_value_array_init (&targets, 0);
+  if (obj->targets_stats)
+    obj->targets_stats (obj->targets_stats_data, &targets);
   GST_OBJECT_LOCK (obj->element);
   s = gst_structure_new (GST_MXL_FABRICS_STATS_NAME,
       "connection-state", GST_TYPE_MXL_FABRICS_CONNECTION_STATE, obj->state,
@@ -179,12 +160,6 @@ gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj)
       gst_structure_set_value (s, name,
           gst_structure_get_value (obj->engine_stats, name));
     }
-  }
-  for (i = 0; i < obj->target_stats->len; i++) {
-    GValue v = G_VALUE_INIT;
-    g_value_init (&v, GST_TYPE_STRUCTURE);
-    g_value_set_boxed (&v, g_ptr_array_index (obj->target_stats, i));
-    gst_value_array_append_and_take_value (&targets, &v);
   }
   GST_OBJECT_UNLOCK (obj->element);
   gst_structure_take_value (s, "targets", &targets);

@@ -27,7 +27,7 @@ target_caps (GstMxlFabricsSink * self, const gchar * source, GstCaps * templ,
   GstCaps *flow, *caps = NULL;
 
   if (!gst_mxl_fabrics_target_info_resolve (source, NULL, &json, NULL,
-          &error) || json == NULL
+          NULL, &error) || json == NULL
       || (info = gst_mxl_fabrics_sink_parse_target_info (json, &error))
       == NULL) {
     GST_DEBUG_OBJECT (self, "no TargetInfo yet from %s: %s", source,
@@ -37,8 +37,9 @@ target_caps (GstMxlFabricsSink * self, const gchar * source, GstCaps * templ,
     return NULL;
   }
   g_free (json);
-  mxlFabricsExtTargetInfoGetId (info, id);
-  mxlFabricsExtTargetInfoGetFlowDef (info, &def);
+  if (mxlFabricsExtTargetInfoGetId (info, id) != MXL_STATUS_OK
+      || mxlFabricsExtTargetInfoGetFlowDef (info, &def) != MXL_STATUS_OK)
+    def = NULL;                 /* no caps from it: the template */
   if (def && gst_mxl_fabrics_format_from_flow_def (def, &fmt, NULL, &error)
       && (flow = gst_mxl_fabrics_format_to_caps (&fmt)) != NULL) {
     GstStructure *exact;

@@ -347,9 +347,6 @@ gst_mxl_fabrics_sink_setup_caps (GstMxlFabricsSink * self, GstCaps * caps)
   g_mutex_unlock (&self->obj->lock);
   g_free (self->flow_def);
   self->flow_def = flow_def;
-  if (fmt.media == GST_MXL_FABRICS_MEDIA_V210
-      || fmt.media == GST_MXL_FABRICS_MEDIA_V210A)
-    gst_mxl_fabrics_format_video_info (&fmt, &self->video_info);
   self->grain_size = gst_mxl_fabrics_format_grain_size (&fmt);
   GST_DEBUG_OBJECT (self, "flow definition %s", flow_def);
   if (!setup_engine (self, &error))

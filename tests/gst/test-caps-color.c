@@ -231,6 +231,7 @@ test_src_element (void)
   GstMxlFabricsFormat fmt;
   GError *error = NULL;
   gchar *ti = NULL;
+  mxlFabricsTargetInfo info;
 
   g_assert_true (gst_caps_is_fixed (out));
   g_assert_cmpstr (gst_structure_get_string (gst_caps_get_structure (out, 0),
@@ -238,12 +239,16 @@ test_src_element (void)
   g_object_get (h->element, "target-info", &ti, NULL);
 
   /* the same caps pass the sink's check of the target, HLG does not */
+  info = gst_mxl_fabrics_sink_parse_target_info (ti, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (info);
   g_assert_true (gst_mxl_fabrics_format_from_caps (out, &fmt, NULL));
-  g_assert_true (gst_mxl_fabrics_sink_check_target_info (ti, &fmt, &error));
+  g_assert_true (gst_mxl_fabrics_sink_check_target_flow (info, &fmt, &error));
   g_assert_no_error (error);
   sender = gst_caps_from_string (VIDEO ",colorimetry=bt2100-hlg");
   g_assert_true (gst_mxl_fabrics_format_from_caps (sender, &fmt, NULL));
-  g_assert_false (gst_mxl_fabrics_sink_check_target_info (ti, &fmt, &error));
+  g_assert_false (gst_mxl_fabrics_sink_check_target_flow (info, &fmt, &error));
+  mxlFabricsFreeTargetInfo (info);
   g_assert_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT);
   if (strstr (error->message, "transfer_characteristic HLG") == NULL)
     g_error ("transfer not named in \"%s\"", error->message);

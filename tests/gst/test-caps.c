@@ -108,6 +108,7 @@ test_v210_1080p50 (void)
       "framerate=50/1,interlace-mode=progressive", &fmt);
   JsonObject *o = parse_object (parser, def);
   GstVideoInfo info;
+  GstCaps *caps;
 
   g_assert_cmpstr (json_object_get_string_member (o, "format"), ==,
       "urn:x-nmos:format:video");
@@ -132,9 +133,12 @@ test_v210_1080p50 (void)
   g_assert_cmpint (fmt.rate_n, ==, 50);
   g_assert_cmpint (fmt.rate_d, ==, 1);
   g_assert_cmpuint (mxlFlowExtV210LineBytes (1920), ==, 5120);
-  g_assert_cmpuint (gst_mxl_fabrics_format_lines_per_grain (&fmt), ==, 1080);
+  g_assert_cmpuint (fmt.def.totalSlices, ==, 1080);  /* lines per grain */
   g_assert_cmpuint (gst_mxl_fabrics_format_grain_size (&fmt), ==, 5529600);
-  g_assert_true (gst_mxl_fabrics_format_video_info (&fmt, &info));
+  /* the caps the src negotiates describe one grain in the MXL geometry */
+  caps = gst_mxl_fabrics_format_to_caps (&fmt);
+  g_assert_true (gst_video_info_from_caps (&info, caps));
+  gst_caps_unref (caps);
   g_assert_cmpint (GST_VIDEO_INFO_FORMAT (&info), ==, GST_VIDEO_FORMAT_v210);
   g_assert_cmpint (GST_VIDEO_INFO_PLANE_STRIDE (&info, 0), ==, 5120);
   g_assert_cmpuint (GST_VIDEO_INFO_SIZE (&info), ==, 5529600);
@@ -220,18 +224,12 @@ test_v210_1080i25 (void)
   g_assert_cmpint (fmt.rate_n, ==, 50);
   g_assert_cmpint (fmt.rate_d, ==, 1);
   g_assert_cmpint (fmt.scan, ==, GST_MXL_FABRICS_SCAN_INTERLACED_TFF);
-  g_assert_cmpuint (gst_mxl_fabrics_format_lines_per_grain (&fmt), ==, 540);
+  g_assert_cmpuint (fmt.def.totalSlices, ==, 540);   /* lines per grain */
   g_assert_cmpuint (gst_mxl_fabrics_format_grain_size (&fmt), ==, 2764800);
   g_assert_cmpint (gst_mxl_fabrics_field_flags_for_index (&fmt, 100), ==,
       GST_VIDEO_BUFFER_FLAG_TOP_FIELD);
   g_assert_cmpint (gst_mxl_fabrics_field_flags_for_index (&fmt, 101), ==,
       GST_VIDEO_BUFFER_FLAG_BOTTOM_FIELD);
-
-  g_assert_true (gst_mxl_fabrics_format_video_info (&fmt, &info));
-  g_assert_cmpint (GST_VIDEO_INFO_INTERLACE_MODE (&info), ==,
-      GST_VIDEO_INTERLACE_MODE_ALTERNATE);
-  g_assert_cmpint (GST_VIDEO_INFO_FIELD_HEIGHT (&info), ==, 540);
-  g_assert_cmpuint (GST_VIDEO_INFO_SIZE (&info), ==, 2764800);
 
   caps = gst_mxl_fabrics_format_to_caps (&fmt);
   s = gst_caps_get_structure (caps, 0);
@@ -244,6 +242,11 @@ test_v210_1080i25 (void)
   g_assert_cmpint (d, ==, 1);
   g_assert_true (gst_video_info_from_caps (&info, caps));
   g_assert_cmpint (GST_VIDEO_INFO_FIELD_RATE_N (&info), ==, 50);
+  /* one grain is one field */
+  g_assert_cmpint (GST_VIDEO_INFO_INTERLACE_MODE (&info), ==,
+      GST_VIDEO_INTERLACE_MODE_ALTERNATE);
+  g_assert_cmpint (GST_VIDEO_INFO_FIELD_HEIGHT (&info), ==, 540);
+  g_assert_cmpuint (GST_VIDEO_INFO_SIZE (&info), ==, 2764800);
   gst_caps_unref (caps);
   g_object_unref (parser);
   g_free (def);
