@@ -40,9 +40,9 @@
  * read is `dropped-late`. Each makes the next buffer DISCONT; grains flagged
  * invalid are skipped (`invalid`); grains whose PTS would fall before
  * running time 0 are skipped (`dropped-early`; before the first pushed
- * buffer, a run of them that leads up to the first pushed grain was made
- * before the src started: `skipped-at-start`, not a drop, srcread.c
- * count_early, docs/bus-and-stats.md). ANC data grains (RFC 8331
+ * buffer, those at most the latency cap older than running time 0 were
+ * made before the src started: `skipped-at-start`, not a drop,
+ * docs/bus-and-stats.md). ANC data grains (RFC 8331
  * payloads) are pushed as `meta/x-st-2038` buffers (docs/anc-data.md):
  * packets with bad parity or checksum, or beyond the grain's Length, are
  * dropped and counted in `anc-packets-dropped`, with a WARNING for the
@@ -323,7 +323,6 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
   self->sender_changed = FALSE;
   self->uncounted_below = 0;
   self->oldest_since_change = 0;
-  self->early_n = 0;
   GST_OBJECT_LOCK (self);
   self->latency = gst_mxl_fabrics_src_initial_latency (self);
   GST_OBJECT_UNLOCK (self);
@@ -346,7 +345,6 @@ gst_mxl_fabrics_src_stop (GstBaseSrc * src)
 {
   GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (src);
 
-  gst_mxl_fabrics_src_read_stop (self);
   gst_mxl_fabrics_src_engine_stop (self);
   self->have_format = FALSE;
   g_clear_pointer (&self->flow_def_json, g_free);

@@ -104,13 +104,6 @@ struct _GstMxlFabricsSrc {
   /* arrival - origin time of grains completed while the src waited */
   GstClockTime lateness[GST_MXL_FABRICS_SRC_LATENESS_KEPT];
   guint n_lateness;
-  /* before the first pushed grain: a run of consecutive grains whose
-   * origin lies before running time 0, not counted yet (srcread.c
-   * count_early): early_n of them, the next one expected early_next, the
-   * first taken at early_since_us (monotonic) */
-  guint64 early_n;
-  guint64 early_next;
-  gint64 early_since_us;
 };
 
 /**

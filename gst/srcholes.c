@@ -134,16 +134,11 @@ gst_mxl_fabrics_src_holes_take (GstMxlFabricsSrc * self, guint64 from,
 }
 
 /* Grain @index (self->next) is lapped in its slot: dropped-late when it
- * had arrived, dropped-missing when it is a hole (it never did). Before
- * the first pushed grain one that had arrived is skipped-at-start (lapped
- * by the sender's burst of grains that waited for the src: not its loss,
- * as in gst_mxl_fabrics_src_missed_arrived()). */
+ * had arrived, dropped-missing when it is a hole (it never did). */
 void
 gst_mxl_fabrics_src_count_lapped (GstMxlFabricsSrc * self, guint64 index)
 {
   guint i;
-
-  gst_mxl_fabrics_src_early_over (self, index, index + 1);
 
   for (i = 0; i < self->n_holes; i++) {
     if (index >= self->hole_lo[i] && index < self->hole_hi[i]) {
@@ -153,19 +148,6 @@ gst_mxl_fabrics_src_count_lapped (GstMxlFabricsSrc * self, guint64 index)
       return;
     }
   }
-  if (self->last_index == G_MAXUINT64)
-    gst_mxl_fabrics_src_count (self, &self->obj->counters.skipped_at_start,
-        1, FALSE);
-  else
-    gst_mxl_fabrics_src_count (self, &self->obj->counters.dropped_late, 1,
-        TRUE);
-}
-
-void
-gst_mxl_fabrics_src_early_over (GstMxlFabricsSrc * self, guint64 from,
-    guint64 to)
-{
-  if (self->last_index == G_MAXUINT64 && self->early_n > 0
-      && self->early_next == from)
-    self->early_next = to;
+  gst_mxl_fabrics_src_count (self, &self->obj->counters.dropped_late, 1,
+      TRUE);
 }

@@ -2,8 +2,7 @@
 /*
  * mxlfabricssrc's gap bookkeeping (srcholes.c): holes the head jumped
  * over and grains counted missing that may still arrive, kept in the
- * element's fixed arrays (mxlfabricssrc.h: hole_lo/hole_hi, missed), and
- * what keeps a run of early grains consecutive (early_next).
+ * element's fixed arrays (mxlfabricssrc.h: hole_lo/hole_hi, missed).
  * Called from the reading thread only (srcread.c). Internal to the plugin.
  */
 #pragma once
@@ -43,16 +42,8 @@ guint64 gst_mxl_fabrics_src_holes_take (struct _GstMxlFabricsSrc * src,
     guint64 from, guint64 to, gboolean counted);
 
 /* Grain @index is lapped in its slot: counts it dropped-missing (and
- * remembers it) when in a hole, else dropped-late (skipped-at-start before
- * the first pushed grain). */
+ * remembers it) when in a hole, else dropped-late. */
 void gst_mxl_fabrics_src_count_lapped (struct _GstMxlFabricsSrc * src,
     guint64 index);
-
-/* Before the first pushed grain, indices [@from, @to) were accounted for
- * otherwise (skipped a ring behind, a torn copy, never arrived): a run of
- * early grains held back that reached @from goes on after them, so it
- * still leads up to the first pushed grain (srcread.c count_early). */
-void gst_mxl_fabrics_src_early_over (struct _GstMxlFabricsSrc * src,
-    guint64 from, guint64 to);
 
 G_END_DECLS

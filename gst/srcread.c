@@ -83,18 +83,14 @@ count (GstMxlFabricsSrc * self, guint64 * counter, guint64 n, gboolean drop)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* Copies the target's counters into the stats: every STATS_PERIOD_US
- * while streaming, and with @now_too at once (the src has read every
- * completion that arrived, or stops: grains-received then matches the
- * src's own counters, docs/bus-and-stats.md). */
 static void
-refresh_engine_stats (GstMxlFabricsSrc * self, gboolean now_too)
+refresh_engine_stats (GstMxlFabricsSrc * self)
 {
   mxlFabricsExtTargetStats ts;
   gint64 now = g_get_monotonic_time ();
   guint64 bad;
 
-  if (!now_too && now - self->stats_at_us < STATS_PERIOD_US)
+  if (now - self->stats_at_us < STATS_PERIOD_US)
     return;
   self->stats_at_us = now;
   if (mxlFabricsExtTargetGetStats (self->target, &ts) != MXL_STATUS_OK)
@@ -258,8 +254,6 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
   on_data (self);
 }
 
-static void count_early_run (GstMxlFabricsSrc * self, gboolean waited);
-
 /* Stamps and flags a buffer for unit index @index, @units long. */
 static gboolean
 stamp (GstMxlFabricsSrc * self, GstBuffer * buf, guint64 index, guint64 units,
@@ -290,8 +284,6 @@ static void
 pushed (GstMxlFabricsSrc * self, guint64 index, gsize bytes)
 {
   self->sender_changed = FALSE;
-  if (self->last_index == G_MAXUINT64)
-    count_early_run (self, index == self->early_next);
   GST_OBJECT_LOCK (self);
   self->obj->counters.buffers++;
   self->obj->counters.grains++;
@@ -342,7 +334,6 @@ grain_absent (GstMxlFabricsSrc * self, guint64 index)
     self->absent_index = index + 1;     /* the wait goes on for the gap */
   else
     self->absent_since_us = 0;
-  gst_mxl_fabrics_src_early_over (self, index, index + 1);
   if (own_loss (self, index, 1) == 0) {
     GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " was not sent to us "
         "(the sender changed)", index);
@@ -357,81 +348,39 @@ grain_absent (GstMxlFabricsSrc * self, guint64 index)
   self->discont = TRUE;
 }
 
-/* How far before the src's running time 0 a grain may lie and still be
- * one that waited in the sender for this receiver (count_early()): a
- * sender holds what it rendered while no target was connected (its ring,
- * then its upstream's queue while render waits for a connection, up to
- * its wait-timeout: gst/sinkwait.c), plus the time the receiver took to
- * start. Further back is another time base at once (UTC vs TAI: 37 s). */
-#define EARLY_WAITED_MAX (30 * GST_SECOND)
-/* How long a run of such grains may last without leading up to a grain
- * the src pushes: what waited in a sender arrives as a burst (sent as fast
- * as the sender can, gst/sinkindex.c catch_up_until); a run that goes on
- * longer is a sender on another time base. */
-#define EARLY_DRAIN_US (2 * G_USEC_PER_SEC)
-
-/* Counts the run of early grains held back (self->early_n): @waited, it led
- * up to the first pushed grain without a gap, so it waited in the sender
- * (skipped-at-start); else it is the src's loss (dropped-early). */
-static void
-count_early_run (GstMxlFabricsSrc * self, gboolean waited)
-{
-  if (self->early_n == 0)
-    return;
-  GST_DEBUG_OBJECT (self, "%" G_GUINT64_FORMAT " grains up to %"
-      G_GUINT64_FORMAT " before running time 0: %s", self->early_n,
-      self->early_next - 1, waited ? "they waited in the sender (they lead "
-      "up to the first pushed grain)" : "early (no grain pushed after them)");
-  count (self, waited ? &self->obj->counters.skipped_at_start :
-      &self->obj->counters.dropped_early, self->early_n, !waited);
-  self->early_n = 0;
-}
-
 /* Grain @index could not be stamped (stamp()): its origin time lies before
  * running time 0, or it has no usable PTS. Before the src's first pushed
- * buffer, a grain whose origin lies before running time 0 by at most
- * EARLY_WAITED_MAX was made before the src started, or by a sender whose
- * input is late, or on another time base: it is held back, uncounted, in a
- * run of consecutive indices (across indices accounted for otherwise:
- * srcholes.h gst_mxl_fabrics_src_early_over()). If the run leads up to the
- * first grain the src pushes (count_early_run() from pushed()), its grains
+ * buffer, a grain whose origin lies before running time 0 by no more than
+ * the latency cap (the ring or 1 s, whichever is more: srclatency.h) was
+ * made before the src started, or by a sender whose input is late: it
  * waited in the sender for this receiver (a receiver that joins, or is
- * restarted under, a live sender, however long that took), or arrived
- * while the src was PAUSED: skipped-at-start, not the src's loss (like the
- * grains a ring behind at start, take_grain()). A run broken by a jump
- * (over indices that never arrived, more than a ring of them), one
- * that lasts longer than EARLY_DRAIN_US, and one held when the src stops
- * are dropped-early: a sender on a time base other than the receiver's
- * (its grains never reach running time 0, or jump to it). Any other grain
- * is dropped-early at once: one further back, and after the first pushed
- * buffer one from a sender that went back to an earlier time base
+ * restarted under, a live sender), arrived while the src was PAUSED, or
+ * was written that late after its origin time (the sender re-aligns past
+ * that, gst/sinkindex.c). It is skipped-at-start, not the src's loss (like
+ * the grains a ring behind at start, take_grain()). Any other is
+ * dropped-early: one further back is stamped on a time base other than
+ * the receiver's, and after the first pushed buffer one before running
+ * time 0 comes from a sender that went back to an earlier time base
  * (on_grain_completed()). */
 static void
 count_early (GstMxlFabricsSrc * self, guint64 index, gint64 offset)
 {
   guint64 origin = gst_mxl_fabrics_index_to_tai (index, self->format.rate_n,
       self->format.rate_d), start;
-  gint64 now = g_get_monotonic_time ();
 
   if (self->last_index == G_MAXUINT64 && origin != GST_CLOCK_TIME_NONE
       && gst_mxl_fabrics_timing_running_time_to_tai (0, offset,
           gst_element_get_base_time (GST_ELEMENT (self)), &start)
-      && origin < start && start - origin <= EARLY_WAITED_MAX) {
+      && origin < start
+      && start - origin <= gst_mxl_fabrics_src_latency_cap (self)) {
     GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " is %" GST_TIME_FORMAT
         " older than the src's start", index, GST_TIME_ARGS (start - origin));
-    if (self->early_n > 0 && (index != self->early_next
-            || now - self->early_since_us > EARLY_DRAIN_US))
-      count_early_run (self, FALSE);
-    if (self->early_n == 0)
-      self->early_since_us = now;
-    self->early_n++;
-    self->early_next = index + 1;
-    return;
+    count (self, &self->obj->counters.skipped_at_start, 1, FALSE);
+  } else {
+    GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " lies before "
+        "running time 0", index);
+    count (self, &self->obj->counters.dropped_early, 1, TRUE);
   }
-  count_early_run (self, FALSE);
-  GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " lies before "
-      "running time 0", index);
-  count (self, &self->obj->counters.dropped_early, 1, TRUE);
 }
 
 /* Tries to turn grain self->next into a buffer. Returns the buffer, or NULL
@@ -439,7 +388,7 @@ count_early (GstMxlFabricsSrc * self, guint64 index, gint64 offset)
 static GstBuffer *
 take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
 {
-  mxlGrainInfo info, again = { 0 };
+  mxlGrainInfo info, again;
   uint8_t *payload = NULL, *payload2 = NULL;
   guint64 ring = self->flow.config.discrete.grainCount;
   guint64 index = self->next;
@@ -477,8 +426,6 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
       holes = gst_mxl_fabrics_src_holes_take (self, index, to, FALSE);
       count (self, &self->obj->counters.skipped_at_start,
           to - index - holes, FALSE);
-      if (holes == 0)           /* a jump over a gap is another time base */
-        gst_mxl_fabrics_src_early_over (self, index, to);
     }
     GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " grains behind the "
         "newest (%" G_GUINT64_FORMAT "): skipping to %" G_GUINT64_FORMAT
@@ -547,18 +494,8 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
   st = mxlFlowReaderGetGrainNonBlocking (self->flow.reader, index, &again,
       &payload2);
   if (st != MXL_STATUS_OK || again.index != index) {
-    GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " torn (%s, the slot "
-        "holds %" G_GUINT64_FORMAT ")", index, gst_mxl_fabrics_status_name (st),
-        again.index);
-    if (self->last_index == G_MAXUINT64) {
-      /* before the first pushed grain: overwritten by the sender's burst
-       * of grains that waited for this receiver (longer than the ring), not
-       * the src's loss, like the grains a ring behind at start */
-      count (self, &self->obj->counters.skipped_at_start, 1, FALSE);
-      gst_mxl_fabrics_src_early_over (self, index, index + 1);
-    } else {
-      count (self, &self->obj->counters.dropped_torn, 1, TRUE);
-    }
+    GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " torn", index);
+    count (self, &self->obj->counters.dropped_torn, 1, TRUE);
     self->discont = TRUE;
     gst_buffer_unref (buf);
     return NULL;
@@ -571,15 +508,6 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
   }
   pushed (self, index, self->grain_size);
   return buf;
-}
-
-void
-gst_mxl_fabrics_src_read_stop (GstMxlFabricsSrc * self)
-{
-  if (self->last_index == G_MAXUINT64)
-    count_early_run (self, FALSE);
-  if (self->target)
-    refresh_engine_stats (self, TRUE);
 }
 
 /* ---- for the media operations (media.h) ---- */
@@ -615,7 +543,7 @@ GstFlowReturn
 gst_mxl_fabrics_src_read_status (GstMxlFabricsSrc * self, mxlStatus st)
 {
   poll_target_events (self);
-  refresh_engine_stats (self, FALSE);
+  refresh_engine_stats (self);
   switch (st) {
     case MXL_STATUS_OK:
       break;
@@ -664,12 +592,9 @@ gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
    * comes during the wait tells the arrival time */
   st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
   waited = st == MXL_ERR_NOT_READY;
-  if (waited) {
-    /* every completion that arrived was read: the stats hold them all */
-    refresh_engine_stats (self, TRUE);
+  if (waited)
     st = mxlFabricsTargetReadGrain (self->target, read_wait_ms (self),
         &index);
-  }
   ret = gst_mxl_fabrics_src_read_status (self, st);
   if (st != MXL_STATUS_OK || ret != GST_FLOW_OK)
     return ret;
@@ -682,15 +607,10 @@ gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
     st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
     if (st == MXL_ERR_INVALID_ARG)
       count (self, &self->obj->counters.invalid, 1, FALSE);
-    else if (st != MXL_STATUS_OK) {
-      /* all that arrived is read: once the grains up to the head are
-       * taken, the stats hold every one of them */
-      if (st == MXL_ERR_NOT_READY)
-        refresh_engine_stats (self, TRUE);
+    else if (st != MXL_STATUS_OK)
       break;
-    } else {
+    else
       on_grain_completed (self, index, FALSE);
-    }
   }
   return GST_FLOW_OK;
 }
