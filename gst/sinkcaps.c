@@ -40,31 +40,9 @@ target_caps (GstMxlFabricsSink * self, const gchar * source, GstCaps * templ,
   if (mxlFabricsExtTargetInfoGetId (info, id) != MXL_STATUS_OK
       || mxlFabricsExtTargetInfoGetFlowDef (info, &def) != MXL_STATUS_OK)
     def = NULL;                 /* no caps from it: the template */
+  /* the caps the sink takes for that flow, preferred first (caps.h) */
   if (def && gst_mxl_fabrics_format_from_flow_def (def, &fmt, NULL, &error)
-      && (flow = gst_mxl_fabrics_format_to_caps (&fmt)) != NULL) {
-    GstStructure *exact;
-
-    /* the sink writes audio of either layout into a flow */
-    gst_structure_remove_field (gst_caps_get_structure (flow, 0), "layout");
-    /* Preferred: the caps the receiver produces (square pixels, its
-     * colorimetry and channel positions). Then what the flow itself fixes,
-     * without what the sink accepted before as not compared or compared
-     * only when given (gst_mxl_fabrics_format_check_match()): so that
-     * caps ACCEPT_CAPS took from the template stay accepted. */
-    exact = gst_structure_copy (gst_caps_get_structure (flow, 0));
-    gst_structure_remove_fields (exact, "pixel-aspect-ratio", "colorimetry",
-        "interlace-mode", "field-order", "channel-mask", NULL);
-    /* an interlaced flow also takes both fields woven in one buffer
-     * (interlace-mode=interleaved, system memory: the sink splits them) */
-    if (fmt.scan != GST_MXL_FABRICS_SCAN_PROGRESSIVE) {
-      GstStructure *woven = gst_structure_copy (exact);
-
-      gst_structure_set (woven, "interlace-mode", G_TYPE_STRING, "interleaved",
-          NULL);
-      gst_caps_append_structure (flow, woven);
-    }
-    gst_caps_append_structure_full (flow, exact,
-        gst_caps_features_copy (gst_caps_get_features (flow, 0)));
+      && (flow = gst_mxl_fabrics_format_to_sink_caps (&fmt)) != NULL) {
     caps = gst_caps_intersect_full (flow, templ, GST_CAPS_INTERSECT_FIRST);
     gst_caps_unref (flow);
   } else if (error) {

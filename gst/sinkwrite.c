@@ -148,21 +148,15 @@ wait_slot_free (GstMxlFabricsSink * self, guint64 index)
 }
 
 /* Where the grain payload of @buffer starts when its memory already has
- * the payload's layout (one memory, lines without padding, the v210a key
- * plane right after the fill): the initiator can then read it in place.
- * Returns FALSE when it must be copied into the flow. */
+ * the payload's layout (one memory; the media's layout, media.h
+ * payload_offset; the whole grain from there): the initiator can then
+ * read it in place. Returns FALSE when it must be copied into the flow. */
 static gboolean
 payload_in_place (GstMxlFabricsSink * self, GstBuffer * buffer,
     gsize * offset)
 {
-  GstVideoMeta *meta;
-
-  if (!self->lend || gst_buffer_n_memory (buffer) != 1)
-    return FALSE;
-  meta = gst_buffer_get_video_meta (buffer);
-  *offset = meta ? meta->offset[0] : 0;
-  if (meta && (gsize) meta->stride[0] !=
-      mxlFlowExtV210LineBytes (self->format.width))
+  if (!self->lend || gst_buffer_n_memory (buffer) != 1
+      || !self->media->payload_offset (&self->format, buffer, offset))
     return FALSE;
   return gst_buffer_get_size (buffer) >= *offset
       && gst_buffer_get_size (buffer) - *offset >= self->grain_size;
@@ -296,7 +290,6 @@ setup_engine (GstMxlFabricsSink * self, GError ** error)
    * and only for what the media lends (media.h can_lend). */
   GST_OBJECT_LOCK (self);
   self->lend = self->zero_copy && self->flow.private_domain != NULL
-      && self->media->can_lend != NULL
       && self->media->can_lend (&self->format);
   GST_OBJECT_UNLOCK (self);
   if (self->lend)
