@@ -156,17 +156,25 @@ gst_mxl_fabrics_sink_targets_changed (GstMxlFabricsSink * self)
 }
 
 gboolean
+gst_mxl_fabrics_sink_is_current_flow (GstMxlFabricsSink * self,
+    const GstMxlFabricsFormat * fmt)
+{
+  return self->have_format
+      && gst_mxl_fabrics_format_check_match (fmt, &self->format, NULL)
+      && fmt->interleaved == self->format.interleaved;
+}
+
+gboolean
 gst_mxl_fabrics_sink_caps_renew (GstMxlFabricsSink * self, GstCaps * caps,
     GError ** error)
 {
   GstMxlFabricsFormat fmt;
 
-  /* the test of setup_caps (sinkwrite.c): the same flow, nothing to do;
-   * caps that are no format get setup_caps' ERROR */
+  /* the same flow: nothing to do; caps that are no format get
+   * setup_caps' ERROR (sinkwrite.c) */
   if (!self->have_format
       || !gst_mxl_fabrics_format_from_caps (caps, &fmt, NULL)
-      || (gst_mxl_fabrics_format_check_match (&fmt, &self->format, NULL)
-          && fmt.interleaved == self->format.interleaved))
+      || gst_mxl_fabrics_sink_is_current_flow (self, &fmt))
     return TRUE;
   GST_INFO_OBJECT (self, "caps changed to %" GST_PTR_FORMAT ": a new flow",
       caps);

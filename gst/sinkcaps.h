@@ -54,6 +54,17 @@ GstCaps *gst_mxl_fabrics_sink_get_caps_of_targets (GstMxlFabricsSink * self,
 void gst_mxl_fabrics_sink_targets_changed (GstMxlFabricsSink * self);
 
 /**
+ * gst_mxl_fabrics_sink_is_current_flow:
+ * @fmt: a format from caps (gst_mxl_fabrics_format_from_caps()).
+ *
+ * The one test of "the same flow as now" (streaming thread): a format is
+ * set up, @fmt matches it (gst_mxl_fabrics_format_check_match()) and has
+ * its layout (woven or not, interleaved audio or not).
+ */
+gboolean gst_mxl_fabrics_sink_is_current_flow (GstMxlFabricsSink * self,
+    const GstMxlFabricsFormat * fmt);
+
+/**
  * gst_mxl_fabrics_sink_caps_renew:
  * @caps: the caps set_caps got.
  * @error: as gst_mxl_fabrics_sink_engine_start().
@@ -64,7 +75,9 @@ void gst_mxl_fabrics_sink_targets_changed (GstMxlFabricsSink * self);
  * are torn down and the engine starts again, as between stop() and
  * start(), so that setup_caps creates the flow of the new caps and the
  * targets are added to its initiator again (their `targets` counters
- * start from 0). Otherwise nothing.
+ * start from 0). Otherwise nothing: the same flow
+ * (gst_mxl_fabrics_sink_is_current_flow()), or caps that are no format
+ * (gst_mxl_fabrics_sink_setup_caps() posts their ERROR).
  *
  * Returns: FALSE when the engine cannot start again.
  */
