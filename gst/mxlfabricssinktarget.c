@@ -173,6 +173,7 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
   target->id = id;
   target->state.kind = GST_MXL_FABRICS_SINK_TARGET_IDLE;   /* a new one */
   target->file_checked_us = g_get_monotonic_time ();
+  gst_mxl_fabrics_sink_caps_read_target (self, target);
   g_ptr_array_add (self->targets, target);
   UNLOCK (self);
   /* The engine thread puts it on the initiator (a file target once the
@@ -372,6 +373,7 @@ target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
   }
   g_free (t->json);
   t->json = text;
+  gst_mxl_fabrics_sink_caps_read_target (self, t);
   gst_mxl_fabrics_sink_targets_changed (self);  /* caps again (sinkcaps.h) */
   /* quiet: the same pass puts it on the initiator and says so */
   if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_IDLE)
@@ -567,23 +569,6 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
     }
     g_free (reason);
   }
-}
-
-gchar **
-gst_mxl_fabrics_sink_targets_sources (GstMxlFabricsSink * self)
-{
-  GStrvBuilder *b = g_strv_builder_new ();
-  gchar **v;
-
-  LOCK (self);
-  for (guint i = 0; i < self->targets->len; i++) {
-    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    g_strv_builder_add (b, t->json ? t->json : t->value);
-  }
-  UNLOCK (self);
-  v = g_strv_builder_end (b);
-  g_strv_builder_unref (b);
-  return v;
 }
 
 gboolean

@@ -72,6 +72,12 @@ struct _GstMxlFabricsSinkTarget {
   guint64 id;
   gchar id_str[24];
   GstMxlFabricsSinkTargetState state;
+  /* the flow of the last TargetInfo read, what the CAPS query answers
+   * with: parsed once, when json is set (gst_mxl_fabrics_sink_caps_read_target(),
+   * sinkcaps.h); kept while json is cleared to be read again (stop) */
+  gboolean have_flow;           /* json carries a flow the library takes */
+  guint64 flow_target_id;       /* json's TargetInfo id */
+  GstMxlFabricsFormat flow;
   /* the watch of an @path file, in every state */
   GFileMonitor *monitor;        /* @path watched (engine thread's context) */
   gboolean watch_tried;
@@ -204,11 +210,6 @@ void gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
  * an unwatched @path file), or @due. */
 gint64 gst_mxl_fabrics_sink_targets_next_due (GstMxlFabricsSink * self,
     gint64 due);
-
-/** Read-only, engine_lock NOT held (taken): each target's TargetInfo as
- * read (its JSON), or as given while not read yet (an @path file the
- * engine thread has not read: sinkcaps.c reads it). (transfer full) */
-gchar **gst_mxl_fabrics_sink_targets_sources (GstMxlFabricsSink * self);
 
 /** Whether a connection attempt is under way on the initiator. */
 gboolean gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self);

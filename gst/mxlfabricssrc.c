@@ -153,7 +153,6 @@
 #include "srcread.h"
 #include "mxlfabricsuri.h"
 
-#include <gst/audio/audio.h>
 #include <mxl/flow-ext.h>
 
 GST_DEBUG_CATEGORY (gst_mxl_fabrics_src_debug);

@@ -38,18 +38,23 @@ upstream_flush (GstElement * sink)
 void
 gst_mxl_fabrics_sink_propose_pool (GstMxlFabricsSink * self, GstQuery * query)
 {
+  const GstMxlFabricsMediaOps *ops = NULL;
   GstBufferPool *pool = NULL, *old;
-  GstVideoInfo info;
   GstCaps *caps = NULL;
+  guint size = 0;
 
   if (query != NULL)
     gst_query_parse_allocation (query, &caps, NULL);
-  if (caps != NULL && gst_video_info_from_caps (&info, caps)
-      && info.size > 0 && info.size <= G_MAXUINT)
+  if (caps != NULL)
+    ops = gst_mxl_fabrics_media_ops_for_caps (caps);
+  /* the media's metas, and the size of its pool's buffers (media.h) */
+  if (ops != NULL)
+    size = ops->propose_allocation (query, caps);
+  if (size > 0)
     pool = gst_mxl_fabrics_upstream_pool_new (GST_ELEMENT (self), caps,
-        (guint) info.size, upstream_flush);
+        size, upstream_flush);
   if (pool != NULL)
-    gst_query_add_allocation_pool (query, pool, (guint) info.size, 0, 0);
+    gst_query_add_allocation_pool (query, pool, size, 0, 0);
   g_mutex_lock (&self->obj->lock);
   old = self->upstream_pool;
   self->upstream_pool = pool;
