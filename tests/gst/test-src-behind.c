@@ -85,17 +85,18 @@ static int
 child_src (const gchar * provider, const gchar * file, const gchar * out,
     const gchar * arg)
 {
-  guint n = 0, ring = 0, paused = 0;
+  guint n = 0, ring = 0, paused = 0, eos = 0;
   gchar *desc;
   GstElement *p;
   GString *res = g_string_new (NULL);
   int rc;
 
-  sscanf (arg, "%u:%u:%u", &n, &ring, &paused);
+  sscanf (arg, "%u:%u:%u:%u", &n, &ring, &paused, &eos);
   desc = g_strdup_printf ("mxlfabricssrc name=src provider=%s %s "
-      "caps=\"" CAPS_50 "\" target-info-file=%s ring-length=%u ! "
-      "appsink name=out sync=false max-buffers=1000", provider,
-      g_str_equal (provider, "tcp") ? "node=" HGST_NODE : "", file, ring);
+      "caps=\"" CAPS_50 "\" target-info-file=%s ring-length=%u "
+      "num-buffers=%d ! appsink name=out sync=false max-buffers=1000",
+      provider, g_str_equal (provider, "tcp") ? "node=" HGST_NODE : "", file,
+      ring, eos ? (gint) n : -1);
   p = hgst_parse (desc);
   if (paused) {
     /* PAUSED first: the target is up and takes grains, the src does not
@@ -110,6 +111,17 @@ child_src (const gchar * provider, const gchar * file, const gchar * out,
   hgst_play (p);
   /* ends after @n buffers, or 3 s without one (the parent checks counts) */
   rc = hgst_pull_each (p, n, 20000, 3000, append_line, res) == 0 ? 2 : 0;
+  if (eos) {
+    /* EOS: the src's num-buffers; the stats are read once it is on the
+     * bus, as an application does */
+    GstBus *bus = gst_element_get_bus (p);
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+        GST_MESSAGE_EOS);
+
+    rc = m == NULL ? 4 : rc;
+    gst_clear_message (&m);
+    gst_object_unref (bus);
+  }
   /* with @n 0 read once nothing came for 3 s: every grain that arrived
    * was taken */
   g_string_append_printf (res, "stats %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
@@ -669,6 +681,54 @@ test_stats_at_eos (void)
   g_free (desc);
 }
 
+#define SRC_EOS_N 60
+
+/* The src's stats read when its EOS (num-buffers) is on the bus hold
+ * every grain it read: grains-received == buffers == what the sender sent
+ * (they were refreshed every 200 ms only: 51 to 59 of 60, issue 20). */
+static void
+test_src_stats_at_eos (gconstpointer data)
+{
+  const gchar *provider = data;
+  GstClockTime period = GST_SECOND / 50, now;
+  Files f;
+  gchar *desc;
+  GstElement *p;
+  GPid pid;
+  Received r;
+  guint i;
+
+  files_init (&f, SRC_EOS_N);
+  g_free (f.nstr);
+  f.nstr = g_strdup_printf ("%u:0:0:1", SRC_EOS_N);
+  desc = g_strdup_printf ("appsrc name=in is-live=true format=time caps=\""
+      CAPS_50 "\" ! mxlfabricssink name=sink provider=%s %s sync=false "
+      "wait-for-connection=true target-info=@%s", provider,
+      g_str_equal (provider, "tcp") ? "node=" HGST_NODE : "", f.file);
+  p = start_pair (&f, provider, desc, &pid);
+  g_assert_true (hgst_wait_connected (p, 10000));
+  /* the grains arrive within about 150 ms, faster than the src's periodic
+   * stats refresh (200 ms): without a refresh at EOS its last grains
+   * would be missing from grains-received */
+  now = hgst_running_time (p, 100 * GST_MSECOND);
+  for (i = 0; i < SRC_EOS_N; i++) {
+    hgst_push (p, hgst_frame (FRAME_50, i, now + i * period, period));
+    g_usleep (2500);
+  }
+  hgst_assert_child_ok (pid, 20000);
+  read_received (f.out, &r);
+  g_test_message ("src at EOS: %u buffers, grains-received %" G_GUINT64_FORMAT
+      ", buffers %" G_GUINT64_FORMAT ", dropped %" G_GUINT64_FORMAT, r.n,
+      r.received, r.buffers, r.dropped);
+  g_assert_cmpuint (hgst_stat (p, "sink", "grains"), ==, SRC_EOS_N);
+  g_assert_cmpuint (r.n, ==, SRC_EOS_N);
+  g_assert_cmpuint (r.buffers, ==, SRC_EOS_N);
+  g_assert_cmpuint (r.received, ==, SRC_EOS_N);
+  hgst_stop (p);
+  files_clear (&f);
+  g_free (desc);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -679,6 +739,10 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/src-behind/behind/tcp", test_behind);
   g_test_add_func ("/gst/src-behind/restart-counts/shm", test_restart_counts);
   g_test_add_func ("/gst/src-behind/stats-at-eos/tcp", test_stats_at_eos);
+  g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/shm", "shm",
+      test_src_stats_at_eos);
+  g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/tcp", "tcp",
+      test_src_stats_at_eos);
   g_test_add_data_func ("/gst/src-behind/late-join/shm", "shm",
       test_late_join);
   g_test_add_data_func ("/gst/src-behind/late-join/tcp", "tcp",
