@@ -28,14 +28,21 @@
  *  - stopped-lost/shm: frames rendered while a stopped shm receiver,
  *    declared lost, still holds the ring slots of its writes are
  *    dropped-no-target (no target connected), not dropped-in-flight.
+ *  - restart-held/shm, restart-held/tcp: a receiver restarted 1.5 s after
+ *    the previous one under a live sender counts no dropped-early: the
+ *    sender does not send the grains it held more than 1 s for a target
+ *    and counts them dropped-no-target (they were 24 to 37 dropped-early).
+ *  - src-stats-at-eos/shm, src-stats-at-eos/tcp: the src's stats read when
+ *    its EOS (num-buffers) is on the bus hold every grain it read.
  *  - stats-at-eos/tcp: the sink's stats read when its EOS is on the bus
  *    hold every transfer up to EOS, in the engine's counters and per
  *    target (they used to be up to 100 ms old: the last grains missing).
  *
  * The receiver is this binary re-executed with --child-src (its last
- * argument "N[:RING[:PAUSED]]": N buffers, 0 for all that come; RING its
- * ring-length; PAUSED 1: in PAUSED until the file OUT.go exists, then
- * PLAYING): mxlfabricssrc !
+ * argument "N[:RING[:PAUSED[:EOS]]]": N buffers, 0 for all that come; RING
+ * its ring-length; PAUSED 1: in PAUSED until the file OUT.go exists, then
+ * PLAYING; EOS 1: the src's num-buffers is N, stats read once its EOS is
+ * on the bus): mxlfabricssrc !
  * appsink, writing "offset lateness-ns" per buffer, then "stats" and its
  * counters (read_received()). Children are reaped or killed by PID; every wait is bounded.
  */
@@ -681,6 +688,55 @@ test_stats_at_eos (void)
   g_free (desc);
 }
 
+#define HELD_N 30
+
+/* A receiver restarted 1.5 s after the previous one ended, under a live
+ * sender that holds what it renders for a target (wait-timeout 4 s, so the
+ * wait never runs out here): the grains it held more than 1 s
+ * (GST_MXL_FABRICS_HELD_HORIZON, gst/timing.h) are not sent, the sender
+ * counts them dropped-no-target, and the new receiver counts no
+ * dropped-early (it counted those it got, 4 to 7 and more, though it was
+ * not there when they were made) and pushes consecutive grains. */
+static void
+test_restart_held (gconstpointer data)
+{
+  const gchar *provider = data;
+  Files f;
+  gchar *desc;
+  GstElement *p;
+  GPid pid;
+  Received r;
+  guint64 no_target;
+
+  files_init (&f, HELD_N);
+  desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=1000 ! "
+      CAPS_50 " ! mxlfabricssink name=sink provider=%s %s wait-timeout=4000 "
+      "target-info=@%s", provider, g_str_equal (provider, "tcp") ?
+      "node=" HGST_NODE : "", f.file);
+  p = start_pair (&f, provider, desc, &pid);
+  hgst_assert_child_ok (pid, 20000);
+  g_usleep (1500 * 1000);
+  no_target = hgst_stat (p, "sink", "dropped-no-target");
+  pid = hgst_spawn_child (provider, f.file, f.out, f.nstr, NULL);
+  hgst_assert_child_ok (pid, 20000);
+  read_received (f.out, &r);
+  no_target = hgst_stat (p, "sink", "dropped-no-target") - no_target;
+  g_test_message ("%s: restarted receiver: %u buffers, %u indices left out, "
+      "dropped %" G_GUINT64_FORMAT " (early %" G_GUINT64_FORMAT
+      "), skipped-at-start %" G_GUINT64_FORMAT "; sender dropped-no-target "
+      "+%" G_GUINT64_FORMAT, provider, r.n, r.gaps, r.dropped, r.early,
+      r.at_start, no_target);
+  hgst_assert_no_error (p);
+  g_assert_cmpuint (r.n, ==, HELD_N);
+  g_assert_cmpuint (r.early, ==, 0);
+  g_assert_cmpuint (r.gaps, ==, 0);
+  /* held 1.5 s, the grains of the first half second at least: 25 */
+  g_assert_cmpuint (no_target, >=, 25);
+  hgst_stop (p);
+  files_clear (&f);
+  g_free (desc);
+}
+
 #define SRC_EOS_N 60
 
 /* The src's stats read when its EOS (num-buffers) is on the bus hold
@@ -739,6 +795,10 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/src-behind/behind/tcp", test_behind);
   g_test_add_func ("/gst/src-behind/restart-counts/shm", test_restart_counts);
   g_test_add_func ("/gst/src-behind/stats-at-eos/tcp", test_stats_at_eos);
+  g_test_add_data_func ("/gst/src-behind/restart-held/shm", "shm",
+      test_restart_held);
+  g_test_add_data_func ("/gst/src-behind/restart-held/tcp", "tcp",
+      test_restart_held);
   g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/shm", "shm",
       test_src_stats_at_eos);
   g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/tcp", "tcp",
