@@ -188,7 +188,9 @@ gboolean gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
     const gchar * value);
 
 /** Engine thread, engine_lock held: one pass over every target (watches,
- * file re-reads, adds to the initiator). */
+ * file re-reads, adds to the initiator). The due @path files are read with
+ * engine_lock released (another thread may change the list meanwhile; a
+ * read's result is used only for a target still listed). */
 void gst_mxl_fabrics_sink_targets_tick (GstMxlFabricsSink * self,
     GPtrArray * notices);
 
