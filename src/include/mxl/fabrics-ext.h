@@ -175,6 +175,45 @@ MXL_EXPORT mxlStatus mxlFabricsExtGetProtocol (size_t in_index,
     mxlFabricsExtProtocolInfo *out_info);
 
 /**
+ * mxlFabricsExtOptionInfo:
+ * @name: the key in the setup options JSON ("cqDepth").
+ * @type: its JSON type: "integer", "boolean" or "string".
+ * @meaning: what it sets, with its unit or range ("completion queue
+ *   entries"), in words for a help text.
+ * @targetDefault: the library's value on a target when the key is not
+ *   given, as text ("64", "true", "the provider's max_msg_size"); NULL
+ *   when a target does not use the key.
+ * @initiatorDefault: the same on an initiator.
+ *
+ * One key of the setup options (docs/wire-format.md §11.2): the row of the
+ * table the library's options parser reads them by.
+ */
+typedef struct mxlFabricsExtOptionInfo {
+  char const *name;
+  char const *type;
+  char const *meaning;
+  char const *targetDefault;
+  char const *initiatorDefault;
+} mxlFabricsExtOptionInfo;
+
+/**
+ * mxlFabricsExtGetOption:
+ * @in_index: 0, 1, ... up to the number of keys, in the order of the
+ *   library's options table.
+ * @out_info: (out): filled with key @in_index; its strings are static.
+ *
+ * Lists the setup option keys this library knows (those
+ * mxlFabricsExtValidateOptions() accepts), so that an application can
+ * build its help from them. Iterate from 0 until the call returns
+ * MXL_ERR_NOT_FOUND.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_NOT_FOUND for @in_index past the last
+ * key; MXL_ERR_INVALID_ARG for NULL @out_info.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtGetOption (size_t in_index,
+    mxlFabricsExtOptionInfo *out_info);
+
+/**
  * mxlFabricsExtValidateOptions:
  * @in_options: (nullable): setup options JSON as given to
  *   mxlFabricsTargetSetup() / mxlFabricsInitiatorSetup() (docs/wire-format.md §7.3);
