@@ -28,6 +28,8 @@ gst_mxl_fabrics_sink_target_free (GstMxlFabricsSinkTarget * t)
   g_free (t->value);
   g_free (t->path);
   g_free (t->json);
+  if (t->parsed)
+    mxlFabricsFreeTargetInfo (t->parsed);
   gst_mxl_fabrics_sink_target_state_clear (&t->state);
   g_free (t);
 }
@@ -136,12 +138,13 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
     const gchar * value, GError ** error)
 {
   GstMxlFabricsSinkTarget *target;
+  mxlFabricsTargetInfo parsed = NULL;
   gchar *json = NULL, *path = NULL;
   guint64 id = 0;
   guint i;
 
-  if (!gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path, &id,
-          error))
+  if (!gst_mxl_fabrics_target_info_resolve_parsed (value, NULL, &json, &path,
+          &id, &parsed, error))
     return FALSE;
 
   LOCK (self);
@@ -153,6 +156,8 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
           "this TargetInfo (target %" G_GUINT64_FORMAT ") was already added"
           "%s%s", id, t->path ? " as @" : "", t->path ? t->path : "");
       UNLOCK (self);
+      if (parsed)
+        mxlFabricsFreeTargetInfo (parsed);
       g_free (json);
       g_free (path);
       return FALSE;
@@ -161,6 +166,7 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
   target = g_new0 (GstMxlFabricsSinkTarget, 1);
   target->value = g_strdup (value);
   target->json = json;
+  target->parsed = parsed;
   target->path = path;
   target->have_id = json != NULL;
   target->id = id;
@@ -259,8 +265,9 @@ warn_unknown_provider (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
           "%s", t->id_str, name ? name : "", ours), t->value);
 }
 
-/* IDLE → CONNECTING: puts @t's TargetInfo on the initiator. Its JSON is
- * parsed once; the id and the checks come from the parsed TargetInfo. */
+/* IDLE → CONNECTING: puts @t's TargetInfo on the initiator: the one parsed
+ * when it was read (t->parsed), else (plugged again) its JSON parsed; the
+ * id and the checks come from that TargetInfo. */
 static void
 target_plug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
     GPtrArray * notices)
@@ -272,7 +279,9 @@ target_plug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
   GError *error = NULL;
   mxlStatus st;
 
-  info = gst_mxl_fabrics_sink_parse_target_info (t->json, &error);
+  info = t->parsed ? t->parsed :
+      gst_mxl_fabrics_sink_parse_target_info (t->json, &error);
+  t->parsed = NULL;             /* the state takes it, or it is freed */
   if (info == NULL) {
     target_fail (self, t, error, notices);
     return;
@@ -342,7 +351,8 @@ target_listed (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
  * taken): the one way a failed target comes back. */
 static void
 target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
-    gboolean ok, gchar * text, GError * error, GPtrArray * notices)
+    gboolean ok, gchar * text, mxlFabricsTargetInfo parsed, GError * error,
+    GPtrArray * notices)
 {
   if (!ok) {
     if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_FAILED) {
@@ -362,6 +372,7 @@ target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
   }
   if (g_strcmp0 (text, t->json) == 0) {
     g_free (text);
+    mxlFabricsFreeTargetInfo (parsed);
     return;
   }
   if (gst_mxl_fabrics_sink_target_info (t)) {
@@ -370,6 +381,9 @@ target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
   }
   g_free (t->json);
   t->json = text;
+  if (t->parsed)
+    mxlFabricsFreeTargetInfo (t->parsed);
+  t->parsed = parsed;
   gst_mxl_fabrics_sink_targets_changed (self);  /* caps again (sinkcaps.h) */
   /* quiet: the same pass puts it on the initiator and says so */
   if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_IDLE)
@@ -391,8 +405,10 @@ target_read_files (GstMxlFabricsSink * self, GArray * reads,
         &g_array_index (reads, GstMxlFabricsSinkFileRead, i);
 
     if (target_listed (self, r->target, r->value)) {
-      target_check_file (self, r->target, r->ok, r->text, r->error, notices);
+      target_check_file (self, r->target, r->ok, r->text, r->parsed, r->error,
+          notices);
       r->text = NULL;
+      r->parsed = NULL;
       r->error = NULL;
     }
   }
@@ -571,6 +587,38 @@ gst_mxl_fabrics_sink_targets_sources (GstMxlFabricsSink * self)
   return v;
 }
 
+static void
+target_flow_clear (GstMxlFabricsSinkTargetFlow * f)
+{
+  g_free (f->flow_def);
+}
+
+GArray *
+gst_mxl_fabrics_sink_targets_flows (GstMxlFabricsSink * self)
+{
+  GArray *flows = g_array_new (FALSE, TRUE,
+      sizeof (GstMxlFabricsSinkTargetFlow));
+
+  g_array_set_clear_func (flows, (GDestroyNotify) target_flow_clear);
+  LOCK (self);
+  for (guint i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    mxlFabricsTargetInfo info = t->parsed ? t->parsed :
+        gst_mxl_fabrics_sink_target_info (t);
+    GstMxlFabricsSinkTargetFlow f = { 0, NULL };
+    const char *def = NULL;
+
+    if (info == NULL || mxlFabricsExtTargetInfoGetId (info, &f.id)
+        != MXL_STATUS_OK)
+      continue;
+    if (mxlFabricsExtTargetInfoGetFlowDef (info, &def) == MXL_STATUS_OK)
+      f.flow_def = g_strdup (def);
+    g_array_append_val (flows, f);
+  }
+  UNLOCK (self);
+  return flows;
+}
+
 gboolean
 gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self)
 {
@@ -621,8 +669,10 @@ gst_mxl_fabrics_sink_targets_reset (GstMxlFabricsSink * self)
       g_clear_object (&t->monitor);
     }
     t->watch_tried = FALSE;
-    if (t->path)                /* read again at the next start */
+    if (t->path) {              /* read again at the next start */
       g_clear_pointer (&t->json, g_free);
+      g_clear_pointer (&t->parsed, mxlFabricsFreeTargetInfo);
+    }
     /* frees the TargetInfo of an on-initiator state: the initiator goes
      * next */
     set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, NULL, NULL);

@@ -68,6 +68,10 @@ struct _GstMxlFabricsSinkTarget {
   gchar *value;                 /* as given (JSON, base64 or @path) */
   gchar *path;                  /* file of an @path value, else NULL */
   gchar *json;                  /* TargetInfo JSON in use; NULL: to be read */
+  /* the TargetInfo parsed from json, owned, until it goes on the
+   * initiator (then the state holds it, gst_mxl_fabrics_sink_target_info);
+   * NULL while on it or once taken off (plugged again from json) */
+  mxlFabricsTargetInfo parsed;
   gboolean have_id;             /* json parsed: id is its TargetInfo id */
   guint64 id;
   gchar id_str[24];
@@ -211,6 +215,20 @@ gint64 gst_mxl_fabrics_sink_targets_next_due (GstMxlFabricsSink * self,
  * read (its JSON), or as given while not read yet (an @path file the
  * engine thread has not read: sinkcaps.c reads it). (transfer full) */
 gchar **gst_mxl_fabrics_sink_targets_sources (GstMxlFabricsSink * self);
+
+/* A known target's flow, copied out of its parsed TargetInfo. */
+typedef struct {
+  guint64 id;                   /* its TargetInfo id */
+  gchar *flow_def;              /* "ext.flowDef", untrusted; NULL: none */
+} GstMxlFabricsSinkTargetFlow;
+
+/** Engine_lock NOT held (taken): the id and flow definition of each target
+ * whose TargetInfo is known (read and parsed: the one parsed object, kept
+ * by the target or its on-initiator state, no new parse); targets whose
+ * @path file is not read yet, or which failed before one was parsed, are
+ * left out. Returns: (transfer full): GstMxlFabricsSinkTargetFlow entries
+ * (the array frees them). */
+GArray *gst_mxl_fabrics_sink_targets_flows (GstMxlFabricsSink * self);
 
 /** Whether a connection attempt is under way on the initiator. */
 gboolean gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self);

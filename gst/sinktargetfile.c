@@ -92,6 +92,8 @@ file_read_clear (GstMxlFabricsSinkFileRead * r)
 {
   g_free (r->value);
   g_free (r->text);
+  if (r->parsed)
+    mxlFabricsFreeTargetInfo (r->parsed);
   g_clear_error (&r->error);
 }
 
@@ -99,7 +101,9 @@ GArray *
 gst_mxl_fabrics_sink_file_reads_add (GArray * reads,
     GstMxlFabricsSinkTarget * t)
 {
-  GstMxlFabricsSinkFileRead r = { t, g_strdup (t->value), FALSE, NULL, NULL };
+  GstMxlFabricsSinkFileRead r = { t, g_strdup (t->value), FALSE, NULL, NULL,
+    NULL
+  };
 
   if (reads == NULL) {
     reads = g_array_new (FALSE, TRUE, sizeof r);
@@ -121,8 +125,8 @@ gst_mxl_fabrics_sink_targets_read_files (GstMxlFabricsSink * self,
         &g_array_index (reads, GstMxlFabricsSinkFileRead, i);
 
     /* the library reads the file (bounded) and gives it back in one form */
-    r->ok = gst_mxl_fabrics_target_info_resolve (r->value, NULL, &r->text,
-        NULL, NULL, &r->error);
+    r->ok = gst_mxl_fabrics_target_info_resolve_parsed (r->value, NULL,
+        &r->text, NULL, NULL, &r->parsed, &r->error);
   }
   LOCK (self);
 }

@@ -15,6 +15,7 @@ typedef struct {
   gchar *value;
   gboolean ok;
   gchar *text;
+  mxlFabricsTargetInfo parsed;          /* with @text: parsed once, owned */
   GError *error;
 } GstMxlFabricsSinkFileRead;
 
