@@ -68,6 +68,10 @@ struct _GstMxlFabricsSinkTarget {
   gchar *value;                 /* as given (JSON, base64 or @path) */
   gchar *path;                  /* file of an @path value, else NULL */
   gchar *json;                  /* TargetInfo JSON in use; NULL: to be read */
+  /* the TargetInfo parsed from json, owned, until it goes on the
+   * initiator (then the state holds it, gst_mxl_fabrics_sink_target_info);
+   * NULL while on it or once taken off (plugged again from json) */
+  mxlFabricsTargetInfo parsed;
   gboolean have_id;             /* json parsed: id is its TargetInfo id */
   guint64 id;
   gchar id_str[24];
@@ -194,7 +198,9 @@ gboolean gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
     const gchar * value);
 
 /** Engine thread, engine_lock held: one pass over every target (watches,
- * file re-reads, adds to the initiator). */
+ * file re-reads, adds to the initiator). The due @path files are read with
+ * engine_lock released (another thread may change the list meanwhile; a
+ * read's result is used only for a target still listed). */
 void gst_mxl_fabrics_sink_targets_tick (GstMxlFabricsSink * self,
     GPtrArray * notices);
 

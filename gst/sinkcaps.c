@@ -18,26 +18,18 @@ typedef struct {
   GstMxlFabricsFormat fmt;
 } TargetFlow;
 
-/* The id and flow of the TargetInfo @json (of the target given as
- * @value) into *@id and *@fmt; FALSE when it gives no caps: refused by
- * the library, without a flow definition (a reference target) or with
- * one the library refuses (debug output says which). */
+/* The id and flow of the parsed TargetInfo @info (of the target given as
+ * @value) into *@id and *@fmt; FALSE when it gives no caps: without a
+ * flow definition (a reference target) or with one the library refuses
+ * (debug output says which). */
 static gboolean
-parse_flow (GstMxlFabricsSink * self, const gchar * json,
-    const gchar * value, guint64 * id, GstMxlFabricsFormat * fmt)
+flow_of_info (GstMxlFabricsSink * self, mxlFabricsTargetInfo info,
+    guint64 * id, GstMxlFabricsFormat * fmt)
 {
-  mxlFabricsTargetInfo info;
   GError *error = NULL;
   const char *def = NULL;
   gboolean ok = FALSE;
 
-  info = gst_mxl_fabrics_sink_parse_target_info (json, &error);
-  if (info == NULL) {
-    GST_DEBUG_OBJECT (self, "no caps from the TargetInfo of %s: %s", value,
-        error->message);
-    g_clear_error (&error);
-    return FALSE;
-  }
   if (mxlFabricsExtTargetInfoGetId (info, id) != MXL_STATUS_OK
       || mxlFabricsExtTargetInfoGetFlowDef (info, &def) != MXL_STATUS_OK)
     def = NULL;                 /* no caps from it: the template */
@@ -48,6 +40,27 @@ parse_flow (GstMxlFabricsSink * self, const gchar * json,
         error->message);
     g_clear_error (&error);
   }
+  return ok;
+}
+
+/* flow_of_info() of the TargetInfo @json, parsed for it (refused by the
+ * library: FALSE). */
+static gboolean
+parse_flow (GstMxlFabricsSink * self, const gchar * json,
+    const gchar * value, guint64 * id, GstMxlFabricsFormat * fmt)
+{
+  mxlFabricsTargetInfo info;
+  GError *error = NULL;
+  gboolean ok;
+
+  info = gst_mxl_fabrics_sink_parse_target_info (json, &error);
+  if (info == NULL) {
+    GST_DEBUG_OBJECT (self, "no caps from the TargetInfo of %s: %s", value,
+        error->message);
+    g_clear_error (&error);
+    return FALSE;
+  }
+  ok = flow_of_info (self, info, id, fmt);
   mxlFabricsFreeTargetInfo (info);
   return ok;
 }
@@ -56,8 +69,14 @@ void
 gst_mxl_fabrics_sink_caps_read_target (GstMxlFabricsSink * self,
     GstMxlFabricsSinkTarget * t)
 {
-  t->have_flow = t->json != NULL && parse_flow (self, t->json, t->value,
-      &t->flow_target_id, &t->flow);
+  /* the TargetInfo the list parsed when it read it (t->parsed), else
+   * (plugged, its parsed one taken by the initiator state) its JSON */
+  if (t->parsed != NULL)
+    t->have_flow = flow_of_info (self, t->parsed, &t->flow_target_id,
+        &t->flow);
+  else
+    t->have_flow = t->json != NULL && parse_flow (self, t->json, t->value,
+        &t->flow_target_id, &t->flow);
 }
 
 /* The caps the sink takes for @flow, preferred first (caps.h), within
