@@ -37,6 +37,7 @@ gst_mxl_fabrics_object_new (GstElement * element)
   obj->state = GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
   g_mutex_init (&obj->lock);
   g_cond_init (&obj->cond);
+  g_rec_mutex_init (&obj->timer_lock);
   return obj;
 }
 
@@ -55,6 +56,8 @@ gst_mxl_fabrics_object_free (GstMxlFabricsObject * obj)
   g_free (obj->last_error);
   g_mutex_clear (&obj->lock);
   g_cond_clear (&obj->cond);
+  /* no stats timer: each of its waits holds the element */
+  g_rec_mutex_clear (&obj->timer_lock);
   g_free (obj);
 }
 
@@ -188,6 +191,7 @@ gst_mxl_fabrics_object_reset_stats (GstMxlFabricsObject * obj)
 {
   GST_OBJECT_LOCK (obj->element);
   memset (&obj->counters, 0, sizeof obj->counters);
+  obj->n_latency = obj->latency_next = 0;
   g_clear_pointer (&obj->engine_stats, gst_structure_free);
   g_clear_pointer (&obj->last_error, g_free);
   obj->error_posted = FALSE;

@@ -7,6 +7,7 @@
 
 #include "mxlfabricssinkconn.h"
 #include "mxlfabricssinktarget.h"
+#include "sinktargetlist.h"
 #include "sinkwait.h"
 
 #include <errno.h>
@@ -557,21 +558,30 @@ gst_mxl_fabrics_sink_add_property_target (GstMxlFabricsSink * self,
     GError ** error)
 {
   GError *e = NULL;
-  gchar *target_info;
+  gchar *target_info, **sources;
+  guint i;
 
+  /* before engine_start: its WARNING logs in this category */
+  GST_DEBUG_CATEGORY_INIT (mxl_fabrics_sink_conn_debug, "mxlfabricssinkconn", 0,
+      "mxlfabricssink connections");
   GST_OBJECT_LOCK (self);
   target_info = g_strdup (self->target_info);
   GST_OBJECT_UNLOCK (self);
-  if (target_info[0] != '\0') {
-    gst_mxl_fabrics_sink_targets_remove (self, target_info);
-    if (!gst_mxl_fabrics_sink_targets_add (self, target_info, &e)
+  /* each source of the list (sinktargetlist.h) is one target; all are
+   * taken off first (a restart), so a duplicate in the list is refused */
+  sources = gst_mxl_fabrics_sink_split_target_info (target_info);
+  for (i = 0; sources[i]; i++)
+    gst_mxl_fabrics_sink_targets_remove (self, sources[i]);
+  for (i = 0; sources[i] && e == NULL; i++) {
+    if (!gst_mxl_fabrics_sink_targets_add (self, sources[i], &e)
         && g_error_matches (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY)) {
-      /* given by add-target as well: one target */
+      /* given twice, or by add-target as well: one target */
       GST_ELEMENT_WARNING (self, RESOURCE, BUSY, ("%s", e->message),
-          ("target-info \"%s\"", target_info));
+          ("target-info \"%s\"", sources[i]));
       g_clear_error (&e);
     }
   }
+  g_strfreev (sources);
   g_free (target_info);
   if (e)
     g_propagate_error (error, e);

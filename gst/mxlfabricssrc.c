@@ -61,7 +61,10 @@
  * before it is pushed, so the sinks' preroll already uses it;
  * docs/sizing.md).
  *
- * `stats` also carries the target's counters (grains-received,
+ * `stats` (posted on the bus every `stats-interval` ms when set) carries
+ * the receive rate (grains-per-second, bytes-per-second) and the measured
+ * one-way latency (latency-last, latency-median: arrival minus origin
+ * time, TAI), and also the target's counters (grains-received,
  * bad-immediate-data, bad-grain-headers, cq-overruns, completions-superseded,
  * completion-errors, connections-accepted, disconnections,
  * initiators-refused,
@@ -167,6 +170,7 @@ enum {
   PROP_RING_LENGTH,
   PROP_LATENCY,
   PROP_URI,
+  PROP_STATS_INTERVAL,
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -189,6 +193,11 @@ gst_mxl_fabrics_src_set_property (GObject * object, guint prop_id,
     return;
   if (prop_id == PROP_URI) {
     gst_mxl_fabrics_uri_set_property (GST_ELEMENT (self), value);
+    return;
+  }
+  if (prop_id == PROP_STATS_INTERVAL) {
+    gst_mxl_fabrics_object_set_stats_interval (self->obj,
+        g_value_get_uint (value));
     return;
   }
   GST_OBJECT_LOCK (self);
@@ -238,6 +247,11 @@ gst_mxl_fabrics_src_get_property (GObject * object, guint prop_id,
     gst_mxl_fabrics_uri_get_property (GST_ELEMENT (self), value);
     return;
   }
+  if (prop_id == PROP_STATS_INTERVAL) {
+    g_value_set_uint (value,
+        gst_mxl_fabrics_object_get_stats_interval (self->obj));
+    return;
+  }
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_CAPS:
@@ -283,6 +297,15 @@ gst_mxl_fabrics_src_post_message (GstElement * element, GstMessage * message)
 {
   return gst_mxl_fabrics_object_post_message (GST_MXL_FABRICS_SRC (element)->obj,
       GST_ELEMENT_CLASS (gst_mxl_fabrics_src_parent_class), message);
+}
+
+static GstStateChangeReturn
+gst_mxl_fabrics_src_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  return gst_mxl_fabrics_object_change_state (GST_MXL_FABRICS_SRC
+      (element)->obj, GST_ELEMENT_CLASS (gst_mxl_fabrics_src_parent_class),
+      transition);
 }
 
 static gboolean
@@ -513,6 +536,8 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   gst_mxl_fabrics_uri_install_property (gobject_class, PROP_URI);
+  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
+      gst_mxl_fabrics_stats_interval_pspec ());
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -525,6 +550,8 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_set_context);
   element_class->post_message =
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_post_message);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_change_state);
   basesrc_class->start = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_start);
   basesrc_class->stop = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_stop);
   basesrc_class->get_caps = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_get_caps);

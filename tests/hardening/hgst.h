@@ -177,6 +177,28 @@ hgst_running_time (GstElement * p, GstClockTime ahead)
   return t;
 }
 
+/* Queues @n frames of @size bytes (hgst_frame(), frame k stamped k *
+ * @frame_ns after 100 ms from now: sync=true paces them) on the appsrc
+ * "in" of @p; returns their SHA-1s (g_ptr_array_unref()). */
+static inline GPtrArray *
+hgst_queue_frames (GstElement * p, gsize size, guint n, GstClockTime frame_ns)
+{
+  GstElement *in = gst_bin_get_by_name (GST_BIN (p), "in");
+  GPtrArray *sent = g_ptr_array_new_with_free_func (g_free);
+  GstClockTime base = hgst_running_time (p, 100 * GST_MSECOND);
+  guint k;
+
+  for (k = 0; k < n; k++) {
+    GstBuffer *b = hgst_frame (size, k, base + k * frame_ns, frame_ns);
+
+    g_ptr_array_add (sent, hgst_checksum (b));
+    g_assert_cmpint (gst_app_src_push_buffer (GST_APP_SRC (in), b), ==,
+        GST_FLOW_OK);
+  }
+  gst_object_unref (in);
+  return sent;
+}
+
 /* Now on CLOCK_TAI (the clock of MXL grain indices), in ns. */
 static inline guint64
 hgst_tai_now (void)
@@ -185,6 +207,35 @@ hgst_tai_now (void)
 
   g_assert_cmpint (clock_gettime (CLOCK_TAI, &ts), ==, 0);
   return (guint64) ts.tv_sec * GST_SECOND + (guint64) ts.tv_nsec;
+}
+
+/* Collects the text of every WARNING on the bus of @p, "message (debug)"
+ * one a line, and fails on any ERROR (one filter: a pop drops the messages
+ * it does not match). */
+static inline gchar *
+hgst_bus_warnings (GstElement * p)
+{
+  GstBus *bus = gst_element_get_bus (p);
+  GString *all = g_string_new (NULL);
+  GstMessage *m;
+
+  while ((m = gst_bus_pop_filtered (bus,
+              GST_MESSAGE_WARNING | GST_MESSAGE_ERROR))) {
+    GError *e = NULL;
+    gchar *d = NULL;
+
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (m, &e, &d);
+      g_error ("unexpected ERROR: %s (%s)", e->message, d);
+    }
+    gst_message_parse_warning (m, &e, &d);
+    g_string_append_printf (all, "%s (%s)\n", e->message, d ? d : "");
+    g_error_free (e);
+    g_free (d);
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  return g_string_free (all, FALSE);
 }
 
 /* Plays @rx (whose src is named "src"), hands its TargetInfo to @tx (whose
