@@ -9,6 +9,7 @@
 #include "mxlfabricssinktarget.h"
 #include "mxlfabricssinkconn.h"
 #include "sinkcaps.h"
+#include "sinktargeturl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ gst_mxl_fabrics_sink_target_free (GstMxlFabricsSinkTarget * t)
     g_file_monitor_cancel (t->monitor);
     g_object_unref (t->monitor);
   }
+  gst_mxl_fabrics_sink_fetch_free (t->fetch);
   g_free (t->value);
   g_free (t->path);
   g_free (t->json);
@@ -125,10 +127,12 @@ gst_mxl_fabrics_sink_targets_check_all_failed (GstMxlFabricsSink * self,
   GST_OBJECT_UNLOCK (self);
   if (!want || self->all_failed_posted || self->targets->len == 0)
     return;
-  /* failed for good: a followed @path file may still be rewritten */
+  /* failed for good: a followed @path file may still be rewritten, a URL
+   * answer another document */
   for (i = 0; i < self->targets->len; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_FAILED || t->path)
+    if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_FAILED || t->path
+        || t->fetch)
       return;
     last = t->state.u.failed.error;
   }
@@ -144,11 +148,16 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
 {
   GstMxlFabricsSinkTarget *target;
   gchar *json = NULL, *path = NULL;
+  GstMxlFabricsSinkFetch *fetch = NULL;
   guint64 id = 0;
   guint i;
 
-  if (!gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path, &id,
-          error))
+  /* an http:// URL is fetched by the engine thread (sinktargeturl.h) */
+  if (gst_mxl_fabrics_sink_fetch_is_url (value)) {
+    if (!(fetch = gst_mxl_fabrics_sink_fetch_new (value, error)))
+      return FALSE;
+  } else if (!gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path,
+          &id, error))
     return FALSE;
 
   LOCK (self);
@@ -162,6 +171,7 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
       UNLOCK (self);
       g_free (json);
       g_free (path);
+      gst_mxl_fabrics_sink_fetch_free (fetch);
       return FALSE;
     }
   }
@@ -169,6 +179,7 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
   target->value = g_strdup (value);
   target->json = json;
   target->path = path;
+  target->fetch = fetch;
   target->have_id = json != NULL;
   target->id = id;
   target->state.kind = GST_MXL_FABRICS_SINK_TARGET_IDLE;   /* a new one */
@@ -362,12 +373,21 @@ target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
           "waiting for the TargetInfo file", notices);
     return;
   }
+  gst_mxl_fabrics_sink_target_take_text (self, t, text,
+      "TargetInfo file changed", notices);
+}
+
+void
+gst_mxl_fabrics_sink_target_take_text (GstMxlFabricsSink * self,
+    GstMxlFabricsSinkTarget * t, gchar * text, const gchar * reason,
+    GPtrArray * notices)
+{
   if (g_strcmp0 (text, t->json) == 0) {
     g_free (text);
     return;
   }
   if (gst_mxl_fabrics_sink_target_info (t)) {
-    target_unplug (self, t, "TargetInfo file changed", notices);
+    target_unplug (self, t, reason, notices);
     count_reconnect (self, t);
   }
   g_free (t->json);
@@ -376,7 +396,7 @@ target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
   /* quiet: the same pass puts it on the initiator and says so */
   if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_IDLE)
     set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, NULL, NULL);
-  GST_INFO_OBJECT (self, "TargetInfo file %s (re)read", t->path);
+  GST_INFO_OBJECT (self, "TargetInfo of %s (re)read", t->value);
 }
 
 static void
@@ -436,6 +456,8 @@ gst_mxl_fabrics_sink_targets_tick (GstMxlFabricsSink * self,
       watch_file (self, t);
     if (t->path)
       target_check_file (self, t, now, notices);
+    if (t->fetch)
+      gst_mxl_fabrics_sink_target_check_url (self, t, now, notices);
     if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_IDLE && t->json)
       target_plug (self, t, notices);
   }
@@ -618,6 +640,8 @@ gst_mxl_fabrics_sink_targets_next_due (GstMxlFabricsSink * self, gint64 due)
     if (t->path && t->monitor == NULL)
       due = MIN (due, t->file_checked_us +
           GST_MXL_FABRICS_SINK_FILE_CHECK_MS * 1000);
+    if (t->fetch)
+      due = gst_mxl_fabrics_sink_target_url_next_due (t, due);
   }
   return due;
 }
@@ -636,7 +660,9 @@ gst_mxl_fabrics_sink_targets_reset (GstMxlFabricsSink * self)
       g_clear_object (&t->monitor);
     }
     t->watch_tried = FALSE;
-    if (t->path)                /* read again at the next start */
+    if (t->fetch)               /* fetched anew at the next start */
+      gst_mxl_fabrics_sink_fetch_reset (t->fetch);
+    if (t->path || t->fetch)    /* read again at the next start */
       g_clear_pointer (&t->json, g_free);
     /* frees the TargetInfo of an on-initiator state: the initiator goes
      * next */

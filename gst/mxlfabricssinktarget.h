@@ -22,6 +22,7 @@
 #pragma once
 
 #include "mxlfabricssink.h"
+#include "sinkfetch.h"
 
 #include <gio/gio.h>
 
@@ -67,6 +68,8 @@ typedef struct {
 struct _GstMxlFabricsSinkTarget {
   gchar *value;                 /* as given (JSON, base64 or @path) */
   gchar *path;                  /* file of an @path value, else NULL */
+  GstMxlFabricsSinkFetch *fetch;        /* of an http:// value, else NULL
+                                         * (sinktargeturl.h) */
   gchar *json;                  /* TargetInfo JSON in use; NULL: to be read */
   gboolean have_id;             /* json parsed: id is its TargetInfo id */
   guint64 id;
@@ -186,6 +189,14 @@ gboolean gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
  * Returns: TRUE when a target was removed. */
 gboolean gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
     const gchar * value);
+
+/** Engine thread, engine_lock held: @text (taken) is the TargetInfo JSON
+ * just read from @t's source (an @path file, an http:// URL); when it
+ * differs from the one in use, @t goes off the initiator (@reason) and back
+ * to IDLE with it, for this pass to put it on again. */
+void gst_mxl_fabrics_sink_target_take_text (GstMxlFabricsSink * self,
+    GstMxlFabricsSinkTarget * t, gchar * text, const gchar * reason,
+    GPtrArray * notices);
 
 /** Engine thread, engine_lock held: one pass over every target (watches,
  * file re-reads, adds to the initiator). */
