@@ -41,6 +41,7 @@ typedef struct {
   GSource *timer;
   gboolean timed_out;
   guint status;                 /* 0 until the answer's status line */
+  goffset length;               /* Content-Length, -1 none */
   GByteArray *data;
   guint8 chunk[8192];
 } Request;
@@ -234,7 +235,11 @@ on_read (GObject * source, GAsyncResult * res, gpointer data)
     return;
   }
   if (n == 0) {
-    if (memchr (r->data->data, '\0', r->data->len))
+    if (r->length >= 0 && r->data->len < (guint64) r->length)
+      request_fail (r, NULL, GST_RESOURCE_ERROR_READ, "the body ended after "
+          "%u of its %" G_GINT64_FORMAT " bytes (Content-Length)",
+          r->data->len, (gint64) r->length);
+    else if (memchr (r->data->data, '\0', r->data->len))
       request_fail (r, NULL, GST_RESOURCE_ERROR_READ, "the body is not text");
     else
       request_end (r, GST_MXL_FABRICS_SINK_FETCH_DOCUMENT, NULL);
@@ -255,8 +260,6 @@ on_sent (GObject * source, GAsyncResult * res, gpointer data)
 {
   Request *r = data;
   GError *error = NULL;
-  goffset length;
-
   r->stream = soup_session_send_finish (SOUP_SESSION (source), res, &error);
   if (r->stream == NULL) {
     request_fail (r, error, GST_RESOURCE_ERROR_READ, "%s",
@@ -283,12 +286,14 @@ on_sent (GObject * source, GAsyncResult * res, gpointer data)
         "up yet" : "not the TargetInfo");
     return;
   }
-  length = soup_message_headers_get_content_length
-      (soup_message_get_response_headers (r->msg));
-  if (length > GST_MXL_FABRICS_SINK_FETCH_MAX_BYTES) {
+  r->length = soup_message_headers_get_encoding
+      (soup_message_get_response_headers (r->msg)) ==
+      SOUP_ENCODING_CONTENT_LENGTH ? soup_message_headers_get_content_length
+      (soup_message_get_response_headers (r->msg)) : -1;
+  if (r->length > GST_MXL_FABRICS_SINK_FETCH_MAX_BYTES) {
     request_fail (r, NULL, GST_RESOURCE_ERROR_READ, "the body is larger "
         "than %u bytes (Content-Length %" G_GINT64_FORMAT ")",
-        GST_MXL_FABRICS_SINK_FETCH_MAX_BYTES, (gint64) length);
+        GST_MXL_FABRICS_SINK_FETCH_MAX_BYTES, (gint64) r->length);
     return;
   }
   r->data = g_byte_array_new ();
