@@ -8,14 +8,16 @@
  * move its table (sinktargetstate.c) does not allow. add-target,
  * remove-target and the target-info property act on the list directly;
  * the engine thread (mxlfabricssinkconn.c) drives the initiator, reads
- * @path files on their GFileMonitor events and feeds connection events in.
+ * @path files on their GFileMonitor events, fetches http:// TargetInfos
+ * (sinktargeturl.h; AWAITING_FILE until the first document) and feeds
+ * connection events in.
  *
  *   IDLE ──(file missing)──> AWAITING_FILE ──(file read)──> IDLE
  *   IDLE ──(added to the initiator)──> CONNECTING ──(event)──> CONNECTED
  *   CONNECTED ──(event lost)──> LOST{retry_at} ──(event idle)──> CONNECTING
  *   (the library retries a lost connection at retry_at with its back-off)
  *   any ──(bad TargetInfo, refused, lost without auto-reconnect)──> FAILED
- *   FAILED / any ──(@path file changed, stop)──> IDLE
+ *   FAILED / any ──(@path file or URL document changed, stop)──> IDLE
  *
  * One WARNING per transition into LOST or FAILED (none while it stays).
  */

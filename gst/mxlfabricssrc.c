@@ -95,9 +95,30 @@
  *     ! queue ! videoconvert ! autovideosink
  * ]|
  *
+ * With `http-port` set the src also serves, from READY to PAUSED on and
+ * on a thread of its own, `GET /target-info` (exactly the `target-info`
+ * property; 503 until the target is set up), `GET /flow-def` (the flow
+ * definition in use) and `GET /stats` (the `stats` structure as JSON),
+ * all `application/json`, on `http-address` (default 127.0.0.1); other
+ * paths are 404, methods other than GET and HEAD 405, a request body 413;
+ * a port in use is an ERROR naming it. A sink then takes
+ * `target-info=http://HOST:PORT/target-info`. Anyone who can reach that
+ * port can write into the ring (docs/security.md "The HTTP endpoint").
+ *
  * ## Examples (two hosts; start this element first)
  *
- * TCP:
+ * TCP, the TargetInfo fetched over HTTP:
+ * |[
+ * hostB$ gst-launch-1.0 mxlfabricssrc provider=tcp node=192.0.2.20 service=5000 \
+ *     http-address=192.0.2.20 http-port=8410 \
+ *     caps="video/x-raw,format=v210,width=1920,height=1080,framerate=50/1" \
+ *     ! queue ! videoconvert ! autovideosink
+ * hostA$ gst-launch-1.0 videotestsrc is-live=true ! \
+ *     video/x-raw,format=v210,width=1920,height=1080,framerate=50/1 ! \
+ *     mxlfabricssink provider=tcp node=192.0.2.10 \
+ *     target-info=http://192.0.2.20:8410/target-info
+ * ]|
+ * TCP, the TargetInfo copied as a file:
  * |[
  * hostB$ gst-launch-1.0 mxlfabricssrc provider=tcp node=192.0.2.20 service=5000 \
  *     caps="video/x-raw,format=v210,width=1920,height=1080,framerate=50/1" \
