@@ -88,7 +88,9 @@ on_request (SoupServer * server, SoupServerMessage * msg, const char *path,
 {
   GstMxlFabricsHttpServer *self = data;
   gint what = resource_of (path);
-  gchar *reason = NULL, *body;
+  gchar *reason = NULL, *body, *sum, *etag;
+  SoupMessageHeaders *h;
+  const char *match;
 
   if (what < 0) {               /* answered by on_request_headers */
     answer_text (msg, SOUP_STATUS_NOT_FOUND, "not found");
@@ -102,8 +104,24 @@ on_request (SoupServer * server, SoupServerMessage * msg, const char *path,
     return;
   }
   g_free (reason);
-  soup_message_headers_replace (soup_server_message_get_response_headers
-      (msg), "Cache-Control", "no-store");
+  /* the document's ETag: a sink that has it gets 304, not the body
+   * again (gst/sinkfetch.c) */
+  sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, body, -1);
+  etag = g_strdup_printf ("\"%s\"", sum);
+  h = soup_server_message_get_response_headers (msg);
+  soup_message_headers_replace (h, "Cache-Control", "no-store");
+  soup_message_headers_replace (h, "ETag", etag);
+  match = soup_message_headers_get_one (soup_server_message_get_request_headers
+      (msg), "If-None-Match");
+  if (g_strcmp0 (match, etag) == 0) {
+    soup_server_message_set_status (msg, SOUP_STATUS_NOT_MODIFIED, NULL);
+    g_free (body);
+    g_free (etag);
+    g_free (sum);
+    return;
+  }
+  g_free (etag);
+  g_free (sum);
   soup_server_message_set_status (msg, SOUP_STATUS_OK, NULL);
   soup_server_message_set_response (msg, "application/json",
       SOUP_MEMORY_TAKE, body, strlen (body));

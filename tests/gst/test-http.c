@@ -5,7 +5,7 @@
  * (gst/sinkfetch.c, gst/sinktargeturl.c).
  *  - endpoints: curl GETs /target-info, /flow-def and /stats, each equal
  *    to its property; other paths 404, POST 405, a request body 413, HEAD
- *    without a body;
+ *    without a body, 304 to If-None-Match with the ETag;
  *  - busy-port: a taken http-port is an ERROR naming the port;
  *  - transfer: a sink given only the URL sends 300 frames to a receiver in
  *    another process (this binary re-executed with --child-src), every one
@@ -116,7 +116,7 @@ test_endpoints (void)
   gchar *desc = g_strdup_printf ("mxlfabricssrc name=src provider=tcp "
       "node=" HGST_NODE " http-port=%u caps=\"" CAPS "\" ! fakesink", port);
   GstElement *rx = hgst_parse (desc), *src = src_of (rx);
-  gchar *ti = NULL, *body = NULL, *u, *flow_def = NULL;
+  gchar *ti = NULL, *body = NULL, *u, *flow_def = NULL, *etag;
   GstStructure *stats = NULL;
   JsonParser *parser = json_parser_new ();
 
@@ -128,10 +128,19 @@ test_endpoints (void)
   g_assert_cmpuint (curl (u, &body, NULL), ==, 200);
   g_assert_cmpstr (body, ==, ti);
   g_clear_pointer (&body, g_free);
-  /* HEAD: the status, no body */
+  /* HEAD: the status and the ETag, no body */
   g_assert_cmpuint (curl (u, &body, "-I", NULL), ==, 200);
   g_assert_null (strstr (body, "fabricAddress"));
+  etag = strstr (body, "ETag: ");
+  g_assert_nonnull (etag);
+  etag = g_strdup_printf ("If-None-Match: %.*s", (int) strcspn (etag + 6,
+          "\r\n"), etag + 6);
   g_clear_pointer (&body, g_free);
+  /* the same document: 304, no body */
+  g_assert_cmpuint (curl (u, &body, "-H", etag, NULL), ==, 304);
+  g_assert_cmpstr (body, ==, "");
+  g_clear_pointer (&body, g_free);
+  g_free (etag);
   g_assert_cmpuint (curl (u, NULL, "-X", "POST", NULL), ==, 405);
   g_assert_cmpuint (curl (u, NULL, "-X", "PUT", NULL), ==, 405);
   g_assert_cmpuint (curl (u, NULL, "--data-binary", "x", NULL), ==, 405);
