@@ -366,6 +366,15 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
     GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
     guint64 * id, GError ** error)
 {
+  return gst_mxl_fabrics_target_info_resolve_parsed (value, source, json,
+      path, id, NULL, error);
+}
+
+gboolean
+gst_mxl_fabrics_target_info_resolve_parsed (const gchar * value,
+    GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
+    guint64 * id, mxlFabricsTargetInfo * parsed, GError ** error)
+{
   mxlFabricsTargetInfo info = NULL;
   char *reason = NULL;
   const gchar *p;
@@ -378,6 +387,8 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
     *path = NULL;
   if (id)
     *id = 0;
+  if (parsed)
+    *parsed = NULL;
   if (value == NULL || value[0] == '\0') {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "empty TargetInfo: give the JSON, its base64, or @path of the file "
@@ -415,7 +426,10 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
    * form it was given in. */
   *json = st == MXL_STATUS_OK ? gst_mxl_fabrics_target_info_to_json (info) :
       NULL;
-  mxlFabricsFreeTargetInfo (info);
+  if (*json == NULL || parsed == NULL)
+    mxlFabricsFreeTargetInfo (info);
+  else
+    *parsed = info;
   if (*json == NULL) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "TargetInfo cannot be %s", st == MXL_STATUS_OK ?

@@ -471,4 +471,17 @@ gboolean gst_mxl_fabrics_target_info_resolve (const gchar * value,
     GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
     guint64 * id, GError ** error);
 
+/**
+ * gst_mxl_fabrics_target_info_resolve_parsed:
+ * @parsed: (out) (optional) (transfer full): the TargetInfo the library
+ *   parsed when @json is set (mxlFabricsFreeTargetInfo()), else NULL: the
+ *   caller keeps it instead of parsing @json again.
+ *
+ * gst_mxl_fabrics_target_info_resolve() that also gives the parsed
+ * TargetInfo; the other arguments and the errors are the same.
+ */
+gboolean gst_mxl_fabrics_target_info_resolve_parsed (const gchar * value,
+    GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
+    guint64 * id, mxlFabricsTargetInfo * parsed, GError ** error);
+
 G_END_DECLS

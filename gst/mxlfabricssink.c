@@ -182,8 +182,6 @@
 #include "sinkwrite.h"
 #include "mxlfabricsuri.h"
 
-#include <gst/audio/audio.h>
-
 GST_DEBUG_CATEGORY (gst_mxl_fabrics_sink_debug);
 #define GST_CAT_DEFAULT gst_mxl_fabrics_sink_debug
 
@@ -356,10 +354,9 @@ gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
 static gboolean
 gst_mxl_fabrics_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
 {
+  /* the media's metas (strides, channel offsets: upstream may pad) and
+   * pool (sinkwait.h) */
   gst_mxl_fabrics_sink_propose_pool (GST_MXL_FABRICS_SINK (sink), query);
-  /* We honour strides and channel offsets, so upstream may pad. */
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  gst_query_add_allocation_meta (query, GST_AUDIO_META_API_TYPE, NULL);
   return TRUE;
 }
 

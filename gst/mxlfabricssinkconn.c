@@ -92,7 +92,10 @@ gst_mxl_fabrics_sink_lost_why (mxlStatus reason)
 {
   switch (reason) {
     case MXL_ERR_INTERRUPTED:
-      return "the receiver stopped or closed the connection";
+      /* an orderly shutdown, or a shm receiver whose process exited
+       * (the library watches it: fabrics-ext.h mxlFabricsExtConnectionEvent) */
+      return "the receiver stopped (it closed the connection or its process "
+          "exited)";
     case MXL_ERR_NOT_READY:
       return "the receiver stopped answering";
     case MXL_ERR_OUT_OF_RANGE_TOO_LATE:

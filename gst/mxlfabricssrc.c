@@ -174,7 +174,6 @@
 #include "srcread.h"
 #include "mxlfabricsuri.h"
 
-#include <gst/audio/audio.h>
 #include <mxl/flow-ext.h>
 
 GST_DEBUG_CATEGORY (gst_mxl_fabrics_src_debug);
@@ -447,6 +446,7 @@ gst_mxl_fabrics_src_stop (GstBaseSrc * src)
   GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (src);
 
   gst_mxl_fabrics_src_http_stop (self);
+  gst_mxl_fabrics_src_refresh_stats (self);
   gst_mxl_fabrics_src_engine_stop (self);
   self->have_format = FALSE;
   GST_OBJECT_LOCK (self);
@@ -658,6 +658,16 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
   pushsrc_class->create = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_create);
 }
 
+/* An EOS leaving the src (num-buffers, or one the application sent): the
+ * stats hold every grain read before it (srcread.h). */
+static GstPadProbeReturn
+on_eos_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
+    gst_mxl_fabrics_src_refresh_stats (GST_MXL_FABRICS_SRC (data));
+  return GST_PAD_PROBE_OK;
+}
+
 static void
 gst_mxl_fabrics_src_init (GstMxlFabricsSrc * self)
 {
@@ -676,4 +686,6 @@ gst_mxl_fabrics_src_init (GstMxlFabricsSrc * self)
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
   gst_base_src_set_do_timestamp (GST_BASE_SRC (self), FALSE);
+  gst_pad_add_probe (GST_BASE_SRC_PAD (self),
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_eos_probe, self, NULL);
 }

@@ -44,6 +44,7 @@ gst_mxl_fabrics_sink_target_check_url (GstMxlFabricsSink * self,
   GstMxlFabricsSinkFetchResult r;
   GError *error = NULL;
   gchar *body = NULL, *json = NULL;
+  mxlFabricsTargetInfo parsed = NULL;
   const gchar *p;
 
   if (t->json == NULL && t->state.kind == GST_MXL_FABRICS_SINK_TARGET_IDLE) {
@@ -68,8 +69,8 @@ gst_mxl_fabrics_sink_target_check_url (GstMxlFabricsSink * self,
     error = g_error_new (GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "the answer of %s (HTTP 200) is not a TargetInfo JSON document",
         url);
-  else if (!gst_mxl_fabrics_target_info_resolve (p, NULL, &json, NULL, NULL,
-          &error))
+  else if (!gst_mxl_fabrics_target_info_resolve_parsed (p, NULL, &json, NULL,
+          NULL, &parsed, &error))
     g_prefix_error (&error, "the answer of %s (HTTP 200) is not a usable "
         "TargetInfo: ", url);
   g_free (body);
@@ -77,7 +78,7 @@ gst_mxl_fabrics_sink_target_check_url (GstMxlFabricsSink * self,
     warn (t, error, notices);
     return;
   }
-  gst_mxl_fabrics_sink_target_take_text (self, t, json,
+  gst_mxl_fabrics_sink_target_take_text (self, t, json, parsed,
       "TargetInfo at its URL changed", notices);
 }
 

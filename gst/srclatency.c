@@ -10,6 +10,7 @@
 
 #include "srclatency.h"
 #include "mxlfabricssrc.h"
+#include "timing.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,9 @@ GST_DEBUG_CATEGORY_EXTERN (gst_mxl_fabrics_src_debug);
  * the push. */
 #define LATENCY_MARGIN (10 * GST_MSECOND)
 #define INITIAL_LATENCY_MAX (100 * GST_MSECOND)
-/* The reported latency goes up to the ring or this, whichever is more. */
-#define LATENCY_CAP_MIN GST_SECOND
+/* The reported latency goes up to the ring or this, whichever is more
+ * (timing.h: the sink's horizon for the grains it held). */
+#define LATENCY_CAP_MIN GST_MXL_FABRICS_HELD_HORIZON
 
 /* One grain period, or for audio one batch of the flow's sync hint. */
 GstClockTime
