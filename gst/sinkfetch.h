@@ -57,7 +57,7 @@ const gchar *gst_mxl_fabrics_sink_fetch_url (GstMxlFabricsSinkFetch * f);
  * gst_mxl_fabrics_sink_fetch_poll:
  * @now: monotonic µs.
  * @wanted: whether the document is wanted now (none yet, or the target
- *   lost, refused or failed): a request is made when none is in flight and
+ *   lost, connecting without success yet, or failed): a request is made when none is in flight and
  *   the back-off allows.
  * @body: (out) (transfer full): the body of a DOCUMENT.
  * @error: (out): the reason of a FAILED, naming the URL and the HTTP
