@@ -35,7 +35,8 @@ warn (GstMxlFabricsSinkTarget * t, GError * error, GPtrArray * notices)
   gst_mxl_fabrics_sink_notice_problem (notices, GST_MESSAGE_WARNING,
       error->domain, error->code, g_strdup_printf ("%s%s%s%s; still trying",
           t->id_str[0] ? "target " : "", t->id_str[0] ? t->id_str : "",
-          t->id_str[0] ? ": " : "", error->message), t->value);
+          t->id_str[0] ? ": " : "", error->message),
+      gst_mxl_fabrics_sink_fetch_url (t->fetch));
   g_error_free (error);
 }
 
