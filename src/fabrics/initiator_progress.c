@@ -18,6 +18,7 @@
  */
 #include "fabrics/initiator.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "fabrics/setup.h"
@@ -193,6 +194,26 @@ mxl_initiator_progress_wait (MxlInitiator *init, int timeout_ms)
 
 /* ------------------------------------------------------------ progress */
 
+/* Whether a failed write's error (fi_cq_readerr(3)'s err, fi_errno(3)
+ * values) says the peer went away: its endpoint closed or reset the
+ * connection (tcp cancels the writes still queued when the receiver
+ * closes: FI_ECANCELED), rather than a transport failure. */
+static gboolean
+error_is_peer_closed (int err)
+{
+  switch (err) {
+    case FI_ECANCELED:
+    case FI_ECONNRESET:
+    case FI_ECONNABORTED:
+    case EPIPE:
+    case FI_ENOTCONN:
+    case FI_ESHUTDOWN:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
 void
 mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
 {
@@ -214,7 +235,13 @@ mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok, 
     mxl_conn_track_complete (conn, ctx->transfer_seq, ok, err);
     mxl_egress_on_write_done (conn, ctx, ok);
     mxl_initiator_ctx_put (init, ctx);
-    if (!ok) {
+    if (!ok && error_is_peer_closed (err)) {
+      /* the receiver stopped: an orderly loss, as its FI_SHUTDOWN would
+       * be (the event's reason says so; nothing on stderr) */
+      g_debug ("initiator: write to target %" G_GUINT64_FORMAT " ended: %s "
+          "(the target closed)", conn->target_id, fi_strerror (err));
+      mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_INTERRUPTED);
+    } else if (!ok) {
       g_message ("initiator: write to target %" G_GUINT64_FORMAT " failed: %s",
           conn->target_id, fi_strerror (err));
       mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_UNKNOWN);

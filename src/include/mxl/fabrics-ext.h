@@ -303,7 +303,9 @@ MXL_EXPORT char const *mxlFabricsExtConnectionStateName (mxlFabricsExtConnection
  * @previous, @current: the state before and after the transition.
  * @reason: MXL_STATUS_OK for requested transitions; otherwise the failure
  *   that caused it (MXL_ERR_NOT_READY for a timeout, MXL_ERR_INTERRUPTED for
- *   an orderly shutdown by the peer and for a shm target known gone: its
+ *   an orderly shutdown by the peer (its FI_SHUTDOWN, or a write that ended
+ *   with FI_ECANCELED, FI_ECONNRESET or a like error because its endpoint
+ *   closed) and for a shm target known gone: its
  *   process exited, or a target of this process closed; MXL_ERR_UNKNOWN for
  *   transport errors).
  * @timestampNs: CLOCK_MONOTONIC nanoseconds of the transition.
