@@ -187,6 +187,8 @@ typedef struct MxlConnTypeState {
   const struct MxlInitiatorTypeOps *ops;
 } MxlConnTypeState;
 
+typedef struct MxlConnCredit MxlConnCredit;
+
 struct MxlConn {
   MxlInitiator *init;
   uint64_t target_id;        /* TargetInfo id */
@@ -237,6 +239,14 @@ struct MxlConn {
   uint64_t transfers_failed;   /* tracked ones that failed, not dropped */
   uint64_t fell_behind;
   gboolean behind;
+  /* The credit extension (initiator_credit.c): the id this connection
+   * announced (0: none), its window and receives while connected (NULL
+   * without credits), and its counts, kept across reconnections. */
+  uint64_t credit_id;
+  struct MxlConnCredit *credit;
+  uint64_t grains_no_credit;
+  uint64_t credit_releases, credit_ahead, credit_backwards, credit_unknown,
+      credit_bad;
 };
 
 /** Header slots per connection: queued + in-flight transfers at most. */
