@@ -93,6 +93,7 @@ mxl_conn_credit_open (MxlConn *conn, struct fid_ep *ep)
     post_recv (cc, i);
   }
   conn->credit = cc;
+  atomic_fetch_add (&conn->init->credit_conns, 1);
 }
 
 void
@@ -110,6 +111,7 @@ mxl_conn_credit_close (MxlConn *conn)
   mxl_credit_window_clear (&cc->window);
   g_free (cc);
   conn->credit = NULL;
+  atomic_fetch_sub (&conn->init->credit_conns, 1);
 }
 
 /* The live credit state @op_context belongs to, or NULL (a write's, or a
@@ -206,6 +208,10 @@ mxl_initiator_credit_submit (MxlInitiator *init, const MxlPostDesc *desc)
   gboolean none;
   mxlStatus st;
 
+  /* without credits the submit stays as it was: no lock (the progress
+   * thread's post ring is lock-free) */
+  if (atomic_load (&init->credit_conns) == 0)
+    return init->mode->submit (init, desc);
   mxl_lock (&init->base.lock);
   missing = mxl_initiator_credit_reserve (init, desc->index, &with_credit);
   none = missing > 0 && with_credit == 0 && missing == init->stats.targetsConnected;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <glib.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <mxl/fabrics.h>
@@ -428,6 +429,10 @@ struct mxlFabricsInitiator_t {
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */
   uint64_t next_conn_id;
+  /* connections with credits (conn->credit set; changed under base.lock):
+   * read without it by TransferGrain, which takes base.lock for the
+   * credits only when there are any (initiator_credit.c) */
+  atomic_uint credit_conns;
   /* application-visible */
   mxlFabricsExtInitiatorStats stats;
   mxlFabricsExtTransferResult *results;  /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX
