@@ -17,6 +17,7 @@
  *   3. publishes the MakeProgress status and wakes waiters.
  */
 #include "fabrics/initiator.h"
+#include "fabrics/initiator_credit.h"
 
 #include <errno.h>
 #include <string.h>
@@ -280,12 +281,14 @@ mxl_initiator_drain_cq (MxlInitiator *init, int timeout_ms)
         return;
       case MXL_CQ_READ_ENTRIES:
         for (size_t i = 0; i < n; i++)
-          dispatch_completion (init, buf[i].op_context, TRUE, 0);
+          if (!mxl_initiator_credit_completion (init, buf[i].op_context, TRUE, buf[i].len))
+            dispatch_completion (init, buf[i].op_context, TRUE, 0);
         if (n < CQ_BATCH)
           return;
         break;
       case MXL_CQ_READ_ERROR_ENTRY:
-        dispatch_completion (init, err.op_context, FALSE, err.err);
+        if (!mxl_initiator_credit_completion (init, err.op_context, FALSE, 0))
+          dispatch_completion (init, err.op_context, FALSE, err.err);
         break;
       case MXL_CQ_READ_FAILED:
         g_warning ("initiator: fi_cq_read: %s", fi_strerror ((int) -rc));

@@ -141,6 +141,8 @@ mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
     add_u64_string (b, "claimAddr", info->claim_addr);
     add_u64_string (b, "claimKey", info->claim_key);
   }
+  if (info->credits != 0)
+    add_u64_string (b, "credits", info->credits);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fabricAddress");
   json_builder_add_string_value (b, address);
@@ -354,6 +356,15 @@ read_ext (JsonObject *root, struct mxlFabricsTargetInfo_t *info, GError **error)
         || !get_u64_string (ext, "ext.", "claimKey", &info->claim_key, error))
       return FALSE;
     info->has_claim = TRUE;
+  }
+  if (json_object_has_member (ext, "credits")) {
+    uint64_t version = 0;
+    if (!get_u64_string (ext, "ext.", "credits", &version, error))
+      return FALSE;
+    if (version == 0 || version > G_MAXUINT32)
+      return fail (error, "ext.\"credits\" %" G_GUINT64_FORMAT
+          " is not a version (1 .. 4294967295)", version);
+    info->credits = (uint32_t) version;
   }
   /* Kept as given: the protocol table checks the name
    * (mxl_protocol_check_info(), protocol_table.c). */

@@ -159,6 +159,53 @@ test_claim_region (void)
   mxl_target_info_free (info);
 }
 
+/* ext.credits (credit.h): printed only when set, read back, a version
+ * out of range refused; a reference-style TargetInfo (no ext at all, or an
+ * ext without it) parses with none. */
+static void
+test_credits (void)
+{
+  struct mxlFabricsTargetInfo_t *info = make_info ();
+  g_autofree char *json = NULL, *plain = NULL;
+  g_autoptr (GError) error = NULL;
+  mxlStatus status = MXL_ERR_UNKNOWN;
+  struct mxlFabricsTargetInfo_t *back;
+  const char *reference = "{\"addressFormat\":2,"
+      "\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\",\"id\":\"1\",\"provider\":"
+      "\"tcp\",\"regions\":[{\"addr\":\"0\",\"len\":\"8\",\"rkey\":\"1\"}]}";
+  const char *bad[] = { "\"0\"", "\"4294967296\"", "\"-1\"", "1" };
+
+  plain = mxl_target_info_to_json (info);
+  g_assert_null (strstr (plain, "credits"));
+  info->credits = 1;
+  json = mxl_target_info_to_json (info);
+  g_assert_nonnull (strstr (json, "\"credits\":\"1\""));
+  back = mxl_target_info_from_json (json, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->credits, ==, 1);
+  mxl_target_info_free (back);
+  back = mxl_target_info_from_json (reference, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->credits, ==, 0);
+  mxl_target_info_free (back);
+  back = mxl_target_info_from_json (plain, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->credits, ==, 0);
+  mxl_target_info_free (back);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_autofree char *doc = g_strdup_printf ("{\"addressFormat\":2,\"ext\":{\"credits\":%s},"
+        "\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\",\"id\":\"1\",\"provider\":"
+        "\"tcp\",\"regions\":[{\"addr\":\"0\",\"len\":\"8\",\"rkey\":\"1\"}]}", bad[i]);
+
+    g_clear_error (&error);
+    back = mxl_target_info_from_json (doc, &status, &error);
+    g_assert_null (back);
+    g_assert_nonnull (error);
+    g_assert_nonnull (strstr (error->message, "credits"));
+  }
+  mxl_target_info_free (info);
+}
+
 static void
 test_round_trip_64bit (void)
 {
@@ -708,5 +755,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/targetinfo/user-string", test_user_string);
   g_test_add_func ("/fabrics/targetinfo/user-string-rejects", test_user_string_rejects);
   g_test_add_func ("/fabrics/targetinfo/protocol-names", test_protocol_names);
+  g_test_add_func ("/fabrics/targetinfo/credits", test_credits);
   return g_test_run ();
 }
