@@ -110,6 +110,12 @@ GType gst_mxl_fabrics_connection_state_get_type (void);
 #define GST_MXL_FABRICS_DEFAULT_DOMAIN ""
 #define GST_MXL_FABRICS_DEFAULT_FLOW_ID ""
 #define GST_MXL_FABRICS_DEFAULT_OPTIONS ""
+/* "progressThread" where the element's `options` do not set it: on for the
+ * src's target, off for the sink's initiator (why: mxlfabricsopen.c,
+ * with_progress_thread()); the open code applies it and the `options` help
+ * says it (mxlfabricsprops.c), both from here. */
+#define GST_MXL_FABRICS_SRC_PROGRESS_THREAD TRUE
+#define GST_MXL_FABRICS_SINK_PROGRESS_THREAD FALSE
 
 #define GST_MXL_FABRICS_STATS_NAME "application/x-mxl-fabrics-stats"
 #define GST_MXL_FABRICS_MESSAGE_TARGET_INFO "mxl-fabrics-target-info"

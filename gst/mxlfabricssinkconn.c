@@ -7,6 +7,7 @@
 
 #include "mxlfabricssinkconn.h"
 #include "mxlfabricssinktarget.h"
+#include "mxlfabricsopen.h"
 #include "sinktargetlist.h"
 #include "sinkwait.h"
 
@@ -546,9 +547,9 @@ gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self)
   self->engine_wake_fd = -1;
   g_mutex_lock (&self->obj->lock);
   gst_mxl_fabrics_sink_targets_reset (self);
-  if (self->initiator)
-    mxlFabricsDestroyInitiator (self->flow.fabrics, self->initiator);
-  self->initiator = NULL;
+  /* the initiator and the local flow it reads, as open's failure path
+   * closes them (mxlfabricsopen.h) */
+  gst_mxl_fabrics_close_initiator (&self->flow, &self->initiator);
   self->n_connected = 0;
   g_mutex_unlock (&self->obj->lock);
 }
