@@ -257,9 +257,10 @@ void gst_mxl_fabrics_object_install_properties (GObjectClass * klass);
 /**
  * GstMxlFabricsPropField:
  * A property kept in a field of a struct (@offset bytes in): G_TYPE_STRING
- * (gchar *, owned, "" for NULL), G_TYPE_BOOLEAN, G_TYPE_UINT or
- * G_TYPE_ENUM (a C enum). The elements' and the shared object's
- * properties are tables of these.
+ * (gchar *, owned, "" for NULL), G_TYPE_BOOLEAN, G_TYPE_UINT,
+ * G_TYPE_UINT64 or G_TYPE_ENUM (a C enum). The elements' and the shared
+ * object's plain properties are tables of these (what a property does
+ * beyond storing its value stays in the element's own set_property).
  */
 typedef struct {
   guint prop_id;

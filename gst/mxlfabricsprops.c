@@ -293,6 +293,12 @@ field_access (GstObject * lock, gpointer base,
       else
         g_value_set_uint (out, *(guint *) p);
       break;
+    case G_TYPE_UINT64:
+      if (in)
+        *(guint64 *) p = g_value_get_uint64 (in);
+      else
+        g_value_set_uint64 (out, *(guint64 *) p);
+      break;
     default:                   /* G_TYPE_ENUM */
       if (in)
         *(gint *) p = g_value_get_enum (in);
