@@ -9,11 +9,19 @@
  * ANC data) or one batch of samples (audio), and transfers it by libfabric
  * remote write with immediate data to every connected *target*: an
  * mxlfabricssrc, or any MXL Fabrics target, whose TargetInfo is given with
- * the `target-info` property (JSON, base64 of the JSON, or `@path` of the
- * file the src writes with its `target-info-file` property; or a list of
- * them, separated by `;` or `,`, e.g. `target-info="@/tmp/a.json;@/tmp/b.json"`
- * for fan-out from gst-launch-1.0, gst/sinktargetlist.h) or with the
- * `add-target` action signal.
+ * the `target-info` property (JSON, base64 of the JSON, `@path` of the
+ * file the src writes with its `target-info-file` property, or
+ * `http://HOST:PORT/target-info` of the src's `http-port` endpoint; or a
+ * list of them, separated by `;` or `,`, e.g.
+ * `target-info="@/tmp/a.json;@/tmp/b.json"` for fan-out from
+ * gst-launch-1.0, gst/sinktargetlist.h) or with the `add-target` action
+ * signal. A URL is fetched by the engine thread,
+ * never in a state change (at most 2 s and 64 KiB an answer, no redirect
+ * followed, JSON only), again while the target is lost, refused or failed
+ * (100 ms doubling to 500 ms between attempts), so a receiver restarted
+ * with new keys is followed; an unchanged answer keeps the connection. A
+ * failed fetch is a WARNING naming the URL and the HTTP status
+ * (docs/security.md "The HTTP endpoint").
  *
  * State changes never wait for the network. By default the sink waits for
  * a connection, as shmsink and srtsink do (`wait-for-connection`, default
@@ -465,8 +473,10 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_TARGET_INFO,
       g_param_spec_string ("target-info", "TargetInfo",
           "TargetInfo of the target to transfer to: the JSON, base64 of the "
-          "JSON, or @path of a file (a file that does not exist yet is "
-          "waited for, a rewritten file retargets); or several of them, "
+          "JSON, @path of a file (a file that does not exist yet is "
+          "waited for, a rewritten file retargets), or the src's "
+          "http://HOST:PORT/target-info (fetched again when the target is "
+          "lost); or several of them, "
           "separated by ';' or ',' (a JSON source ends at its closing "
           "brace; a ',' ends an @path only before '@' or '{'), each a target "
           "as add-target makes it, a duplicate refused with a WARNING; "

@@ -9,6 +9,7 @@
 #include "mxlfabricssinktarget.h"
 #include "mxlfabricsopen.h"
 #include "sinktargetlist.h"
+#include "sinkfetch.h"
 #include "sinkwait.h"
 
 #include <errno.h>
@@ -501,6 +502,8 @@ engine_thread (gpointer data)
   /* the monitors belong to this thread's context */
   gst_mxl_fabrics_sink_targets_reset (self);
   g_mutex_unlock (&self->obj->lock);
+  /* the cancelled TargetInfo fetches end on this context (sinkfetch.h) */
+  gst_mxl_fabrics_sink_fetch_drain (ctx);
   g_source_destroy (wake);
   g_source_unref (wake);
   g_main_context_pop_thread_default (ctx);

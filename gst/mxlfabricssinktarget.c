@@ -10,6 +10,7 @@
 #include "mxlfabricssinkconn.h"
 #include "sinktargetfile.h"
 #include "sinkcaps.h"
+#include "sinktargeturl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ void
 gst_mxl_fabrics_sink_target_free (GstMxlFabricsSinkTarget * t)
 {
   gst_mxl_fabrics_sink_target_unwatch (t);
+  gst_mxl_fabrics_sink_fetch_free (t->fetch);
   g_free (t->value);
   g_free (t->path);
   g_free (t->json);
@@ -120,10 +122,12 @@ gst_mxl_fabrics_sink_targets_check_all_failed (GstMxlFabricsSink * self,
   GST_OBJECT_UNLOCK (self);
   if (!want || self->all_failed_posted || self->targets->len == 0)
     return;
-  /* failed for good: a followed @path file may still be rewritten */
+  /* failed for good: a followed @path file may still be rewritten, a URL
+   * answer another document */
   for (i = 0; i < self->targets->len; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_FAILED || t->path)
+    if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_FAILED || t->path
+        || t->fetch)
       return;
     last = t->state.u.failed.error;
   }
@@ -140,11 +144,16 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
   GstMxlFabricsSinkTarget *target;
   mxlFabricsTargetInfo parsed = NULL;
   gchar *json = NULL, *path = NULL;
+  GstMxlFabricsSinkFetch *fetch = NULL;
   guint64 id = 0;
   guint i;
 
-  if (!gst_mxl_fabrics_target_info_resolve_parsed (value, NULL, &json, &path,
-          &id, &parsed, error))
+  /* an http:// URL is fetched by the engine thread (sinktargeturl.h) */
+  if (gst_mxl_fabrics_sink_fetch_is_url (value)) {
+    if (!(fetch = gst_mxl_fabrics_sink_fetch_new (value, error)))
+      return FALSE;
+  } else if (!gst_mxl_fabrics_target_info_resolve_parsed (value, NULL, &json,
+          &path, &id, &parsed, error))
     return FALSE;
 
   LOCK (self);
@@ -160,6 +169,7 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
         mxlFabricsFreeTargetInfo (parsed);
       g_free (json);
       g_free (path);
+      gst_mxl_fabrics_sink_fetch_free (fetch);
       return FALSE;
     }
   }
@@ -168,6 +178,7 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
   target->json = json;
   target->parsed = parsed;
   target->path = path;
+  target->fetch = fetch;
   target->have_id = json != NULL;
   target->id = id;
   target->state.kind = GST_MXL_FABRICS_SINK_TARGET_IDLE;   /* a new one */
@@ -371,13 +382,23 @@ target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
           "waiting for the TargetInfo file", notices);
     return;
   }
+  gst_mxl_fabrics_sink_target_take_text (self, t, text, parsed,
+      "TargetInfo file changed", notices);
+}
+
+void
+gst_mxl_fabrics_sink_target_take_text (GstMxlFabricsSink * self,
+    GstMxlFabricsSinkTarget * t, gchar * text, mxlFabricsTargetInfo parsed,
+    const gchar * reason, GPtrArray * notices)
+{
   if (g_strcmp0 (text, t->json) == 0) {
     g_free (text);
-    mxlFabricsFreeTargetInfo (parsed);
+    if (parsed)
+      mxlFabricsFreeTargetInfo (parsed);
     return;
   }
   if (gst_mxl_fabrics_sink_target_info (t)) {
-    target_unplug (self, t, "TargetInfo file changed", notices);
+    target_unplug (self, t, reason, notices);
     count_reconnect (self, t);
   }
   g_free (t->json);
@@ -391,7 +412,7 @@ target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
   /* quiet: the same pass puts it on the initiator and says so */
   if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_IDLE)
     set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, NULL, NULL);
-  GST_INFO_OBJECT (self, "TargetInfo file %s (re)read", t->path);
+  GST_INFO_OBJECT (self, "TargetInfo of %s (re)read", t->value);
 }
 
 /* The due @path files read without engine_lock (sinktargetfile.c), each
@@ -432,6 +453,8 @@ gst_mxl_fabrics_sink_targets_tick (GstMxlFabricsSink * self,
       gst_mxl_fabrics_sink_target_watch_file (self, t);
     if (t->path && gst_mxl_fabrics_sink_target_file_due (t, now))
       reads = gst_mxl_fabrics_sink_file_reads_add (reads, t);
+    if (t->fetch)
+      gst_mxl_fabrics_sink_target_check_url (self, t, now, notices);
   }
   if (reads) {
     target_read_files (self, reads, notices);
@@ -605,6 +628,8 @@ gst_mxl_fabrics_sink_targets_next_due (GstMxlFabricsSink * self, gint64 due)
     if (t->path && t->monitor == NULL)
       due = MIN (due, t->file_checked_us +
           GST_MXL_FABRICS_SINK_FILE_CHECK_MS * 1000);
+    if (t->fetch)
+      due = gst_mxl_fabrics_sink_target_url_next_due (t, due);
   }
   return due;
 }
@@ -619,7 +644,9 @@ gst_mxl_fabrics_sink_targets_reset (GstMxlFabricsSink * self)
 
     gst_mxl_fabrics_sink_target_unwatch (t);
     t->watch_tried = FALSE;
-    if (t->path) {              /* read again at the next start */
+    if (t->fetch)               /* fetched anew at the next start */
+      gst_mxl_fabrics_sink_fetch_reset (t->fetch);
+    if (t->path || t->fetch) {  /* read again at the next start */
       g_clear_pointer (&t->json, g_free);
       g_clear_pointer (&t->parsed, mxlFabricsFreeTargetInfo);
     }

@@ -8,20 +8,23 @@
  * move its table (sinktargetstate.c) does not allow. add-target,
  * remove-target and the target-info property act on the list directly;
  * the engine thread (mxlfabricssinkconn.c) drives the initiator, reads
- * @path files on their GFileMonitor events and feeds connection events in.
+ * @path files on their GFileMonitor events, fetches http:// TargetInfos
+ * (sinktargeturl.h; AWAITING_FILE until the first document) and feeds
+ * connection events in.
  *
  *   IDLE ──(file missing)──> AWAITING_FILE ──(file read)──> IDLE
  *   IDLE ──(added to the initiator)──> CONNECTING ──(event)──> CONNECTED
  *   CONNECTED ──(event lost)──> LOST{retry_at} ──(event idle)──> CONNECTING
  *   (the library retries a lost connection at retry_at with its back-off)
  *   any ──(bad TargetInfo, refused, lost without auto-reconnect)──> FAILED
- *   FAILED / any ──(@path file changed, stop)──> IDLE
+ *   FAILED / any ──(@path file or URL document changed, stop)──> IDLE
  *
  * One WARNING per transition into LOST or FAILED (none while it stays).
  */
 #pragma once
 
 #include "mxlfabricssink.h"
+#include "sinkfetch.h"
 
 #include <gio/gio.h>
 
@@ -67,6 +70,8 @@ typedef struct {
 struct _GstMxlFabricsSinkTarget {
   gchar *value;                 /* as given (JSON, base64 or @path) */
   gchar *path;                  /* file of an @path value, else NULL */
+  GstMxlFabricsSinkFetch *fetch;        /* of an http:// value, else NULL
+                                         * (sinktargeturl.h) */
   gchar *json;                  /* TargetInfo JSON in use; NULL: to be read */
   /* the TargetInfo parsed from json, owned, until it goes on the
    * initiator (then the state holds it, gst_mxl_fabrics_sink_target_info);
@@ -196,6 +201,15 @@ gboolean gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
  * Returns: TRUE when a target was removed. */
 gboolean gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
     const gchar * value);
+
+/** Engine thread, engine_lock held: @text (taken) is the TargetInfo JSON
+ * just read from @t's source (an @path file, an http:// URL), @parsed
+ * (taken, nullable) the TargetInfo the resolver parsed from it; when it
+ * differs from the one in use, @t goes off the initiator (@reason) and back
+ * to IDLE with it, for this pass to put it on again. */
+void gst_mxl_fabrics_sink_target_take_text (GstMxlFabricsSink * self,
+    GstMxlFabricsSinkTarget * t, gchar * text, mxlFabricsTargetInfo parsed,
+    const gchar * reason, GPtrArray * notices);
 
 /** Engine thread, engine_lock held: one pass over every target (watches,
  * file re-reads, adds to the initiator). The due @path files are read with

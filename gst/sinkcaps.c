@@ -70,8 +70,9 @@ gst_mxl_fabrics_sink_caps_read_target (GstMxlFabricsSink * self,
     GstMxlFabricsSinkTarget * t)
 {
   /* the TargetInfo the list parsed when it read it (t->parsed): both
-   * callers, add-target and the file read, set it with t->json (none while
-   * an @path file is not there yet) */
+   * callers, add-target and take_text (an @path file or an http:// URL
+   * read, both by the resolver), set it with t->json (none while the
+   * document is not there yet) */
   t->have_flow = t->parsed != NULL && flow_of_info (self, t->parsed,
       &t->flow_target_id, &t->flow);
 }
