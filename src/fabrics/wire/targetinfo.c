@@ -506,3 +506,85 @@ mxl_target_info_from_user_string (const char *text, mxlStatus *out_status,
   }
   return from_json_or_base64 (contents, out_status, error);
 }
+
+/* The end of the JSON source at @p ('{'): past its matching '}', or the
+ * end of the text when it has none. */
+static const char *
+list_json_end (const char *p)
+{
+  gboolean in_string = FALSE;
+  int depth = 0;
+
+  for (; *p != '\0'; p++) {
+    if (in_string) {
+      if (*p == '\\' && p[1] != '\0')
+        p++;
+      else if (*p == '"')
+        in_string = FALSE;
+    } else if (*p == '"') {
+      in_string = TRUE;
+    } else if (*p == '{') {
+      depth++;
+    } else if (*p == '}' && --depth == 0) {
+      return p + 1;
+    }
+  }
+  return p;
+}
+
+/* The separator ending the "@PATH" source at @p, or its terminating NUL. */
+static const char *
+list_path_end (const char *p)
+{
+  for (; *p != '\0' && *p != ';'; p++) {
+    const char *next = p + 1;
+
+    if (*p != ',')
+      continue;
+    while (g_ascii_isspace (*next))
+      next++;
+    if (*next == '@' || *next == '{')
+      return p;
+  }
+  return p;
+}
+
+char **
+mxl_target_info_split_user_list (const char *text)
+{
+  GPtrArray *items = g_ptr_array_new ();
+  const char *p = text != NULL ? text : "";
+
+  while (*p != '\0') {
+    const char *start, *end;
+
+    while (g_ascii_isspace (*p) || *p == ';' || *p == ',')
+      p++;
+    if (*p == '\0')
+      break;
+    start = p;
+    /* the first character decides the form, as for
+     * mxl_target_info_from_user_string() */
+    if (*p == '@') {
+      p = list_path_end (p);
+    } else {
+      if (*p == '{')
+        p = list_json_end (p);
+      /* to the separator (what follows a JSON source's brace is part of
+       * it: the resolver refuses it) */
+      while (*p != '\0' && *p != ';' && *p != ',')
+        p++;
+    }
+    end = p;
+    while (end > start && g_ascii_isspace (end[-1]))
+      end--;
+    g_ptr_array_add (items, g_strndup (start, (gsize) (end - start)));
+  }
+  if (items->len == 1) {
+    /* one source: the text as given (a single "@PATH" may hold ',') */
+    g_free (g_ptr_array_index (items, 0));
+    g_ptr_array_index (items, 0) = g_strdup (text);
+  }
+  g_ptr_array_add (items, NULL);
+  return (char **) g_ptr_array_free (items, FALSE);
+}

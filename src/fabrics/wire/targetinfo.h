@@ -138,3 +138,15 @@ const char *mxl_target_info_protocol (const struct mxlFabricsTargetInfo_t *info)
  */
 struct mxlFabricsTargetInfo_t *mxl_target_info_from_user_string (const char *text,
     mxlStatus *out_status, GError **error);
+
+/**
+ * mxl_target_info_split_user_list:
+ * @text: (nullable): one or several of what
+ *   mxl_target_info_from_user_string() takes.
+ *
+ * Splits @text into its sources by the rule of
+ * mxlFabricsExtSplitTargetInfoList() (<mxl/fabrics-ext.h>, stated there).
+ *
+ * Returns: (transfer full): the sources, NULL-terminated, g_strfreev().
+ */
+char **mxl_target_info_split_user_list (const char *text);

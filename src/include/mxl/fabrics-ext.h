@@ -888,6 +888,41 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoFromUserString (char const *in_text,
     mxlFabricsTargetInfo *out_targetInfo, char **out_reason);
 
 /**
+ * mxlFabricsExtSplitTargetInfoList:
+ * @in_text: (nullable): one or several of what
+ *   mxlFabricsExtTargetInfoFromUserString() takes (a list a user gives for
+ *   several targets at once).
+ * @out_sources: (out) (transfer full): the sources in order,
+ *   NULL-terminated (none for an empty @in_text); free with
+ *   mxlFabricsExtFreeTargetInfoList().
+ * @out_count: (out) (optional): how many.
+ *
+ * Splits a list of TargetInfo sources, each decided by its first
+ * non-blank character as mxlFabricsExtTargetInfoFromUserString() decides
+ * it. The rule: sources are separated by ';' or ','. A JSON source
+ * ('{') runs to its matching '}', strings and their backslash escapes
+ * honoured, so that separators inside it (a provider "tcp;ofi_rxm", the
+ * commas of JSON) never split it; anything after its brace up to the next
+ * separator stays part of it (for the resolver to refuse). Base64 holds
+ * neither separator. An "@PATH" source runs to the next ';', and a ','
+ * ends it only when the next source starts right after it ('@' or '{',
+ * blanks allowed), since a file name may hold commas. Blanks around a
+ * source are dropped and empty sources skipped; a list of one source is
+ * returned as given, blanks and separators included.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL @out_sources.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtSplitTargetInfoList (char const *in_text,
+    char ***out_sources, size_t *out_count);
+
+/**
+ * mxlFabricsExtFreeTargetInfoList:
+ * @in_sources: (nullable) (transfer full): what
+ *   mxlFabricsExtSplitTargetInfoList() gave.
+ */
+MXL_EXPORT void mxlFabricsExtFreeTargetInfoList (char **in_sources);
+
+/**
  * mxlFabricsExtTargetInfoGetFlowDef:
  * @out_flowDef: (out) (transfer none): the target flow's NMOS definition
  *   from "ext.flowDef" (our extension, docs/wire-format.md §1.2), valid as long as
