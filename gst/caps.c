@@ -34,7 +34,7 @@ gst_mxl_fabrics_field_flags_for_index (const GstMxlFabricsFormat * fmt,
 {
   const GstMxlFabricsMediaOps *ops = gst_mxl_fabrics_media_ops (fmt->media);
 
-  return ops ? ops->field_flags (fmt, index) : 0;
+  return ops->field_flags (fmt, index);
 }
 
 /* ------------------------------------------------------- the ops tables */
@@ -78,8 +78,7 @@ format_to_def (const GstMxlFabricsFormat * fmt, mxlFlowExtDefinition * def)
   def->mediaType = (mxlFlowExtMediaType) fmt->media;
   def->definitionRate.numerator = fmt->rate_n;
   def->definitionRate.denominator = fmt->rate_d;
-  if (ops)
-    ops->to_def (fmt, def);
+  ops->to_def (fmt, def);
 }
 
 /* @fmt from a summary the library checked; FALSE (@fmt untouched) when
@@ -97,7 +96,7 @@ format_from_def (const mxlFlowExtDefinition * def, GstMxlFabricsFormat * fmt,
         def->editRate.numerator, def->editRate.denominator);
     return FALSE;
   }
-  if (ops && !ops->def_has_caps (def, domain, code, error))
+  if (!ops->def_has_caps (def, domain, code, error))
     return FALSE;
   fmt->media = (GstMxlFabricsMedia) def->mediaType;
   fmt->rate_n = (gint) def->editRate.numerator;
@@ -185,7 +184,7 @@ gst_mxl_fabrics_format_to_caps (const GstMxlFabricsFormat * fmt)
 {
   const GstMxlFabricsMediaOps *ops = gst_mxl_fabrics_media_ops (fmt->media);
 
-  return ops ? ops->to_caps (fmt) : NULL;
+  return ops->to_caps (fmt);
 }
 
 GstCaps *
@@ -193,7 +192,7 @@ gst_mxl_fabrics_format_to_sink_caps (const GstMxlFabricsFormat * fmt)
 {
   const GstMxlFabricsMediaOps *ops = gst_mxl_fabrics_media_ops (fmt->media);
 
-  return ops ? ops->sink_caps (fmt) : NULL;
+  return ops->sink_caps (fmt);
 }
 
 /* ------------------------------------------------------- flow definitions */
@@ -241,7 +240,7 @@ gst_mxl_fabrics_flow_def_new (const GstMxlFabricsFormat * fmt,
     g_strlcpy (def.id, flow_id, sizeof def.id);
   if (group_hint == NULL)
     group_hint = hint = g_strdup_printf ("gst-mxl-fabrics %d:%s",
-        (int) getpid (), ops ? ops->group_role : "Video");
+        (int) getpid (), ops->group_role);
   if (label == NULL)
     label = default_label = g_strdup_printf ("gst-mxl-fabrics %s flow",
         mxlFlowExtMediaTypeName ((mxlFlowExtMediaType) fmt->media));
@@ -287,16 +286,12 @@ gst_mxl_fabrics_format_check_match (const GstMxlFabricsFormat * caps_fmt,
       (flow_fmt->media);
 
   /* v210 against v210a is the video table's to tell (one table) */
-  if (gst_mxl_fabrics_media_ops (caps_fmt->media) != ops
-      || (ops == NULL && caps_fmt->media != flow_fmt->media)) {
+  if (gst_mxl_fabrics_media_ops (caps_fmt->media) != ops) {
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "caps media %s does not match the flow's media_type %s",
         mxlFlowExtMediaTypeName ((mxlFlowExtMediaType) caps_fmt->media),
         mxlFlowExtMediaTypeName ((mxlFlowExtMediaType) flow_fmt->media));
     return FALSE;
   }
-  if (ops == NULL)              /* a format filled by hand without media */
-    return gst_mxl_fabrics_format_check_rate (caps_fmt, flow_fmt,
-        "grain_rate", error);
   return ops->check_match (caps_fmt, flow_fmt, error);
 }

@@ -142,7 +142,9 @@ typedef enum {
 
 /**
  * GstMxlFabricsFormat:
- * @media: the MXL media type.
+ * @media: the MXL media type, never GST_MXL_FABRICS_MEDIA_NONE in a format
+ *   given to the calls below: every media has its table (media.h), which
+ *   they call without a test.
  * @rate_n, @rate_d: normalised MXL edit rate (grains, fields or samples per
  *   second), both > 0 when valid.
  * @width, @height: video frame size in pixels (height of the FRAME, also
@@ -237,7 +239,7 @@ gboolean gst_mxl_fabrics_format_from_caps (const GstCaps * caps,
 /**
  * gst_mxl_fabrics_format_to_caps:
  * Returns: (transfer full): fixed caps for @fmt as the src produces them
- * (audio non-interleaved), or NULL for GST_MXL_FABRICS_MEDIA_NONE. Video
+ * (audio non-interleaved). Video
  * caps carry the colorimetry of @colorspace and @transfer (the mapping of
  * gst_mxl_fabrics_format_from_caps() backwards; "" is BT709 and SDR), and
  * none when the flow's pair has no GStreamer colorimetry (e.g. a foreign
@@ -254,7 +256,7 @@ GstCaps *gst_mxl_fabrics_format_to_caps (const GstMxlFabricsFormat * fmt);
  * frames (interlace-mode=interleaved, system memory), then the same
  * without the fields the flow does not fix or the sink compares only when
  * given (pixel-aspect-ratio, colorimetry, interlace-mode, field-order,
- * channel-mask); not fixed. NULL for GST_MXL_FABRICS_MEDIA_NONE.
+ * channel-mask); not fixed.
  */
 GstCaps *gst_mxl_fabrics_format_to_sink_caps (const GstMxlFabricsFormat *
     fmt);

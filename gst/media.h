@@ -12,10 +12,12 @@
  * the library's flow summary and back, the caps the sink takes for a flow,
  * and the check of caps against a flow; caps.c picks the table (by media
  * type, or by the caps structure's name) and keeps only what all media
- * share (the library's checks, the rate comparison). Every member is set
- * in every table (a media with nothing to do has a trivial one), so no
- * caller tests one for NULL; only fill_grain and finish_grain belong to
- * the grain machinery alone.
+ * share (the library's checks, the rate comparison). Every media has a
+ * table, and every table sets every member (a media with nothing to do
+ * has a trivial one), so no caller tests one for NULL, but for the two
+ * grain-only members, fill_grain and finish_grain: the audio table leaves
+ * them unset, and only the grain machinery (sinkwrite.c, srcread.c), which
+ * audio's own write and read never enter, calls them.
  *
  * The generic grain and sample machinery stays in the elements; the ops
  * call back into it through the functions declared at the end of this
@@ -146,8 +148,9 @@ typedef struct {
 
 /**
  * gst_mxl_fabrics_media_ops:
- * Returns: (transfer none): the operations of @media; NULL for
- * GST_MXL_FABRICS_MEDIA_NONE.
+ * Returns: (transfer none): the operations of @media, every media's
+ * (v210 and v210a share one); NULL only for GST_MXL_FABRICS_MEDIA_NONE,
+ * which no format from caps or a flow definition carries.
  */
 const GstMxlFabricsMediaOps *gst_mxl_fabrics_media_ops (GstMxlFabricsMedia
     media);

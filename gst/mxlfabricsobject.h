@@ -110,6 +110,12 @@ GType gst_mxl_fabrics_connection_state_get_type (void);
 #define GST_MXL_FABRICS_DEFAULT_DOMAIN ""
 #define GST_MXL_FABRICS_DEFAULT_FLOW_ID ""
 #define GST_MXL_FABRICS_DEFAULT_OPTIONS ""
+/* "progressThread" where the element's `options` do not set it: on for the
+ * src's target, off for the sink's initiator (why: mxlfabricsopen.c,
+ * with_progress_thread()); the open code applies it and the `options` help
+ * says it (mxlfabricsprops.c), both from here. */
+#define GST_MXL_FABRICS_SRC_PROGRESS_THREAD TRUE
+#define GST_MXL_FABRICS_SINK_PROGRESS_THREAD FALSE
 
 #define GST_MXL_FABRICS_STATS_NAME "application/x-mxl-fabrics-stats"
 #define GST_MXL_FABRICS_MESSAGE_TARGET_INFO "mxl-fabrics-target-info"
@@ -251,9 +257,10 @@ void gst_mxl_fabrics_object_install_properties (GObjectClass * klass);
 /**
  * GstMxlFabricsPropField:
  * A property kept in a field of a struct (@offset bytes in): G_TYPE_STRING
- * (gchar *, owned, "" for NULL), G_TYPE_BOOLEAN, G_TYPE_UINT or
- * G_TYPE_ENUM (a C enum). The elements' and the shared object's
- * properties are tables of these.
+ * (gchar *, owned, "" for NULL), G_TYPE_BOOLEAN, G_TYPE_UINT,
+ * G_TYPE_UINT64 or G_TYPE_ENUM (a C enum). The elements' and the shared
+ * object's plain properties are tables of these (what a property does
+ * beyond storing its value stays in the element's own set_property).
  */
 typedef struct {
   guint prop_id;

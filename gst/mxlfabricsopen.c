@@ -173,7 +173,8 @@ gst_mxl_fabrics_open_initiator (GstMxlFabricsObject * obj,
     return FALSE;
   }
   config.reader = flow->reader;
-  options = with_progress_thread (s.options, FALSE, TRUE, progress_thread);
+  options = with_progress_thread (s.options,
+      GST_MXL_FABRICS_SINK_PROGRESS_THREAD, TRUE, progress_thread);
   st = mxlFabricsCreateInitiator (flow->fabrics, initiator);
   if (st == MXL_STATUS_OK)
     st = mxlFabricsInitiatorSetup (*initiator, &config, options);
@@ -239,7 +240,8 @@ gst_mxl_fabrics_open_target (GstMxlFabricsObject * obj,
     return FALSE;
   }
   config.writer = flow->writer;
-  options = with_progress_thread (s.options, TRUE, FALSE, &threaded);
+  options = with_progress_thread (s.options,
+      GST_MXL_FABRICS_SRC_PROGRESS_THREAD, FALSE, &threaded);
   st = mxlFabricsCreateTarget (flow->fabrics, target);
   if (st == MXL_STATUS_OK)
     st = mxlFabricsTargetSetup (*target, &config, options, &info);

@@ -155,7 +155,9 @@ options_blurb (void)
       g_string_append (s, ", ");
       append_protocols (s);
     } else if (g_str_equal (o.name, "progressThread")) {
-      g_string_append (s, "; src default true, sink false");
+      g_string_append_printf (s, "; src default %s, sink %s",
+          GST_MXL_FABRICS_SRC_PROGRESS_THREAD ? "true" : "false",
+          GST_MXL_FABRICS_SINK_PROGRESS_THREAD ? "true" : "false");
     } else if (src && sink && g_str_equal (src, sink)) {
       g_string_append_printf (s, "; default %s", src);
     } else {
@@ -290,6 +292,12 @@ field_access (GstObject * lock, gpointer base,
         *(guint *) p = g_value_get_uint (in);
       else
         g_value_set_uint (out, *(guint *) p);
+      break;
+    case G_TYPE_UINT64:
+      if (in)
+        *(guint64 *) p = g_value_get_uint64 (in);
+      else
+        g_value_set_uint64 (out, *(guint64 *) p);
       break;
     default:                   /* G_TYPE_ENUM */
       if (in)

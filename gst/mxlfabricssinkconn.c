@@ -7,6 +7,7 @@
 
 #include "mxlfabricssinkconn.h"
 #include "mxlfabricssinktarget.h"
+#include "mxlfabricsopen.h"
 #include "sinktargetlist.h"
 #include "sinkfetch.h"
 #include "sinkwait.h"
@@ -255,7 +256,8 @@ next_due (GstMxlFabricsSink * self, gint64 now, gint64 stats_at,
         : now + GST_MXL_FABRICS_SINK_STATS_MS * 1000;
 
   /* at rest (nothing in flight, no attempt under way) the stats refresh
-   * is the tick: it still sees a lost connection within 100 ms */
+   * is the tick: it progresses the initiator, and a connection event
+   * that makes comes on the wait fd where there is one (tcp) */
   if (!self->threaded && (busy_us > 0 || active))
     due = MIN (due, now + (busy_us > 0 ? busy_us :
             GST_MXL_FABRICS_SINK_TICK_MS * 1000));
@@ -483,8 +485,11 @@ engine_thread (gpointer data)
      * a grain in pieces as the socket drains, and sees completions, only
      * when progressed; shm sees its delivery completions only when
      * progressed. On the wait fd where there is one (see above), else
-     * often. */
-    on_fd = wait_fd >= 0 && (busy || active) && !nap
+     * often. At rest it waits on the wait fd too (fi_trywait said nothing
+     * is queued): a receiver's close becomes an event when a pass
+     * progresses (libfabric 1.17's tcp reads its sockets only then), and
+     * that event wakes it at once instead of at the pass after. */
+    on_fd = wait_fd >= 0 && !nap
         && mxlFabricsExtInitiatorTryWait (self->initiator) == MXL_STATUS_OK;
     wait_us = next_due (self, now, stats_at, busy && !on_fd ? (wait_fd >= 0 ?
             GST_MXL_FABRICS_SINK_BUSY_TICK_US : busy_us) : 0, active) - now;
@@ -549,9 +554,9 @@ gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self)
   self->engine_wake_fd = -1;
   g_mutex_lock (&self->obj->lock);
   gst_mxl_fabrics_sink_targets_reset (self);
-  if (self->initiator)
-    mxlFabricsDestroyInitiator (self->flow.fabrics, self->initiator);
-  self->initiator = NULL;
+  /* the initiator and the local flow it reads, as open's failure path
+   * closes them (mxlfabricsopen.h) */
+  gst_mxl_fabrics_close_initiator (&self->flow, &self->initiator);
   self->n_connected = 0;
   g_mutex_unlock (&self->obj->lock);
 }

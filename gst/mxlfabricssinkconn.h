@@ -54,8 +54,9 @@ G_BEGIN_DECLS
 gboolean gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self,
     GError ** error);
 
-/** Stops and joins the engine thread, removes every target and destroys the
- * initiator (stop()). Safe when not started. */
+/** Stops and joins the engine thread, removes every target and closes the
+ * initiator and its local flow (gst_mxl_fabrics_close_initiator(), the
+ * close open's failure path uses; stop()). Safe when not started. */
 void gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self);
 
 /* Longest wait of an EOS for the transfers in flight before the stats

@@ -642,11 +642,7 @@ gst_mxl_fabrics_sink_targets_reset (GstMxlFabricsSink * self)
   for (i = 0; i < self->targets->len; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
 
-    if (t->monitor) {
-      g_signal_handlers_disconnect_by_data (t->monitor, self);
-      g_file_monitor_cancel (t->monitor);
-      g_clear_object (&t->monitor);
-    }
+    gst_mxl_fabrics_sink_target_unwatch (t);
     t->watch_tried = FALSE;
     if (t->fetch)               /* fetched anew at the next start */
       gst_mxl_fabrics_sink_fetch_reset (t->fetch);

@@ -205,6 +205,20 @@ G_DEFINE_TYPE_WITH_CODE (GstMxlFabricsSrc, gst_mxl_fabrics_src,
 GST_ELEMENT_REGISTER_DEFINE (mxlfabricssrc, "mxlfabricssrc", GST_RANK_NONE,
     GST_TYPE_MXL_FABRICS_SRC);
 
+#define SRC_FIELD(id, type, member) \
+  { PROP_##id, type, G_STRUCT_OFFSET (GstMxlFabricsSrc, member) }
+static const GstMxlFabricsPropField src_fields[] = {
+  SRC_FIELD (FLOW_DEF, G_TYPE_STRING, flow_def),
+  SRC_FIELD (TARGET_INFO, G_TYPE_STRING, target_info),  /* read-only */
+  SRC_FIELD (TARGET_INFO_FILE, G_TYPE_STRING, target_info_file),
+  SRC_FIELD (TIMEOUT, G_TYPE_UINT64, timeout),
+  SRC_FIELD (RING_LENGTH, G_TYPE_UINT, ring_length),
+  SRC_FIELD (HTTP_PORT, G_TYPE_UINT, http_port),
+};
+
+/* caps (a boxed value), latency (whose change posts a LATENCY message)
+ * and http-address (NULL sets its default, not "") are the src's
+ * properties outside its field table */
 static void
 gst_mxl_fabrics_src_set_property (GObject * object, guint prop_id,
     const GValue * value, GParamSpec * pspec)
@@ -212,55 +226,31 @@ gst_mxl_fabrics_src_set_property (GObject * object, guint prop_id,
   GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (object);
   gboolean latency_changed = FALSE;
 
-  if (gst_mxl_fabrics_object_set_property (self->obj, prop_id, value))
-    return;
   if (prop_id == PROP_URI) {
     gst_mxl_fabrics_uri_set_property (GST_ELEMENT (self), value);
-    return;
-  }
-  if (prop_id == PROP_STATS_INTERVAL) {
+  } else if (prop_id == PROP_STATS_INTERVAL) {
     gst_mxl_fabrics_object_set_stats_interval (self->obj,
         g_value_get_uint (value));
-    return;
+  } else if (prop_id == PROP_CAPS) {
+    GST_OBJECT_LOCK (self);
+    gst_caps_replace (&self->caps, (GstCaps *) gst_value_get_caps (value));
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_LATENCY) {
+    GST_OBJECT_LOCK (self);
+    latency_changed = self->latency_ms != g_value_get_uint (value);
+    self->latency_ms = g_value_get_uint (value);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_HTTP_ADDRESS) {
+    GST_OBJECT_LOCK (self);
+    g_free (self->http_address);
+    self->http_address = g_strdup (g_value_get_string (value) ?
+        g_value_get_string (value) : GST_MXL_FABRICS_SRC_DEFAULT_HTTP_ADDRESS);
+    GST_OBJECT_UNLOCK (self);
+  } else if (!gst_mxl_fabrics_object_set_property (self->obj, prop_id, value)
+      && !gst_mxl_fabrics_prop_fields_set (GST_OBJECT (self), self,
+          src_fields, G_N_ELEMENTS (src_fields), prop_id, value)) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_CAPS:
-      gst_caps_replace (&self->caps, (GstCaps *) gst_value_get_caps (value));
-      break;
-    case PROP_FLOW_DEF:
-      g_free (self->flow_def);
-      self->flow_def = g_strdup (g_value_get_string (value) ?
-          g_value_get_string (value) : "");
-      break;
-    case PROP_TARGET_INFO_FILE:
-      g_free (self->target_info_file);
-      self->target_info_file = g_strdup (g_value_get_string (value) ?
-          g_value_get_string (value) : "");
-      break;
-    case PROP_TIMEOUT:
-      self->timeout = g_value_get_uint64 (value);
-      break;
-    case PROP_RING_LENGTH:
-      self->ring_length = g_value_get_uint (value);
-      break;
-    case PROP_LATENCY:
-      latency_changed = self->latency_ms != g_value_get_uint (value);
-      self->latency_ms = g_value_get_uint (value);
-      break;
-    case PROP_HTTP_ADDRESS:
-      g_free (self->http_address);
-      self->http_address = g_strdup (g_value_get_string (value) ?
-          g_value_get_string (value) : GST_MXL_FABRICS_SRC_DEFAULT_HTTP_ADDRESS);
-      break;
-    case PROP_HTTP_PORT:
-      self->http_port = g_value_get_uint (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
   if (latency_changed)
     gst_element_post_message (GST_ELEMENT (self),
         gst_message_new_latency (GST_OBJECT (self)));
@@ -272,51 +262,28 @@ gst_mxl_fabrics_src_get_property (GObject * object, guint prop_id,
 {
   GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (object);
 
-  if (gst_mxl_fabrics_object_get_property (self->obj, prop_id, value))
-    return;
   if (prop_id == PROP_URI) {
     gst_mxl_fabrics_uri_get_property (GST_ELEMENT (self), value);
-    return;
-  }
-  if (prop_id == PROP_STATS_INTERVAL) {
+  } else if (prop_id == PROP_STATS_INTERVAL) {
     g_value_set_uint (value,
         gst_mxl_fabrics_object_get_stats_interval (self->obj));
-    return;
+  } else if (prop_id == PROP_CAPS) {
+    GST_OBJECT_LOCK (self);
+    gst_value_set_caps (value, self->caps);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_LATENCY) {
+    GST_OBJECT_LOCK (self);
+    g_value_set_uint (value, self->latency_ms);
+    GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_HTTP_ADDRESS) {
+    GST_OBJECT_LOCK (self);
+    g_value_set_string (value, self->http_address);
+    GST_OBJECT_UNLOCK (self);
+  } else if (!gst_mxl_fabrics_object_get_property (self->obj, prop_id, value)
+      && !gst_mxl_fabrics_prop_fields_get (GST_OBJECT (self), self,
+          src_fields, G_N_ELEMENTS (src_fields), prop_id, value)) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
   }
-  GST_OBJECT_LOCK (self);
-  switch (prop_id) {
-    case PROP_CAPS:
-      gst_value_set_caps (value, self->caps);
-      break;
-    case PROP_FLOW_DEF:
-      g_value_set_string (value, self->flow_def);
-      break;
-    case PROP_TARGET_INFO:
-      g_value_set_string (value, self->target_info);
-      break;
-    case PROP_TARGET_INFO_FILE:
-      g_value_set_string (value, self->target_info_file);
-      break;
-    case PROP_TIMEOUT:
-      g_value_set_uint64 (value, self->timeout);
-      break;
-    case PROP_RING_LENGTH:
-      g_value_set_uint (value, self->ring_length);
-      break;
-    case PROP_LATENCY:
-      g_value_set_uint (value, self->latency_ms);
-      break;
-    case PROP_HTTP_ADDRESS:
-      g_value_set_string (value, self->http_address);
-      break;
-    case PROP_HTTP_PORT:
-      g_value_set_uint (value, self->http_port);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
-      break;
-  }
-  GST_OBJECT_UNLOCK (self);
 }
 
 static void

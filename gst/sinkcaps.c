@@ -69,14 +69,12 @@ void
 gst_mxl_fabrics_sink_caps_read_target (GstMxlFabricsSink * self,
     GstMxlFabricsSinkTarget * t)
 {
-  /* the TargetInfo the list parsed when it read it (t->parsed), else
-   * (plugged, its parsed one taken by the initiator state) its JSON */
-  if (t->parsed != NULL)
-    t->have_flow = flow_of_info (self, t->parsed, &t->flow_target_id,
-        &t->flow);
-  else
-    t->have_flow = t->json != NULL && parse_flow (self, t->json, t->value,
-        &t->flow_target_id, &t->flow);
+  /* the TargetInfo the list parsed when it read it (t->parsed): both
+   * callers, add-target and take_text (an @path file or an http:// URL
+   * read, both by the resolver), set it with t->json (none while the
+   * document is not there yet) */
+  t->have_flow = t->parsed != NULL && flow_of_info (self, t->parsed,
+      &t->flow_target_id, &t->flow);
 }
 
 /* The caps the sink takes for @flow, preferred first (caps.h), within

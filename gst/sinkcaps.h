@@ -52,9 +52,10 @@ GstCaps *gst_mxl_fabrics_sink_get_caps_of_targets (GstMxlFabricsSink * self,
  * @t: a target whose json was just set (add-target, the target-info
  *   property, an @path file read); engine_lock held.
  *
- * Parses @t's TargetInfo once for the CAPS query: its id and the flow of
- * its flow definition into @t->flow_target_id and @t->flow, @t->have_flow
- * TRUE; FALSE (no constraint) without json, for a TargetInfo the library
+ * Reads @t's TargetInfo, parsed once when read (@t->parsed, set with
+ * @t->json), for the CAPS query: its id and the flow of its flow
+ * definition into @t->flow_target_id and @t->flow, @t->have_flow TRUE;
+ * FALSE (no constraint) without one, for a TargetInfo the library
  * refuses, one without a flow definition (a reference target) or with
  * one the library refuses (debug output says which).
  */

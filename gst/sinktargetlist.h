@@ -14,14 +14,10 @@ G_BEGIN_DECLS
  * @value: the target-info property: one source (JSON, base64 of the JSON,
  *   or @path) or several.
  *
- * Splits @value into its sources. Sources are separated by ';' or ',':
- * a JSON source (one starting with '{') runs to its matching '}' (strings
- * and their escapes honoured), so separators inside it (a provider
- * "tcp;ofi_rxm", the commas of JSON) never split it; base64 holds neither
- * separator; an @path runs to the next ';', a ',' ends it only when the
- * next source starts right after it ('@' or '{', spaces allowed), since a
- * file name may hold commas. Spaces around a source are dropped, empty
- * ones skipped. A value with one source is returned as it is.
+ * Splits @value into its sources by the library's rule
+ * (mxlFabricsExtSplitTargetInfoList(), <mxl/fabrics-ext.h>: ';' or ',',
+ * a JSON source to its closing brace, a ',' ending an @path only before
+ * '@' or '{'; one source returned as given).
  *
  * Returns: (transfer full): the sources, NULL-terminated (g_strfreev);
  *   none for an empty value.

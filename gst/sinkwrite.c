@@ -356,11 +356,12 @@ failed:
 void
 gst_mxl_fabrics_sink_teardown_caps (GstMxlFabricsSink * self)
 {
-  /* The initiator is gone: nothing reads lent buffers any more. */
+  /* The initiator is gone, and the local flow with it (engine_stop closed
+   * both, gst_mxl_fabrics_close_initiator()): nothing reads lent buffers
+   * any more. */
   gst_mxl_fabrics_lender_clear (&self->lender);
   self->lend = FALSE;
   gst_mxl_fabrics_sink_propose_pool (self, NULL);
-  gst_mxl_fabrics_local_flow_close (&self->flow);
   self->have_format = FALSE;
   g_clear_pointer (&self->flow_def, g_free);
 }

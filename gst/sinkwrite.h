@@ -61,8 +61,9 @@ gboolean gst_mxl_fabrics_slot_wait_wanted (GstMxlFabricsSlotWait * w);
 gboolean gst_mxl_fabrics_sink_setup_caps (struct _GstMxlFabricsSink * sink,
     GstCaps * caps);
 
-/* stop(), after the engine thread and the initiator are gone: undoes
- * gst_mxl_fabrics_sink_setup_caps() (lent buffers back, flow closed). */
+/* stop(), after the engine thread, the initiator and the local flow are
+ * gone (gst_mxl_fabrics_sink_engine_stop()): undoes the rest of
+ * gst_mxl_fabrics_sink_setup_caps() (lent buffers back, no pool). */
 void gst_mxl_fabrics_sink_teardown_caps (struct _GstMxlFabricsSink * sink);
 
 G_END_DECLS

@@ -11,6 +11,7 @@
 #include <mxl/fabrics-ext.h>
 
 #include "fabrics/initiator.h"
+#include "fabrics/initiator_credit.h"
 #include "fabrics/instance.h"
 #include "fabrics/ofi/provider.h"
 #include "fabrics/protocol/protocol.h"
@@ -530,6 +531,25 @@ mxlFabricsExtInitiatorGetTargetStats (mxlFabricsInitiator in_initiator,
   if (!in_initiator->base.setup_done)
     return MXL_ERR_INVALID_STATE;
   return mxl_initiator_target_stats (in_initiator, in_targetInfo->id, out_stats);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtInitiatorWaitCredit (mxlFabricsInitiator in_initiator,
+    mxlFabricsTargetInfo in_targetInfo, uint64_t in_index, uint16_t in_timeoutMs)
+{
+  if (in_initiator == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_initiator_wait_credit (in_initiator, in_targetInfo, in_index, in_timeoutMs);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtTargetReleaseGrain (mxlFabricsTarget in_target, uint64_t in_index)
+{
+  if (in_target == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (!in_target->base.setup_done)
+    return MXL_ERR_INVALID_STATE;
+  return mxl_target_release_grain (in_target, in_index);
 }
 
 MXL_EXPORT mxlStatus

@@ -9,6 +9,7 @@
  * results in initiator_results.c, progress in initiator_progress.c.
  */
 #include "fabrics/initiator.h"
+#include "fabrics/initiator_credit.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -527,11 +528,20 @@ fan_out_one (MxlInitiator *init, MxlConn *c, const MxlTracked *what,
     const void *request, gboolean skip, guint *taken, guint *refused)
 {
   uint64_t first_seq = c->next_seq;
+  mxlStatus st;
 
-  if (!fan_out_admit (init, c, what, skip, refused))
+  /* credits: a target whose slot was not reserved for the grain
+   * (mxl_initiator_transfer_grain()) does not get it */
+  if (c->state.kind == MXL_CONN_CONNECTED && mxl_conn_credit_skips (c, what->grain_index))
     return MXL_STATUS_OK;
-  return fan_out_queued (init, c, what, first_seq, queue_on (c, request), taken,
-      refused);
+  if (!fan_out_admit (init, c, what, skip, refused)) {
+    mxl_conn_credit_unreserve (c, what->grain_index);
+    return MXL_STATUS_OK;
+  }
+  st = fan_out_queued (init, c, what, first_seq, queue_on (c, request), taken, refused);
+  if (st != MXL_STATUS_OK)
+    mxl_conn_credit_unreserve (c, what->grain_index);
+  return st;
 }
 
 /* @request queued on every target, tracked as @what; @skip_behind: a
@@ -664,7 +674,8 @@ mxl_initiator_transfer_grain (MxlInitiator *init, uint64_t index, uint16_t start
   desc.start = start;
   desc.end = end;
   desc.index = index;
-  return init->mode->submit (init, &desc);
+  /* through the credits of the targets that have them */
+  return mxl_initiator_credit_submit (init, &desc);
 }
 
 mxlStatus

@@ -8,6 +8,7 @@
  * silently evicted, docs/wire-format.md §6.5).
  */
 #include "fabrics/initiator.h"
+#include "fabrics/initiator_credit.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -375,6 +376,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
     conn->post = conn->protocol->post;
 #endif
     conn_open_proto (conn);
+    mxl_conn_credit_open (conn, next.u.connected.ep);
     if (init->type_ops->connected != NULL)
       init->type_ops->connected (conn, &next);
     conn->last_progress = now;
@@ -384,6 +386,7 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
   }
   if (cur.kind == MXL_CONN_CONNECTED && next.kind != MXL_CONN_CONNECTED) {
     conn_close_proto (conn);
+    mxl_conn_credit_close (conn);     /* its endpoint was closed (leave()) */
     init->stats.targetsConnected--;
     if (next.kind == MXL_CONN_LOST) {
       init->stats.connectionsLost++;
@@ -453,6 +456,7 @@ void
 mxl_conn_free (MxlConn *conn)
 {
   conn_close_proto (conn);
+  mxl_conn_credit_close (conn);
   if (conn->type_state != NULL)
     conn->type_state->ops->conn_free (conn);
   if (conn->init->chunks->release != NULL)

@@ -17,7 +17,9 @@
  *   3. publishes the MakeProgress status and wakes waiters.
  */
 #include "fabrics/initiator.h"
+#include "fabrics/initiator_credit.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "fabrics/setup.h"
@@ -193,6 +195,26 @@ mxl_initiator_progress_wait (MxlInitiator *init, int timeout_ms)
 
 /* ------------------------------------------------------------ progress */
 
+/* Whether a failed write's error (fi_cq_readerr(3)'s err, fi_errno(3)
+ * values) says the peer went away: its endpoint closed or reset the
+ * connection (tcp cancels the writes still queued when the receiver
+ * closes: FI_ECANCELED), rather than a transport failure. */
+static gboolean
+error_is_peer_closed (int err)
+{
+  switch (err) {
+    case FI_ECANCELED:
+    case FI_ECONNRESET:
+    case FI_ECONNABORTED:
+    case EPIPE:
+    case FI_ENOTCONN:
+    case FI_ESHUTDOWN:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
 void
 mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok, int err)
 {
@@ -214,7 +236,13 @@ mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok, 
     mxl_conn_track_complete (conn, ctx->transfer_seq, ok, err);
     mxl_egress_on_write_done (conn, ctx, ok);
     mxl_initiator_ctx_put (init, ctx);
-    if (!ok) {
+    if (!ok && error_is_peer_closed (err)) {
+      /* the receiver stopped: an orderly loss, as its FI_SHUTDOWN would
+       * be (the event's reason says so; nothing on stderr) */
+      g_debug ("initiator: write to target %" G_GUINT64_FORMAT " ended: %s "
+          "(the target closed)", conn->target_id, fi_strerror (err));
+      mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_INTERRUPTED);
+    } else if (!ok) {
       g_message ("initiator: write to target %" G_GUINT64_FORMAT " failed: %s",
           conn->target_id, fi_strerror (err));
       mxl_conn_transition (conn, MXL_CONN_IN_ERROR, MXL_ERR_UNKNOWN);
@@ -253,12 +281,14 @@ mxl_initiator_drain_cq (MxlInitiator *init, int timeout_ms)
         return;
       case MXL_CQ_READ_ENTRIES:
         for (size_t i = 0; i < n; i++)
-          dispatch_completion (init, buf[i].op_context, TRUE, 0);
+          if (!mxl_initiator_credit_completion (init, buf[i].op_context, TRUE, buf[i].len))
+            dispatch_completion (init, buf[i].op_context, TRUE, 0);
         if (n < CQ_BATCH)
           return;
         break;
       case MXL_CQ_READ_ERROR_ENTRY:
-        dispatch_completion (init, err.op_context, FALSE, err.err);
+        if (!mxl_initiator_credit_completion (init, err.op_context, FALSE, 0))
+          dispatch_completion (init, err.op_context, FALSE, err.err);
         break;
       case MXL_CQ_READ_FAILED:
         g_warning ("initiator: fi_cq_read: %s", fi_strerror ((int) -rc));

@@ -14,6 +14,7 @@
  * for an endpoint already closed is ignored.
  */
 #include "fabrics/initiator.h"
+#include "fabrics/initiator_credit.h"
 
 #include "fabrics/wire/claim.h"
 
@@ -73,11 +74,18 @@ rc_open (MxlConn *conn, MxlConnState *next)
 {
   MxlInitiator *init = conn->init;
   MxlRcInitiator *r = rc_state (init);
-  uint64_t data = mxl_ofi_connect_data (r->token, conn->target_id);
+  /* [1]: the credit announce, only to a target that advertises credits
+   * (initiator_credit.h; docs/wire-format.md §11.7) */
+  uint64_t data[2] = { mxl_ofi_connect_data (r->token, conn->target_id), 0 };
+  size_t data_len = sizeof (data[0]);
   struct fi_info *info;
   struct fid_ep *ep = NULL;
   int rc;
 
+  if (mxl_conn_credit_announce (conn)) {
+    data[1] = GUINT64_TO_LE (conn->credit_id);
+    data_len = sizeof (data);
+  }
   /* Every endpoint binds its own ephemeral port on the configured node. */
   info = mxl_ofi_dup_info_any_port (init->base.dom->info);
   if (info == NULL)
@@ -92,8 +100,7 @@ rc_open (MxlConn *conn, MxlConnState *next)
    * (docs/wire-format.md §6.1). */
   if ((rc = fi_ep_bind (ep, &r->eq->fid, 0)) != 0
       || (rc = fi_ep_bind (ep, &init->base.cq->fid, FI_TRANSMIT | FI_RECV)) != 0
-      || (rc = fi_connect (ep, conn->info->fabric_address, &data,
-              sizeof (data))) != 0) {
+      || (rc = fi_connect (ep, conn->info->fabric_address, data, data_len)) != 0) {
     g_debug ("initiator: connecting to target %" G_GUINT64_FORMAT ": %s",
         conn->target_id, fi_strerror (-rc));
     mxl_ofi_close (&ep->fid, "ep");

@@ -5,6 +5,7 @@
  * application's view (target states, stats, slots still in use).
  */
 #include "fabrics/initiator.h"
+#include "fabrics/initiator_credit.h"
 
 #include <string.h>
 
@@ -346,6 +347,7 @@ mxl_initiator_target_stats (MxlInitiator *init, uint64_t target_id,
     out->version = MXL_FABRICS_API_VERSION;
     out->state = mxl_conn_public_state (conn->state.kind);
     out->grainsSkipped = conn->grains_skipped;
+    mxl_conn_credit_stats (conn, out);
     out->transfersDropped = conn->transfers_dropped;
     out->fellBehind = conn->fell_behind;
     out->transfersFailed = conn->transfers_failed;

@@ -45,11 +45,12 @@ by_rank (const MxlProtocolDesc **out)
  * not offer it fails with UNSUPPORTED_OPERATION, naming the protocol. */
 static mxlStatus
 forced_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
-    const MxlProtocolDesc *p, struct fi_info **out_info, GError **error)
+    const MxlProtocolDesc *p, uint64_t extra, struct fi_info **out_info,
+    GError **error)
 {
   SetupGetinfoFn getinfo = SETUP_GETINFO ();
   struct fi_info *probe = NULL;
-  mxlStatus st = getinfo (iface, role, p->caps[role], out_info, error);
+  mxlStatus st = getinfo (iface, role, p->caps[role] | extra, out_info, error);
 
   if (!no_match (st))
     return st;
@@ -71,10 +72,12 @@ forced_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
  * one asks for every capability the provider has, so that it can speak
  * whatever its targets expect (checked at AddTarget): it tries every
  * subset of the table, the larger and the better ranked first (all, then
- * without the worst, ...). */
+ * without the worst, ...). @extra: capabilities asked for besides the
+ * protocol's (credit_caps()). */
 static mxlStatus
 select_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
-    MxlSetupOptions *options, struct fi_info **out_info, GError **error)
+    MxlSetupOptions *options, uint64_t extra, struct fi_info **out_info,
+    GError **error)
 {
   const MxlProtocolDesc *order[sizeof (guint) * 8];
   SetupGetinfoFn getinfo = SETUP_GETINFO ();
@@ -83,11 +86,11 @@ select_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
 
   g_assert (n == mxl_n_protocols && n < sizeof (guint) * 8);
   if (options->protocol_set)
-    return forced_protocol (iface, role, options->protocol, out_info, error);
+    return forced_protocol (iface, role, options->protocol, extra, out_info, error);
   if (role == MXL_ROLE_TARGET) {
     for (guint i = 0; i < n; i++) {
       g_clear_error (error);
-      st = getinfo (iface, role, order[i]->caps[role], out_info, error);
+      st = getinfo (iface, role, order[i]->caps[role] | extra, out_info, error);
       if (st == MXL_STATUS_OK)
         options->protocol = order[i];
       if (!no_match (st))
@@ -98,7 +101,7 @@ select_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
   /* Subset bit n - 1 - i stands for order[i]: counting down from all ones
    * visits the subsets that hold the best protocol first. */
   for (guint set = (1u << n) - 1; set > 0; set--) {
-    uint64_t caps = 0;
+    uint64_t caps = extra;
     for (guint i = 0; i < n; i++)
       if (set & (1u << (n - 1 - i)))
         caps |= order[i]->caps[role];
@@ -108,6 +111,20 @@ select_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
       return st;
   }
   return st;
+}
+
+/* The credit extension (src/fabrics/wire/credit.h), grain flows over a
+ * connected provider: a target that advertises it sends releases
+ * (fi_inject), every initiator can receive them. */
+static uint64_t
+credit_caps (const MxlProviderDesc *desc, const MxlFlowLayout *flow, MxlRole role,
+    const MxlSetupOptions *options)
+{
+  if (desc == NULL || desc->ep_type != FI_EP_MSG || flow->format == MXL_DATA_FORMAT_AUDIO)
+    return 0;
+  if (role == MXL_ROLE_TARGET)
+    return options->credits ? FI_MSG | FI_SEND : 0;
+  return FI_MSG | FI_RECV;
 }
 
 mxlStatus
@@ -135,7 +152,8 @@ mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
   /* Regions of dead processes would fill /dev/shm (shmstale.h). */
   if (desc != NULL && mxl_provider_has_quirk (desc, MXL_PROVIDER_QUIRK_SHM_REGIONS))
     mxl_shm_clean_stale (MXL_SHM_REGION_DIR);
-  return select_protocol (iface, role, out_options, out_info, error);
+  return select_protocol (iface, role, out_options,
+      credit_caps (desc, flow, role, out_options), out_info, error);
 }
 
 mxlStatus

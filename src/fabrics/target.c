@@ -126,6 +126,7 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
   info->provider = g_strdup (t->base.desc->name);
   /* the regions: the write ingress's (grain slots, or the bounce ring) */
   t->istate->ops->fill_info (t, info);
+  mxl_target_credit_fill_info (t, info);
   info->protocol = g_strdup (t->proto->name);
   if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_OWNER_PID))
     info->owner_pid = (uint32_t) getpid ();
@@ -154,6 +155,7 @@ teardown (MxlTarget *t)
     mxl_local_peer_remove (t->info->fabric_address, t->info->fabric_address_len);
   if (t->type_ops)
     t->type_ops->close (t);
+  mxl_target_credit_free (t);
   if (t->pstate != NULL)
     t->proto->target_teardown (t);
   t->pstate = NULL;
@@ -312,6 +314,7 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   st = setup_receives (t, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
+  mxl_target_credit_setup (t);
   st = t->type_ops->open (t, &error);
   if (st != MXL_STATUS_OK)
     goto fail;
@@ -546,9 +549,14 @@ mxlStatus
 mxl_target_read (MxlTarget *t, int timeout_ms, uint64_t *out_index,
     uint64_t *out_count)
 {
+  mxlStatus st;
+
   if (!t->base.setup_done)
     return MXL_ERR_INVALID_STATE;
-  return t->mode->read (t, timeout_ms, out_index, out_count);
+  st = t->mode->read (t, timeout_ms, out_index, out_count);
+  if (st == MXL_STATUS_OK)
+    mxl_target_credit_read (t, *out_index);
+  return st;
 }
 
 void
@@ -573,4 +581,5 @@ mxl_target_get_stats (MxlTarget *t, mxlFabricsExtTargetStats *out)
   out->version = MXL_FABRICS_API_VERSION;
   out->state = t->type_ops ? t->type_ops->state (t) : MXL_FABRICS_EXT_STATE_IDLE;
   mxl_unlock (&t->base.lock);
+  mxl_target_credit_stats (t, out);
 }

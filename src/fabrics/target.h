@@ -89,6 +89,36 @@ void mxl_target_claims_fill_info (const MxlTargetClaims *claims,
 size_t mxl_target_claims_take (MxlTarget *target, MxlTargetClaims *claims,
     struct fi_cq_data_entry *batch, size_t len);
 
+/* --- the credit extension (target_credit.c; src/fabrics/wire/credit.h) --- */
+
+typedef struct MxlTargetCredit MxlTargetCredit;
+
+/** Setup option "credits", grain flow, connected endpoint with FI_SEND:
+ * makes t->credit (its holds and the peer to send releases to). */
+void mxl_target_credit_setup (MxlTarget *target);
+void mxl_target_credit_free (MxlTarget *target);
+/** Advertises ext.credits in @info when t->credit exists. */
+void mxl_target_credit_fill_info (const MxlTarget *target,
+    struct mxlFabricsTargetInfo_t *info);
+/** The connection the releases go to: @ep with the id @credit_id its
+ * request announced (0: none, a reference initiator), or NULL before the
+ * endpoint is closed. Any thread; takes the credit state's own lock. */
+void mxl_target_credit_peer (MxlTarget *target, struct fid_ep *ep, uint64_t credit_id);
+/** ReadGrain returned @index: its slot holds it until released. */
+void mxl_target_credit_read (MxlTarget *target, uint64_t index);
+/** mxlFabricsExtTargetReleaseGrain(). */
+mxlStatus mxl_target_release_grain (MxlTarget *target, uint64_t index);
+/** The credit counters of GetStats. */
+void mxl_target_credit_stats (MxlTarget *target, mxlFabricsExtTargetStats *out);
+#ifdef MXL_TEST_HOOKS
+/** Test build only: sends @len bytes as they are to the initiator that
+ * announced itself (hostile releases). Returns: OK, INVALID_STATE without
+ * one, UNKNOWN when fi_inject() failed. */
+mxlStatus mxl_target_credit_debug_send (MxlTarget *target, const void *msg, size_t len);
+/** Test build only: the id the initiator announced (0: none). */
+uint64_t mxl_target_credit_debug_peer_id (MxlTarget *target);
+#endif
+
 /** Queues a connection event for mxlFabricsExtTargetPollEvent(). */
 void mxl_target_push_event (MxlTarget *target,
     mxlFabricsExtConnectionState previous, mxlFabricsExtConnectionState current,

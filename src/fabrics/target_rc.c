@@ -27,6 +27,8 @@ typedef struct MxlRcState {
   MxlRcKind kind;
   uint64_t token;    /* accepting, connected: the initiator's claim token
                         (its connection request's private data), 0 = none */
+  uint64_t credit_id; /* accepting, connected: the credit id it announced
+                        (target_credit.c), 0 = none */
   union {
     struct { struct fid_ep *ep; gint64 since; } accepting;
     struct { struct fid_ep *ep; } connected;
@@ -48,6 +50,7 @@ typedef struct MxlRcInput {
   struct fid *fid;
   struct fi_info *info;
   uint64_t token;      /* CONNREQ: the initiator's claim token, 0 = none */
+  uint64_t credit_id;  /* CONNREQ: its credit announce, 0 = none */
   gboolean has_target_check;     /* CONNREQ: @target_check was sent */
   uint32_t target_check;         /* CONNREQ: the target it means */
   int err;
@@ -166,6 +169,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
     case RC_IN_LISTEN:
     case RC_IN_CLOSE:
       /* set up and torn down without an event: nobody reads them then */
+      mxl_target_credit_peer (t, NULL, 0);
       if (in->kind == RC_IN_CLOSE && ep != NULL)
         mxl_ofi_close (&ep->fid, "ep");
       memset (&r->rc, 0, sizeof (r->rc));
@@ -188,6 +192,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       }
       next.kind = MXL_RC_ACCEPTING;
       next.token = in->token;
+      next.credit_id = in->credit_id;
       next.u.accepting.ep = accept_request (t, in->info);
       next.u.accepting.since = g_get_monotonic_time ();
       if (r->rc.kind != MXL_RC_LISTENING) {
@@ -200,6 +205,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
         if (r->rc.kind == MXL_RC_CONNECTED)
           t->stats.disconnections++;
         mxl_target_set_rx_ep (t, NULL);
+        mxl_target_credit_peer (t, NULL, 0);
         mxl_ofi_close (&ep->fid, "ep");
         reason = MXL_ERR_INTERRUPTED;
       }
@@ -216,6 +222,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       next.u.connected.ep = ep;
       t->stats.connectionsAccepted++;
       mxl_target_set_rx_ep (t, ep);
+      mxl_target_credit_peer (t, ep, r->rc.credit_id);
       break;
     case RC_IN_SHUTDOWN:
     case RC_IN_ERROR:
@@ -229,6 +236,7 @@ rc_transition (MxlTarget *t, const MxlRcInput *in)
       if (r->rc.kind == MXL_RC_CONNECTED)
         t->stats.disconnections++;
       mxl_target_set_rx_ep (t, NULL);
+      mxl_target_credit_peer (t, NULL, 0);
       mxl_ofi_close (&ep->fid, "ep");
       next.kind = MXL_RC_LISTENING;
       next.token = 0;
@@ -257,7 +265,8 @@ rc_poll_events (MxlTarget *t, int timeout_ms)
    * otherwise only drain what is there. */
   while (mxl_ofi_eq_read (rc_target (t)->eq, timeout_ms, &ev) == MXL_STATUS_OK) {
     MxlRcInput in = { .fid = ev.fid, .info = ev.info, .err = ev.err,
-      .token = ev.token, .has_target_check = ev.has_target_check,
+      .token = ev.token, .credit_id = ev.credit_id,
+      .has_target_check = ev.has_target_check,
       .target_check = ev.target_check };
 
     if (ev.error)

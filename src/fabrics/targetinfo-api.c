@@ -171,6 +171,27 @@ mxlFabricsExtTargetInfoFromUserString (char const *in_text,
 }
 
 MXL_EXPORT mxlStatus
+mxlFabricsExtSplitTargetInfoList (char const *in_text, char ***out_sources,
+    size_t *out_count)
+{
+  char **sources;
+
+  if (out_sources == NULL)
+    return MXL_ERR_INVALID_ARG;
+  sources = mxl_target_info_split_user_list (in_text);
+  if (out_count != NULL)
+    *out_count = g_strv_length (sources);
+  *out_sources = sources;
+  return MXL_STATUS_OK;
+}
+
+MXL_EXPORT void
+mxlFabricsExtFreeTargetInfoList (char **in_sources)
+{
+  g_strfreev (in_sources);
+}
+
+MXL_EXPORT mxlStatus
 mxlFabricsExtTargetInfoGetFlowDef (mxlFabricsTargetInfo in_targetInfo,
     char const **out_flowDef)
 {

@@ -332,6 +332,13 @@ mxl_ofi_eq_read (struct fid_eq *eq, int timeout_ms, MxlEqEvent *out)
       out->target_check = (uint32_t) (word >> 32);
       out->has_target_check = TRUE;
     }
+    /* a credit announce (docs/wire-format.md §11.7): a second u64 */
+    if ((size_t) rc >= sizeof (entry.cm) + 2 * sizeof (uint64_t)) {
+      uint64_t word;
+
+      memcpy (&word, entry.cm.data + sizeof (uint64_t), sizeof (uint64_t));
+      out->credit_id = GUINT64_FROM_LE (word);
+    }
   }
   return MXL_STATUS_OK;
 }

@@ -177,6 +177,11 @@ typedef struct MxlEqEvent {
   gboolean has_target_check;      /* FI_CONNREQ: @target_check was sent */
   uint32_t target_check;          /* FI_CONNREQ: the TargetInfo id the
                                      initiator means (mxl_ofi_target_check()) */
+  uint64_t credit_id;             /* FI_CONNREQ: the id an initiator of the
+                                     credit extension announces (a second
+                                     u64 of private data, sent only to a
+                                     target that advertises credits), 0 =
+                                     none */
   gboolean busy;                  /* error entry of a connection refused with
                                      MXL_REJECT_BUSY: the target has an
                                      initiator already */

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <glib.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <mxl/fabrics.h>
@@ -187,6 +188,8 @@ typedef struct MxlConnTypeState {
   const struct MxlInitiatorTypeOps *ops;
 } MxlConnTypeState;
 
+typedef struct MxlConnCredit MxlConnCredit;
+
 struct MxlConn {
   MxlInitiator *init;
   uint64_t target_id;        /* TargetInfo id */
@@ -237,6 +240,14 @@ struct MxlConn {
   uint64_t transfers_failed;   /* tracked ones that failed, not dropped */
   uint64_t fell_behind;
   gboolean behind;
+  /* The credit extension (initiator_credit.c): the id this connection
+   * announced (0: none), its window and receives while connected (NULL
+   * without credits), and its counts, kept across reconnections. */
+  uint64_t credit_id;
+  struct MxlConnCredit *credit;
+  uint64_t grains_no_credit;
+  uint64_t credit_releases, credit_ahead, credit_backwards, credit_unknown,
+      credit_bad;
 };
 
 /** Header slots per connection: queued + in-flight transfers at most. */
@@ -418,6 +429,10 @@ struct mxlFabricsInitiator_t {
   GPtrArray *conns;          /* MxlConn*, including REMOVED until swept */
   GHashTable *by_conn_id;    /* conn_id → MxlConn* (live generations only) */
   uint64_t next_conn_id;
+  /* connections with credits (conn->credit set; changed under base.lock):
+   * read without it by TransferGrain, which takes base.lock for the
+   * credits only when there are any (initiator_credit.c) */
+  atomic_uint credit_conns;
   /* application-visible */
   mxlFabricsExtInitiatorStats stats;
   mxlFabricsExtTransferResult *results;  /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX

@@ -145,6 +145,13 @@ read_reconnect (JsonNode *node, const char *key, MxlSetupOptions *out,
   return read_boolean (node, key, &out->reconnect, error);
 }
 
+static gboolean
+read_credits (JsonNode *node, const char *key, MxlSetupOptions *out,
+    GError **error)
+{
+  return read_boolean (node, key, &out->credits, error);
+}
+
 /* The keys: each with its reader and its row of mxlFabricsExtGetOption()
  * (type, meaning, the defaults mxl_setup_options_defaults() sets, as text;
  * tests/unit/test-options.c checks them against it). */
@@ -174,6 +181,10 @@ static const struct {
       "true", NULL } },
   { read_reconnect, { "reconnect", "boolean",
       "a lost connection is retried with the back-off", NULL, "false" } },
+  { read_credits, { "credits", "boolean",
+      "grain flows over a connected provider: the sender waits for the "
+      "reader's releases (mxlFabricsExtTargetReleaseGrain) instead of "
+      "overwriting a slot", "false", NULL } },
 };
 
 mxlStatus

@@ -29,6 +29,10 @@ typedef struct MxlSetupOptions {
   uint32_t post_ring_capacity;  /* "postRingCapacity": power of two >= 2; default MXL_DEFAULT_POST_RING_CAPACITY */
   gboolean reconnect;           /* "reconnect": boolean, default FALSE (initiator: a lost
                                    connection is retried with the back-off) */
+  gboolean credits;             /* "credits": boolean, default FALSE (target of a grain
+                                   flow: advertise the credit extension, the
+                                   reader releases every grain it read,
+                                   src/fabrics/wire/credit.h) */
 } MxlSetupOptions;
 
 /**
@@ -56,7 +60,7 @@ typedef struct MxlSetupOptions {
  * "maxMessageSize" integer >= 1 (bytes); "iovLimit" integer
  * 1..MXL_MAX_IOV_LIMIT; "protocol" a name of the protocol table (mxl_protocols[]); "progressThread"
  * boolean; "samplesStaging" boolean; "postRingCapacity" power of two 2..MXL_MAX_POST_RING_CAPACITY;
- * "exclusive" boolean; "reconnect" boolean. An integer may be written 64.0 but not 2.5.
+ * "exclusive" boolean; "reconnect" boolean; "credits" boolean. An integer may be written 64.0 but not 2.5.
  *
  * *@out is overwritten (it owns nothing); on failure it holds the defaults.
  *

@@ -123,4 +123,7 @@ struct mxlFabricsTarget_t {
    * API calls take it). */
   const struct MxlTargetMode *mode;
   struct MxlTargetThread *thread; /* the thread mode's state, else NULL */
+  /* the credit extension (target_credit.c, setup option "credits"), else
+   * NULL */
+  struct MxlTargetCredit *credit;
 };

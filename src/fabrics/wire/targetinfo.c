@@ -141,6 +141,8 @@ mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
     add_u64_string (b, "claimAddr", info->claim_addr);
     add_u64_string (b, "claimKey", info->claim_key);
   }
+  if (info->credits != 0)
+    add_u64_string (b, "credits", info->credits);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fabricAddress");
   json_builder_add_string_value (b, address);
@@ -355,6 +357,15 @@ read_ext (JsonObject *root, struct mxlFabricsTargetInfo_t *info, GError **error)
       return FALSE;
     info->has_claim = TRUE;
   }
+  if (json_object_has_member (ext, "credits")) {
+    uint64_t version = 0;
+    if (!get_u64_string (ext, "ext.", "credits", &version, error))
+      return FALSE;
+    if (version == 0 || version > G_MAXUINT32)
+      return fail (error, "ext.\"credits\" %" G_GUINT64_FORMAT
+          " is not a version (1 .. 4294967295)", version);
+    info->credits = (uint32_t) version;
+  }
   /* Kept as given: the protocol table checks the name
    * (mxl_protocol_check_info(), protocol_table.c). */
   info->protocol = g_strdup (protocol);
@@ -494,4 +505,86 @@ mxl_target_info_from_user_string (const char *text, mxlStatus *out_status,
     return NULL;
   }
   return from_json_or_base64 (contents, out_status, error);
+}
+
+/* The end of the JSON source at @p ('{'): past its matching '}', or the
+ * end of the text when it has none. */
+static const char *
+list_json_end (const char *p)
+{
+  gboolean in_string = FALSE;
+  int depth = 0;
+
+  for (; *p != '\0'; p++) {
+    if (in_string) {
+      if (*p == '\\' && p[1] != '\0')
+        p++;
+      else if (*p == '"')
+        in_string = FALSE;
+    } else if (*p == '"') {
+      in_string = TRUE;
+    } else if (*p == '{') {
+      depth++;
+    } else if (*p == '}' && --depth == 0) {
+      return p + 1;
+    }
+  }
+  return p;
+}
+
+/* The separator ending the "@PATH" source at @p, or its terminating NUL. */
+static const char *
+list_path_end (const char *p)
+{
+  for (; *p != '\0' && *p != ';'; p++) {
+    const char *next = p + 1;
+
+    if (*p != ',')
+      continue;
+    while (g_ascii_isspace (*next))
+      next++;
+    if (*next == '@' || *next == '{')
+      return p;
+  }
+  return p;
+}
+
+char **
+mxl_target_info_split_user_list (const char *text)
+{
+  GPtrArray *items = g_ptr_array_new ();
+  const char *p = text != NULL ? text : "";
+
+  while (*p != '\0') {
+    const char *start, *end;
+
+    while (g_ascii_isspace (*p) || *p == ';' || *p == ',')
+      p++;
+    if (*p == '\0')
+      break;
+    start = p;
+    /* the first character decides the form, as for
+     * mxl_target_info_from_user_string() */
+    if (*p == '@') {
+      p = list_path_end (p);
+    } else {
+      if (*p == '{')
+        p = list_json_end (p);
+      /* to the separator (what follows a JSON source's brace is part of
+       * it: the resolver refuses it) */
+      while (*p != '\0' && *p != ';' && *p != ',')
+        p++;
+    }
+    end = p;
+    while (end > start && g_ascii_isspace (end[-1]))
+      end--;
+    g_ptr_array_add (items, g_strndup (start, (gsize) (end - start)));
+  }
+  if (items->len == 1) {
+    /* one source: the text as given (a single "@PATH" may hold ',') */
+    g_free (g_ptr_array_index (items, 0));
+    g_ptr_array_index (items, 0) = g_strdup (text);
+  }
+  g_ptr_array_add (items, NULL);
+  return (char **) g_ptr_array_free (items, FALSE);
 }

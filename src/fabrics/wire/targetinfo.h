@@ -36,7 +36,7 @@ struct mxlFabricsTargetInfo_t {
   /* Our extensions, serialised under the key "ext" (ignored by the reference):
    * {"ext":{"protocol":"write|send|tagged","flowDef":"<NMOS flow JSON>",
    *   "recvSize":"<bytes>","pid":"<process id, shm>",
-   *   "claimAddr":"<addr>","claimKey":"<rkey>"}} */
+   *   "claimAddr":"<addr>","claimKey":"<rkey>","credits":"<version>"}} */
   char *protocol;                 /* ext."protocol" as given, owned; NULL: not
                                     given (MXL_TARGET_INFO_DEFAULT_PROTOCOL).
                                     A name of the protocol table, checked by
@@ -55,6 +55,12 @@ struct mxlFabricsTargetInfo_t {
    * writes grains. Both or neither. */
   gboolean has_claim;
   uint64_t claim_addr, claim_key;
+  /* "credits": the version of the credit extension the target speaks
+   * (credit.h, docs/wire-format.md §11.7), 1 .. 2^32 - 1; 0 = not given (a
+   * reference target, or one of ours without it): the initiator writes
+   * as the reference does. A version this code does not know
+   * (mxl_credit_version_usable()) is kept as read and treated as none. */
+  uint32_t credits;
 };
 
 /**
@@ -94,7 +100,8 @@ char *mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info);
  * "protocol" (any name, kept as given: mxl_protocol_check_info() checks it
  * against the protocol table; absent: MXL_TARGET_INFO_DEFAULT_PROTOCOL,
  * docs/wire-format.md §11.1) and "flowDef" strings and
- * "recvSize" (64-bit, send protocol, bytes of one posted receive). Every
+ * "recvSize" (64-bit, send protocol, bytes of one posted receive) and
+ * "credits" (1 .. 2^32 - 1, the credit extension's version). Every
  * 64-bit value is a decimal string: optional leading blanks and '+', then
  * digits (no '-', no overflow), then optional trailing blanks. Unknown keys
  * are ignored at every level. The GError domain is G_IO_ERROR
@@ -131,3 +138,15 @@ const char *mxl_target_info_protocol (const struct mxlFabricsTargetInfo_t *info)
  */
 struct mxlFabricsTargetInfo_t *mxl_target_info_from_user_string (const char *text,
     mxlStatus *out_status, GError **error);
+
+/**
+ * mxl_target_info_split_user_list:
+ * @text: (nullable): one or several of what
+ *   mxl_target_info_from_user_string() takes.
+ *
+ * Splits @text into its sources by the rule of
+ * mxlFabricsExtSplitTargetInfoList() (<mxl/fabrics-ext.h>, stated there).
+ *
+ * Returns: (transfer full): the sources, NULL-terminated, g_strfreev().
+ */
+char **mxl_target_info_split_user_list (const char *text);

@@ -303,7 +303,9 @@ MXL_EXPORT char const *mxlFabricsExtConnectionStateName (mxlFabricsExtConnection
  * @previous, @current: the state before and after the transition.
  * @reason: MXL_STATUS_OK for requested transitions; otherwise the failure
  *   that caused it (MXL_ERR_NOT_READY for a timeout, MXL_ERR_INTERRUPTED for
- *   an orderly shutdown by the peer and for a shm target known gone: its
+ *   an orderly shutdown by the peer (its FI_SHUTDOWN, or a write that ended
+ *   with FI_ECANCELED, FI_ECONNRESET or a like error because its endpoint
+ *   closed) and for a shm target known gone: its
  *   process exited, or a target of this process closed; MXL_ERR_UNKNOWN for
  *   transport errors).
  * @timestampNs: CLOCK_MONOTONIC nanoseconds of the transition.
@@ -449,6 +451,12 @@ typedef struct mxlFabricsExtTargetStats_t {
                                     requests rejected while connected, RDM
                                     claims of a second initiator (setup
                                     option "exclusive", docs/fabrics-engine.md) */
+  /* the credit extension (setup option "credits", docs/fabrics-engine.md
+   * "Credits") */
+  uint64_t creditReleasesSent;   /* releases sent to the initiator */
+  uint64_t creditReleasesUnsent; /* releases with no initiator to send them
+                                    to (none announced itself, or it left)
+                                    or whose send failed */
 } mxlFabricsExtTargetStats;
 
 /**
@@ -464,6 +472,31 @@ typedef struct mxlFabricsExtTargetStats_t {
  * MXL_ERR_INVALID_ARG for NULL.
  */
 MXL_EXPORT mxlStatus mxlFabricsExtTargetInterruptRead (mxlFabricsTarget in_target);
+
+/**
+ * mxlFabricsExtTargetReleaseGrain:
+ * @in_index: the index of a grain mxlFabricsTargetReadGrain() returned
+ *   (an absolute grain index, not a ring slot).
+ *
+ * The credit extension (setup option "credits"; docs/wire-format.md §11.7):
+ * the reader is done with grain @in_index, so the initiator may write the
+ * grain index @in_index + the ring length into its ring slot. Until then an
+ * initiator that announced itself does not overwrite the slot
+ * (mxlFabricsExtInitiatorWaitCredit()): a reader that releases every grain
+ * it read, in any order, sees every grain. The release is sent at once
+ * (fi_inject(3), one 24-byte message, no completion to wait for); nothing
+ * is sent when no initiator announced itself (a reference initiator: it
+ * writes as it always did), which is counted in creditReleasesUnsent. The
+ * call never blocks.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL, or when the slot
+ * of @in_index does not hold that grain as read (never read, or
+ * overwritten since); MXL_ERR_INVALID_STATE when the target is not set up,
+ * has no "credits" option, receives audio, or @in_index was released
+ * already.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetReleaseGrain (mxlFabricsTarget in_target,
+    uint64_t in_index);
 
 /** Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL;
  * MXL_ERR_INVALID_STATE when the target is not set up. */
@@ -601,6 +634,22 @@ typedef struct mxlFabricsExtInitiatorTargetStats_t {
                                     the target went away) or a post or
                                     write failed; lost for it, as the
                                     dropped ones are */
+  /* the credit extension (docs/fabrics-engine.md "Credits") */
+  bool credits;                  /* the connection uses credits: the
+                                    target advertised them and this
+                                    initiator announced itself */
+  uint64_t grainsNoCredit;       /* TransferGrain calls it did not get:
+                                    its ring slot was not released yet */
+  uint64_t creditReleases;       /* releases that freed a slot */
+  uint64_t creditReleasesAhead;  /* ignored: a grain index never written
+                                    into its slot (beyond the newest
+                                    written, or skipped) */
+  uint64_t creditReleasesBackwards; /* ignored: a grain released already,
+                                    or an older occupant of its slot */
+  uint64_t creditReleasesUnknown; /* ignored: naming another initiator id */
+  uint64_t creditReleasesBad;    /* ignored: not a release message (length,
+                                    magic, reserved bits) or a failed
+                                    receive */
 } mxlFabricsExtInitiatorTargetStats;
 
 /**
@@ -613,6 +662,37 @@ typedef struct mxlFabricsExtInitiatorTargetStats_t {
  */
 MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetTargetStats (mxlFabricsInitiator in_initiator,
     mxlFabricsTargetInfo in_targetInfo, mxlFabricsExtInitiatorTargetStats *out_stats);
+
+/**
+ * mxlFabricsExtInitiatorWaitCredit:
+ * @in_targetInfo: (nullable): wait for this added target only; NULL: for
+ *   every connected target with credits.
+ * @in_index: the grain index about to be transferred.
+ * @in_timeoutMs: how long to wait at most (ms); 0: only check.
+ *
+ * The credit extension (docs/wire-format.md §11.7): with a target that
+ * advertises credits (TargetInfo ext.credits) over a connected provider,
+ * this initiator writes grain index i into the target's ring slot only
+ * once the target released the grain that slot held
+ * (mxlFabricsExtTargetReleaseGrain()) or the slot was never used;
+ * mxlFabricsInitiatorTransferGrain() of a grain some such target has no
+ * credit for sends it to the other targets only and returns
+ * MXL_ERR_NOT_READY (each target's credits are its own; counted in its
+ * grainsNoCredit). A sender that must not lose grains (not live) calls
+ * this first; a live one transfers and lets the grain go for that target.
+ * Waits on the initiator's condition (progress thread: woken when a
+ * release arrives) or on the completion queue (without it), never longer
+ * than @in_timeoutMs.
+ *
+ * Returns: MXL_STATUS_OK when the target (every connected target with
+ * credits) can take @in_index now (at once for a target without credits
+ * or not connected); MXL_ERR_TIMEOUT when the time ran out;
+ * MXL_ERR_INVALID_ARG for a NULL initiator; MXL_ERR_NOT_FOUND for a
+ * target not added; MXL_ERR_INVALID_STATE when the initiator is not set
+ * up or sends audio.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtInitiatorWaitCredit (mxlFabricsInitiator in_initiator,
+    mxlFabricsTargetInfo in_targetInfo, uint64_t in_index, uint16_t in_timeoutMs);
 
 /**
  * mxlFabricsExtInitiatorSetGrainPayload:
@@ -806,6 +886,41 @@ MXL_EXPORT mxlStatus mxlFabricsExtReadUserFile (char const *in_path,
  */
 MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoFromUserString (char const *in_text,
     mxlFabricsTargetInfo *out_targetInfo, char **out_reason);
+
+/**
+ * mxlFabricsExtSplitTargetInfoList:
+ * @in_text: (nullable): one or several of what
+ *   mxlFabricsExtTargetInfoFromUserString() takes (a list a user gives for
+ *   several targets at once).
+ * @out_sources: (out) (transfer full): the sources in order,
+ *   NULL-terminated (none for an empty @in_text); free with
+ *   mxlFabricsExtFreeTargetInfoList().
+ * @out_count: (out) (optional): how many.
+ *
+ * Splits a list of TargetInfo sources, each decided by its first
+ * non-blank character as mxlFabricsExtTargetInfoFromUserString() decides
+ * it. The rule: sources are separated by ';' or ','. A JSON source
+ * ('{') runs to its matching '}', strings and their backslash escapes
+ * honoured, so that separators inside it (a provider "tcp;ofi_rxm", the
+ * commas of JSON) never split it; anything after its brace up to the next
+ * separator stays part of it (for the resolver to refuse). Base64 holds
+ * neither separator. An "@PATH" source runs to the next ';', and a ','
+ * ends it only when the next source starts right after it ('@' or '{',
+ * blanks allowed), since a file name may hold commas. Blanks around a
+ * source are dropped and empty sources skipped; a list of one source is
+ * returned as given, blanks and separators included.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL @out_sources.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtSplitTargetInfoList (char const *in_text,
+    char ***out_sources, size_t *out_count);
+
+/**
+ * mxlFabricsExtFreeTargetInfoList:
+ * @in_sources: (nullable) (transfer full): what
+ *   mxlFabricsExtSplitTargetInfoList() gave.
+ */
+MXL_EXPORT void mxlFabricsExtFreeTargetInfoList (char **in_sources);
 
 /**
  * mxlFabricsExtTargetInfoGetFlowDef:

@@ -270,13 +270,22 @@ MXL_EXPORT mxlStatus mxlFabricsInitiatorRemoveTarget (mxlFabricsInitiator in_ini
  * MXL_FABRICS_EXT_STATE_CONNECTED event (mxlFabricsExtInitiatorPollEvent())
  * before the first transfer, or send again after NOT_READY.
  *
+ * Credits (our extension, docs/wire-format.md §11.7): a connected target
+ * that advertised credits and has not released the grain its slot holds
+ * does not get this grain either (counted in its grainsNoCredit), and the
+ * call returns MXL_ERR_NOT_READY although the other targets got it; when
+ * every connected target is such a target, nothing is posted.
+ * mxlFabricsExtInitiatorWaitCredit() (<mxl/fabrics-ext.h>) waits for a
+ * credit first.
+ *
  * Returns: MXL_STATUS_OK (posted or queued for at least one connected
  * target, or no target added); MXL_ERR_INVALID_ARG (start > end, end >
  * totalSlices, a write beyond a region); MXL_ERR_NOT_READY (the provider's
- * queue stayed full past the retry deadline, or targets are added but none
- * is connected). With the progress thread (setup option "progressThread")
- * the call returns before the connections are looked at: a refusal then
- * shows in the results and the counter only.
+ * queue stayed full past the retry deadline, targets are added but none
+ * is connected, or a target with credits had none). With the progress
+ * thread (setup option "progressThread") the call returns before the
+ * connections are looked at: a refusal then shows in the results and the
+ * counter only (credits are looked at in the call itself).
  */
 MXL_EXPORT mxlStatus mxlFabricsInitiatorTransferGrain (mxlFabricsInitiator in_initiator,
     uint64_t in_grainIndex, uint16_t in_startSlice, uint16_t in_endSlice);

@@ -211,12 +211,15 @@ wait_result (mxlFabricsInitiator init)
 }
 
 static void
-injected (const FabProv *p, MxlInjectKind kind, const char *opts)
+injected_err (const FabProv *p, MxlInjectKind kind, const char *opts, int err,
+    mxlStatus lost_reason)
 {
   Rig r;
   mxlFabricsExtTransferResult res;
   mxlFabricsExtInitiatorStats stats;
   mxlFabricsExtConnectionState state;
+  mxlFabricsExtConnectionEvent ev;
+  gboolean lost = FALSE;
 
   if (!rig_open (&r, p, 1, opts))
     return;
@@ -227,12 +230,12 @@ injected (const FabProv *p, MxlInjectKind kind, const char *opts)
   g_assert_cmpint (res.status, ==, MXL_STATUS_OK);
   g_assert_cmpuint (res.writes, >, 1);          /* cut by maxMessageSize */
 
-  mxl_initiator_debug_inject (r.init, kind, 1, FI_EIO);
+  mxl_initiator_debug_inject (r.init, kind, 1, err);
   fabtest_write_grain (&r.is, 501, 4, FALSE);
   g_assert_cmpint (mxlFabricsInitiatorTransferGrain (r.init, 501, 0, 1080), ==, MXL_STATUS_OK);
   res = wait_result (r.init);
   g_assert_cmpint (res.status, !=, MXL_STATUS_OK);
-  g_assert_cmpint (res.providerError, ==, FI_EIO);
+  g_assert_cmpint (res.providerError, ==, err);
   g_assert_cmpuint (res.targetId, ==, r.id[0]);
   g_assert_cmpuint (res.grainIndex, ==, 501);
   g_assert_cmpuint (res.startSlice, ==, 0);
@@ -251,7 +254,21 @@ injected (const FabProv *p, MxlInjectKind kind, const char *opts)
   g_assert_cmpint (mxlFabricsExtInitiatorGetTargetState (r.init, r.info[0], &state), ==,
       MXL_STATUS_OK);
   g_assert_cmpint (state, ==, MXL_FABRICS_EXT_STATE_LOST);
+  /* its LOST event tells why: a transport error, or a write the target's
+   * close cancelled (an orderly loss, as its shutdown) */
+  while (!lost && mxlFabricsExtInitiatorPollEvent (r.init, &ev) == MXL_STATUS_OK)
+    if (ev.current == MXL_FABRICS_EXT_STATE_LOST) {
+      lost = TRUE;
+      g_assert_cmpint (ev.reason, ==, lost_reason);
+    }
+  g_assert_true (lost);
   rig_close (&r);
+}
+
+static void
+injected (const FabProv *p, MxlInjectKind kind, const char *opts)
+{
+  injected_err (p, kind, opts, FI_EIO, MXL_ERR_UNKNOWN);
 }
 
 #define SPLIT_OPTS(thread) "{\"progressThread\": " thread ", \"maxMessageSize\": 1048576}"
@@ -263,6 +280,12 @@ static void test_error_completion_tcp (void)
 static void test_error_completion_shm (void)
 { injected (&fab_shm, MXL_INJECT_ERROR_COMPLETION, SPLIT_OPTS ("true")); }
 /* The same reporting without a progress thread. */
+/* A write cancelled because the receiver closed (tcp cancels what is
+ * queued): the loss is the receiver's orderly stop, MXL_ERR_INTERRUPTED,
+ * not a transport error (a user saw "the connection failed (UNKNOWN)"). */
+static void test_cancelled_completion_tcp (void)
+{ injected_err (&fab_tcp, MXL_INJECT_ERROR_COMPLETION, SPLIT_OPTS ("false"),
+      FI_ECANCELED, MXL_ERR_INTERRUPTED); }
 static void test_error_completion_tcp_nothread (void)
 { injected (&fab_tcp, MXL_INJECT_ERROR_COMPLETION, SPLIT_OPTS ("false")); }
 
@@ -599,6 +622,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/progress/shm/error-completion", test_error_completion_shm);
   g_test_add_func ("/fabrics/progress/tcp/error-completion-nothread",
       test_error_completion_tcp_nothread);
+  g_test_add_func ("/fabrics/progress/tcp/cancelled-completion",
+      test_cancelled_completion_tcp);
   g_test_add_func ("/fabrics/progress/tcp/ring-full", test_ring_full);
   g_test_add_func ("/fabrics/progress/wait-strategy", test_wait_strategy);
   g_test_add_func ("/fabrics/progress/tcp/wait-fd", test_wait_fd_tcp);

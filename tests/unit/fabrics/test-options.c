@@ -265,7 +265,7 @@ test_option_table (void)
   } expect[] = {
     { "cqDepth", NULL }, { "progressThread", NULL },
     { "postRingCapacity", NULL }, { "samplesStaging", NULL },
-    { "exclusive", NULL }, { "reconnect", NULL },
+    { "exclusive", NULL }, { "reconnect", NULL }, { "credits", NULL },
   };
   g_autofree char *cq = NULL, *ring = NULL;
   size_t i, n, found = 0;
@@ -279,6 +279,7 @@ test_option_table (void)
   expect[3].value = d.samples_staging ? "true" : "false";
   expect[4].value = d.exclusive ? "true" : "false";
   expect[5].value = d.reconnect ? "true" : "false";
+  expect[6].value = d.credits ? "true" : "false";
 
   for (n = 0; mxlFabricsExtGetOption (n, &info) == MXL_STATUS_OK; n++) {
     g_autofree char *json = g_strdup_printf ("{\"%s\": %s}", info.name,
@@ -304,7 +305,7 @@ test_option_table (void)
   g_assert_cmpuint (found, ==, G_N_ELEMENTS (expect));
   g_assert_cmpstr (names->str, ==, "cqDepth, maxMessageSize, iovLimit, "
       "protocol, progressThread, postRingCapacity, samplesStaging, "
-      "exclusive, reconnect");
+      "exclusive, reconnect, credits");
   g_assert_cmpint (mxlFabricsExtGetOption (n, &info), ==, MXL_ERR_NOT_FOUND);
   g_assert_cmpint (mxlFabricsExtGetOption (0, NULL), ==, MXL_ERR_INVALID_ARG);
 }

@@ -159,6 +159,53 @@ test_claim_region (void)
   mxl_target_info_free (info);
 }
 
+/* ext.credits (credit.h): printed only when set, read back, a version
+ * out of range refused; a reference-style TargetInfo (no ext at all, or an
+ * ext without it) parses with none. */
+static void
+test_credits (void)
+{
+  struct mxlFabricsTargetInfo_t *info = make_info ();
+  g_autofree char *json = NULL, *plain = NULL;
+  g_autoptr (GError) error = NULL;
+  mxlStatus status = MXL_ERR_UNKNOWN;
+  struct mxlFabricsTargetInfo_t *back;
+  const char *reference = "{\"addressFormat\":2,"
+      "\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\",\"id\":\"1\",\"provider\":"
+      "\"tcp\",\"regions\":[{\"addr\":\"0\",\"len\":\"8\",\"rkey\":\"1\"}]}";
+  const char *bad[] = { "\"0\"", "\"4294967296\"", "\"-1\"", "1" };
+
+  plain = mxl_target_info_to_json (info);
+  g_assert_null (strstr (plain, "credits"));
+  info->credits = 1;
+  json = mxl_target_info_to_json (info);
+  g_assert_nonnull (strstr (json, "\"credits\":\"1\""));
+  back = mxl_target_info_from_json (json, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->credits, ==, 1);
+  mxl_target_info_free (back);
+  back = mxl_target_info_from_json (reference, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->credits, ==, 0);
+  mxl_target_info_free (back);
+  back = mxl_target_info_from_json (plain, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->credits, ==, 0);
+  mxl_target_info_free (back);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_autofree char *doc = g_strdup_printf ("{\"addressFormat\":2,\"ext\":{\"credits\":%s},"
+        "\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\",\"id\":\"1\",\"provider\":"
+        "\"tcp\",\"regions\":[{\"addr\":\"0\",\"len\":\"8\",\"rkey\":\"1\"}]}", bad[i]);
+
+    g_clear_error (&error);
+    back = mxl_target_info_from_json (doc, &status, &error);
+    g_assert_null (back);
+    g_assert_nonnull (error);
+    g_assert_nonnull (strstr (error->message, "credits"));
+  }
+  mxl_target_info_free (info);
+}
+
 static void
 test_round_trip_64bit (void)
 {
@@ -686,6 +733,73 @@ test_get_provider (void)
   }
 }
 
+/* @text splits into exactly the NULL-terminated @want, by the public call
+ * (the rule: <mxl/fabrics-ext.h>, mxlFabricsExtSplitTargetInfoList()). */
+static void
+check_split (const char *text, const char *const *want)
+{
+  char **got = NULL;
+  size_t count = 99, i;
+
+  g_assert_cmpint (mxlFabricsExtSplitTargetInfoList (text, &got, &count), ==,
+      MXL_STATUS_OK);
+  for (i = 0; want[i] != NULL; i++) {
+    if (got[i] == NULL)
+      g_error ("\"%s\": %zu sources, wanted more", text, i);
+    g_assert_cmpstr (got[i], ==, want[i]);
+  }
+  g_assert_null (got[i]);
+  g_assert_cmpuint (count, ==, i);
+  mxlFabricsExtFreeTargetInfoList (got);
+}
+
+/* ';' and ',' separate, never inside a JSON source (strings and escapes
+ * honoured); a ',' ends an @path only before a new '@' or '{' source; one
+ * source comes back as given (the cases of tests/gst/test-target-states.c
+ * split-list, which checks the sink's use of this call). */
+static void
+test_split_list (void)
+{
+  const char *none[] = { NULL };
+  const char *one_json[] = { "{\"provider\":\"tcp;ofi_rxm\",\"a\":[1,2]}",
+    NULL
+  };
+  const char *two_json[] = { "{\"p\":\"a;b\",\"x\":\"}\\\"{\"}", "{\"q\":1}",
+    NULL
+  };
+  const char *paths[] = { "@/tmp/a.json", "@/tmp/b.json", NULL };
+  const char *comma_path[] = { "@/tmp/a,b.json", NULL };
+  const char *mixed[] = { "@/tmp/a,b.json", "{\"q\":1}", "ZXlK", "@/c",
+    NULL
+  };
+  const char *tail[] = { "{\"q\":1} x", "ZXlK", NULL };
+  const char *spaced[] = { " @/tmp/a.json ", NULL };
+  char **got = NULL;
+
+  check_split (NULL, none);
+  check_split ("", none);
+  check_split (" ; , ", none);
+  check_split (one_json[0], one_json);
+  check_split ("{\"p\":\"a;b\",\"x\":\"}\\\"{\"} ; {\"q\":1}", two_json);
+  check_split ("{\"p\":\"a;b\",\"x\":\"}\\\"{\"},{\"q\":1}", two_json);
+  check_split ("@/tmp/a.json;@/tmp/b.json", paths);
+  check_split ("@/tmp/a.json, @/tmp/b.json", paths);
+  check_split ("@/tmp/a.json,@/tmp/b.json;", paths);
+  check_split ("@/tmp/a,b.json", comma_path);
+  check_split ("@/tmp/a,b.json,{\"q\":1},ZXlK;@/c", mixed);
+  /* what follows a JSON source's brace stays in it, to the separator */
+  check_split ("{\"q\":1} x;ZXlK", tail);
+  /* one source: as given */
+  check_split (" @/tmp/a.json ", spaced);
+  g_assert_cmpint (mxlFabricsExtSplitTargetInfoList ("@/a", NULL, NULL), ==,
+      MXL_ERR_INVALID_ARG);
+  g_assert_cmpint (mxlFabricsExtSplitTargetInfoList ("@/a", &got, NULL), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpstr (got[0], ==, "@/a");
+  mxlFabricsExtFreeTargetInfoList (got);
+  mxlFabricsExtFreeTargetInfoList (NULL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -708,5 +822,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/targetinfo/user-string", test_user_string);
   g_test_add_func ("/fabrics/targetinfo/user-string-rejects", test_user_string_rejects);
   g_test_add_func ("/fabrics/targetinfo/protocol-names", test_protocol_names);
+  g_test_add_func ("/fabrics/targetinfo/credits", test_credits);
+  g_test_add_func ("/fabrics/targetinfo/split-list", test_split_list);
   return g_test_run ();
 }
