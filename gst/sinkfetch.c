@@ -15,6 +15,7 @@ GST_DEBUG_CATEGORY_EXTERN (mxl_fabrics_sink_conn_debug);
 struct _GstMxlFabricsSinkFetch {
   gint refs;                    /* atomic: the target's, a request's */
   gchar *url;
+  gchar *shown;                 /* url without its userinfo, for texts */
   GMutex lock;                  /* cancellable: freed from any thread */
   GCancellable *cancellable;    /* the request in flight, or NULL */
   /* engine thread only */
@@ -64,6 +65,7 @@ fetch_unref (GstMxlFabricsSinkFetch * f)
   g_clear_object (&f->cancellable);
   g_mutex_clear (&f->lock);
   g_free (f->url);
+  g_free (f->shown);
   g_free (f->etag);
   g_free (f->last_body);
   g_free (f->last_failure);
@@ -77,7 +79,8 @@ gst_mxl_fabrics_sink_fetch_is_url (const gchar * value)
 {
   while (value && g_ascii_isspace (*value))
     value++;
-  return value && g_ascii_strncasecmp (value, "http://", 7) == 0;
+  return value && (g_ascii_strncasecmp (value, "http://", 7) == 0
+      || g_ascii_strncasecmp (value, "https://", 8) == 0);
 }
 
 GstMxlFabricsSinkFetch *
@@ -88,20 +91,29 @@ gst_mxl_fabrics_sink_fetch_new (const gchar * url, GError ** error)
 
   while (g_ascii_isspace (*url))
     url++;
+  if (g_ascii_strncasecmp (url, "https://", 8) == 0) {
+    g_set_error_literal (error, GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_SETTINGS, "https is not supported (use http://; "
+        "see docs/security.md)");
+    return NULL;
+  }
   uri = g_uri_parse (url, G_URI_FLAGS_NONE, NULL);
   if (uri == NULL || g_uri_get_host (uri) == NULL
       || g_uri_get_host (uri)[0] == '\0') {
-    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-        "TargetInfo URL \"%s\" is not an http://HOST:PORT/target-info URL",
-        url);
+    /* not echoed: it may hold a password */
+    g_set_error_literal (error, GST_RESOURCE_ERROR,
+        GST_RESOURCE_ERROR_SETTINGS, "the TargetInfo URL is not an "
+        "http://HOST:PORT/target-info URL");
     if (uri)
       g_uri_unref (uri);
     return NULL;
   }
-  g_uri_unref (uri);
   f = g_new0 (GstMxlFabricsSinkFetch, 1);
   f->refs = 1;
   f->url = g_strdup (url);
+  /* user:password@ stays out of every WARNING and log */
+  f->shown = g_uri_to_string_partial (uri, G_URI_HIDE_USERINFO);
+  g_uri_unref (uri);
   g_mutex_init (&f->lock);
   f->delay_ms = GST_MXL_FABRICS_SINK_FETCH_RETRY_MIN_MS;
   return f;
@@ -110,7 +122,14 @@ gst_mxl_fabrics_sink_fetch_new (const gchar * url, GError ** error)
 const gchar *
 gst_mxl_fabrics_sink_fetch_url (GstMxlFabricsSinkFetch * f)
 {
-  return f->url;
+  return f->shown;
+}
+
+const gchar *
+gst_mxl_fabrics_sink_fetch_shown (GstMxlFabricsSinkFetch * f,
+    const gchar * value)
+{
+  return f ? f->shown : value;
 }
 
 static void
@@ -201,7 +220,7 @@ request_fail (Request * r, GError * cause, gint code, const gchar * fmt, ...)
       soup_status_get_phrase (r->status)) : g_strdup ("no HTTP answer");
   request_end (r, GST_MXL_FABRICS_SINK_FETCH_FAILED,
       g_error_new (GST_RESOURCE_ERROR, code, "cannot fetch the TargetInfo "
-          "from %s (%s): %s%s%s", r->fetch->url, status, r->timed_out ?
+          "from %s (%s): %s%s%s", r->fetch->shown, status, r->timed_out ?
           "no complete answer within " G_STRINGIFY
           (GST_MXL_FABRICS_SINK_FETCH_TIMEOUT_MS) " ms" : what,
           cause && !r->timed_out ? ": " : "", cause && !r->timed_out ?
@@ -330,7 +349,7 @@ request_start (GstMxlFabricsSinkFetch * f)
     f->ended = TRUE;
     f->error = g_error_new (GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "cannot fetch the TargetInfo from %s (no HTTP answer): libsoup "
-        "refuses the URL", f->url);
+        "refuses the URL", f->shown);
     fetch_unref (f);
     return;
   }

@@ -32,7 +32,8 @@ typedef enum {
   GST_MXL_FABRICS_SINK_FETCH_FAILED,    /* a new reason of failure */
 } GstMxlFabricsSinkFetchResult;
 
-/** Whether a target-info value is an http:// URL (the scheme in any
+/** Whether a target-info value is an http:// (or https://, which
+ * gst_mxl_fabrics_sink_fetch_new() refuses) URL (the scheme in any
  * case). */
 gboolean gst_mxl_fabrics_sink_fetch_is_url (const gchar * value);
 
@@ -40,8 +41,9 @@ gboolean gst_mxl_fabrics_sink_fetch_is_url (const gchar * value);
  * gst_mxl_fabrics_sink_fetch_new:
  * @url: an http:// URL.
  * @error: GST_RESOURCE_ERROR_SETTINGS for a URL that is not an absolute
- *   http URL with a host (GLib's g_uri_parse()); https is not served by
- *   mxlfabricssrc.
+ *   http URL with a host (GLib's g_uri_parse()), the URL not repeated
+ *   (it may hold a password); "https is not supported" for https, which
+ *   mxlfabricssrc does not serve (docs/security.md).
  * Returns: (transfer full) (nullable): the fetch, idle.
  */
 GstMxlFabricsSinkFetch *gst_mxl_fabrics_sink_fetch_new (const gchar * url,
@@ -51,13 +53,20 @@ GstMxlFabricsSinkFetch *gst_mxl_fabrics_sink_fetch_new (const gchar * url,
  * thread) and drops this reference; any thread. */
 void gst_mxl_fabrics_sink_fetch_free (GstMxlFabricsSinkFetch * f);
 
+/** The URL as texts show it: without its userinfo (user:password@);
+ * owned by @f. */
 const gchar *gst_mxl_fabrics_sink_fetch_url (GstMxlFabricsSinkFetch * f);
+
+/** What texts show of a target's value: the URL without its userinfo for
+ * a fetched target (@f non-NULL), else @value itself. */
+const gchar *gst_mxl_fabrics_sink_fetch_shown (GstMxlFabricsSinkFetch * f,
+    const gchar * value);
 
 /**
  * gst_mxl_fabrics_sink_fetch_poll:
  * @now: monotonic µs.
  * @wanted: whether the document is wanted now (none yet, or the target
- *   lost, refused or failed): a request is made when none is in flight and
+ *   lost, connecting without success yet, or failed): a request is made when none is in flight and
  *   the back-off allows.
  * @body: (out) (transfer full): the body of a DOCUMENT.
  * @error: (out): the reason of a FAILED, naming the URL and the HTTP

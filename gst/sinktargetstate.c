@@ -165,7 +165,8 @@ notify (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
         e->domain, e->code, g_strdup_printf ("%s failed: %s; %s", name,
             e->message, t->path ? "waiting for its TargetInfo file to change"
             : t->fetch ? "fetching its TargetInfo URL again" :
-            "the other targets go on"), t->value);
+            "the other targets go on"),
+        gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value));
     g_free (name);
   }
   n = g_new0 (GstMxlFabricsSinkNotice, 1);
@@ -183,7 +184,8 @@ notify (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
         GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
         g_strdup_printf ("connection to target %s lost (%s): "
             "reconnecting in %u ms", t->id_str, now->u.lost.why,
-            now->u.lost.delay_ms), t->value);
+            now->u.lost.delay_ms),
+        gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value));
 }
 
 gboolean
@@ -197,7 +199,8 @@ gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
 
   if ((guint) s.kind >= N_KINDS || !(allowed[was] & (1u << s.kind))
       || (to && from == NULL && *to == NULL)) {
-    g_critical ("sink target %s: no move from %s to %s%s", t->value,
+    g_critical ("sink target %s: no move from %s to %s%s",
+        gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value),
         kind_names[was], (guint) s.kind < N_KINDS ? kind_names[s.kind] :
         "an unknown state", to && from == NULL ? " without a TargetInfo" : "");
     if ((guint) s.kind < N_KINDS && from == NULL)
@@ -213,7 +216,8 @@ gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
   }
   gst_mxl_fabrics_sink_target_state_clear (&t->state);
   t->state = s;
-  GST_DEBUG_OBJECT (self, "target %s: %s -> %s", t->value, kind_names[was],
+  GST_DEBUG_OBJECT (self, "target %s: %s -> %s",
+      gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value), kind_names[was],
       kind_names[s.kind]);
   gst_mxl_fabrics_sink_targets_recount (self);
   if (notices != NULL)          /* NULL: a quiet step, the next one says it */

@@ -10,15 +10,18 @@ GST_DEBUG_CATEGORY_EXTERN (mxl_fabrics_sink_conn_debug);
 #define GST_CAT_DEFAULT mxl_fabrics_sink_conn_debug
 
 /* Whether @t needs its document: none yet, or the receiver may have
- * restarted with another one (lost, refused, failed). */
+ * restarted with another one (lost, failed, or connecting without success
+ * yet). Connecting counts whatever the provider says: on a connectionless
+ * one (shm, tcp;ofi_rxm) a connect to a gone receiver is never refused,
+ * so waiting for a refusal would retry the dead address forever. The
+ * fetch's back-off spaces the requests (sinkfetch.h); an unchanged
+ * document (ETag, content compare) changes nothing. */
 static gboolean
 wanted (const GstMxlFabricsSinkTarget * t)
 {
   switch (t->state.kind) {
     case GST_MXL_FABRICS_SINK_TARGET_IDLE:
       return t->json == NULL;
-    case GST_MXL_FABRICS_SINK_TARGET_CONNECTING:
-      return t->state.u.connecting.refused > 0 || t->state.u.connecting.taken;
     case GST_MXL_FABRICS_SINK_TARGET_CONNECTED:
       return FALSE;
     default:
@@ -32,7 +35,8 @@ warn (GstMxlFabricsSinkTarget * t, GError * error, GPtrArray * notices)
   gst_mxl_fabrics_sink_notice_problem (notices, GST_MESSAGE_WARNING,
       error->domain, error->code, g_strdup_printf ("%s%s%s%s; still trying",
           t->id_str[0] ? "target " : "", t->id_str[0] ? t->id_str : "",
-          t->id_str[0] ? ": " : "", error->message), t->value);
+          t->id_str[0] ? ": " : "", error->message),
+      gst_mxl_fabrics_sink_fetch_url (t->fetch));
   g_error_free (error);
 }
 

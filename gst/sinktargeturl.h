@@ -2,8 +2,9 @@
 /*
  * A sink target given as an http:// URL (mxlfabricssrc's endpoint,
  * srchttp.h): its TargetInfo fetched by the engine thread (sinkfetch.h)
- * while none is known yet and again while the target is lost, refused or
- * failed, at the fetch's back-off; a changed document is taken like a
+ * while none is known yet and again while the target is lost, connecting
+ * without success yet (whatever the provider) or failed, at the fetch's
+ * back-off; a changed document is taken like a
  * rewritten @path file (gst_mxl_fabrics_sink_target_take_text()), an
  * unchanged one changes nothing.
  */

@@ -5,8 +5,9 @@
  * (the server's ETag answered 304); a new one is a DOCUMENT; no body yet is
  * a 503 FAILED whose reason names the URL and the status, said once; no
  * server is a FAILED without an HTTP answer; the back-off grows between
- * attempts and is back at its start after a document. Every wait is
- * bounded. */
+ * attempts and is back at its start after a document; https is refused
+ * with what to use instead; a URL's user:password@ is in no text. Every
+ * wait is bounded. */
 #include <string.h>
 
 #include <gio/gio.h>
@@ -178,12 +179,50 @@ test_refused_urls (void)
 
   g_assert_true (gst_mxl_fabrics_sink_fetch_is_url (" HTTP://h/x"));
   g_assert_false (gst_mxl_fabrics_sink_fetch_is_url ("@/tmp/x"));
-  g_assert_false (gst_mxl_fabrics_sink_fetch_is_url ("https://h/x"));
+  /* https is a URL, refused with what to do instead */
+  g_assert_true (gst_mxl_fabrics_sink_fetch_is_url ("https://h/x"));
+  g_assert_null (gst_mxl_fabrics_sink_fetch_new (" HTTPS://h:1/x", &error));
+  g_assert_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS);
+  g_assert_cmpstr (error->message, ==, "https is not supported (use "
+      "http://; see docs/security.md)");
+  g_clear_error (&error);
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
     g_assert_null (gst_mxl_fabrics_sink_fetch_new (bad[i], &error));
     g_assert_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS);
     g_clear_error (&error);
   }
+}
+
+/* A URL's user:password@ appears in no text: not in the URL shown, not
+ * in a failure's reason, not in a refused URL's error. */
+static void
+test_userinfo_hidden (void)
+{
+  gchar *url = g_strdup_printf ("http://user:s3cret@127.0.0.1:%u/target-info",
+      free_port ());
+  GstMxlFabricsSinkFetch *f = gst_mxl_fabrics_sink_fetch_new (url, NULL);
+  GError *error = NULL;
+  gchar *body = NULL;
+
+  g_assert_nonnull (f);
+  g_assert_null (strstr (gst_mxl_fabrics_sink_fetch_url (f), "s3cret"));
+  g_assert_nonnull (strstr (gst_mxl_fabrics_sink_fetch_url (f),
+          "http://127.0.0.1:"));
+  g_assert_cmpstr (gst_mxl_fabrics_sink_fetch_shown (f, url), ==,
+      gst_mxl_fabrics_sink_fetch_url (f));
+  g_assert_cmpstr (gst_mxl_fabrics_sink_fetch_shown (NULL, "@x"), ==, "@x");
+  /* no server: the reason names the host, not the password */
+  g_assert_cmpint (poll_until (f, &body, &error), ==,
+      GST_MXL_FABRICS_SINK_FETCH_FAILED);
+  g_assert_nonnull (strstr (error->message, "127.0.0.1"));
+  g_assert_null (strstr (error->message, "s3cret"));
+  g_clear_error (&error);
+  gst_mxl_fabrics_sink_fetch_free (f);
+  g_assert_null (gst_mxl_fabrics_sink_fetch_new ("http://u:s3cret@[x",
+          &error));
+  g_assert_null (strstr (error->message, "s3cret"));
+  g_clear_error (&error);
+  g_free (url);
 }
 
 int
@@ -193,5 +232,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/fetch/documents", test_fetch);
   g_test_add_func ("/fetch/refused-urls", test_refused_urls);
+  g_test_add_func ("/fetch/userinfo-hidden", test_userinfo_hidden);
   return g_test_run ();
 }

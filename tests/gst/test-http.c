@@ -11,7 +11,10 @@
  *    another process (this binary re-executed with --child-src), every one
  *    bit-exact (SHA-1), in order;
  *  - restart: the receiver restarted on the same http-port with new keys
- *    is followed within 2 s, with no ERROR;
+ *    is followed within 2 s, with no ERROR, on tcp and on the
+ *    connectionless shm (no refusal there);
+ *  - userinfo-hidden: a URL's user:password@ is in no WARNING (text or
+ *    debug); add-target refuses https;
  *  - hostile: a local server (tests/gst/hostile-http.py, 127.0.0.1) that
  *    answers slowly, never, too much (by Content-Length or without end),
  *    too little, no JSON, "@path", or a redirect: a WARNING naming the URL (and the HTTP status), further
@@ -320,13 +323,16 @@ test_transfer (void)
   g_free (ready);
 }
 
+/* @data: the provider (tcp; shm is connectionless: a connect to a gone
+ * receiver is never refused there) */
 static void
-test_restart (void)
+test_restart (gconstpointer data)
 {
+  const gchar *provider = data;
   guint port = hgst_free_port ();
-  gchar *desc = g_strdup_printf ("mxlfabricssrc name=src provider=tcp node="
-      HGST_NODE " http-port=%u caps=\"" CAPS "\" ! appsink name=out "
-      "sync=false max-buffers=4 drop=true", port);
+  gchar *desc = g_strdup_printf ("mxlfabricssrc name=src provider=\"%s\" "
+      "node=" HGST_NODE " http-port=%u caps=\"" CAPS "\" ! appsink name=out "
+      "sync=false max-buffers=4 drop=true", provider, port);
   GstElement *rx = hgst_parse (desc), *tx;
   gchar *tx_desc, *ti1, *ti2;
   GstBuffer *b;
@@ -335,8 +341,8 @@ test_restart (void)
   hgst_play (rx);
   ti1 = hgst_target_info (rx);
   tx_desc = g_strdup_printf ("videotestsrc is-live=true ! " CAPS " ! "
-      "mxlfabricssink name=sink provider=tcp node=" HGST_NODE
-      " target-info=http://127.0.0.1:%u/target-info", port);
+      "mxlfabricssink name=sink provider=\"%s\" node=" HGST_NODE
+      " target-info=http://127.0.0.1:%u/target-info", provider, port);
   tx = hgst_parse (tx_desc);
   hgst_play (tx);
   g_assert_true (hgst_wait_connected (tx, 5000));
@@ -347,6 +353,11 @@ test_restart (void)
   /* the receiver restarts: a new target, new keys, the same http-port */
   g_assert_cmpint (gst_element_set_state (rx, GST_STATE_NULL), ==,
       GST_STATE_CHANGE_SUCCESS);
+  /* down longer than the library's first retry (MXL_RETRY_FIRST_MS in
+   * src/fabrics/protocol/initiator-state.h): the lost target connects
+   * again to the gone receiver when the new one comes up (never refused
+   * on RDM) */
+  g_usleep (700 * 1000);
   hgst_play (rx);
   t0 = g_get_monotonic_time ();
   ti2 = hgst_target_info (rx);
@@ -364,6 +375,54 @@ test_restart (void)
   g_free (ti1);
   g_free (ti2);
   g_free (tx_desc);
+  g_free (desc);
+}
+
+/* A sink given a URL with user:password@ and nothing listening: its
+ * WARNINGs name the URL without the userinfo, in text and debug;
+ * add-target refuses an https:// URL. */
+static void
+test_userinfo_hidden (void)
+{
+  guint port = hgst_free_port ();
+  gchar *desc = g_strdup_printf ("videotestsrc is-live=true ! " CAPS " ! "
+      "mxlfabricssink name=sink provider=tcp node=" HGST_NODE
+      " target-info=http://user:s3cret@127.0.0.1:%u/target-info", port);
+  gchar *shown = g_strdup_printf ("http://127.0.0.1:%u/target-info", port);
+  GstElement *tx = hgst_parse (desc), *sink;
+  GstBus *bus = gst_element_get_bus (tx);
+  gint64 end = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
+  guint warnings = 0;
+  gboolean added = TRUE;
+
+  hgst_play (tx);
+  while (warnings < 2 && g_get_monotonic_time () < end) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 50 * GST_MSECOND,
+        GST_MESSAGE_WARNING | GST_MESSAGE_ERROR);
+    GError *e = NULL;
+    gchar *debug = NULL;
+
+    if (m == NULL)
+      continue;
+    g_assert_cmpint (GST_MESSAGE_TYPE (m), ==, GST_MESSAGE_WARNING);
+    gst_message_parse_warning (m, &e, &debug);
+    g_test_message ("%s (%s)", e->message, debug);
+    g_assert_null (strstr (e->message, "s3cret"));
+    g_assert_true (debug == NULL || strstr (debug, "s3cret") == NULL);
+    warnings += strstr (e->message, shown) != NULL;
+    g_error_free (e);
+    g_free (debug);
+    gst_message_unref (m);
+  }
+  g_assert_cmpuint (warnings, >=, 1);
+  /* https: refused (the reason, tests/gst/test-fetch.c, in the log) */
+  sink = gst_bin_get_by_name (GST_BIN (tx), "sink");
+  g_signal_emit_by_name (sink, "add-target", "https://127.0.0.1:1/x", &added);
+  g_assert_false (added);
+  hgst_stop (tx);
+  gst_object_unref (sink);
+  gst_object_unref (bus);
+  g_free (shown);
   g_free (desc);
 }
 
@@ -455,7 +514,9 @@ main (int argc, char **argv)
   g_test_add_func ("/http/endpoints", test_endpoints);
   g_test_add_func ("/http/busy-port", test_busy_port);
   g_test_add_func ("/http/transfer", test_transfer);
-  g_test_add_func ("/http/restart", test_restart);
+  g_test_add_data_func ("/http/restart", "tcp", test_restart);
+  g_test_add_data_func ("/http/restart/shm", "shm", test_restart);
+  g_test_add_func ("/http/userinfo-hidden", test_userinfo_hidden);
   g_test_add_data_func ("/http/hostile/slow", slow, test_hostile);
   g_test_add_data_func ("/http/hostile/silent", silent, test_hostile);
   g_test_add_data_func ("/http/hostile/oversized", oversized, test_hostile);
