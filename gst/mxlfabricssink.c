@@ -39,6 +39,10 @@
  * buffers without a connected target are written into the local flow, not
  * transferred, and counted as `dropped-no-target` in `stats`. A
  * lost target is retried with a WARNING while `auto-reconnect` is on.
+ * At EOS, once its transfers completed, the sink sends the end-of-stream
+ * notice to each connected target whose TargetInfo advertises it
+ * (`ext.eos`, docs/wire-format.md §11.7), whose mxlfabricssrc then ends
+ * its stream with EOS; others (the MXL reference) get nothing.
  *
  * One bad target never stops the others. `add-target` returns FALSE for a
  * TargetInfo the library refuses and for a target already given (compared

@@ -74,7 +74,12 @@
  *
  * When `timeout` nanoseconds pass without data, the element message
  * `mxl-fabrics-timeout` (fields `timeout`, `last-index`) is posted and
- * connection-state becomes `stalled`; no EOS is sent. Every connection-state
+ * connection-state becomes `stalled`; no EOS is sent. When the sender ends
+ * its stream (an mxlfabricssink at EOS: the end-of-stream notice the
+ * TargetInfo advertises, `ext.eos`, docs/wire-format.md §11.7), the src
+ * pushes EOS after the grains or batches that came before it, so
+ * `num-buffers` on the sender ends both pipelines; a sender that sends no
+ * notice (the MXL reference) leaves the timeout as it was. Every connection-state
  * change posts `mxl-fabrics-connection` (fields `state`, `target-id`,
  * `reason`). The TargetInfo holds remote keys: it is never logged above
  * LOG level, but `gst-launch-1.0 -v` prints readable properties.
@@ -312,6 +317,7 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
   self->last_index = G_MAXUINT64;
   self->last_data_us = 0;
   self->stalled = FALSE;
+  self->remote_eos = FALSE;
   self->stats_at_us = 0;
   self->bad_input_seen = 0;
   self->absent_since_us = 0;

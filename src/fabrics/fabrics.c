@@ -490,6 +490,17 @@ mxlFabricsExtInitiatorGetStats (mxlFabricsInitiator in_initiator,
 }
 
 MXL_EXPORT mxlStatus
+mxlFabricsExtInitiatorSendEndOfStream (mxlFabricsInitiator in_initiator,
+    uint16_t in_timeoutMs, uint32_t *out_sent)
+{
+  if (in_initiator == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (!in_initiator->base.setup_done)
+    return MXL_ERR_INVALID_STATE;
+  return mxl_initiator_send_eos (in_initiator, in_timeoutMs, out_sent);
+}
+
+MXL_EXPORT mxlStatus
 mxlFabricsExtInitiatorGrainInFlight (mxlFabricsInitiator in_initiator,
     uint64_t in_grainIndex, bool *out_inFlight)
 {
