@@ -84,6 +84,10 @@
  * `reason`). The TargetInfo holds remote keys: it is never logged above
  * LOG level, but `gst-launch-1.0 -v` prints readable properties.
  *
+ * `node` is a numeric address or, for every provider but shm (whose node
+ * is a name), a host name: start() resolves it with GResolver, at most
+ * 2 s (gst/mxlfabricsopen.c), and an unknown name is an ERROR naming it.
+ *
  * ## URI
  *
  * The element handles `mxlfabrics://HOST:PORT?KEY=VALUE&...` URIs
@@ -154,6 +158,7 @@
 #include "mxlfabricssrc.h"
 #include "gstmxlfabricselements.h"
 #include "srcflow.h"
+#include "mxlfabricsopen.h"
 #include "srclatency.h"
 #include "srcread.h"
 #include "mxlfabricsuri.h"
@@ -300,6 +305,7 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
 
   gst_mxl_fabrics_object_reset_stats (self->obj);
   if (!gst_mxl_fabrics_object_validate (self->obj, &error)
+      || !gst_mxl_fabrics_open_resolve_node (self->obj, &error)
       || !gst_mxl_fabrics_src_resolve_format (self, &self->format, &flow_def,
           &error))
     goto failed;

@@ -276,6 +276,17 @@ mxlFabricsExtGetProvider (size_t in_index, mxlFabricsExtProviderInfo *out_info)
   return MXL_STATUS_OK;
 }
 
+MXL_EXPORT mxlStatus
+mxlFabricsExtProviderNodeIsName (mxlFabricsProvider in_provider, bool *out_isName)
+{
+  const MxlProviderDesc *desc = mxl_provider_lookup (in_provider);
+
+  if (desc == NULL || out_isName == NULL)
+    return MXL_ERR_INVALID_ARG;
+  *out_isName = mxl_provider_names_nodes (desc);
+  return MXL_STATUS_OK;
+}
+
 /* Rank of provider @p when @want is asked for: lower is better, G_MAXUINT
  * never. ANY follows autoRank (0 there: only when named). */
 static guint

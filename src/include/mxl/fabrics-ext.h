@@ -128,6 +128,20 @@ MXL_EXPORT mxlStatus mxlFabricsExtGetProvider (size_t in_index,
     mxlFabricsExtProviderInfo *out_info);
 
 /**
+ * mxlFabricsExtProviderNodeIsName:
+ * @out_isName: (out): true when the provider's interface node is any name
+ *   of the application's choice (shm: it names the endpoint), false when
+ *   it is a numeric address (tcp, tcp;ofi_rxm, verbs: an IP literal; efa:
+ *   an IPv6 GID), which an application resolves from a host name itself
+ *   (the elements: docs/fabrics-engine.md "Providers").
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL or a value that is
+ * no provider (MXL_FABRICS_PROVIDER_ANY included).
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtProviderNodeIsName (mxlFabricsProvider in_provider,
+    bool *out_isName);
+
+/**
  * mxlFabricsExtChooseInterface:
  * @in_instance: a fabrics instance.
  * @in_provider: the provider asked for, or MXL_FABRICS_PROVIDER_ANY for the
