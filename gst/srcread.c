@@ -550,6 +550,9 @@ gst_mxl_fabrics_src_read_status (GstMxlFabricsSrc * self, mxlStatus st)
   if (st == MXL_FABRICS_EXT_STATUS_END_OF_STREAM) {
     GST_INFO_OBJECT (self, "the sender's end of stream");
     self->remote_eos = TRUE;
+    /* nothing more comes: the stats as they end */
+    self->stats_at_us = 0;
+    refresh_engine_stats (self);
     return GST_FLOW_EOS;
   }
   switch (st) {

@@ -148,8 +148,9 @@ gboolean mxl_conn_peer_gone (const MxlConn *conn);
 /**
  * mxl_initiator_send_eos:
  * mxlFabricsExtInitiatorSendEndOfStream() (initiator_eos.c): posts the
- * end-of-stream notice to every connected target that advertises it and
- * waits at most @timeout_ms for their completions; @out_sent (nullable):
+ * end-of-stream notice to every connected target that advertises it, each
+ * once nothing is queued or in flight to it, and waits at most
+ * @timeout_ms in all for their completions; @out_sent (nullable):
  * those that completed. Returns: OK, or MXL_ERR_TIMEOUT.
  */
 mxlStatus mxl_initiator_send_eos (MxlInitiator *init, int timeout_ms, uint32_t *out_sent);

@@ -112,12 +112,16 @@ mxl_initiator_send_eos (MxlInitiator *init, int timeout_ms, uint32_t *out_sent)
     if (wants_notice (conn))
       g_ptr_array_add (due, conn);
   }
-  /* post each (again after -FI_EAGAIN, until the deadline), then wait for
-   * the completions */
+  /* post each once everything queued before it went out and completed
+   * (the notice bypasses the egress queue, and an unordered provider may
+   * complete a later write first), again after -FI_EAGAIN, until the
+   * deadline; then wait for the completions */
   while (due->len > 0 || init->eos_pending > 0) {
     for (guint i = 0; i < due->len;) {
       MxlConn *conn = g_ptr_array_index (due, i);
-      ssize_t rc = wants_notice (conn) ? post_notice (init, conn) : 0;
+      gboolean wanted = wants_notice (conn);
+      ssize_t rc = !wanted ? 0 : conn->q_len > 0 || conn->outstanding > 0
+          ? -FI_EAGAIN : post_notice (init, conn);
 
       if (rc == -FI_EAGAIN) {
         i++;

@@ -514,18 +514,19 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetStats (mxlFabricsInitiator in_init
  * Sends the end-of-stream notice (docs/wire-format.md §11.7) to every
  * connected target whose TargetInfo advertises it (ext."eos"); a target
  * that does not (the MXL reference, an older TargetInfo) gets nothing.
- * Call it after the last transfer completed (its writes are not waited
- * for here): the target reports the notice
- * (MXL_FABRICS_EXT_STATUS_END_OF_STREAM) after the grains it completed
- * before. Each notice is one remote write with immediate data (fi_rma(3),
- * FI_REMOTE_CQ_DATA; zero bytes, or the claim token to an exclusive
- * connectionless target). Waits at most @in_timeoutMs for their
- * completions, driving progress itself without a progress thread.
+ * Call it after the last transfer: each target's notice is posted once
+ * every transfer queued to it before has gone out and completed, so the
+ * target reports it (MXL_FABRICS_EXT_STATUS_END_OF_STREAM) after those
+ * grains or batches. Each notice is one remote write with immediate data
+ * (fi_rma(3), FI_REMOTE_CQ_DATA; zero bytes, or the claim token to an
+ * exclusive connectionless target). Waits at most @in_timeoutMs in all,
+ * driving progress itself without a progress thread; a target whose
+ * transfers did not complete by then gets no notice.
  *
  * Returns: MXL_STATUS_OK (also when no target advertises it);
  * MXL_ERR_INVALID_ARG for NULL; MXL_ERR_INVALID_STATE when not set up;
- * MXL_ERR_TIMEOUT when a notice did not complete in time (@out_sent counts
- * those that did).
+ * MXL_ERR_TIMEOUT when a notice was not sent or did not complete in time
+ * (@out_sent counts those that completed).
  */
 MXL_EXPORT mxlStatus mxlFabricsExtInitiatorSendEndOfStream (mxlFabricsInitiator in_initiator,
     uint16_t in_timeoutMs, uint32_t *out_sent);
