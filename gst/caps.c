@@ -34,7 +34,7 @@ gst_mxl_fabrics_field_flags_for_index (const GstMxlFabricsFormat * fmt,
 {
   const GstMxlFabricsMediaOps *ops = gst_mxl_fabrics_media_ops (fmt->media);
 
-  return ops && ops->field_flags ? ops->field_flags (fmt, index) : 0;
+  return ops ? ops->field_flags (fmt, index) : 0;
 }
 
 /* ------------------------------------------------------- the ops tables */
@@ -56,6 +56,13 @@ ops_for_caps (const GstStructure * s)
     if (gst_structure_has_name (s, caps_tables[i]->caps_name))
       return caps_tables[i];
   return NULL;
+}
+
+const GstMxlFabricsMediaOps *
+gst_mxl_fabrics_media_ops_for_caps (const GstCaps * caps)
+{
+  return caps && gst_caps_get_size (caps) > 0 ?
+      ops_for_caps (gst_caps_get_structure (caps, 0)) : NULL;
 }
 
 /* ------------------------------------------------ format <-> flow summary */
@@ -90,7 +97,7 @@ format_from_def (const mxlFlowExtDefinition * def, GstMxlFabricsFormat * fmt,
         def->editRate.numerator, def->editRate.denominator);
     return FALSE;
   }
-  if (ops && ops->def_has_caps && !ops->def_has_caps (def, domain, code, error))
+  if (ops && !ops->def_has_caps (def, domain, code, error))
     return FALSE;
   fmt->media = (GstMxlFabricsMedia) def->mediaType;
   fmt->rate_n = (gint) def->editRate.numerator;
@@ -157,7 +164,7 @@ gst_mxl_fabrics_format_from_caps (const GstCaps * caps,
    * every flow is created by; they also give the geometry. */
   if (mxlFlowExtBuildDefinition (&def, NULL, NULL, NULL, &reason)
       != MXL_STATUS_OK) {
-    if (!ops->caps_refused || !ops->caps_refused (&def, reason, error))
+    if (!ops->caps_refused (&def, reason, error))
       g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
           "caps do not fit an MXL flow: %s", reason);
     free (reason);
@@ -170,7 +177,7 @@ gst_mxl_fabrics_format_from_caps (const GstCaps * caps,
   /* caps without colorimetry match any colour: "" (not the BT709 and SDR
    * a flow made from them says); only a media's finish_caps reads one */
   fmt->colorspace[0] = fmt->transfer[0] = '\0';
-  return ops->finish_caps ? ops->finish_caps (s, fmt, error) : TRUE;
+  return ops->finish_caps (s, fmt, error);
 }
 
 GstCaps *
@@ -179,6 +186,14 @@ gst_mxl_fabrics_format_to_caps (const GstMxlFabricsFormat * fmt)
   const GstMxlFabricsMediaOps *ops = gst_mxl_fabrics_media_ops (fmt->media);
 
   return ops ? ops->to_caps (fmt) : NULL;
+}
+
+GstCaps *
+gst_mxl_fabrics_format_to_sink_caps (const GstMxlFabricsFormat * fmt)
+{
+  const GstMxlFabricsMediaOps *ops = gst_mxl_fabrics_media_ops (fmt->media);
+
+  return ops ? ops->sink_caps (fmt) : NULL;
 }
 
 /* ------------------------------------------------------- flow definitions */

@@ -245,6 +245,20 @@ gboolean gst_mxl_fabrics_format_from_caps (const GstCaps * caps,
  */
 GstCaps *gst_mxl_fabrics_format_to_caps (const GstMxlFabricsFormat * fmt);
 
+/**
+ * gst_mxl_fabrics_format_to_sink_caps:
+ * Returns: (transfer full): the caps mxlfabricssink takes for a flow of
+ * @fmt, preferred first (the media's sink_caps, media.h; the sink's CAPS
+ * answer, sinkcaps.h): the caps of gst_mxl_fabrics_format_to_caps()
+ * (audio in either layout), for an interlaced video flow also its woven
+ * frames (interlace-mode=interleaved, system memory), then the same
+ * without the fields the flow does not fix or the sink compares only when
+ * given (pixel-aspect-ratio, colorimetry, interlace-mode, field-order,
+ * channel-mask); not fixed. NULL for GST_MXL_FABRICS_MEDIA_NONE.
+ */
+GstCaps *gst_mxl_fabrics_format_to_sink_caps (const GstMxlFabricsFormat *
+    fmt);
+
 /* ---- flow definitions ---- */
 
 /**

@@ -42,9 +42,16 @@ typedef struct {
  *   MXL_FLOW_MIN_GRAIN_COUNT grains (mxlCreateFlowWriterWithGrainCount), so
  *   rates below 5 Hz work. A flow that already exists in @domain keeps its
  *   ring (flow->config tells).
- * @error: GST_RESOURCE_ERROR_OPEN_READ_WRITE (domain missing, flow writer
- *   refused, with the mxlStatus in the message) or _SETTINGS (a flow of that
- *   id already exists in @domain with another geometry).
+ * @error: every error is in the GST_RESOURCE_ERROR domain:
+ *   _SETTINGS when @flow_def is not a flow definition the library accepts
+ *   (gst_mxl_fabrics_format_from_flow_def(), naming the field), or a flow
+ *   of that id already exists in @domain with another geometry
+ *   (MXL_ERR_CONFLICT); _NOT_FOUND when @domain is not an existing
+ *   directory (mxlCreateInstance() refused it); _OPEN_READ_WRITE when no
+ *   private domain can be created under MXL_PRIVATE_DOMAIN_PARENT, when the
+ *   flow writer is refused for another reason (the mxlStatus name and the
+ *   library's system error, e.g. a full tmpfs, in the message), or when the
+ *   flow reader or the fabrics instance cannot be made.
  *
  * Creates the instances and the flow, and a reader on it (the initiator
  * reads its grains; the src copies grains out through it). On failure

@@ -111,6 +111,27 @@ anc_finish_grain (GstMxlFabricsSrc * self, GstBuffer * grain, guint64 index)
   return out;
 }
 
+/* The payload is converted (RFC 8331), never the buffer's own bytes. */
+static gboolean
+anc_can_lend (const GstMxlFabricsFormat * fmt)
+{
+  return FALSE;
+}
+
+static gboolean
+anc_payload_offset (const GstMxlFabricsFormat * fmt, GstBuffer * buffer,
+    gsize * offset)
+{
+  return FALSE;
+}
+
+/* ST 2038 buffers carry no meta the sink reads; no pool. */
+static guint
+anc_propose_allocation (GstQuery * query, GstCaps * caps)
+{
+  return 0;
+}
+
 /* ------------------------------------------------------------------ caps */
 
 /* meta/x-st-2038, alignment=frame: one grain per frame, at its rate. */
@@ -140,6 +161,42 @@ anc_to_caps (const GstMxlFabricsFormat * fmt)
       "framerate", GST_TYPE_FRACTION, fmt->rate_n, fmt->rate_d, NULL);
 }
 
+static gboolean
+anc_caps_refused (const mxlFlowExtDefinition * def, const gchar * reason,
+    GError ** error)
+{
+  return FALSE;                 /* caps.c's message names the rule */
+}
+
+static gboolean
+anc_finish_caps (const GstStructure * s, GstMxlFabricsFormat * fmt,
+    GError ** error)
+{
+  return TRUE;
+}
+
+/* Every data flow has caps. */
+static gboolean
+anc_def_has_caps (const mxlFlowExtDefinition * def, GQuark domain,
+    gint code, GError ** error)
+{
+  return TRUE;
+}
+
+/* The caps have nothing the flow does not fix: the src's caps. */
+static GstCaps *
+anc_sink_caps (const GstMxlFabricsFormat * fmt)
+{
+  return anc_to_caps (fmt);
+}
+
+/* Data grains have no fields. */
+static GstVideoBufferFlags
+anc_field_flags (const GstMxlFabricsFormat * fmt, guint64 index)
+{
+  return 0;
+}
+
 /* A data flow has a rate only (caps.c has written it). */
 static void
 anc_to_def (const GstMxlFabricsFormat * fmt, mxlFlowExtDefinition * def)
@@ -159,10 +216,18 @@ const GstMxlFabricsMediaOps gst_mxl_fabrics_media_anc = {
   GST_MXL_FABRICS_MEDIA_GRAIN_OPS,
   .fill_grain = anc_fill_grain,
   .finish_grain = anc_finish_grain,
+  .can_lend = anc_can_lend,
+  .payload_offset = anc_payload_offset,
+  .propose_allocation = anc_propose_allocation,
   .caps_name = "meta/x-st-2038",
   .group_role = "Data",
   .def_from_caps = anc_def_from_caps,
+  .caps_refused = anc_caps_refused,
+  .finish_caps = anc_finish_caps,
+  .def_has_caps = anc_def_has_caps,
   .to_caps = anc_to_caps,
+  .sink_caps = anc_sink_caps,
   .to_def = anc_to_def,
   .check_match = anc_check_match,
+  .field_flags = anc_field_flags,
 };

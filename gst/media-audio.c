@@ -255,6 +255,28 @@ audio_read (GstMxlFabricsSrc * self, gint64 offset, GstBuffer ** buffer)
   return ret;
 }
 
+/* Batches are copied out of the buffer, never lent. */
+static gboolean
+audio_can_lend (const GstMxlFabricsFormat * fmt)
+{
+  return FALSE;
+}
+
+static gboolean
+audio_payload_offset (const GstMxlFabricsFormat * fmt, GstBuffer * buffer,
+    gsize * offset)
+{
+  return FALSE;
+}
+
+/* Channel offsets are honoured (gst_audio_buffer_map()); no pool. */
+static guint
+audio_propose_allocation (GstQuery * query, GstCaps * caps)
+{
+  gst_query_add_allocation_meta (query, GST_AUDIO_META_API_TYPE, NULL);
+  return 0;
+}
+
 /* ------------------------------------------------------------------ caps */
 
 /* audio/x-raw, format=F32LE, either layout (the sink de-interleaves), into
@@ -341,6 +363,36 @@ audio_to_caps (const GstMxlFabricsFormat * fmt)
   return caps;
 }
 
+/* The src's caps in either layout (the sink de-interleaves), then the
+ * same without channel-mask (the sink compares channels only). */
+static GstCaps *
+audio_sink_caps (const GstMxlFabricsFormat * fmt)
+{
+  GstCaps *caps = audio_to_caps (fmt);
+  GstStructure *any;
+
+  gst_structure_remove_field (gst_caps_get_structure (caps, 0), "layout");
+  any = gst_structure_copy (gst_caps_get_structure (caps, 0));
+  gst_structure_remove_field (any, "channel-mask");
+  gst_caps_append_structure (caps, any);
+  return caps;
+}
+
+/* Caps say nothing beyond the flow's numbers. */
+static gboolean
+audio_finish_caps (const GstStructure * s, GstMxlFabricsFormat * fmt,
+    GError ** error)
+{
+  return TRUE;
+}
+
+/* Samples have no fields. */
+static GstVideoBufferFlags
+audio_field_flags (const GstMxlFabricsFormat * fmt, guint64 index)
+{
+  return 0;
+}
+
 static void
 audio_to_def (const GstMxlFabricsFormat * fmt, mxlFlowExtDefinition * def)
 {
@@ -369,14 +421,20 @@ const GstMxlFabricsMediaOps gst_mxl_fabrics_media_audio = {
   .index = audio_index,
   .write = audio_write,
   .post = audio_post,
+  .can_lend = audio_can_lend,
+  .payload_offset = audio_payload_offset,
+  .propose_allocation = audio_propose_allocation,
   .read = audio_read,
   .batches = TRUE,
   .caps_name = "audio/x-raw",
   .group_role = "Audio",
   .def_from_caps = audio_def_from_caps,
   .caps_refused = audio_caps_refused,
+  .finish_caps = audio_finish_caps,
   .def_has_caps = audio_def_has_caps,
   .to_caps = audio_to_caps,
+  .sink_caps = audio_sink_caps,
   .to_def = audio_to_def,
   .check_match = audio_check_match,
+  .field_flags = audio_field_flags,
 };

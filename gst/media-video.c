@@ -245,6 +245,35 @@ video_can_lend (const GstMxlFabricsFormat * fmt)
   return !fmt->interleaved;
 }
 
+/* A buffer whose fill lines have no padding (a GstVideoMeta, if any,
+ * with the flow's line length as stride; the v210a key plane then follows
+ * the fill) is the payload from the meta's offset on. */
+static gboolean
+video_payload_offset (const GstMxlFabricsFormat * fmt, GstBuffer * buffer,
+    gsize * offset)
+{
+  GstVideoMeta *meta = gst_buffer_get_video_meta (buffer);
+
+  *offset = meta ? meta->offset[0] : 0;
+  return meta == NULL || (gsize) meta->stride[0] ==
+      mxlFlowExtV210LineBytes (fmt->width);
+}
+
+/* Strides are honoured (video_fill_grain); the pool of frame-sized
+ * buffers tells by its flushing that upstream has an EOS to push
+ * (sinkpool.h). */
+static guint
+video_propose_allocation (GstQuery * query, GstCaps * caps)
+{
+  GstVideoInfo info;
+
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+  if (!gst_video_info_from_caps (&info, caps) || info.size == 0
+      || info.size > G_MAXUINT)
+    return 0;
+  return (guint) info.size;
+}
+
 /* ------------------------------------------------------------------ caps */
 
 void
@@ -447,6 +476,47 @@ video_to_caps (const GstMxlFabricsFormat * fmt)
   return caps;
 }
 
+/* The src's caps first (square pixels, the flow's colorimetry); for an
+ * interlaced flow also its frames with both fields woven in one buffer
+ * (interlace-mode=interleaved, system memory: the sink splits them); then
+ * the same without what the sink accepted before as not compared or
+ * compared only when given (gst_mxl_fabrics_format_check_match()), so that
+ * caps ACCEPT_CAPS took from the template stay accepted. */
+static GstCaps *
+video_sink_caps (const GstMxlFabricsFormat * fmt)
+{
+  GstCaps *caps = video_to_caps (fmt);
+  GstStructure *exact = gst_structure_copy (gst_caps_get_structure (caps, 0));
+
+  gst_structure_remove_fields (exact, "pixel-aspect-ratio", "colorimetry",
+      "interlace-mode", "field-order", NULL);
+  if (fmt->scan != GST_MXL_FABRICS_SCAN_PROGRESSIVE) {
+    GstStructure *woven = gst_structure_copy (exact);
+
+    gst_structure_set (woven, "interlace-mode", G_TYPE_STRING, "interleaved",
+        NULL);
+    gst_caps_append_structure (caps, woven);
+  }
+  gst_caps_append_structure_full (caps, exact,
+      gst_caps_features_copy (gst_caps_get_features (caps, 0)));
+  return caps;
+}
+
+static gboolean
+video_caps_refused (const mxlFlowExtDefinition * def, const gchar * reason,
+    GError ** error)
+{
+  return FALSE;                 /* caps.c's message names the rule */
+}
+
+/* Every v210 flow has caps. */
+static gboolean
+video_def_has_caps (const mxlFlowExtDefinition * def, GQuark domain,
+    gint code, GError ** error)
+{
+  return TRUE;
+}
+
 /* The flow definition gives the FRAME rate ("grain_rate"). */
 static void
 video_to_def (const GstMxlFabricsFormat * fmt, mxlFlowExtDefinition * def)
@@ -546,6 +616,8 @@ const GstMxlFabricsMediaOps gst_mxl_fabrics_media_video = {
   .write = video_write,
   .post = gst_mxl_fabrics_sink_post_grain,
   .can_lend = video_can_lend,
+  .payload_offset = video_payload_offset,
+  .propose_allocation = video_propose_allocation,
   .read = video_read,
   .fill_grain = video_fill_grain,
   .finish_grain = video_finish_grain,
@@ -553,8 +625,11 @@ const GstMxlFabricsMediaOps gst_mxl_fabrics_media_video = {
   .caps_name = "video/x-raw",
   .group_role = "Video",
   .def_from_caps = video_def_from_caps,
+  .caps_refused = video_caps_refused,
   .finish_caps = video_finish_caps,
+  .def_has_caps = video_def_has_caps,
   .to_caps = video_to_caps,
+  .sink_caps = video_sink_caps,
   .to_def = video_to_def,
   .check_match = video_check_match,
   .field_flags = video_field_flags,

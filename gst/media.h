@@ -6,11 +6,16 @@
  * read out of it. The table is chosen once, when the format is known
  * (gst_mxl_fabrics_media_ops()), so that the sink's render and set-up
  * (sinkwrite.c) and the src's create and set-up (srcflow.c, srclatency.c)
- * carry no media branches. Each table also holds its media's caps
- * knowledge: caps to the library's flow summary and back, and the check of
- * caps against a flow; caps.c picks the table (by media type, or by the caps
- * structure's name) and keeps only what all media share (the library's
- * checks, the rate comparison).
+ * carry no media branches; so do the sink's lending (sinkwrite.c), its
+ * allocation proposal (sinkwait.c) and its CAPS answer (sinkcaps.c), which
+ * ask the table. Each table also holds its media's caps knowledge: caps to
+ * the library's flow summary and back, the caps the sink takes for a flow,
+ * and the check of caps against a flow; caps.c picks the table (by media
+ * type, or by the caps structure's name) and keeps only what all media
+ * share (the library's checks, the rate comparison). Every member is set
+ * in every table (a media with nothing to do has a trivial one), so no
+ * caller tests one for NULL; only fill_grain and finish_grain belong to
+ * the grain machinery alone.
  *
  * The generic grain and sample machinery stays in the elements; the ops
  * call back into it through the functions declared at the end of this
@@ -43,17 +48,29 @@ typedef struct {
    * batches. */
   GstFlowReturn (*write) (struct _GstMxlFabricsSink * sink, GstBuffer * buffer,
       guint64 index);
-  /* Grain media: copies or converts @buffer into the grain @payload
-   * (grain_size bytes). FALSE after posting an ERROR. */
+  /* Grain media (video, ANC; never called for audio, whose write is its
+   * own): copies or converts @buffer into the grain @payload (grain_size
+   * bytes). FALSE after posting an ERROR. */
   gboolean (*fill_grain) (struct _GstMxlFabricsSink * sink, GstBuffer * buffer,
       guint8 * payload);
   /* Posts the transfer of grain @index (@total_slices slices) or of the
    * @count samples before head @index to every connected target. */
   mxlStatus (*post) (mxlFabricsInitiator initiator, guint64 index,
       gsize count, guint16 total_slices);
-  /* Optional (NULL: never): whether buffers of @fmt may be lent to the
-   * flow in place (zero-copy, sinkwrite.c), one buffer being one grain. */
+  /* Whether buffers of @fmt may be lent to the flow in place (zero-copy,
+   * sinkwrite.c), one buffer being one grain. */
   gboolean (*can_lend) (const GstMxlFabricsFormat * fmt);
+  /* Where the grain payload starts in @buffer (*@offset) when its memory
+   * already has the payload's layout (video: lines without padding, the
+   * v210a key plane right after the fill); FALSE when it must be copied.
+   * The sink checks the rest (one memory, the grain's size). */
+  gboolean (*payload_offset) (const GstMxlFabricsFormat * fmt,
+      GstBuffer * buffer, gsize * offset);
+  /* propose_allocation for @caps of this media (sinkwait.c): adds to
+   * @query the metas the sink honours on such buffers (video strides,
+   * audio channel offsets) and returns the buffer size of the pool the
+   * sink proposes (sinkpool.h), 0 for none. */
+  guint (*propose_allocation) (GstQuery * query, GstCaps * caps);
 
   /* ---- src (streaming thread) ---- */
 
@@ -62,8 +79,9 @@ typedef struct {
    * create calls it again unless the return is not GST_FLOW_OK). */
   GstFlowReturn (*read) (struct _GstMxlFabricsSrc * src, gint64 offset,
       GstBuffer ** buffer);
-  /* Grain media: turns @grain, the copy of grain @index, into the buffer
-   * pushed downstream (takes @grain). */
+  /* Grain media (never called for audio, whose read is its own): turns
+   * @grain, the copy of grain @index, into the buffer pushed downstream
+   * (takes @grain). */
   GstBuffer *(*finish_grain) (struct _GstMxlFabricsSrc * src, GstBuffer * grain,
       guint64 index);
   /* TRUE for media read as sample batches (audio): no fixed grain size
@@ -88,23 +106,29 @@ typedef struct {
    * field to fix. */
   gboolean (*def_from_caps) (const GstStructure * s,
       mxlFlowExtDefinition * def, GstMxlFabricsFormat * fmt, GError ** error);
-  /* Optional: when the library refused @def (from caps) for @reason, sets
-   * @error in the caps' words and returns TRUE; FALSE leaves caps.c's
-   * general message. */
+  /* When the library refused @def (from caps) for @reason: sets @error in
+   * the caps' words and returns TRUE; FALSE leaves caps.c's general
+   * message. */
   gboolean (*caps_refused) (const mxlFlowExtDefinition * def,
       const gchar * reason, GError ** error);
-  /* Optional: after the library accepted the caps and @fmt holds its
-   * summary: reads what caps say beyond the flow's numbers (video
-   * colorimetry into @fmt->colorspace and @fmt->transfer, which caps.c
-   * leaves ""). FALSE with GST_STREAM_ERROR_FORMAT. */
+  /* After the library accepted the caps and @fmt holds its summary:
+   * reads what caps say beyond the flow's numbers (video colorimetry into
+   * @fmt->colorspace and @fmt->transfer, which caps.c leaves ""; the other
+   * media: nothing). FALSE with GST_STREAM_ERROR_FORMAT. */
   gboolean (*finish_caps) (const GstStructure * s, GstMxlFabricsFormat * fmt,
       GError ** error);
-  /* Optional: FALSE (@error in @domain, @code) when the flow summary @def,
-   * checked by the library, has no caps of this media. */
+  /* FALSE (@error in @domain, @code) when the flow summary @def, checked
+   * by the library, has no caps of this media. */
   gboolean (*def_has_caps) (const mxlFlowExtDefinition * def, GQuark domain,
       gint code, GError ** error);
   /* Fixed caps of @fmt as the src produces them (transfer full). */
   GstCaps *(*to_caps) (const GstMxlFabricsFormat * fmt);
+  /* The caps the sink takes for a flow of @fmt, preferred first
+   * (gst_mxl_fabrics_format_to_sink_caps(), caps.h; transfer full): the
+   * src's caps, then the media's variants (audio: either layout; video:
+   * woven frames of an interlaced flow) and the same without what the
+   * flow does not fix or the sink compares only when given. */
+  GstCaps *(*sink_caps) (const GstMxlFabricsFormat * fmt);
   /* Writes the media's fields of @fmt into @def for
    * mxlFlowExtBuildDefinition(); caps.c has set the media type and the
    * edit rate as @def->definitionRate. */
@@ -114,8 +138,8 @@ typedef struct {
    * gst_mxl_fabrics_format_check_rate(). */
   gboolean (*check_match) (const GstMxlFabricsFormat * caps_fmt,
       const GstMxlFabricsFormat * flow_fmt, GError ** error);
-  /* Optional (NULL: none): the field flags of the grain at @index, what
-   * gst_mxl_fabrics_field_flags_for_index() (caps.h) returns. */
+  /* The field flags of the grain at @index (0 but for interlaced video),
+   * what gst_mxl_fabrics_field_flags_for_index() (caps.h) returns. */
   GstVideoBufferFlags (*field_flags) (const GstMxlFabricsFormat * fmt,
       guint64 index);
 } GstMxlFabricsMediaOps;
@@ -127,6 +151,15 @@ typedef struct {
  */
 const GstMxlFabricsMediaOps *gst_mxl_fabrics_media_ops (GstMxlFabricsMedia
     media);
+
+/**
+ * gst_mxl_fabrics_media_ops_for_caps:
+ * Returns: (transfer none) (nullable): the operations of the media whose
+ * caps structure the first one of @caps is (caps.c), NULL for caps no
+ * media has (or none).
+ */
+const GstMxlFabricsMediaOps *gst_mxl_fabrics_media_ops_for_caps (const
+    GstCaps * caps);
 
 /* video/v210 and video/v210a (media-video.c), audio/float32
  * (media-audio.c), video/smpte291 (media-anc.c) */

@@ -37,6 +37,7 @@ gst_mxl_fabrics_object_new (GstElement * element)
   obj->state = GST_MXL_FABRICS_CONNECTION_DISCONNECTED;
   g_mutex_init (&obj->lock);
   g_cond_init (&obj->cond);
+  g_rec_mutex_init (&obj->timer_lock);
   return obj;
 }
 
@@ -56,6 +57,8 @@ gst_mxl_fabrics_object_free (GstMxlFabricsObject * obj)
   g_free (obj->last_error);
   g_mutex_clear (&obj->lock);
   g_cond_clear (&obj->cond);
+  /* no stats timer: each of its waits holds the element */
+  g_rec_mutex_clear (&obj->timer_lock);
   g_free (obj);
 }
 
@@ -189,6 +192,7 @@ gst_mxl_fabrics_object_reset_stats (GstMxlFabricsObject * obj)
 {
   GST_OBJECT_LOCK (obj->element);
   memset (&obj->counters, 0, sizeof obj->counters);
+  obj->n_latency = obj->latency_next = 0;
   g_clear_pointer (&obj->engine_stats, gst_structure_free);
   g_clear_pointer (&obj->last_error, g_free);
   obj->error_posted = FALSE;
@@ -367,6 +371,15 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
     GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
     guint64 * id, GError ** error)
 {
+  return gst_mxl_fabrics_target_info_resolve_parsed (value, source, json,
+      path, id, NULL, error);
+}
+
+gboolean
+gst_mxl_fabrics_target_info_resolve_parsed (const gchar * value,
+    GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
+    guint64 * id, mxlFabricsTargetInfo * parsed, GError ** error)
+{
   mxlFabricsTargetInfo info = NULL;
   char *reason = NULL;
   const gchar *p;
@@ -379,6 +392,8 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
     *path = NULL;
   if (id)
     *id = 0;
+  if (parsed)
+    *parsed = NULL;
   if (value == NULL || value[0] == '\0') {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "empty TargetInfo: give the JSON, its base64, or @path of the file "
@@ -416,7 +431,10 @@ gst_mxl_fabrics_target_info_resolve (const gchar * value,
    * form it was given in. */
   *json = st == MXL_STATUS_OK ? gst_mxl_fabrics_target_info_to_json (info) :
       NULL;
-  mxlFabricsFreeTargetInfo (info);
+  if (*json == NULL || parsed == NULL)
+    mxlFabricsFreeTargetInfo (info);
+  else
+    *parsed = info;
   if (*json == NULL) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "TargetInfo cannot be %s", st == MXL_STATUS_OK ?

@@ -36,6 +36,10 @@
  *          geometry is not the flow's; bounce entry headers (head, count)
  *          out of range
  *
+ *  "application/x-mxl-fabrics-stats" (both, every `stats-interval` ms
+ *      while PAUSED or PLAYING when it is not 0): the stats structure
+ *      below, exactly what the `stats` property returns then.
+ *
  *  "mxl-fabrics-timeout" (src, when no grain arrived for `timeout` ns)
  *      timeout      G_TYPE_UINT64  the timeout property value, ns
  *      last-index   G_TYPE_UINT64  last grain/sample head index received,
@@ -153,7 +157,20 @@ typedef struct {
   guint64 discont;
   guint64 reconnects;
   guint64 timeouts;
+  /* over the last window (mxlfabricsstats.c, stats timer): sink sent,
+   * src received */
+  guint64 grains_per_second;
+  guint64 bytes_per_second;
+  /* src: arrival minus origin time of grains (ns), the last one and the
+   * median of the last GST_MXL_FABRICS_LATENCY_KEPT */
+  guint64 latency_last;
+  guint64 latency_median;
 } GstMxlFabricsCounters;
+
+/* One-way latencies kept for latency-median. */
+#define GST_MXL_FABRICS_LATENCY_KEPT 32
+/* The receive / send rate is taken over windows of at least this (µs). */
+#define GST_MXL_FABRICS_RATE_WINDOW_US G_USEC_PER_SEC
 
 /**
  * GstMxlFabricsObject:
@@ -196,6 +213,20 @@ typedef struct {
    * wake a thread blocked in the library (the src's target read) */
   void (*wake) (gpointer data);
   gpointer wake_data;
+
+  /* The stats timer (mxlfabricsstats.c), armed while PAUSED or PLAYING: a
+   * single-shot wait of the system clock, re-armed by its callback on the
+   * clock's own thread, never the streaming thread. */
+  guint stats_interval;         /* object lock: ms, 0 = no messages */
+  GRecMutex timer_lock;         /* held by the callback and by stop */
+  GstClockID timer_id;          /* timer_lock: the armed wait, or NULL */
+  /* object lock: the rate window's start (monotonic µs, 0: none) and the
+   * counters then */
+  gint64 rate_since_us;
+  guint64 rate_grains, rate_bytes;
+  /* object lock: the last one-way latencies (ns), a ring */
+  guint64 latency_kept[GST_MXL_FABRICS_LATENCY_KEPT];
+  guint n_latency, latency_next;
 } GstMxlFabricsObject;
 
 GstMxlFabricsObject *gst_mxl_fabrics_object_new (GstElement * element);
@@ -325,7 +356,23 @@ typedef enum {
   GST_MXL_FABRICS_STATS_INITIATOR,
   GST_MXL_FABRICS_STATS_TARGET,
   GST_MXL_FABRICS_STATS_SINK_TARGET,
+  GST_MXL_FABRICS_STATS_BASESINK,
 } GstMxlFabricsStatTable;
+
+/**
+ * GstMxlFabricsBaseSinkCounters:
+ * GstBaseSink's own counters (gst_base_sink_get_stats()), kept in the
+ * sink's stats under names of their own (GST_MXL_FABRICS_STATS_BASESINK):
+ * its `stats` property is replaced by ours.
+ */
+typedef struct {
+  guint64 rendered;
+  guint64 dropped;
+} GstMxlFabricsBaseSinkCounters;
+
+/* The double field GstBaseSink's `average-rate` is kept as (no counter, so
+ * not in a table; docs/bus-and-stats.md). */
+#define GST_MXL_FABRICS_STATS_BASESINK_AVERAGE_RATE "basesink-average-rate"
 
 /**
  * GstMxlFabricsTargetCounters:
@@ -405,8 +452,53 @@ void gst_mxl_fabrics_object_post_error (GstMxlFabricsObject * obj,
 gboolean gst_mxl_fabrics_object_post_message (GstMxlFabricsObject * obj,
     GstElementClass * parent_class, GstMessage * message);
 
-/** Returns: (transfer full): the stats structure described above. */
+/** Returns: (transfer full): the stats structure described above (the
+ * sink's with GstBaseSink's counters: rendered, basesink-dropped,
+ * basesink-average-rate). Call without the object lock. */
 GstStructure *gst_mxl_fabrics_object_build_stats (GstMxlFabricsObject * obj);
+
+/** Returns: (transfer full): the spec of `stats-interval` (guint ms, 0 =
+ * off, the default), which both elements install under their own id. */
+GParamSpec *gst_mxl_fabrics_stats_interval_pspec (void);
+
+/** Sets `stats-interval` (ms); a timer armed now is re-armed with it. */
+void gst_mxl_fabrics_object_set_stats_interval (GstMxlFabricsObject * obj,
+    guint interval_ms);
+guint gst_mxl_fabrics_object_get_stats_interval (GstMxlFabricsObject * obj);
+
+/**
+ * gst_mxl_fabrics_object_change_state:
+ * @parent_class: the element's parent class, whose change_state runs.
+ *
+ * The elements' GstElementClass.change_state: after READY->PAUSED
+ * succeeded it arms the stats timer, before PAUSED->READY it stops it
+ * (after that no stats message is posted). The timer, every
+ * `stats-interval` ms (1 s when 0), closes the rate window once it is at
+ * least GST_MXL_FABRICS_RATE_WINDOW_US long (grains-per-second,
+ * bytes-per-second) and, when `stats-interval` is set, posts the stats
+ * structure as an element message ("application/x-mxl-fabrics-stats",
+ * above). It runs on the system clock's thread (gst_clock_id_wait_async):
+ * never the streaming thread.
+ *
+ * Returns: what @parent_class's change_state returns.
+ */
+GstStateChangeReturn gst_mxl_fabrics_object_change_state
+    (GstMxlFabricsObject * obj, GstElementClass * parent_class,
+    GstStateChange transition);
+
+/**
+ * gst_mxl_fabrics_object_record_latency:
+ * @latency: ns: a grain's arrival minus its origin time (both TAI,
+ *   <mxl/time.h>), 0 when it arrived before its origin time.
+ *
+ * Sets latency-last and latency-median (the median of the last
+ * GST_MXL_FABRICS_LATENCY_KEPT). Call without the object lock.
+ */
+void gst_mxl_fabrics_object_record_latency (GstMxlFabricsObject * obj,
+    GstClockTime latency);
+
+/** The qsort() order of guint64 (and GstClockTime) values, ascending. */
+int gst_mxl_fabrics_cmp_u64 (gconstpointer a, gconstpointer b);
 
 /* The most bytes read from the file of an "@path" value: the library's
  * bound (<mxl/fabrics-ext.h>), so that a FIFO or a device such as
@@ -473,5 +565,18 @@ gchar *gst_mxl_fabrics_target_info_to_json (mxlFabricsTargetInfo info);
 gboolean gst_mxl_fabrics_target_info_resolve (const gchar * value,
     GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
     guint64 * id, GError ** error);
+
+/**
+ * gst_mxl_fabrics_target_info_resolve_parsed:
+ * @parsed: (out) (optional) (transfer full): the TargetInfo the library
+ *   parsed when @json is set (mxlFabricsFreeTargetInfo()), else NULL: the
+ *   caller keeps it instead of parsing @json again.
+ *
+ * gst_mxl_fabrics_target_info_resolve() that also gives the parsed
+ * TargetInfo; the other arguments and the errors are the same.
+ */
+gboolean gst_mxl_fabrics_target_info_resolve_parsed (const gchar * value,
+    GstMxlFabricsTargetInfoSource * source, gchar ** json, gchar ** path,
+    guint64 * id, mxlFabricsTargetInfo * parsed, GError ** error);
 
 G_END_DECLS

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The properties both elements share (mxlfabricsobject.h): the provider
- * and connection-state enum types, the property specs with their blurbs
- * (built from the library's provider and protocol lists), and the field
- * tables that store the elements' properties (GstMxlFabricsPropField).
+ * enum type (from the library's provider list) and the connection-state
+ * enum type (the elements' own states: the library's
+ * mxlFabricsExtConnectionState has no stalled or error), the property
+ * specs with their blurbs (built from the library's provider, protocol and
+ * options lists), and the field tables that store the elements' properties
+ * (GstMxlFabricsPropField).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -101,17 +104,12 @@ gst_mxl_fabrics_connection_state_get_type (void)
   return type;
 }
 
-/* The options property's help. The protocols and the src's automatic
- * choice come from the library's list (mxlFabricsExtGetProtocol(): names in
- * its order, the choice by target rank). Interned: kept for the life of the
- * process, as G_PARAM_STATIC_STRINGS requires. */
-static const gchar *
-options_blurb (void)
+/* The protocol key's help: the library's names in its order and the
+ * src's automatic choice by target rank (mxlFabricsExtGetProtocol()). */
+static void
+append_protocols (GString * s)
 {
   mxlFabricsExtProtocolInfo info;
-  GString *s = g_string_new ("JSON object passed to the fabrics setup: "
-      "cqDepth (completion queue entries), protocol (");
-  const gchar *blurb;
   guint32 rank, max_rank = 0;
   size_t i, n, listed = 0;
 
@@ -129,13 +127,47 @@ options_blurb (void)
         listed++;
       }
   g_string_append (s, "; on the src it decides, the sink follows its "
-      "TargetInfo), progressThread (boolean: the library's progress thread; "
-      "src default true, sink false), postRingCapacity (entries, power of "
-      "two), maxMessageSize (bytes), iovLimit (entries), samplesStaging "
-      "(boolean, audio: one write per batch, default true), exclusive "
-      "(boolean, src: one sender at a time, default true; false lets several "
-      "senders write into the flow); empty means the library defaults. "
-      "Default: \"\"");
+      "TargetInfo");
+}
+
+/* The options property's help, one entry per key of the library's options
+ * table (mxlFabricsExtGetOption(): type, meaning, its defaults on a target,
+ * the src, and an initiator, the sink), except "reconnect", which the sink
+ * sets from its auto-reconnect. The elements' own default of
+ * "progressThread" (mxlfabricsopen.c) replaces the library's. Interned:
+ * kept for the life of the process, as G_PARAM_STATIC_STRINGS requires. */
+static const gchar *
+options_blurb (void)
+{
+  mxlFabricsExtOptionInfo o;
+  GString *s = g_string_new ("JSON object passed to the fabrics setup: ");
+  const gchar *blurb;
+  size_t i, listed = 0;
+
+  for (i = 0; mxlFabricsExtGetOption (i, &o) == MXL_STATUS_OK; i++) {
+    const gchar *src = o.targetDefault, *sink = o.initiatorDefault;
+
+    if (g_str_equal (o.name, "reconnect"))
+      continue;
+    g_string_append_printf (s, "%s%s (%s: %s", listed++ ? ", " : "", o.name,
+        o.type, o.meaning);
+    if (g_str_equal (o.name, "protocol")) {
+      g_string_append (s, ", ");
+      append_protocols (s);
+    } else if (g_str_equal (o.name, "progressThread")) {
+      g_string_append (s, "; src default true, sink false");
+    } else if (src && sink && g_str_equal (src, sink)) {
+      g_string_append_printf (s, "; default %s", src);
+    } else {
+      g_string_append (s, ";");
+      if (src)
+        g_string_append_printf (s, " src default %s", src);
+      if (sink)
+        g_string_append_printf (s, "%s sink default %s", src ? "," : "", sink);
+    }
+    g_string_append_c (s, ')');
+  }
+  g_string_append (s, "; empty means the library defaults. Default: \"\"");
   blurb = g_intern_string (s->str);
   g_string_free (s, TRUE);
   return blurb;

@@ -9,9 +9,19 @@
  * ANC data) or one batch of samples (audio), and transfers it by libfabric
  * remote write with immediate data to every connected *target*: an
  * mxlfabricssrc, or any MXL Fabrics target, whose TargetInfo is given with
- * the `target-info` property (JSON, base64 of the JSON, or `@path` of the
- * file the src writes with its `target-info-file` property) or with the
- * `add-target` action signal.
+ * the `target-info` property (JSON, base64 of the JSON, `@path` of the
+ * file the src writes with its `target-info-file` property, or
+ * `http://HOST:PORT/target-info` of the src's `http-port` endpoint; or a
+ * list of them, separated by `;` or `,`, e.g.
+ * `target-info="@/tmp/a.json;@/tmp/b.json"` for fan-out from
+ * gst-launch-1.0, gst/sinktargetlist.h) or with the `add-target` action
+ * signal. A URL is fetched by the engine thread,
+ * never in a state change (at most 2 s and 64 KiB an answer, no redirect
+ * followed, JSON only), again while the target is lost, refused or failed
+ * (100 ms doubling to 500 ms between attempts), so a receiver restarted
+ * with new keys is followed; an unchanged answer keeps the connection. A
+ * failed fetch is a WARNING naming the URL and the HTTP status
+ * (docs/security.md "The HTTP endpoint").
  *
  * State changes never wait for the network. By default the sink waits for
  * a connection, as shmsink and srtsink do (`wait-for-connection`, default
@@ -130,7 +140,9 @@
  *
  * The element messages `mxl-fabrics-connection` (one per change of a
  * target's connection) and the `stats` structure (replacing GstBaseSink's
- * own `stats`; with `targets`, one structure per target) are the same
+ * own `stats`, whose values it keeps as `rendered`, `basesink-dropped`
+ * and `basesink-average-rate`; with `targets`, one structure per target;
+ * posted on the bus every `stats-interval` ms when set) are the same
  * for the sink and the src: docs/bus-and-stats.md explains every field.
  *
  * ## URI
@@ -182,8 +194,6 @@
 #include "mxlfabricsopen.h"
 #include "mxlfabricsuri.h"
 
-#include <gst/audio/audio.h>
-
 GST_DEBUG_CATEGORY (gst_mxl_fabrics_sink_debug);
 #define GST_CAT_DEFAULT gst_mxl_fabrics_sink_debug
 
@@ -195,6 +205,7 @@ enum {
   PROP_ZERO_COPY,
   PROP_ERROR_ON_ALL_FAILED,
   PROP_URI,
+  PROP_STATS_INTERVAL,
 };
 
 enum {
@@ -234,6 +245,9 @@ gst_mxl_fabrics_sink_set_property (GObject * object, guint prop_id,
 
   if (prop_id == PROP_URI)
     gst_mxl_fabrics_uri_set_property (GST_ELEMENT (self), value);
+  else if (prop_id == PROP_STATS_INTERVAL)
+    gst_mxl_fabrics_object_set_stats_interval (self->obj,
+        g_value_get_uint (value));
   else if (!gst_mxl_fabrics_object_set_property (self->obj, prop_id, value)
       && !gst_mxl_fabrics_prop_fields_set (GST_OBJECT (self), self,
           sink_fields, G_N_ELEMENTS (sink_fields), prop_id, value))
@@ -248,6 +262,9 @@ gst_mxl_fabrics_sink_get_property (GObject * object, guint prop_id,
 
   if (prop_id == PROP_URI)
     gst_mxl_fabrics_uri_get_property (GST_ELEMENT (self), value);
+  else if (prop_id == PROP_STATS_INTERVAL)
+    g_value_set_uint (value,
+        gst_mxl_fabrics_object_get_stats_interval (self->obj));
   else if (!gst_mxl_fabrics_object_get_property (self->obj, prop_id, value)
       && !gst_mxl_fabrics_prop_fields_get (GST_OBJECT (self), self,
           sink_fields, G_N_ELEMENTS (sink_fields), prop_id, value))
@@ -269,6 +286,15 @@ gst_mxl_fabrics_sink_post_message (GstElement * element, GstMessage * message)
 {
   return gst_mxl_fabrics_object_post_message (GST_MXL_FABRICS_SINK (element)->obj,
       GST_ELEMENT_CLASS (gst_mxl_fabrics_sink_parent_class), message);
+}
+
+static GstStateChangeReturn
+gst_mxl_fabrics_sink_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  return gst_mxl_fabrics_object_change_state (GST_MXL_FABRICS_SINK
+      (element)->obj, GST_ELEMENT_CLASS (gst_mxl_fabrics_sink_parent_class),
+      transition);
 }
 
 static gboolean
@@ -357,10 +383,9 @@ gst_mxl_fabrics_sink_set_caps (GstBaseSink * sink, GstCaps * caps)
 static gboolean
 gst_mxl_fabrics_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
 {
+  /* the media's metas (strides, channel offsets: upstream may pad) and
+   * pool (sinkwait.h) */
   gst_mxl_fabrics_sink_propose_pool (GST_MXL_FABRICS_SINK (sink), query);
-  /* We honour strides and channel offsets, so upstream may pad. */
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
-  gst_query_add_allocation_meta (query, GST_AUDIO_META_API_TYPE, NULL);
   return TRUE;
 }
 
@@ -456,9 +481,14 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
   g_object_class_install_property (gobject_class, PROP_TARGET_INFO,
       g_param_spec_string ("target-info", "TargetInfo",
           "TargetInfo of the target to transfer to: the JSON, base64 of the "
-          "JSON, or @path of a file (a file that does not exist yet is "
-          "waited for, a rewritten file retargets); empty means no target "
-          "(use add-target). Default: \"\"",
+          "JSON, @path of a file (a file that does not exist yet is "
+          "waited for, a rewritten file retargets), or the src's "
+          "http://HOST:PORT/target-info (fetched again when the target is "
+          "lost); or several of them, "
+          "separated by ';' or ',' (a JSON source ends at its closing "
+          "brace; a ',' ends an @path only before '@' or '{'), each a target "
+          "as add-target makes it, a duplicate refused with a WARNING; "
+          "empty means no target (use add-target). Default: \"\"",
           GST_MXL_FABRICS_SINK_DEFAULT_TARGET_INFO,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
@@ -521,6 +551,8 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   gst_mxl_fabrics_uri_install_property (gobject_class, PROP_URI);
+  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
+      gst_mxl_fabrics_stats_interval_pspec ());
 
   /**
    * GstMxlFabricsSink::add-target:
@@ -565,6 +597,8 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_set_context);
   element_class->post_message =
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_post_message);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_change_state);
   basesink_class->start = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_start);
   basesink_class->stop = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_stop);
   basesink_class->set_caps = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_sink_set_caps);

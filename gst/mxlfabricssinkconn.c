@@ -7,6 +7,8 @@
 
 #include "mxlfabricssinkconn.h"
 #include "mxlfabricssinktarget.h"
+#include "sinktargetlist.h"
+#include "sinkfetch.h"
 #include "sinkwait.h"
 
 #include <errno.h>
@@ -91,7 +93,10 @@ gst_mxl_fabrics_sink_lost_why (mxlStatus reason)
 {
   switch (reason) {
     case MXL_ERR_INTERRUPTED:
-      return "the receiver stopped or closed the connection";
+      /* an orderly shutdown, or a shm receiver whose process exited
+       * (the library watches it: fabrics-ext.h mxlFabricsExtConnectionEvent) */
+      return "the receiver stopped (it closed the connection or its process "
+          "exited)";
     case MXL_ERR_NOT_READY:
       return "the receiver stopped answering";
     case MXL_ERR_OUT_OF_RANGE_TOO_LATE:
@@ -505,6 +510,8 @@ engine_thread (gpointer data)
   /* the monitors belong to this thread's context */
   gst_mxl_fabrics_sink_targets_reset (self);
   g_mutex_unlock (&self->obj->lock);
+  /* the cancelled TargetInfo fetches end on this context (sinkfetch.h) */
+  gst_mxl_fabrics_sink_fetch_drain (ctx);
   g_source_destroy (wake);
   g_source_unref (wake);
   g_main_context_pop_thread_default (ctx);
@@ -567,21 +574,30 @@ gst_mxl_fabrics_sink_add_property_target (GstMxlFabricsSink * self,
     GError ** error)
 {
   GError *e = NULL;
-  gchar *target_info;
+  gchar *target_info, **sources;
+  guint i;
 
+  /* before engine_start: its WARNING logs in this category */
+  GST_DEBUG_CATEGORY_INIT (mxl_fabrics_sink_conn_debug, "mxlfabricssinkconn", 0,
+      "mxlfabricssink connections");
   GST_OBJECT_LOCK (self);
   target_info = g_strdup (self->target_info);
   GST_OBJECT_UNLOCK (self);
-  if (target_info[0] != '\0') {
-    gst_mxl_fabrics_sink_targets_remove (self, target_info);
-    if (!gst_mxl_fabrics_sink_targets_add (self, target_info, &e)
+  /* each source of the list (sinktargetlist.h) is one target; all are
+   * taken off first (a restart), so a duplicate in the list is refused */
+  sources = gst_mxl_fabrics_sink_split_target_info (target_info);
+  for (i = 0; sources[i]; i++)
+    gst_mxl_fabrics_sink_targets_remove (self, sources[i]);
+  for (i = 0; sources[i] && e == NULL; i++) {
+    if (!gst_mxl_fabrics_sink_targets_add (self, sources[i], &e)
         && g_error_matches (e, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_BUSY)) {
-      /* given by add-target as well: one target */
+      /* given twice, or by add-target as well: one target */
       GST_ELEMENT_WARNING (self, RESOURCE, BUSY, ("%s", e->message),
-          ("target-info \"%s\"", target_info));
+          ("target-info \"%s\"", sources[i]));
       g_clear_error (&e);
     }
   }
+  g_strfreev (sources);
   g_free (target_info);
   if (e)
     g_propagate_error (error, e);

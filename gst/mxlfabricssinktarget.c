@@ -8,7 +8,9 @@
 
 #include "mxlfabricssinktarget.h"
 #include "mxlfabricssinkconn.h"
+#include "sinktargetfile.h"
 #include "sinkcaps.h"
+#include "sinktargeturl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,21 +22,16 @@ GST_DEBUG_CATEGORY_EXTERN (mxl_fabrics_sink_conn_debug);
 #define LOCK(self) g_mutex_lock (&(self)->obj->lock)
 #define UNLOCK(self) g_mutex_unlock (&(self)->obj->lock)
 
-static void on_file_changed (GFileMonitor * monitor, GFile * file,
-    GFile * other, GFileMonitorEvent event, gpointer data);
-
 void
 gst_mxl_fabrics_sink_target_free (GstMxlFabricsSinkTarget * t)
 {
-  if (t->monitor) {
-    g_signal_handlers_disconnect_matched (t->monitor, G_SIGNAL_MATCH_FUNC, 0,
-        0, NULL, on_file_changed, NULL);
-    g_file_monitor_cancel (t->monitor);
-    g_object_unref (t->monitor);
-  }
+  gst_mxl_fabrics_sink_target_unwatch (t);
+  gst_mxl_fabrics_sink_fetch_free (t->fetch);
   g_free (t->value);
   g_free (t->path);
   g_free (t->json);
+  if (t->parsed)
+    mxlFabricsFreeTargetInfo (t->parsed);
   gst_mxl_fabrics_sink_target_state_clear (&t->state);
   g_free (t);
 }
@@ -125,10 +122,12 @@ gst_mxl_fabrics_sink_targets_check_all_failed (GstMxlFabricsSink * self,
   GST_OBJECT_UNLOCK (self);
   if (!want || self->all_failed_posted || self->targets->len == 0)
     return;
-  /* failed for good: a followed @path file may still be rewritten */
+  /* failed for good: a followed @path file may still be rewritten, a URL
+   * answer another document */
   for (i = 0; i < self->targets->len; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_FAILED || t->path)
+    if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_FAILED || t->path
+        || t->fetch)
       return;
     last = t->state.u.failed.error;
   }
@@ -143,12 +142,18 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
     const gchar * value, GError ** error)
 {
   GstMxlFabricsSinkTarget *target;
+  mxlFabricsTargetInfo parsed = NULL;
   gchar *json = NULL, *path = NULL;
+  GstMxlFabricsSinkFetch *fetch = NULL;
   guint64 id = 0;
   guint i;
 
-  if (!gst_mxl_fabrics_target_info_resolve (value, NULL, &json, &path, &id,
-          error))
+  /* an http:// URL is fetched by the engine thread (sinktargeturl.h) */
+  if (gst_mxl_fabrics_sink_fetch_is_url (value)) {
+    if (!(fetch = gst_mxl_fabrics_sink_fetch_new (value, error)))
+      return FALSE;
+  } else if (!gst_mxl_fabrics_target_info_resolve_parsed (value, NULL, &json,
+          &path, &id, &parsed, error))
     return FALSE;
 
   LOCK (self);
@@ -160,19 +165,25 @@ gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
           "this TargetInfo (target %" G_GUINT64_FORMAT ") was already added"
           "%s%s", id, t->path ? " as @" : "", t->path ? t->path : "");
       UNLOCK (self);
+      if (parsed)
+        mxlFabricsFreeTargetInfo (parsed);
       g_free (json);
       g_free (path);
+      gst_mxl_fabrics_sink_fetch_free (fetch);
       return FALSE;
     }
   }
   target = g_new0 (GstMxlFabricsSinkTarget, 1);
   target->value = g_strdup (value);
   target->json = json;
+  target->parsed = parsed;
   target->path = path;
+  target->fetch = fetch;
   target->have_id = json != NULL;
   target->id = id;
   target->state.kind = GST_MXL_FABRICS_SINK_TARGET_IDLE;   /* a new one */
   target->file_checked_us = g_get_monotonic_time ();
+  gst_mxl_fabrics_sink_caps_read_target (self, target);
   g_ptr_array_add (self->targets, target);
   UNLOCK (self);
   /* The engine thread puts it on the initiator (a file target once the
@@ -266,8 +277,9 @@ warn_unknown_provider (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
           "%s", t->id_str, name ? name : "", ours), t->value);
 }
 
-/* IDLE → CONNECTING: puts @t's TargetInfo on the initiator. Its JSON is
- * parsed once; the id and the checks come from the parsed TargetInfo. */
+/* IDLE → CONNECTING: puts @t's TargetInfo on the initiator: the one parsed
+ * when it was read (t->parsed), else (plugged again) its JSON parsed; the
+ * id and the checks come from that TargetInfo. */
 static void
 target_plug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
     GPtrArray * notices)
@@ -279,7 +291,9 @@ target_plug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
   GError *error = NULL;
   mxlStatus st;
 
-  info = gst_mxl_fabrics_sink_parse_target_info (t->json, &error);
+  info = t->parsed ? t->parsed :
+      gst_mxl_fabrics_sink_parse_target_info (t->json, &error);
+  t->parsed = NULL;             /* the state takes it, or it is freed */
   if (info == NULL) {
     target_fail (self, t, error, notices);
     return;
@@ -330,23 +344,29 @@ count_reconnect (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t)
   GST_OBJECT_UNLOCK (self);
 }
 
-/* New contents of an @path file (rewritten by a restarted src): the one
- * way a failed target comes back. */
+/* Whether @t is still in the list with @value (remove-target may have
+ * dropped it while the lock was free); engine_lock held. */
+static gboolean
+target_listed (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
+    const gchar * value)
+{
+  guint i;
+
+  for (i = 0; i < self->targets->len; i++)
+    if (g_ptr_array_index (self->targets, i) == t)
+      return g_strcmp0 (t->value, value) == 0;
+  return FALSE;
+}
+
+/* New contents of an @path file (rewritten by a restarted src), read by
+ * target_read_files (@ok, @text, @error: what the resolver gave; @error
+ * taken): the one way a failed target comes back. */
 static void
 target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
-    gint64 now, GPtrArray * notices)
+    gboolean ok, gchar * text, mxlFabricsTargetInfo parsed, GError * error,
+    GPtrArray * notices)
 {
-  gchar *text = NULL;
-  GError *error = NULL;
-
-  if (t->monitor ? !t->file_dirty :
-      now - t->file_checked_us < GST_MXL_FABRICS_SINK_FILE_CHECK_MS * 1000)
-    return;
-  t->file_checked_us = now;
-  t->file_dirty = FALSE;
-  /* the library reads the file (bounded) and gives it back in one form */
-  if (!gst_mxl_fabrics_target_info_resolve (t->value, NULL, &text, NULL,
-          NULL, &error)) {
+  if (!ok) {
     if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_FAILED) {
       g_error_free (error);     /* said once; wait for the next change */
       return;
@@ -362,64 +382,60 @@ target_check_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
           "waiting for the TargetInfo file", notices);
     return;
   }
+  gst_mxl_fabrics_sink_target_take_text (self, t, text, parsed,
+      "TargetInfo file changed", notices);
+}
+
+void
+gst_mxl_fabrics_sink_target_take_text (GstMxlFabricsSink * self,
+    GstMxlFabricsSinkTarget * t, gchar * text, mxlFabricsTargetInfo parsed,
+    const gchar * reason, GPtrArray * notices)
+{
   if (g_strcmp0 (text, t->json) == 0) {
     g_free (text);
+    if (parsed)
+      mxlFabricsFreeTargetInfo (parsed);
     return;
   }
   if (gst_mxl_fabrics_sink_target_info (t)) {
-    target_unplug (self, t, "TargetInfo file changed", notices);
+    target_unplug (self, t, reason, notices);
     count_reconnect (self, t);
   }
   g_free (t->json);
   t->json = text;
+  if (t->parsed)
+    mxlFabricsFreeTargetInfo (t->parsed);
+  t->parsed = parsed;
+
+  gst_mxl_fabrics_sink_caps_read_target (self, t);
   gst_mxl_fabrics_sink_targets_changed (self);  /* caps again (sinkcaps.h) */
   /* quiet: the same pass puts it on the initiator and says so */
   if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_IDLE)
     set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, NULL, NULL);
-  GST_INFO_OBJECT (self, "TargetInfo file %s (re)read", t->path);
+  GST_INFO_OBJECT (self, "TargetInfo of %s (re)read", t->value);
 }
 
+/* The due @path files read without engine_lock (sinktargetfile.c), each
+ * result used only for a target still listed with the same value. */
 static void
-on_file_changed (GFileMonitor * monitor, GFile * file, GFile * other,
-    GFileMonitorEvent event, gpointer data)
+target_read_files (GstMxlFabricsSink * self, GArray * reads,
+    GPtrArray * notices)
 {
-  GstMxlFabricsSink *self = data;
   guint i;
 
-  /* dispatched by the engine thread between passes: the lock is free; the
-   * target is looked up, as remove-target may have dropped it */
-  LOCK (self);
-  for (i = 0; i < self->targets->len; i++) {
-    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    if (t->monitor == monitor)
-      t->file_dirty = TRUE;
-  }
-  UNLOCK (self);
-}
+  gst_mxl_fabrics_sink_targets_read_files (self, reads);
+  for (i = 0; i < reads->len; i++) {
+    GstMxlFabricsSinkFileRead *r =
+        &g_array_index (reads, GstMxlFabricsSinkFileRead, i);
 
-/* Watches @t's @path file (inotify through GFileMonitor, its events
- * dispatched by the engine thread): a file that appears or is rewritten is
- * read at once. Where no monitor can be made, the file is re-read every
- * GST_MXL_FABRICS_SINK_FILE_CHECK_MS (target_check_file). */
-static void
-watch_file (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t)
-{
-  GFile *file = g_file_new_for_path (t->path);
-  GError *error = NULL;
-
-  t->watch_tried = TRUE;
-  t->file_dirty = TRUE;         /* the first read, or one since add-target */
-  t->monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, &error);
-  g_object_unref (file);
-  if (t->monitor == NULL) {
-    GST_INFO_OBJECT (self, "cannot watch %s (%s): re-read every %d ms",
-        t->path, error->message, GST_MXL_FABRICS_SINK_FILE_CHECK_MS);
-    g_error_free (error);
-    t->file_checked_us = 0;
-    return;
+    if (target_listed (self, r->target, r->value)) {
+      target_check_file (self, r->target, r->ok, r->text, r->parsed, r->error,
+          notices);
+      r->text = NULL;
+      r->parsed = NULL;
+      r->error = NULL;
+    }
   }
-  g_file_monitor_set_rate_limit (t->monitor, 0);
-  g_signal_connect (t->monitor, "changed", G_CALLBACK (on_file_changed), self);
 }
 
 void
@@ -427,15 +443,26 @@ gst_mxl_fabrics_sink_targets_tick (GstMxlFabricsSink * self,
     GPtrArray * notices)
 {
   gint64 now = g_get_monotonic_time ();
+  GArray *reads = NULL;
   guint i;
 
   for (i = 0; i < self->targets->len; i++) {
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
 
     if (t->path && !t->watch_tried)
-      watch_file (self, t);
-    if (t->path)
-      target_check_file (self, t, now, notices);
+      gst_mxl_fabrics_sink_target_watch_file (self, t);
+    if (t->path && gst_mxl_fabrics_sink_target_file_due (t, now))
+      reads = gst_mxl_fabrics_sink_file_reads_add (reads, t);
+    if (t->fetch)
+      gst_mxl_fabrics_sink_target_check_url (self, t, now, notices);
+  }
+  if (reads) {
+    target_read_files (self, reads, notices);
+    g_array_unref (reads);
+  }
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+
     if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_IDLE && t->json)
       target_plug (self, t, notices);
   }
@@ -569,23 +596,6 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
   }
 }
 
-gchar **
-gst_mxl_fabrics_sink_targets_sources (GstMxlFabricsSink * self)
-{
-  GStrvBuilder *b = g_strv_builder_new ();
-  gchar **v;
-
-  LOCK (self);
-  for (guint i = 0; i < self->targets->len; i++) {
-    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
-    g_strv_builder_add (b, t->json ? t->json : t->value);
-  }
-  UNLOCK (self);
-  v = g_strv_builder_end (b);
-  g_strv_builder_unref (b);
-  return v;
-}
-
 gboolean
 gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self)
 {
@@ -618,6 +628,8 @@ gst_mxl_fabrics_sink_targets_next_due (GstMxlFabricsSink * self, gint64 due)
     if (t->path && t->monitor == NULL)
       due = MIN (due, t->file_checked_us +
           GST_MXL_FABRICS_SINK_FILE_CHECK_MS * 1000);
+    if (t->fetch)
+      due = gst_mxl_fabrics_sink_target_url_next_due (t, due);
   }
   return due;
 }
@@ -636,8 +648,12 @@ gst_mxl_fabrics_sink_targets_reset (GstMxlFabricsSink * self)
       g_clear_object (&t->monitor);
     }
     t->watch_tried = FALSE;
-    if (t->path)                /* read again at the next start */
+    if (t->fetch)               /* fetched anew at the next start */
+      gst_mxl_fabrics_sink_fetch_reset (t->fetch);
+    if (t->path || t->fetch) {  /* read again at the next start */
       g_clear_pointer (&t->json, g_free);
+      g_clear_pointer (&t->parsed, mxlFabricsFreeTargetInfo);
+    }
     /* frees the TargetInfo of an on-initiator state: the initiator goes
      * next */
     set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, NULL, NULL);

@@ -8,20 +8,23 @@
  * move its table (sinktargetstate.c) does not allow. add-target,
  * remove-target and the target-info property act on the list directly;
  * the engine thread (mxlfabricssinkconn.c) drives the initiator, reads
- * @path files on their GFileMonitor events and feeds connection events in.
+ * @path files on their GFileMonitor events, fetches http:// TargetInfos
+ * (sinktargeturl.h; AWAITING_FILE until the first document) and feeds
+ * connection events in.
  *
  *   IDLE ──(file missing)──> AWAITING_FILE ──(file read)──> IDLE
  *   IDLE ──(added to the initiator)──> CONNECTING ──(event)──> CONNECTED
  *   CONNECTED ──(event lost)──> LOST{retry_at} ──(event idle)──> CONNECTING
  *   (the library retries a lost connection at retry_at with its back-off)
  *   any ──(bad TargetInfo, refused, lost without auto-reconnect)──> FAILED
- *   FAILED / any ──(@path file changed, stop)──> IDLE
+ *   FAILED / any ──(@path file or URL document changed, stop)──> IDLE
  *
  * One WARNING per transition into LOST or FAILED (none while it stays).
  */
 #pragma once
 
 #include "mxlfabricssink.h"
+#include "sinkfetch.h"
 
 #include <gio/gio.h>
 
@@ -67,11 +70,23 @@ typedef struct {
 struct _GstMxlFabricsSinkTarget {
   gchar *value;                 /* as given (JSON, base64 or @path) */
   gchar *path;                  /* file of an @path value, else NULL */
+  GstMxlFabricsSinkFetch *fetch;        /* of an http:// value, else NULL
+                                         * (sinktargeturl.h) */
   gchar *json;                  /* TargetInfo JSON in use; NULL: to be read */
+  /* the TargetInfo parsed from json, owned, until it goes on the
+   * initiator (then the state holds it, gst_mxl_fabrics_sink_target_info);
+   * NULL while on it or once taken off (plugged again from json) */
+  mxlFabricsTargetInfo parsed;
   gboolean have_id;             /* json parsed: id is its TargetInfo id */
   guint64 id;
   gchar id_str[24];
   GstMxlFabricsSinkTargetState state;
+  /* the flow of the last TargetInfo read, what the CAPS query answers
+   * with: parsed once, when json is set (gst_mxl_fabrics_sink_caps_read_target(),
+   * sinkcaps.h); kept while json is cleared to be read again (stop) */
+  gboolean have_flow;           /* json carries a flow the library takes */
+  guint64 flow_target_id;       /* json's TargetInfo id */
+  GstMxlFabricsFormat flow;
   /* the watch of an @path file, in every state */
   GFileMonitor *monitor;        /* @path watched (engine thread's context) */
   gboolean watch_tried;
@@ -187,8 +202,19 @@ gboolean gst_mxl_fabrics_sink_targets_add (GstMxlFabricsSink * self,
 gboolean gst_mxl_fabrics_sink_targets_remove (GstMxlFabricsSink * self,
     const gchar * value);
 
+/** Engine thread, engine_lock held: @text (taken) is the TargetInfo JSON
+ * just read from @t's source (an @path file, an http:// URL), @parsed
+ * (taken, nullable) the TargetInfo the resolver parsed from it; when it
+ * differs from the one in use, @t goes off the initiator (@reason) and back
+ * to IDLE with it, for this pass to put it on again. */
+void gst_mxl_fabrics_sink_target_take_text (GstMxlFabricsSink * self,
+    GstMxlFabricsSinkTarget * t, gchar * text, mxlFabricsTargetInfo parsed,
+    const gchar * reason, GPtrArray * notices);
+
 /** Engine thread, engine_lock held: one pass over every target (watches,
- * file re-reads, adds to the initiator). */
+ * file re-reads, adds to the initiator). The due @path files are read with
+ * engine_lock released (another thread may change the list meanwhile; a
+ * read's result is used only for a target still listed). */
 void gst_mxl_fabrics_sink_targets_tick (GstMxlFabricsSink * self,
     GPtrArray * notices);
 
@@ -204,11 +230,6 @@ void gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
  * an unwatched @path file), or @due. */
 gint64 gst_mxl_fabrics_sink_targets_next_due (GstMxlFabricsSink * self,
     gint64 due);
-
-/** Read-only, engine_lock NOT held (taken): each target's TargetInfo as
- * read (its JSON), or as given while not read yet (an @path file the
- * engine thread has not read: sinkcaps.c reads it). (transfer full) */
-gchar **gst_mxl_fabrics_sink_targets_sources (GstMxlFabricsSink * self);
 
 /** Whether a connection attempt is under way on the initiator. */
 gboolean gst_mxl_fabrics_sink_targets_connecting (GstMxlFabricsSink * self);

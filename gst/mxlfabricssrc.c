@@ -61,7 +61,10 @@
  * before it is pushed, so the sinks' preroll already uses it;
  * docs/sizing.md).
  *
- * `stats` also carries the target's counters (grains-received,
+ * `stats` (posted on the bus every `stats-interval` ms when set) carries
+ * the receive rate (grains-per-second, bytes-per-second) and the measured
+ * one-way latency (latency-last, latency-median: arrival minus origin
+ * time, TAI), and also the target's counters (grains-received,
  * bad-immediate-data, bad-grain-headers, cq-overruns, completions-superseded,
  * completion-errors, connections-accepted, disconnections,
  * initiators-refused,
@@ -104,9 +107,30 @@
  *     ! queue ! videoconvert ! autovideosink
  * ]|
  *
+ * With `http-port` set the src also serves, from READY to PAUSED on and
+ * on a thread of its own, `GET /target-info` (exactly the `target-info`
+ * property; 503 until the target is set up), `GET /flow-def` (the flow
+ * definition in use) and `GET /stats` (the `stats` structure as JSON),
+ * all `application/json`, on `http-address` (default 127.0.0.1); other
+ * paths are 404, methods other than GET and HEAD 405, a request body 413;
+ * a port in use is an ERROR naming it. A sink then takes
+ * `target-info=http://HOST:PORT/target-info`. Anyone who can reach that
+ * port can write into the ring (docs/security.md "The HTTP endpoint").
+ *
  * ## Examples (two hosts; start this element first)
  *
- * TCP:
+ * TCP, the TargetInfo fetched over HTTP:
+ * |[
+ * hostB$ gst-launch-1.0 mxlfabricssrc provider=tcp node=192.0.2.20 service=5000 \
+ *     http-address=192.0.2.20 http-port=8410 \
+ *     caps="video/x-raw,format=v210,width=1920,height=1080,framerate=50/1" \
+ *     ! queue ! videoconvert ! autovideosink
+ * hostA$ gst-launch-1.0 videotestsrc is-live=true ! \
+ *     video/x-raw,format=v210,width=1920,height=1080,framerate=50/1 ! \
+ *     mxlfabricssink provider=tcp node=192.0.2.10 \
+ *     target-info=http://192.0.2.20:8410/target-info
+ * ]|
+ * TCP, the TargetInfo copied as a file:
  * |[
  * hostB$ gst-launch-1.0 mxlfabricssrc provider=tcp node=192.0.2.20 service=5000 \
  *     caps="video/x-raw,format=v210,width=1920,height=1080,framerate=50/1" \
@@ -163,7 +187,6 @@
 #include "srcread.h"
 #include "mxlfabricsuri.h"
 
-#include <gst/audio/audio.h>
 #include <mxl/flow-ext.h>
 
 GST_DEBUG_CATEGORY (gst_mxl_fabrics_src_debug);
@@ -178,6 +201,9 @@ enum {
   PROP_RING_LENGTH,
   PROP_LATENCY,
   PROP_URI,
+  PROP_STATS_INTERVAL,
+  PROP_HTTP_ADDRESS,
+  PROP_HTTP_PORT,
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -200,6 +226,11 @@ gst_mxl_fabrics_src_set_property (GObject * object, guint prop_id,
     return;
   if (prop_id == PROP_URI) {
     gst_mxl_fabrics_uri_set_property (GST_ELEMENT (self), value);
+    return;
+  }
+  if (prop_id == PROP_STATS_INTERVAL) {
+    gst_mxl_fabrics_object_set_stats_interval (self->obj,
+        g_value_get_uint (value));
     return;
   }
   GST_OBJECT_LOCK (self);
@@ -227,6 +258,14 @@ gst_mxl_fabrics_src_set_property (GObject * object, guint prop_id,
       latency_changed = self->latency_ms != g_value_get_uint (value);
       self->latency_ms = g_value_get_uint (value);
       break;
+    case PROP_HTTP_ADDRESS:
+      g_free (self->http_address);
+      self->http_address = g_strdup (g_value_get_string (value) ?
+          g_value_get_string (value) : GST_MXL_FABRICS_SRC_DEFAULT_HTTP_ADDRESS);
+      break;
+    case PROP_HTTP_PORT:
+      self->http_port = g_value_get_uint (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -247,6 +286,11 @@ gst_mxl_fabrics_src_get_property (GObject * object, guint prop_id,
     return;
   if (prop_id == PROP_URI) {
     gst_mxl_fabrics_uri_get_property (GST_ELEMENT (self), value);
+    return;
+  }
+  if (prop_id == PROP_STATS_INTERVAL) {
+    g_value_set_uint (value,
+        gst_mxl_fabrics_object_get_stats_interval (self->obj));
     return;
   }
   GST_OBJECT_LOCK (self);
@@ -272,6 +316,12 @@ gst_mxl_fabrics_src_get_property (GObject * object, guint prop_id,
     case PROP_LATENCY:
       g_value_set_uint (value, self->latency_ms);
       break;
+    case PROP_HTTP_ADDRESS:
+      g_value_set_string (value, self->http_address);
+      break;
+    case PROP_HTTP_PORT:
+      g_value_set_uint (value, self->http_port);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -296,6 +346,72 @@ gst_mxl_fabrics_src_post_message (GstElement * element, GstMessage * message)
       GST_ELEMENT_CLASS (gst_mxl_fabrics_src_parent_class), message);
 }
 
+static GstStateChangeReturn
+gst_mxl_fabrics_src_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  return gst_mxl_fabrics_object_change_state (GST_MXL_FABRICS_SRC
+      (element)->obj, GST_ELEMENT_CLASS (gst_mxl_fabrics_src_parent_class),
+      transition);
+}
+
+/* The bodies of the HTTP endpoint (srchttp.h), read where the properties
+ * read them: target-info, the flow definition in use, stats. */
+static gchar *
+gst_mxl_fabrics_src_http_body (gpointer data, GstMxlFabricsHttpResource what,
+    gchar ** reason)
+{
+  GstMxlFabricsSrc *self = data;
+  gchar *body = NULL;
+
+  if (what == GST_MXL_FABRICS_HTTP_STATS) {
+    GstStructure *s = gst_mxl_fabrics_object_build_stats (self->obj);
+
+    body = gst_mxl_fabrics_stats_to_json (s);
+    gst_structure_free (s);
+    return body;
+  }
+  GST_OBJECT_LOCK (self);
+  if (what == GST_MXL_FABRICS_HTTP_TARGET_INFO && self->http_ready)
+    body = g_strdup (self->target_info);
+  else if (what == GST_MXL_FABRICS_HTTP_FLOW_DEF)
+    body = g_strdup (self->flow_def_json);
+  GST_OBJECT_UNLOCK (self);
+  if (body == NULL)
+    *reason = g_strdup ("the target is not set up yet (the src is between "
+        "READY and PAUSED)");
+  return body;
+}
+
+/* The endpoint, when http-port is set: READY to PAUSED. */
+static gboolean
+gst_mxl_fabrics_src_http_start (GstMxlFabricsSrc * self, GError ** error)
+{
+  gchar *address;
+  guint port;
+
+  GST_OBJECT_LOCK (self);
+  address = g_strdup (self->http_address);
+  port = self->http_port;
+  self->http_ready = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  if (port != 0)
+    self->http = gst_mxl_fabrics_http_server_start (address, port,
+        gst_mxl_fabrics_src_http_body, self, error);
+  g_free (address);
+  return port == 0 || self->http != NULL;
+}
+
+static void
+gst_mxl_fabrics_src_http_stop (GstMxlFabricsSrc * self)
+{
+  GST_OBJECT_LOCK (self);
+  self->http_ready = FALSE;
+  GST_OBJECT_UNLOCK (self);
+  gst_mxl_fabrics_http_server_stop (self->http);
+  self->http = NULL;
+}
+
 static gboolean
 gst_mxl_fabrics_src_start (GstBaseSrc * src)
 {
@@ -311,13 +427,19 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
     goto failed;
   self->have_format = TRUE;
   self->media = gst_mxl_fabrics_media_ops (self->format.media);
+  GST_OBJECT_LOCK (self);       /* the HTTP endpoint reads it */
   g_free (self->flow_def_json);
   self->flow_def_json = flow_def;
+  GST_OBJECT_UNLOCK (self);
 
   gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, NULL);
 
-  if (!gst_mxl_fabrics_src_engine_start (self, &error))
+  if (!gst_mxl_fabrics_src_http_start (self, &error))
     goto failed;
+  if (!gst_mxl_fabrics_src_engine_start (self, &error)) {
+    gst_mxl_fabrics_src_http_stop (self);
+    goto failed;
+  }
   self->have_head = FALSE;
   self->discont = TRUE;
   self->last_index = G_MAXUINT64;
@@ -337,6 +459,7 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
   self->oldest_since_change = 0;
   GST_OBJECT_LOCK (self);
   self->latency = gst_mxl_fabrics_src_initial_latency (self);
+  self->http_ready = TRUE;      /* /target-info answers */
   GST_OBJECT_UNLOCK (self);
   gst_mxl_fabrics_object_set_state (self->obj,
       GST_MXL_FABRICS_CONNECTION_LISTENING, NULL, "target ready");
@@ -357,9 +480,13 @@ gst_mxl_fabrics_src_stop (GstBaseSrc * src)
 {
   GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (src);
 
+  gst_mxl_fabrics_src_http_stop (self);
+  gst_mxl_fabrics_src_refresh_stats (self);
   gst_mxl_fabrics_src_engine_stop (self);
   self->have_format = FALSE;
+  GST_OBJECT_LOCK (self);
   g_clear_pointer (&self->flow_def_json, g_free);
+  GST_OBJECT_UNLOCK (self);
   gst_mxl_fabrics_object_set_state (self->obj,
       GST_MXL_FABRICS_CONNECTION_DISCONNECTED, NULL, NULL);
   return TRUE;
@@ -451,6 +578,7 @@ gst_mxl_fabrics_src_finalize (GObject * object)
   g_free (self->target_info);
   g_free (self->target_info_file);
   g_free (self->flow_def_json);
+  g_free (self->http_address);
   G_OBJECT_CLASS (gst_mxl_fabrics_src_parent_class)->finalize (object);
 }
 
@@ -525,6 +653,26 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_PLAYING));
   gst_mxl_fabrics_uri_install_property (gobject_class, PROP_URI);
+  g_object_class_install_property (gobject_class, PROP_STATS_INTERVAL,
+      gst_mxl_fabrics_stats_interval_pspec ());
+  g_object_class_install_property (gobject_class, PROP_HTTP_ADDRESS,
+      g_param_spec_string ("http-address", "HTTP address",
+          "Address the HTTP endpoint binds to when http-port is set (an IPv4 "
+          "or IPv6 literal; 0.0.0.0 for every interface: anyone reaching it "
+          "may write into the ring, docs/security.md). Default: \""
+          GST_MXL_FABRICS_SRC_DEFAULT_HTTP_ADDRESS "\"",
+          GST_MXL_FABRICS_SRC_DEFAULT_HTTP_ADDRESS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_HTTP_PORT,
+      g_param_spec_uint ("http-port", "HTTP port",
+          "TCP port of an HTTP endpoint serving GET /target-info (what "
+          "target-info holds), /flow-def and /stats (JSON) from READY to "
+          "PAUSED on; a sink takes target-info=http://ADDRESS:PORT/"
+          "target-info. 0 = no endpoint. Default: 0", 0, 65535,
+          GST_MXL_FABRICS_SRC_DEFAULT_HTTP_PORT,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
 
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -537,6 +685,8 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_set_context);
   element_class->post_message =
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_post_message);
+  element_class->change_state =
+      GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_change_state);
   basesrc_class->start = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_start);
   basesrc_class->stop = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_stop);
   basesrc_class->get_caps = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_get_caps);
@@ -545,6 +695,16 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
   basesrc_class->unlock_stop =
       GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_unlock_stop);
   pushsrc_class->create = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_create);
+}
+
+/* An EOS leaving the src (num-buffers, or one the application sent): the
+ * stats hold every grain read before it (srcread.h). */
+static GstPadProbeReturn
+on_eos_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
+{
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
+    gst_mxl_fabrics_src_refresh_stats (GST_MXL_FABRICS_SRC (data));
+  return GST_PAD_PROBE_OK;
 }
 
 static void
@@ -560,7 +720,11 @@ gst_mxl_fabrics_src_init (GstMxlFabricsSrc * self)
   self->timeout = GST_MXL_FABRICS_SRC_DEFAULT_TIMEOUT;
   self->ring_length = GST_MXL_FABRICS_SRC_DEFAULT_RING_LENGTH;
   self->latency_ms = GST_MXL_FABRICS_SRC_DEFAULT_LATENCY;
+  self->http_address = g_strdup (GST_MXL_FABRICS_SRC_DEFAULT_HTTP_ADDRESS);
+  self->http_port = GST_MXL_FABRICS_SRC_DEFAULT_HTTP_PORT;
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
   gst_base_src_set_do_timestamp (GST_BASE_SRC (self), FALSE);
+  gst_pad_add_probe (GST_BASE_SRC_PAD (self),
+      GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, on_eos_probe, self, NULL);
 }

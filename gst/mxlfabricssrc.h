@@ -8,6 +8,7 @@
 #include "caps.h"
 #include "localflow.h"
 #include "media.h"
+#include "srchttp.h"
 #include "mxlfabricsobject.h"
 #include "timing.h"
 
@@ -22,6 +23,8 @@ G_DECLARE_FINAL_TYPE (GstMxlFabricsSrc, gst_mxl_fabrics_src, GST,
 #define GST_MXL_FABRICS_SRC_DEFAULT_TIMEOUT 0
 #define GST_MXL_FABRICS_SRC_DEFAULT_RING_LENGTH 0
 #define GST_MXL_FABRICS_SRC_DEFAULT_LATENCY 0
+#define GST_MXL_FABRICS_SRC_DEFAULT_HTTP_ADDRESS "127.0.0.1"
+#define GST_MXL_FABRICS_SRC_DEFAULT_HTTP_PORT 0
 
 /* Longest single wait of the streaming thread for a completion (ms):
  * bounds how often events and the timeout are checked, and so how often an
@@ -107,6 +110,14 @@ struct _GstMxlFabricsSrc {
   /* arrival - origin time of grains completed while the src waited */
   GstClockTime lateness[GST_MXL_FABRICS_SRC_LATENESS_KEPT];
   guint n_lateness;
+
+  /* the HTTP endpoint (srchttp.h): settings under the object lock; the
+   * server runs from start() to stop(); http_ready (object lock): the
+   * target is set up, /target-info answers */
+  gchar *http_address;
+  guint http_port;              /* 0 = no endpoint */
+  GstMxlFabricsHttpServer *http;
+  gboolean http_ready;
 };
 
 /**

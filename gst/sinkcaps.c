@@ -12,68 +12,127 @@
 GST_DEBUG_CATEGORY_EXTERN (gst_mxl_fabrics_sink_debug);
 #define GST_CAT_DEFAULT gst_mxl_fabrics_sink_debug
 
-/* The caps of the flow that the TargetInfo @source (JSON, base64 or
- * "@path") carries, within @templ; NULL when it says none yet. Its id goes
- * to @id. */
-static GstCaps *
-target_caps (GstMxlFabricsSink * self, const gchar * source, GstCaps * templ,
-    guint64 * id)
-{
-  mxlFabricsTargetInfo info;
+/* One target's flow, copied out of the target list for the CAPS query. */
+typedef struct {
+  guint64 id;
   GstMxlFabricsFormat fmt;
+} TargetFlow;
+
+/* The id and flow of the parsed TargetInfo @info (of the target given as
+ * @value) into *@id and *@fmt; FALSE when it gives no caps: without a
+ * flow definition (a reference target) or with one the library refuses
+ * (debug output says which). */
+static gboolean
+flow_of_info (GstMxlFabricsSink * self, mxlFabricsTargetInfo info,
+    guint64 * id, GstMxlFabricsFormat * fmt)
+{
   GError *error = NULL;
   const char *def = NULL;
-  gchar *json = NULL;
-  GstCaps *flow, *caps = NULL;
+  gboolean ok = FALSE;
 
-  if (!gst_mxl_fabrics_target_info_resolve (source, NULL, &json, NULL,
-          NULL, &error) || json == NULL
-      || (info = gst_mxl_fabrics_sink_parse_target_info (json, &error))
-      == NULL) {
-    GST_DEBUG_OBJECT (self, "no TargetInfo yet from %s: %s", source,
-        error ? error->message : "file not there");
-    g_clear_error (&error);
-    g_free (json);
-    return NULL;
-  }
-  g_free (json);
   if (mxlFabricsExtTargetInfoGetId (info, id) != MXL_STATUS_OK
       || mxlFabricsExtTargetInfoGetFlowDef (info, &def) != MXL_STATUS_OK)
     def = NULL;                 /* no caps from it: the template */
-  if (def && gst_mxl_fabrics_format_from_flow_def (def, &fmt, NULL, &error)
-      && (flow = gst_mxl_fabrics_format_to_caps (&fmt)) != NULL) {
-    GstStructure *exact;
-
-    /* the sink writes audio of either layout into a flow */
-    gst_structure_remove_field (gst_caps_get_structure (flow, 0), "layout");
-    /* Preferred: the caps the receiver produces (square pixels, its
-     * colorimetry and channel positions). Then what the flow itself fixes,
-     * without what the sink accepted before as not compared or compared
-     * only when given (gst_mxl_fabrics_format_check_match()): so that
-     * caps ACCEPT_CAPS took from the template stay accepted. */
-    exact = gst_structure_copy (gst_caps_get_structure (flow, 0));
-    gst_structure_remove_fields (exact, "pixel-aspect-ratio", "colorimetry",
-        "interlace-mode", "field-order", "channel-mask", NULL);
-    /* an interlaced flow also takes both fields woven in one buffer
-     * (interlace-mode=interleaved, system memory: the sink splits them) */
-    if (fmt.scan != GST_MXL_FABRICS_SCAN_PROGRESSIVE) {
-      GstStructure *woven = gst_structure_copy (exact);
-
-      gst_structure_set (woven, "interlace-mode", G_TYPE_STRING, "interleaved",
-          NULL);
-      gst_caps_append_structure (flow, woven);
-    }
-    gst_caps_append_structure_full (flow, exact,
-        gst_caps_features_copy (gst_caps_get_features (flow, 0)));
-    caps = gst_caps_intersect_full (flow, templ, GST_CAPS_INTERSECT_FIRST);
-    gst_caps_unref (flow);
-  } else if (error) {
+  if (def)
+    ok = gst_mxl_fabrics_format_from_flow_def (def, fmt, NULL, &error);
+  if (error) {
     GST_DEBUG_OBJECT (self, "target %" G_GUINT64_FORMAT ": %s", *id,
         error->message);
     g_clear_error (&error);
   }
+  return ok;
+}
+
+/* flow_of_info() of the TargetInfo @json, parsed for it (refused by the
+ * library: FALSE). */
+static gboolean
+parse_flow (GstMxlFabricsSink * self, const gchar * json,
+    const gchar * value, guint64 * id, GstMxlFabricsFormat * fmt)
+{
+  mxlFabricsTargetInfo info;
+  GError *error = NULL;
+  gboolean ok;
+
+  info = gst_mxl_fabrics_sink_parse_target_info (json, &error);
+  if (info == NULL) {
+    GST_DEBUG_OBJECT (self, "no caps from the TargetInfo of %s: %s", value,
+        error->message);
+    g_clear_error (&error);
+    return FALSE;
+  }
+  ok = flow_of_info (self, info, id, fmt);
   mxlFabricsFreeTargetInfo (info);
+  return ok;
+}
+
+void
+gst_mxl_fabrics_sink_caps_read_target (GstMxlFabricsSink * self,
+    GstMxlFabricsSinkTarget * t)
+{
+  /* the TargetInfo the list parsed when it read it (t->parsed), else
+   * (plugged, its parsed one taken by the initiator state) its JSON */
+  if (t->parsed != NULL)
+    t->have_flow = flow_of_info (self, t->parsed, &t->flow_target_id,
+        &t->flow);
+  else
+    t->have_flow = t->json != NULL && parse_flow (self, t->json, t->value,
+        &t->flow_target_id, &t->flow);
+}
+
+/* The caps the sink takes for @flow, preferred first (caps.h), within
+ * @templ. */
+static GstCaps *
+target_caps (const TargetFlow * flow, GstCaps * templ)
+{
+  GstCaps *all = gst_mxl_fabrics_format_to_sink_caps (&flow->fmt), *caps;
+
+  if (all == NULL)
+    return NULL;
+  caps = gst_caps_intersect_full (all, templ, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (all);
   return caps;
+}
+
+/* The flows of the targets in list order, as parsed when read
+ * (engine_lock taken); a target that gives none is left out. An @path
+ * file the engine thread has not read yet (it reads them once the
+ * initiator exists, after the first caps) is read here, bounded by the
+ * library, for this answer only. */
+static GArray *
+copy_flows (GstMxlFabricsSink * self)
+{
+  GArray *flows = g_array_new (FALSE, FALSE, sizeof (TargetFlow));
+  GPtrArray *unread = g_ptr_array_new_with_free_func (g_free);
+  guint i, n = 0;
+
+  g_mutex_lock (&self->obj->lock);
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    TargetFlow f = { t->flow_target_id, t->flow };
+    gboolean unread_file = !t->have_flow && t->json == NULL && t->path;
+
+    if (t->have_flow || unread_file) {
+      g_array_append_val (flows, f);
+      g_ptr_array_add (unread, unread_file ? g_strdup (t->value) : NULL);
+    }
+  }
+  g_mutex_unlock (&self->obj->lock);
+  for (i = 0; i < unread->len; i++) {
+    const gchar *value = g_ptr_array_index (unread, i);
+    TargetFlow *f = &g_array_index (flows, TargetFlow, n);
+    gchar *json = NULL;
+
+    if (value == NULL
+        || (gst_mxl_fabrics_target_info_resolve (value, NULL, &json, NULL,
+                NULL, NULL) && json != NULL
+            && parse_flow (self, json, value, &f->id, &f->fmt)))
+      n++;
+    else
+      g_array_remove_index (flows, n);
+    g_free (json);
+  }
+  g_ptr_array_unref (unread);
+  return flows;
 }
 
 GstCaps *
@@ -81,18 +140,18 @@ gst_mxl_fabrics_sink_get_caps_of_targets (GstMxlFabricsSink * self,
     GstCaps * filter)
 {
   GstCaps *templ = gst_pad_get_pad_template_caps (GST_BASE_SINK_PAD (self));
-  gchar **sources = gst_mxl_fabrics_sink_targets_sources (self);
+  GArray *flows = copy_flows (self);
   GString *ids = g_string_new (NULL);
   GstCaps *caps = NULL, *res;
 
-  for (gchar ** s = sources; *s; s++) {
-    guint64 id = 0;
-    GstCaps *c = target_caps (self, *s, templ, &id);
+  for (guint i = 0; i < flows->len; i++) {
+    const TargetFlow *f = &g_array_index (flows, TargetFlow, i);
+    GstCaps *c = target_caps (f, templ);
 
     if (c == NULL)
       continue;
     g_string_append_printf (ids, "%s%" G_GUINT64_FORMAT, ids->len ? ", " : "",
-        id);
+        f->id);
     if (caps == NULL) {
       caps = c;
     } else {
@@ -103,7 +162,7 @@ gst_mxl_fabrics_sink_get_caps_of_targets (GstMxlFabricsSink * self,
       caps = both;
     }
   }
-  g_strfreev (sources);
+  g_array_unref (flows);
 
   if (caps && gst_caps_is_empty (caps)) {
     GST_OBJECT_LOCK (self);
@@ -178,17 +237,25 @@ gst_mxl_fabrics_sink_targets_changed (GstMxlFabricsSink * self)
 }
 
 gboolean
+gst_mxl_fabrics_sink_is_current_flow (GstMxlFabricsSink * self,
+    const GstMxlFabricsFormat * fmt)
+{
+  return self->have_format
+      && gst_mxl_fabrics_format_check_match (fmt, &self->format, NULL)
+      && fmt->interleaved == self->format.interleaved;
+}
+
+gboolean
 gst_mxl_fabrics_sink_caps_renew (GstMxlFabricsSink * self, GstCaps * caps,
     GError ** error)
 {
   GstMxlFabricsFormat fmt;
 
-  /* the test of setup_caps (sinkwrite.c): the same flow, nothing to do;
-   * caps that are no format get setup_caps' ERROR */
+  /* the same flow: nothing to do; caps that are no format get
+   * setup_caps' ERROR (sinkwrite.c) */
   if (!self->have_format
       || !gst_mxl_fabrics_format_from_caps (caps, &fmt, NULL)
-      || (gst_mxl_fabrics_format_check_match (&fmt, &self->format, NULL)
-          && fmt.interleaved == self->format.interleaved))
+      || gst_mxl_fabrics_sink_is_current_flow (self, &fmt))
     return TRUE;
   GST_INFO_OBJECT (self, "caps changed to %" GST_PTR_FORMAT ": a new flow",
       caps);

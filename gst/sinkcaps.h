@@ -9,7 +9,8 @@ G_BEGIN_DECLS
 
 /**
  * gst_mxl_fabrics_sink_get_caps_of_targets:
- * @self: the sink; engine_lock NOT held (it is taken to copy the targets).
+ * @self: the sink; engine_lock NOT held (it is taken to copy the
+ *   targets' flows).
  * @filter: (nullable): the query's filter.
  *
  * GstBaseSink::get_caps: the CAPS query of the sink pad. ACCEPT_CAPS
@@ -18,17 +19,22 @@ G_BEGIN_DECLS
  * does not match still reach set_caps, where that target fails alone with
  * the WARNING naming the quantity (mxlfabricssinktarget.c), while other
  * targets go on, as before. Every target whose
- * TargetInfo is known (JSON or base64 given, or its `@path` file there;
- * the library reads it, bounded) and carries its flow definition
- * ("ext.flowDef", mxlFabricsExtTargetInfoGetFlowDef(), parsed by
- * gst_mxl_fabrics_format_from_flow_def()) gives the caps of that flow
- * (gst_mxl_fabrics_format_to_caps(); audio in either layout, as the sink
- * template) first, then the same without what the flow does not fix or
- * the sink compares only when given (pixel-aspect-ratio, colorimetry,
- * interlace-mode, which the caps features and the template fix,
- * field-order, channel-mask), so that an upstream filter that fixes one
- * of these differently still negotiates the flow's geometry, as it did
- * with the template; all within the pad template. Several targets give the
+ * TargetInfo was read (JSON or base64 given, or its `@path` file read
+ * when added or by the engine thread; a file read later sends a
+ * RECONFIGURE, gst_mxl_fabrics_sink_targets_changed(); a file the engine
+ * thread has not read, as before the first caps, when no initiator
+ * exists, is read for the answer, bounded by the library) and carries its
+ * flow definition ("ext.flowDef", mxlFabricsExtTargetInfoGetFlowDef(),
+ * parsed by gst_mxl_fabrics_format_from_flow_def() once, when read:
+ * gst_mxl_fabrics_sink_caps_read_target()) gives the caps the sink takes
+ * for that flow (gst_mxl_fabrics_format_to_sink_caps(): its caps first,
+ * audio in either layout, as the sink template; then the same without
+ * what the flow does not fix or the sink compares only when given,
+ * pixel-aspect-ratio, colorimetry, interlace-mode, which the caps
+ * features and the template fix, field-order, channel-mask), so that an
+ * upstream filter that fixes one of these differently still negotiates
+ * the flow's geometry, as it did with the template; all within the pad
+ * template. Several targets give the
  * intersection of theirs. With no such target, or when the targets' caps
  * do not intersect (a WARNING naming the targets, once per set of
  * targets), the pad template. A target without a flow definition (a
@@ -40,6 +46,20 @@ G_BEGIN_DECLS
  */
 GstCaps *gst_mxl_fabrics_sink_get_caps_of_targets (GstMxlFabricsSink * self,
     GstCaps * filter);
+
+/**
+ * gst_mxl_fabrics_sink_caps_read_target:
+ * @t: a target whose json was just set (add-target, the target-info
+ *   property, an @path file read); engine_lock held.
+ *
+ * Parses @t's TargetInfo once for the CAPS query: its id and the flow of
+ * its flow definition into @t->flow_target_id and @t->flow, @t->have_flow
+ * TRUE; FALSE (no constraint) without json, for a TargetInfo the library
+ * refuses, one without a flow definition (a reference target) or with
+ * one the library refuses (debug output says which).
+ */
+void gst_mxl_fabrics_sink_caps_read_target (GstMxlFabricsSink * self,
+    GstMxlFabricsSinkTarget * t);
 
 /**
  * gst_mxl_fabrics_sink_targets_changed:
@@ -54,6 +74,17 @@ GstCaps *gst_mxl_fabrics_sink_get_caps_of_targets (GstMxlFabricsSink * self,
 void gst_mxl_fabrics_sink_targets_changed (GstMxlFabricsSink * self);
 
 /**
+ * gst_mxl_fabrics_sink_is_current_flow:
+ * @fmt: a format from caps (gst_mxl_fabrics_format_from_caps()).
+ *
+ * The one test of "the same flow as now" (streaming thread): a format is
+ * set up, @fmt matches it (gst_mxl_fabrics_format_check_match()) and has
+ * its layout (woven or not, interleaved audio or not).
+ */
+gboolean gst_mxl_fabrics_sink_is_current_flow (GstMxlFabricsSink * self,
+    const GstMxlFabricsFormat * fmt);
+
+/**
  * gst_mxl_fabrics_sink_caps_renew:
  * @caps: the caps set_caps got.
  * @error: as gst_mxl_fabrics_sink_engine_start().
@@ -64,7 +95,9 @@ void gst_mxl_fabrics_sink_targets_changed (GstMxlFabricsSink * self);
  * are torn down and the engine starts again, as between stop() and
  * start(), so that setup_caps creates the flow of the new caps and the
  * targets are added to its initiator again (their `targets` counters
- * start from 0). Otherwise nothing.
+ * start from 0). Otherwise nothing: the same flow
+ * (gst_mxl_fabrics_sink_is_current_flow()), or caps that are no format
+ * (gst_mxl_fabrics_sink_setup_caps() posts their ERROR).
  *
  * Returns: FALSE when the engine cannot start again.
  */

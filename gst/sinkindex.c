@@ -10,7 +10,9 @@
 
 #include "media.h"
 #include "mxlfabricssink.h"
+#include "sinkwait.h"
 
+#include <mxl/flow-ext.h>
 #include <mxl/time.h>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_mxl_fabrics_sink_debug);
@@ -59,6 +61,21 @@ upstream_is_live (GstMxlFabricsSink * self)
     gst_query_unref (q);
   }
   return self->upstream_live > 0;
+}
+
+gboolean
+gst_mxl_fabrics_sink_held_too_long (GstMxlFabricsSink * self, guint64 index)
+{
+  guint64 ts, now;
+
+  if (mxlIsContinuousDataFormat (self->flow.config.common.format)
+      || !upstream_is_live (self))
+    return FALSE;
+  ts = gst_mxl_fabrics_index_to_tai (index, self->format.rate_n,
+      self->format.rate_d);
+  now = gst_mxl_fabrics_tai_now ();
+  return ts != GST_CLOCK_TIME_NONE && now > GST_MXL_FABRICS_HELD_HORIZON
+      && ts < now - GST_MXL_FABRICS_HELD_HORIZON;
 }
 
 /* A live input later than real time, with sync=true (the sink renders

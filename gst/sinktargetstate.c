@@ -164,7 +164,8 @@ notify (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
     gst_mxl_fabrics_sink_notice_problem (notices, GST_MESSAGE_WARNING,
         e->domain, e->code, g_strdup_printf ("%s failed: %s; %s", name,
             e->message, t->path ? "waiting for its TargetInfo file to change"
-            : "the other targets go on"), t->value);
+            : t->fetch ? "fetching its TargetInfo URL again" :
+            "the other targets go on"), t->value);
     g_free (name);
   }
   n = g_new0 (GstMxlFabricsSinkNotice, 1);

@@ -38,18 +38,23 @@ upstream_flush (GstElement * sink)
 void
 gst_mxl_fabrics_sink_propose_pool (GstMxlFabricsSink * self, GstQuery * query)
 {
+  const GstMxlFabricsMediaOps *ops = NULL;
   GstBufferPool *pool = NULL, *old;
-  GstVideoInfo info;
   GstCaps *caps = NULL;
+  guint size = 0;
 
   if (query != NULL)
     gst_query_parse_allocation (query, &caps, NULL);
-  if (caps != NULL && gst_video_info_from_caps (&info, caps)
-      && info.size > 0 && info.size <= G_MAXUINT)
+  if (caps != NULL)
+    ops = gst_mxl_fabrics_media_ops_for_caps (caps);
+  /* the media's metas, and the size of its pool's buffers (media.h) */
+  if (ops != NULL)
+    size = ops->propose_allocation (query, caps);
+  if (size > 0)
     pool = gst_mxl_fabrics_upstream_pool_new (GST_ELEMENT (self), caps,
-        (guint) info.size, upstream_flush);
+        size, upstream_flush);
   if (pool != NULL)
-    gst_query_add_allocation_pool (query, pool, (guint) info.size, 0, 0);
+    gst_query_add_allocation_pool (query, pool, size, 0, 0);
   g_mutex_lock (&self->obj->lock);
   old = self->upstream_pool;
   self->upstream_pool = pool;
@@ -138,7 +143,9 @@ static mxlStatus post_grain (GstMxlFabricsSink * self, guint64 index,
 
 /* Sends the pending grains or sample batches, oldest first, now that a
  * target is connected (engine_lock held); the ring still holds them
- * (gst_mxl_fabrics_sink_make_room()). */
+ * (gst_mxl_fabrics_sink_make_room()). A grain of a live input held longer
+ * than any receiver takes one that waited for it is not sent
+ * (gst_mxl_fabrics_sink_held_too_long()): dropped-no-target. */
 void
 gst_mxl_fabrics_sink_post_pending (GstMxlFabricsSink * self)
 {
@@ -147,7 +154,8 @@ gst_mxl_fabrics_sink_post_pending (GstMxlFabricsSink * self)
   for (i = 0; i < self->pending->len; i++) {
     GstMxlFabricsSinkPending *p =
         &g_array_index (self->pending, GstMxlFabricsSinkPending, i);
-    if (post_grain (self, p->index, p->count, p->bytes, p->slices) !=
+    if (gst_mxl_fabrics_sink_held_too_long (self, p->index)
+        || post_grain (self, p->index, p->count, p->bytes, p->slices) !=
         MXL_STATUS_OK) {
       gst_mxl_fabrics_sink_engine_count_dropped (self);
       gst_mxl_fabrics_sink_count_dropped (self,
@@ -237,6 +245,16 @@ gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
     return GST_FLOW_OK;
   }
   gst_mxl_fabrics_sink_post_pending (self);
+  /* what a live source queued while render waited for the connection
+   * (catch_up_until) was held as long as the pending grains */
+  if (self->catch_up_until != 0
+      && gst_mxl_fabrics_sink_held_too_long (self, index)) {
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
+    g_mutex_unlock (&self->obj->lock);
+    gst_mxl_fabrics_sink_count_dropped (self,
+        &self->obj->counters.dropped_no_target);
+    return GST_FLOW_OK;
+  }
   st = post_grain (self, index, count, bytes, total_slices);
   g_mutex_unlock (&self->obj->lock);
 

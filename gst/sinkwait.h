@@ -26,15 +26,24 @@ void gst_mxl_fabrics_sink_count_dropped (struct _GstMxlFabricsSink * sink,
  * (obj->lock) held. */
 void gst_mxl_fabrics_sink_drop_pending (struct _GstMxlFabricsSink * sink);
 
+/* (sinkindex.c) With a live input, grain @index's origin time lies more
+ * than GST_MXL_FABRICS_HELD_HORIZON (timing.h) before now: held that long
+ * for a target, it is not sent (dropped-no-target), for no receiver
+ * starting now would count it as one that waited for it. FALSE for a
+ * not-live input (it sends all) and for sample batches. */
+gboolean gst_mxl_fabrics_sink_held_too_long (struct _GstMxlFabricsSink *
+    sink, guint64 index);
+
 /* Sends the pending grains or sample batches, oldest first, to the
  * connected targets (a target connected, or EOS with one). engine_lock
  * (obj->lock) held. */
 void gst_mxl_fabrics_sink_post_pending (struct _GstMxlFabricsSink * sink);
 
-/* propose_allocation: for raw video caps in @query, a new pool of
- * frame-sized buffers (sinkpool.h) added to @query and kept as the one
- * the wait watches (replacing the previous one); @query NULL (stop)
- * drops it. A source that allocates from it tells by its flushing that it
+/* propose_allocation: what the media of the caps in @query proposes
+ * (media.h propose_allocation): its metas added to @query and, for raw
+ * video, a new pool of frame-sized buffers (sinkpool.h) added to @query
+ * and kept as the one the wait watches (replacing the previous one);
+ * @query NULL (stop) drops it. A source that allocates from it tells by its flushing that it
  * has an EOS to push (gstbasesrc.c send_event), and a render waiting for
  * a connection lets it through. */
 void gst_mxl_fabrics_sink_propose_pool (struct _GstMxlFabricsSink * sink,

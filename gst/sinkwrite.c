@@ -15,6 +15,7 @@
 #include "media.h"
 #include "mxlfabricssink.h"
 #include "mxlfabricsopen.h"
+#include "sinkcaps.h"
 #include "mxlfabricssinkconn.h"
 
 #include <mxl/flow-ext.h>
@@ -148,21 +149,15 @@ wait_slot_free (GstMxlFabricsSink * self, guint64 index)
 }
 
 /* Where the grain payload of @buffer starts when its memory already has
- * the payload's layout (one memory, lines without padding, the v210a key
- * plane right after the fill): the initiator can then read it in place.
- * Returns FALSE when it must be copied into the flow. */
+ * the payload's layout (one memory; the media's layout, media.h
+ * payload_offset; the whole grain from there): the initiator can then
+ * read it in place. Returns FALSE when it must be copied into the flow. */
 static gboolean
 payload_in_place (GstMxlFabricsSink * self, GstBuffer * buffer,
     gsize * offset)
 {
-  GstVideoMeta *meta;
-
-  if (!self->lend || gst_buffer_n_memory (buffer) != 1)
-    return FALSE;
-  meta = gst_buffer_get_video_meta (buffer);
-  *offset = meta ? meta->offset[0] : 0;
-  if (meta && (gsize) meta->stride[0] !=
-      mxlFlowExtV210LineBytes (self->format.width))
+  if (!self->lend || gst_buffer_n_memory (buffer) != 1
+      || !self->media->payload_offset (&self->format, buffer, offset))
     return FALSE;
   return gst_buffer_get_size (buffer) >= *offset
       && gst_buffer_get_size (buffer) - *offset >= self->grain_size;
@@ -296,7 +291,6 @@ setup_engine (GstMxlFabricsSink * self, GError ** error)
    * and only for what the media lends (media.h can_lend). */
   GST_OBJECT_LOCK (self);
   self->lend = self->zero_copy && self->flow.private_domain != NULL
-      && self->media->can_lend != NULL
       && self->media->can_lend (&self->format);
   GST_OBJECT_UNLOCK (self);
   if (self->lend)
@@ -314,25 +308,22 @@ gst_mxl_fabrics_sink_setup_caps (GstMxlFabricsSink * self, GstCaps * caps)
   GError *error = NULL;
   gchar *flow_id, *flow_def;
 
-  if (self->have_format) {
-    /* A caps change needs a new flow with a new geometry: refused for now. */
-    gboolean same = gst_mxl_fabrics_format_from_caps (caps, &fmt, NULL)
-        && gst_mxl_fabrics_format_check_match (&fmt, &self->format, NULL)
-        && fmt.interleaved == self->format.interleaved;
-    if (same)
-      return TRUE;
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("caps changed mid-stream"),
-        ("the MXL flow geometry is fixed when it is created; restart the "
-            "pipeline to change caps"));
-    return FALSE;
-  }
   /* One ERROR per start: a sticky caps event that failed is sent again
    * before every buffer, and setting up again would post it again. */
   if (self->caps_failed)
     return FALSE;
 
+  /* caps no flow can hold, also after a flow was set up (renegotiated to
+   * them: the flow set up stays until stop) */
   if (!gst_mxl_fabrics_format_from_caps (caps, &fmt, &error))
     goto failed;
+  if (self->have_format) {
+    /* caps of another flow made gst_mxl_fabrics_sink_caps_renew() tear
+     * this one down: these are its caps */
+    g_return_val_if_fail (gst_mxl_fabrics_sink_is_current_flow (self, &fmt),
+        FALSE);
+    return TRUE;
+  }
   GST_OBJECT_LOCK (self);
   flow_id = g_strdup (self->obj->flow_id[0] ? self->obj->flow_id : NULL);
   GST_OBJECT_UNLOCK (self);

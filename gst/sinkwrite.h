@@ -51,9 +51,13 @@ gboolean gst_mxl_fabrics_slot_wait_wanted (GstMxlFabricsSlotWait * w);
 
 /* set_caps(): the format and flow definition of @caps, then the local
  * flow and the initiator on it (gst_mxl_fabrics_open_initiator()), zero-copy
- * decided, the engine thread woken to add the targets. The same caps again
- * are accepted; other caps mid-stream, caps no MXL flow can hold and setup
- * failures post one ERROR per start and return FALSE. */
+ * decided, the engine thread woken to add the targets. Called after
+ * gst_mxl_fabrics_sink_caps_renew() (sinkcaps.h), which tore down the
+ * flow of other caps: caps of the flow set up are accepted. Caps no MXL
+ * flow can hold (also renegotiated to, once a flow is set up: it stays
+ * until stop) and setup failures post one ERROR per start (the reason,
+ * from gst_mxl_fabrics_format_from_caps() or the set-up) and return
+ * FALSE. */
 gboolean gst_mxl_fabrics_sink_setup_caps (struct _GstMxlFabricsSink * sink,
     GstCaps * caps);
 

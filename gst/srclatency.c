@@ -10,6 +10,7 @@
 
 #include "srclatency.h"
 #include "mxlfabricssrc.h"
+#include "timing.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,8 +23,9 @@ GST_DEBUG_CATEGORY_EXTERN (gst_mxl_fabrics_src_debug);
  * the push. */
 #define LATENCY_MARGIN (10 * GST_MSECOND)
 #define INITIAL_LATENCY_MAX (100 * GST_MSECOND)
-/* The reported latency goes up to the ring or this, whichever is more. */
-#define LATENCY_CAP_MIN GST_SECOND
+/* The reported latency goes up to the ring or this, whichever is more
+ * (timing.h: the sink's horizon for the grains it held). */
+#define LATENCY_CAP_MIN GST_MXL_FABRICS_HELD_HORIZON
 
 /* One grain period, or for audio one batch of the flow's sync hint. */
 GstClockTime
@@ -89,14 +91,6 @@ latency_max (GstMxlFabricsSrc * self)
   return MAX (ring - MIN (ring, unit), gst_mxl_fabrics_src_initial_latency (self));
 }
 
-static int
-cmp_clock_time (gconstpointer a, gconstpointer b)
-{
-  GstClockTime x = *(const GstClockTime *) a, y = *(const GstClockTime *) b;
-
-  return (x > y) - (x < y);
-}
-
 /* The latency the src reports (before the `latency` headroom): the arrival
  * of a grain minus its origin time, for grains that completed while the src
  * waited for them (so downstream holding the streaming thread does not
@@ -117,6 +111,8 @@ gst_mxl_fabrics_src_update_latency (GstMxlFabricsSrc * self,
   guint n;
   gboolean raised = FALSE;
 
+  /* the stats' latency-last and latency-median */
+  gst_mxl_fabrics_object_record_latency (self->obj, lateness);
   if (self->n_lateness < GST_MXL_FABRICS_SRC_LATENESS_KEPT) {
     self->lateness[self->n_lateness++] = lateness;
   } else {
@@ -126,7 +122,7 @@ gst_mxl_fabrics_src_update_latency (GstMxlFabricsSrc * self,
   }
   n = self->n_lateness;
   memcpy (sorted, self->lateness, n * sizeof sorted[0]);
-  qsort (sorted, n, sizeof sorted[0], cmp_clock_time);
+  qsort (sorted, n, sizeof sorted[0], gst_mxl_fabrics_cmp_u64);
   want = sorted[n > 2 ? n - 3 : n - 1] + woven_wait (self) + LATENCY_MARGIN;
   want = (want + GST_MSECOND - 1) / GST_MSECOND * GST_MSECOND;
   cap = latency_max (self);

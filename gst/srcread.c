@@ -83,14 +83,17 @@ count (GstMxlFabricsSrc * self, guint64 * counter, guint64 n, gboolean drop)
   GST_OBJECT_UNLOCK (self);
 }
 
+/* Copies the target's counters into the stats: every STATS_PERIOD_US
+ * while streaming, and with @now_too at once
+ * (gst_mxl_fabrics_src_refresh_stats()). */
 static void
-refresh_engine_stats (GstMxlFabricsSrc * self)
+refresh_engine_stats (GstMxlFabricsSrc * self, gboolean now_too)
 {
   mxlFabricsExtTargetStats ts;
   gint64 now = g_get_monotonic_time ();
   guint64 bad;
 
-  if (now - self->stats_at_us < STATS_PERIOD_US)
+  if (!now_too && now - self->stats_at_us < STATS_PERIOD_US)
     return;
   self->stats_at_us = now;
   if (mxlFabricsExtTargetGetStats (self->target, &ts) != MXL_STATUS_OK)
@@ -510,6 +513,13 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
   return buf;
 }
 
+void
+gst_mxl_fabrics_src_refresh_stats (GstMxlFabricsSrc * self)
+{
+  if (self->target)
+    refresh_engine_stats (self, TRUE);
+}
+
 /* ---- for the media operations (media.h) ---- */
 
 void
@@ -543,7 +553,7 @@ GstFlowReturn
 gst_mxl_fabrics_src_read_status (GstMxlFabricsSrc * self, mxlStatus st)
 {
   poll_target_events (self);
-  refresh_engine_stats (self);
+  refresh_engine_stats (self, FALSE);
   /* The sender ended its stream (its notice, docs/wire-format.md §11.7):
    * EOS after what it sent before. A status of the extension, outside
    * the enumeration. */
@@ -551,8 +561,7 @@ gst_mxl_fabrics_src_read_status (GstMxlFabricsSrc * self, mxlStatus st)
     GST_INFO_OBJECT (self, "the sender's end of stream");
     self->remote_eos = TRUE;
     /* nothing more comes: the stats as they end */
-    self->stats_at_us = 0;
-    refresh_engine_stats (self);
+    refresh_engine_stats (self, TRUE);
     return GST_FLOW_EOS;
   }
   switch (st) {

@@ -67,6 +67,18 @@ G_BEGIN_DECLS
  * grain's origin TAI time (ns since 1970-01-01T00:00:00 TAI). */
 #define GST_MXL_FABRICS_TAI_REFERENCE_CAPS "timestamp/x-tai"
 
+/* How long after its origin time a grain may reach a receiver that has
+ * just started and still be one it could have had (ns), one rule for both
+ * elements: a src takes a grain whose origin lies up to its latency cap
+ * (its ring or this, whichever is more: srclatency.c) before its running
+ * time 0 as one that waited in a sender for it (skipped-at-start, srcread.c
+ * count_early), and one further back as its loss (dropped-early); a sink
+ * with a live input does not send a grain it held for a target (while none
+ * was connected) once it is older than this (sinkwait.c, sinkindex.c
+ * gst_mxl_fabrics_sink_held_too_long): dropped-no-target there, so that no
+ * receiver counts a drop of a grain it was not there for. */
+#define GST_MXL_FABRICS_HELD_HORIZON GST_SECOND
+
 /**
  * gst_mxl_fabrics_index_to_tai:
  * @index: grain/field/sample index.

@@ -9,7 +9,10 @@
 # and a block with neither fails the check. Paths "build/", "$PWD/build/"
 # and "-C build" in a block are rewritten to the build tree under test;
 # GST_PLUGIN_PATH holds its plugin, MXL_BUILD_DIR (scripts/demo.sh) its
-# path. PATH is left as the user has it: in a build tree the tools are not
+# path. Paths "/tmp/" in a block (and "%2Ftmp%2F" in a URI) are rewritten
+# to a directory of this run (TMPDIR too), so that two runs at once do not
+# share a TargetInfo file.
+# PATH is left as the user has it: in a build tree the tools are not
 # on it, so a block calls them as build/src/tools/NAME. TAP output.
 # Usage: sh scripts/check-docs.sh [BUILDDIR] [FILE...]
 set -u
@@ -23,7 +26,11 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/mxl-docs-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 GST_PLUGIN_PATH=$build/gst
 MXL_BUILD_DIR=$build
-export GST_PLUGIN_PATH MXL_BUILD_DIR
+mkdir "$work/tmp"
+TMPDIR=$work/tmp
+# the same in a URI's query, percent-encoded
+work_uri=$(printf '%s' "$work" | sed 's#/#%2F#g')
+export GST_PLUGIN_PATH MXL_BUILD_DIR TMPDIR
 
 # Split the files into $work/NNN.sh blocks with $work/NNN.meta
 # ("file:line<TAB>marker").
@@ -64,7 +71,9 @@ for meta in "$work"/*.meta; do
   [ -n "$t" ] || t=60
   sed -e "s#\\\$PWD/build/#$build/#g" \
       -e "s#\\(^\\|[ =\"'@]\\)build/#\\1$build/#g" \
-      -e "s#-C build\\( \\|\$\\)#-C $build\\1#g" "$block" >"$block.run"
+      -e "s#-C build\\( \\|\$\\)#-C $build\\1#g" \
+      -e "s#\\(^\\|[ =\"'@>]\\)/tmp/#\\1$work/tmp/#g" \
+      -e "s#%2Ftmp%2F#$work_uri%2Ftmp%2F#g" "$block" >"$block.run"
   start=$(date +%s)
   (cd "$src" && timeout -k 5 "$t" sh -eu "$block.run") >"$block.out" 2>&1
   rc=$?

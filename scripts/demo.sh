@@ -14,9 +14,12 @@
 # Usage: sh scripts/demo.sh [--duration S] [--provider tcp|shm|verbs|efa]
 #          [--node ADDR] [--fps 50|60] [--no-audio] [--out DIR] [--build DIR]
 #        (--build defaults to $MXL_BUILD_DIR, else build)
-#        sh scripts/demo.sh --two-host-receiver --node ADDR [options]
+#        sh scripts/demo.sh --two-host-receiver --node ADDR [--http-port P]
+#          [options] (the TargetInfos served on http://ADDR:P/target-info
+#          and P+1, default P 8410; docs/security.md)
 #        sh scripts/demo.sh --two-host-sender --node ADDR \
-#          --video-target-info B64 --audio-target-info B64 [options]
+#          --video-target-info URL --audio-target-info URL [options]
+#          (or their @file, JSON or base64)
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -30,6 +33,7 @@ out=
 mode=local
 video_ti=
 audio_ti=
+http_port=8410
 
 usage() {
   sed -n '/^# Usage/,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
@@ -49,6 +53,7 @@ while [ $# -gt 0 ]; do
     --two-host-sender) mode=sender; shift ;;
     --video-target-info) video_ti=$2; shift 2 ;;
     --audio-target-info) audio_ti=$2; shift 2 ;;
+    --http-port) http_port=$2; shift 2 ;;
     -h|--help) usage ;;
     *) echo "demo.sh: unknown option $1" >&2; usage ;;
   esac
@@ -188,8 +193,9 @@ local)
   ;;
 receiver)
   max=$(printf '%.0f' "$duration"); max=$((max + 600))
-  start_receiver "$@" --idle-stop 3 --max-seconds "$max"
-  v=$(base64 -w0 "$out/video-target.json")
+  start_receiver "$@" --idle-stop 3 --max-seconds "$max" \
+    --http-port "$http_port"
+  host=${node:-127.0.0.1}
   echo "demo: receiver pid $rpid listening ($provider on $node) for up to" \
     "$max s; it stops 3 s after the data stops."
   echo "On the sending host, from a clone of this repository, run" \
@@ -198,9 +204,10 @@ receiver)
   printf '  sh scripts/run.sh --two-host-sender --provider %s --node SENDER_ADDR --duration %s --fps %s' \
     "$provider" "$duration" "$fps"
   [ "$audio" = 1 ] || printf ' --no-audio'
-  printf ' \\\n    --video-target-info %s' "$v"
+  printf ' \\\n    --video-target-info http://%s:%s/target-info' "$host" "$http_port"
   [ "$audio" = 1 ] &&
-    printf ' \\\n    --audio-target-info %s' "$(base64 -w0 "$out/audio-target.json")"
+    printf ' --audio-target-info http://%s:%s/target-info' "$host" \
+      "$((http_port + 1))"
   printf '\n\n'
   wait_exit "$max" "$rpid"
   rpid=

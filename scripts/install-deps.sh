@@ -6,13 +6,13 @@ set -eu
 
 PACKAGES="
 build-essential pkg-config meson ninja-build
-libglib2.0-dev libjson-glib-dev
+libglib2.0-dev libjson-glib-dev libsoup-3.0-dev
 libfabric-dev libfabric-bin
 libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 gstreamer1.0-plugins-bad
 valgrind clang libclang-rt-14-dev llvm
-iproute2 procps util-linux espeak-ng
+iproute2 procps util-linux espeak-ng curl python3
 "
 
 missing=""

@@ -126,6 +126,7 @@ typedef struct {
   gboolean no_audio;
   gdouble duration, idle_stop, max_seconds;
   gint fps;
+  gint http_port;               /* receiver: video's (audio's + 1); 0 off */
   guint slow_produce_ms, slow_consume_ms;     /* MXL_DEMO_SLOW */
 } DemoOptions;
 

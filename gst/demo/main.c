@@ -5,7 +5,9 @@
  *   --role receiver: one pipeline, a CLOCK_TAI system clock, an
  *     mxlfabricssrc for 1920x1080 v210 video (and one for 8-channel 48 kHz
  *     F32 audio), each into a fakesink; their TargetInfos are written to
- *     --video-target-info / --audio-target-info (files). Runs until SIGINT
+ *     --video-target-info / --audio-target-info (files) and, with
+ *     --http-port, served over HTTP (mxlfabricssrc http-port, the audio one
+ *     on the next port). Runs until SIGINT
  *     or SIGTERM, --idle-stop seconds without data once data came, or
  *     --max-seconds; then writes --summary and the PNG (--png) of the first
  *     frame that arrived one second after the first.
@@ -13,7 +15,8 @@
  *     moving box and a burnt-in counter, and a 440 Hz tone, rendered once
  *     at start (produce.c), cycled by two producer threads at their MXL
  *     index times into appsrc ! mxlfabricssink (wait-for-connection=true),
- *     the TargetInfos given as @file, JSON or base64; once both sinks
+ *     the TargetInfos given as @file, JSON, base64 or http:// URL; once
+ *     both sinks
  *     report a connected receiver (5 s at most) sends for --duration
  *     seconds (printing "sender: sending, N of M sinks connected" when it
  *     starts), then EOS, then writes --summary with the producers'
@@ -132,12 +135,17 @@ main (int argc, char **argv)
         "ADDR"},
     {"video-target-info", 0, 0, G_OPTION_ARG_STRING, &o.video_ti,
           "receiver: file to write the video TargetInfo to; sender: @file, "
-          "JSON or base64", "VALUE"},
+          "JSON, base64 or the receiver's http://ADDR:PORT/target-info",
+        "VALUE"},
     {"audio-target-info", 0, 0, G_OPTION_ARG_STRING, &o.audio_ti,
         "the same for the audio flow", "VALUE"},
     {"no-audio", 0, 0, G_OPTION_ARG_NONE, &o.no_audio,
         "video only", NULL},
     {"fps", 0, 0, G_OPTION_ARG_INT, &o.fps, "50 (default) or 60", "N"},
+    {"http-port", 0, 0, G_OPTION_ARG_INT, &o.http_port,
+          "receiver: serve the video TargetInfo over HTTP on this port of "
+          "--node (the audio one on the next port); 0 (default): off",
+        "PORT"},
     {"duration", 0, 0, G_OPTION_ARG_DOUBLE, &o.duration,
         "sender: seconds to send (default 10)", "S"},
     {"idle-stop", 0, 0, G_OPTION_ARG_DOUBLE, &o.idle_stop,
@@ -190,6 +198,8 @@ main (int argc, char **argv)
   } else if (!o.video_ti || (!o.no_audio && !o.audio_ti)) {
     g_printerr ("mxl-fabrics-demo: --video-target-info and "
         "--audio-target-info (or --no-audio) are needed\n");
+  } else if (o.http_port < 0 || o.http_port > 65534) {
+    g_printerr ("mxl-fabrics-demo: --http-port must be 0..65534\n");
   } else if (o.fps != 50 && o.fps != 60) {
     g_printerr ("mxl-fabrics-demo: --fps must be 50 or 60\n");
   } else if (o.duration <= 0 || o.max_seconds <= 0) {

@@ -292,13 +292,23 @@ describe (const DemoOptions * o, DemoRole role)
   gchar *ep = endpoint_props (o);
 
   if (role == DEMO_RECEIVER) {
-    g_string_append_printf (d, "mxlfabricssrc name=video %s caps=\""
+    /* with --http-port, the TargetInfos are also served over HTTP on the
+     * fabric address (mxlfabricssrc http-port; docs/security.md) */
+    const gchar *host = o->node && o->node[0] ? o->node : "127.0.0.1";
+    gchar *http_v = o->http_port > 0 ? g_strdup_printf (" http-address=%s "
+        "http-port=%d", host, o->http_port) : g_strdup ("");
+    gchar *http_a = o->http_port > 0 ? g_strdup_printf (" http-address=%s "
+        "http-port=%d", host, o->http_port + 1) : g_strdup ("");
+
+    g_string_append_printf (d, "mxlfabricssrc name=video %s%s caps=\""
         VIDEO_CAPS_FMT "\" target-info-file=\"%s\" ! fakesink sync=false "
-        "async=false", ep, o->fps, o->video_ti);
+        "async=false", ep, http_v, o->fps, o->video_ti);
     if (!o->no_audio)
-      g_string_append_printf (d, " mxlfabricssrc name=audio %s caps=\""
+      g_string_append_printf (d, " mxlfabricssrc name=audio %s%s caps=\""
           AUDIO_CAPS_RECV "\" target-info-file=\"%s\" ! fakesink "
-          "sync=false async=false", ep, o->audio_ti);
+          "sync=false async=false", ep, http_a, o->audio_ti);
+    g_free (http_v);
+    g_free (http_a);
   } else {
     /* the producers push the pre-rendered loops (demo_producer_start);
      * each appsrc may deliver a buffer up to one period after its time

@@ -308,7 +308,11 @@ mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason)
           && ((conn->outstanding > 0
                   && now - conn->last_progress > MXL_CONN_STALL_MS * 1000)
               || mxl_conn_peer_gone (conn))) {
-        reason = MXL_ERR_NOT_READY;
+        /* a peer known gone (its process exited, or a target of this
+         * process withdrew: mxl_conn_peer_gone()) stopped, like an orderly
+         * shutdown; only a silent one is a timeout */
+        reason = mxl_conn_peer_gone (conn) ? MXL_ERR_INTERRUPTED
+            : MXL_ERR_NOT_READY;
         leave (conn, &cur, FALSE, MXL_ERR_INTERRUPTED);
         lost_state (&next, init, &cur, reason);
       } else if (cur.kind == MXL_CONN_LOST && cur.u.lost.retry_at > 0

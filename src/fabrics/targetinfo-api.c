@@ -84,8 +84,8 @@ file_status (const GError *error, mxlStatus otherwise)
     return error->code == G_FILE_ERROR_NOENT ? MXL_ERR_NOT_FOUND
         : error->code == G_FILE_ERROR_ACCES ? MXL_ERR_PERMISSION_DENIED
         : MXL_ERR_UNKNOWN;
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT))
-    return MXL_ERR_TIMEOUT;
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE))
+    return MXL_ERR_UNSUPPORTED_OPERATION;
   return otherwise;
 }
 

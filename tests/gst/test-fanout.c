@@ -176,33 +176,6 @@ wait_target_state (GstElement * sink, const gchar * source, gint state,
   return TRUE;
 }
 
-/* Collects the text of every WARNING and fails on any ERROR of @p. */
-static gchar *
-bus_warnings (GstElement * p)
-{
-  GstBus *bus = gst_element_get_bus (p);
-  GString *all = g_string_new (NULL);
-  GstMessage *m;
-
-  while ((m = gst_bus_pop_filtered (bus,
-              GST_MESSAGE_WARNING | GST_MESSAGE_ERROR))) {
-    GError *e = NULL;
-    gchar *d = NULL;
-
-    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
-      gst_message_parse_error (m, &e, &d);
-      g_error ("unexpected ERROR: %s (%s)", e->message, d);
-    }
-    gst_message_parse_warning (m, &e, &d);
-    g_string_append_printf (all, "%s (%s)\n", e->message, d ? d : "");
-    g_error_free (e);
-    g_free (d);
-    gst_message_unref (m);
-  }
-  gst_object_unref (bus);
-  return g_string_free (all, FALSE);
-}
-
 /* A sink pipeline on @provider fed by appsrc, with wait-for-connection. */
 static GstElement *
 sink_pipeline (const gchar * provider, const gchar * extra)
@@ -231,26 +204,15 @@ add_target (GstElement * sink, const gchar * value)
 static GPtrArray *
 push_n_frames (GstElement * p, guint n_frames)
 {
-  GstElement *in = gst_bin_get_by_name (GST_BIN (p), "in");
-  GPtrArray *sent = g_ptr_array_new_with_free_func (g_free);
-  GstClockTime base = hgst_running_time (p, 100 * GST_MSECOND);
+  GPtrArray *sent = hgst_queue_frames (p, FRAME_BYTES, n_frames, FRAME_NS);
   gint64 end;
-  guint k;
 
-  for (k = 0; k < n_frames; k++) {
-    GstBuffer *b = hgst_frame (FRAME_BYTES, k, base + k * FRAME_NS, FRAME_NS);
-
-    g_ptr_array_add (sent, hgst_checksum (b));
-    g_assert_cmpint (gst_app_src_push_buffer (GST_APP_SRC (in), b), ==,
-        GST_FLOW_OK);
-  }
   end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
   while (hgst_stat (p, "sink", "buffers") < n_frames
       && g_get_monotonic_time () < end)
     g_usleep (10 * 1000);
   g_assert_cmpuint (hgst_stat (p, "sink", "buffers"), ==, n_frames);
   g_usleep (300 * 1000);        /* the last transfers complete */
-  gst_object_unref (in);
   return sent;
 }
 
@@ -364,7 +326,7 @@ bad_receiver_with (const gchar * provider, Badness how, const gchar * options)
   fast_dropped = target_u64 (sink, at_fast, "dropped");
   slow_grains = target_u64 (sink, at_slow, "grains");
   slow_dropped = target_u64 (sink, at_slow, "dropped");
-  warnings = bus_warnings (p);
+  warnings = hgst_bus_warnings (p);
   g_test_message ("sink: fast target grains %" G_GUINT64_FORMAT " dropped %"
       G_GUINT64_FORMAT ", slow target grains %" G_GUINT64_FORMAT " dropped %"
       G_GUINT64_FORMAT ", dropped-in-flight %" G_GUINT64_FORMAT "; warnings: %s",
@@ -476,7 +438,7 @@ test_add_target_refusals (void)
   sink = gst_bin_get_by_name (GST_BIN (p), "sink");
   g_assert_true (add_target (sink, json));
   hgst_play (p);
-  warnings = bus_warnings (p);  /* fails on any ERROR */
+  warnings = hgst_bus_warnings (p);  /* fails on any ERROR */
   g_assert_nonnull (strstr (warnings, "already added"));
   g_free (warnings);
   g_free (extra);
@@ -524,7 +486,7 @@ test_caps_mismatch_alone (void)
   g_assert_cmpint (state, ==, STATE_CONNECTED);
   g_usleep (200 * 1000);
   g_assert_cmpuint (target_u64 (sink, at_good, "grains"), ==, N_FRAMES);
-  warnings = bus_warnings (p);  /* fails on any ERROR */
+  warnings = hgst_bus_warnings (p);  /* fails on any ERROR */
   g_test_message ("warnings: %s", warnings);
   if (!strstr (warnings, at_bad) || !strstr (warnings, "does not match"))
     g_error ("no WARNING names the mismatched target %s: %s", at_bad,
@@ -573,7 +535,7 @@ test_all_failed_no_error (void)
       ==, GST_FLOW_OK);
   g_assert_true (wait_target_state (sink, json, STATE_ERROR, 5000));
   g_usleep (300 * 1000);
-  warnings = bus_warnings (p);  /* fails on any ERROR */
+  warnings = hgst_bus_warnings (p);  /* fails on any ERROR */
   g_assert_nonnull (strstr (warnings, "does not match"));
   g_object_get (sink, "connection-state", &state, NULL);
   g_assert_cmpint (state, ==, STATE_ERROR);

@@ -8,10 +8,12 @@
  * retried with the library's growing back-off. Every wait is bounded. */
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <glib/gstdio.h>
 #include <gst/gst.h>
@@ -507,6 +509,45 @@ test_sink_transitions (void)
   remove_tmp (file);
 }
 
+/* A target's @path file that turns out a FIFO (here with a writer that
+ * stays silent): the engine thread's read refuses it at once, without its
+ * lock held (sinktargetfile.c): one WARNING naming the file and "not a
+ * regular file", the target failed; the sink's stop right after is prompt
+ * (a failure bound, not a speed target). Before, the read waited 1 s for
+ * the FIFO under the engine lock and said "nothing to read". */
+static void
+test_sink_fifo (void)
+{
+  gchar *file = tmp_file ("fifo.json");
+  gchar *value = g_strdup_printf ("@%s", file);
+  GstHarness *sink = make_sink (value);
+  GstBus *bus = gst_bus_new ();
+  gchar *needle;
+  gint64 t0;
+  int wfd;
+
+  gst_element_set_bus (sink->element, bus);
+  g_assert_cmpint (gst_harness_push (sink, grain (0)), ==, GST_FLOW_OK);
+  wait_target_state (sink->element, value, "connecting");       /* awaiting */
+  g_assert_cmpint (mkfifo (file, 0600), ==, 0);
+  wfd = open (file, O_RDWR | O_NONBLOCK);
+  g_assert_cmpint (wfd, >=, 0);
+  needle = g_strdup_printf ("cannot read %s: not a regular file (a FIFO)",
+      file);
+  g_assert_cmpuint (wait_warning (bus, needle), ==, 1);
+  wait_target_state (sink->element, value, "error");
+  t0 = g_get_monotonic_time ();
+  g_assert_cmpint (gst_element_set_state (sink->element, GST_STATE_NULL), ==,
+      GST_STATE_CHANGE_SUCCESS);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 2 * G_USEC_PER_SEC);
+  close (wfd);
+  gst_harness_teardown (sink);
+  gst_object_unref (bus);
+  g_free (needle);
+  g_free (value);
+  remove_tmp (file);
+}
+
 /* The delay of the next loss WARNING on @bus ("... lost (...):
  * reconnecting in N ms"), waited for (bounded); "not reachable" (attempts
  * refused while a src restarts slowly under load) is skipped, other
@@ -632,7 +673,9 @@ test_sink_stale (void)
     g_assert_cmpint (g_get_monotonic_time (), <, end);
     g_usleep (1000);
   }
-  g_assert_cmpuint (count_warnings (bus, "is a different target than the "
+  /* the WARNING is posted once the engine thread released its lock, which
+   * may be just after the state shows: waited for (bounded) */
+  g_assert_cmpuint (wait_warning (bus, "is a different target than the "
           "TargetInfo names (restarted?)"), ==, 1);
   /* it stays failed: no retry flips it to connected */
   end = g_get_monotonic_time () + 500 * 1000;
@@ -663,6 +706,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/harness/sink-targets/tcp", test_sink_targets);
   g_test_add_func ("/gst/harness/src-states/tcp", test_src_states);
   g_test_add_func ("/gst/harness/sink-transitions/tcp", test_sink_transitions);
+  g_test_add_func ("/gst/harness/sink-fifo/tcp", test_sink_fifo);
   g_test_add_func ("/gst/harness/sink-backoff/tcp", test_sink_backoff);
   g_test_add_func ("/gst/harness/sink-stale/tcp", test_sink_stale);
   return g_test_run ();

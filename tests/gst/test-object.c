@@ -86,13 +86,22 @@ test_stats_doc_table (void)
   guint n, i;
 
   f = gst_mxl_fabrics_stat_fields (GST_MXL_FABRICS_STATS_ELEMENT, &n);
-  g_assert_cmpuint (n, ==, 19);
+  g_assert_cmpuint (n, ==, 23);
   for (i = 0; i < n; i++) {
     if (!g_hash_table_remove (names, f[i].name))
       g_error ("stat %s is not in docs/bus-and-stats.md's table", f[i].name);
   }
-  /* the one field that is no counter */
+  /* GstBaseSink's counters, kept in the sink's */
+  f = gst_mxl_fabrics_stat_fields (GST_MXL_FABRICS_STATS_BASESINK, &n);
+  g_assert_cmpuint (n, ==, 2);
+  for (i = 0; i < n; i++) {
+    if (!g_hash_table_remove (names, f[i].name))
+      g_error ("stat %s is not in docs/bus-and-stats.md's table", f[i].name);
+  }
+  /* the fields that are no counters */
   g_assert_true (g_hash_table_remove (names, "last-error"));
+  g_assert_true (g_hash_table_remove (names,
+          GST_MXL_FABRICS_STATS_BASESINK_AVERAGE_RATE));
   if (g_hash_table_size (names) > 0) {
     GList *left = g_hash_table_get_keys (names);
     g_error ("docs/bus-and-stats.md lists %s, which no table has",
@@ -201,9 +210,57 @@ test_stats_structure (void)
     g_assert_cmpuint (d, ==, 0);
   }
   g_assert_cmpstr (gst_structure_get_string (s, "last-error"), ==, "");
-  /* connection-state, 19 counters, last-error, 15 engine counters, targets */
-  g_assert_cmpint (gst_structure_n_fields (s), ==, 1 + 19 + 1 + 15 + 1);
+  /* connection-state, 23 counters, last-error, 15 engine counters, targets */
+  g_assert_cmpint (gst_structure_n_fields (s), ==, 1 + 23 + 1 + 15 + 1);
   gst_structure_free (s);
+  gst_object_unref (src);
+}
+
+/* The sink's stats keep GstBaseSink's own counters under their names. */
+static void
+test_stats_basesink (void)
+{
+  GstElement *sink = g_object_new (GST_TYPE_MXL_FABRICS_SINK, NULL);
+  GstStructure *s;
+  guint64 rendered = 1, dropped = 1;
+  gdouble rate = -1.0;
+
+  gst_object_ref_sink (sink);
+  g_object_get (sink, "stats", &s, NULL);
+  g_assert_true (gst_structure_get_uint64 (s, "rendered", &rendered));
+  g_assert_true (gst_structure_get_uint64 (s, "basesink-dropped", &dropped));
+  g_assert_true (gst_structure_get_double (s,
+          GST_MXL_FABRICS_STATS_BASESINK_AVERAGE_RATE, &rate));
+  g_assert_cmpuint (rendered, ==, 0);
+  g_assert_cmpuint (dropped, ==, 0);
+  g_assert_cmpfloat (rate, >=, 0.0);
+  g_assert_true (gst_structure_has_field (s, "buffers"));
+  gst_structure_free (s);
+  gst_object_unref (sink);
+}
+
+/* latency-last is the last one recorded, latency-median the median of the
+ * last GST_MXL_FABRICS_LATENCY_KEPT. */
+static void
+test_stats_latency (void)
+{
+  GstElement *src = g_object_new (GST_TYPE_MXL_FABRICS_SRC, NULL);
+  GstMxlFabricsObject *obj = GST_MXL_FABRICS_SRC (src)->obj;
+  guint i;
+
+  gst_object_ref_sink (src);
+  gst_mxl_fabrics_object_record_latency (obj, 5000);
+  g_assert_cmpuint (obj->counters.latency_last, ==, 5000);
+  g_assert_cmpuint (obj->counters.latency_median, ==, 5000);
+  gst_mxl_fabrics_object_record_latency (obj, 1000);
+  gst_mxl_fabrics_object_record_latency (obj, 9000);
+  g_assert_cmpuint (obj->counters.latency_last, ==, 9000);
+  g_assert_cmpuint (obj->counters.latency_median, ==, 5000);
+  /* the oldest ones leave: 40 of 100 ns after them, the median is 100 */
+  for (i = 0; i < 40; i++)
+    gst_mxl_fabrics_object_record_latency (obj, 100);
+  g_assert_cmpuint (obj->counters.latency_median, ==, 100);
+  g_assert_cmpuint (obj->n_latency, ==, GST_MXL_FABRICS_LATENCY_KEPT);
   gst_object_unref (src);
 }
 
@@ -277,6 +334,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/object/stats-doc-engine", test_stats_doc_engine);
   g_test_add_func ("/gst/object/stats-doc-targets", test_stats_doc_targets);
   g_test_add_func ("/gst/object/stats-structure", test_stats_structure);
+  g_test_add_func ("/gst/object/stats-basesink", test_stats_basesink);
+  g_test_add_func ("/gst/object/stats-latency", test_stats_latency);
   g_test_add_func ("/gst/object/slot-wait", test_slot_wait);
   return g_test_run ();
 }

@@ -537,6 +537,31 @@ test_stalled_receiver_shm (void)
   hgst_remove_files (dir, file, out);
 }
 
+/* A shm receiver stopped in order (SIGINT, NULL state, its process exits):
+ * the sender's WARNING says the receiver stopped, which the library knows
+ * from its process (initiator_conn.c mxl_conn_peer_gone()), not that it
+ * "stopped answering" (a receiver that lives but is silent). */
+static void
+test_clean_stop_receiver_shm (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-cleanstop-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "target.json", NULL);
+  gchar *out = g_build_filename (dir, "received", NULL);
+  GPid pid = spawn_receiver ("shm", file, out);
+  Sender ps;
+
+  hgst_wait_file (file);
+  sender_start (&ps, 1, "shm", file);
+  wait_frames (out, 20, 8000);
+  stop_receiver (pid);
+  g_assert_true (wait_warning (ps.p, "the receiver stopped (it closed the "
+          "connection or its process exited)", 8000));
+  sender_stop_pushing (&ps);
+  hgst_assert_no_error (ps.p);
+  sender_free (&ps);
+  hgst_remove_files (dir, file, out);
+}
+
 /* A sender that reconnects to a stopped shm receiver and then leaves: its
  * new endpoint's connection request waits in the receiver's region, and the
  * receiver takes it up when it continues. On libfabric 1.17 that crashed
@@ -635,6 +660,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/senders/second-sender-tcp", test_second_sender_tcp);
   g_test_add_func ("/gst/senders/shared-receiver-shm", test_shared_receiver_shm);
   g_test_add_func ("/gst/senders/stalled-receiver-shm", test_stalled_receiver_shm);
+  g_test_add_func ("/gst/senders/clean-stop-receiver-shm",
+      test_clean_stop_receiver_shm);
   g_test_add_func ("/gst/senders/stopped-receiver-sender-leaves-shm",
       test_stopped_receiver_sender_leaves_shm);
   return g_test_run ();

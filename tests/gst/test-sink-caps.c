@@ -25,6 +25,9 @@
  *   with a flow definition, the caps of that flow, intersected with the
  *   filter; ACCEPT_CAPS takes the template (a superset); two targets of different flows give
  *   the template and one WARNING naming both.
+ * - renegotiate-refused: GstHarness on the sink alone: after caps of a
+ *   flow, caps within the template that no flow can hold fail with the
+ *   library's reason, not a request to restart the pipeline.
  *
  * tcp on 127.0.0.1; the child is stopped (SIGINT) and reaped by PID;
  * every wait is bounded.
@@ -451,6 +454,50 @@ caps_query (void)
   hgst_remove_files (dir, file, NULL);
 }
 
+/* Caps of another flow renew it (two-processes/renegotiate); caps within
+ * the template that no flow can hold, once a flow is set up (interlaced
+ * at 50 frames/s: the library's rule allows 25/1 and 30000/1001), fail
+ * with the reason of that refusal (an ERROR, STREAM FORMAT), not with a
+ * claim that caps cannot change while playing. */
+static void
+renegotiate_refused (void)
+{
+  GstElement *e = gst_element_factory_make ("mxlfabricssink", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstCaps *bad = gst_caps_from_string ("video/x-raw,format=v210,width=320,"
+      "height=240,framerate=50/1,interlace-mode=interleaved,"
+      "field-order=top-field-first");
+  GstHarness *h;
+  GstMessage *m;
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  g_object_set (e, "provider", 1, "node", HGST_NODE, "wait-for-connection",
+      FALSE, NULL);
+  h = gst_harness_new_with_element (e, "sink", NULL);
+  gst_element_set_bus (e, bus);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=v210,width=320,"
+      "height=240,framerate=25/1");
+  g_assert_null (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR));
+  /* a sticky event: stored whatever set_caps answered */
+  gst_pad_push_event (h->srcpad, gst_event_new_caps (bad));
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  g_assert_nonnull (m);
+  gst_message_parse_error (m, &err, &debug);
+  g_test_message ("%s (%s)", err->message, debug);
+  g_assert_true (g_error_matches (err, GST_STREAM_ERROR,
+          GST_STREAM_ERROR_FORMAT));
+  g_assert_nonnull (strstr (err->message, "caps do not fit an MXL flow"));
+  g_assert_null (strstr (err->message, "mid-stream"));
+  g_assert_null (strstr (debug, "restart"));
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (m);
+  gst_caps_unref (bad);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -458,6 +505,7 @@ main (int argc, char **argv)
     return child_src (argv[2], argv[3], argv[4]);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gst/sink-caps/query", caps_query);
+  g_test_add_func ("/gst/sink-caps/renegotiate-refused", renegotiate_refused);
   g_test_add_func ("/gst/sink-caps/two-processes/video", two_processes_video);
   g_test_add_func ("/gst/sink-caps/two-processes/audio", two_processes_audio);
   g_test_add_func ("/gst/sink-caps/two-processes/renegotiate",

@@ -28,14 +28,21 @@
  *  - stopped-lost/shm: frames rendered while a stopped shm receiver,
  *    declared lost, still holds the ring slots of its writes are
  *    dropped-no-target (no target connected), not dropped-in-flight.
+ *  - restart-held/shm, restart-held/tcp: a receiver restarted 1.5 s after
+ *    the previous one under a live sender counts no dropped-early: the
+ *    sender does not send the grains it held more than 1 s for a target
+ *    and counts them dropped-no-target (they were 24 to 37 dropped-early).
+ *  - src-stats-at-eos/shm, src-stats-at-eos/tcp: the src's stats read when
+ *    its EOS (num-buffers) is on the bus hold every grain it read.
  *  - stats-at-eos/tcp: the sink's stats read when its EOS is on the bus
  *    hold every transfer up to EOS, in the engine's counters and per
  *    target (they used to be up to 100 ms old: the last grains missing).
  *
  * The receiver is this binary re-executed with --child-src (its last
- * argument "N[:RING[:PAUSED]]": N buffers, 0 for all that come; RING its
- * ring-length; PAUSED 1: in PAUSED until the file OUT.go exists, then
- * PLAYING): mxlfabricssrc !
+ * argument "N[:RING[:PAUSED[:EOS]]]": N buffers, 0 for all that come; RING
+ * its ring-length; PAUSED 1: in PAUSED until the file OUT.go exists, then
+ * PLAYING; EOS 1: the src's num-buffers is N, stats read once its EOS is
+ * on the bus): mxlfabricssrc !
  * appsink, writing "offset lateness-ns" per buffer, then "stats" and its
  * counters (read_received()). Children are reaped or killed by PID; every wait is bounded.
  */
@@ -85,17 +92,18 @@ static int
 child_src (const gchar * provider, const gchar * file, const gchar * out,
     const gchar * arg)
 {
-  guint n = 0, ring = 0, paused = 0;
+  guint n = 0, ring = 0, paused = 0, eos = 0;
   gchar *desc;
   GstElement *p;
   GString *res = g_string_new (NULL);
   int rc;
 
-  sscanf (arg, "%u:%u:%u", &n, &ring, &paused);
+  sscanf (arg, "%u:%u:%u:%u", &n, &ring, &paused, &eos);
   desc = g_strdup_printf ("mxlfabricssrc name=src provider=%s %s "
-      "caps=\"" CAPS_50 "\" target-info-file=%s ring-length=%u ! "
-      "appsink name=out sync=false max-buffers=1000", provider,
-      g_str_equal (provider, "tcp") ? "node=" HGST_NODE : "", file, ring);
+      "caps=\"" CAPS_50 "\" target-info-file=%s ring-length=%u "
+      "num-buffers=%d ! appsink name=out sync=false max-buffers=1000",
+      provider, g_str_equal (provider, "tcp") ? "node=" HGST_NODE : "", file,
+      ring, eos ? (gint) n : -1);
   p = hgst_parse (desc);
   if (paused) {
     /* PAUSED first: the target is up and takes grains, the src does not
@@ -110,6 +118,17 @@ child_src (const gchar * provider, const gchar * file, const gchar * out,
   hgst_play (p);
   /* ends after @n buffers, or 3 s without one (the parent checks counts) */
   rc = hgst_pull_each (p, n, 20000, 3000, append_line, res) == 0 ? 2 : 0;
+  if (eos) {
+    /* EOS: the src's num-buffers; the stats are read once it is on the
+     * bus, as an application does */
+    GstBus *bus = gst_element_get_bus (p);
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 5 * GST_SECOND,
+        GST_MESSAGE_EOS);
+
+    rc = m == NULL ? 4 : rc;
+    gst_clear_message (&m);
+    gst_object_unref (bus);
+  }
   /* with @n 0 read once nothing came for 3 s: every grain that arrived
    * was taken */
   g_string_append_printf (res, "stats %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
@@ -669,6 +688,103 @@ test_stats_at_eos (void)
   g_free (desc);
 }
 
+#define HELD_N 30
+
+/* A receiver restarted 1.5 s after the previous one ended, under a live
+ * sender that holds what it renders for a target (wait-timeout 4 s, so the
+ * wait never runs out here): the grains it held more than 1 s
+ * (GST_MXL_FABRICS_HELD_HORIZON, gst/timing.h) are not sent, the sender
+ * counts them dropped-no-target, and the new receiver counts no
+ * dropped-early (it counted those it got, 4 to 7 and more, though it was
+ * not there when they were made) and pushes consecutive grains. */
+static void
+test_restart_held (gconstpointer data)
+{
+  const gchar *provider = data;
+  Files f;
+  gchar *desc;
+  GstElement *p;
+  GPid pid;
+  Received r;
+  guint64 no_target;
+
+  files_init (&f, HELD_N);
+  desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=1000 ! "
+      CAPS_50 " ! mxlfabricssink name=sink provider=%s %s wait-timeout=4000 "
+      "target-info=@%s", provider, g_str_equal (provider, "tcp") ?
+      "node=" HGST_NODE : "", f.file);
+  p = start_pair (&f, provider, desc, &pid);
+  hgst_assert_child_ok (pid, 20000);
+  g_usleep (1500 * 1000);
+  no_target = hgst_stat (p, "sink", "dropped-no-target");
+  pid = hgst_spawn_child (provider, f.file, f.out, f.nstr, NULL);
+  hgst_assert_child_ok (pid, 20000);
+  read_received (f.out, &r);
+  no_target = hgst_stat (p, "sink", "dropped-no-target") - no_target;
+  g_test_message ("%s: restarted receiver: %u buffers, %u indices left out, "
+      "dropped %" G_GUINT64_FORMAT " (early %" G_GUINT64_FORMAT
+      "), skipped-at-start %" G_GUINT64_FORMAT "; sender dropped-no-target "
+      "+%" G_GUINT64_FORMAT, provider, r.n, r.gaps, r.dropped, r.early,
+      r.at_start, no_target);
+  hgst_assert_no_error (p);
+  g_assert_cmpuint (r.n, ==, HELD_N);
+  g_assert_cmpuint (r.early, ==, 0);
+  g_assert_cmpuint (r.gaps, ==, 0);
+  /* held 1.5 s, the grains of the first half second at least: 25 */
+  g_assert_cmpuint (no_target, >=, 25);
+  hgst_stop (p);
+  files_clear (&f);
+  g_free (desc);
+}
+
+#define SRC_EOS_N 60
+
+/* The src's stats read when its EOS (num-buffers) is on the bus hold
+ * every grain it read: grains-received == buffers == what the sender sent
+ * (they were refreshed every 200 ms only: 51 to 59 of 60, issue 20). */
+static void
+test_src_stats_at_eos (gconstpointer data)
+{
+  const gchar *provider = data;
+  GstClockTime period = GST_SECOND / 50, now;
+  Files f;
+  gchar *desc;
+  GstElement *p;
+  GPid pid;
+  Received r;
+  guint i;
+
+  files_init (&f, SRC_EOS_N);
+  g_free (f.nstr);
+  f.nstr = g_strdup_printf ("%u:0:0:1", SRC_EOS_N);
+  desc = g_strdup_printf ("appsrc name=in is-live=true format=time caps=\""
+      CAPS_50 "\" ! mxlfabricssink name=sink provider=%s %s sync=false "
+      "wait-for-connection=true target-info=@%s", provider,
+      g_str_equal (provider, "tcp") ? "node=" HGST_NODE : "", f.file);
+  p = start_pair (&f, provider, desc, &pid);
+  g_assert_true (hgst_wait_connected (p, 10000));
+  /* the grains arrive within about 150 ms, faster than the src's periodic
+   * stats refresh (200 ms): without a refresh at EOS its last grains
+   * would be missing from grains-received */
+  now = hgst_running_time (p, 100 * GST_MSECOND);
+  for (i = 0; i < SRC_EOS_N; i++) {
+    hgst_push (p, hgst_frame (FRAME_50, i, now + i * period, period));
+    g_usleep (2500);
+  }
+  hgst_assert_child_ok (pid, 20000);
+  read_received (f.out, &r);
+  g_test_message ("src at EOS: %u buffers, grains-received %" G_GUINT64_FORMAT
+      ", buffers %" G_GUINT64_FORMAT ", dropped %" G_GUINT64_FORMAT, r.n,
+      r.received, r.buffers, r.dropped);
+  g_assert_cmpuint (hgst_stat (p, "sink", "grains"), ==, SRC_EOS_N);
+  g_assert_cmpuint (r.n, ==, SRC_EOS_N);
+  g_assert_cmpuint (r.buffers, ==, SRC_EOS_N);
+  g_assert_cmpuint (r.received, ==, SRC_EOS_N);
+  hgst_stop (p);
+  files_clear (&f);
+  g_free (desc);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -679,6 +795,14 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/src-behind/behind/tcp", test_behind);
   g_test_add_func ("/gst/src-behind/restart-counts/shm", test_restart_counts);
   g_test_add_func ("/gst/src-behind/stats-at-eos/tcp", test_stats_at_eos);
+  g_test_add_data_func ("/gst/src-behind/restart-held/shm", "shm",
+      test_restart_held);
+  g_test_add_data_func ("/gst/src-behind/restart-held/tcp", "tcp",
+      test_restart_held);
+  g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/shm", "shm",
+      test_src_stats_at_eos);
+  g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/tcp", "tcp",
+      test_src_stats_at_eos);
   g_test_add_data_func ("/gst/src-behind/late-join/shm", "shm",
       test_late_join);
   g_test_add_data_func ("/gst/src-behind/late-join/tcp", "tcp",

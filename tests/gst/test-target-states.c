@@ -11,6 +11,7 @@
 #include "mxlfabricssink.h"
 #include "mxlfabricssinkconn.h"
 #include "mxlfabricssinktarget.h"
+#include "sinktargetlist.h"
 
 typedef struct {
   GstElement *element;
@@ -163,12 +164,62 @@ test_unparsable_target_info (void)
   fixture_clear (&f);
 }
 
+/* @value splits into exactly the NULL-terminated @want. */
+static void
+check_split (const gchar * value, const gchar * const *want)
+{
+  gchar **got = gst_mxl_fabrics_sink_split_target_info (value);
+  guint i;
+
+  for (i = 0; want[i]; i++) {
+    if (got[i] == NULL)
+      g_error ("\"%s\": %u sources, wanted more", value, i);
+    g_assert_cmpstr (got[i], ==, want[i]);
+  }
+  g_assert_null (got[i]);
+  g_strfreev (got);
+}
+
+/* target-info lists (sinktargetlist.h): ';' and ',' separate, never
+ * inside a JSON source; a ',' ends an @path only before a new source. */
+static void
+test_split_list (void)
+{
+  const gchar *none[] = { NULL };
+  const gchar *one_json[] = { "{\"provider\":\"tcp;ofi_rxm\",\"a\":[1,2]}",
+    NULL
+  };
+  const gchar *two_json[] = { "{\"p\":\"a;b\",\"x\":\"}\\\"{\"}", "{\"q\":1}",
+    NULL
+  };
+  const gchar *paths[] = { "@/tmp/a.json", "@/tmp/b.json", NULL };
+  const gchar *comma_path[] = { "@/tmp/a,b.json", NULL };
+  const gchar *mixed[] = { "@/tmp/a,b.json", "{\"q\":1}", "ZXlK", "@/c",
+    NULL
+  };
+  const gchar *spaced[] = { " @/tmp/a.json ", NULL };
+
+  check_split ("", none);
+  check_split (" ; , ", none);
+  check_split (one_json[0], one_json);
+  check_split ("{\"p\":\"a;b\",\"x\":\"}\\\"{\"} ; {\"q\":1}", two_json);
+  check_split ("{\"p\":\"a;b\",\"x\":\"}\\\"{\"},{\"q\":1}", two_json);
+  check_split ("@/tmp/a.json;@/tmp/b.json", paths);
+  check_split ("@/tmp/a.json, @/tmp/b.json", paths);
+  check_split ("@/tmp/a.json,@/tmp/b.json;", paths);
+  check_split ("@/tmp/a,b.json", comma_path);
+  check_split ("@/tmp/a,b.json,{\"q\":1},ZXlK;@/c", mixed);
+  /* one source: as given */
+  check_split (" @/tmp/a.json ", spaced);
+}
+
 int
 main (int argc, char **argv)
 {
   gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sink-targets/illegal-move-refused", test_illegal_refused);
+  g_test_add_func ("/sink-targets/split-list", test_split_list);
   g_test_add_func ("/sink-targets/unparsable-target-info",
       test_unparsable_target_info);
   return g_test_run ();

@@ -49,23 +49,6 @@ child_src (const gchar * uri, const gchar * out)
   return 0;
 }
 
-/* A tcp port of 127.0.0.1 free now (the kernel's pick, released). */
-static guint
-free_port (void)
-{
-  struct sockaddr_in a = { 0 };
-  socklen_t len = sizeof a;
-  gint fd = socket (AF_INET, SOCK_STREAM, 0);
-
-  g_assert_cmpint (fd, >=, 0);
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
-  g_assert_cmpint (bind (fd, (struct sockaddr *) &a, sizeof a), ==, 0);
-  g_assert_cmpint (getsockname (fd, (struct sockaddr *) &a, &len), ==, 0);
-  close (fd);
-  return ntohs (a.sin_port);
-}
-
 /* The port of the sockaddr_in in the TargetInfo file @file
  * (docs/wire-format.md §1.2: fabricAddress, base64 of the bytes). */
 static guint
@@ -98,13 +81,12 @@ test_launch_by_uri (void)
   gchar *out = g_build_filename (dir, "rx.sums", NULL);
   gchar *file_escaped = g_uri_escape_string (file, NULL, FALSE);
   gchar *caps_escaped = g_uri_escape_string (CAPS, NULL, FALSE);
-  guint port = free_port (), k;
+  guint port = hgst_free_port ();
   gchar *src_uri = g_strdup_printf ("mxlfabrics://127.0.0.1:%u?provider=tcp"
       "&caps=%s&target-info-file=%s", port, caps_escaped, file_escaped);
-  gchar *desc, **got;
-  GstElement *tx, *in;
-  GstClockTime base;
-  GPtrArray *sent = g_ptr_array_new_with_free_func (g_free);
+  gchar *desc;
+  GstElement *tx;
+  GPtrArray *sent;
   GPid pid;
 
   pid = hgst_spawn_child (src_uri, out, NULL);
@@ -119,30 +101,12 @@ test_launch_by_uri (void)
   hgst_play (tx);
   g_assert_true (hgst_wait_connected (tx, 5000));
 
-  in = gst_bin_get_by_name (GST_BIN (tx), "in");
-  base = hgst_running_time (tx, 100 * GST_MSECOND);
-  for (k = 0; k < N_FRAMES; k++) {
-    GstBuffer *b = hgst_frame (FRAME_BYTES, k, base + k * FRAME_NS, FRAME_NS);
-
-    g_ptr_array_add (sent, hgst_checksum (b));
-    g_assert_cmpint (gst_app_src_push_buffer (GST_APP_SRC (in), b), ==,
-        GST_FLOW_OK);
-  }
-  hgst_wait_rendered (tx, N_FRAMES, 5000);
-  g_assert_cmpuint (hgst_stat (tx, "sink", "buffers"), ==, N_FRAMES);
-  g_assert_cmpuint (hgst_stat (tx, "sink", "dropped"), ==, 0);
-  g_usleep (300 * 1000);        /* the last transfers complete */
-  hgst_assert_no_error (tx);
-  gst_object_unref (in);
-  hgst_stop (tx);
+  sent = hgst_send_frames_and_stop (tx, N_FRAMES, FRAME_BYTES, FRAME_NS,
+      5000);
 
   hgst_assert_child_ok (pid, 10000);
-  got = hgst_read_lines (out);
-  g_assert_cmpuint (g_strv_length (got), ==, N_FRAMES);
-  for (k = 0; k < N_FRAMES; k++)
-    g_assert_cmpstr (got[k], ==, g_ptr_array_index (sent, k));
+  hgst_assert_sums (out, sent);
 
-  g_strfreev (got);
   g_ptr_array_unref (sent);
   g_free (desc);
   g_free (src_uri);

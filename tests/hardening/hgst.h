@@ -7,10 +7,13 @@
  */
 #pragma once
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -177,6 +180,28 @@ hgst_running_time (GstElement * p, GstClockTime ahead)
   return t;
 }
 
+/* Queues @n frames of @size bytes (hgst_frame(), frame k stamped k *
+ * @frame_ns after 100 ms from now: sync=true paces them) on the appsrc
+ * "in" of @p; returns their SHA-1s (g_ptr_array_unref()). */
+static inline GPtrArray *
+hgst_queue_frames (GstElement * p, gsize size, guint n, GstClockTime frame_ns)
+{
+  GstElement *in = gst_bin_get_by_name (GST_BIN (p), "in");
+  GPtrArray *sent = g_ptr_array_new_with_free_func (g_free);
+  GstClockTime base = hgst_running_time (p, 100 * GST_MSECOND);
+  guint k;
+
+  for (k = 0; k < n; k++) {
+    GstBuffer *b = hgst_frame (size, k, base + k * frame_ns, frame_ns);
+
+    g_ptr_array_add (sent, hgst_checksum (b));
+    g_assert_cmpint (gst_app_src_push_buffer (GST_APP_SRC (in), b), ==,
+        GST_FLOW_OK);
+  }
+  gst_object_unref (in);
+  return sent;
+}
+
 /* Now on CLOCK_TAI (the clock of MXL grain indices), in ns. */
 static inline guint64
 hgst_tai_now (void)
@@ -185,6 +210,35 @@ hgst_tai_now (void)
 
   g_assert_cmpint (clock_gettime (CLOCK_TAI, &ts), ==, 0);
   return (guint64) ts.tv_sec * GST_SECOND + (guint64) ts.tv_nsec;
+}
+
+/* Collects the text of every WARNING on the bus of @p, "message (debug)"
+ * one a line, and fails on any ERROR (one filter: a pop drops the messages
+ * it does not match). */
+static inline gchar *
+hgst_bus_warnings (GstElement * p)
+{
+  GstBus *bus = gst_element_get_bus (p);
+  GString *all = g_string_new (NULL);
+  GstMessage *m;
+
+  while ((m = gst_bus_pop_filtered (bus,
+              GST_MESSAGE_WARNING | GST_MESSAGE_ERROR))) {
+    GError *e = NULL;
+    gchar *d = NULL;
+
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (m, &e, &d);
+      g_error ("unexpected ERROR: %s (%s)", e->message, d);
+    }
+    gst_message_parse_warning (m, &e, &d);
+    g_string_append_printf (all, "%s (%s)\n", e->message, d ? d : "");
+    g_error_free (e);
+    g_free (d);
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  return g_string_free (all, FALSE);
 }
 
 /* Plays @rx (whose src is named "src"), hands its TargetInfo to @tx (whose
@@ -474,4 +528,65 @@ hgst_read_lines (const gchar * out)
   lines = g_strsplit (g_strchomp (text), "\n", -1);
   g_free (text);
   return lines;
+}
+
+/* A tcp port of 127.0.0.1 free now (the kernel's pick, released). */
+static inline guint
+hgst_free_port (void)
+{
+  struct sockaddr_in a = { 0 };
+  socklen_t len = sizeof a;
+  gint fd = socket (AF_INET, SOCK_STREAM, 0);
+
+  g_assert_cmpint (fd, >=, 0);
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  g_assert_cmpint (bind (fd, (struct sockaddr *) &a, sizeof a), ==, 0);
+  g_assert_cmpint (getsockname (fd, (struct sockaddr *) &a, &len), ==, 0);
+  close (fd);
+  return ntohs (a.sin_port);
+}
+
+/* Pushes @n frames of @bytes (hgst_frame(), live timestamps @frame_ns
+ * apart from 100 ms ahead) into the appsrc "in" of the playing @tx, whose
+ * sink "sink" is connected; waits (bounded by @ms) until all were
+ * rendered, fails unless every one was sent (none dropped) and no ERROR
+ * came, and stops @tx. Returns the SHA-1s sent, in order
+ * (g_ptr_array_unref()). */
+static inline GPtrArray *
+hgst_send_frames_and_stop (GstElement * tx, guint n, gsize bytes,
+    GstClockTime frame_ns, guint ms)
+{
+  GPtrArray *sent = g_ptr_array_new_with_free_func (g_free);
+  GstElement *in = gst_bin_get_by_name (GST_BIN (tx), "in");
+  GstClockTime base = hgst_running_time (tx, 100 * GST_MSECOND);
+
+  for (guint k = 0; k < n; k++) {
+    GstBuffer *b = hgst_frame (bytes, k, base + k * frame_ns, frame_ns);
+
+    g_ptr_array_add (sent, hgst_checksum (b));
+    g_assert_cmpint (gst_app_src_push_buffer (GST_APP_SRC (in), b), ==,
+        GST_FLOW_OK);
+  }
+  hgst_wait_rendered (tx, n, ms);
+  g_assert_cmpuint (hgst_stat (tx, "sink", "buffers"), ==, n);
+  g_assert_cmpuint (hgst_stat (tx, "sink", "dropped"), ==, 0);
+  g_usleep (300 * 1000);        /* the last transfers complete */
+  hgst_assert_no_error (tx);
+  gst_object_unref (in);
+  hgst_stop (tx);
+  return sent;
+}
+
+/* Fails unless the file @out a child wrote lists exactly the SHA-1s
+ * @sent, in order. */
+static inline void
+hgst_assert_sums (const gchar * out, GPtrArray * sent)
+{
+  gchar **got = hgst_read_lines (out);
+
+  g_assert_cmpuint (g_strv_length (got), ==, sent->len);
+  for (guint k = 0; k < sent->len; k++)
+    g_assert_cmpstr (got[k], ==, g_ptr_array_index (sent, k));
+  g_strfreev (got);
 }

@@ -8,7 +8,13 @@
 # Checks: the receiver gets 40 frames and every one of them is byte-equal
 # to a frame the sender produced (checksum in the sender's set), the
 # the veth of B received at least the bytes of those frames.
+# With the argument "http" (meson test netns-http) the sender is given only
+# the receiver's URL, http://10.251.N.2:8410/target-info (mxlfabricssrc
+# http-address, http-port), and fetches its TargetInfo across the veth;
+# curl from A gets the same document, and B's own loopback does not answer
+# (the endpoint is bound to the veth address only).
 set -u
+mode=${1:-file}
 CAPS="video/x-raw,format=v210,width=320,height=180,framerate=50/1"
 N_RX=40
 net=$(( ($$ % 150) + 100 ))
@@ -40,19 +46,33 @@ if ! { ip netns add "$B" && ip link add "va$$" type veth peer name "vb$$" &&
 fi
 echo "# namespaces $A (10.251.$net.1) and $B (10.251.$net.2)"
 
+url="http://10.251.$net.2:8410/target-info"
+http=""
+ti="@$tmp/ti.json"
+if [ "$mode" = http ]; then
+  http="http-address=10.251.$net.2 http-port=8410"
+  ti=$url
+fi
 # Receiver in B: N_RX buffers then EOS (basesrc num-buffers).
+# shellcheck disable=SC2086
 ip netns exec "$B" timeout 60 gst-launch-1.0 -q mxlfabricssrc provider=tcp \
-  node="10.251.$net.2" service=5601 caps="$CAPS" num-buffers=$N_RX \
+  node="10.251.$net.2" service=5601 caps="$CAPS" num-buffers=$N_RX $http \
   target-info-file="$tmp/ti.json" ! checksumsink >"$tmp/rx.log" 2>"$tmp/rx.err" &
 rx=$!
 pids="$rx"
 i=0
 while [ ! -s "$tmp/ti.json" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+if [ "$mode" = http ]; then
+  ip netns exec "$A" curl -s --max-time 5 "$url" >"$tmp/fetched.json"
+  ip netns exec "$B" curl -s --max-time 2 "http://127.0.0.1:8410/target-info" \
+    >/dev/null 2>&1
+  loopback_rc=$?
+fi
 # Sender in A: a live pattern, tee'd into a checksum log before the sink.
 ip netns exec "$A" timeout 60 stdbuf -oL gst-launch-1.0 -q videotestsrc is-live=true \
   pattern=ball num-buffers=1000 ! "$CAPS" ! tee name=t ! queue ! checksumsink \
   t. ! queue ! mxlfabricssink provider=tcp node="10.251.$net.1" \
-  target-info="@$tmp/ti.json" >"$tmp/tx.log" 2>"$tmp/tx.err" &
+  target-info="$ti" >"$tmp/tx.log" 2>"$tmp/tx.err" &
 tx=$!
 pids="$rx $tx"
 
@@ -70,6 +90,12 @@ cut -d' ' -f2 "$tmp/rx.log" | sort >"$tmp/rx.sums"
 got=$(wc -l <"$tmp/rx.sums")
 foreign=$(comm -23 "$tmp/rx.sums" "$tmp/tx.sums" | wc -l)
 check "TargetInfo published in $B" "[ -s '$tmp/ti.json' ]"
+if [ "$mode" = http ]; then
+  check "curl in $A fetched $url: the published TargetInfo" \
+    "cmp -s '$tmp/fetched.json' '$tmp/ti.json'"
+  check "not served on the loopback of $B (curl rc $loopback_rc)" \
+    "[ $loopback_rc -ne 0 ]"
+fi
 check "receiver ended at EOS after $N_RX frames (rc $rxrc)" "[ $rxrc -eq 0 ] && [ $got -eq $N_RX ]"
 check "all $got received frames equal sent frames (foreign: $foreign)" "[ $foreign -eq 0 ] && [ $got -gt 0 ]"
 check "frames are distinct pictures ($(sort -u "$tmp/rx.sums" | wc -l) distinct)" \

@@ -433,9 +433,11 @@ test_target_info_user_string (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
-/* "@PATH" files are read bounded in size and time (mxlFabricsExtReadUserFile,
- * also under mxlFabricsExtTargetInfoFromUserString): a FIFO without a
- * writer used to block the TargetInfo's fopen() forever. */
+/* "@PATH" files are read bounded in size (mxlFabricsExtReadUserFile, also
+ * under mxlFabricsExtTargetInfoFromUserString), and only regular files: a
+ * FIFO without a writer used to block the TargetInfo's fopen() forever,
+ * then one with a silent writer was waited for 1 s; a FIFO, a directory or
+ * a device is refused at once now. */
 static void
 test_read_user_file (void)
 {
@@ -447,6 +449,7 @@ test_read_user_file (void)
   char *data = NULL, *reason = NULL;
   g_autofree char *expect = NULL;
   size_t len = 0;
+  gint64 t0;
   int wfd;
 
   g_assert_true (g_file_set_contents (file, "{\"a\": 1}", -1, NULL));
@@ -466,30 +469,46 @@ test_read_user_file (void)
   g_assert_cmpint (mxlFabricsExtReadUserFile (file, NULL, NULL, NULL), ==,
       MXL_ERR_INVALID_ARG);
 
-  /* a FIFO without a writer: read as empty at once, for a TargetInfo too */
-  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
-  g_assert_cmpint (mxlFabricsExtReadUserFile (fifo, &data, &len, NULL), ==,
-      MXL_STATUS_OK);
-  g_assert_cmpuint (len, ==, 0);
-  free (data);
-  g_assert_cmpint (mxlFabricsExtTargetInfoFromUserString (at_fifo, &info,
-          &reason), ==, MXL_ERR_INVALID_ARG);
-  g_assert_null (info);
+  /* a directory: refused, named as such */
+  g_assert_cmpint (mxlFabricsExtReadUserFile (dir, &data, NULL, &reason), ==,
+      MXL_ERR_UNSUPPORTED_OPERATION);
+  g_assert_null (data);
+  g_assert_cmpstr (reason, ==, "not a regular file (a directory)");
   free (reason);
-  /* a writer that stays silent: given up after 1 s, MXL_ERR_TIMEOUT */
+  /* a FIFO without a writer: refused at once, for a TargetInfo too */
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_assert_cmpint (mxlFabricsExtReadUserFile (fifo, &data, &len, &reason), ==,
+      MXL_ERR_UNSUPPORTED_OPERATION);
+  g_assert_null (data);
+  g_assert_cmpstr (reason, ==, "not a regular file (a FIFO)");
+  free (reason);
+  g_assert_cmpint (mxlFabricsExtTargetInfoFromUserString (at_fifo, &info,
+          &reason), ==, MXL_ERR_UNSUPPORTED_OPERATION);
+  g_assert_null (info);
+  expect = g_strdup_printf ("TargetInfo: cannot read %s: not a regular file "
+      "(a FIFO)", fifo);
+  g_assert_cmpstr (reason, ==, expect);
+  free (reason);
+  /* a writer that stays silent: refused at once as well, not waited for
+   * (the bound is a failure bound, far above the time it takes) */
   wfd = open (fifo, O_RDWR | O_NONBLOCK);
   g_assert_cmpint (wfd, >=, 0);
+  t0 = g_get_monotonic_time ();
   g_assert_cmpint (mxlFabricsExtTargetInfoFromUserString (at_fifo, &info,
-          &reason), ==, MXL_ERR_TIMEOUT);
-  expect = g_strdup_printf ("TargetInfo: cannot read %s: nothing to read "
-      "within 1000 ms", fifo);
+          &reason), ==, MXL_ERR_UNSUPPORTED_OPERATION);
   g_assert_cmpstr (reason, ==, expect);
   free (reason);
   g_assert_cmpint (mxlFabricsExtReadUserFile (fifo, &data, NULL, &reason), ==,
-      MXL_ERR_TIMEOUT);
-  g_assert_cmpstr (reason, ==, "nothing to read within 1000 ms");
+      MXL_ERR_UNSUPPORTED_OPERATION);
+  g_assert_cmpstr (reason, ==, "not a regular file (a FIFO)");
   free (reason);
+  g_assert_cmpint (g_get_monotonic_time () - t0, <, 500 * 1000);
   close (wfd);
+  /* a character device (/dev/zero would read forever without the bound) */
+  g_assert_cmpint (mxlFabricsExtReadUserFile ("/dev/zero", &data, NULL,
+          &reason), ==, MXL_ERR_UNSUPPORTED_OPERATION);
+  g_assert_cmpstr (reason, ==, "not a regular file (a character device)");
+  free (reason);
   g_assert_cmpint (g_unlink (fifo), ==, 0);
   g_assert_cmpint (g_unlink (file), ==, 0);
   g_assert_cmpint (g_rmdir (dir), ==, 0);

@@ -145,20 +145,47 @@ read_reconnect (JsonNode *node, const char *key, MxlSetupOptions *out,
   return read_boolean (node, key, &out->reconnect, error);
 }
 
+/* The keys: each with its reader and its row of mxlFabricsExtGetOption()
+ * (type, meaning, the defaults mxl_setup_options_defaults() sets, as text;
+ * tests/unit/test-options.c checks them against it). */
 static const struct {
-  const char *key;
   OptionReader read;
+  mxlFabricsExtOptionInfo info;         /* info.name: the key */
 } option_table[] = {
-  { "cqDepth", read_cq_depth },
-  { "maxMessageSize", read_max_message_size },
-  { "iovLimit", read_iov_limit },
-  { "protocol", read_protocol },
-  { "progressThread", read_progress_thread },
-  { "postRingCapacity", read_post_ring_capacity },
-  { "samplesStaging", read_samples_staging },
-  { "exclusive", read_exclusive },
-  { "reconnect", read_reconnect },
+  { read_cq_depth, { "cqDepth", "integer",
+      "completion queue entries", "64", NULL } },
+  { read_max_message_size, { "maxMessageSize", "integer",
+      "bytes per write or message",
+      "the provider's max_msg_size", "the provider's max_msg_size" } },
+  { read_iov_limit, { "iovLimit", "integer",
+      "I/O vector entries per write",
+      "the provider's tx iov_limit", "the provider's tx iov_limit" } },
+  { read_protocol, { "protocol", "string",
+      "the transfer protocol",
+      "the lowest targetRank its provider offers", "the TargetInfo's" } },
+  { read_progress_thread, { "progressThread", "boolean",
+      "the library's progress thread", "false", "false" } },
+  { read_post_ring_capacity, { "postRingCapacity",
+      "integer", "entries, power of two", NULL, "1024" } },
+  { read_samples_staging, { "samplesStaging", "boolean",
+      "one write per batch of audio samples", NULL, "true" } },
+  { read_exclusive, { "exclusive", "boolean",
+      "one sender at a time; false lets several senders write into the flow",
+      "true", NULL } },
+  { read_reconnect, { "reconnect", "boolean",
+      "a lost connection is retried with the back-off", NULL, "false" } },
 };
+
+mxlStatus
+mxlFabricsExtGetOption (size_t in_index, mxlFabricsExtOptionInfo *out_info)
+{
+  if (out_info == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (in_index >= G_N_ELEMENTS (option_table))
+    return MXL_ERR_NOT_FOUND;
+  *out_info = option_table[in_index].info;
+  return MXL_STATUS_OK;
+}
 
 void
 mxl_setup_options_defaults (MxlSetupOptions *out)
@@ -191,8 +218,8 @@ mxl_setup_options_parse (const char *json, MxlSetupOptions *out,
 
   mxl_setup_options_defaults (&opts);
   for (i = 0; i < G_N_ELEMENTS (option_table); i++) {
-    JsonNode *node = json_object_get_member (root, option_table[i].key);
-    if (node != NULL && !option_table[i].read (node, option_table[i].key, &opts, error))
+    JsonNode *node = json_object_get_member (root, option_table[i].info.name);
+    if (node != NULL && !option_table[i].read (node, option_table[i].info.name, &opts, error))
       return MXL_ERR_INVALID_ARG;
   }
   *out = opts;
@@ -215,11 +242,11 @@ mxl_setup_options_validate (const char *json, GError **error)
   for (GList *l = members; l != NULL; l = l->next) {
     gboolean known = FALSE;
     for (guint i = 0; i < G_N_ELEMENTS (option_table) && !known; i++)
-      known = g_str_equal (option_table[i].key, l->data);
+      known = g_str_equal (option_table[i].info.name, l->data);
     if (!known) {
       GString *keys = g_string_new (NULL);
       for (guint i = 0; i < G_N_ELEMENTS (option_table); i++)
-        g_string_append_printf (keys, "%s%s", i ? ", " : "", option_table[i].key);
+        g_string_append_printf (keys, "%s%s", i ? ", " : "", option_table[i].info.name);
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
           "setup options: unknown key \"%s\" (known: %s)", (const char *) l->data,
           keys->str);

@@ -6,42 +6,40 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
 #include <glib/gstdio.h>
 
-/* Reads @fd to its end into @buf, at most @limit + 1 bytes (one more than
- * allowed tells a file too large), waiting for a silent FIFO up to
- * MXL_USER_FILE_WAIT_MS in all. Returns: 0, or the errno. */
+/* Reads @fd (a regular file) to its end into @buf, at most @limit + 1
+ * bytes (one more than allowed tells a file too large). Returns: 0, or the
+ * errno. */
 static int
 read_fd_bounded (int fd, GByteArray *buf, gsize limit)
 {
-  gint64 deadline = g_get_monotonic_time () +
-      MXL_USER_FILE_WAIT_MS * G_TIME_SPAN_MILLISECOND;
   guint8 chunk[16384];
 
   while (buf->len <= limit) {
     gssize n = read (fd, chunk, MIN (sizeof chunk, limit + 1 - buf->len));
-    GPollFD pfd = { fd, G_IO_IN, 0 };
-    gint64 left_ms;
 
-    if (n > 0) {
+    if (n > 0)
       g_byte_array_append (buf, chunk, (guint) n);
-      continue;
-    }
-    if (n == 0)
+    else if (n == 0)
       return 0;
-    if (errno == EINTR)
-      continue;
-    if (errno != EAGAIN)
+    else if (errno != EINTR)
       return errno;
-    left_ms = (deadline - g_get_monotonic_time () + 999) / 1000;
-    if (left_ms <= 0)
-      return ETIMEDOUT;
-    g_poll (&pfd, 1, (gint) left_ms);
   }
   return 0;
+}
+
+/* What a file of mode @mode is, when not a regular file. */
+static const char *
+kind_of (mode_t mode)
+{
+  return S_ISFIFO (mode) ? "a FIFO" : S_ISDIR (mode) ? "a directory"
+      : S_ISCHR (mode) ? "a character device" : S_ISBLK (mode)
+      ? "a block device" : S_ISSOCK (mode) ? "a socket" : "of another kind";
 }
 
 gchar *
@@ -49,13 +47,28 @@ mxl_user_file_read (const char *path, gsize limit, gsize *out_len,
     GError **error)
 {
   GByteArray *buf;
+  struct stat st;
   int fd, err;
 
+  /* non-blocking: the open of a FIFO without a writer returns at once */
   fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
   if (fd < 0) {
     err = errno;
     g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (err),
         g_strerror (err));
+    return NULL;
+  }
+  if (fstat (fd, &st) != 0) {
+    err = errno;
+    g_close (fd, NULL);
+    g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (err),
+        g_strerror (err));
+    return NULL;
+  }
+  if (!S_ISREG (st.st_mode)) {
+    g_close (fd, NULL);
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_REGULAR_FILE,
+        "not a regular file (%s)", kind_of (st.st_mode));
     return NULL;
   }
   buf = g_byte_array_new ();
@@ -64,9 +77,6 @@ mxl_user_file_read (const char *path, gsize limit, gsize *out_len,
   if (err == 0 && buf->len > limit)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
         "larger than %" G_GSIZE_FORMAT " bytes", limit);
-  else if (err == ETIMEDOUT)
-    g_set_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
-        "nothing to read within %u ms", MXL_USER_FILE_WAIT_MS);
   else if (err != 0)
     g_set_error_literal (error, G_FILE_ERROR, g_file_error_from_errno (err),
         g_strerror (err));

@@ -203,6 +203,45 @@ MXL_EXPORT mxlStatus mxlFabricsExtGetProtocol (size_t in_index,
     mxlFabricsExtProtocolInfo *out_info);
 
 /**
+ * mxlFabricsExtOptionInfo:
+ * @name: the key in the setup options JSON ("cqDepth").
+ * @type: its JSON type: "integer", "boolean" or "string".
+ * @meaning: what it sets, with its unit or range ("completion queue
+ *   entries"), in words for a help text.
+ * @targetDefault: the library's value on a target when the key is not
+ *   given, as text ("64", "true", "the provider's max_msg_size"); NULL
+ *   when a target does not use the key.
+ * @initiatorDefault: the same on an initiator.
+ *
+ * One key of the setup options (docs/wire-format.md §11.2): the row of the
+ * table the library's options parser reads them by.
+ */
+typedef struct mxlFabricsExtOptionInfo {
+  char const *name;
+  char const *type;
+  char const *meaning;
+  char const *targetDefault;
+  char const *initiatorDefault;
+} mxlFabricsExtOptionInfo;
+
+/**
+ * mxlFabricsExtGetOption:
+ * @in_index: 0, 1, ... up to the number of keys, in the order of the
+ *   library's options table.
+ * @out_info: (out): filled with key @in_index; its strings are static.
+ *
+ * Lists the setup option keys this library knows (those
+ * mxlFabricsExtValidateOptions() accepts), so that an application can
+ * build its help from them. Iterate from 0 until the call returns
+ * MXL_ERR_NOT_FOUND.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_NOT_FOUND for @in_index past the last
+ * key; MXL_ERR_INVALID_ARG for NULL @out_info.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtGetOption (size_t in_index,
+    mxlFabricsExtOptionInfo *out_info);
+
+/**
  * mxlFabricsExtValidateOptions:
  * @in_options: (nullable): setup options JSON as given to
  *   mxlFabricsTargetSetup() / mxlFabricsInitiatorSetup() (docs/wire-format.md §7.3);
@@ -292,7 +331,9 @@ MXL_EXPORT char const *mxlFabricsExtConnectionStateName (mxlFabricsExtConnection
  * @previous, @current: the state before and after the transition.
  * @reason: MXL_STATUS_OK for requested transitions; otherwise the failure
  *   that caused it (MXL_ERR_NOT_READY for a timeout, MXL_ERR_INTERRUPTED for
- *   an orderly shutdown by the peer, MXL_ERR_UNKNOWN for transport errors).
+ *   an orderly shutdown by the peer and for a shm target known gone: its
+ *   process exited, or a target of this process closed; MXL_ERR_UNKNOWN for
+ *   transport errors).
  * @timestampNs: CLOCK_MONOTONIC nanoseconds of the transition.
  * @retryAtNs: an initiator's transition to LOST with the setup option
  *   "reconnect": CLOCK_MONOTONIC nanoseconds at which the library retries it
@@ -778,20 +819,22 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetProvider (
  *   (free with free(3)); NULL on failure.
  * @out_length: (out) (optional): bytes read, the NUL not counted.
  * @out_reason: (out) (transfer full) (nullable): on failure the cause
- *   alone ("larger than 4194304 bytes", "nothing to read within 1000 ms",
+ *   alone ("larger than 4194304 bytes", "not a regular file (a FIFO)",
  *   strerror(3)), free with free(3); NULL to ignore.
  *
  * Reads the file the way mxlFabricsExtTargetInfoFromUserString() reads an
  * "@PATH": at most MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES bytes (one
- * more is refused, so /dev/zero cannot make it read forever), opened
- * non-blocking so that a FIFO without a writer does not block the open,
- * and a FIFO whose writer stays silent is given up after 1 s. No call
- * blocks longer (docs/wire-format.md §1.6).
+ * more is refused), and only a regular file: it is opened with
+ * O_NONBLOCK | O_CLOEXEC (a FIFO without a writer does not block the open)
+ * and fstat(2)ed, and a FIFO, a device (/dev/zero), a directory or a
+ * socket is refused at once, so the call never waits for a writer
+ * (docs/wire-format.md §1.6).
  *
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG (a NULL argument, or the
  * file holds more than the limit); MXL_ERR_NOT_FOUND (no such file);
- * MXL_ERR_PERMISSION_DENIED; MXL_ERR_TIMEOUT (a silent FIFO);
- * MXL_ERR_UNKNOWN (another open or read error).
+ * MXL_ERR_PERMISSION_DENIED; MXL_ERR_UNSUPPORTED_OPERATION (not a regular
+ * file: a FIFO, a device, a directory, a socket); MXL_ERR_UNKNOWN (another
+ * open, fstat or read error).
  */
 MXL_EXPORT mxlStatus mxlFabricsExtReadUserFile (char const *in_path,
     char **out_contents, size_t *out_length, char **out_reason);
@@ -803,8 +846,8 @@ MXL_EXPORT mxlStatus mxlFabricsExtReadUserFile (char const *in_path,
  *   base64-encoded as mxl-fabrics-demo prints it (§1.6; standard alphabet,
  *   padded or not, ASCII whitespace such as line wraps ignored), or "@PATH"
  *   naming a file that holds either of the two (at most
- *   MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES are read, so a FIFO or a
- *   device cannot make the call read forever).
+ *   MXL_FABRICS_EXT_TARGET_INFO_MAX_FILE_BYTES are read, and only from a
+ *   regular file, as by mxlFabricsExtReadUserFile()).
  * @out_targetInfo: (out) (transfer full): free with mxlFabricsFreeTargetInfo().
  * @out_reason: (out) (transfer full) (nullable): on failure why the text
  *   was refused, naming the key or the file (free with free(3)); NULL to
@@ -817,8 +860,9 @@ MXL_EXPORT mxlStatus mxlFabricsExtReadUserFile (char const *in_path,
  * is neither form, a malformed document, or a file that is too large or
  * holds a NUL byte; MXL_ERR_NOT_FOUND when the "@PATH" file does not exist
  * (yet: a caller may wait for it); MXL_ERR_PERMISSION_DENIED when it
- * cannot be opened for that reason; MXL_ERR_UNKNOWN for another error
- * reading it.
+ * cannot be opened for that reason; MXL_ERR_UNSUPPORTED_OPERATION when it
+ * is not a regular file (a FIFO, a device, a directory); MXL_ERR_UNKNOWN
+ * for another error reading it.
  */
 MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoFromUserString (char const *in_text,
     mxlFabricsTargetInfo *out_targetInfo, char **out_reason);

@@ -248,6 +248,67 @@ test_with_defaults (void)
       ==, MXL_ERR_INVALID_ARG);
 }
 
+/* The options table (mxlFabricsExtGetOption()): every key it lists is one
+ * the validator accepts, a key it does not list is refused, and each
+ * integer or boolean default it states for a role is the parser's own
+ * (mxl_setup_options_defaults()), so an element's help built from it tells
+ * the truth. */
+static void
+test_option_table (void)
+{
+  MxlSetupOptions d;
+  mxlFabricsExtOptionInfo info;
+  g_autoptr (GString) names = g_string_new (NULL);
+  struct {
+    const char *name;
+    const char *value;          /* the parser's default as text */
+  } expect[] = {
+    { "cqDepth", NULL }, { "progressThread", NULL },
+    { "postRingCapacity", NULL }, { "samplesStaging", NULL },
+    { "exclusive", NULL }, { "reconnect", NULL },
+  };
+  g_autofree char *cq = NULL, *ring = NULL;
+  size_t i, n, found = 0;
+
+  mxl_setup_options_defaults (&d);
+  cq = g_strdup_printf ("%u", d.cq_depth);
+  ring = g_strdup_printf ("%u", d.post_ring_capacity);
+  expect[0].value = cq;
+  expect[1].value = d.progress_thread ? "true" : "false";
+  expect[2].value = ring;
+  expect[3].value = d.samples_staging ? "true" : "false";
+  expect[4].value = d.exclusive ? "true" : "false";
+  expect[5].value = d.reconnect ? "true" : "false";
+
+  for (n = 0; mxlFabricsExtGetOption (n, &info) == MXL_STATUS_OK; n++) {
+    g_autofree char *json = g_strdup_printf ("{\"%s\": %s}", info.name,
+        g_str_equal (info.type, "boolean") ? "true" :
+        g_str_equal (info.type, "string") ? "\"write\"" : "2");
+    char err[256] = "";
+
+    g_assert_nonnull (info.meaning);
+    g_assert_true (info.targetDefault != NULL || info.initiatorDefault != NULL);
+    g_assert_cmpint (mxlFabricsExtValidateOptions (json, err, sizeof err), ==,
+        MXL_STATUS_OK);
+    g_string_append_printf (names, "%s%s", n ? ", " : "", info.name);
+    for (i = 0; i < G_N_ELEMENTS (expect); i++) {
+      if (!g_str_equal (expect[i].name, info.name))
+        continue;
+      found++;
+      if (info.targetDefault)
+        g_assert_cmpstr (info.targetDefault, ==, expect[i].value);
+      if (info.initiatorDefault)
+        g_assert_cmpstr (info.initiatorDefault, ==, expect[i].value);
+    }
+  }
+  g_assert_cmpuint (found, ==, G_N_ELEMENTS (expect));
+  g_assert_cmpstr (names->str, ==, "cqDepth, maxMessageSize, iovLimit, "
+      "protocol, progressThread, postRingCapacity, samplesStaging, "
+      "exclusive, reconnect");
+  g_assert_cmpint (mxlFabricsExtGetOption (n, &info), ==, MXL_ERR_NOT_FOUND);
+  g_assert_cmpint (mxlFabricsExtGetOption (0, NULL), ==, MXL_ERR_INVALID_ARG);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -257,5 +318,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/options/all-keys", test_all_keys);
   g_test_add_func ("/fabrics/options/validate", test_validate);
   g_test_add_func ("/fabrics/options/with-defaults", test_with_defaults);
+  g_test_add_func ("/fabrics/options/table", test_option_table);
   return g_test_run ();
 }

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* A sink target given as an http:// URL; see sinktargeturl.h. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sinktargeturl.h"
+
+GST_DEBUG_CATEGORY_EXTERN (mxl_fabrics_sink_conn_debug);
+#define GST_CAT_DEFAULT mxl_fabrics_sink_conn_debug
+
+/* Whether @t needs its document: none yet, or the receiver may have
+ * restarted with another one (lost, refused, failed). */
+static gboolean
+wanted (const GstMxlFabricsSinkTarget * t)
+{
+  switch (t->state.kind) {
+    case GST_MXL_FABRICS_SINK_TARGET_IDLE:
+      return t->json == NULL;
+    case GST_MXL_FABRICS_SINK_TARGET_CONNECTING:
+      return t->state.u.connecting.refused > 0 || t->state.u.connecting.taken;
+    case GST_MXL_FABRICS_SINK_TARGET_CONNECTED:
+      return FALSE;
+    default:
+      return TRUE;
+  }
+}
+
+static void
+warn (GstMxlFabricsSinkTarget * t, GError * error, GPtrArray * notices)
+{
+  gst_mxl_fabrics_sink_notice_problem (notices, GST_MESSAGE_WARNING,
+      error->domain, error->code, g_strdup_printf ("%s%s%s%s; still trying",
+          t->id_str[0] ? "target " : "", t->id_str[0] ? t->id_str : "",
+          t->id_str[0] ? ": " : "", error->message), t->value);
+  g_error_free (error);
+}
+
+void
+gst_mxl_fabrics_sink_target_check_url (GstMxlFabricsSink * self,
+    GstMxlFabricsSinkTarget * t, gint64 now, GPtrArray * notices)
+{
+  const gchar *url = gst_mxl_fabrics_sink_fetch_url (t->fetch);
+  GstMxlFabricsSinkFetchResult r;
+  GError *error = NULL;
+  gchar *body = NULL, *json = NULL;
+  mxlFabricsTargetInfo parsed = NULL;
+  const gchar *p;
+
+  if (t->json == NULL && t->state.kind == GST_MXL_FABRICS_SINK_TARGET_IDLE) {
+    GstMxlFabricsSinkTargetState s = {
+      .kind = GST_MXL_FABRICS_SINK_TARGET_AWAITING_FILE
+    };
+    gst_mxl_fabrics_sink_target_set_state (self, t, &s,
+        "fetching the TargetInfo", notices);
+  }
+  r = gst_mxl_fabrics_sink_fetch_poll (t->fetch, now, wanted (t), &body,
+      &error);
+  if (r == GST_MXL_FABRICS_SINK_FETCH_FAILED) {
+    warn (t, error, notices);
+    return;
+  }
+  if (r != GST_MXL_FABRICS_SINK_FETCH_DOCUMENT)
+    return;
+  /* JSON only: the answer is untrusted, and the resolver would read a
+   * local file for "@path" */
+  for (p = body; g_ascii_isspace (*p); p++);
+  if (*p != '{')
+    error = g_error_new (GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
+        "the answer of %s (HTTP 200) is not a TargetInfo JSON document",
+        url);
+  else if (!gst_mxl_fabrics_target_info_resolve_parsed (p, NULL, &json, NULL,
+          NULL, &parsed, &error))
+    g_prefix_error (&error, "the answer of %s (HTTP 200) is not a usable "
+        "TargetInfo: ", url);
+  g_free (body);
+  if (error) {
+    warn (t, error, notices);
+    return;
+  }
+  gst_mxl_fabrics_sink_target_take_text (self, t, json, parsed,
+      "TargetInfo at its URL changed", notices);
+}
+
+gint64
+gst_mxl_fabrics_sink_target_url_next_due (GstMxlFabricsSinkTarget * t,
+    gint64 due)
+{
+  return gst_mxl_fabrics_sink_fetch_next_due (t->fetch, wanted (t), due);
+}
