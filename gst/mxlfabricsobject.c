@@ -47,6 +47,7 @@ gst_mxl_fabrics_object_free (GstMxlFabricsObject * obj)
   if (obj == NULL)
     return;
   g_free (obj->node);
+  g_free (obj->resolved_node);
   g_free (obj->service);
   g_free (obj->domain);
   g_free (obj->flow_id);

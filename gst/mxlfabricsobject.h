@@ -188,6 +188,9 @@ typedef struct {
   GstElement *element;          /* not owned */
   GstMxlFabricsProvider provider;
   gchar *node;
+  /* @node resolved by start() when it is a host name
+   * (gst_mxl_fabrics_open_resolve_node()), else NULL */
+  gchar *resolved_node;
   gchar *service;
   gchar *domain;
   gchar *flow_id;

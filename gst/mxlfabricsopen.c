@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gio/gio.h>
+
 /* The settings an open uses, copied under the object lock. */
 typedef struct {
   GstMxlFabricsProvider want;
@@ -24,7 +26,7 @@ settings_copy (GstMxlFabricsObject * obj, Settings * s)
   GST_OBJECT_LOCK (obj->element);
   s->want = obj->provider;
   s->domain = g_strdup (obj->domain);
-  s->node = g_strdup (obj->node);
+  s->node = g_strdup (obj->resolved_node ? obj->resolved_node : obj->node);
   s->service = g_strdup (obj->service);
   s->options = g_strdup (obj->options);
   GST_OBJECT_UNLOCK (obj->element);
@@ -37,6 +39,115 @@ settings_clear (Settings * s)
   g_free (s->node);
   g_free (s->service);
   g_free (s->options);
+}
+
+/* The state of one bounded lookup (gst_mxl_fabrics_open_resolve_node()). */
+typedef struct {
+  GList *addresses;             /* GInetAddress, owned */
+  GError *error;
+  gboolean done;
+} Lookup;
+
+static void
+lookup_done (GObject * resolver, GAsyncResult * res, gpointer data)
+{
+  Lookup *l = data;
+
+  l->addresses = g_resolver_lookup_by_name_finish (G_RESOLVER (resolver), res,
+      &l->error);
+  l->done = TRUE;
+}
+
+static gboolean
+lookup_timed_out (gpointer cancellable)
+{
+  g_cancellable_cancel (cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+/* TRUE when a node of provider @want is an address that a host name
+ * resolves to (everything but shm's names; auto is tcp on any host with
+ * an interface, docs/fabrics-engine.md "The list applications see"). */
+static gboolean
+node_is_address (GstMxlFabricsProvider want)
+{
+  bool is_name = false;
+
+  /* GST_MXL_FABRICS_PROVIDER_AUTO is MXL_FABRICS_PROVIDER_ANY: refused */
+  if (mxlFabricsExtProviderNodeIsName ((mxlFabricsProvider) want,
+          &is_name) != MXL_STATUS_OK)
+    return TRUE;
+  return !is_name;
+}
+
+gboolean
+gst_mxl_fabrics_open_resolve_node (GstMxlFabricsObject * obj, GError ** error)
+{
+  g_autoptr (GResolver) resolver = NULL;
+  g_autoptr (GCancellable) cancellable = NULL;
+  g_autofree gchar *node = NULL;
+  GMainContext *ctx;
+  GSource *timeout;
+  GstMxlFabricsProvider want;
+  Lookup l = { NULL, NULL, FALSE };
+  GInetAddress *pick = NULL;
+
+  GST_OBJECT_LOCK (obj->element);
+  g_clear_pointer (&obj->resolved_node, g_free);
+  node = g_strdup (obj->node);
+  want = obj->provider;
+  GST_OBJECT_UNLOCK (obj->element);
+  if (node == NULL || node[0] == '\0' || g_hostname_is_ip_address (node)
+      || !node_is_address (want))
+    return TRUE;
+
+  /* The lookup on a context of this call, so that its end and the timeout
+   * are the only events waited for. */
+  ctx = g_main_context_new ();
+  g_main_context_push_thread_default (ctx);
+  resolver = g_resolver_get_default ();
+  cancellable = g_cancellable_new ();
+  g_resolver_lookup_by_name_async (resolver, node, cancellable, lookup_done,
+      &l);
+  timeout = g_timeout_source_new (GST_MXL_FABRICS_RESOLVE_TIMEOUT_MS);
+  g_source_set_callback (timeout, lookup_timed_out, cancellable, NULL);
+  g_source_attach (timeout, ctx);
+  while (!l.done)
+    g_main_context_iteration (ctx, TRUE);
+  g_source_destroy (timeout);
+  g_source_unref (timeout);
+  g_main_context_pop_thread_default (ctx);
+  g_main_context_unref (ctx);
+
+  if (l.error != NULL) {
+    gboolean late = g_error_matches (l.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "cannot resolve node \"%s\": %s", node, late ?
+        "no answer within " G_STRINGIFY (GST_MXL_FABRICS_RESOLVE_TIMEOUT_MS)
+        " ms" : l.error->message);
+    g_error_free (l.error);
+    return FALSE;
+  }
+  for (GList * a = l.addresses; a != NULL && pick == NULL; a = a->next)
+    if (g_inet_address_get_family (a->data) == G_SOCKET_FAMILY_IPV4)
+      pick = a->data;
+  if (pick == NULL && l.addresses != NULL)
+    pick = l.addresses->data;
+  if (pick != NULL) {
+    gchar *text = g_inet_address_to_string (pick);
+
+    GST_OBJECT_LOCK (obj->element);
+    obj->resolved_node = text;
+    GST_OBJECT_UNLOCK (obj->element);
+  }
+  g_resolver_free_addresses (l.addresses);
+  if (pick == NULL) {
+    g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND,
+        "cannot resolve node \"%s\": no address", node);
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* The provider of @s->want (auto: the library's choice among the

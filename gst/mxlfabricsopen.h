@@ -13,6 +13,30 @@
 
 G_BEGIN_DECLS
 
+/* Longest wait of start() for a host name's resolution (ms). */
+#define GST_MXL_FABRICS_RESOLVE_TIMEOUT_MS 2000
+
+/**
+ * gst_mxl_fabrics_open_resolve_node:
+ * @obj: the element's settings.
+ * @error: GST_RESOURCE_ERROR_NOT_FOUND naming the node when it does not
+ *   resolve (or not within GST_MXL_FABRICS_RESOLVE_TIMEOUT_MS).
+ *
+ * start() of both elements, never the streaming thread (as udpsrc and
+ * multiudpsink resolve theirs): when `node` is a host name and the
+ * provider takes a numeric address (every provider but shm, whose node is
+ * a name, mxlFabricsExtProviderNodeIsName(); `auto` included), resolves it
+ * with GResolver, bounded by a GCancellable cancelled after
+ * GST_MXL_FABRICS_RESOLVE_TIMEOUT_MS, and keeps the first IPv4 address
+ * (else the first) in @obj->resolved_node, which the opens below use
+ * instead of `node`. Numeric addresses and an empty node are kept as they
+ * are.
+ *
+ * Returns: FALSE with @error set when the name does not resolve.
+ */
+gboolean gst_mxl_fabrics_open_resolve_node (GstMxlFabricsObject * obj,
+    GError ** error);
+
 /**
  * gst_mxl_fabrics_open_initiator:
  * @obj: the element's settings (provider, node, service, domain, options).

@@ -203,7 +203,8 @@ gst_mxl_fabrics_object_install_properties (GObjectClass * klass)
           SETTING_FLAGS));
   g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_NODE,
       g_param_spec_string ("node", "Node",
-          "Local bind address: numeric IP for tcp and verbs, GID for efa, a "
+          "Local bind address: an IP address or a host name (resolved at "
+          "start, at most 2 s) for tcp and verbs, GID for efa, a "
           "name for shm; empty means automatic: the first non-loopback "
           "address libfabric lists for the provider (tcp, verbs, efa), or a "
           "name unique to the element (shm, \"mxlfabrics-<pid>-<n>\"). "

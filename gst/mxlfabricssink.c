@@ -49,6 +49,12 @@
  * buffers without a connected target are written into the local flow, not
  * transferred, and counted as `dropped-no-target` in `stats`. A
  * lost target is retried with a WARNING while `auto-reconnect` is on.
+ * `node` (its own bind address) may be a host name, resolved by start()
+ * as the src's (at most 2 s; an unknown name is an ERROR naming it).
+ * At EOS, once its transfers completed, the sink sends the end-of-stream
+ * notice to each connected target whose TargetInfo advertises it
+ * (`ext.eos`, docs/wire-format.md §11.8), whose mxlfabricssrc then ends
+ * its stream with EOS; others (the MXL reference) get nothing.
  *
  * One bad target never stops the others. `add-target` returns FALSE for a
  * TargetInfo the library refuses and for a target already given (compared
@@ -185,6 +191,7 @@
 #include "sinkcaps.h"
 #include "sinkwait.h"
 #include "sinkwrite.h"
+#include "mxlfabricsopen.h"
 #include "mxlfabricsuri.h"
 
 GST_DEBUG_CATEGORY (gst_mxl_fabrics_sink_debug);
@@ -318,6 +325,7 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
 
   gst_mxl_fabrics_object_reset_stats (self->obj);
   if (!gst_mxl_fabrics_object_validate (self->obj, &error)
+      || !gst_mxl_fabrics_open_resolve_node (self->obj, &error)
       || !gst_mxl_fabrics_sink_add_property_target (self, &error))
     goto failed;
   /* Every TargetInfo already read was checked by the library's resolver

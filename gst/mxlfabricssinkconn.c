@@ -345,6 +345,19 @@ gst_mxl_fabrics_sink_engine_eos (GstMxlFabricsSink * self)
   while (self->settle_until != 0 && !self->obj->flushing
       && g_cond_wait_until (&self->obj->cond, &self->obj->lock, deadline));
   self->settle_until = 0;
+  /* The grains went out: the end-of-stream notice to the targets that
+   * advertise it (docs/wire-format.md §11.8); others get nothing. */
+  if (self->initiator != NULL && self->n_connected > 0 && !self->obj->flushing) {
+    guint32 sent = 0;
+    mxlStatus st = mxlFabricsExtInitiatorSendEndOfStream (self->initiator,
+        GST_MXL_FABRICS_SINK_EOS_NOTICE_MS, &sent);
+
+    if (st != MXL_STATUS_OK)
+      GST_WARNING_OBJECT (self, "end-of-stream notice: %s (%u sent)",
+          gst_mxl_fabrics_status_name (st), sent);
+    else
+      GST_DEBUG_OBJECT (self, "end-of-stream notice sent to %u targets", sent);
+  }
 }
 
 /* The library's notify (mxlFabricsExtInitiatorSetNotify): the initiator's

@@ -62,6 +62,8 @@ void gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self);
 /* Longest wait of an EOS for the transfers in flight before the stats
  * are refreshed (ms): gst_mxl_fabrics_sink_engine_eos(). */
 #define GST_MXL_FABRICS_SINK_SETTLE_MS 500
+/* Longest wait of an EOS for its end-of-stream notices (ms). */
+#define GST_MXL_FABRICS_SINK_EOS_NOTICE_MS 1000
 
 /**
  * gst_mxl_fabrics_sink_engine_eos:
@@ -73,7 +75,11 @@ void gst_mxl_fabrics_sink_engine_stop (GstMxlFabricsSink * self);
  * has the engine thread refresh the stats (the engine's and each
  * target's), so that stats read when the EOS is on the bus count every
  * transfer up to it. A flush or a state change (unlock) ends the wait at
- * once. No wait when the engine is not running.
+ * once. No wait when the engine is not running. Then, with a target
+ * connected, sends the end-of-stream notice
+ * (mxlFabricsExtInitiatorSendEndOfStream(), at most
+ * GST_MXL_FABRICS_SINK_EOS_NOTICE_MS) to the targets whose TargetInfo
+ * advertises it, so that their mxlfabricssrc ends its stream too.
  */
 void gst_mxl_fabrics_sink_engine_eos (GstMxlFabricsSink * self);
 

@@ -77,10 +77,19 @@
  *
  * When `timeout` nanoseconds pass without data, the element message
  * `mxl-fabrics-timeout` (fields `timeout`, `last-index`) is posted and
- * connection-state becomes `stalled`; no EOS is sent. Every connection-state
+ * connection-state becomes `stalled`; no EOS is sent. When the sender ends
+ * its stream (an mxlfabricssink at EOS: the end-of-stream notice the
+ * TargetInfo advertises, `ext.eos`, docs/wire-format.md §11.8), the src
+ * pushes EOS after the grains or batches that came before it, so
+ * `num-buffers` on the sender ends both pipelines; a sender that sends no
+ * notice (the MXL reference) leaves the timeout as it was. Every connection-state
  * change posts `mxl-fabrics-connection` (fields `state`, `target-id`,
  * `reason`). The TargetInfo holds remote keys: it is never logged above
  * LOG level, but `gst-launch-1.0 -v` prints readable properties.
+ *
+ * `node` is a numeric address or, for every provider but shm (whose node
+ * is a name), a host name: start() resolves it with GResolver, at most
+ * 2 s (gst/mxlfabricsopen.c), and an unknown name is an ERROR naming it.
  *
  * ## URI
  *
@@ -173,6 +182,7 @@
 #include "mxlfabricssrc.h"
 #include "gstmxlfabricselements.h"
 #include "srcflow.h"
+#include "mxlfabricsopen.h"
 #include "srclatency.h"
 #include "srcread.h"
 #include "mxlfabricsuri.h"
@@ -378,6 +388,7 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
 
   gst_mxl_fabrics_object_reset_stats (self->obj);
   if (!gst_mxl_fabrics_object_validate (self->obj, &error)
+      || !gst_mxl_fabrics_open_resolve_node (self->obj, &error)
       || !gst_mxl_fabrics_src_resolve_format (self, &self->format, &flow_def,
           &error))
     goto failed;
@@ -401,6 +412,7 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
   self->last_index = G_MAXUINT64;
   self->last_data_us = 0;
   self->stalled = FALSE;
+  self->remote_eos = FALSE;
   self->stats_at_us = 0;
   self->bad_input_seen = 0;
   self->absent_since_us = 0;

@@ -78,6 +78,9 @@ struct _GstMxlFabricsSrc {
   guint64 last_index;           /* G_MAXUINT64 until a grain was pushed */
   guint64 first_index;          /* the first pushed (valid with last_index) */
   gboolean stalled;
+  gboolean remote_eos;          /* the sender's end-of-stream notice came
+                                   (MXL_FABRICS_EXT_STATUS_END_OF_STREAM):
+                                   EOS once the grains before it are out */
   gint64 stats_at_us;           /* last engine stats refresh */
   guint64 bad_input_seen;       /* bad input total last posted */
   /* an index absent from its slot while newer ones completed: waited for

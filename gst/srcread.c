@@ -554,6 +554,16 @@ gst_mxl_fabrics_src_read_status (GstMxlFabricsSrc * self, mxlStatus st)
 {
   poll_target_events (self);
   refresh_engine_stats (self, FALSE);
+  /* The sender ended its stream (its notice, docs/wire-format.md §11.8):
+   * EOS after what it sent before. A status of the extension, outside
+   * the enumeration. */
+  if (st == MXL_FABRICS_EXT_STATUS_END_OF_STREAM) {
+    GST_INFO_OBJECT (self, "the sender's end of stream");
+    self->remote_eos = TRUE;
+    /* nothing more comes: the stats as they end */
+    refresh_engine_stats (self, TRUE);
+    return GST_FLOW_EOS;
+  }
   switch (st) {
     case MXL_STATUS_OK:
       break;
@@ -598,6 +608,10 @@ gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
     if (*buffer || ret != GST_FLOW_OK || !awaiting_absent (self))
       return ret;
   }
+  /* the sender's end of stream, once every grain completed before it is
+   * out */
+  if (self->remote_eos && (!self->have_head || self->next > self->head))
+    return GST_FLOW_EOS;
   /* a completion already queued arrived earlier than now: only one that
    * comes during the wait tells the arrival time */
   st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
@@ -606,6 +620,8 @@ gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
     st = mxlFabricsTargetReadGrain (self->target, read_wait_ms (self),
         &index);
   ret = gst_mxl_fabrics_src_read_status (self, st);
+  if (ret == GST_FLOW_EOS)
+    return GST_FLOW_OK;         /* the grains before it first (above) */
   if (st != MXL_STATUS_OK || ret != GST_FLOW_OK)
     return ret;
   on_grain_completed (self, index, waited);
@@ -617,7 +633,10 @@ gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
     st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
     if (st == MXL_ERR_INVALID_ARG)
       count (self, &self->obj->counters.invalid, 1, FALSE);
-    else if (st != MXL_STATUS_OK)
+    else if (st == MXL_FABRICS_EXT_STATUS_END_OF_STREAM) {
+      gst_mxl_fabrics_src_read_status (self, st);
+      break;
+    } else if (st != MXL_STATUS_OK)
       break;
     else
       on_grain_completed (self, index, FALSE);

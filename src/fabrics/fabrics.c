@@ -277,6 +277,17 @@ mxlFabricsExtGetProvider (size_t in_index, mxlFabricsExtProviderInfo *out_info)
   return MXL_STATUS_OK;
 }
 
+MXL_EXPORT mxlStatus
+mxlFabricsExtProviderNodeIsName (mxlFabricsProvider in_provider, bool *out_isName)
+{
+  const MxlProviderDesc *desc = mxl_provider_lookup (in_provider);
+
+  if (desc == NULL || out_isName == NULL)
+    return MXL_ERR_INVALID_ARG;
+  *out_isName = mxl_provider_names_nodes (desc);
+  return MXL_STATUS_OK;
+}
+
 /* Rank of provider @p when @want is asked for: lower is better, G_MAXUINT
  * never. ANY follows autoRank (0 there: only when named). */
 static guint
@@ -488,6 +499,17 @@ mxlFabricsExtInitiatorGetStats (mxlFabricsInitiator in_initiator,
     return MXL_ERR_INVALID_STATE;
   mxl_initiator_get_stats (in_initiator, out_stats);
   return MXL_STATUS_OK;
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtInitiatorSendEndOfStream (mxlFabricsInitiator in_initiator,
+    uint16_t in_timeoutMs, uint32_t *out_sent)
+{
+  if (in_initiator == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (!in_initiator->base.setup_done)
+    return MXL_ERR_INVALID_STATE;
+  return mxl_initiator_send_eos (in_initiator, in_timeoutMs, out_sent);
 }
 
 MXL_EXPORT mxlStatus

@@ -145,6 +145,19 @@ void mxl_conn_transition (MxlConn *conn, MxlConnInput input, mxlStatus reason);
  * for a target of this process, its withdrawn address: localpeers.h). */
 gboolean mxl_conn_peer_gone (const MxlConn *conn);
 
+/**
+ * mxl_initiator_send_eos:
+ * mxlFabricsExtInitiatorSendEndOfStream() (initiator_eos.c): posts the
+ * end-of-stream notice to every connected target that advertises it, each
+ * once nothing is queued or in flight to it, and waits at most
+ * @timeout_ms in all for their completions; @out_sent (nullable):
+ * those that completed. Returns: OK, or MXL_ERR_TIMEOUT.
+ */
+mxlStatus mxl_initiator_send_eos (MxlInitiator *init, int timeout_ms, uint32_t *out_sent);
+/** A completion of @ctx (base.lock held): TRUE when it is a notice's,
+ * which it counts and puts back; FALSE for every other. */
+gboolean mxl_initiator_eos_done (MxlInitiator *init, MxlWriteCtx *ctx, gboolean ok);
+
 /** TRUE when the peer of @conn is a target of this process that the
  * provider reaches through the target's own memory, and that reaches this
  * side's endpoint through its memory too (docs/libfabric-notes.md P17). */

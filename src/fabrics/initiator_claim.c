@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "fabrics/wire/claim.h"
+#include "fabrics/wire/eos.h"
 
 typedef enum MxlClaimPhase {
   MXL_CLAIM_DUE,             /* the claim write is due at @due */
@@ -80,29 +81,21 @@ claim_transition (MxlConnClaim *c, MxlClaimInput in, gint64 now)
   }
 }
 
-/* Posts the claim write (@read FALSE) or the read of the owner word.
- * Returns: 0, or the negative fi errno (-FI_EAGAIN: try again later). */
+/* Posts one operation on a word of the target's claim region with @ctx:
+ * the write of @c's token (buf[0]) into mailbox @word with immediate data
+ * @imm, or (@read) the read of word 0 into buf[2]. Returns: 0, or the
+ * negative fi errno. */
 static ssize_t
-claim_post (MxlConnClaim *c, MxlConn *conn, struct fid_ep *ep, fi_addr_t addr,
-    uint64_t token, gboolean read)
+word_post (MxlConnClaim *c, MxlConn *conn, struct fid_ep *ep, fi_addr_t addr,
+    MxlWriteCtx *ctx, guint word, uint32_t imm, gboolean read)
 {
-  MxlInitiator *init = conn->init;
-  MxlWriteCtx *ctx;
   struct iovec iov;
   struct fi_rma_iov rma;
   struct fi_msg_rma msg;
-  ssize_t rc;
 
-  if ((ctx = mxl_initiator_ctx_get (init)) == NULL)
-    return -FI_EAGAIN;
-  ctx->conn_id = conn->conn_id;
-  ctx->transfer_seq = MXL_CTX_SEQ_CLAIM;
-  c->buf[0] = token;
-  c->buf[2] = 0;
   iov.iov_base = read ? &c->buf[2] : &c->buf[0];
   iov.iov_len = sizeof (uint64_t);
-  rma.addr = conn->info->claim_addr
-      + (read ? 0 : mxl_claim_mailbox (token) * sizeof (uint64_t));
+  rma.addr = conn->info->claim_addr + word * sizeof (uint64_t);
   rma.len = sizeof (uint64_t);
   rma.key = conn->info->claim_key;
   memset (&msg, 0, sizeof msg);
@@ -113,9 +106,29 @@ claim_post (MxlConnClaim *c, MxlConn *conn, struct fid_ep *ep, fi_addr_t addr,
   msg.rma_iov = &rma;
   msg.rma_iov_count = 1;
   msg.context = ctx;
-  msg.data = mxl_claim_imm (token);
-  rc = read ? fi_readmsg (ep, &msg, FI_COMPLETION)
+  msg.data = imm;
+  return read ? fi_readmsg (ep, &msg, FI_COMPLETION)
       : fi_writemsg (ep, &msg, FI_COMPLETION | FI_REMOTE_CQ_DATA | FI_DELIVERY_COMPLETE);
+}
+
+/* Posts the claim write (@read FALSE) or the read of the owner word.
+ * Returns: 0, or the negative fi errno (-FI_EAGAIN: try again later). */
+static ssize_t
+claim_post (MxlConnClaim *c, MxlConn *conn, struct fid_ep *ep, fi_addr_t addr,
+    uint64_t token, gboolean read)
+{
+  MxlInitiator *init = conn->init;
+  MxlWriteCtx *ctx;
+  ssize_t rc;
+
+  if ((ctx = mxl_initiator_ctx_get (init)) == NULL)
+    return -FI_EAGAIN;
+  ctx->conn_id = conn->conn_id;
+  ctx->transfer_seq = MXL_CTX_SEQ_CLAIM;
+  c->buf[0] = token;
+  c->buf[2] = 0;
+  rc = word_post (c, conn, ep, addr, ctx, read ? 0 : mxl_claim_mailbox (token),
+      mxl_claim_imm (token), read);
   if (rc != 0)
     mxl_initiator_ctx_put (init, ctx);
   return rc;
@@ -184,6 +197,17 @@ mxl_claim_done (MxlConnClaim *c, MxlConn *conn, uint64_t token, gboolean ok)
   } else if (conn->state.kind == MXL_CONN_CONNECTING) {
     mxl_conn_transition (conn, MXL_CONN_IN_CONNECTED, MXL_STATUS_OK);
   }
+}
+
+ssize_t
+mxl_claim_post_eos (MxlConnClaim *c, MxlConn *conn, struct fid_ep *ep,
+    fi_addr_t addr, uint64_t token, MxlWriteCtx *ctx)
+{
+  guint mailbox = mxl_claim_mailbox (token);
+
+  /* buf[0] holds the token for claim writes as well: the same value */
+  c->buf[0] = token;
+  return word_post (c, conn, ep, addr, ctx, mailbox, mxl_eos_imm (mailbox), FALSE);
 }
 
 void

@@ -28,6 +28,15 @@ gboolean mxl_claim_tick (MxlConnClaim **claim, MxlConn *conn, struct fid_ep *ep,
  * it names another initiator or the operation failed. @claim NULL: none
  * was posted, nothing happens. */
 void mxl_claim_done (MxlConnClaim *claim, MxlConn *conn, uint64_t token, gboolean ok);
+/**
+ * mxl_claim_post_eos:
+ * Posts the end-of-stream notice of @conn (src/fabrics/wire/eos.h) with
+ * @ctx: @token written into its mailbox of the target's claim region,
+ * immediate data mxl_eos_imm() naming that mailbox, so that the target
+ * knows it from its owner. Returns: 0 or the negative fi errno.
+ */
+ssize_t mxl_claim_post_eos (MxlConnClaim *claim, MxlConn *conn, struct fid_ep *ep,
+    fi_addr_t addr, uint64_t token, MxlWriteCtx *ctx);
 /** The connection opens (again): a claim write is due now. NULL: none. */
 void mxl_claim_restart (MxlConnClaim *claim);
 /** The connection closes: nothing is in flight any more. NULL: none. */

@@ -224,6 +224,8 @@ mxl_initiator_on_completion (MxlInitiator *init, void *op_context, gboolean ok, 
   if (ctx < init->ctx_pool || ctx >= init->ctx_pool + init->ctx_count || !ctx->in_use)
     return;                  /* not ours, or reclaimed already */
   conn = g_hash_table_lookup (init->by_conn_id, &ctx->conn_id);
+  if (mxl_initiator_eos_done (init, ctx, ok))
+    return;                  /* an end-of-stream notice (initiator_eos.c) */
   if (init->type_ops->own_completion != NULL
       && init->type_ops->own_completion (init, ctx, conn, ok))
     return;                  /* the endpoint type's own operation */

@@ -312,6 +312,20 @@ rdm_own_completion (MxlInitiator *init, MxlWriteCtx *ctx, MxlConn *conn,
   return TRUE;
 }
 
+/* MxlInitiatorTypeOps.post_eos: to an exclusive target the notice names
+ * the claim token's mailbox (initiator_claim.c). */
+static gboolean
+rdm_post_eos (MxlConn *conn, MxlWriteCtx *ctx, ssize_t *rc)
+{
+  MxlRdmConn *state = rdm_conn (conn);
+
+  if (!claims (conn) || state->claim == NULL)
+    return FALSE;
+  *rc = mxl_claim_post_eos (state->claim, conn, conn->state.u.connected.ep,
+      conn->state.u.connected.addr, claim_token (conn->init), ctx);
+  return TRUE;
+}
+
 static mxlStatus
 rdm_setup (MxlInitiator *init, GError **error)
 {
@@ -589,6 +603,7 @@ const MxlInitiatorTypeOps mxl_initiator_rdm_ops = {
   .check_parked = rdm_check_parked,
   .parked = rdm_parked,
   .own_completion = rdm_own_completion,
+  .post_eos = rdm_post_eos,
   .reports_peer_loss = FALSE,
   .close_ends_reads = FALSE,
   .ordered_receives = FALSE,

@@ -8,6 +8,7 @@
 #include <rdma/fi_eq.h>
 
 #include "fabrics/ofi/localpeers.h"
+#include "fabrics/wire/eos.h"
 #include "fabrics/protocol/rxring.h"
 #include "fabrics/setup.h"
 #include "flow/flow-priv.h"
@@ -134,6 +135,11 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
     info->recv_size = t->pstate->ring->entry_size;
   def = mxl_flow_writer_get_def (t->writer);
   info->flow_def = def ? g_strdup (def) : NULL;
+  /* The end-of-stream notice (wire/eos.h): remote write only (no message
+   * ingress in front of the write one), and only where its slot field
+   * 0xFFFF is no slot of ours. */
+  if (t->ingress == t->istate->ops && t->base.grain_count < MXL_EOS_SLOT)
+    info->eos_version = MXL_EOS_VERSION;
   t->info = info;
   /* an initiator of this process asks whether it still lives (P17) */
   if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_LOCAL_PEER_SHARED))
@@ -426,6 +432,15 @@ consume (MxlTarget *t, uint64_t *out_index, uint64_t *out_count)
       if (!(e->flags & FI_RECV))
         t->stats.completionsWithoutData++;
       continue;
+    }
+    /* The end-of-stream notice (wire/eos.h), where advertised: after the
+     * completions before it. Elsewhere the ingress refuses the value as
+     * out-of-range immediate data. A connectionless target with claims
+     * has taken the notices of others than its owner out already
+     * (target_claim.c). */
+    if (t->info != NULL && t->info->eos_version != 0 && mxl_eos_is_imm (e->data)) {
+      t->stats.endOfStreamNotices++;
+      return MXL_FABRICS_EXT_STATUS_END_OF_STREAM;
     }
     st = t->ingress->on_completion (t, e, out_index, out_count);
     if (st != MXL_ERR_NOT_READY)

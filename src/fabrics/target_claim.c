@@ -11,6 +11,7 @@
 #include "fabrics/target.h"
 
 #include "fabrics/wire/claim.h"
+#include "fabrics/wire/eos.h"
 
 struct MxlTargetClaims {
   MxlClaimTarget c;
@@ -70,6 +71,21 @@ mxl_target_claims_fill_info (const MxlTargetClaims *claims,
   info->claim_key = claims->c.region.key;
 }
 
+/* Whether end-of-stream notice @data (wire/eos.h) names a mailbox that
+ * holds the owner's token: only the owner writes it there (untrusted
+ * @data: the mailbox is bounded). */
+static gboolean
+notice_of_owner (const MxlClaimTarget *c, uint64_t data)
+{
+  guint mailbox = mxl_eos_mailbox (data);
+  uint64_t word;
+
+  if (c->owner == 0 || mailbox == 0 || mailbox >= MXL_CLAIM_WORDS)
+    return FALSE;
+  word = __atomic_load_n (&c->words[mailbox], __ATOMIC_ACQUIRE);
+  return word == c->owner;
+}
+
 size_t
 mxl_target_claims_take (MxlTarget *t, MxlTargetClaims *claims,
     struct fi_cq_data_entry *batch, size_t len)
@@ -87,6 +103,11 @@ mxl_target_claims_take (MxlTarget *t, MxlTargetClaims *claims,
       /* an initiator took the target up: counted as an RC accept is */
       if (claims->c.owner != 0 && claims->c.owner != owner)
         t->stats.connectionsAccepted++;
+    } else if ((batch[i].flags & FI_REMOTE_CQ_DATA) && t->info != NULL
+        && t->info->eos_version != 0 && mxl_eos_is_imm (batch[i].data)
+        && !notice_of_owner (&claims->c, batch[i].data)) {
+      /* an end-of-stream notice of another than the owner: ignored */
+      t->stats.noticesRefused++;
     } else
       batch[kept++] = batch[i];
   }

@@ -45,7 +45,7 @@ mxl_grain_ctx_slot (const MxlInitiator *init, const MxlWriteCtx *ctx)
 {
   const MxlGrainSource *s = mxl_grain_source (init);
 
-  if (s == NULL || s->ctx_slot == NULL || ctx->transfer_seq == MXL_CTX_SEQ_CLAIM)
+  if (s == NULL || s->ctx_slot == NULL || ctx->transfer_seq >= MXL_CTX_SEQ_EOS)
     return MXL_GRAIN_NO_SLOT;
   return s->ctx_slot[ctx - init->ctx_pool];
 }

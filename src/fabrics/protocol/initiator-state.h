@@ -79,6 +79,10 @@ struct MxlWriteCtx {
 /** MxlWriteCtx transfer_seq of a claim write or read (initiator_rdm.c): no
  * transfer's (seqs count up from 0 per connection). */
 #define MXL_CTX_SEQ_CLAIM G_MAXUINT64
+/** MxlWriteCtx transfer_seq of an end-of-stream notice (initiator_eos.c,
+ * src/fabrics/wire/eos.h). Seqs from here up are no transfer's: their
+ * writes read no grain slot. */
+#define MXL_CTX_SEQ_EOS (G_MAXUINT64 - 1)
 
 /**
  * MxlTransfer:
@@ -381,6 +385,13 @@ typedef struct MxlInitiatorTypeOps {
    * (connected endpoints). */
   gboolean (*own_completion) (MxlInitiator *init, MxlWriteCtx *ctx,
       MxlConn *conn, gboolean ok);
+  /* Posts the end-of-stream notice of connected @conn with @ctx
+   * (wire/eos.h) if the type has its own (connectionless to an exclusive
+   * target: the claim token into its mailbox, initiator_claim.c), with
+   * the outcome in @rc (0 or the negative fi errno), and returns TRUE;
+   * FALSE: the engine posts the zero-length one (initiator_eos.c). NULL:
+   * the type has none of its own (connected endpoints). */
+  gboolean (*post_eos) (MxlConn *conn, MxlWriteCtx *ctx, ssize_t *rc);
   /* TRUE when the transport reports a vanished peer itself (connected
    * endpoints); otherwise stalled writes mean a lost peer. */
   gboolean reports_peer_loss;
@@ -458,6 +469,10 @@ struct mxlFabricsInitiator_t {
   /* the mode's own state (the thread's post ring and counters,
    * initiator_progress.c), NULL inline */
   MxlModeState *mode_state;
+  /* end-of-stream notices posted whose completion has not been read
+   * (initiator_eos.c), base.lock */
+  guint eos_pending;
+  guint eos_completed;       /* of those, completed without error */
 };
 
 /* --- egress machinery of this layer: payload overrides of the grain

@@ -135,7 +135,7 @@ mxl_hooks_completion_fault (const MxlInitiator *init, const void *op_context,
   gboolean last = FALSE;
 
   if (*ok && ctx >= init->ctx_pool && ctx < init->ctx_pool + init->ctx_count
-      && ctx->in_use && ctx->transfer_seq != MXL_CTX_SEQ_CLAIM
+      && ctx->in_use && ctx->transfer_seq < MXL_CTX_SEQ_EOS
       && take_fault (init, MXL_INJECT_ERROR_COMPLETION, err, &last))
     *ok = FALSE;
 }

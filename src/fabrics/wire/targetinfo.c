@@ -127,6 +127,8 @@ mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
   }
   json_builder_set_member_name (b, "ext");
   json_builder_begin_object (b);
+  if (info->eos_version != 0)
+    add_u64_string (b, "eos", info->eos_version);
   if (info->flow_def != NULL) {
     json_builder_set_member_name (b, "flowDef");
     json_builder_add_string_value (b, info->flow_def);
@@ -365,6 +367,12 @@ read_ext (JsonObject *root, struct mxlFabricsTargetInfo_t *info, GError **error)
       return fail (error, "ext.\"credits\" %" G_GUINT64_FORMAT
           " is not a version (1 .. 4294967295)", version);
     info->credits = (uint32_t) version;
+  }
+  if (json_object_has_member (ext, "eos")) {
+    uint64_t version = 0;
+    if (!get_u64_string (ext, "ext.", "eos", &version, error))
+      return FALSE;
+    info->eos_version = (uint32_t) MIN (version, G_MAXUINT32);
   }
   /* Kept as given: the protocol table checks the name
    * (mxl_protocol_check_info(), protocol_table.c). */

@@ -36,7 +36,8 @@ struct mxlFabricsTargetInfo_t {
   /* Our extensions, serialised under the key "ext" (ignored by the reference):
    * {"ext":{"protocol":"write|send|tagged","flowDef":"<NMOS flow JSON>",
    *   "recvSize":"<bytes>","pid":"<process id, shm>",
-   *   "claimAddr":"<addr>","claimKey":"<rkey>","credits":"<version>"}} */
+   *   "claimAddr":"<addr>","claimKey":"<rkey>","credits":"<version>",
+   *   "eos":"<version>"}} */
   char *protocol;                 /* ext."protocol" as given, owned; NULL: not
                                     given (MXL_TARGET_INFO_DEFAULT_PROTOCOL).
                                     A name of the protocol table, checked by
@@ -61,6 +62,10 @@ struct mxlFabricsTargetInfo_t {
    * as the reference does. A version this code does not know
    * (mxl_credit_version_usable()) is kept as read and treated as none. */
   uint32_t credits;
+  /* "eos": the version of the end-of-stream notice the target accepts
+   * (src/fabrics/wire/eos.h, MXL_EOS_VERSION); 0 = not given (the
+   * reference, an older target: no notice is sent). */
+  uint32_t eos_version;
 };
 
 /**
@@ -99,9 +104,11 @@ char *mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info);
  * "id"; "provider" a string (any name); optional "ext" object with optional
  * "protocol" (any name, kept as given: mxl_protocol_check_info() checks it
  * against the protocol table; absent: MXL_TARGET_INFO_DEFAULT_PROTOCOL,
- * docs/wire-format.md §11.1) and "flowDef" strings and
- * "recvSize" (64-bit, send protocol, bytes of one posted receive) and
- * "credits" (1 .. 2^32 - 1, the credit extension's version). Every
+ * docs/wire-format.md §11.1) and "flowDef" strings,
+ * "recvSize" (64-bit, send protocol, bytes of one posted receive),
+ * "credits" (1 .. 2^32 - 1, the credit extension's version) and
+ * "eos" (64-bit, the end-of-stream notice's version, wire/eos.h; 0 and
+ * absent: none, values above 2^32 - 1 are kept as 2^32 - 1). Every
  * 64-bit value is a decimal string: optional leading blanks and '+', then
  * digits (no '-', no overflow), then optional trailing blanks. Unknown keys
  * are ignored at every level. The GError domain is G_IO_ERROR

@@ -67,6 +67,20 @@ extern "C" {
  */
 #define MXL_FABRICS_EXT_STATUS_SAMPLES_LOST MXL_ERR_OUT_OF_RANGE_TOO_LATE
 
+/**
+ * MXL_FABRICS_EXT_STATUS_END_OF_STREAM:
+ * Returned by a target read (mxlFabricsTargetReadGrain*(),
+ * mxlFabricsTargetReadSamples*()) when the initiator sent its end-of-stream
+ * notice (mxlFabricsExtInitiatorSendEndOfStream(), docs/wire-format.md
+ * §11.8): every grain or batch it wrote before the notice was returned by
+ * the reads before this one; nothing is committed by this read. Only a
+ * target whose TargetInfo advertises the notice (ext."eos") returns it;
+ * the connection stays as it was (a new stream may follow). Counted in
+ * mxlFabricsExtTargetStats.endOfStreamNotices. A value of its own, outside
+ * the reference's statuses.
+ */
+#define MXL_FABRICS_EXT_STATUS_END_OF_STREAM ((mxlStatus) 2001)
+
 /** Accepts "any", "tcp", "verbs", "efa", "shm" and "tcp;ofi_rxm".
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG otherwise or for NULL. */
 MXL_EXPORT mxlStatus mxlFabricsExtProviderFromString (char const *in_string,
@@ -112,6 +126,20 @@ typedef struct mxlFabricsExtProviderInfo {
  */
 MXL_EXPORT mxlStatus mxlFabricsExtGetProvider (size_t in_index,
     mxlFabricsExtProviderInfo *out_info);
+
+/**
+ * mxlFabricsExtProviderNodeIsName:
+ * @out_isName: (out): true when the provider's interface node is any name
+ *   of the application's choice (shm: it names the endpoint), false when
+ *   it is a numeric address (tcp, tcp;ofi_rxm, verbs: an IP literal; efa:
+ *   an IPv6 GID), which an application resolves from a host name itself
+ *   (the elements: docs/fabrics-engine.md "Providers").
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL or a value that is
+ * no provider (MXL_FABRICS_PROVIDER_ANY included).
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtProviderNodeIsName (mxlFabricsProvider in_provider,
+    bool *out_isName);
 
 /**
  * mxlFabricsExtChooseInterface:
@@ -457,6 +485,13 @@ typedef struct mxlFabricsExtTargetStats_t {
   uint64_t creditReleasesUnsent; /* releases with no initiator to send them
                                     to (none announced itself, or it left)
                                     or whose send failed */
+  uint64_t endOfStreamNotices;   /* end-of-stream notices returned
+                                    (MXL_FABRICS_EXT_STATUS_END_OF_STREAM) */
+  uint64_t noticesRefused;       /* end-of-stream notices ignored: an exclusive
+                                    connectionless target's from another
+                                    initiator than its owner (a notice at a
+                                    target that does not advertise it is
+                                    counted in badImmediateData) */
 } mxlFabricsExtTargetStats;
 
 /**
@@ -544,6 +579,31 @@ typedef struct mxlFabricsExtInitiatorStats_t {
  * MXL_ERR_INVALID_STATE when the initiator is not set up. */
 MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetStats (mxlFabricsInitiator in_initiator,
     mxlFabricsExtInitiatorStats *out_stats);
+
+/**
+ * mxlFabricsExtInitiatorSendEndOfStream:
+ * @in_timeoutMs: how long to wait for the notices' completions (ms).
+ * @out_sent: (out) (optional): notices that completed.
+ *
+ * Sends the end-of-stream notice (docs/wire-format.md §11.8) to every
+ * connected target whose TargetInfo advertises it (ext."eos"); a target
+ * that does not (the MXL reference, an older TargetInfo) gets nothing.
+ * Call it after the last transfer: each target's notice is posted once
+ * every transfer queued to it before has gone out and completed, so the
+ * target reports it (MXL_FABRICS_EXT_STATUS_END_OF_STREAM) after those
+ * grains or batches. Each notice is one remote write with immediate data
+ * (fi_rma(3), FI_REMOTE_CQ_DATA; zero bytes, or the claim token to an
+ * exclusive connectionless target). Waits at most @in_timeoutMs in all,
+ * driving progress itself without a progress thread; a target whose
+ * transfers did not complete by then gets no notice.
+ *
+ * Returns: MXL_STATUS_OK (also when no target advertises it);
+ * MXL_ERR_INVALID_ARG for NULL; MXL_ERR_INVALID_STATE when not set up;
+ * MXL_ERR_TIMEOUT when a notice was not sent or did not complete in time
+ * (@out_sent counts those that completed).
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtInitiatorSendEndOfStream (mxlFabricsInitiator in_initiator,
+    uint16_t in_timeoutMs, uint32_t *out_sent);
 
 /**
  * mxlFabricsExtInitiatorGrainInFlight:

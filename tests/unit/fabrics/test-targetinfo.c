@@ -6,6 +6,8 @@
 
 #include "fabrics/protocol/protocol.h"
 #include "fabrics/wire/targetinfo.h"
+#include "fabrics/wire/claim.h"
+#include "fabrics/wire/eos.h"
 
 #include <stdlib.h>
 #include <mxl/fabrics-ext.h>
@@ -204,6 +206,66 @@ test_credits (void)
     g_assert_nonnull (strstr (error->message, "credits"));
   }
   mxl_target_info_free (info);
+}
+
+/* ext.eos (the end-of-stream notice, src/fabrics/wire/eos.h): written
+ * first in ext when set, absent when not; read back; not a number is
+ * refused; 0 and absent mean none; the value's imm encoding is told apart
+ * from claims and grains. */
+static void
+test_eos_key (void)
+{
+  struct mxlFabricsTargetInfo_t *info = make_info ();
+  g_autofree char *json = NULL, *plain = NULL;
+  g_autoptr (GError) error = NULL;
+  mxlStatus status = MXL_ERR_UNKNOWN;
+  struct mxlFabricsTargetInfo_t *back;
+#define EOS_DOC(v) "{\"addressFormat\":2,\"ext\":{\"eos\":" v "}," \
+      "\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\",\"id\":\"1\",\"provider\":" \
+      "\"tcp\",\"regions\":[{\"addr\":\"0\",\"len\":\"8\",\"rkey\":\"1\"}]}"
+  const char *bad = EOS_DOC ("\"one\"");
+  const char *zero = EOS_DOC ("\"0\"");
+  const char *big = EOS_DOC ("\"99999999999\"");
+#undef EOS_DOC
+
+  plain = mxl_target_info_to_json (info);
+  g_assert_null (strstr (plain, "\"eos\""));
+  info->eos_version = MXL_EOS_VERSION;
+  json = mxl_target_info_to_json (info);
+  g_assert_nonnull (strstr (json, "\"ext\":{\"eos\":\"1\","));
+  back = mxl_target_info_from_json (json, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->eos_version, ==, 1);
+  mxl_target_info_free (back);
+  back = mxl_target_info_from_json (plain, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->eos_version, ==, 0);
+  mxl_target_info_free (back);
+  back = mxl_target_info_from_json (zero, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->eos_version, ==, 0);
+  mxl_target_info_free (back);
+  back = mxl_target_info_from_json (big, &status, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (back->eos_version, ==, G_MAXUINT32);
+  mxl_target_info_free (back);
+  back = mxl_target_info_from_json (bad, &status, &error);
+  g_assert_null (back);
+  g_assert_cmpint (status, ==, MXL_ERR_INVALID_ARG);
+  g_assert_nonnull (strstr (error->message, "eos"));
+  mxl_target_info_free (info);
+
+  /* the notice's immediate data: not a claim, not a grain of < 0xFFFF
+   * slots; only its own form is one */
+  g_assert_cmphex (mxl_eos_imm (0), ==, 0x8000FFFFu);
+  g_assert_cmphex (mxl_eos_imm (5), ==, 0x8005FFFFu);
+  g_assert_true (mxl_eos_is_imm (mxl_eos_imm (63)));
+  g_assert_cmpuint (mxl_eos_mailbox (mxl_eos_imm (63)), ==, 63);
+  g_assert_false (mxl_claim_is_imm (mxl_eos_imm (5)));
+  g_assert_false (mxl_eos_is_imm (mxl_claim_imm (5)));
+  g_assert_false (mxl_eos_is_imm (0xFFFFu | (0x40u << 16)));
+  g_assert_false (mxl_eos_is_imm (0x8000FFFEu));
+  g_assert_false (mxl_eos_is_imm ((UINT64_C (1) << 32) | mxl_eos_imm (0)));
 }
 
 static void
@@ -810,6 +872,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/targetinfo/recv-size", test_recv_size);
   g_test_add_func ("/fabrics/targetinfo/owner-pid", test_owner_pid);
   g_test_add_func ("/fabrics/targetinfo/claim-region", test_claim_region);
+  g_test_add_func ("/fabrics/targetinfo/eos-key", test_eos_key);
   g_test_add_func ("/fabrics/targetinfo/parse-with-reason", test_parse_with_reason);
   g_test_add_func ("/fabrics/targetinfo/spec-example", test_spec_example);
   g_test_add_func ("/fabrics/targetinfo/copy-equal", test_copy_equal);
