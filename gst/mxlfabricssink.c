@@ -18,7 +18,8 @@
  * signal. A URL is fetched by the engine thread,
  * never in a state change (at most 2 s and 64 KiB an answer, no redirect
  * followed, JSON only), again while the target is lost, refused or failed
- * (100 ms doubling to 500 ms between attempts), so a receiver restarted
+ * (100 ms doubling to 500 ms between attempts) and once a second while it
+ * is connected (If-None-Match: a 304 has no body), so a receiver restarted
  * with new keys is followed; an unchanged answer keeps the connection. A
  * failed fetch is a WARNING naming the URL and the HTTP status
  * (docs/security.md "The HTTP endpoint").
@@ -484,7 +485,7 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           "JSON, @path of a file (a file that does not exist yet is "
           "waited for, a rewritten file retargets), or the src's "
           "http://HOST:PORT/target-info (fetched again when the target is "
-          "lost); or several of them, "
+          "lost, and re-validated once a second); or several of them, "
           "separated by ';' or ',' (a JSON source ends at its closing "
           "brace; a ',' ends an @path only before '@' or '{'), each a target "
           "as add-target makes it, a duplicate refused with a WARNING; "

@@ -416,6 +416,13 @@ gst_mxl_fabrics_sink_fetch_poll (GstMxlFabricsSinkFetch * f, gint64 now,
   return result;
 }
 
+void
+gst_mxl_fabrics_sink_fetch_defer (GstMxlFabricsSinkFetch * f,
+    gint64 not_before_us)
+{
+  f->next_us = MAX (f->next_us, not_before_us);
+}
+
 gint64
 gst_mxl_fabrics_sink_fetch_next_due (GstMxlFabricsSinkFetch * f,
     gboolean wanted, gint64 due)

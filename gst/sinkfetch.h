@@ -22,6 +22,11 @@ G_BEGIN_DECLS
  * after each failed or unchanged answer, up to the second. */
 #define GST_MXL_FABRICS_SINK_FETCH_RETRY_MIN_MS 100
 #define GST_MXL_FABRICS_SINK_FETCH_RETRY_MAX_MS 500
+/* While its target is connected, a URL's document is asked for again
+ * (If-None-Match: a 304 costs no body) this often (ms), so a receiver
+ * restarted with new keys at the same address is followed even where the
+ * provider reports no loss. */
+#define GST_MXL_FABRICS_SINK_FETCH_REVALIDATE_MS 1000
 
 typedef struct _GstMxlFabricsSinkFetch GstMxlFabricsSinkFetch;
 
@@ -80,6 +85,11 @@ const gchar *gst_mxl_fabrics_sink_fetch_shown (GstMxlFabricsSinkFetch * f,
 GstMxlFabricsSinkFetchResult gst_mxl_fabrics_sink_fetch_poll
     (GstMxlFabricsSinkFetch * f, gint64 now, gboolean wanted, gchar ** body,
     GError ** error);
+
+/** Engine thread: no request before @not_before_us (monotonic µs), e.g.
+ * the slower re-validation of a connected target's document. */
+void gst_mxl_fabrics_sink_fetch_defer (GstMxlFabricsSinkFetch * f,
+    gint64 not_before_us);
 
 /** Engine thread: the time the next request is due when @wanted and none
  * is in flight, else @due (the earlier). */

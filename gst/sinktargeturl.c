@@ -11,7 +11,10 @@ GST_DEBUG_CATEGORY_EXTERN (mxl_fabrics_sink_conn_debug);
 
 /* Whether @t needs its document: none yet, or the receiver may have
  * restarted with another one (lost, failed, or connecting without success
- * yet). Connecting counts whatever the provider says: on a connectionless
+ * yet; while connected, re-validated every
+ * GST_MXL_FABRICS_SINK_FETCH_REVALIDATE_MS: tcp;ofi_rxm reports no loss of
+ * a receiver restarted at the same address, its old target stays
+ * connected). Connecting counts whatever the provider says: on a connectionless
  * one (shm, tcp;ofi_rxm) a connect to a gone receiver is never refused,
  * so waiting for a refusal would retry the dead address forever. The
  * fetch's back-off spaces the requests (sinkfetch.h); an unchanged
@@ -23,7 +26,7 @@ wanted (const GstMxlFabricsSinkTarget * t)
     case GST_MXL_FABRICS_SINK_TARGET_IDLE:
       return t->json == NULL;
     case GST_MXL_FABRICS_SINK_TARGET_CONNECTED:
-      return FALSE;
+      return TRUE;
     default:
       return TRUE;
   }
@@ -60,6 +63,11 @@ gst_mxl_fabrics_sink_target_check_url (GstMxlFabricsSink * self,
   }
   r = gst_mxl_fabrics_sink_fetch_poll (t->fetch, now, wanted (t), &body,
       &error);
+  /* connected: the next re-validation in a while, not on the back-off */
+  if (r != GST_MXL_FABRICS_SINK_FETCH_NONE
+      && t->state.kind == GST_MXL_FABRICS_SINK_TARGET_CONNECTED)
+    gst_mxl_fabrics_sink_fetch_defer (t->fetch,
+        now + GST_MXL_FABRICS_SINK_FETCH_REVALIDATE_MS * 1000);
   if (r == GST_MXL_FABRICS_SINK_FETCH_FAILED) {
     warn (t, error, notices);
     return;

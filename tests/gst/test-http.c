@@ -516,6 +516,8 @@ main (int argc, char **argv)
   g_test_add_func ("/http/transfer", test_transfer);
   g_test_add_data_func ("/http/restart", "tcp", test_restart);
   g_test_add_data_func ("/http/restart/shm", "shm", test_restart);
+  g_test_add_data_func ("/http/restart/tcp-ofi-rxm", "tcp;ofi_rxm",
+      test_restart);
   g_test_add_func ("/http/userinfo-hidden", test_userinfo_hidden);
   g_test_add_data_func ("/http/hostile/slow", slow, test_hostile);
   g_test_add_data_func ("/http/hostile/silent", silent, test_hostile);
