@@ -381,6 +381,18 @@ test_restart (gconstpointer data)
 /* A sink given a URL with user:password@ and nothing listening: its
  * WARNINGs name the URL without the userinfo, in text and debug;
  * add-target refuses an https:// URL. */
+/* Counts debug log lines of ours that hold "s3cret" (@data: a guint). */
+static void
+secret_log (GstDebugCategory * category, GstDebugLevel level,
+    const gchar * file, const gchar * function, gint line, GObject * object,
+    GstDebugMessage * message, gpointer data)
+{
+  const gchar *text = gst_debug_message_get (message);
+
+  if (text != NULL && strstr (text, "s3cret") != NULL)
+    (*(guint *) data)++;
+}
+
 static void
 test_userinfo_hidden (void)
 {
@@ -392,9 +404,16 @@ test_userinfo_hidden (void)
   GstElement *tx = hgst_parse (desc), *sink;
   GstBus *bus = gst_element_get_bus (tx);
   gint64 end = g_get_monotonic_time () + 3 * G_USEC_PER_SEC;
-  guint warnings = 0;
+  guint warnings = 0, logged = 0;
   gboolean added = TRUE;
+  GstStructure *stats = NULL;
+  gchar *text;
 
+  /* every debug line of the sink's categories (INFO and more) is looked at,
+   * none printed */
+  gst_debug_remove_log_function (gst_debug_log_default);
+  gst_debug_add_log_function (secret_log, &logged, NULL);
+  gst_debug_set_threshold_from_string ("*mxl*:6", FALSE);
   hgst_play (tx);
   while (warnings < 2 && g_get_monotonic_time () < end) {
     GstMessage *m = gst_bus_timed_pop_filtered (bus, 50 * GST_MSECOND,
@@ -415,11 +434,25 @@ test_userinfo_hidden (void)
     gst_message_unref (m);
   }
   g_assert_cmpuint (warnings, >=, 1);
+  /* the per-target stats name the source as shown too */
+  sink = gst_bin_get_by_name (GST_BIN (tx), "sink");
+  g_object_get (sink, "stats", &stats, NULL);
+  text = gst_structure_to_string (stats);
+  g_test_message ("stats: %s", text);
+  g_assert_nonnull (strstr (text, shown));
+  g_assert_null (strstr (text, "s3cret"));
+  g_free (text);
+  gst_structure_free (stats);
+  gst_object_unref (sink);
   /* https: refused (the reason, tests/gst/test-fetch.c, in the log) */
   sink = gst_bin_get_by_name (GST_BIN (tx), "sink");
   g_signal_emit_by_name (sink, "add-target", "https://127.0.0.1:1/x", &added);
   g_assert_false (added);
   hgst_stop (tx);
+  gst_debug_set_threshold_from_string ("*mxl*:0", FALSE);
+  gst_debug_remove_log_function (secret_log);
+  gst_debug_add_log_function (gst_debug_log_default, NULL, NULL);
+  g_assert_cmpuint (logged, ==, 0);
   gst_object_unref (sink);
   gst_object_unref (bus);
   g_free (shown);
