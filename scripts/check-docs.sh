@@ -69,11 +69,12 @@ for meta in "$work"/*.meta; do
   esac
   t=$(echo "$marker" | sed -n 's/.*timeout=\([0-9][0-9]*\).*/\1/p')
   [ -n "$t" ] || t=60
-  sed -e "s#\\\$PWD/build/#$build/#g" \
+  # /tmp first: the build tree itself may lie under /tmp (a clone there)
+  sed -e "s#\\(^\\|[ =\"'@>]\\)/tmp/#\\1$work/tmp/#g" \
+      -e "s#%2Ftmp%2F#$work_uri%2Ftmp%2F#g" \
+      -e "s#\\\$PWD/build/#$build/#g" \
       -e "s#\\(^\\|[ =\"'@]\\)build/#\\1$build/#g" \
-      -e "s#-C build\\( \\|\$\\)#-C $build\\1#g" \
-      -e "s#\\(^\\|[ =\"'@>]\\)/tmp/#\\1$work/tmp/#g" \
-      -e "s#%2Ftmp%2F#$work_uri%2Ftmp%2F#g" "$block" >"$block.run"
+      -e "s#-C build\\( \\|\$\\)#-C $build\\1#g" "$block" >"$block.run"
   start=$(date +%s)
   (cd "$src" && timeout -k 5 "$t" sh -eu "$block.run") >"$block.out" 2>&1
   rc=$?
