@@ -93,7 +93,10 @@
  * `interlace-mode=alternate` with one field per buffer, or
  * `interlace-mode=interleaved` with both fields woven in each buffer, as
  * capture cards deliver them: split into the flow's two grains of the
- * frame, the first field in time at an even index), v210 + key
+ * frame, the first field in time at an even index; interlaced only at
+ * 25/1 or 30000/1001 frames a second, the rates the MXL flow format
+ * allows for interlaced video, docs/flow-format.md §2.3: others are an
+ * ERROR naming the rate), v210 + key
  * (`mxl-alpha=true`, see caps.h for the buffer layout), `audio/x-raw,
  * format=F32LE` (non-interleaved with GstAudioMeta, or interleaved) and
  * `meta/x-st-2038, alignment=frame` (each buffer converted into the RFC
