@@ -65,6 +65,19 @@ gst_mxl_fabrics_media_ops_for_caps (const GstCaps * caps)
       ops_for_caps (gst_caps_get_structure (caps, 0)) : NULL;
 }
 
+gboolean
+gst_mxl_fabrics_media_never_lends (const GstMxlFabricsFormat * fmt)
+{
+  return FALSE;
+}
+
+gboolean
+gst_mxl_fabrics_media_no_payload_offset (const GstMxlFabricsFormat * fmt,
+    GstBuffer * buffer, gsize * offset)
+{
+  return FALSE;
+}
+
 /* ------------------------------------------------ format <-> flow summary */
 
 /* What @fmt says in the library's terms (the rates as the flow definition

@@ -111,20 +111,6 @@ anc_finish_grain (GstMxlFabricsSrc * self, GstBuffer * grain, guint64 index)
   return out;
 }
 
-/* The payload is converted (RFC 8331), never the buffer's own bytes. */
-static gboolean
-anc_can_lend (const GstMxlFabricsFormat * fmt)
-{
-  return FALSE;
-}
-
-static gboolean
-anc_payload_offset (const GstMxlFabricsFormat * fmt, GstBuffer * buffer,
-    gsize * offset)
-{
-  return FALSE;
-}
-
 /* ST 2038 buffers carry no meta the sink reads; no pool. */
 static guint
 anc_propose_allocation (GstQuery * query, GstCaps * caps)
@@ -216,8 +202,9 @@ const GstMxlFabricsMediaOps gst_mxl_fabrics_media_anc = {
   GST_MXL_FABRICS_MEDIA_GRAIN_OPS,
   .fill_grain = anc_fill_grain,
   .finish_grain = anc_finish_grain,
-  .can_lend = anc_can_lend,
-  .payload_offset = anc_payload_offset,
+  /* the payload is converted (RFC 8331), never the buffer's own bytes */
+  .can_lend = gst_mxl_fabrics_media_never_lends,
+  .payload_offset = gst_mxl_fabrics_media_no_payload_offset,
   .propose_allocation = anc_propose_allocation,
   .caps_name = "meta/x-st-2038",
   .group_role = "Data",

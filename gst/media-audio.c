@@ -255,20 +255,6 @@ audio_read (GstMxlFabricsSrc * self, gint64 offset, GstBuffer ** buffer)
   return ret;
 }
 
-/* Batches are copied out of the buffer, never lent. */
-static gboolean
-audio_can_lend (const GstMxlFabricsFormat * fmt)
-{
-  return FALSE;
-}
-
-static gboolean
-audio_payload_offset (const GstMxlFabricsFormat * fmt, GstBuffer * buffer,
-    gsize * offset)
-{
-  return FALSE;
-}
-
 /* Channel offsets are honoured (gst_audio_buffer_map()); no pool. */
 static guint
 audio_propose_allocation (GstQuery * query, GstCaps * caps)
@@ -421,8 +407,9 @@ const GstMxlFabricsMediaOps gst_mxl_fabrics_media_audio = {
   .index = audio_index,
   .write = audio_write,
   .post = audio_post,
-  .can_lend = audio_can_lend,
-  .payload_offset = audio_payload_offset,
+  /* batches are copied out of the buffer, never lent */
+  .can_lend = gst_mxl_fabrics_media_never_lends,
+  .payload_offset = gst_mxl_fabrics_media_no_payload_offset,
   .propose_allocation = audio_propose_allocation,
   .read = audio_read,
   .batches = TRUE,

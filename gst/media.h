@@ -170,6 +170,16 @@ extern const GstMxlFabricsMediaOps gst_mxl_fabrics_media_video;
 extern const GstMxlFabricsMediaOps gst_mxl_fabrics_media_audio;
 extern const GstMxlFabricsMediaOps gst_mxl_fabrics_media_anc;
 
+/* ---- ops shared by the tables of media the sink always copies (audio
+ * batches, ANC converted to RFC 8331): caps.c ---- */
+
+/* can_lend: never lent in place. */
+gboolean gst_mxl_fabrics_media_never_lends (const GstMxlFabricsFormat * fmt);
+
+/* payload_offset: never in the payload's layout. */
+gboolean gst_mxl_fabrics_media_no_payload_offset (const GstMxlFabricsFormat *
+    fmt, GstBuffer * buffer, gsize * offset);
+
 /* ---- caps.c's helpers for the caps members ---- */
 
 /* The rate of the caps fraction @field into @rate; FALSE when it is not a

@@ -156,7 +156,8 @@ check_behind (GstMxlFabricsSinkTarget * t, gint64 now, GPtrArray * notices)
           "not sent to it (%" G_GUINT64_FORMAT " since the last warning); its "
           "receiver or the network is slower than the stream. The other "
           "targets are not held up", name, t->behind_drops,
-          t->behind_drops - t->behind_warned), gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value));
+          t->behind_drops - t->behind_warned),
+      gst_mxl_fabrics_sink_target_shown (t));
   t->behind_warned = t->behind_drops;
   t->behind_warned_us = now;
   g_free (name);
@@ -168,7 +169,8 @@ static GstStructure *
 target_stats (const GstMxlFabricsSinkTarget * t)
 {
   GstStructure *s = gst_structure_new ("target", "source", G_TYPE_STRING,
-      gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value), "target-id", G_TYPE_STRING, t->id_str,
+      gst_mxl_fabrics_sink_target_shown (t), "target-id", G_TYPE_STRING,
+      t->id_str,
       "state", GST_TYPE_MXL_FABRICS_CONNECTION_STATE,
       gst_mxl_fabrics_sink_target_public_state (t->state.kind), NULL);
 

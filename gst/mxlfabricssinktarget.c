@@ -275,7 +275,7 @@ warn_unknown_provider (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
           "which this library does not know: accepted (as by the MXL "
           "reference, it counts as \"any\"); this sink sends with provider "
           "%s", t->id_str, name ? name : "", ours),
-      gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value));
+      gst_mxl_fabrics_sink_target_shown (t));
 }
 
 /* IDLE → CONNECTING: puts @t's TargetInfo on the initiator: the one parsed
@@ -304,8 +304,8 @@ target_plug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
     mxlFabricsFreeTargetInfo (info);
     target_fail (self, t, g_error_new (GST_RESOURCE_ERROR,
             GST_RESOURCE_ERROR_SETTINGS, "the library gives no id for the "
-            "TargetInfo of %s", gst_mxl_fabrics_sink_fetch_shown (t->fetch,
-                t->value)), notices);
+            "TargetInfo of %s", gst_mxl_fabrics_sink_target_shown (t)),
+        notices);
     return;
   }
   g_snprintf (t->id_str, sizeof t->id_str, "%" G_GUINT64_FORMAT, t->id);
@@ -415,7 +415,7 @@ gst_mxl_fabrics_sink_target_take_text (GstMxlFabricsSink * self,
   if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_IDLE)
     set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_IDLE, NULL, NULL);
   GST_INFO_OBJECT (self, "TargetInfo of %s (re)read",
-      gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value));
+      gst_mxl_fabrics_sink_target_shown (t));
 }
 
 /* The due @path files read without engine_lock (sinktargetfile.c), each
@@ -500,7 +500,7 @@ warn_attempt (GstMxlFabricsSinkTarget * t, guint * refused, gboolean * taken,
               "receiver already has a sender (one sender per "
               "receiver unless its options allow more). Still "
               "trying", t->id_str),
-          gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value));
+          gst_mxl_fabrics_sink_target_shown (t));
     *taken = TRUE;
   } else if (reason != MXL_STATUS_OK
       && ++*refused == GST_MXL_FABRICS_SINK_UNREACHABLE_WARN) {
@@ -511,7 +511,7 @@ warn_attempt (GstMxlFabricsSinkTarget * t, guint * refused, gboolean * taken,
             "TargetInfo? Still trying", t->id_str, *refused,
             reason == MXL_ERR_NOT_READY ? "timed out" :
             "refused or failed"),
-        gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value));
+        gst_mxl_fabrics_sink_target_shown (t));
   }
 }
 

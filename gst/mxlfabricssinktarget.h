@@ -123,6 +123,14 @@ void gst_mxl_fabrics_sink_notice_problem (GPtrArray * notices,
 GstMxlFabricsConnectionState
 gst_mxl_fabrics_sink_target_public_state (GstMxlFabricsSinkTargetKind kind);
 
+/* How messages, logs and stats name @t: its value, a URL without its
+ * userinfo (gst_mxl_fabrics_sink_fetch_shown()). */
+static inline const gchar *
+gst_mxl_fabrics_sink_target_shown (const GstMxlFabricsSinkTarget * t)
+{
+  return gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value);
+}
+
 /** The TargetInfo on the initiator: the one of an on-initiator state
  * (CONNECTING, CONNECTED, LOST), else NULL. (transfer none) */
 mxlFabricsTargetInfo gst_mxl_fabrics_sink_target_info (const

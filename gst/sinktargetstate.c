@@ -166,7 +166,7 @@ notify (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
             e->message, t->path ? "waiting for its TargetInfo file to change"
             : t->fetch ? "fetching its TargetInfo URL again" :
             "the other targets go on"),
-        gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value));
+        gst_mxl_fabrics_sink_target_shown (t));
     g_free (name);
   }
   n = g_new0 (GstMxlFabricsSinkNotice, 1);
@@ -185,7 +185,7 @@ notify (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
         g_strdup_printf ("connection to target %s lost (%s): "
             "reconnecting in %u ms", t->id_str, now->u.lost.why,
             now->u.lost.delay_ms),
-        gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value));
+        gst_mxl_fabrics_sink_target_shown (t));
 }
 
 gboolean
@@ -200,7 +200,7 @@ gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
   if ((guint) s.kind >= N_KINDS || !(allowed[was] & (1u << s.kind))
       || (to && from == NULL && *to == NULL)) {
     g_critical ("sink target %s: no move from %s to %s%s",
-        gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value),
+        gst_mxl_fabrics_sink_target_shown (t),
         kind_names[was], (guint) s.kind < N_KINDS ? kind_names[s.kind] :
         "an unknown state", to && from == NULL ? " without a TargetInfo" : "");
     if ((guint) s.kind < N_KINDS && from == NULL)
@@ -217,7 +217,7 @@ gst_mxl_fabrics_sink_target_set_state (GstMxlFabricsSink * self,
   gst_mxl_fabrics_sink_target_state_clear (&t->state);
   t->state = s;
   GST_DEBUG_OBJECT (self, "target %s: %s -> %s",
-      gst_mxl_fabrics_sink_fetch_shown (t->fetch, t->value), kind_names[was],
+      gst_mxl_fabrics_sink_target_shown (t), kind_names[was],
       kind_names[s.kind]);
   gst_mxl_fabrics_sink_targets_recount (self);
   if (notices != NULL)          /* NULL: a quiet step, the next one says it */

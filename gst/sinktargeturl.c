@@ -22,14 +22,8 @@ GST_DEBUG_CATEGORY_EXTERN (mxl_fabrics_sink_conn_debug);
 static gboolean
 wanted (const GstMxlFabricsSinkTarget * t)
 {
-  switch (t->state.kind) {
-    case GST_MXL_FABRICS_SINK_TARGET_IDLE:
-      return t->json == NULL;
-    case GST_MXL_FABRICS_SINK_TARGET_CONNECTED:
-      return TRUE;
-    default:
-      return TRUE;
-  }
+  /* IDLE with a document: about to be plugged, nothing to ask */
+  return t->state.kind != GST_MXL_FABRICS_SINK_TARGET_IDLE || t->json == NULL;
 }
 
 static void
