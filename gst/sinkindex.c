@@ -68,9 +68,8 @@ gst_mxl_fabrics_sink_held_too_long (GstMxlFabricsSink * self, guint64 index)
 {
   guint64 ts, now;
 
-  /* live or not: a grain's index is its running time on the clock, so a
-   * receiver that started after it was made refuses it just the same */
-  if (mxlIsContinuousDataFormat (self->flow.config.common.format))
+  if (mxlIsContinuousDataFormat (self->flow.config.common.format)
+      || !upstream_is_live (self))
     return FALSE;
   ts = gst_mxl_fabrics_index_to_tai (index, self->format.rate_n,
       self->format.rate_d);

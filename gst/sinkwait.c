@@ -143,8 +143,8 @@ static mxlStatus post_grain (GstMxlFabricsSink * self, guint64 index,
 
 /* Sends the pending grains or sample batches, oldest first, now that a
  * target is connected (engine_lock held); the ring still holds them
- * (gst_mxl_fabrics_sink_make_room()). A grain held longer than any
- * receiver takes one that waited for it is not sent
+ * (gst_mxl_fabrics_sink_make_room()). A grain of a live input held longer
+ * than any receiver takes one that waited for it is not sent
  * (gst_mxl_fabrics_sink_held_too_long()): dropped-no-target. */
 void
 gst_mxl_fabrics_sink_post_pending (GstMxlFabricsSink * self)

@@ -26,13 +26,11 @@ void gst_mxl_fabrics_sink_count_dropped (struct _GstMxlFabricsSink * sink,
  * (obj->lock) held. */
 void gst_mxl_fabrics_sink_drop_pending (struct _GstMxlFabricsSink * sink);
 
-/* (sinkindex.c) Grain @index's origin time lies more than
- * GST_MXL_FABRICS_HELD_HORIZON (timing.h) before now: held that long for a
- * target, it is not sent (dropped-no-target), for no receiver starting now
- * would take it as one that waited for it. Live or not (a not-live input's
- * grain indices come from its running time on the clock as well; one
- * running ahead of the clock is never that old); FALSE for sample
- * batches. */
+/* (sinkindex.c) With a live input, grain @index's origin time lies more
+ * than GST_MXL_FABRICS_HELD_HORIZON (timing.h) before now: held that long
+ * for a target, it is not sent (dropped-no-target), for no receiver
+ * starting now would count it as one that waited for it. FALSE for a
+ * not-live input (it sends all) and for sample batches. */
 gboolean gst_mxl_fabrics_sink_held_too_long (struct _GstMxlFabricsSink *
     sink, guint64 index);
 

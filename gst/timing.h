@@ -73,7 +73,7 @@ G_BEGIN_DECLS
  * (its ring or this, whichever is more: srclatency.c) before its running
  * time 0 as one that waited in a sender for it (skipped-at-start, srcread.c
  * count_early), and one further back as its loss (dropped-early); a sink
- * (live input or not) does not send a grain it held for a target (while none
+ * with a live input does not send a grain it held for a target (while none
  * was connected) once it is older than this (sinkwait.c, sinkindex.c
  * gst_mxl_fabrics_sink_held_too_long): dropped-no-target there, so that no
  * receiver counts a drop of a grain it was not there for. */
