@@ -282,13 +282,18 @@ child_check (Child * c, GPtrArray * sent)
   g_free (c->file);
 }
 
-/* Waits (bounded: 20 s) until the sink of @p rendered @n buffers. */
+/* Waits (bounded: 20 s) until the sink of @p rendered @n buffers, by its
+ * own count and by GstBaseSink's: the base class counts a buffer as
+ * rendered only after render() has returned, so its `rendered` can trail
+ * ours by the one buffer in flight. */
 static void
 wait_buffers (GstElement * p, guint64 n)
 {
   gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
 
-  while (hgst_stat (p, "sink", "buffers") < n && g_get_monotonic_time () < end)
+  while ((hgst_stat (p, "sink", "buffers") < n
+          || hgst_stat (p, "sink", "rendered") < n)
+      && g_get_monotonic_time () < end)
     g_usleep (10 * 1000);
   g_assert_cmpuint (hgst_stat (p, "sink", "buffers"), ==, n);
 }
