@@ -39,10 +39,23 @@ child_src (const gchar * provider, const gchar * file, const gchar * out)
   gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
   gint64 last = g_get_monotonic_time ();
   gboolean eos = FALSE;
+  gchar *playing = g_strconcat (out, ".playing", NULL);
+  GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
 
   if (gst_element_set_state (p, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE)
     return 3;
+  /* the src writes its TargetInfo file when it listens, before PLAYING
+   * gives it its base time; a grain whose origin lies before that is
+   * skipped-at-start (gst/srcread.c count_early), so the sender starts
+   * once this file says the src has its base time (bounded: 10 s; appsink
+   * completes PLAYING only with a first buffer, so no get_state here) */
+  for (guint i = 0; i < 1000 && gst_element_get_base_time (src) == 0; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (gst_element_get_base_time (src), !=, 0);
+  gst_object_unref (src);
+  g_assert_true (g_file_set_contents (playing, "", 0, NULL));
+  g_free (playing);
   while (g_get_monotonic_time () < end
       && g_get_monotonic_time () - last < (gint64) IDLE_MS * 1000) {
     GstSample *s = gst_app_sink_try_pull_sample (GST_APP_SINK (sink),
@@ -99,6 +112,7 @@ remote_eos (const gchar * provider, gboolean strip)
   gchar *file = g_build_filename (dir, "target.json", NULL);
   gchar *stripped = g_build_filename (dir, "stripped.json", NULL);
   gchar *out = g_build_filename (dir, "out.txt", NULL);
+  gchar *playing = g_strconcat (out, ".playing", NULL);
   GPtrArray *sums = g_ptr_array_new_with_free_func (g_free);
   GPid pid = hgst_spawn_child (provider, file, out, NULL);
   GstElement *p, *id;
@@ -108,6 +122,7 @@ remote_eos (const gchar * provider, gboolean strip)
   guint n;
 
   g_assert_true (hgst_wait_file (file));
+  g_assert_true (hgst_wait_file (playing));
   if (strip)
     strip_eos (file, stripped);
   desc = g_strdup_printf ("videotestsrc num-buffers=%d pattern=ball ! "
@@ -146,6 +161,8 @@ remote_eos (const gchar * provider, gboolean strip)
   g_free (desc);
   g_unlink (stripped);
   g_free (stripped);
+  g_unlink (playing);
+  g_free (playing);
   hgst_remove_files (dir, file, out);
 }
 
