@@ -46,10 +46,8 @@ gst_mxl_fabrics_sink_take_index (GstMxlFabricsSink * self, guint64 last)
 /* Fewest buffers in a row that late before the stream re-aligns. */
 #define LATE_RUN_MIN 25
 
-/* Whether upstream is live (the latency query's answer, asked once per
- * stream: self->upstream_live). */
-static gboolean
-upstream_is_live (GstMxlFabricsSink * self)
+gboolean
+gst_mxl_fabrics_sink_upstream_is_live (GstMxlFabricsSink * self)
 {
   if (self->upstream_live < 0) {
     GstQuery *q = gst_query_new_latency ();
@@ -69,7 +67,7 @@ gst_mxl_fabrics_sink_held_too_long (GstMxlFabricsSink * self, guint64 index)
   guint64 ts, now;
 
   if (mxlIsContinuousDataFormat (self->flow.config.common.format)
-      || !upstream_is_live (self))
+      || !gst_mxl_fabrics_sink_upstream_is_live (self))
     return FALSE;
   ts = gst_mxl_fabrics_index_to_tai (index, self->format.rate_n,
       self->format.rate_d);
@@ -130,7 +128,7 @@ realign_late (GstMxlFabricsSink * self, guint64 index)
   }
   /* a few late buffers (an application that paused, a loaded host) are
    * not a trend */
-  if (++self->late_run < MAX (ring, LATE_RUN_MIN) || !upstream_is_live (self))
+  if (++self->late_run < MAX (ring, LATE_RUN_MIN) || !gst_mxl_fabrics_sink_upstream_is_live (self))
     return index;
   self->late_run = 0;
   head = gst_mxl_fabrics_tai_to_index (now - (due - ts), n, d);

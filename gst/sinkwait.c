@@ -179,6 +179,25 @@ pending_expired (GstMxlFabricsSink * self)
   return TRUE;
 }
 
+/* A live input's render held for a connection (make_room) no longer than
+ * this (ms) when its buffer is not from the sink's pool (audio, appsrc, an
+ * element in between with buffers of its own): the EOS that
+ * gst-launch-1.0 -e and Ctrl-C send cannot end that hold, and a grain held
+ * longer is not sent anyway (GST_MXL_FABRICS_HELD_HORIZON,
+ * gst_mxl_fabrics_sink_held_too_long()). */
+#define LIVE_HOLD_MS (GST_MXL_FABRICS_HELD_HORIZON / GST_MSECOND)
+
+static void
+warn_live_hold (GstMxlFabricsSink * self)
+{
+  GST_ELEMENT_WARNING (self, RESOURCE, WRITE, ("no target connected within "
+          "%u ms of the local ring filling up with a live input: buffers "
+          "are dropped until one connects", (guint) LIVE_HOLD_MS),
+      ("a live input's render holds for a connection at most that long "
+          "(wait-timeout bounds it further); is the receiver running, and "
+          "is this its current TargetInfo? The sink goes on connecting"));
+}
+
 static void
 warn_expired (GstMxlFabricsSink * self, guint timeout_ms)
 {
@@ -320,21 +339,30 @@ post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
  * source meanwhile queues what it produces (appsrc) or produces what came
  * due at once when render returns (basesrc), and those frames follow the
  * pending ones as a burst; dropping the new grain instead lost every frame
- * from the ring's end until the connection came (dropped-no-target). Once
- * the wait ends with a target the pending grains go out, else they are
- * dropped. Returns FALSE (and *ret) when the caller must not write it. */
+ * from the ring's end until the connection came (dropped-no-target). With
+ * a live input whose @buffer is not from the sink's pool the hold lasts at
+ * most LIVE_HOLD_MS (1 s), within wait-timeout: an EOS sent to the
+ * pipeline cannot end it, and what it held longer would not be sent. Once the wait ends with a target the pending grains go out, else
+ * they are dropped (with a WARNING, and renders do not wait again until a
+ * target has connected). Returns FALSE (and *ret) when the caller must
+ * not write it. */
 gboolean
-gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
-    gsize count, GstFlowReturn * ret)
+gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, GstBuffer * buffer,
+    guint64 index, gsize count, GstFlowReturn * ret)
 {
   const GstMxlFabricsSinkPending *oldest;
   guint64 start, end, ring;
   gint64 left, waited;
-  gboolean expired = FALSE;
+  gboolean expired = FALSE, live, held_live = FALSE;
   guint timeout_ms;
 
   *ret = GST_FLOW_OK;
+  live = gst_mxl_fabrics_sink_upstream_is_live (self);
   g_mutex_lock (&self->obj->lock);
+  /* from the pool the wait watches: the EOS flushes it, ending the hold */
+  if (live && self->upstream_pool != NULL
+      && buffer->pool == self->upstream_pool)
+    live = FALSE;
   if (self->pending->len == 0 || self->n_connected > 0
       || pending_expired (self)) {
     g_mutex_unlock (&self->obj->lock);
@@ -357,6 +385,10 @@ gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
   waited = g_get_monotonic_time ();
   left = self->pending_deadline - waited;
   timeout_ms = self->pending_deadline == 0 ? 0 : (guint) MAX (1, left / 1000);
+  if (live && (timeout_ms == 0 || timeout_ms > LIVE_HOLD_MS)) {
+    timeout_ms = LIVE_HOLD_MS;
+    held_live = TRUE;
+  }
   *ret = wait_connected (self, timeout_ms, &expired);
   /* what upstream queued meanwhile follows late: not a late input
    * (sinkindex.c realign_late) while it drains, for twice the wait at most */
@@ -367,7 +399,9 @@ gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
   else if (*ret == GST_FLOW_OK)
     gst_mxl_fabrics_sink_drop_pending (self);
   g_mutex_unlock (&self->obj->lock);
-  if (expired)
+  if (expired && held_live)
+    warn_live_hold (self);
+  else if (expired)
     warn_expired (self, self->wait_timeout);
   return *ret == GST_FLOW_OK;
 }

@@ -26,6 +26,12 @@ void gst_mxl_fabrics_sink_count_dropped (struct _GstMxlFabricsSink * sink,
  * (obj->lock) held. */
 void gst_mxl_fabrics_sink_drop_pending (struct _GstMxlFabricsSink * sink);
 
+/* (sinkindex.c) Whether upstream is live: the latency query's answer,
+ * asked once per stream (sink->upstream_live). Streaming thread, no lock
+ * held (it queries the peer). */
+gboolean gst_mxl_fabrics_sink_upstream_is_live (struct _GstMxlFabricsSink *
+    sink);
+
 /* (sinkindex.c) With a live input, grain @index's origin time lies more
  * than GST_MXL_FABRICS_HELD_HORIZON (timing.h) before now: held that long
  * for a target, it is not sent (dropped-no-target), for no receiver

@@ -2326,9 +2326,12 @@ test_wait_unlocked (void)
 }
 
 /* gst-launch-1.0 -e with wait-for-connection=true, wait-timeout 10 s and no
- * receiver, video or (@audio) audio: one SIGINT ("Forcing EOS") ends it at
- * once, with exit status 0 (issue 20 item 7; 2 s tells "at once" from the 10 s wait, it is no speed
- * target). */
+ * receiver, video or (@audio) audio: one SIGINT ("Forcing EOS") ends it,
+ * with exit status 0 (issue 20 item 7): video at once (videotestsrc
+ * allocates from the sink's pool, which the EOS flushes), audio within the
+ * 1 s a live input's render holds once the sink's ring is full (0.4 s of
+ * samples here; gst/sinkwait.c LIVE_HOLD_MS). 2 s tells that from the 10 s
+ * wait-timeout; it is no speed target. */
 static void
 test_launch_eos_no_receiver (gconstpointer audio)
 {
