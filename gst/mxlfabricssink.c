@@ -340,6 +340,9 @@ gst_mxl_fabrics_sink_start (GstBaseSink * sink)
 
   gst_mxl_fabrics_timing_ensure (GST_ELEMENT (self), &self->timing, NULL);
   self->have_last = FALSE;
+  g_mutex_lock (&self->obj->lock);
+  self->at_eos = FALSE;
+  g_mutex_unlock (&self->obj->lock);
   self->wait_expired = FALSE;
   self->caps_failed = FALSE;
   self->upstream_live = -1;
@@ -406,6 +409,7 @@ gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
       || GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
     g_mutex_lock (&self->obj->lock);
+    self->at_eos = GST_EVENT_TYPE (event) == GST_EVENT_EOS;
     if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
       gst_mxl_fabrics_sink_engine_eos (self);
     else
@@ -514,7 +518,8 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           "dropped at EOS without a target and on a flush); render blocks "
           "(never a state change) only when they fill the ring, live "
           "upstream or not, until a flush, a state change, or an EOS if the source "
-          "allocates video frames from the sink's pool (videotestsrc). "
+          "allocates video frames from the sink's pool (videotestsrc); a "
+          "live source's other buffers (audio) hold at most 1 s. "
           "FALSE writes buffers into the local flow without transferring "
           "them and counts them as dropped-no-target. Default: true",
           GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION,
@@ -526,9 +531,10 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           "connection before it drops the waiting buffers with a WARNING and "
           "stops waiting until a target has connected; it bounds how long "
           "an EOS sent to the pipeline (gst-launch-1.0 -e, Ctrl-C) waits "
-          "behind a render that blocks and that it cannot end (audio; an "
-          "element in between with buffers of its own). 0: no limit (that "
-          "EOS then waits for a target or a second Ctrl-C). Default: 2000",
+          "behind a render that blocks and that it cannot end (a source "
+          "that is not live with buffers not from the sink's pool; a live "
+          "one holds at most 1 s). 0: no limit (that EOS then waits for a "
+          "target or a second Ctrl-C). Default: 2000",
           0, G_MAXUINT, GST_MXL_FABRICS_SINK_DEFAULT_WAIT_TIMEOUT,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));

@@ -88,6 +88,9 @@ struct _GstMxlFabricsSink {
   guint n_connected;            /* engine_lock */
   gboolean engine_quit;         /* engine_lock */
   gboolean all_failed_posted;   /* engine_lock: the no-target ERROR is out */
+  gboolean at_eos;              /* engine_lock: EOS was rendered (until a
+                                 * flush or stop): a target lost now ended
+                                 * its stream, no WARNING (sinktargetstate.c) */
   gboolean wait_expired;        /* engine_lock: a render waited wait-timeout
                                  * in vain; no more waits until a target
                                  * has connected */

@@ -177,8 +177,14 @@ notify (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
   n->reason = g_strdup (now->kind == GST_MXL_FABRICS_SINK_TARGET_FAILED ?
       now->u.failed.error->message : reason);
   g_ptr_array_add (notices, n);
-  /* one WARNING per transition into lost or failed */
+  /* one WARNING per transition into lost or failed; after EOS a loss is
+   * the receiver ending its stream (the end-of-stream notice, or its own
+   * num-buffers): the state message tells it, no WARNING */
   if (now->kind == GST_MXL_FABRICS_SINK_TARGET_LOST
+      && was != GST_MXL_FABRICS_SINK_TARGET_LOST && self->at_eos)
+    GST_INFO_OBJECT (self, "target %s closed its connection after EOS (%s)",
+        t->id_str, now->u.lost.why);
+  else if (now->kind == GST_MXL_FABRICS_SINK_TARGET_LOST
       && was != GST_MXL_FABRICS_SINK_TARGET_LOST)
     gst_mxl_fabrics_sink_notice_problem (notices, GST_MESSAGE_WARNING,
         GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
