@@ -175,8 +175,13 @@ typedef struct {
 
 /* One-way latencies kept for latency-median. */
 #define GST_MXL_FABRICS_LATENCY_KEPT 32
-/* The receive / send rate is taken over windows of at least this (µs). */
+/* The receive / send rate is taken over windows of about this (µs). */
 #define GST_MXL_FABRICS_RATE_WINDOW_US G_USEC_PER_SEC
+/* A window closes once it is this long (µs): 7/8 of the window, so that a
+ * timer tick a period after the last, which the monotonic clock may see a
+ * little under the period, does not leave the rate a tick behind. */
+#define GST_MXL_FABRICS_RATE_WINDOW_MIN_US \
+  (GST_MXL_FABRICS_RATE_WINDOW_US - GST_MXL_FABRICS_RATE_WINDOW_US / 8)
 
 /**
  * GstMxlFabricsObject:
@@ -473,6 +478,13 @@ void gst_mxl_fabrics_object_set_stats_interval (GstMxlFabricsObject * obj,
     guint interval_ms);
 guint gst_mxl_fabrics_object_get_stats_interval (GstMxlFabricsObject * obj);
 
+/** With `stats-interval` set, posts the stats structure as an element
+ * message now, as the timer does: the element's end of stream (the sink
+ * once its EOS settled, the src as its EOS leaves), so that the last
+ * message a gst-launch-1.0 -m user sees holds the final counts. Any thread
+ * but the clock's; without the object lock. */
+void gst_mxl_fabrics_object_post_final_stats (GstMxlFabricsObject * obj);
+
 /**
  * gst_mxl_fabrics_object_change_state:
  * @parent_class: the element's parent class, whose change_state runs.
@@ -481,7 +493,7 @@ guint gst_mxl_fabrics_object_get_stats_interval (GstMxlFabricsObject * obj);
  * succeeded it arms the stats timer, before PAUSED->READY it stops it
  * (after that no stats message is posted). The timer, every
  * `stats-interval` ms (1 s when 0), closes the rate window once it is at
- * least GST_MXL_FABRICS_RATE_WINDOW_US long (grains-per-second,
+ * least GST_MXL_FABRICS_RATE_WINDOW_MIN_US long (grains-per-second,
  * bytes-per-second) and, when `stats-interval` is set, posts the stats
  * structure as an element message ("application/x-mxl-fabrics-stats",
  * above). It runs on the system clock's thread (gst_clock_id_wait_async):

@@ -415,6 +415,9 @@ gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
     else
       gst_mxl_fabrics_sink_drop_pending (self);
     g_mutex_unlock (&self->obj->lock);
+    /* the stats settled (engine_eos): the last message, before EOS's */
+    if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+      gst_mxl_fabrics_object_post_final_stats (self->obj);
   }
   return GST_BASE_SINK_CLASS (gst_mxl_fabrics_sink_parent_class)->event (sink,
       event);

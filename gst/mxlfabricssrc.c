@@ -664,13 +664,18 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
   pushsrc_class->create = GST_DEBUG_FUNCPTR (gst_mxl_fabrics_src_create);
 }
 
-/* An EOS leaving the src (num-buffers, or one the application sent): the
- * stats hold every grain read before it (srcread.h). */
+/* An EOS leaving the src (num-buffers, the sender's end of stream, or one
+ * the application sent): the stats hold every grain read before it
+ * (srcread.h), and with stats-interval one last stats message says so. */
 static GstPadProbeReturn
 on_eos_probe (GstPad * pad, GstPadProbeInfo * info, gpointer data)
 {
-  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS)
-    gst_mxl_fabrics_src_refresh_stats (GST_MXL_FABRICS_SRC (data));
+  if (GST_EVENT_TYPE (GST_PAD_PROBE_INFO_EVENT (info)) == GST_EVENT_EOS) {
+    GstMxlFabricsSrc *self = GST_MXL_FABRICS_SRC (data);
+
+    gst_mxl_fabrics_src_refresh_stats (self);
+    gst_mxl_fabrics_object_post_final_stats (self->obj);
+  }
   return GST_PAD_PROBE_OK;
 }
 

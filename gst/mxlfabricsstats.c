@@ -260,13 +260,13 @@ update_rate (GstMxlFabricsObject * obj, gint64 now)
     elapsed = 0;                /* no window yet, or the counters were reset */
     obj->rate_since_us = 0;
   }
-  if (elapsed >= GST_MXL_FABRICS_RATE_WINDOW_US) {
+  if (elapsed >= GST_MXL_FABRICS_RATE_WINDOW_MIN_US) {
     c->grains_per_second = gst_util_uint64_scale_round (c->grains -
         obj->rate_grains, G_USEC_PER_SEC, elapsed);
     c->bytes_per_second = gst_util_uint64_scale_round (c->bytes -
         obj->rate_bytes, G_USEC_PER_SEC, elapsed);
   }
-  if (obj->rate_since_us == 0 || elapsed >= GST_MXL_FABRICS_RATE_WINDOW_US) {
+  if (obj->rate_since_us == 0 || elapsed >= GST_MXL_FABRICS_RATE_WINDOW_MIN_US) {
     obj->rate_since_us = now;
     obj->rate_grains = c->grains;
     obj->rate_bytes = c->bytes;
@@ -352,6 +352,16 @@ gst_mxl_fabrics_object_set_stats_interval (GstMxlFabricsObject * obj,
   g_rec_mutex_unlock (&obj->timer_lock);
   if (armed)
     timer_start (obj);
+}
+
+void
+gst_mxl_fabrics_object_post_final_stats (GstMxlFabricsObject * obj)
+{
+  if (gst_mxl_fabrics_object_get_stats_interval (obj) == 0)
+    return;
+  gst_element_post_message (obj->element,
+      gst_message_new_element (GST_OBJECT (obj->element),
+          gst_mxl_fabrics_object_build_stats (obj)));
 }
 
 guint

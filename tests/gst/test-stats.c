@@ -10,6 +10,9 @@
  *    factor of 2) and a one-way latency above 0 and below 1 s; on the sink
  *    with its send rate and GstBaseSink's counters equal to the frames it
  *    rendered;
+ *  - with stats-interval, one last stats message as the element's EOS
+ *    goes out, with the final counts (the sender's frames, every transfer
+ *    completed), before the EOS message;
  *  - target-info="@a;<JSON of b>;@a" delivers every frame (checksums) to
  *    both receivers, the duplicate refused with a WARNING, and reads back
  *    as set.
@@ -197,23 +200,60 @@ assert_rate (guint64 measured, guint64 real)
   g_assert_cmpuint (measured, <=, real * 2);
 }
 
+/* A receiver in this process (mxlfabricssrc named "src", stats-interval
+ * @interval_ms, into a fakesink) and the child sender of N_FRAMES, started
+ * once the src listens and has its base time (a grain made before that
+ * would be skipped-at-start; test-remote-eos.c). Bounded: 10 s each. */
+typedef struct {
+  gchar *dir, *file;
+  GstElement *p;
+  GPid pid;
+} SrcRun;
+
+static void
+src_run_start (SrcRun * r, guint interval_ms)
+{
+  gchar *desc;
+
+  r->dir = g_dir_make_tmp ("mxlfab-stats-XXXXXX", NULL);
+  r->file = g_build_filename (r->dir, "ti.json", NULL);
+  desc = g_strdup_printf ("mxlfabricssrc name=src provider=tcp node=" NODE
+      " caps=\"" CAPS "\" target-info-file=%s stats-interval=%u ! "
+      "fakesink sync=false", r->file, interval_ms);
+  r->p = hgst_parse (desc);
+  g_free (desc);
+  hgst_play (r->p);
+  g_assert_true (hgst_wait_file (r->file));
+  for (guint i = 0; i < 1000 && gst_element_get_base_time (r->p) == 0; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (gst_element_get_base_time (r->p), !=, 0);
+  r->pid = hgst_spawn_child ("sink", r->file, "-", NULL);
+}
+
+/* Reaps the sender (bounded: 20 s), stops the receiver, cleans up. */
+static void
+src_run_end (SrcRun * r)
+{
+  hgst_assert_child_ok (r->pid, 20000);
+  gst_element_set_state (r->p, GST_STATE_NULL);
+  gst_object_unref (r->p);
+  g_unlink (r->file);
+  g_rmdir (r->dir);
+  g_free (r->file);
+  g_free (r->dir);
+}
+
 static void
 test_src_interval (void)
 {
-  gchar *dir = g_dir_make_tmp ("mxlfab-stats-XXXXXX", NULL);
-  gchar *file = g_build_filename (dir, "ti.json", NULL);
-  gchar *desc = g_strdup_printf ("mxlfabricssrc name=src provider=tcp node="
-      NODE " caps=\"" CAPS "\" target-info-file=%s stats-interval=200 ! "
-      "fakesink sync=false", file);
-  GstElement *p = hgst_parse (desc);
+  SrcRun r;
+  GstElement *p;
   const GstStructure *last;
   GPtrArray *msgs;
   gint64 end;
-  GPid pid;
 
-  hgst_play (p);
-  g_assert_true (hgst_wait_file (file));
-  pid = hgst_spawn_child ("sink", file, "-", NULL);
+  src_run_start (&r, 200);
+  p = r.p;
   /* streaming: 10 frames in */
   end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
   while (hgst_stat (p, "src", "grains") < 10 && g_get_monotonic_time () < end)
@@ -239,14 +279,7 @@ test_src_interval (void)
   g_assert_cmpuint (u64 (last, "latency-median"), <, GST_SECOND);
   g_ptr_array_unref (msgs);
   check_stops (p);
-  hgst_assert_child_ok (pid, 20000);
-  gst_element_set_state (p, GST_STATE_NULL);
-  gst_object_unref (p);
-  g_unlink (file);
-  g_rmdir (dir);
-  g_free (desc);
-  g_free (file);
-  g_free (dir);
+  src_run_end (&r);
 }
 
 typedef struct {
@@ -359,6 +392,101 @@ test_sink_interval (void)
   g_free (dir);
 }
 
+/* The stats messages of @p's element @name until EOS is on the bus
+ * (bounded: 20 s): returns the last one before EOS (a copy), or fails. */
+static GstStructure *
+last_stats_before_eos (GstElement * p, const gchar * name)
+{
+  GstBus *bus = gst_element_get_bus (p);
+  GstStructure *last = NULL;
+  gint64 end = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  gboolean eos = FALSE;
+
+  while (!eos && g_get_monotonic_time () < end) {
+    GstMessage *m = gst_bus_timed_pop_filtered (bus, 100 * GST_MSECOND,
+        GST_MESSAGE_ELEMENT | GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+
+    if (m == NULL)
+      continue;
+    g_assert_cmpint (GST_MESSAGE_TYPE (m), !=, GST_MESSAGE_ERROR);
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_EOS)
+      eos = TRUE;
+    else if (gst_message_has_name (m, STATS_NAME)
+        && g_str_equal (GST_OBJECT_NAME (GST_MESSAGE_SRC (m)), name)) {
+      g_clear_pointer (&last, gst_structure_free);
+      last = gst_structure_copy (gst_message_get_structure (m));
+    }
+    gst_message_unref (m);
+  }
+  gst_object_unref (bus);
+  g_assert_true (eos);
+  g_assert_nonnull (last);
+  return last;
+}
+
+/* stats-interval=10000, longer than the stream: the one stats message the
+ * src posts is the final one, as its EOS (the sender's end of stream)
+ * leaves it, with every grain of the sender's N_FRAMES counted. */
+static void
+test_src_final (void)
+{
+  GstStructure *last;
+  SrcRun r;
+
+  src_run_start (&r, 10000);
+  last = last_stats_before_eos (r.p, "src");
+  g_test_message ("src at EOS: grains %" G_GUINT64_FORMAT ", buffers %"
+      G_GUINT64_FORMAT ", grains-received %" G_GUINT64_FORMAT,
+      u64 (last, "grains"), u64 (last, "buffers"),
+      u64 (last, "grains-received"));
+  g_assert_cmpuint (u64 (last, "grains-received"), ==, N_FRAMES);
+  g_assert_cmpuint (u64 (last, "grains") + u64 (last, "skipped-at-start"),
+      ==, N_FRAMES);
+  g_assert_cmpuint (u64 (last, "buffers"), ==, u64 (last, "grains"));
+  gst_structure_free (last);
+  src_run_end (&r);
+}
+
+/* stats-interval=10000: the one stats message the sink posts is the final
+ * one, at its EOS, once every transfer completed. */
+static void
+test_sink_final (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-stats-XXXXXX", NULL);
+  gchar *at;
+  GstElement *p, *in;
+  GstStructure *last;
+  GPtrArray *sent;
+  Child c;
+
+  child_start (&c, dir, "a");
+  at = g_strdup_printf ("@%s", c.file);
+  p = sink_pipeline (at, "stats-interval=10000");
+  hgst_play (p);
+  g_assert_true (hgst_wait_connected (p, 10000));
+  sent = hgst_queue_frames (p, FRAME_BYTES, N_FRAMES / 3, FRAME_NS);
+  in = gst_bin_get_by_name (GST_BIN (p), "in");
+  g_assert_cmpint (gst_app_src_end_of_stream (GST_APP_SRC (in)), ==,
+      GST_FLOW_OK);
+  gst_object_unref (in);
+  last = last_stats_before_eos (p, "sink");
+  g_test_message ("sink at EOS: grains %" G_GUINT64_FORMAT ", transfers "
+      "completed %" G_GUINT64_FORMAT, u64 (last, "grains"),
+      u64 (last, "transfers-completed"));
+  g_assert_cmpuint (u64 (last, "grains"), ==, N_FRAMES / 3);
+  g_assert_cmpuint (u64 (last, "buffers"), ==, N_FRAMES / 3);
+  g_assert_cmpuint (u64 (last, "transfers-completed"), ==, N_FRAMES / 3);
+  g_assert_cmpuint (u64 (last, "dropped"), ==, 0);
+  gst_structure_free (last);
+  gst_element_set_state (p, GST_STATE_NULL);
+  child_check (&c, sent);
+  g_ptr_array_unref (sent);
+  gst_object_unref (p);
+  g_rmdir (dir);
+  g_free (at);
+  g_free (dir);
+}
+
 static void
 test_target_list (void)
 {
@@ -418,5 +546,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/stats/src-interval", test_src_interval);
   g_test_add_func ("/gst/stats/sink-interval", test_sink_interval);
   g_test_add_func ("/gst/stats/target-list", test_target_list);
+  g_test_add_func ("/gst/stats/src-final-at-eos", test_src_final);
+  g_test_add_func ("/gst/stats/sink-final-at-eos", test_sink_final);
   return g_test_run ();
 }
