@@ -124,7 +124,7 @@ audio_write (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 first)
     mxlMutableWrappedMultiBufferSlice slices;
     mxlStatus st;
 
-    if (!gst_mxl_fabrics_sink_make_room (self, buffer, head, len, &ret)) {
+    if (!gst_mxl_fabrics_sink_make_room (self, head, len, &ret)) {
       if (ret != GST_FLOW_OK)
         break;
       continue;                 /* dropped: the ring holds pending ones */

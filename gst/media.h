@@ -235,13 +235,11 @@ GstFlowReturn gst_mxl_fabrics_sink_write_grain (struct _GstMxlFabricsSink * sink
  * @total_slices slices of grain @index (@count unused). */
 mxlStatus gst_mxl_fabrics_sink_post_grain (mxlFabricsInitiator initiator,
     guint64 index, gsize count, guint16 total_slices);
-/* Before writing grain @index, or the @count samples before head @index,
- * of @buffer (the input buffer, not taken: whether it came from the sink's
- * pool tells whether an EOS can end a hold): FALSE (with *@ret,
- * GST_FLOW_OK when it is just dropped) when the ring would come round onto
- * the oldest pending grain or batch. */
+/* Before writing grain @index, or the @count samples before head @index:
+ * FALSE (with *@ret, GST_FLOW_OK when it is just dropped) when the ring
+ * would come round onto the oldest pending grain or batch. */
 gboolean gst_mxl_fabrics_sink_make_room (struct _GstMxlFabricsSink * sink,
-    GstBuffer * buffer, guint64 index, gsize count, GstFlowReturn * ret);
+    guint64 index, gsize count, GstFlowReturn * ret);
 /* Posts what was committed at @index (ops->post) to the connected targets,
  * waiting for one as wait-for-connection says, or, with @defer (a grain or
  * sample batch the flow holds), keeping it pending while none is connected; counts it. */

@@ -522,7 +522,7 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           "(never a state change) only when they fill the ring, live "
           "upstream or not, until a flush, a state change, or an EOS if the source "
           "allocates video frames from the sink's pool (videotestsrc); a "
-          "live source's other buffers (audio) hold at most 1 s. "
+          "live source holds at most 1 s. "
           "FALSE writes buffers into the local flow without transferring "
           "them and counts them as dropped-no-target. Default: true",
           GST_MXL_FABRICS_SINK_DEFAULT_WAIT_FOR_CONNECTION,

@@ -180,11 +180,12 @@ pending_expired (GstMxlFabricsSink * self)
 }
 
 /* A live input's render held for a connection (make_room) no longer than
- * this (ms) when its buffer is not from the sink's pool (audio, appsrc, an
- * element in between with buffers of its own): the EOS that
- * gst-launch-1.0 -e and Ctrl-C send cannot end that hold, and a grain held
- * longer is not sent anyway (GST_MXL_FABRICS_HELD_HORIZON,
- * gst_mxl_fabrics_sink_held_too_long()). */
+ * this (ms): the EOS that gst-launch-1.0 -e and Ctrl-C send ends that hold
+ * only when the source itself allocates from the sink's pool (not audio,
+ * appsrc, or a videoconvert in between that allocates from it: the
+ * source's EOS flushes the source's own pool, and whose buffers these are
+ * cannot be told here), and a grain held longer is not sent anyway
+ * (GST_MXL_FABRICS_HELD_HORIZON, gst_mxl_fabrics_sink_held_too_long()). */
 #define LIVE_HOLD_MS (GST_MXL_FABRICS_HELD_HORIZON / GST_MSECOND)
 
 static void
@@ -340,15 +341,15 @@ post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
  * due at once when render returns (basesrc), and those frames follow the
  * pending ones as a burst; dropping the new grain instead lost every frame
  * from the ring's end until the connection came (dropped-no-target). With
- * a live input whose @buffer is not from the sink's pool the hold lasts at
- * most LIVE_HOLD_MS (1 s), within wait-timeout: an EOS sent to the
- * pipeline cannot end it, and what it held longer would not be sent. Once the wait ends with a target the pending grains go out, else
+ * a live input the hold lasts at most LIVE_HOLD_MS (1 s), within
+ * wait-timeout: an EOS sent to the pipeline may not end it, and what it
+ * held longer would not be sent. Once the wait ends with a target the pending grains go out, else
  * they are dropped (with a WARNING, and renders do not wait again until a
  * target has connected). Returns FALSE (and *ret) when the caller must
  * not write it. */
 gboolean
-gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, GstBuffer * buffer,
-    guint64 index, gsize count, GstFlowReturn * ret)
+gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
+    gsize count, GstFlowReturn * ret)
 {
   const GstMxlFabricsSinkPending *oldest;
   guint64 start, end, ring;
@@ -359,10 +360,6 @@ gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, GstBuffer * buffer,
   *ret = GST_FLOW_OK;
   live = gst_mxl_fabrics_sink_upstream_is_live (self);
   g_mutex_lock (&self->obj->lock);
-  /* from the pool the wait watches: the EOS flushes it, ending the hold */
-  if (live && self->upstream_pool != NULL
-      && buffer->pool == self->upstream_pool)
-    live = FALSE;
   if (self->pending->len == 0 || self->n_connected > 0
       || pending_expired (self)) {
     g_mutex_unlock (&self->obj->lock);

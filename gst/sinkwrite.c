@@ -204,7 +204,7 @@ gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
 
   GST_LOG_OBJECT (self, "grain %" G_GUINT64_FORMAT " from PTS %"
       GST_TIME_FORMAT, index, GST_TIME_ARGS (GST_BUFFER_PTS (buffer)));
-  if (!gst_mxl_fabrics_sink_make_room (self, buffer, index, 1, &ret))
+  if (!gst_mxl_fabrics_sink_make_room (self, index, 1, &ret))
     return ret;
   if (!wait_slot_free (self, index)
       || !lend_or_copy (self, buffer, index, &copy)) {

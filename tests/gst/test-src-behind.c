@@ -691,8 +691,8 @@ test_stats_at_eos (void)
 #define HELD_N 30
 
 /* A receiver restarted 1.5 s after the previous one ended, under a live
- * sender that holds what it renders for a target (wait-timeout 4 s, so the
- * wait never runs out here): the grains it held more than 1 s
+ * sender that holds what it renders for a target (wait-timeout 4 s; a live
+ * input's hold ends after 1 s): the grains it held more than 1 s
  * (GST_MXL_FABRICS_HELD_HORIZON, gst/timing.h) are not sent, the sender
  * counts them dropped-no-target, and the new receiver counts no
  * dropped-early (it counted those it got, 4 to 7 and more, though it was
@@ -715,8 +715,8 @@ test_restart_held (gconstpointer data)
       "node=" HGST_NODE : "", f.file);
   p = start_pair (&f, provider, desc, &pid);
   hgst_assert_child_ok (pid, 20000);
-  g_usleep (1500 * 1000);
   no_target = hgst_stat (p, "sink", "dropped-no-target");
+  g_usleep (1500 * 1000);
   pid = hgst_spawn_child (provider, f.file, f.out, f.nstr, NULL);
   hgst_assert_child_ok (pid, 20000);
   read_received (f.out, &r);
@@ -730,7 +730,10 @@ test_restart_held (gconstpointer data)
   g_assert_cmpuint (r.n, ==, HELD_N);
   g_assert_cmpuint (r.early, ==, 0);
   g_assert_cmpuint (r.gaps, ==, 0);
-  /* held 1.5 s, the grains of the first half second at least: 25 */
+  /* 1.5 s without a receiver: the sender held what it rendered for at
+   * most 1 s (gst/sinkwait.c LIVE_HOLD_MS), then dropped it and what came
+   * after until the new receiver connected; grains held over 1 s are not
+   * sent either way: 25 at least */
   g_assert_cmpuint (no_target, >=, 25);
   hgst_stop (p);
   files_clear (&f);

@@ -2326,26 +2326,35 @@ test_wait_unlocked (void)
 }
 
 /* gst-launch-1.0 -e with wait-for-connection=true, wait-timeout 10 s and no
- * receiver, video or (@audio) audio: one SIGINT ("Forcing EOS") ends it,
- * with exit status 0 (issue 20 item 7): video at once (videotestsrc
- * allocates from the sink's pool, which the EOS flushes), audio within the
- * 1 s a live input's render holds once the sink's ring is full (0.4 s of
- * samples here; gst/sinkwait.c LIVE_HOLD_MS). 2 s tells that from the 10 s
- * wait-timeout; it is no speed target. */
+ * receiver, video, (@mode "audio") audio, or (@mode "convert") video
+ * through a videoconvert with wait-timeout=0: one SIGINT ("Forcing EOS")
+ * ends it, with exit status 0 (issue 20 item 7): video at once
+ * (videotestsrc allocates from the sink's pool, which the EOS flushes),
+ * audio and converted video within the 1 s a live input's render holds
+ * once the sink's ring is full (0.4 s of samples, 10 frames here;
+ * gst/sinkwait.c LIVE_HOLD_MS; the videoconvert writes into the sink's
+ * pool, but the EOS flushes only videotestsrc's own: it hung until a
+ * second Ctrl-C). 2 s tells that from the 10 s wait-timeout; it is no
+ * speed target. */
 static void
-test_launch_eos_no_receiver (gconstpointer audio)
+test_launch_eos_no_receiver (gconstpointer data)
 {
+  const gchar *mode = data;
+  gboolean audio = g_strcmp0 (mode, "audio") == 0;
+  gboolean convert = g_strcmp0 (mode, "convert") == 0;
   gchar *file = tmp_path ("never.json");
   gchar *sink = g_strdup_printf ("target-info=@%s", file);
-  gchar *argv[] = { (gchar *) "gst-launch-1.0", (gchar *) "-e",
-    (gchar *) (audio ? "audiotestsrc" : "videotestsrc"),
-    (gchar *) "is-live=true", (gchar *) "!", (gchar *) (audio ?
-        CAPS_AUDIO_WAIT :
-        "video/x-raw,format=v210,width=320,height=180,framerate=25/1"),
-    (gchar *) "!", (gchar *) "mxlfabricssink", (gchar *) "provider=tcp",
-    (gchar *) "node=" NODE, (gchar *) "wait-for-connection=true",
-    (gchar *) "wait-timeout=10000", sink, NULL
-  };
+  /* one argument a word: gst-launch-1.0 quotes an argument with spaces */
+  gchar *line = g_strdup_printf ("gst-launch-1.0 -e %s is-live=true ! %s ! "
+      "mxlfabricssink provider=tcp node=" NODE " wait-for-connection=true "
+      "wait-timeout=%d %s", audio ? "audiotestsrc" : "videotestsrc",
+      audio ? CAPS_AUDIO_WAIT : convert ?
+      "video/x-raw,format=I420,width=320,height=180,framerate=25/1 ! "
+      "videoconvert ! video/x-raw,format=v210" :
+      "video/x-raw,format=v210,width=320,height=180,framerate=25/1",
+      convert ? 0 : 10000, sink);
+  gchar **argv = g_strsplit (line, " ", -1);
+
   GPid pid;
   gint out_fd, status = 0;
   gint64 t0;
@@ -2354,6 +2363,8 @@ test_launch_eos_no_receiver (gconstpointer audio)
 #ifdef __SANITIZE_ADDRESS__
   /* gst-launch-1.0 is not instrumented and cannot load this build's plugin */
   g_test_skip ("sanitizer build");
+  g_strfreev (argv);
+  g_free (line);
   g_free (sink);
   remove_tmp (file);
   return;
@@ -2372,6 +2383,8 @@ test_launch_eos_no_receiver (gconstpointer audio)
   g_assert_true (WIFEXITED (status));
   g_assert_cmpint (WEXITSTATUS (status), ==, 0);
   close (out_fd);
+  g_strfreev (argv);
+  g_free (line);
   g_free (sink);
   remove_tmp (file);
 }
@@ -2459,5 +2472,7 @@ main (int argc, char **argv)
       test_launch_eos_no_receiver);
   g_test_add_data_func ("/gst/transfer/wait/audio/launch-eos-no-receiver",
       "audio", test_launch_eos_no_receiver);
+  g_test_add_data_func ("/gst/transfer/wait/convert/launch-eos-no-receiver",
+      "convert", test_launch_eos_no_receiver);
   return g_test_run ();
 }
