@@ -46,8 +46,7 @@
  * allocates video frames from the sink's pool (sinkpool.h); otherwise
  * that EOS waits for at most 1 s with a live source (its hold is bounded
  * so: sinkwait.c LIVE_HOLD_MS), `wait-timeout` with one that is not live.
- * When the wait runs out the
- * waiting buffers are dropped with a WARNING and renders stop waiting
+ * When the wait runs out the waiting buffers are dropped with a WARNING and renders stop waiting
  * until a target has connected. With `wait-for-connection=false`
  * buffers without a connected target are written into the local flow, not
  * transferred, and counted as `dropped-no-target` in `stats`. A

@@ -274,12 +274,20 @@ update_rate (GstMxlFabricsObject * obj, gint64 now)
   GST_OBJECT_UNLOCK (obj->element);
 }
 
+/* Posts the stats structure as an element message. */
+static void
+post_stats (GstMxlFabricsObject * obj)
+{
+  gst_element_post_message (obj->element,
+      gst_message_new_element (GST_OBJECT (obj->element),
+          gst_mxl_fabrics_object_build_stats (obj)));
+}
+
 /* The system clock's callback: on its thread, without its lock. */
 static gboolean
 stats_tick (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
 {
   GstMxlFabricsObject *obj = data;
-  GstElement *element = obj->element;
   GstClockTime period, now;
   guint interval;
 
@@ -291,9 +299,7 @@ stats_tick (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
   update_rate (obj, g_get_monotonic_time ());
   period = timer_period (obj, &interval);
   if (interval > 0)
-    gst_element_post_message (element,
-        gst_message_new_element (GST_OBJECT (element),
-            gst_mxl_fabrics_object_build_stats (obj)));
+    post_stats (obj);
   /* a sync handler may have stopped it (a state change on this thread) */
   if (obj->timer_id == id) {
     gst_clock_id_unref (obj->timer_id);
@@ -357,11 +363,8 @@ gst_mxl_fabrics_object_set_stats_interval (GstMxlFabricsObject * obj,
 void
 gst_mxl_fabrics_object_post_final_stats (GstMxlFabricsObject * obj)
 {
-  if (gst_mxl_fabrics_object_get_stats_interval (obj) == 0)
-    return;
-  gst_element_post_message (obj->element,
-      gst_message_new_element (GST_OBJECT (obj->element),
-          gst_mxl_fabrics_object_build_stats (obj)));
+  if (gst_mxl_fabrics_object_get_stats_interval (obj) > 0)
+    post_stats (obj);
 }
 
 guint

@@ -128,7 +128,8 @@ realign_late (GstMxlFabricsSink * self, guint64 index)
   }
   /* a few late buffers (an application that paused, a loaded host) are
    * not a trend */
-  if (++self->late_run < MAX (ring, LATE_RUN_MIN) || !gst_mxl_fabrics_sink_upstream_is_live (self))
+  if (++self->late_run < MAX (ring, LATE_RUN_MIN)
+      || !gst_mxl_fabrics_sink_upstream_is_live (self))
     return index;
   self->late_run = 0;
   head = gst_mxl_fabrics_tai_to_index (now - (due - ts), n, d);

@@ -180,12 +180,13 @@ notify (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
   /* one WARNING per transition into lost or failed; after EOS a loss is
    * the receiver ending its stream (the end-of-stream notice, or its own
    * num-buffers): the state message tells it, no WARNING */
-  if (now->kind == GST_MXL_FABRICS_SINK_TARGET_LOST
-      && was != GST_MXL_FABRICS_SINK_TARGET_LOST && self->at_eos)
+  if (now->kind != GST_MXL_FABRICS_SINK_TARGET_LOST
+      || was == GST_MXL_FABRICS_SINK_TARGET_LOST)
+    return;
+  if (self->at_eos)
     GST_INFO_OBJECT (self, "target %s closed its connection after EOS (%s)",
         t->id_str, now->u.lost.why);
-  else if (now->kind == GST_MXL_FABRICS_SINK_TARGET_LOST
-      && was != GST_MXL_FABRICS_SINK_TARGET_LOST)
+  else
     gst_mxl_fabrics_sink_notice_problem (notices, GST_MESSAGE_WARNING,
         GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE,
         g_strdup_printf ("connection to target %s lost (%s): "

@@ -343,10 +343,10 @@ post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
  * from the ring's end until the connection came (dropped-no-target). With
  * a live input the hold lasts at most LIVE_HOLD_MS (1 s), within
  * wait-timeout: an EOS sent to the pipeline may not end it, and what it
- * held longer would not be sent. Once the wait ends with a target the pending grains go out, else
- * they are dropped (with a WARNING, and renders do not wait again until a
- * target has connected). Returns FALSE (and *ret) when the caller must
- * not write it. */
+ * held longer would not be sent. Once the wait ends with a target the
+ * pending grains go out, else they are dropped (with a WARNING, and
+ * renders do not wait again until a target has connected). Returns FALSE
+ * (and *ret) when the caller must not write it. */
 gboolean
 gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
     gsize count, GstFlowReturn * ret)

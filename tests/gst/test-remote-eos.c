@@ -45,14 +45,8 @@ child_src (const gchar * provider, const gchar * file, const gchar * out)
   if (gst_element_set_state (p, GST_STATE_PLAYING) ==
       GST_STATE_CHANGE_FAILURE)
     return 3;
-  /* the src writes its TargetInfo file when it listens, before PLAYING
-   * gives it its base time; a grain whose origin lies before that is
-   * skipped-at-start (gst/srcread.c count_early), so the sender starts
-   * once this file says the src has its base time (bounded: 10 s; appsink
-   * completes PLAYING only with a first buffer, so no get_state here) */
-  for (guint i = 0; i < 1000 && gst_element_get_base_time (src) == 0; i++)
-    g_usleep (10 * 1000);
-  g_assert_cmpuint (gst_element_get_base_time (src), !=, 0);
+  /* the sender starts once this file says the src has its base time */
+  hgst_wait_base_time (src);
   gst_object_unref (src);
   g_assert_true (g_file_set_contents (playing, "", 0, NULL));
   g_free (playing);
@@ -105,26 +99,6 @@ strip_eos (const gchar * file, const gchar * stripped)
   g_free (text);
 }
 
-/* Waits (bounded: 5 s) until the sink of @p is no longer connected. */
-static void
-wait_not_connected (GstElement * p)
-{
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
-  GEnumClass *k = g_type_class_ref (g_type_from_name
-      ("GstMxlFabricsConnectionState"));
-  gint connected = g_enum_get_value_by_nick (k, "connected")->value, st;
-
-  for (guint i = 0; i < 500; i++) {
-    g_object_get (sink, "connection-state", &st, NULL);
-    if (st != connected)
-      break;
-    g_usleep (10 * 1000);
-  }
-  g_assert_cmpint (st, !=, connected);
-  g_type_class_unref (k);
-  gst_object_unref (sink);
-}
-
 static void
 remote_eos (const gchar * provider, gboolean strip)
 {
@@ -169,7 +143,7 @@ remote_eos (const gchar * provider, gboolean strip)
    * no loss to warn about after EOS (issue 19) */
   hgst_assert_child_ok (pid, 25000);
   if (g_str_equal (provider, "tcp"))
-    wait_not_connected (p);
+    g_assert_true (hgst_wait_sink_connected (p, 5000, FALSE));
   warnings = hgst_bus_warnings (p);
   g_assert_null (strstr (warnings, "lost"));
   g_free (warnings);

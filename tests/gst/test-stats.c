@@ -224,9 +224,7 @@ src_run_start (SrcRun * r, guint interval_ms)
   g_free (desc);
   hgst_play (r->p);
   g_assert_true (hgst_wait_file (r->file));
-  for (guint i = 0; i < 1000 && gst_element_get_base_time (r->p) == 0; i++)
-    g_usleep (10 * 1000);
-  g_assert_cmpuint (gst_element_get_base_time (r->p), !=, 0);
+  hgst_wait_base_time (r->p);
   r->pid = hgst_spawn_child ("sink", r->file, "-", NULL);
 }
 

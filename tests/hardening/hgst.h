@@ -123,9 +123,10 @@ hgst_wait_rendered (GstElement * p, guint64 n, guint ms)
     g_usleep (5 * 1000);
 }
 
-/* Waits (bounded by @ms) until the sink of @p is connected (state 3). */
+/* Waits (bounded by @ms) until the sink of @p is connected (state 3), or
+ * (@connected FALSE) no longer is. TRUE when it came to that. */
 static inline gboolean
-hgst_wait_connected (GstElement * p, guint ms)
+hgst_wait_sink_connected (GstElement * p, guint ms, gboolean connected)
 {
   GstElement *e = gst_bin_get_by_name (GST_BIN (p), "sink");
   gint64 deadline = g_get_monotonic_time () + ms * 1000;
@@ -133,12 +134,32 @@ hgst_wait_connected (GstElement * p, guint ms)
 
   while (TRUE) {
     g_object_get (e, "connection-state", &state, NULL);
-    if (state == 3 || g_get_monotonic_time () > deadline)
+    if ((state == 3) == connected || g_get_monotonic_time () > deadline)
       break;
     g_usleep (10 * 1000);
   }
   gst_object_unref (e);
-  return state == 3;
+  return (state == 3) == connected;
+}
+
+/* Waits (bounded by @ms) until the sink of @p is connected (state 3). */
+static inline gboolean
+hgst_wait_connected (GstElement * p, guint ms)
+{
+  return hgst_wait_sink_connected (p, ms, TRUE);
+}
+
+/* Waits (bounded: 10 s) until @e has its base time: a src writes its
+ * TargetInfo file when it listens, before PLAYING gives it one, and a
+ * grain made before it is skipped-at-start (gst/srcread.c count_early), so
+ * a sender starts after this. Not get_state: an appsink or fakesink
+ * completes PLAYING only with a first buffer. */
+static inline void
+hgst_wait_base_time (GstElement * e)
+{
+  for (guint i = 0; i < 1000 && gst_element_get_base_time (e) == 0; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (gst_element_get_base_time (e), !=, 0);
 }
 
 static inline GstBuffer *
