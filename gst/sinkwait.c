@@ -209,6 +209,37 @@ warn_expired (GstMxlFabricsSink * self, guint timeout_ms)
           "wait-timeout=0 waits without limit"));
 }
 
+/* Holds render for a connection (engine_lock held, released while
+ * waiting: wait_connected()) for @timeout_ms (0: no limit), and with a live
+ * input for LIVE_HOLD_MS at most (*held_live says that bound applied):
+ * every hold of a live input's render is bounded so, whatever it waits
+ * for (the ring coming round onto the oldest pending grain, make_room(),
+ * or a grain sent from upstream's memory that found no target,
+ * transfer()). What upstream queued or produced meanwhile follows late as
+ * a burst (catch_up_until, for twice the wait): not a late input
+ * (sinkindex.c realign_late), and a grain of it held longer than any
+ * receiver takes one is not sent (transfer(), held_too_long). */
+static GstFlowReturn
+hold_render (GstMxlFabricsSink * self, guint timeout_ms, gboolean live,
+    gboolean * expired, gboolean * held_live)
+{
+  GstFlowReturn ret;
+  gint64 waited;
+
+  *held_live = FALSE;
+  if (self->n_connected > 0 || self->wait_expired)
+    return wait_connected (self, timeout_ms, expired);  /* at once */
+  if (live && (timeout_ms == 0 || timeout_ms > LIVE_HOLD_MS)) {
+    timeout_ms = LIVE_HOLD_MS;
+    *held_live = TRUE;
+  }
+  waited = g_get_monotonic_time ();
+  ret = wait_connected (self, timeout_ms, expired);
+  waited = g_get_monotonic_time () - waited;
+  self->catch_up_until = g_get_monotonic_time () + 2 * waited;
+  return ret;
+}
+
 /* Posts the transfer of the committed grain @index (or sample batch of
  * @count samples ending before head @index) to every connected target;
  * with none, waits (wait-for-connection) or counts the grain or batch as
@@ -225,7 +256,7 @@ GstFlowReturn
 gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
     gsize count, gsize bytes, guint16 total_slices, gboolean defer)
 {
-  gboolean wait, expired = FALSE;
+  gboolean wait, live, expired = FALSE, held_live = FALSE;
   guint timeout_ms;
   mxlStatus st;
 
@@ -233,6 +264,7 @@ gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
   wait = self->wait_for_connection;
   timeout_ms = self->wait_timeout;
   GST_OBJECT_UNLOCK (self);
+  live = gst_mxl_fabrics_sink_upstream_is_live (self);
 
   g_mutex_lock (&self->obj->lock);
   if (wait && pending_expired (self))
@@ -247,7 +279,10 @@ gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
     g_mutex_unlock (&self->obj->lock);
     return GST_FLOW_OK;
   } else if (wait) {
-    GstFlowReturn ret = wait_connected (self, timeout_ms, &expired);
+    /* a grain sent from upstream's memory (!@defer: its target was lost
+     * after it was lent) cannot wait in the flow: render holds */
+    GstFlowReturn ret = hold_render (self, timeout_ms, live, &expired,
+        &held_live);
 
     if (ret != GST_FLOW_OK) {
       g_mutex_unlock (&self->obj->lock);
@@ -258,7 +293,9 @@ gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
     gst_mxl_fabrics_sink_drop_pending (self);
     gst_mxl_fabrics_sink_engine_count_dropped (self);
     g_mutex_unlock (&self->obj->lock);
-    if (expired)
+    if (expired && held_live)
+      warn_live_hold (self);
+    else if (expired)
       warn_expired (self, timeout_ms);
     gst_mxl_fabrics_sink_count_dropped (self,
         &self->obj->counters.dropped_no_target);
@@ -353,7 +390,7 @@ gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
 {
   const GstMxlFabricsSinkPending *oldest;
   guint64 start, end, ring;
-  gint64 left, waited;
+  gint64 left;
   gboolean expired = FALSE, live, held_live = FALSE;
   guint timeout_ms;
 
@@ -379,18 +416,9 @@ gst_mxl_fabrics_sink_make_room (GstMxlFabricsSink * self, guint64 index,
     g_mutex_unlock (&self->obj->lock);
     return TRUE;
   }
-  waited = g_get_monotonic_time ();
-  left = self->pending_deadline - waited;
+  left = self->pending_deadline - g_get_monotonic_time ();
   timeout_ms = self->pending_deadline == 0 ? 0 : (guint) MAX (1, left / 1000);
-  if (live && (timeout_ms == 0 || timeout_ms > LIVE_HOLD_MS)) {
-    timeout_ms = LIVE_HOLD_MS;
-    held_live = TRUE;
-  }
-  *ret = wait_connected (self, timeout_ms, &expired);
-  /* what upstream queued meanwhile follows late: not a late input
-   * (sinkindex.c realign_late) while it drains, for twice the wait at most */
-  waited = g_get_monotonic_time () - waited;
-  self->catch_up_until = g_get_monotonic_time () + 2 * waited;
+  *ret = hold_render (self, timeout_ms, live, &expired, &held_live);
   if (*ret == GST_FLOW_OK && self->n_connected > 0)
     gst_mxl_fabrics_sink_post_pending (self);
   else if (*ret == GST_FLOW_OK)
