@@ -41,7 +41,8 @@
  * invalid are skipped (`invalid`); grains whose PTS would fall before
  * running time 0 are skipped (`dropped-early`; before the first pushed
  * buffer, those at most the latency cap older than running time 0 were
- * made before the src started: `skipped-at-start`, not a drop,
+ * made before the src started: `skipped-at-start`, not a drop, and so are
+ * older ones that lead up to the first pushed grain with no index missing,
  * docs/bus-and-stats.md). ANC data grains (RFC 8331
  * payloads) are pushed as `meta/x-st-2038` buffers (docs/anc-data.md):
  * packets with bad parity or checksum, or beyond the grain's Length, are
@@ -410,6 +411,8 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
   self->have_head = FALSE;
   self->discont = TRUE;
   self->last_index = G_MAXUINT64;
+  self->early_run = 0;
+  self->early_run_next = G_MAXUINT64;
   self->last_data_us = 0;
   self->stalled = FALSE;
   self->remote_eos = FALSE;

@@ -77,6 +77,13 @@ struct _GstMxlFabricsSrc {
   gint64 last_data_us;          /* monotonic time of the last grain */
   guint64 last_index;           /* G_MAXUINT64 until a grain was pushed */
   guint64 first_index;          /* the first pushed (valid with last_index) */
+  /* before the first pushed grain: the grains counted dropped-early so far
+   * in an unbroken run of consecutive grains (early_run), and the index
+   * after the run (early_run_next; G_MAXUINT64: none). A first pushed grain
+   * at early_run_next turns the run into skipped-at-start (srcread.c
+   * count_early()) */
+  guint64 early_run;
+  guint64 early_run_next;
   gboolean stalled;
   gboolean remote_eos;          /* the sender's end-of-stream notice came
                                    (MXL_FABRICS_EXT_STATUS_END_OF_STREAM):

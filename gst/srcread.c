@@ -283,6 +283,30 @@ stamp (GstMxlFabricsSrc * self, GstBuffer * buf, guint64 index, guint64 units,
   return TRUE;
 }
 
+/* The first grain pushed is @index: a run of dropped-early grains that
+ * leads up to it unbroken (count_early()) was the start of this very
+ * stream, made before the src started (grains a sender that is not live
+ * held for this receiver while it had none, and the burst it then made
+ * to catch up with its clock), and is skipped-at-start instead. A run that
+ * ended in a jump (indices that never arrived, a change of sender) stays
+ * dropped-early: those grains were stamped on another time base. */
+static void
+settle_early_run (GstMxlFabricsSrc * self, guint64 index)
+{
+  if (self->early_run == 0 || index != self->early_run_next)
+    return;
+  GST_INFO_OBJECT (self, "the %" G_GUINT64_FORMAT " grains before the first "
+      "pushed one (%" G_GUINT64_FORMAT ") that were made more than the "
+      "latency cap before the src started lead up to it: skipped-at-start",
+      self->early_run, index);
+  GST_OBJECT_LOCK (self);
+  self->obj->counters.dropped_early -= self->early_run;
+  self->obj->counters.dropped -= self->early_run;
+  self->obj->counters.skipped_at_start += self->early_run;
+  GST_OBJECT_UNLOCK (self);
+  self->early_run = 0;
+}
+
 static void
 pushed (GstMxlFabricsSrc * self, guint64 index, gsize bytes)
 {
@@ -292,8 +316,10 @@ pushed (GstMxlFabricsSrc * self, guint64 index, gsize bytes)
   self->obj->counters.grains++;
   self->obj->counters.bytes += bytes;
   GST_OBJECT_UNLOCK (self);
-  if (self->last_index == G_MAXUINT64)
+  if (self->last_index == G_MAXUINT64) {
     self->first_index = index;
+    settle_early_run (self, index);
+  }
   self->last_index = index;
 }
 
@@ -364,7 +390,11 @@ grain_absent (GstMxlFabricsSrc * self, guint64 index)
  * dropped-early: one further back is stamped on a time base other than
  * the receiver's, and after the first pushed buffer one before running
  * time 0 comes from a sender that went back to an earlier time base
- * (on_grain_completed()). */
+ * (on_grain_completed()). Dropped-early grains before the first pushed
+ * one are provisional: a run of them that leads up to the first pushed
+ * grain unbroken (consecutive indices, none that never arrived) is the
+ * start of the same stream, held in or delayed by a sender that is not
+ * live, and becomes skipped-at-start (settle_early_run()). */
 static void
 count_early (GstMxlFabricsSrc * self, guint64 index, gint64 offset)
 {
@@ -379,10 +409,19 @@ count_early (GstMxlFabricsSrc * self, guint64 index, gint64 offset)
     GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " is %" GST_TIME_FORMAT
         " older than the src's start", index, GST_TIME_ARGS (start - origin));
     count (self, &self->obj->counters.skipped_at_start, 1, FALSE);
+    if (self->early_run_next == index)
+      self->early_run_next = index + 1;
   } else {
     GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " lies before "
         "running time 0", index);
     count (self, &self->obj->counters.dropped_early, 1, TRUE);
+    if (self->last_index != G_MAXUINT64)
+      return;
+    /* before the first pushed grain: provisional (settle_early_run()) */
+    if (self->early_run_next != index)
+      self->early_run = 0;      /* a jump: the run before it stays early */
+    self->early_run++;
+    self->early_run_next = index + 1;
   }
 }
 
@@ -429,6 +468,8 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
       holes = gst_mxl_fabrics_src_holes_take (self, index, to, FALSE);
       count (self, &self->obj->counters.skipped_at_start,
           to - index - holes, FALSE);
+      if (holes == 0 && self->early_run_next == index)
+        self->early_run_next = to;      /* a run of dropped-early goes on */
     }
     GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " grains behind the "
         "newest (%" G_GUINT64_FORMAT "): skipping to %" G_GUINT64_FORMAT

@@ -32,6 +32,11 @@
  *    the previous one under a live sender counts no dropped-early: the
  *    sender does not send the grains it held more than 1 s for a target
  *    and counts them dropped-no-target (they were 24 to 37 dropped-early).
+ *    restart-held/not-live/{shm,tcp}, restart-held/not-live-unsynced/tcp:
+ *    the same under a sender that is not live (sync=true, sync=false),
+ *    which loses nothing: what it held and its burst after are
+ *    skipped-at-start at the new receiver (they were 2 to 39
+ *    dropped-early).
  *  - src-stats-at-eos/shm, src-stats-at-eos/tcp: the src's stats read when
  *    its EOS (num-buffers) is on the bus hold every grain it read.
  *  - stats-at-eos/tcp: the sink's stats read when its EOS is on the bus
@@ -690,17 +695,32 @@ test_stats_at_eos (void)
 
 #define HELD_N 30
 
-/* A receiver restarted 1.5 s after the previous one ended, under a live
- * sender that holds what it renders for a target (wait-timeout 4 s; a live
- * input's hold ends after 1 s): the grains it held more than 1 s
- * (GST_MXL_FABRICS_HELD_HORIZON, gst/timing.h) are not sent, the sender
- * counts them dropped-no-target, and the new receiver counts no
- * dropped-early (it counted those it got, 4 to 7 and more, though it was
- * not there when they were made) and pushes consecutive grains. */
+typedef struct
+{
+  const gchar *provider;
+  gboolean live;                /* videotestsrc is-live */
+  gboolean sync;                /* the sink's sync */
+} HeldCase;
+
+/* A receiver restarted 1.5 s after the previous one ended (wait-timeout
+ * 4 s).
+ * Under a live sender, which holds what it renders for a target at most
+ * 1 s: the grains it held more than 1 s (GST_MXL_FABRICS_HELD_HORIZON,
+ * gst/timing.h) are not sent, the sender counts them dropped-no-target,
+ * and the new receiver counts no dropped-early (it counted those it got, 4
+ * to 7 and more, though it was not there when they were made) and pushes
+ * consecutive grains.
+ * Under a sender that is not live, which holds for the whole wait-timeout
+ * and loses nothing: the grains it held, then the burst it makes to catch
+ * up with its clock (sync=true) or as fast as it goes (sync=false), were
+ * made before the new receiver started, up to 2 s and more before it, and
+ * lead up to its first pushed grain: skipped-at-start, not dropped-early
+ * (they were 33 to 39 dropped-early with sync=true, 2 to 11 with
+ * sync=false). */
 static void
 test_restart_held (gconstpointer data)
 {
-  const gchar *provider = data;
+  const HeldCase *c = data;
   Files f;
   gchar *desc;
   GstElement *p;
@@ -709,36 +729,51 @@ test_restart_held (gconstpointer data)
   guint64 no_target;
 
   files_init (&f, HELD_N);
-  desc = g_strdup_printf ("videotestsrc is-live=true num-buffers=1000 ! "
+  desc = g_strdup_printf ("videotestsrc is-live=%s num-buffers=1000 ! "
       CAPS_50 " ! mxlfabricssink name=sink provider=%s %s wait-timeout=4000 "
-      "target-info=@%s", provider, g_str_equal (provider, "tcp") ?
-      "node=" HGST_NODE : "", f.file);
-  p = start_pair (&f, provider, desc, &pid);
+      "sync=%s target-info=@%s", c->live ? "true" : "false", c->provider,
+      g_str_equal (c->provider, "tcp") ? "node=" HGST_NODE : "",
+      c->sync ? "true" : "false", f.file);
+  p = start_pair (&f, c->provider, desc, &pid);
   hgst_assert_child_ok (pid, 20000);
   no_target = hgst_stat (p, "sink", "dropped-no-target");
   g_usleep (1500 * 1000);
-  pid = hgst_spawn_child (provider, f.file, f.out, f.nstr, NULL);
+  pid = hgst_spawn_child (c->provider, f.file, f.out, f.nstr, NULL);
   hgst_assert_child_ok (pid, 20000);
   read_received (f.out, &r);
   no_target = hgst_stat (p, "sink", "dropped-no-target") - no_target;
   g_test_message ("%s: restarted receiver: %u buffers, %u indices left out, "
       "dropped %" G_GUINT64_FORMAT " (early %" G_GUINT64_FORMAT
       "), skipped-at-start %" G_GUINT64_FORMAT "; sender dropped-no-target "
-      "+%" G_GUINT64_FORMAT, provider, r.n, r.gaps, r.dropped, r.early,
+      "+%" G_GUINT64_FORMAT, c->provider, r.n, r.gaps, r.dropped, r.early,
       r.at_start, no_target);
   hgst_assert_no_error (p);
   g_assert_cmpuint (r.n, ==, HELD_N);
   g_assert_cmpuint (r.early, ==, 0);
-  g_assert_cmpuint (r.gaps, ==, 0);
-  /* 1.5 s without a receiver: the sender held what it rendered for at
-   * most 1 s (gst/sinkwait.c LIVE_HOLD_MS), then dropped it and what came
-   * after until the new receiver connected; grains held over 1 s are not
-   * sent either way: 25 at least */
-  g_assert_cmpuint (no_target, >=, 25);
+  if (c->live) {
+    g_assert_cmpuint (r.gaps, ==, 0);
+    /* 1.5 s without a receiver: the sender held what it rendered for at
+     * most 1 s (gst/sinkwait.c LIVE_HOLD_MS), then dropped it and what
+     * came after until the new receiver connected; grains held over 1 s
+     * are not sent either way: 25 at least */
+    g_assert_cmpuint (no_target, >=, 25);
+  } else {
+    /* what the sender held reached the new receiver, before its start */
+    g_assert_cmpuint (r.at_start, >, 0);
+    /* paced by the clock, the burst is sent at the sender's pace and
+     * none of it is lapped in the receiver's ring (sync=false may be) */
+    if (c->sync)
+      g_assert_cmpuint (r.gaps, ==, 0);
+  }
   hgst_stop (p);
   files_clear (&f);
   g_free (desc);
 }
+
+static const HeldCase held_cases[] = {
+  {"shm", TRUE, TRUE}, {"tcp", TRUE, TRUE},
+  {"shm", FALSE, TRUE}, {"tcp", FALSE, TRUE}, {"tcp", FALSE, FALSE},
+};
 
 #define SRC_EOS_N 60
 
@@ -791,6 +826,8 @@ test_src_stats_at_eos (gconstpointer data)
 int
 main (int argc, char **argv)
 {
+  guint i;
+
   if (hgst_init (&argc, &argv, 6))
     return child_src (argv[2], argv[3], argv[4], argv[5]);
   g_test_init (&argc, &argv, NULL);
@@ -798,10 +835,15 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/src-behind/behind/tcp", test_behind);
   g_test_add_func ("/gst/src-behind/restart-counts/shm", test_restart_counts);
   g_test_add_func ("/gst/src-behind/stats-at-eos/tcp", test_stats_at_eos);
-  g_test_add_data_func ("/gst/src-behind/restart-held/shm", "shm",
-      test_restart_held);
-  g_test_add_data_func ("/gst/src-behind/restart-held/tcp", "tcp",
-      test_restart_held);
+  for (i = 0; i < G_N_ELEMENTS (held_cases); i++) {
+    const HeldCase *c = &held_cases[i];
+    gchar *name = g_strdup_printf ("/gst/src-behind/restart-held/%s%s",
+        !c->live ? (c->sync ? "not-live/" : "not-live-unsynced/") : "",
+        c->provider);
+
+    g_test_add_data_func (name, c, test_restart_held);
+    g_free (name);
+  }
   g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/shm", "shm",
       test_src_stats_at_eos);
   g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/tcp", "tcp",
