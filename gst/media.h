@@ -270,7 +270,9 @@ void gst_mxl_fabrics_src_on_data (struct _GstMxlFabricsSrc * src);
  * pipeline's start. */
 gboolean gst_mxl_fabrics_src_stamp (struct _GstMxlFabricsSrc * src, GstBuffer * buf,
     guint64 index, guint64 units, gint64 offset);
-/* Counts @bytes pushed for index @index. */
+/* Counts a grain (an audio batch) of @bytes read for index @index into a
+ * buffer (`grains`, `bytes`; not `buffers`, which the src counts per
+ * buffer it returns). */
 void gst_mxl_fabrics_src_pushed (struct _GstMxlFabricsSrc * src, guint64 index,
     gsize bytes);
 /* Adds @n to @counter (of obj->counters), also to `dropped` when @drop. */

@@ -531,6 +531,12 @@ gst_mxl_fabrics_src_create (GstPushSrc * src, GstBuffer ** buffer)
     if (gst_mxl_fabrics_object_is_flushing (self->obj))
       return GST_FLOW_FLUSHING;
     ret = self->media->read (self, offset, buffer);
+    if (*buffer) {
+      /* a buffer, not a grain: woven video reads two grains for one */
+      GST_OBJECT_LOCK (self);
+      self->obj->counters.buffers++;
+      GST_OBJECT_UNLOCK (self);
+    }
     if (*buffer || ret != GST_FLOW_OK)
       return ret;
   }

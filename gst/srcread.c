@@ -307,12 +307,14 @@ settle_early_run (GstMxlFabricsSrc * self, guint64 index)
   self->early_run = 0;
 }
 
+/* A grain (or audio batch) read for a buffer: counted in `grains` and
+ * `bytes`; `buffers` counts what create() returns (woven video makes one
+ * buffer of two grains, media-video.c). */
 static void
 pushed (GstMxlFabricsSrc * self, guint64 index, gsize bytes)
 {
   self->sender_changed = FALSE;
   GST_OBJECT_LOCK (self);
-  self->obj->counters.buffers++;
   self->obj->counters.grains++;
   self->obj->counters.bytes += bytes;
   GST_OBJECT_UNLOCK (self);

@@ -14,7 +14,9 @@
  * pushes: asked for alternate caps every field must be the reference
  * split's field of one sent frame (top at the even grain), asked for
  * interleaved every frame must be a sent frame, bit-exact, and the src's
- * latency must include the wait for the second field. Children are
+ * latency must include the wait for the second field; the src's
+ * `buffers` counts what it pushed (frames, or fields), its `grains` and
+ * `grains-received` the fields. Children are
  * reaped by PID; every wait is bounded.
  */
 #include <string.h>
@@ -46,8 +48,10 @@ append_line (GstBuffer * b, gpointer res)
 
 /* Child: the src with @caps ("fields" or "frames"); writes a line per
  * buffer to @out once none came for 2 s (20 s for the first), then
+ * "stats B G R", the src's buffers, grains and grains-received, and
  * "latency NS", the minimum latency the src reported before any grain
- * arrived (the sender starts once this child's TargetInfo file exists). */
+ * arrived. The sender starts once the file @out.playing says the src has
+ * its base time, so that no grain is skipped at the start. */
 static int
 child_src (const gchar * file, const gchar * out, const gchar * mode)
 {
@@ -60,17 +64,26 @@ child_src (const gchar * file, const gchar * out, const gchar * mode)
   GstQuery *q = gst_query_new_latency ();
   GstClockTime min = 0;
   GstElement *src = gst_bin_get_by_name (GST_BIN (p), "src");
+  gchar *playing = g_strconcat (out, ".playing", NULL);
 
   hgst_play (p);
   if (gst_element_query (src, q))
     gst_query_parse_latency (q, NULL, &min, NULL);
+  hgst_wait_base_time (src);
   gst_object_unref (src);
   gst_query_unref (q);
+  g_assert_true (g_file_set_contents (playing, "", 0, NULL));
   hgst_pull_each (p, 0, 20000, 2000, append_line, res);
+  g_string_append_printf (res, "stats %" G_GUINT64_FORMAT " %"
+      G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n", hgst_stat (p, "src",
+          "buffers"), hgst_stat (p, "src", "grains"), hgst_stat (p, "src",
+          "grains-received"));
   g_string_append_printf (res, "latency %" G_GUINT64_FORMAT "\n", min);
   g_file_set_contents (out, res->str, -1, NULL);
   g_string_free (res, TRUE);
   hgst_stop (p);
+  g_unlink (playing);
+  g_free (playing);
   g_free (desc);
   return 0;
 }
@@ -102,15 +115,23 @@ typedef struct {
   gchar *frame, *top, *bottom;
 } Sent;
 
+/* The src's counters at its end (the child's "stats" line). */
+typedef struct {
+  guint64 buffers, grains, grains_received;
+} SrcStats;
+
 /* Runs the sender into a child src in @mode; returns the child's buffer
  * lines and, in *@sent (N_FRAMES), the sent frames' checksums and those
- * of their fields, in *@latency the src's latency. */
+ * of their fields, in *@latency the src's latency, in *@stats its
+ * counters. */
 static gchar **
-run (const gchar * mode, Sent * sent, GstClockTime * latency)
+run (const gchar * mode, Sent * sent, GstClockTime * latency,
+    SrcStats * stats)
 {
   gchar *dir = g_dir_make_tmp ("mxlfab-woven-XXXXXX", NULL);
   gchar *file = g_build_filename (dir, "target.json", NULL);
   gchar *out = g_build_filename (dir, "received", NULL);
+  gchar *playing = g_strconcat (out, ".playing", NULL);
   gchar *desc = g_strdup_printf ("videotestsrc is-live=true pattern=ball "
       "num-buffers=%d ! " SEND_CAPS " ! tee name=t ! queue ! mxlfabricssink "
       "name=sink provider=tcp node=" HGST_NODE " wait-for-connection=true "
@@ -129,6 +150,7 @@ run (const gchar * mode, Sent * sent, GstClockTime * latency)
   gst_caps_unref (caps);
   pid = hgst_spawn_child (file, out, mode, NULL);
   g_assert_true (hgst_wait_file (file));
+  g_assert_true (hgst_wait_file (playing));
   p = hgst_parse (desc);
   hgst_play (p);
   for (k = 0; k < N_FRAMES; k++) {
@@ -156,13 +178,18 @@ run (const gchar * mode, Sent * sent, GstClockTime * latency)
   hgst_assert_child_ok (pid, 20000);
   lines = hgst_read_lines (out);
   k = g_strv_length (lines);
-  g_assert_cmpuint (k, >, 0);
+  g_assert_cmpuint (k, >, 1);
   g_assert_true (g_str_has_prefix (lines[k - 1], "latency "));
   *latency = g_ascii_strtoull (lines[k - 1] + 8, NULL, 10);
+  g_assert_cmpint (sscanf (lines[k - 2], "stats %" G_GUINT64_FORMAT " %"
+          G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &stats->buffers,
+          &stats->grains, &stats->grains_received), ==, 3);
   g_free (lines[k - 1]);
-  lines[k - 1] = NULL;
+  g_free (lines[k - 2]);
+  lines[k - 2] = NULL;
   gst_object_unref (p);
   hgst_remove_files (dir, file, out);
+  g_free (playing);
   g_free (desc);
   return lines;
 }
@@ -213,15 +240,22 @@ test_split (void)
 {
   Sent sent[N_FRAMES] = { {0} };
   GstClockTime latency;
-  gchar **lines = run ("fields", sent, &latency);
+  SrcStats st;
+  gchar **lines = run ("fields", sent, &latency, &st);
   guint n = g_strv_length (lines), i;
   gint last = -1;
 
-  g_test_message ("%u fields received, latency %" GST_TIME_FORMAT, n,
-      GST_TIME_ARGS (latency));
+  g_test_message ("%u fields received, latency %" GST_TIME_FORMAT ", src "
+      "buffers %" G_GUINT64_FORMAT " grains %" G_GUINT64_FORMAT
+      " grains-received %" G_GUINT64_FORMAT, n, GST_TIME_ARGS (latency),
+      st.buffers, st.grains, st.grains_received);
   g_assert_cmpuint (latency, ==, 30 * GST_MSECOND);
-  /* all but a few at the start (sent before the src read) */
-  g_assert_cmpuint (n, >=, 2 * (N_FRAMES - 3));
+  /* every field, one buffer each (the sender started after the src's
+   * base time: none skipped at the start) */
+  g_assert_cmpuint (n, ==, 2 * N_FRAMES);
+  g_assert_cmpuint (st.buffers, ==, 2 * N_FRAMES);
+  g_assert_cmpuint (st.grains, ==, 2 * N_FRAMES);
+  g_assert_cmpuint (st.grains_received, ==, 2 * N_FRAMES);
   for (i = 0; i + 1 < n; i += 2) {
     guint64 off, off2;
     guint flags, flags2;
@@ -258,17 +292,25 @@ test_weave (void)
 {
   Sent sent[N_FRAMES] = { {0} };
   GstClockTime latency;
-  gchar **lines = run ("frames", sent, &latency);
+  SrcStats st;
+  gchar **lines = run ("frames", sent, &latency, &st);
   guint n = g_strv_length (lines), i;
   gint last = -1;
 
-  g_test_message ("%u frames received, latency %" GST_TIME_FORMAT, n,
-      GST_TIME_ARGS (latency));
+  g_test_message ("%u frames received, latency %" GST_TIME_FORMAT ", src "
+      "buffers %" G_GUINT64_FORMAT " grains %" G_GUINT64_FORMAT
+      " grains-received %" G_GUINT64_FORMAT, n, GST_TIME_ARGS (latency),
+      st.buffers, st.grains, st.grains_received);
   /* a frame is pushed when its second field arrived: a field period
    * (20 ms) more than a field's own (gst/srclatency.c: one period and the
    * 10 ms margin) */
   g_assert_cmpuint (latency, ==, 50 * GST_MSECOND);
-  g_assert_cmpuint (n, >=, N_FRAMES - 3);
+  /* every frame, one buffer of two grains (fields) each: `buffers`
+   * counts the frames pushed, the grain counters the fields */
+  g_assert_cmpuint (n, ==, N_FRAMES);
+  g_assert_cmpuint (st.buffers, ==, N_FRAMES);
+  g_assert_cmpuint (st.grains, ==, 2 * N_FRAMES);
+  g_assert_cmpuint (st.grains_received, ==, 2 * N_FRAMES);
   for (i = 0; i < n; i++) {
     guint64 off;
     guint flags;
