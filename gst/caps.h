@@ -105,7 +105,13 @@ G_BEGIN_DECLS
   G_STRINGIFY (MXL_FLOW_MAX_WIDTH) " ], height = (int) [ 2, " \
   G_STRINGIFY (MXL_FLOW_MAX_HEIGHT) " ], " \
   "framerate = (fraction) { 25/1, 30000/1001 }, " \
-  "interlace-mode = (string) alternate"
+  "interlace-mode = (string) alternate; " \
+  "video/x-raw, format = (string) v210, " \
+  "width = (int) [ " G_STRINGIFY (MXL_FLOW_MIN_WIDTH) ", " \
+  G_STRINGIFY (MXL_FLOW_MAX_WIDTH) " ], height = (int) [ 2, " \
+  G_STRINGIFY (MXL_FLOW_MAX_HEIGHT) " ], " \
+  "framerate = (fraction) { 25/1, 30000/1001 }, " \
+  "interlace-mode = (string) interleaved"
 #define GST_MXL_FABRICS_DATA_CAPS \
   "meta/x-st-2038, alignment = (string) frame"
 #define GST_MXL_FABRICS_SRC_CAPS \

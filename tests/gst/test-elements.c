@@ -293,6 +293,28 @@ test_templates (void)
     for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
       assert_in_both_templates (rates[i].caps, kc, sc, rates[i].in);
   }
+  /* issue 19: both templates show each interlace-mode the elements take
+   * (a user reads them in gst-inspect-1.0): progressive (no field),
+   * alternate and interleaved, at the flow format's interlaced rates */
+  {
+    static const gchar *modes[] = { "alternate", "interleaved" };
+
+    for (guint i = 0; i < G_N_ELEMENTS (modes); i++) {
+      for (guint t = 0; t < 2; t++) {
+        GstCaps *templ = t == 0 ? kc : sc;
+        gboolean shown = FALSE;
+
+        for (guint j = 0; j < gst_caps_get_size (templ); j++)
+          shown |= g_strcmp0 (gst_structure_get_string
+              (gst_caps_get_structure (templ, j), "interlace-mode"),
+              modes[i]) == 0;
+        g_assert_true (shown);
+      }
+    }
+    assert_in_both_templates ("video/x-raw,format=v210,width=1920,"
+        "height=1080,framerate=25/1,interlace-mode=interleaved", kc, sc,
+        TRUE);
+  }
   {
     /* ring-length is bounded by the library's grain limit */
     GParamSpecUInt *p = G_PARAM_SPEC_UINT (g_object_class_find_property
