@@ -42,7 +42,7 @@
  * running time 0 are skipped (`dropped-early`; before the first pushed
  * buffer, those at most the latency cap older than running time 0 were
  * made before the src started: `skipped-at-start`, not a drop, and so are
- * older ones that lead up to the first pushed grain with no index missing,
+ * older ones that lead up to the first pushed grain with no gap of a ring,
  * docs/bus-and-stats.md). ANC data grains (RFC 8331
  * payloads) are pushed as `meta/x-st-2038` buffers (docs/anc-data.md):
  * packets with bad parity or checksum, or beyond the grain's Length, are

@@ -78,7 +78,7 @@ struct _GstMxlFabricsSrc {
   guint64 last_index;           /* G_MAXUINT64 until a grain was pushed */
   guint64 first_index;          /* the first pushed (valid with last_index) */
   /* before the first pushed grain: the grains counted dropped-early so far
-   * in an unbroken run of consecutive grains (early_run), and the index
+   * in a run of grains with gaps under a ring (early_run), and the index
    * after the run (early_run_next; G_MAXUINT64: none). A first pushed grain
    * at early_run_next turns the run into skipped-at-start (srcread.c
    * count_early()) */

@@ -284,16 +284,25 @@ stamp (GstMxlFabricsSrc * self, GstBuffer * buf, guint64 index, guint64 units,
 }
 
 /* The first grain pushed is @index: a run of dropped-early grains that
- * leads up to it unbroken (count_early()) was the start of this very
- * stream, made before the src started (grains a sender that is not live
- * held for this receiver while it had none, and the burst it then made
- * to catch up with its clock), and is skipped-at-start instead. A run that
- * ended in a jump (indices that never arrived, a change of sender) stays
- * dropped-early: those grains were stamped on another time base. */
+ * leads up to it (count_early()) was the start of this very stream, made
+ * before the src started (grains a sender that is not live held for this
+ * receiver while it had none, and the burst it then made to catch up with
+ * its clock), and is skipped-at-start instead. The run goes on across
+ * indices that never arrived when fewer than a ring (a grain the sender
+ * dropped as its target was lost: dropped-missing); a run that ended in a
+ * jump of a ring or more stays dropped-early: those grains were stamped
+ * on another time base (early_run_continues()). */
+static gboolean
+early_run_continues (GstMxlFabricsSrc * self, guint64 index)
+{
+  return self->early_run_next != G_MAXUINT64 && index >= self->early_run_next
+      && index - self->early_run_next < self->flow.config.discrete.grainCount;
+}
+
 static void
 settle_early_run (GstMxlFabricsSrc * self, guint64 index)
 {
-  if (self->early_run == 0 || index != self->early_run_next)
+  if (self->early_run == 0 || !early_run_continues (self, index))
     return;
   GST_INFO_OBJECT (self, "the %" G_GUINT64_FORMAT " grains before the first "
       "pushed one (%" G_GUINT64_FORMAT ") that were made more than the "
@@ -394,9 +403,10 @@ grain_absent (GstMxlFabricsSrc * self, guint64 index)
  * time 0 comes from a sender that went back to an earlier time base
  * (on_grain_completed()). Dropped-early grains before the first pushed
  * one are provisional: a run of them that leads up to the first pushed
- * grain unbroken (consecutive indices, none that never arrived) is the
+ * grain (consecutive indices, or gaps of fewer than a ring) is the
  * start of the same stream, held in or delayed by a sender that is not
- * live, and becomes skipped-at-start (settle_early_run()). */
+ * live, and becomes skipped-at-start (settle_early_run(); fewer than a
+ * ring of indices that never arrived do not break it). */
 static void
 count_early (GstMxlFabricsSrc * self, guint64 index, gint64 offset)
 {
@@ -411,7 +421,7 @@ count_early (GstMxlFabricsSrc * self, guint64 index, gint64 offset)
     GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " is %" GST_TIME_FORMAT
         " older than the src's start", index, GST_TIME_ARGS (start - origin));
     count (self, &self->obj->counters.skipped_at_start, 1, FALSE);
-    if (self->early_run_next == index)
+    if (early_run_continues (self, index))
       self->early_run_next = index + 1;
   } else {
     GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " lies before "
@@ -420,7 +430,7 @@ count_early (GstMxlFabricsSrc * self, guint64 index, gint64 offset)
     if (self->last_index != G_MAXUINT64)
       return;
     /* before the first pushed grain: provisional (settle_early_run()) */
-    if (self->early_run_next != index)
+    if (!early_run_continues (self, index))
       self->early_run = 0;      /* a jump: the run before it stays early */
     self->early_run++;
     self->early_run_next = index + 1;
@@ -470,7 +480,8 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
       holes = gst_mxl_fabrics_src_holes_take (self, index, to, FALSE);
       count (self, &self->obj->counters.skipped_at_start,
           to - index - holes, FALSE);
-      if (holes == 0 && self->early_run_next == index)
+      if (early_run_continues (self, index)
+          && holes < self->flow.config.discrete.grainCount)
         self->early_run_next = to;      /* a run of dropped-early goes on */
     }
     GST_WARNING_OBJECT (self, "%" G_GUINT64_FORMAT " grains behind the "
