@@ -300,6 +300,17 @@ early_run_continues (GstMxlFabricsSrc * self, guint64 index)
 }
 
 static void
+move_early_run (GstMxlFabricsSrc * self)
+{
+  GST_OBJECT_LOCK (self);
+  self->obj->counters.dropped_early -= self->early_run;
+  self->obj->counters.dropped -= self->early_run;
+  self->obj->counters.skipped_at_start += self->early_run;
+  GST_OBJECT_UNLOCK (self);
+  self->early_run = 0;
+}
+
+static void
 settle_early_run (GstMxlFabricsSrc * self, guint64 index)
 {
   if (self->early_run == 0 || !early_run_continues (self, index))
@@ -308,12 +319,23 @@ settle_early_run (GstMxlFabricsSrc * self, guint64 index)
       "pushed one (%" G_GUINT64_FORMAT ") that were made more than the "
       "latency cap before the src started lead up to it: skipped-at-start",
       self->early_run, index);
-  GST_OBJECT_LOCK (self);
-  self->obj->counters.dropped_early -= self->early_run;
-  self->obj->counters.dropped -= self->early_run;
-  self->obj->counters.skipped_at_start += self->early_run;
-  GST_OBJECT_UNLOCK (self);
-  self->early_run = 0;
+  move_early_run (self);
+}
+
+/* The sender ended its stream before the src pushed a grain: the run of
+ * dropped-early grains that leads up to its end (a sender that is not
+ * live sent what it held for this receiver, then ended) was the end of
+ * this very stream, skipped-at-start like a run that leads up to a first
+ * pushed grain (settle_early_run()). */
+static void
+settle_early_run_at_end (GstMxlFabricsSrc * self)
+{
+  if (self->early_run == 0 || self->last_index != G_MAXUINT64)
+    return;
+  GST_INFO_OBJECT (self, "the sender ended its stream after %"
+      G_GUINT64_FORMAT " grains made more than the latency cap before the "
+      "src started, none pushed: skipped-at-start", self->early_run);
+  move_early_run (self);
 }
 
 /* A grain (or audio batch) read for a buffer: counted in `grains` and
@@ -664,8 +686,10 @@ gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
   }
   /* the sender's end of stream, once every grain completed before it is
    * out */
-  if (self->remote_eos && (!self->have_head || self->next > self->head))
+  if (self->remote_eos && (!self->have_head || self->next > self->head)) {
+    settle_early_run_at_end (self);
     return GST_FLOW_EOS;
+  }
   /* a completion already queued arrived earlier than now: only one that
    * comes during the wait tells the arrival time */
   st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);

@@ -37,6 +37,9 @@
  *    which loses nothing: what it held and its burst after are
  *    skipped-at-start at the new receiver (they were 2 to 39
  *    dropped-early).
+ *  - held-then-eos/shm, held-then-eos/tcp: a receiver restarted under a
+ *    sender that is not live, which sends it only grains it held and then
+ *    ends, counts them skipped-at-start, not dropped-early.
  *  - src-stats-at-eos/shm, src-stats-at-eos/tcp: the src's stats read when
  *    its EOS (num-buffers) is on the bus hold every grain it read.
  *  - stats-at-eos/tcp: the sink's stats read when its EOS is on the bus
@@ -44,10 +47,11 @@
  *    target (they used to be up to 100 ms old: the last grains missing).
  *
  * The receiver is this binary re-executed with --child-src (its last
- * argument "N[:RING[:PAUSED[:EOS]]]": N buffers, 0 for all that come; RING
- * its ring-length; PAUSED 1: in PAUSED until the file OUT.go exists, then
- * PLAYING; EOS 1: the src's num-buffers is N, stats read once its EOS is
- * on the bus): mxlfabricssrc !
+ * argument "N[:RING[:PAUSED[:EOS[:END]]]]": N buffers, 0 for all that
+ * come; RING its ring-length; PAUSED 1: in PAUSED until the file OUT.go
+ * exists, then PLAYING; EOS 1: the src's num-buffers is N, stats read once
+ * its EOS is on the bus; END 1: succeeds when the sender's end of stream
+ * reached the appsink, with no buffer or some): mxlfabricssrc !
  * appsink, writing "offset lateness-ns" per buffer, then "stats" and its
  * counters (read_received()). Children are reaped or killed by PID; every wait is bounded.
  */
@@ -97,13 +101,13 @@ static int
 child_src (const gchar * provider, const gchar * file, const gchar * out,
     const gchar * arg)
 {
-  guint n = 0, ring = 0, paused = 0, eos = 0;
+  guint n = 0, ring = 0, paused = 0, eos = 0, end = 0;
   gchar *desc;
   GstElement *p;
   GString *res = g_string_new (NULL);
   int rc;
 
-  sscanf (arg, "%u:%u:%u:%u", &n, &ring, &paused, &eos);
+  sscanf (arg, "%u:%u:%u:%u:%u", &n, &ring, &paused, &eos, &end);
   desc = g_strdup_printf ("mxlfabricssrc name=src provider=%s %s "
       "caps=\"" CAPS_50 "\" target-info-file=%s ring-length=%u "
       "num-buffers=%d ! appsink name=out sync=false max-buffers=1000",
@@ -123,6 +127,13 @@ child_src (const gchar * provider, const gchar * file, const gchar * out,
   hgst_play (p);
   /* ends after @n buffers, or 3 s without one (the parent checks counts) */
   rc = hgst_pull_each (p, n, 20000, 3000, append_line, res) == 0 ? 2 : 0;
+  if (end) {
+    /* the sender's end of stream, whatever came before it */
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "out");
+
+    rc = gst_app_sink_is_eos (GST_APP_SINK (sink)) ? 0 : 5;
+    gst_object_unref (sink);
+  }
   if (eos) {
     /* EOS: the src's num-buffers; the stats are read once it is on the
      * bus, as an application does */
@@ -775,6 +786,58 @@ static const HeldCase held_cases[] = {
   {"shm", FALSE, TRUE}, {"tcp", FALSE, TRUE}, {"tcp", FALSE, FALSE},
 };
 
+#define HELD_EOS_TAIL 20
+
+/* A receiver restarted 2.5 s after the previous one ended under a sender
+ * that is not live and ends its stream HELD_EOS_TAIL grains after the
+ * previous receiver's HELD_N: the sender holds its next grain for the new
+ * receiver (wait-timeout 8 s), then sends it and the rest at once (late
+ * for its clock) and ends. Every one of them was made over 2 s before the
+ * new receiver started (more than the 1 s latency cap), none is pushed,
+ * and they are the end of the same stream: skipped-at-start, not
+ * dropped-early, though no first pushed grain settles the run (they were
+ * all dropped-early: 19 of them on tcp, 16 on shm). */
+static void
+test_held_then_eos (gconstpointer data)
+{
+  const gchar *provider = data;
+  Files f;
+  gchar *desc;
+  GstElement *p;
+  GPid pid;
+  Received r;
+
+  files_init (&f, HELD_N);
+  desc = g_strdup_printf ("videotestsrc is-live=false num-buffers=%u ! "
+      CAPS_50 " ! mxlfabricssink name=sink provider=%s %s wait-timeout=8000 "
+      "target-info=@%s", HELD_N + HELD_EOS_TAIL, provider,
+      g_str_equal (provider, "tcp") ? "node=" HGST_NODE : "", f.file);
+  p = start_pair (&f, provider, desc, &pid);
+  hgst_assert_child_ok (pid, 20000);
+  g_usleep (2500 * 1000);
+  pid = hgst_spawn_child (provider, f.file, f.out, "0:0:0:0:1", NULL);
+  g_assert_cmpuint (run_until_eos (p, 20000, "no such warning"), ==, 0);
+  hgst_assert_child_ok (pid, 20000);
+  read_received (f.out, &r);
+  g_test_message ("%s: restarted receiver: %u buffers, received %"
+      G_GUINT64_FORMAT ", dropped %" G_GUINT64_FORMAT " (early %"
+      G_GUINT64_FORMAT "), skipped-at-start %" G_GUINT64_FORMAT, provider,
+      r.n, r.received, r.dropped, r.early, r.at_start);
+  hgst_assert_no_error (p);
+  /* the case itself: nothing pushed, so only the end settles the run */
+  g_assert_cmpuint (r.n, ==, 0);
+  g_assert_cmpuint (r.early, ==, 0);
+  g_assert_cmpuint (r.dropped, ==, 0);
+  /* every grain after the previous receiver's (but those in flight to it
+   * when it ended: a few at most) reached this one */
+  g_assert_cmpuint (r.at_start, >=, HELD_EOS_TAIL - 4);
+  g_assert_cmpuint (r.at_start, <=, HELD_EOS_TAIL);
+  g_assert_cmpuint (r.at_start, ==, r.received);
+  hgst_stop (p);
+  files_clear (&f);
+  g_free (desc);
+}
+
 #define SRC_EOS_N 60
 
 /* The src's stats read when its EOS (num-buffers) is on the bus hold
@@ -844,6 +907,10 @@ main (int argc, char **argv)
     g_test_add_data_func (name, c, test_restart_held);
     g_free (name);
   }
+  g_test_add_data_func ("/gst/src-behind/held-then-eos/shm", "shm",
+      test_held_then_eos);
+  g_test_add_data_func ("/gst/src-behind/held-then-eos/tcp", "tcp",
+      test_held_then_eos);
   g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/shm", "shm",
       test_src_stats_at_eos);
   g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/tcp", "tcp",
