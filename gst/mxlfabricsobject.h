@@ -231,10 +231,12 @@ typedef struct {
   guint stats_interval;         /* object lock: ms, 0 = no messages */
   GRecMutex timer_lock;         /* held by the callback and by stop */
   GstClockID timer_id;          /* timer_lock: the armed wait, or NULL */
-  /* object lock: the rate window's start (monotonic µs, 0: none) and the
-   * counters then */
+  /* object lock: the open rate window's start (monotonic µs, 0: none) and
+   * the counters then; the same for the window closed last (0: none yet) */
   gint64 rate_since_us;
   guint64 rate_grains, rate_bytes;
+  gint64 rate_prev_since_us;
+  guint64 rate_prev_grains, rate_prev_bytes;
   /* object lock: the last one-way latencies (ns), a ring */
   guint64 latency_kept[GST_MXL_FABRICS_LATENCY_KEPT];
   guint n_latency, latency_next;
@@ -494,7 +496,8 @@ void gst_mxl_fabrics_object_post_final_stats (GstMxlFabricsObject * obj);
  * (after that no stats message is posted). The timer, every
  * `stats-interval` ms (1 s when 0), closes the rate window once it is at
  * least GST_MXL_FABRICS_RATE_WINDOW_MIN_US long (grains-per-second,
- * bytes-per-second) and, when `stats-interval` is set, posts the stats
+ * bytes-per-second; until the first closes, the rate over the open one)
+ * and, when `stats-interval` is set, posts the stats
  * structure as an element message ("application/x-mxl-fabrics-stats",
  * above). It runs on the system clock's thread (gst_clock_id_wait_async):
  * never the streaming thread.

@@ -245,10 +245,29 @@ timer_period (GstMxlFabricsObject * obj, guint * interval)
       GST_MXL_FABRICS_RATE_WINDOW_US * GST_USECOND;
 }
 
-/* Closes the rate window when it is long enough: the counters' growth
- * over it, per second (rounded). */
+/* object lock held: the counters' growth since @since_us (counters
+ * @grains, @bytes then) up to @now, per second (rounded), as the rate. */
 static void
-update_rate (GstMxlFabricsObject * obj, gint64 now)
+set_rate (GstMxlFabricsObject * obj, gint64 now, gint64 since_us,
+    guint64 grains, guint64 bytes)
+{
+  GstMxlFabricsCounters *c = &obj->counters;
+
+  c->grains_per_second = gst_util_uint64_scale_round (c->grains - grains,
+      G_USEC_PER_SEC, now - since_us);
+  c->bytes_per_second = gst_util_uint64_scale_round (c->bytes - bytes,
+      G_USEC_PER_SEC, now - since_us);
+}
+
+/* The rate at @now. A window at least GST_MXL_FABRICS_RATE_WINDOW_MIN_US
+ * long closes: the rate is the counters' growth over it, and the next one
+ * opens. Until the first window closed, the rate is that over the open one
+ * (a stream, or a burst, shorter than a window shows its rate, not 0).
+ * @final (the stream ended: the last stats message): a shorter open window
+ * counts together with the one closed before it (about a window up to the
+ * end, not the rate of a second ago). */
+static void
+update_rate (GstMxlFabricsObject * obj, gint64 now, gboolean final)
 {
   GstMxlFabricsCounters *c = &obj->counters;
   gint64 elapsed;
@@ -257,19 +276,24 @@ update_rate (GstMxlFabricsObject * obj, gint64 now)
   elapsed = now - obj->rate_since_us;
   if (obj->rate_since_us == 0 || c->grains < obj->rate_grains
       || c->bytes < obj->rate_bytes) {
-    elapsed = 0;                /* no window yet, or the counters were reset */
-    obj->rate_since_us = 0;
-  }
-  if (elapsed >= GST_MXL_FABRICS_RATE_WINDOW_MIN_US) {
-    c->grains_per_second = gst_util_uint64_scale_round (c->grains -
-        obj->rate_grains, G_USEC_PER_SEC, elapsed);
-    c->bytes_per_second = gst_util_uint64_scale_round (c->bytes -
-        obj->rate_bytes, G_USEC_PER_SEC, elapsed);
-  }
-  if (obj->rate_since_us == 0 || elapsed >= GST_MXL_FABRICS_RATE_WINDOW_MIN_US) {
+    /* no window yet, or the counters were reset */
     obj->rate_since_us = now;
     obj->rate_grains = c->grains;
     obj->rate_bytes = c->bytes;
+    obj->rate_prev_since_us = 0;
+  } else if (elapsed >= GST_MXL_FABRICS_RATE_WINDOW_MIN_US) {
+    set_rate (obj, now, obj->rate_since_us, obj->rate_grains, obj->rate_bytes);
+    obj->rate_prev_since_us = obj->rate_since_us;
+    obj->rate_prev_grains = obj->rate_grains;
+    obj->rate_prev_bytes = obj->rate_bytes;
+    obj->rate_since_us = now;
+    obj->rate_grains = c->grains;
+    obj->rate_bytes = c->bytes;
+  } else if (final && obj->rate_prev_since_us != 0) {
+    set_rate (obj, now, obj->rate_prev_since_us, obj->rate_prev_grains,
+        obj->rate_prev_bytes);
+  } else if (obj->rate_prev_since_us == 0 && elapsed > 0) {
+    set_rate (obj, now, obj->rate_since_us, obj->rate_grains, obj->rate_bytes);
   }
   GST_OBJECT_UNLOCK (obj->element);
 }
@@ -296,7 +320,7 @@ stats_tick (GstClock * clock, GstClockTime t, GstClockID id, gpointer data)
     g_rec_mutex_unlock (&obj->timer_lock);
     return TRUE;                /* stopped, or re-armed meanwhile */
   }
-  update_rate (obj, g_get_monotonic_time ());
+  update_rate (obj, g_get_monotonic_time (), FALSE);
   period = timer_period (obj, &interval);
   if (interval > 0)
     post_stats (obj);
@@ -363,6 +387,7 @@ gst_mxl_fabrics_object_set_stats_interval (GstMxlFabricsObject * obj,
 void
 gst_mxl_fabrics_object_post_final_stats (GstMxlFabricsObject * obj)
 {
+  update_rate (obj, g_get_monotonic_time (), TRUE);
   if (gst_mxl_fabrics_object_get_stats_interval (obj) > 0)
     post_stats (obj);
 }
@@ -393,6 +418,7 @@ gst_mxl_fabrics_object_change_state (GstMxlFabricsObject * obj,
     obj->rate_since_us = g_get_monotonic_time ();
     obj->rate_grains = obj->counters.grains;
     obj->rate_bytes = obj->counters.bytes;
+    obj->rate_prev_since_us = 0;
     GST_OBJECT_UNLOCK (obj->element);
     timer_start (obj);
   }

@@ -12,7 +12,8 @@
  *    rendered;
  *  - with stats-interval, one last stats message as the element's EOS
  *    goes out, with the final counts (the sender's frames, every transfer
- *    completed), before the EOS message;
+ *    completed), before the EOS message, and a rate above 0 although the
+ *    stream was shorter than the rate window;
  *  - target-info="@a;<JSON of b>;@a" delivers every frame (checksums) to
  *    both receivers, the duplicate refused with a WARNING, and reads back
  *    as set.
@@ -198,6 +199,24 @@ assert_rate (guint64 measured, guint64 real)
 {
   g_assert_cmpuint (measured, >=, real / 2);
   g_assert_cmpuint (measured, <=, real * 2);
+}
+
+/* The rate in a final stats message of a stream shorter than its rate
+ * window (stats-interval 10 s): over the open window, from the element's
+ * start to its end, so above 0 (it was 0: no window had closed) and at
+ * most the real rate; the byte rate that of the same grains. */
+static void
+assert_final_rate (const GstStructure * last)
+{
+  guint64 gps = u64 (last, "grains-per-second");
+  guint64 bps = u64 (last, "bytes-per-second");
+
+  g_test_message ("final rate: %" G_GUINT64_FORMAT " grains/s, %"
+      G_GUINT64_FORMAT " bytes/s", gps, bps);
+  g_assert_cmpuint (gps, >, 0);
+  g_assert_cmpuint (gps, <=, 2 * FPS);
+  g_assert_cmpuint (bps + FRAME_BYTES, >=, gps * FRAME_BYTES);
+  g_assert_cmpuint (bps, <=, gps * FRAME_BYTES + FRAME_BYTES);
 }
 
 /* A receiver in this process (mxlfabricssrc named "src", stats-interval
@@ -441,6 +460,7 @@ test_src_final (void)
   g_assert_cmpuint (u64 (last, "grains") + u64 (last, "skipped-at-start"),
       ==, N_FRAMES);
   g_assert_cmpuint (u64 (last, "buffers"), ==, u64 (last, "grains"));
+  assert_final_rate (last);
   gst_structure_free (last);
   src_run_end (&r);
 }
@@ -475,6 +495,7 @@ test_sink_final (void)
   g_assert_cmpuint (u64 (last, "buffers"), ==, N_FRAMES / 3);
   g_assert_cmpuint (u64 (last, "transfers-completed"), ==, N_FRAMES / 3);
   g_assert_cmpuint (u64 (last, "dropped"), ==, 0);
+  assert_final_rate (last);
   gst_structure_free (last);
   gst_element_set_state (p, GST_STATE_NULL);
   child_check (&c, sent);
