@@ -618,6 +618,14 @@ gst_mxl_fabrics_src_read_status (GstMxlFabricsSrc * self, mxlStatus st)
     refresh_engine_stats (self, TRUE);
     return GST_FLOW_EOS;
   }
+  /* An audio batch overwritten in the bounce ring before the target could
+   * unpack it (counted by the library, batches-lost): the next buffer
+   * follows a gap. A status of the extension too. */
+  if (st == MXL_FABRICS_EXT_STATUS_SAMPLES_LOST) {
+    GST_DEBUG_OBJECT (self, "a batch of samples was lost");
+    self->discont = TRUE;
+    return GST_FLOW_OK;
+  }
   switch (st) {
     case MXL_STATUS_OK:
       break;

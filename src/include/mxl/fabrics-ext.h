@@ -61,11 +61,13 @@ extern "C" {
  * target's reads (docs/wire-format.md §2.3: the ring has no flow control): its entry
  * was overwritten before it could be unpacked, or while it was being
  * copied. Nothing of it is unpacked; keep reading. Counted in
- * mxlFabricsExtTargetStats.batchesLost. Same value as
- * MXL_FABRICS_EXT_STATUS_CQ_OVERRUN (the reader was too late), which sample
- * targets report as well.
+ * mxlFabricsExtTargetStats.batchesLost. A value of its own, outside the
+ * reference's statuses, so that a reader tells a lost batch (a gap in the
+ * samples: the next batch is a discontinuity) from
+ * MXL_FABRICS_EXT_STATUS_CQ_OVERRUN, which sample targets report as well
+ * and which loses nothing.
  */
-#define MXL_FABRICS_EXT_STATUS_SAMPLES_LOST MXL_ERR_OUT_OF_RANGE_TOO_LATE
+#define MXL_FABRICS_EXT_STATUS_SAMPLES_LOST ((mxlStatus) 2002)
 
 /**
  * MXL_FABRICS_EXT_STATUS_END_OF_STREAM:
