@@ -497,6 +497,32 @@ typedef struct mxlFabricsExtTargetStats_t {
 } mxlFabricsExtTargetStats;
 
 /**
+ * mxlFabricsExtTargetReadGrainLapped:
+ * @in_timeoutMs: 0 returns at once (mxlFabricsTargetReadGrainNonBlocking());
+ *   otherwise waits up to this long, as mxlFabricsTargetReadGrain().
+ * @out_grainIndex: (out): as mxlFabricsTargetReadGrain().
+ * @out_lapped: (out): with MXL_STATUS_OK, how many whole grains were lapped
+ *   since the grain committed before this one (since setup for the first):
+ *   their completions came before this grain's, but a newer grain had
+ *   already overwritten their ring slot, so they were never committed nor
+ *   returned (counted in mxlFabricsExtTargetStats.completionsSuperseded).
+ *   Each is a grain the initiator wrote whole (the completion of its last
+ *   slice); a completion of an earlier slice range is superseded without
+ *   being counted here (a later range of the same grain may follow it).
+ *
+ * mxlFabricsTargetReadGrain() that also tells how many grains sent before
+ * the returned one were lost to the ring before they could be committed:
+ * with it a reader accounts for every grain the initiator wrote, also for
+ * those lapped before the first grain it is given (an initiator that
+ * writes more than a ring before the target first reads), which leave no
+ * gap between two returned indices. On an initiator that sends in index
+ * order the lapped grains lie between the grain returned before and this
+ * one. Returns as mxlFabricsTargetReadGrain(); MXL_ERR_INVALID_ARG for NULL.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetReadGrainLapped (mxlFabricsTarget in_target,
+    uint16_t in_timeoutMs, uint64_t *out_grainIndex, uint64_t *out_lapped);
+
+/**
  * mxlFabricsExtTargetInterruptRead:
  * Makes a mxlFabricsTargetReadGrain() / ReadSamples() that waits return
  * MXL_ERR_INTERRUPTED at once: with the progress thread, and without it on
