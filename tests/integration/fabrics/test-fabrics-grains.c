@@ -398,9 +398,11 @@ lapped_at_start (const FabProv *p, const char *target_options)
   }
   g_assert_cmpuint (got, ==, n);
   g_assert_cmpuint (prev, ==, n - 1);
-  /* the first drain held more than a ring: at least the first 2 rings and
-   * 2 grains were lapped (the slots hold the last ring) */
-  g_assert_cmpuint (lapped_total, >=, n - ring);
+  /* inline: the first drain held more than a ring, at least the first 2
+   * rings and 2 grains were lapped (the slots hold the last ring). The
+   * progress thread drains as the writes land, in drains of its own
+   * timing: some were lapped, through its result queue */
+  g_assert_cmpuint (lapped_total, >=, target_options == NULL ? n - ring : 1);
   g_assert_cmpuint (results + lapped_total, ==, n);
   g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
   g_test_message ("%s: %" G_GUINT64_FORMAT " grains, %" G_GUINT64_FORMAT
