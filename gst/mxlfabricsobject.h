@@ -157,6 +157,9 @@ typedef struct {
                                  * pushed one, skipped (a ring behind, or
                                  * made before the src started; not in
                                  * dropped) */
+  guint64 lapped_at_start;      /* src: of skipped_at_start, the grains
+                                 * lapped before the library could commit
+                                 * them (not in grains-received) */
   guint64 grains_lent;          /* sink: sent from the buffer (zero-copy) */
   guint64 anc_packets_dropped;  /* ANC packets bad, cut short or too many */
   guint64 invalid;

@@ -43,7 +43,9 @@
  * buffer, those at most the latency cap older than running time 0 were
  * made before the src started: `skipped-at-start`, not a drop, and so are
  * older ones that lead up to the first pushed grain with no gap of a ring,
- * docs/bus-and-stats.md). ANC data grains (RFC 8331
+ * docs/bus-and-stats.md; so are grains the library reports lapped in the
+ * ring before it committed them, before the first pushed buffer:
+ * `lapped-at-start` too). ANC data grains (RFC 8331
  * payloads) are pushed as `meta/x-st-2038` buffers (docs/anc-data.md):
  * packets with bad parity or checksum, or beyond the grain's Length, are
  * dropped and counted in `anc-packets-dropped`, with a WARNING for the
@@ -421,6 +423,7 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
   self->absent_since_us = 0;
   self->n_missed = 0;
   self->n_holes = 0;
+  self->lapped_in_holes = 0;
   self->back_run = 0;
   self->n_lateness = 0;
   self->accepted_seen = 0;

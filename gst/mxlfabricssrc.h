@@ -113,6 +113,10 @@ struct _GstMxlFabricsSrc {
   guint64 hole_lo[GST_MXL_FABRICS_SRC_HOLES_KEPT];
   guint64 hole_hi[GST_MXL_FABRICS_SRC_HOLES_KEPT];
   guint n_holes;
+  /* before the first pushed grain: grains the library reported lapped
+   * (mxlFabricsExtTargetReadGrainLapped()) after the first completion, so
+   * in holes: arrived, skipped-at-start when a re-alignment passes them */
+  guint64 lapped_in_holes;
   guint back_run;               /* completions in a row far behind next */
   /* arrival - origin time of grains completed while the src waited */
   GstClockTime lateness[GST_MXL_FABRICS_SRC_LATENESS_KEPT];

@@ -35,6 +35,7 @@ static const GstMxlFabricsStatField element_fields[] = {
   COUNTER ("dropped-in-flight", dropped_in_flight),
   COUNTER ("left-out-late", left_out_late),
   COUNTER ("skipped-at-start", skipped_at_start),
+  COUNTER ("lapped-at-start", lapped_at_start),
   COUNTER ("grains-lent", grains_lent),
   COUNTER ("anc-packets-dropped", anc_packets_dropped),
   COUNTER ("invalid", invalid),

@@ -189,11 +189,40 @@ own_loss (GstMxlFabricsSrc * self, guint64 index, guint64 n)
   return index + n - from;
 }
 
-/* A completion for grain @index was read (and committed by the target);
- * @waited: it arrived while the src waited in a read (the queue was empty
- * before), so now is its arrival time. */
+/* @lapped grains completed before grain @index but were lapped before the
+ * library could commit them (mxlFabricsExtTargetReadGrainLapped()): they
+ * arrived, and the sender sent them before @index. Before the first
+ * completion they lie below the head the src starts at, so no hole tells
+ * them: skipped-at-start at once (a ring behind the newest, arrived before
+ * the first pushed grain). Later, before the first pushed grain, they are
+ * in the hole this completion leaves: kept, and skipped-at-start when a
+ * re-alignment passes that hole (take_grain()); after the first pushed
+ * grain the hole counts them dropped-missing, as every index the head
+ * jumped over (the library counts them completions-superseded). */
 static void
-on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
+count_lapped_before (GstMxlFabricsSrc * self, guint64 lapped)
+{
+  if (lapped == 0 || self->last_index != G_MAXUINT64)
+    return;
+  if (self->have_head) {
+    self->lapped_in_holes += lapped;
+    return;
+  }
+  GST_DEBUG_OBJECT (self, "%" G_GUINT64_FORMAT " grains lapped before the "
+      "first completion: skipped-at-start", lapped);
+  GST_OBJECT_LOCK (self);
+  self->obj->counters.skipped_at_start += lapped;
+  self->obj->counters.lapped_at_start += lapped;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* A completion for grain @index was read (and committed by the target),
+ * after @lapped lapped ones (count_lapped_before()); @waited: it arrived
+ * while the src waited in a read (the queue was empty before), so now is
+ * its arrival time. */
+static void
+on_grain_completed (GstMxlFabricsSrc * self, guint64 index, guint64 lapped,
+    gboolean waited)
 {
   guint64 window = 2 * (guint64) self->flow.config.discrete.grainCount;
   /* the src had pushed everything before: it was waiting for this one */
@@ -209,6 +238,7 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
     self->uncounted_below = MAX (self->uncounted_below, index);
     self->oldest_since_change = MIN (self->oldest_since_change, index);
   }
+  count_lapped_before (self, lapped);
   if (!self->have_head) {
     self->have_head = TRUE;
     self->head = self->next = index;
@@ -232,6 +262,7 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, gboolean waited)
     self->discont = TRUE;
     self->n_missed = 0;
     self->n_holes = 0;
+    self->lapped_in_holes = 0;
     self->absent_since_us = 0;
   } else if (index < self->next) {
     if (index + window >= self->next)
@@ -352,6 +383,9 @@ pushed (GstMxlFabricsSrc * self, guint64 index, gsize bytes)
   if (self->last_index == G_MAXUINT64) {
     self->first_index = index;
     settle_early_run (self, index);
+    /* lapped grains still in holes ahead: dropped-missing from now on,
+     * as after the first pushed grain (count_lapped_before()) */
+    self->lapped_in_holes = 0;
   }
   self->last_index = index;
 }
@@ -499,9 +533,18 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
       count (self, &self->obj->counters.dropped_skipped, own - holes, TRUE);
       count (self, &self->obj->counters.dropped_missing, holes, TRUE);
     } else {
+      /* of the holes, the grains the library reported lapped arrived:
+       * skipped-at-start too (count_lapped_before()) */
+      guint64 lapped;
+
       holes = gst_mxl_fabrics_src_holes_take (self, index, to, FALSE);
-      count (self, &self->obj->counters.skipped_at_start,
-          to - index - holes, FALSE);
+      lapped = MIN (self->lapped_in_holes, holes);
+      self->lapped_in_holes -= lapped;
+      holes -= lapped;
+      GST_OBJECT_LOCK (self);
+      self->obj->counters.skipped_at_start += to - index - holes;
+      self->obj->counters.lapped_at_start += lapped;
+      GST_OBJECT_UNLOCK (self);
       if (early_run_continues (self, index)
           && holes < self->flow.config.discrete.grainCount)
         self->early_run_next = to;      /* a run of dropped-early goes on */
@@ -640,6 +683,14 @@ gst_mxl_fabrics_src_read_status (GstMxlFabricsSrc * self, mxlStatus st)
     refresh_engine_stats (self, TRUE);
     return GST_FLOW_EOS;
   }
+  /* An audio batch overwritten in the bounce ring before the target could
+   * unpack it (counted by the library, batches-lost): the next buffer
+   * follows a gap. A status of the extension too. */
+  if (st == MXL_FABRICS_EXT_STATUS_SAMPLES_LOST) {
+    GST_DEBUG_OBJECT (self, "a batch of samples was lost");
+    self->discont = TRUE;
+    return GST_FLOW_OK;
+  }
   switch (st) {
     case MXL_STATUS_OK:
       break;
@@ -675,7 +726,7 @@ gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
 {
   GstFlowReturn ret = GST_FLOW_OK;
   gboolean waited = FALSE;
-  guint64 index = 0;
+  guint64 index = 0, lapped = 0;
   mxlStatus st;
   guint k;
 
@@ -692,23 +743,24 @@ gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
   }
   /* a completion already queued arrived earlier than now: only one that
    * comes during the wait tells the arrival time */
-  st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
+  st = mxlFabricsExtTargetReadGrainLapped (self->target, 0, &index, &lapped);
   waited = st == MXL_ERR_NOT_READY;
   if (waited)
-    st = mxlFabricsTargetReadGrain (self->target, read_wait_ms (self),
-        &index);
+    st = mxlFabricsExtTargetReadGrainLapped (self->target,
+        read_wait_ms (self), &index, &lapped);
   ret = gst_mxl_fabrics_src_read_status (self, st);
   if (ret == GST_FLOW_EOS)
     return GST_FLOW_OK;         /* the grains before it first (above) */
   if (st != MXL_STATUS_OK || ret != GST_FLOW_OK)
     return ret;
-  on_grain_completed (self, index, waited);
+  on_grain_completed (self, index, lapped, waited);
   /* Take every completion that is already there before reading a grain,
    * so that the head is the newest (after a stall, a ring behind:
    * re-align instead of meeting overwritten slots one by one). Bounded:
    * what a default CQ holds, several times. */
   for (k = 0; k < DRAIN_MAX; k++) {
-    st = mxlFabricsTargetReadGrainNonBlocking (self->target, &index);
+    st = mxlFabricsExtTargetReadGrainLapped (self->target, 0, &index,
+        &lapped);
     if (st == MXL_ERR_INVALID_ARG)
       count (self, &self->obj->counters.invalid, 1, FALSE);
     else if (st == MXL_FABRICS_EXT_STATUS_END_OF_STREAM) {
@@ -717,7 +769,7 @@ gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
     } else if (st != MXL_STATUS_OK)
       break;
     else
-      on_grain_completed (self, index, FALSE);
+      on_grain_completed (self, index, lapped, FALSE);
   }
   return GST_FLOW_OK;
 }

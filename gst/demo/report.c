@@ -311,8 +311,11 @@ demo_report (const gchar * sender_path, const gchar * receiver_path,
    * delivered damaged; and a completion its library skipped because the
    * newer grain that overwrote its slot had completed too,
    * `completions-superseded`: lapped before the src could see it, which
-   * the src counts as never arrived, as the holes its head jumped over;
-   * the demo's sink sends each grain whole, one completion each). The
+   * the src counts as never arrived, as the holes its head jumped over,
+   * or before its first pushed grain as skipped-at-start
+   * (lapped-at-start): neither is taken here, so each such grain is
+   * taken once; the demo's sink sends each grain whole, one completion
+   * each). The
    * receiver cannot tell an index the sender never sent from one it
    * skipped or never got, so its skipped and never-arrived counts may
    * include the sender's drops: of its causes, at most the

@@ -84,14 +84,21 @@ mxlFabricsTargetSetup (mxlFabricsTarget in_target, mxlFabricsTargetConfig const 
   return mxl_target_setup (in_target, in_config, in_options, out_info);
 }
 
+/* A grain read; *@out_lapped (when not NULL, set with OK): the whole grains
+ * lapped before this one was committed (protocol_write.c lapped_grain()). */
 static mxlStatus
-read_grain (mxlFabricsTarget t, int timeout_ms, uint64_t *out_index)
+read_grain (mxlFabricsTarget t, int timeout_ms, uint64_t *out_index,
+    uint64_t *out_lapped)
 {
-  uint64_t count;
+  uint64_t count = 0;
+  mxlStatus st;
 
   if (t->base.setup_done && t->base.continuous)
     return MXL_ERR_INVALID_STATE;
-  return mxl_target_read (t, timeout_ms, out_index, &count);
+  st = mxl_target_read (t, timeout_ms, out_index, &count);
+  if (st == MXL_STATUS_OK && out_lapped != NULL)
+    *out_lapped = count;
+  return st;
 }
 
 MXL_EXPORT mxlStatus
@@ -99,7 +106,7 @@ mxlFabricsTargetReadGrainNonBlocking (mxlFabricsTarget in_target, uint64_t *out_
 {
   if (in_target == NULL || out_grainIndex == NULL)
     return MXL_ERR_INVALID_ARG;
-  return read_grain (in_target, -1, out_grainIndex);
+  return read_grain (in_target, -1, out_grainIndex, NULL);
 }
 
 MXL_EXPORT mxlStatus
@@ -108,7 +115,7 @@ mxlFabricsTargetReadGrain (mxlFabricsTarget in_target, uint16_t in_timeoutMs,
 {
   if (in_target == NULL || out_grainIndex == NULL)
     return MXL_ERR_INVALID_ARG;
-  return read_grain (in_target, in_timeoutMs, out_grainIndex);
+  return read_grain (in_target, in_timeoutMs, out_grainIndex, NULL);
 }
 
 /* Continuous flows (docs/wire-format.md §4). */
@@ -430,6 +437,16 @@ mxlFabricsExtTargetPollEvent (mxlFabricsTarget in_target,
   if (in_target == NULL || out_event == NULL)
     return MXL_ERR_INVALID_ARG;
   return mxl_endpoint_poll_event (&in_target->base, out_event);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtTargetReadGrainLapped (mxlFabricsTarget in_target,
+    uint16_t in_timeoutMs, uint64_t *out_grainIndex, uint64_t *out_lapped)
+{
+  if (in_target == NULL || out_grainIndex == NULL || out_lapped == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return read_grain (in_target, in_timeoutMs == 0 ? -1 : in_timeoutMs,
+      out_grainIndex, out_lapped);
 }
 
 MXL_EXPORT mxlStatus

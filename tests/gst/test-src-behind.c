@@ -19,6 +19,12 @@
  *    mid-stream pushes or counts every grain that arrives
  *    (grains-received == buffers + drops of arrived grains + invalid +
  *    skipped-at-start; 9 grains used to be in none).
+ *  - paused-lapped/shm, paused-lapped/tcp: a receiver with a ring of 4
+ *    and no progress thread, paused before any grain came while the
+ *    sender writes 8 at once: the grains lapped in its ring before the
+ *    library could commit them are skipped-at-start (lapped-at-start),
+ *    so every grain sent is pushed or counted (issue 19 A: they were in
+ *    no counter).
  *  - paused/shm, paused/tcp: grains that reached a receiver before it
  *    started (in PAUSED, as grains that waited in the sender do) are
  *    skipped-at-start, not dropped-early (issue 20: 2 to 14 "drops" for
@@ -47,11 +53,16 @@
  *    target (they used to be up to 100 ms old: the last grains missing).
  *
  * The receiver is this binary re-executed with --child-src (its last
- * argument "N[:RING[:PAUSED[:EOS[:END]]]]": N buffers, 0 for all that
+ * argument "N[:RING[:PAUSED[:EOS[:NOTHREAD[:END]]]]]": N buffers, 0 for all that
  * come; RING its ring-length; PAUSED 1: in PAUSED until the file OUT.go
- * exists, then PLAYING; EOS 1: the src's num-buffers is N, stats read once
- * its EOS is on the bus; END 1: succeeds when the sender's end of stream
- * reached the appsink, with no buffer or some): mxlfabricssrc !
+ * exists, then PLAYING; PAUSED 2: PLAYING, PAUSED once OUT.pause exists
+ * (then it writes OUT.paused), PLAYING again once OUT.go exists; EOS 1:
+ * the src's num-buffers is N, stats read once its EOS is on the bus;
+ * NOTHREAD 1: the src's options turn the library's progress thread off,
+ * so that completions wait undrained while it does not read; END 1:
+ * succeeds when the sender's end of stream reached the appsink, with no
+ * buffer or some):
+ * mxlfabricssrc !
  * appsink, writing "offset lateness-ns" per buffer, then "stats" and its
  * counters (read_received()). Children are reaped or killed by PID; every wait is bounded.
  */
@@ -101,19 +112,38 @@ static int
 child_src (const gchar * provider, const gchar * file, const gchar * out,
     const gchar * arg)
 {
-  guint n = 0, ring = 0, paused = 0, eos = 0, end = 0;
+  guint n = 0, ring = 0, paused = 0, eos = 0, nothread = 0, end = 0;
   gchar *desc;
   GstElement *p;
   GString *res = g_string_new (NULL);
   int rc;
 
-  sscanf (arg, "%u:%u:%u:%u:%u", &n, &ring, &paused, &eos, &end);
+  sscanf (arg, "%u:%u:%u:%u:%u:%u", &n, &ring, &paused, &eos, &nothread,
+      &end);
   desc = g_strdup_printf ("mxlfabricssrc name=src provider=%s %s "
       "caps=\"" CAPS_50 "\" target-info-file=%s ring-length=%u "
-      "num-buffers=%d ! appsink name=out sync=false max-buffers=1000",
+      "num-buffers=%d %s ! appsink name=out sync=false max-buffers=1000",
       provider, g_str_equal (provider, "tcp") ? "node=" HGST_NODE : "", file,
-      ring, eos ? (gint) n : -1);
+      ring, eos ? (gint) n : -1, nothread ?
+      "options=\"{\\\"progressThread\\\":false}\"" : "");
   p = hgst_parse (desc);
+  if (paused == 2) {
+    /* PLAYING (a target without the progress thread is progressed by the
+     * src's reads only: the sender connects), PAUSED once the parent says
+     * so: the completions wait undrained */
+    gchar *pause = g_strconcat (out, ".pause", NULL);
+    gchar *done = g_strconcat (out, ".paused", NULL);
+
+    hgst_play (p);
+    g_assert_true (hgst_wait_file (pause));
+    g_assert_cmpint (gst_element_set_state (p, GST_STATE_PAUSED), !=,
+        GST_STATE_CHANGE_FAILURE);
+    g_assert_cmpint (gst_element_get_state (p, NULL, NULL, 5 * GST_SECOND),
+        !=, GST_STATE_CHANGE_FAILURE);
+    g_assert_true (g_file_set_contents (done, "", 0, NULL));
+    g_free (pause);
+    g_free (done);
+  }
   if (paused) {
     /* PAUSED first: the target is up and takes grains, the src does not
      * read them yet; PLAYING once the parent says so */
@@ -150,15 +180,16 @@ child_src (const gchar * provider, const gchar * file, const gchar * out,
   g_string_append_printf (res, "stats %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
       " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %"
       G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %"
-      G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT "\n",
-      src_latency (p),
+      G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %"
+      G_GUINT64_FORMAT "\n", src_latency (p),
       hgst_stat (p, "src",
           "dropped"), hgst_stat (p, "src", "dropped-skipped"), hgst_stat (p,
           "src", "dropped-missing"), hgst_stat (p, "src", "grains-received"),
       hgst_stat (p, "src", "buffers"), hgst_stat (p, "src", "invalid"),
       hgst_stat (p, "src", "skipped-at-start"), hgst_stat (p, "src",
           "dropped-late"), hgst_stat (p, "src", "dropped-torn"),
-      hgst_stat (p, "src", "dropped-early"));
+      hgst_stat (p, "src", "dropped-early"), hgst_stat (p, "src",
+          "lapped-at-start"));
   g_file_set_contents (out, res->str, -1, NULL);
   g_string_free (res, TRUE);
   hgst_stop (p);
@@ -175,6 +206,7 @@ typedef struct {
   guint64 at_start, late, torn; /* skipped-at-start, dropped-late, -torn */
   guint64 latency;              /* the src's min latency at the end, ns */
   guint64 early;                /* dropped-early */
+  guint64 lapped;               /* lapped-at-start */
 } Received;
 
 static gint
@@ -204,9 +236,10 @@ read_received (const gchar * out, Received * r)
             " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
             " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
             " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
-            " %" G_GUINT64_FORMAT, &r->latency, &r->dropped, &r->skipped,
-            &r->missing, &r->received, &r->buffers, &r->invalid,
-            &r->at_start, &r->late, &r->torn, &r->early) == 11)
+            " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &r->latency,
+            &r->dropped, &r->skipped, &r->missing, &r->received, &r->buffers,
+            &r->invalid, &r->at_start, &r->late, &r->torn, &r->early,
+            &r->lapped) == 12)
       break;
     g_assert_cmpint (sscanf (lines[i], "%" G_GUINT64_FORMAT " %"
             G_GINT64_FORMAT, &off, &late), ==, 2);
@@ -478,8 +511,8 @@ test_late_join (gconstpointer data)
   hgst_assert_no_error (p);
   g_assert_cmpuint (r.buffers, ==, r.n);
   g_assert_cmpuint (r.buffers, >, 0);
-  g_assert_cmpuint (r.received, ==, r.buffers + r.dropped - r.missing +
-      r.invalid + r.at_start);
+  g_assert_cmpuint (r.received + r.lapped, ==, r.buffers + r.dropped -
+      r.missing + r.invalid + r.at_start);
   hgst_stop (p);
   files_clear (&f);
   g_free (desc);
@@ -535,8 +568,105 @@ test_paused (gconstpointer data)
   g_assert_cmpuint (r.at_start, >=, 10);
   g_assert_cmpuint (r.buffers, ==, r.n);
   g_assert_cmpuint (r.buffers, >=, PAUSED_SENT / 2);
-  g_assert_cmpuint (r.received, ==, r.buffers + r.dropped - r.missing +
-      r.invalid + r.at_start);
+  g_assert_cmpuint (r.received + r.lapped, ==, r.buffers + r.dropped -
+      r.missing + r.invalid + r.at_start);
+  hgst_stop (p);
+  files_clear (&f);
+  g_free (desc);
+}
+
+/* A receiver with a ring of 4 grains and no progress thread, connected and
+ * then PAUSED before any grain came (its completions not drained) while the
+ * sender writes 8 grains at once, then playing again (issue 19 A): its first drain finds
+ * two rings of completions, and those of the grains a newer one overwrote
+ * in their slot are never committed. They arrived before the first pushed
+ * grain, a ring behind the newest: skipped-at-start, and lapped-at-start
+ * (not in grains-received). Then 40 more, a grain period apart. Every
+ * grain the sender sent is pushed or counted once (the lapped ones used to
+ * be in no counter: 1 or 2 of 500 with a small ring, 4 of 48 here). */
+#define LAPPED_BURST 8
+#define LAPPED_PACED 40
+
+static void
+test_paused_lapped (gconstpointer data)
+{
+  const gchar *provider = data;
+  GstClockTime period = GST_SECOND / 50, now;
+  Files f;
+  gchar *desc, *go, *pause, *paused;
+  GstElement *p;
+  GPid pid;
+  Received r;
+  guint64 sent;
+  guint i;
+
+  files_init (&f, 0);
+  desc = g_strdup_printf ("appsrc name=in is-live=true format=time caps=\""
+      CAPS_50 "\" ! mxlfabricssink name=sink provider=%s %s sync=false "
+      "wait-for-connection=true target-info=@%s", provider,
+      g_str_equal (provider, "tcp") ? "node=" HGST_NODE : "", f.file);
+  go = g_strconcat (f.out, ".go", NULL);
+  pause = g_strconcat (f.out, ".pause", NULL);
+  paused = g_strconcat (f.out, ".paused", NULL);
+  pid = hgst_spawn_child (provider, f.file, f.out, "0:4:2:0:1", NULL);
+  g_assert_true (hgst_wait_file (f.file));
+  p = hgst_parse (desc);
+  hgst_play (p);
+  g_assert_true (hgst_wait_connected (p, 10000));
+  /* the receiver stops reading: a read under way ends within its wait
+   * (100 ms) */
+  g_assert_true (g_file_set_contents (pause, "", 0, NULL));
+  g_assert_true (hgst_wait_file (paused));
+  g_usleep (300 * 1000);
+  /* the burst: fewer than the sender's own ring (10 grains), so that none
+   * waits for a slot the receiver holds */
+  now = hgst_running_time (p, 100 * GST_MSECOND);
+  for (i = 0; i < LAPPED_BURST; i++)
+    hgst_push (p, hgst_frame (FRAME_50, i, now + i * period, period));
+  for (i = 0; i < 500 && hgst_stat (p, "sink", "grains") < LAPPED_BURST; i++)
+    g_usleep (10 * 1000);
+  g_assert_cmpuint (hgst_stat (p, "sink", "grains"), ==, LAPPED_BURST);
+  g_usleep (200 * 1000);        /* landed in the receiver's ring */
+  g_assert_true (g_file_set_contents (go, "", 0, NULL));
+  for (i = LAPPED_BURST; i < LAPPED_BURST + LAPPED_PACED; i++) {
+    hgst_push (p, hgst_frame (FRAME_50, i, now + i * period, period));
+    g_usleep (period / GST_USECOND);
+  }
+  hgst_assert_child_ok (pid, 30000);
+  g_unlink (go);
+  g_unlink (pause);
+  g_unlink (paused);
+  g_free (go);
+  g_free (pause);
+  g_free (paused);
+  read_received (f.out, &r);
+  sent = hgst_stat (p, "sink", "grains");
+  g_test_message ("ring of 4, paused first (%s): sender grains %"
+      G_GUINT64_FORMAT ", dropped %" G_GUINT64_FORMAT "; receiver "
+      "grains-received %" G_GUINT64_FORMAT ", buffers %" G_GUINT64_FORMAT
+      ", dropped %" G_GUINT64_FORMAT " (missing %" G_GUINT64_FORMAT
+      ", skipped %" G_GUINT64_FORMAT ", late %" G_GUINT64_FORMAT ", torn %"
+      G_GUINT64_FORMAT ", early %" G_GUINT64_FORMAT "), invalid %"
+      G_GUINT64_FORMAT ", skipped-at-start %" G_GUINT64_FORMAT
+      " (lapped %" G_GUINT64_FORMAT ")", provider, sent,
+      hgst_stat (p, "sink", "dropped"), r.received, r.buffers, r.dropped,
+      r.missing, r.skipped, r.late, r.torn, r.early, r.invalid, r.at_start,
+      r.lapped);
+  hgst_assert_no_error (p);
+  g_assert_cmpuint (sent, ==, LAPPED_BURST + LAPPED_PACED);
+  g_assert_cmpuint (hgst_stat (p, "sink", "dropped"), ==, 0);
+  g_assert_cmpuint (r.buffers, ==, r.n);
+  g_assert_cmpuint (r.buffers, >, 0);
+  /* every grain sent: pushed, dropped, invalid or skipped-at-start */
+  g_assert_cmpuint (r.buffers + r.dropped + r.invalid + r.at_start, ==, sent);
+  g_assert_cmpuint (r.received + r.lapped, ==, r.buffers + r.dropped -
+      r.missing + r.invalid + r.at_start);
+  /* shm: two rings in the first drain, the first ring lapped. tcp may
+   * hand the burst over in several drains of fewer grains (no lapping,
+   * or one after the first pushed grain: a hole, dropped-missing): only
+   * the counts above hold there */
+  if (g_str_equal (provider, "shm"))
+    g_assert_cmpuint (r.lapped, ==, LAPPED_BURST - 4);
   hgst_stop (p);
   files_clear (&f);
   g_free (desc);
@@ -815,7 +945,7 @@ test_held_then_eos (gconstpointer data)
   p = start_pair (&f, provider, desc, &pid);
   hgst_assert_child_ok (pid, 20000);
   g_usleep (2500 * 1000);
-  pid = hgst_spawn_child (provider, f.file, f.out, "0:0:0:0:1", NULL);
+  pid = hgst_spawn_child (provider, f.file, f.out, "0:0:0:0:0:1", NULL);
   g_assert_cmpuint (run_until_eos (p, 20000, "no such warning"), ==, 0);
   hgst_assert_child_ok (pid, 20000);
   read_received (f.out, &r);
@@ -921,6 +1051,10 @@ main (int argc, char **argv)
       test_late_join);
   g_test_add_data_func ("/gst/src-behind/paused/shm", "shm", test_paused);
   g_test_add_data_func ("/gst/src-behind/paused/tcp", "tcp", test_paused);
+  g_test_add_data_func ("/gst/src-behind/paused-lapped/shm", "shm",
+      test_paused_lapped);
+  g_test_add_data_func ("/gst/src-behind/paused-lapped/tcp", "tcp",
+      test_paused_lapped);
   g_test_add_func ("/gst/src-behind/early/shm", test_early);
   g_test_add_func ("/gst/src-behind/stopped-lost/shm", test_stopped_lost);
   return g_test_run ();

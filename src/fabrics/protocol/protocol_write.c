@@ -62,6 +62,8 @@ typedef struct {
   uint32_t *slot_pending;         /* buffered completions per slot */
   gboolean have_committed;        /* committed_max is set */
   uint64_t committed_max;         /* highest grain index committed */
+  uint64_t lapped;                /* whole grains lapped since the last
+                                     grain committed (rma_on_completion) */
 } MxlGrainIngress;
 
 static MxlGrainIngress *
@@ -131,6 +133,21 @@ header_overtaken (MxlTarget *t, uint32_t slot, uint64_t index)
   return FALSE;
 }
 
+/* A completion consumed without a result (superseded): counted. One whose
+ * slice end is the grain's last slice (@slices = totalSlices) was a whole
+ * grain that a newer grain overwrote before it could be committed: it is
+ * handed to the reader with the next grain committed (its count,
+ * mxlFabricsExtTargetReadGrainLapped()), so that a reader can account for
+ * every grain sent, also before the first one it is given. A shorter range
+ * may be extended by a later range of the same grain: not counted as lapped. */
+static void
+lapped_grain (MxlTarget *t, uint16_t slices)
+{
+  t->stats.completionsSuperseded++;
+  if (slices == t->base.layout.total_slices)
+    ingress_of (t)->lapped++;
+}
+
 static mxlStatus
 rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
     uint64_t *out_index, uint64_t *out_count)
@@ -160,9 +177,11 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
     return MXL_ERR_INVALID_ARG;
   }
   /* The newer completion commits: this one's data has been extended (a
-   * later slice range) or overwritten (a newer grain). */
+   * later slice range) or overwritten (a newer grain). One that completed
+   * its grain (slice end totalSlices) has no later slice range: a newer
+   * grain overwrote it, a whole grain lapped (lapped_grain()). */
   if (superseded) {
-    t->stats.completionsSuperseded++;
+    lapped_grain (t, slices);
     return MXL_ERR_NOT_READY;
   }
   if (mxl_grain_header_check (t->base.regions[slot].base, slot, t->base.grain_count,
@@ -176,7 +195,7 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
   /* Committing a landing write's header would publish a half-written
    * grain; the completed grain itself was overwritten. */
   if (header_overtaken (t, slot, index)) {
-    t->stats.completionsSuperseded++;
+    lapped_grain (t, slices);
     g_debug ("target %" G_GUINT64_FORMAT ": slot %u already holds the header "
         "of grain %" G_GUINT64_FORMAT ", still landing: lapped, not committed",
         t->id, slot, index);
@@ -197,7 +216,8 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
     g->committed_max = index;
   g->have_committed = TRUE;
   *out_index = index;
-  *out_count = 0;
+  *out_count = g->lapped;
+  g->lapped = 0;
   return MXL_STATUS_OK;
 }
 

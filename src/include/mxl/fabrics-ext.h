@@ -61,11 +61,13 @@ extern "C" {
  * target's reads (docs/wire-format.md §2.3: the ring has no flow control): its entry
  * was overwritten before it could be unpacked, or while it was being
  * copied. Nothing of it is unpacked; keep reading. Counted in
- * mxlFabricsExtTargetStats.batchesLost. Same value as
- * MXL_FABRICS_EXT_STATUS_CQ_OVERRUN (the reader was too late), which sample
- * targets report as well.
+ * mxlFabricsExtTargetStats.batchesLost. A value of its own, outside the
+ * reference's statuses, so that a reader tells a lost batch (a gap in the
+ * samples: the next batch is a discontinuity) from
+ * MXL_FABRICS_EXT_STATUS_CQ_OVERRUN, which sample targets report as well
+ * and which loses nothing.
  */
-#define MXL_FABRICS_EXT_STATUS_SAMPLES_LOST MXL_ERR_OUT_OF_RANGE_TOO_LATE
+#define MXL_FABRICS_EXT_STATUS_SAMPLES_LOST ((mxlStatus) 2002)
 
 /**
  * MXL_FABRICS_EXT_STATUS_END_OF_STREAM:
@@ -493,6 +495,32 @@ typedef struct mxlFabricsExtTargetStats_t {
                                     target that does not advertise it is
                                     counted in badImmediateData) */
 } mxlFabricsExtTargetStats;
+
+/**
+ * mxlFabricsExtTargetReadGrainLapped:
+ * @in_timeoutMs: 0 returns at once (mxlFabricsTargetReadGrainNonBlocking());
+ *   otherwise waits up to this long, as mxlFabricsTargetReadGrain().
+ * @out_grainIndex: (out): as mxlFabricsTargetReadGrain().
+ * @out_lapped: (out): with MXL_STATUS_OK, how many whole grains were lapped
+ *   since the grain committed before this one (since setup for the first):
+ *   their completions came before this grain's, but a newer grain had
+ *   already overwritten their ring slot, so they were never committed nor
+ *   returned (counted in mxlFabricsExtTargetStats.completionsSuperseded).
+ *   Each is a grain the initiator wrote whole (the completion of its last
+ *   slice); a completion of an earlier slice range is superseded without
+ *   being counted here (a later range of the same grain may follow it).
+ *
+ * mxlFabricsTargetReadGrain() that also tells how many grains sent before
+ * the returned one were lost to the ring before they could be committed:
+ * with it a reader accounts for every grain the initiator wrote, also for
+ * those lapped before the first grain it is given (an initiator that
+ * writes more than a ring before the target first reads), which leave no
+ * gap between two returned indices. On an initiator that sends in index
+ * order the lapped grains lie between the grain returned before and this
+ * one. Returns as mxlFabricsTargetReadGrain(); MXL_ERR_INVALID_ARG for NULL.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetReadGrainLapped (mxlFabricsTarget in_target,
+    uint16_t in_timeoutMs, uint64_t *out_grainIndex, uint64_t *out_lapped);
 
 /**
  * mxlFabricsExtTargetInterruptRead:

@@ -195,9 +195,10 @@ MXL_EXPORT mxlStatus mxlFabricsTargetReadGrain (mxlFabricsTarget in_target,
  * Returns: MXL_STATUS_OK (samples unpacked and committed); MXL_ERR_NOT_READY;
  * MXL_ERR_INVALID_ARG (bad entry index or entry header from the network:
  * counted, not unpacked); MXL_FABRICS_EXT_STATUS_SAMPLES_LOST
- * (= MXL_ERR_OUT_OF_RANGE_TOO_LATE, <mxl/fabrics-ext.h>: one batch was
- * overwritten before it could be unpacked, the initiator is more than the
- * ring ahead; also MXL_FABRICS_EXT_STATUS_CQ_OVERRUN); MXL_ERR_INVALID_STATE
+ * (<mxl/fabrics-ext.h>, a value of its own: one batch was overwritten
+ * before it could be unpacked, the initiator is more than the ring ahead);
+ * MXL_ERR_OUT_OF_RANGE_TOO_LATE (= MXL_FABRICS_EXT_STATUS_CQ_OVERRUN, as
+ * for grains: nothing lost); MXL_ERR_INVALID_STATE
  * (not set up, or a grain target); the flow writer's status when the commit
  * fails.
  */

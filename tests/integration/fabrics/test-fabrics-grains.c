@@ -3,7 +3,8 @@
  * Grain transfers in one process (target and initiator in separate MXL
  * domains) over loopback tcp, tcp;ofi_rxm and shm: slice ranges (docs/wire-format.md §8.2
  * S1/S2: both halves, single slices, blocks of 2/13/73/720), invalid grains,
- * forced write splitting by maxMessageSize and iovLimit, CQ overrun, and a
+ * forced write splitting by maxMessageSize and iovLimit, CQ overrun, grains
+ * lapped before the target's first drain (each counted exactly once), and a
  * hostile initiator (out-of-range immediate data, headers that do not match)
  * after which the target stays usable.
  */
@@ -330,6 +331,103 @@ out:
 
 static void test_overrun_tcp (void) { overrun (&fab_tcp); }
 static void test_overrun_rxm (void) { overrun (&fab_rxm); }
+
+/* An initiator more than a ring ahead of the target's first drain (issue
+ * 19 A): 3 rings and 2 grains written, in index order, before the target
+ * reads at all. The completions of the grains whose ring slot a newer grain
+ * overwrote are superseded, never committed; mxlFabricsExtTargetReadGrainLapped()
+ * tells each result how many whole grains were lapped before it, so every
+ * grain written is accounted for exactly once: returned, or counted lapped
+ * with the grain returned after it (those before the first returned grain
+ * used to be counted nowhere, only in completionsSuperseded). The initiator's
+ * own ring is longer than the stream, so that no local slot is rewritten
+ * while its write is in flight. */
+#define LAPPED_DOMAIN "{\"urn:x-mxl:option:history_duration/v1.0\": 2000000000}"
+
+static void
+lapped_at_start (const FabProv *p, const char *target_options)
+{
+  /* 64x8 v210: a ring of 6 slots at 29.97 Hz at the target */
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 64, 8);
+  Pair pr;
+  mxlFabricsExtTargetStats ts;
+  uint64_t ring, n, got = 0, lapped_total = 0, results = 0, prev = UINT64_MAX;
+  gint64 deadline;
+
+  if (!fabtest_require (p))
+    goto out;
+  memset (&pr, 0, sizeof pr);
+  fabtest_side_init (&pr.ts, def, FLOW_ID);
+  fabtest_side_init_full (&pr.is, def, FLOW_ID, LAPPED_DOMAIN, NULL);
+  pr.t = fabtest_target (&pr.ts, p, target_options, &pr.info);
+  pr.init = fabtest_initiator (&pr.is, p, NULL);
+  pr.layout = pr.init->base.layout;
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr.init, pr.info), ==, MXL_STATUS_OK);
+  fabtest_connect (pr.init, &pr.t, 1, FALSE, 5000);
+  ring = pr.t->base.grain_count;
+  n = 3 * ring + 2;
+  g_assert_cmpuint (pr.init->base.grain_count, >=, n);
+  for (uint64_t i = 0; i < n; i++) {
+    fabtest_write_grain (&pr.is, i, 5, FALSE);
+    g_assert_cmpint (mxlFabricsInitiatorTransferGrain (pr.init, i, 0,
+            pr.layout.total_slices), ==, MXL_STATUS_OK);
+  }
+  /* Everything on its way, and landed, before the target's first drain. */
+  deadline = g_get_monotonic_time () + 300 * 1000;
+  while (g_get_monotonic_time () < deadline) {
+    mxlFabricsInitiatorMakeProgressNonBlocking (pr.init);
+    g_usleep (1000);
+  }
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (got < n) {
+    uint64_t index = 0, lapped = 0;
+    mxlStatus st = mxlFabricsExtTargetReadGrainLapped (pr.t, 5, &index, &lapped);
+
+    if (st == MXL_ERR_NOT_READY) {
+      mxlFabricsInitiatorMakeProgressNonBlocking (pr.init);
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      continue;
+    }
+    g_assert_cmpint (st, ==, MXL_STATUS_OK);
+    /* the lapped grains are exactly the indices between two results */
+    g_assert_cmpuint (index, ==, (prev == UINT64_MAX ? 0 : prev + 1) + lapped);
+    prev = index;
+    lapped_total += lapped;
+    results++;
+    got += 1 + lapped;
+  }
+  g_assert_cmpuint (got, ==, n);
+  g_assert_cmpuint (prev, ==, n - 1);
+  /* inline: the first drain held more than a ring, at least the first 2
+   * rings and 2 grains were lapped (the slots hold the last ring). The
+   * progress thread drains as the writes land, in drains of its own
+   * timing: some were lapped, through its result queue */
+  g_assert_cmpuint (lapped_total, >=, target_options == NULL ? n - ring : 1);
+  g_assert_cmpuint (results + lapped_total, ==, n);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
+  g_test_message ("%s: %" G_GUINT64_FORMAT " grains, %" G_GUINT64_FORMAT
+      " returned, %" G_GUINT64_FORMAT " lapped, %" G_GUINT64_FORMAT
+      " superseded", p->label, n, results, lapped_total, ts.completionsSuperseded);
+  g_assert_cmpuint (ts.grainsReceived, ==, results);
+  g_assert_cmpuint (ts.completionsSuperseded, ==, lapped_total);
+  /* the target's ring holds the last ring, each grain exact */
+  for (uint64_t i = n - ring; i < n; i++) {
+    char *a = fabtest_grain_digest (&pr.ts, i, NULL), *b = fabtest_grain_digest (&pr.is, i, NULL);
+    g_assert_cmpstr (a, ==, b);
+    g_free (a);
+    g_free (b);
+  }
+  pair_close (&pr);
+out:
+  g_free (def);
+}
+
+static void test_lapped_at_start_tcp (void) { lapped_at_start (&fab_tcp, NULL); }
+static void test_lapped_at_start_shm (void) { lapped_at_start (&fab_shm, NULL); }
+static void test_lapped_at_start_thread_tcp (void)
+{
+  lapped_at_start (&fab_tcp, "{\"progressThread\": true}");
+}
 
 /* Fan-out with one target never read (its provider makes no progress, so
  * the 1080p writes to it never complete): the other target gets every
@@ -1092,6 +1190,10 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/grains/rxm/split", test_split_rxm);
   g_test_add_func ("/fabrics/grains/tcp/cq-overrun", test_overrun_tcp);
   g_test_add_func ("/fabrics/grains/rxm/cq-overrun", test_overrun_rxm);
+  g_test_add_func ("/fabrics/grains/tcp/lapped-at-start", test_lapped_at_start_tcp);
+  g_test_add_func ("/fabrics/grains/shm/lapped-at-start", test_lapped_at_start_shm);
+  g_test_add_func ("/fabrics/grains/tcp/lapped-at-start-thread",
+      test_lapped_at_start_thread_tcp);
   g_test_add_func ("/fabrics/grains/tcp/behind-costs-only-itself", test_behind_tcp);
   g_test_add_func ("/fabrics/grains/shm/stage-fanout-only", test_stage_fanout_only_shm);
   g_test_add_func ("/fabrics/grains/tcp/hostile", test_hostile_tcp);

@@ -20,6 +20,8 @@
  *   - overrun: an initiator more than the bounce ring ahead loses batches,
  *     reported, and every delivered batch is still sample-exact; a stale
  *     entry (a head not newer than the last delivered) is reported lost.
+ *   - cq-overrun: more completions than cqDepth are reported as an overrun,
+ *     a status other than a lost batch's, and nothing is lost.
  */
 #include "fabtest.h"
 
@@ -378,6 +380,26 @@ hostile (gconstpointer data)
   pair_close (&pr);
 }
 
+/* Transfers @n batches of tc->batch samples from @head on, then lets them
+ * get on their way before the target reads (its completions need the
+ * target's progress, so the initiator cannot finish alone). */
+static void
+send_unread (Pair *pr, const Case *tc, uint64_t head, guint n)
+{
+  gint64 deadline;
+
+  for (guint b = 0; b < n; b++) {
+    write_batch (pr, head + (uint64_t) b * tc->batch, tc->batch);
+    g_assert_cmpint (mxlFabricsInitiatorTransferSamples (pr->init, head + (uint64_t) b * tc->batch,
+        tc->batch), ==, MXL_STATUS_OK);
+  }
+  deadline = g_get_monotonic_time () + 200 * 1000;
+  while (g_get_monotonic_time () < deadline) {
+    mxlFabricsInitiatorMakeProgressNonBlocking (pr->init);
+    g_usleep (1000);
+  }
+}
+
 /* The initiator runs more than the ring ahead: the overwritten batches are
  * reported lost, never unpacked; every delivered one is sample-exact. */
 static void
@@ -388,25 +410,13 @@ overrun (gconstpointer data)
   uint64_t head = 40000, h;
   size_t n;
   guint entries, sent, delivered = 0, lost = 0;
-  gint64 deadline;
   mxlFabricsExtTargetStats ts;
 
   if (!pair_open (&pr, tc->prov, tc->channels, tc->batch, tc->options, tc->options))
     return;
   entries = (guint) pr.info->bounce_entry_count;
   sent = entries + 3;
-  for (guint b = 0; b < sent; b++) {
-    write_batch (&pr, head + (uint64_t) b * tc->batch, tc->batch);
-    g_assert_cmpint (mxlFabricsInitiatorTransferSamples (pr.init, head + (uint64_t) b * tc->batch,
-        tc->batch), ==, MXL_STATUS_OK);
-  }
-  /* Everything on its way before the target reads (its completions need
-   * the target's progress, so the initiator cannot finish alone). */
-  deadline = g_get_monotonic_time () + 200 * 1000;
-  while (g_get_monotonic_time () < deadline) {
-    mxlFabricsInitiatorMakeProgressNonBlocking (pr.init);
-    g_usleep (1000);
-  }
+  send_unread (&pr, tc, head, sent);
   while (delivered + lost < sent) {
     mxlStatus st = read_samples (&pr, &h, &n, 5000);
     if (st == MXL_FABRICS_EXT_STATUS_SAMPLES_LOST) {
@@ -426,6 +436,48 @@ overrun (gconstpointer data)
   /* The three batches that came back round overwrote three entries. */
   g_assert_cmpuint (lost, ==, 3);
   g_assert_cmpuint (delivered, ==, entries);
+  pair_close (&pr);
+}
+
+/* More completions waiting than cqDepth on a sample target: the overrun is
+ * reported once with MXL_FABRICS_EXT_STATUS_CQ_OVERRUN, which a reader
+ * tells from a lost batch (MXL_FABRICS_EXT_STATUS_SAMPLES_LOST, a value of
+ * its own: they used to be the same), and every batch is still delivered,
+ * sample-exact: nothing was lost. */
+static void
+cq_overrun (gconstpointer data)
+{
+  const Case *tc = data;
+  Pair pr;
+  uint64_t head = 50000, h;
+  size_t n;
+  guint delivered = 0, overruns = 0;
+  mxlFabricsExtTargetStats ts;
+
+  g_assert_cmpint (MXL_FABRICS_EXT_STATUS_SAMPLES_LOST, !=, MXL_FABRICS_EXT_STATUS_CQ_OVERRUN);
+  if (!pair_open (&pr, tc->prov, tc->channels, tc->batch, tc->options, NULL))
+    return;
+  send_unread (&pr, tc, head, 4);
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*cqDepth*");
+  while (delivered < 4) {
+    mxlStatus st = read_samples (&pr, &h, &n, 5000);
+    if (st == MXL_FABRICS_EXT_STATUS_CQ_OVERRUN) {
+      overruns++;
+      continue;
+    }
+    g_assert_cmpint (st, ==, MXL_STATUS_OK);
+    g_assert_cmpuint (h, ==, head + (uint64_t) delivered * tc->batch);
+    g_assert_cmpuint (n, ==, tc->batch);
+    model_apply (&pr, h, n);
+    check_target (&pr, h, n);
+    delivered++;
+  }
+  g_test_assert_expected_messages ();
+  g_assert_cmpuint (overruns, ==, 1);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (ts.cqOverruns, ==, 1);
+  g_assert_cmpuint (ts.batchesLost, ==, 0);
+  g_assert_cmpuint (ts.batchesReceived, ==, 4);
   pair_close (&pr);
 }
 
@@ -642,7 +694,7 @@ main (int argc, char **argv)
   static const guint channels[] = { 8, 64 };
   static const guint batches[] = { 48, 480, 1024 };
   static Case cases[3][2][3];
-  static Case specials[3][7];
+  static Case specials[3][8];
   static const char *sg = "{\"samplesStaging\": false}";
 
   g_test_init (&argc, &argv, NULL);
@@ -659,6 +711,7 @@ main (int argc, char **argv)
       struct { const char *name; Case c; GTestDataFunc fn; } sp[] = {
         { "hostile", { provs[p], 8, 480, NULL }, hostile },
         { "overrun", { provs[p], 2, 1024, NULL }, overrun },
+        { "cq-overrun", { provs[p], 8, 480, "{\"cqDepth\": 2}" }, cq_overrun },
         /* the scatter-gather path (staging off): iov_limit splitting */
         { "stream-64ch-48-sg", { provs[p], 64, 48, sg }, stream },
         { "stream-8ch-1024-sg", { provs[p], 8, 1024, sg }, stream },
