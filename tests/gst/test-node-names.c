@@ -23,10 +23,10 @@
  * Every wait is bounded.
  */
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 #include <gst/app/gstappsrc.h>
 
 #include "../hardening/hgst.h"
@@ -232,33 +232,52 @@ child_src (const gchar * node, const gchar * file, const gchar * out)
   return 0;
 }
 
-/* `gst-launch-1.0 mxlfabricssrc provider=shm node=@node ...`, bounded by
- * timeout(1) to 10 s: fails, with the ERROR that a node in use asks for
- * one of its own. */
-static void
-second_receiver (const gchar * node)
+/* Child: a second shm receiver of @node that must not start; writes the
+ * text of its ERROR to @out. */
+static int
+child_second_receiver (const gchar * node, const gchar * out)
 {
-  gchar *arg = g_strdup_printf ("node=%s", node);
-  gchar *argv[] = { (gchar *) "timeout", (gchar *) "10",
-    (gchar *) "gst-launch-1.0", (gchar *) "mxlfabricssrc",
-    (gchar *) "provider=shm", arg, (gchar *) "caps=" CAPS, (gchar *) "!",
-    (gchar *) "fakesink", NULL
-  };
-  gchar *out = NULL, *err = NULL;
-  GError *error = NULL;
-  gint status = 0;
+  gchar *desc = g_strdup_printf ("mxlfabricssrc provider=shm node=%s "
+      "caps=\"" CAPS "\" ! fakesink", node);
+  GstElement *p = hgst_parse (desc);
+  GstBus *bus = gst_element_get_bus (p);
+  GstStateChangeReturn r = gst_element_set_state (p, GST_STATE_PAUSED);
+  GstMessage *msg;
+  GError *e = NULL;
 
-  g_assert_true (g_spawn_sync (NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
-          NULL, &out, &err, &status, &error));
-  g_test_message ("second receiver: %s%s", out, err);
-  /* an ERROR ends it at once (gst-launch-1.0 exits 255: the state change
-   * failed), not timeout(1) (124) */
-  g_assert_true (WIFEXITED (status));
-  g_assert_cmpint (WEXITSTATUS (status), ==, 255);
-  g_assert_nonnull (strstr (err, "each receiver needs a node of its own"));
+  if (r == GST_STATE_CHANGE_ASYNC)
+    r = gst_element_get_state (p, NULL, NULL, 10 * GST_SECOND);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  if (r != GST_STATE_CHANGE_FAILURE || msg == NULL)
+    return 3;
+  gst_message_parse_error (msg, &e, NULL);
+  g_assert_true (g_file_set_contents (out, e->message, -1, NULL));
+  g_error_free (e);
+  gst_message_unref (msg);
+  gst_object_unref (bus);
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (p);
+  g_free (desc);
+  return 0;
+}
+
+/* A second receiver of @node in a process of its own (this binary again):
+ * its start fails, with the ERROR that a node in use asks for one of its
+ * own. */
+static void
+second_receiver (const gchar * node, const gchar * dir)
+{
+  gchar *out = g_build_filename (dir, "second.txt", NULL);
+  GPid pid = hgst_spawn_child (node, "-", out, NULL);
+  gchar *text = NULL;
+
+  hgst_assert_child_ok (pid, 15000);
+  g_assert_true (g_file_get_contents (out, &text, NULL, NULL));
+  g_test_message ("second receiver: %s", text);
+  g_assert_nonnull (strstr (text, "each receiver needs a node of its own"));
+  g_unlink (out);
+  g_free (text);
   g_free (out);
-  g_free (err);
-  g_free (arg);
 }
 
 static void
@@ -281,7 +300,7 @@ test_shm_same_node (void)
    * have is taken; refused before libfabric would have removed that file
    * (the first receiver could no longer be reached), with an ERROR that
    * says what to do */
-  second_receiver (node);
+  second_receiver (node, dir);
   region = g_strdup_printf ("/dev/shm/%s:%u:0", node, (guint) getuid ());
   g_assert_true (g_file_test (region, G_FILE_TEST_EXISTS));
   g_free (region);
@@ -307,7 +326,8 @@ int
 main (int argc, char **argv)
 {
   if (hgst_init (&argc, &argv, 5))
-    return child_src (argv[2], argv[3], argv[4]);
+    return g_str_equal (argv[3], "-") ? child_second_receiver (argv[2],
+        argv[4]) : child_src (argv[2], argv[3], argv[4]);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gst/node/localhost", test_localhost);
   g_test_add_func ("/gst/node/unresolvable-sink", test_unresolvable_sink);
