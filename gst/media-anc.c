@@ -208,6 +208,7 @@ const GstMxlFabricsMediaOps gst_mxl_fabrics_media_anc = {
   .propose_allocation = anc_propose_allocation,
   .caps_name = "meta/x-st-2038",
   .group_role = "Data",
+  .convert_hint = "give the sink ST 2038 frames at the flow's rate",
   .def_from_caps = anc_def_from_caps,
   .caps_refused = anc_caps_refused,
   .finish_caps = anc_finish_caps,

@@ -415,6 +415,8 @@ const GstMxlFabricsMediaOps gst_mxl_fabrics_media_audio = {
   .batches = TRUE,
   .caps_name = "audio/x-raw",
   .group_role = "Audio",
+  .convert_hint = "convert upstream: ... ! audioconvert ! audioresample ! "
+      "mxlfabricssink",
   .def_from_caps = audio_def_from_caps,
   .caps_refused = audio_caps_refused,
   .finish_caps = audio_finish_caps,

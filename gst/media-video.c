@@ -624,6 +624,8 @@ const GstMxlFabricsMediaOps gst_mxl_fabrics_media_video = {
   .src_weaves = TRUE,
   .caps_name = "video/x-raw",
   .group_role = "Video",
+  .convert_hint = "convert upstream: ... ! videoconvert ! videoscale ! "
+      "videorate ! mxlfabricssink",
   .def_from_caps = video_def_from_caps,
   .caps_refused = video_caps_refused,
   .finish_caps = video_finish_caps,

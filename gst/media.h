@@ -101,6 +101,11 @@ typedef struct {
   const gchar *caps_name;
   /* The "role" of a default grouphint: "Video", "Audio" or "Data". */
   const gchar *group_role;
+  /* What to put in front of the sink when caps of this media do not
+   * match a receiver's flow (the sink's negotiation WARNINGs, sinkcaps.c),
+   * e.g. "convert upstream: ... ! videoconvert ! videoscale ! videorate !
+   * mxlfabricssink". */
+  const gchar *convert_hint;
   /* Reads the fixed caps structure @s into @def, what the library checks
    * a flow by (mxlFlowExtBuildDefinition(): media type, the rate as the
    * flow definition writes it, the media's own fields), and into @fmt

@@ -364,11 +364,19 @@ gst_mxl_fabrics_open_target (GstMxlFabricsObject * obj,
         "cannot set up the MXL Fabrics target (%s): the provider does not "
         "offer the transfer protocol asked for in options (%s)",
         gst_mxl_fabrics_status_name (st), needs);
-  } else if (st != MXL_STATUS_OK)
+  } else if (st != MXL_STATUS_OK) {
+    bool is_name = FALSE;
+
+    /* shm: the node names the endpoint's file in /dev/shm, so another
+     * receiver given the same node holds it (fi_enable: EBUSY) */
+    if (mxlFabricsExtProviderNodeIsName (provider, &is_name) != MXL_STATUS_OK)
+      is_name = FALSE;
     setup_error (error, st, "target", GST_RESOURCE_ERROR_OPEN_READ_WRITE, &s,
-        "check provider, node (an address of this host) and service (a free "
-        "port)", "");
-  else if (!(*target_info = gst_mxl_fabrics_target_info_to_json (info)))
+        is_name ? "check provider and node (a name: the endpoint's file in "
+        "/dev/shm is named after it, so each receiver needs a node of its "
+        "own, or none)" : "check provider, node (an address of this host) "
+        "and service (a free port)", "");
+  } else if (!(*target_info = gst_mxl_fabrics_target_info_to_json (info)))
     g_set_error (error, GST_CORE_ERROR, GST_CORE_ERROR_FAILED,
         "cannot serialise the TargetInfo");
   if (info)

@@ -208,7 +208,9 @@ gst_mxl_fabrics_object_install_properties (GObjectClass * klass)
           "name for shm; empty means automatic: the first non-loopback "
           "address libfabric lists for the provider (tcp, verbs, efa), or a "
           "name unique to the element (shm, \"mxlfabrics-<pid>-<n>\"). "
-          "Default: \"\"",
+          "On shm the node names a receiver's endpoint (its file in "
+          "/dev/shm, one receiver each); the sink's connections name their "
+          "own. Default: \"\"",
           GST_MXL_FABRICS_DEFAULT_NODE, SETTING_FLAGS));
   g_object_class_install_property (klass, GST_MXL_FABRICS_PROP_SERVICE,
       g_param_spec_string ("service", "Service",

@@ -82,8 +82,13 @@
  * `audioconvert ! audioresample ! mxlfabricssink ...` negotiate to what
  * the receiver wants without repeating its caps. Before any TargetInfo is
  * known, and when the targets' flows have no caps in common (a WARNING
- * naming them), it answers the pad template; ACCEPT_CAPS always takes the
- * template (sinkcaps.h). When a target's TargetInfo becomes known or
+ * naming them), it answers the pad template. When upstream offers nothing
+ * a target's flow takes (caps fixed to another size, a stale TargetInfo
+ * file), a WARNING (CORE NEGOTIATION) names the quantity that differs and
+ * the converters to add, before upstream fails not-negotiated.
+ * ACCEPT_CAPS takes the template (sinkcaps.h), but for fixed caps the
+ * library refuses, which get the same kind of WARNING with its reason
+ * (each text once until the sink stops). When a target's TargetInfo becomes known or
  * changes (its `@path` file appears or is rewritten) the sink sends a
  * RECONFIGURE upstream: a converter in front renegotiates to the new flow,
  * and caps of another format make the sink stop its engine, create the
@@ -370,6 +375,7 @@ gst_mxl_fabrics_sink_stop (GstBaseSink * sink)
   gst_mxl_fabrics_sink_teardown_caps (self);
   gst_mxl_fabrics_object_set_state (self->obj,
       GST_MXL_FABRICS_CONNECTION_DISCONNECTED, NULL, NULL);
+  gst_mxl_fabrics_sink_caps_forget_notices (self);
   return TRUE;
 }
 
@@ -471,6 +477,7 @@ gst_mxl_fabrics_sink_finalize (GObject * object)
   g_ptr_array_unref (self->targets);
   g_free (self->flow_def);
   g_free (self->caps_warned);
+  g_hash_table_unref (self->caps_notices);
   g_array_unref (self->pending);
   G_OBJECT_CLASS (gst_mxl_fabrics_sink_parent_class)->finalize (object);
 }
@@ -647,5 +654,7 @@ gst_mxl_fabrics_sink_init (GstMxlFabricsSink * self)
   self->obj->targets_stats = gst_mxl_fabrics_sink_targets_stats;
   self->obj->targets_stats_data = self;
   self->pending = g_array_new (FALSE, FALSE, sizeof (GstMxlFabricsSinkPending));
+  self->caps_notices = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+      NULL);
   gst_base_sink_set_sync (GST_BASE_SINK (self), TRUE);
 }

@@ -115,6 +115,9 @@ struct _GstMxlFabricsSink {
   gchar *caps_warned;           /* object lock: the targets whose flows had
                                  * no caps in common at the last WARNING
                                  * (sinkcaps.c) */
+  GHashTable *caps_notices;     /* object lock: the texts of the negotiation
+                                 * WARNINGs posted since stop() (a set,
+                                 * sinkcaps.c): each is posted once */
 };
 
 G_END_DECLS

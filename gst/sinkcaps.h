@@ -14,7 +14,7 @@ G_BEGIN_DECLS
  * @filter: (nullable): the query's filter.
  *
  * GstBaseSink::get_caps: the CAPS query of the sink pad. ACCEPT_CAPS
- * takes the whole pad template (gst_mxl_fabrics_sink_accept_caps()), a
+ * takes the pad template (gst_mxl_fabrics_sink_accept_caps()), a
  * superset of this answer: caps that a target's flow
  * does not match still reach set_caps, where that target fails alone with
  * the WARNING naming the quantity (mxlfabricssinktarget.c), while other
@@ -40,6 +40,18 @@ G_BEGIN_DECLS
  * targets), the pad template. A target without a flow definition (a
  * reference target) or with one the library refuses adds no constraint
  * (it fails when added, mxlfabricssinktarget.c).
+ *
+ * When the targets' caps have nothing of @filter (upstream fixed to other
+ * caps: it fails not-negotiated), a WARNING (GST_CORE_ERROR_NEGOTIATION)
+ * for each target whose flow takes none of it: "target <id>: " and what
+ * the library's check (gst_mxl_fabrics_format_from_caps(), then
+ * gst_mxl_fabrics_format_check_match(), as set_caps) says of the caps of
+ * @filter nearest the flow (each structure fixed toward the flow's caps:
+ * a field it leaves open takes the flow's value, but for the scanning,
+ * absent meaning progressive; the first of the flow's media that differs
+ * from it, else the first), then the media's converters (convert_hint,
+ * media.h); @filter, the nearest caps and the flow's caps in the debug
+ * text. Each text once until stop().
  *
  * Returns: (transfer full): the caps intersected with @filter (its order
  * first).
@@ -110,11 +122,27 @@ gboolean gst_mxl_fabrics_sink_caps_renew (GstMxlFabricsSink * self,
  * @query: any query.
  *
  * Answers an ACCEPT_CAPS query: TRUE for caps within the pad template,
- * whatever the targets' flows (see gst_mxl_fabrics_sink_get_caps_of_targets()).
+ * whatever the targets' flows (see gst_mxl_fabrics_sink_get_caps_of_targets()),
+ * that the library takes when fixed (gst_mxl_fabrics_format_from_caps(),
+ * as set_caps reads them: video caps without interlace-mode are
+ * progressive), so that caps no flow can carry, such as interlace-mode=mixed
+ * (the template's progressive structure names no interlace-mode) or
+ * interlaced at 50 frames/s, are refused before set_caps. Fixed caps
+ * refused get a WARNING (GST_CORE_ERROR_NEGOTIATION) with the library's
+ * reason (or "not within the sink's pad template") and the media's
+ * converters, each text once until stop().
  *
  * Returns: TRUE when @query was an ACCEPT_CAPS query, now answered.
  */
 gboolean gst_mxl_fabrics_sink_accept_caps (GstMxlFabricsSink * self,
     GstQuery * query);
+
+/**
+ * gst_mxl_fabrics_sink_caps_forget_notices:
+ *
+ * stop(): the negotiation WARNINGs of the CAPS and ACCEPT_CAPS queries
+ * (each text posted once) may be posted again.
+ */
+void gst_mxl_fabrics_sink_caps_forget_notices (GstMxlFabricsSink * self);
 
 G_END_DECLS

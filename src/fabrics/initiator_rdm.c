@@ -28,6 +28,8 @@
 #include "fabrics/ofi/address.h"
 #include "fabrics/ofi/shmstale.h"
 
+#include <mxl/fabrics-ext.h>
+
 /* The connectionless initiator's own state (init->type_state). */
 typedef struct MxlRdmInitiator {
   MxlInitiatorTypeState base;
@@ -145,9 +147,12 @@ open_endpoint (MxlInitiator *init, struct fi_info *info, struct fid_av **av,
     return mxl_ofi_fail (rc, "fi_ep_bind(av)", error);
   if ((rc = fi_ep_bind (*ep, &init->base.cq->fid, FI_TRANSMIT | FI_RECV)) != 0)
     return mxl_ofi_fail (rc, "fi_ep_bind(cq)", error);
-  if ((rc = fi_enable (*ep)) != 0)
-    return mxl_ofi_fail (rc, "fi_enable", error);
-  if (mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_SHM_REGIONS)) {
+  if (!mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_SHM_REGIONS)) {
+    if ((rc = fi_enable (*ep)) != 0)
+      return mxl_ofi_fail (rc, "fi_enable", error);
+  } else if ((rc = mxl_shm_enable (*ep, error)) != 0) {
+    return mxl_ofi_status (rc);   /* a name in use: its file kept */
+  } else {
     MxlShmHold *hold = mxl_shm_region_hold (*ep);
     MxlRdmInitiator *r = rdm_initiator (init);
 
@@ -211,24 +216,67 @@ rdm_parked (const MxlInitiator *init, uint64_t conn_id)
   return r != NULL && mxl_parking_holds (r->parked, conn_id);
 }
 
-/* A shm endpoint is named after its info's source address: one given by
- * name (the elements name theirs, "fi_ns://<node>:<service>") would be the
- * same file for every connection, so each connection's endpoint gets the
- * name with ".<conn_id>" appended. Names from libfabric ("fi_shm://<pid>")
- * get a unique suffix from libfabric itself. */
+/* TRUE when the shm name @addr ("fi_ns://<name>" or "fi_shm://<name>")
+ * is one only its process uses: libfabric's own ("fi_shm://<pid>",
+ * which libfabric makes unique per endpoint) or one of the library's form,
+ * MXL_FABRICS_EXT_SHM_NODE_PREFIX "<pid>-<n>", which declares that its
+ * endpoints belong to process <pid> (the elements' default node; a
+ * process in another PID namespace knows itself by another pid than the
+ * one we would see). */
+static gboolean
+shm_name_is_ours (const char *addr)
+{
+  const char *name = strstr (addr, "://");
+  pid_t pid;
+
+  if (name == NULL)
+    return FALSE;
+  name += 3;
+  if (g_str_has_prefix (addr, "fi_shm://") && name[0] != '\0'
+      && strspn (name, "0123456789") == strlen (name))
+    return TRUE;
+  return mxl_shm_region_pid (name, &pid);
+}
+
+/* A shm endpoint is named after its info's source address, and that name
+ * is its file in /dev/shm: two endpoints of one name cannot both be
+ * enabled (fi_enable: EBUSY, "shm file in use"). Names from libfabric
+ * ("fi_shm://<pid>"), and a "fi_shm://" name of the library's form, get a
+ * suffix unique to the process from libfabric itself (":<uid>:<index>",
+ * the index counting the process's endpoints). A name of the library's
+ * form given with a service (the elements' default node, "fi_ns://<node>:<service>")
+ * would be the same file for every connection, so each connection's
+ * endpoint gets the name with ".<conn_id>" appended. Any other name is
+ * the application's node, which another process may use too (a receiver
+ * given the same node: its target endpoint already holds the file): the
+ * initiator's endpoints, which no peer looks up by name (a target learns
+ * the initiator's address from its connection request), are named
+ * MXL_FABRICS_EXT_SHM_NODE_PREFIX "<pid>-c<n>" instead, unique to this
+ * process and swept once it is gone (shmstale.h). */
 static struct fi_info *
 connection_info (const MxlConn *conn)
 {
+  static gint counter;
   const struct fi_info *base = conn->init->base.dom->info;
   struct fi_info *info = fi_dupinfo (base);
+  const char *src;
   char *name;
 
   if (info == NULL || base->src_addr == NULL || base->addr_format != FI_ADDR_STR
-      || base->src_addrlen == 0 || ((const char *) base->src_addr)[base->src_addrlen - 1]
-      || strstr (base->src_addr, "fi_shm://") != NULL)
+      || base->src_addrlen == 0 || ((const char *) base->src_addr)[base->src_addrlen - 1])
     return info;
-  name = g_strdup_printf ("%s.%" G_GUINT64_FORMAT, (const char *) base->src_addr,
-      conn->conn_id);
+  src = base->src_addr;
+  if (g_str_has_prefix (src, "fi_shm://") && shm_name_is_ours (src))
+    return info;
+  if (shm_name_is_ours (src)) {
+    name = g_strdup_printf ("%s.%" G_GUINT64_FORMAT, src, conn->conn_id);
+  } else {
+    name = g_strdup_printf ("fi_ns://" MXL_FABRICS_EXT_SHM_NODE_PREFIX "%d-c%d",
+        (int) getpid (), g_atomic_int_add (&counter, 1));
+    g_debug ("initiator: endpoint for target %" G_GUINT64_FORMAT " named %s, "
+        "not after the application's node (%s), which another process may "
+        "name its endpoints by", conn->target_id, name, src);
+  }
   free (info->src_addr);
   info->src_addrlen = strlen (name) + 1;
   info->src_addr = strdup (name);

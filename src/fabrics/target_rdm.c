@@ -55,10 +55,15 @@ rdm_open (MxlTarget *t, GError **error)
   st = mxl_target_bind_cq (t, r->ep, error);
   if (st != MXL_STATUS_OK)
     return st;
-  if ((rc = fi_enable (r->ep)) != 0)
-    return mxl_ofi_fail (rc, "fi_enable", error);
-  if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_SHM_REGIONS))
+  if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_SHM_REGIONS)) {
+    /* a name in use is refused before libfabric could remove the file of
+     * the endpoint that has it */
+    if ((rc = mxl_shm_enable (r->ep, error)) != 0)
+      return mxl_ofi_status (rc);
     r->shm_hold = mxl_shm_region_hold (r->ep);
+  } else if ((rc = fi_enable (r->ep)) != 0) {
+    return mxl_ofi_fail (rc, "fi_enable", error);
+  }
   st = mxl_target_set_rx_ep (t, r->ep);
   if (st != MXL_STATUS_OK)
     return st;

@@ -293,7 +293,6 @@ test_transfer (void)
   gchar *out = g_build_filename (dir, "rx.sums", NULL);
   gchar *port = g_strdup_printf ("%u", hgst_free_port ());
   gchar *desc, *u;
-  GstElement *tx;
   GPtrArray *sent;
   GPid pid;
 
@@ -304,12 +303,7 @@ test_transfer (void)
   desc = g_strdup_printf ("appsrc name=in is-live=true format=time caps=\""
       CAPS "\" ! mxlfabricssink name=sink provider=tcp node=" HGST_NODE
       " target-info=%s", u);
-  tx = hgst_parse (desc);
-  hgst_play (tx);
-  g_assert_true (hgst_wait_connected (tx, 5000));
-
-  sent = hgst_send_frames_and_stop (tx, N_FRAMES, FRAME_BYTES, FRAME_NS,
-      8000);
+  sent = hgst_connect_and_send (desc, N_FRAMES, FRAME_BYTES, FRAME_NS, 8000);
 
   hgst_assert_child_ok (pid, 10000);
   hgst_assert_sums (out, sent);

@@ -19,15 +19,26 @@
  *   writes makes the sink send a RECONFIGURE: renegotiated to 640x360, a
  *   new flow, and the receiver gets only 640x360 frames (at least a
  *   second of them, none the sender did not transfer).
+ * - two-processes/mismatch: the sender's upstream is fixed to 320x240
+ *   (`videotestsrc ! video/x-raw,format=v210,width=320,height=240 !
+ *   mxlfabricssink target-info=@file`, no converter) while the receiver's
+ *   flow is 640x360: the pipeline fails not-negotiated, after one WARNING
+ *   (CORE NEGOTIATION) of the sink naming the width and both values, the
+ *   caps of both sides in its debug text; the receiver gets nothing.
  * - query: GstHarness on the sink alone: before any TargetInfo is known
  *   the CAPS query answers the pad template (and a file that does not
  *   exist yet changes nothing); once the @path file holds a TargetInfo
  *   with a flow definition, the caps of that flow, intersected with the
- *   filter; ACCEPT_CAPS takes the template (a superset); two targets of different flows give
- *   the template and one WARNING naming both.
+ *   filter; a filter the flow takes nothing of gets the WARNING naming the
+ *   quantity (once until stop(), again after a restart); ACCEPT_CAPS
+ *   takes the template (a superset), but for fixed caps the library
+ *   refuses (video caps without interlace-mode are progressive), each
+ *   refusal with a WARNING giving the library's reason; two targets of
+ *   different flows give the template and one WARNING naming both.
  * - renegotiate-refused: GstHarness on the sink alone: after caps of a
- *   flow, caps within the template that no flow can hold fail with the
- *   library's reason, not a request to restart the pipeline.
+ *   flow, caps within the template that no flow can hold are refused by
+ *   ACCEPT_CAPS with the library's reason (a WARNING), not a request to
+ *   restart the pipeline.
  *
  * tcp on 127.0.0.1; the child is stopped (SIGINT) and reaped by PID;
  * every wait is bounded.
@@ -88,6 +99,32 @@ child_src (const gchar * caps, const gchar * file, const gchar * out)
   return 0;
 }
 
+/* The EOS or ERROR on @bus within @ms (NULL: fails); fails on a
+ * negotiation WARNING (CORE NEGOTIATION) before it. */
+static GstMessage *
+wait_eos_no_negotiation_warning (GstBus * bus, guint ms)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+
+  for (;;) {
+    gint64 left = end - g_get_monotonic_time ();
+    GstMessage *m = left > 0 ? gst_bus_timed_pop_filtered (bus,
+        left * GST_USECOND, GST_MESSAGE_EOS | GST_MESSAGE_ERROR |
+        GST_MESSAGE_WARNING) : NULL;
+    GError *err = NULL;
+
+    g_assert_nonnull (m);
+    if (GST_MESSAGE_TYPE (m) != GST_MESSAGE_WARNING)
+      return m;
+    gst_message_parse_warning (m, &err, NULL);
+    g_test_message ("WARNING %s", err->message);
+    g_assert_false (g_error_matches (err, GST_CORE_ERROR,
+            GST_CORE_ERROR_NEGOTIATION));
+    g_error_free (err);
+    gst_message_unref (m);
+  }
+}
+
 /* Runs the sender @head ! mxlfabricssink target-info=@@file to EOS
  * (bounded: 15 s); returns the caps its sink pad negotiated. */
 static GstCaps *
@@ -102,9 +139,9 @@ run_sender (const gchar * head, const gchar * file)
   GstPad *pad;
 
   hgst_play (p);
-  msg = gst_bus_timed_pop_filtered (bus, 15 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  g_assert_nonnull (msg);
+  /* converters that negotiate to the flow: no negotiation WARNING on the
+   * way (bounded: 15 s) */
+  msg = wait_eos_no_negotiation_warning (bus, 15000);
   g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
   gst_message_unref (msg);
   g_usleep (300 * 1000);        /* the last transfers complete */
@@ -234,9 +271,7 @@ two_processes_renegotiate (void)
   gst_caps_unref (caps);
 
   pid = hgst_spawn_child (VIDEO_RX, file, out, NULL);
-  msg = gst_bus_timed_pop_filtered (bus, 15 * GST_SECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-  g_assert_nonnull (msg);
+  msg = wait_eos_no_negotiation_warning (bus, 15000);
   g_assert_cmpint (GST_MESSAGE_TYPE (msg), ==, GST_MESSAGE_EOS);
   gst_message_unref (msg);
   g_usleep (300 * 1000);
@@ -265,6 +300,93 @@ two_processes_renegotiate (void)
     g_assert_cmpuint (g_ascii_strtoull (sizes[i], NULL, 10), ==,
         V210_640x360);
   g_strfreev (sizes);
+  g_free (desc);
+  hgst_remove_files (dir, file, out);
+}
+
+/* The one WARNING on @bus (CORE NEGOTIATION, the sink's) until an ERROR
+ * or @ms: its message and debug text into *@message and *@debug; the
+ * ERROR's debug text into *@error_debug (NULL when none came). */
+static guint
+negotiation_warnings (GstBus * bus, guint ms, gchar ** message,
+    gchar ** debug, gchar ** error_debug)
+{
+  gint64 end = g_get_monotonic_time () + ms * 1000;
+  guint n = 0;
+
+  *message = *debug = *error_debug = NULL;
+  while (*error_debug == NULL) {
+    gint64 left = end - g_get_monotonic_time ();
+    GstMessage *m = left > 0 ? gst_bus_timed_pop_filtered (bus,
+        left * GST_USECOND, GST_MESSAGE_WARNING | GST_MESSAGE_ERROR) : NULL;
+    GError *err = NULL;
+    gchar *d = NULL;
+
+    if (m == NULL)
+      break;
+    if (GST_MESSAGE_TYPE (m) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (m, &err, error_debug);
+      g_test_message ("ERROR %s (%s)", err->message, *error_debug);
+    } else {
+      gst_message_parse_warning (m, &err, &d);
+      g_test_message ("WARNING %s (%s)", err->message, d);
+      g_assert_true (g_error_matches (err, GST_CORE_ERROR,
+              GST_CORE_ERROR_NEGOTIATION));
+      if (n++ == 0) {
+        *message = g_strdup (err->message);
+        *debug = d;
+      } else {
+        g_free (d);
+      }
+    }
+    g_error_free (err);
+    gst_message_unref (m);
+  }
+  return n;
+}
+
+/* Upstream fixed to caps the receiver's flow does not take, no converter
+ * in front of the sink: not-negotiated, as before, but after the sink's
+ * WARNING naming the quantity and both values (docs/bus-and-stats.md). */
+static void
+two_processes_mismatch (void)
+{
+  gchar *dir = g_dir_make_tmp ("mxlfab-sinkcaps-XXXXXX", NULL);
+  gchar *file = g_build_filename (dir, "target.json", NULL);
+  gchar *out = g_build_filename (dir, "received", NULL);
+  GPid pid = hgst_spawn_child (VIDEO_RX, file, out, NULL);
+  gchar *desc, *message, *debug, *error_debug, **sizes;
+  GstElement *p;
+  GstBus *bus;
+
+  g_assert_true (hgst_wait_file (file));
+  desc = g_strdup_printf ("videotestsrc num-buffers=5 ! video/x-raw,"
+      "format=v210,width=320,height=240,framerate=25/1 ! mxlfabricssink "
+      "name=sink provider=tcp node=" HGST_NODE " target-info=@%s", file);
+  p = hgst_parse (desc);
+  bus = gst_element_get_bus (p);
+  gst_element_set_state (p, GST_STATE_PLAYING);
+  g_assert_cmpuint (negotiation_warnings (bus, 15000, &message, &debug,
+          &error_debug), ==, 1);
+  g_assert_nonnull (error_debug);
+  g_assert_nonnull (strstr (error_debug, "not-negotiated"));
+  g_assert_nonnull (strstr (message, "caps width 320 does not match the "
+          "flow's frame_width 640"));
+  g_assert_nonnull (strstr (message, "videoconvert ! videoscale"));
+  /* both caps: what upstream offers and what the flow takes */
+  g_assert_nonnull (strstr (debug, "width=(int)320"));
+  g_assert_nonnull (strstr (debug, "width=(int)640"));
+  gst_element_set_state (p, GST_STATE_NULL);
+  gst_object_unref (bus);
+  gst_object_unref (p);
+  g_assert_cmpint (kill (pid, SIGINT), ==, 0);
+  hgst_assert_child_ok (pid, 10000);
+  sizes = hgst_read_lines (out);
+  g_assert_cmpuint (g_strv_length (sizes), ==, 0);
+  g_strfreev (sizes);
+  g_free (message);
+  g_free (debug);
+  g_free (error_debug);
   g_free (desc);
   hgst_remove_files (dir, file, out);
 }
@@ -329,6 +451,41 @@ assert_no_warning (GstBus * bus)
   }
 }
 
+/* The next WARNING on @bus is the sink's CORE NEGOTIATION one and says
+ * @needle; no other waits. */
+static void
+assert_negotiation_warning (GstBus * bus, const gchar * needle)
+{
+  GstMessage *m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  g_assert_nonnull (m);
+  gst_message_parse_warning (m, &err, &debug);
+  g_test_message ("%s (%s)", err->message, debug);
+  g_assert_true (g_error_matches (err, GST_CORE_ERROR,
+          GST_CORE_ERROR_NEGOTIATION));
+  if (strstr (err->message, needle) == NULL)
+    g_error ("\"%s\" not in \"%s\"", needle, err->message);
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (m);
+  assert_no_warning (bus);
+}
+
+/* The CAPS query with @filter answers nothing, and the sink's WARNING
+ * says @needle. */
+static void
+assert_query_mismatch (GstHarness * h, GstBus * bus, const gchar * filter,
+    const gchar * needle)
+{
+  GstCaps *caps = query (h, filter);
+
+  g_assert_true (gst_caps_is_empty (caps));
+  gst_caps_unref (caps);
+  assert_negotiation_warning (bus, needle);
+}
+
 static void
 caps_query (void)
 {
@@ -381,20 +538,31 @@ caps_query (void)
   g_assert_cmpstr (gst_structure_get_string (gst_caps_get_structure (caps,
               0), "colorimetry"), ==, "bt709");
   gst_caps_unref (caps);
-  /* with a filter: intersected with it */
-  caps = query (h, "video/x-raw,width=320");
-  g_assert_true (gst_caps_is_empty (caps));
+  /* with a filter: intersected with it; one the flow takes nothing of
+   * gets a WARNING naming the quantity the library's check finds
+   * different, on the caps of the filter nearest the flow (issue 19) */
+  assert_query_mismatch (h, bus, "video/x-raw,width=320", "caps width 320 "
+      "does not match the flow's frame_width 640");
+  caps = query (h, "video/x-raw,width=320");      /* once until stop() */
   gst_caps_unref (caps);
-  caps = query (h, "audio/x-raw");
-  g_assert_true (gst_caps_is_empty (caps));
-  gst_caps_unref (caps);
+  assert_no_warning (bus);
+  assert_query_mismatch (h, bus, "video/x-raw,width=[ 600, 700 ],height=480",
+      "caps height 480 does not match the flow's frame_height 360");
+  assert_query_mismatch (h, bus, "video/x-raw,framerate=50/1",
+      "caps edit rate 50/1 does not match the flow's 25/1");
+  assert_query_mismatch (h, bus, "audio/x-raw,format=F32LE,"
+      "layout=non-interleaved,rate=48000,channels=2",
+      "media_type video/v210");
   caps = query (h, "video/x-raw,framerate=25/1");
   g_assert_cmpuint (gst_caps_get_size (caps), ==, 2);
   gst_caps_unref (caps);
+  assert_no_warning (bus);
   /* ACCEPT_CAPS takes the template, a superset: the flow's caps, with or
-   * without colorimetry and pixel aspect ratio, and caps its flow does not
-   * match (they fail that target with the sink's WARNING naming the
-   * quantity, tests/gst/test-fanout.c), not what no flow can carry */
+   * without colorimetry, pixel aspect ratio and interlace-mode
+   * (progressive), and caps its flow does not match (they fail that target
+   * with the sink's WARNING naming the quantity, tests/gst/test-fanout.c),
+   * not what no flow can carry: fixed caps the library refuses, each with
+   * a WARNING giving its reason */
   g_assert_true (accepts (h, "video/x-raw,format=v210,width=640,"
           "height=360,framerate=25/1"));
   g_assert_true (accepts (h, "video/x-raw,format=v210,width=640,"
@@ -402,10 +570,27 @@ caps_query (void)
           "colorimetry=bt709,interlace-mode=progressive"));
   g_assert_true (accepts (h, "video/x-raw,format=v210,width=320,"
           "height=240,framerate=25/1"));
+  assert_no_warning (bus);
   g_assert_false (accepts (h, "video/x-raw,format=UYVY,width=640,"
           "height=360,framerate=25/1"));
+  assert_negotiation_warning (bus, "format=v210");
   g_assert_false (accepts (h, "application/x-rtp"));
+  assert_negotiation_warning (bus, "cannot be carried by MXL");
+  /* within the template's progressive structure (it names no
+   * interlace-mode), but no flow carries it */
+  g_assert_false (accepts (h, "video/x-raw,format=v210,width=640,"
+          "height=360,framerate=25/1,interlace-mode=mixed"));
+  assert_negotiation_warning (bus, "interlace-mode=mixed is not supported");
+  g_assert_false (accepts (h, "video/x-raw,format=v210,width=640,"
+          "height=360,framerate=25/1,interlace-mode=mixed"));
   assert_no_warning (bus);
+  /* after stop() the same text is posted again */
+  g_assert_cmpint (gst_element_set_state (e, GST_STATE_PLAYING), !=,
+      GST_STATE_CHANGE_FAILURE);
+  g_assert_cmpint (gst_element_set_state (e, GST_STATE_NULL), ==,
+      GST_STATE_CHANGE_SUCCESS);
+  assert_query_mismatch (h, bus, "video/x-raw,width=320", "caps width 320 "
+      "does not match the flow's frame_width 640");
 
   /* a second target of another flow: nothing in common: the template and
    * one WARNING naming both targets (not one per query) */
@@ -456,9 +641,10 @@ caps_query (void)
 
 /* Caps of another flow renew it (two-processes/renegotiate); caps within
  * the template that no flow can hold, once a flow is set up (interlaced
- * at 50 frames/s: the library's rule allows 25/1 and 30000/1001), fail
- * with the reason of that refusal (an ERROR, STREAM FORMAT), not with a
- * claim that caps cannot change while playing. */
+ * at 50 frames/s: the library's rule allows 25/1 and 30000/1001), are
+ * refused by ACCEPT_CAPS with the reason of that refusal (a WARNING, CORE
+ * NEGOTIATION; upstream gets not-negotiated), not with a claim that caps
+ * cannot change while playing. */
 static void
 renegotiate_refused (void)
 {
@@ -479,14 +665,26 @@ renegotiate_refused (void)
   gst_harness_set_src_caps_str (h, "video/x-raw,format=v210,width=320,"
       "height=240,framerate=25/1");
   g_assert_null (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR));
-  /* a sticky event: stored whatever set_caps answered */
+  /* a sticky event (stored whatever the sink answered), refused before
+   * set_caps: the sink pad keeps its caps */
   gst_pad_push_event (h->srcpad, gst_event_new_caps (bad));
-  m = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  {
+    GstPad *pad = gst_element_get_static_pad (e, "sink");
+    GstCaps *now = gst_pad_get_current_caps (pad);
+
+    g_assert_nonnull (now);
+    g_assert_false (gst_caps_is_equal (now, bad));
+    gst_caps_unref (now);
+    gst_object_unref (pad);
+  }
+  m = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING | GST_MESSAGE_ERROR);
   g_assert_nonnull (m);
-  gst_message_parse_error (m, &err, &debug);
+  g_assert_cmpint (GST_MESSAGE_TYPE (m), ==, GST_MESSAGE_WARNING);
+  g_assert_null (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR));
+  gst_message_parse_warning (m, &err, &debug);
   g_test_message ("%s (%s)", err->message, debug);
-  g_assert_true (g_error_matches (err, GST_STREAM_ERROR,
-          GST_STREAM_ERROR_FORMAT));
+  g_assert_true (g_error_matches (err, GST_CORE_ERROR,
+          GST_CORE_ERROR_NEGOTIATION));
   g_assert_nonnull (strstr (err->message, "caps do not fit an MXL flow"));
   g_assert_null (strstr (err->message, "mid-stream"));
   g_assert_null (strstr (debug, "restart"));
@@ -510,5 +708,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gst/sink-caps/two-processes/audio", two_processes_audio);
   g_test_add_func ("/gst/sink-caps/two-processes/renegotiate",
       two_processes_renegotiate);
+  g_test_add_func ("/gst/sink-caps/two-processes/mismatch",
+      two_processes_mismatch);
   return g_test_run ();
 }

@@ -85,7 +85,6 @@ test_launch_by_uri (void)
   gchar *src_uri = g_strdup_printf ("mxlfabrics://127.0.0.1:%u?provider=tcp"
       "&caps=%s&target-info-file=%s", port, caps_escaped, file_escaped);
   gchar *desc;
-  GstElement *tx;
   GPtrArray *sent;
   GPid pid;
 
@@ -97,12 +96,7 @@ test_launch_by_uri (void)
   desc = g_strdup_printf ("appsrc name=in is-live=true format=time caps=\""
       CAPS "\" ! mxlfabricssink name=sink uri=\"mxlfabrics://127.0.0.1:%u?"
       "provider=tcp&node=127.0.0.1&target-info=%%40%s\"", port, file_escaped);
-  tx = hgst_parse (desc);
-  hgst_play (tx);
-  g_assert_true (hgst_wait_connected (tx, 5000));
-
-  sent = hgst_send_frames_and_stop (tx, N_FRAMES, FRAME_BYTES, FRAME_NS,
-      5000);
+  sent = hgst_connect_and_send (desc, N_FRAMES, FRAME_BYTES, FRAME_NS, 5000);
 
   hgst_assert_child_ok (pid, 10000);
   hgst_assert_sums (out, sent);

@@ -599,6 +599,21 @@ hgst_send_frames_and_stop (GstElement * tx, guint n, gsize bytes,
   return sent;
 }
 
+/* Parses and plays the sender @desc (an appsrc "in" in front of an
+ * mxlfabricssink "sink"), waits (bounded: 5 s) until its sink is connected
+ * and sends @n frames with hgst_send_frames_and_stop(), which stops it.
+ * Returns the SHA-1s sent. */
+static inline GPtrArray *
+hgst_connect_and_send (const gchar * desc, guint n, gsize bytes,
+    GstClockTime frame_ns, guint ms)
+{
+  GstElement *tx = hgst_parse (desc);
+
+  hgst_play (tx);
+  g_assert_true (hgst_wait_connected (tx, 5000));
+  return hgst_send_frames_and_stop (tx, n, bytes, frame_ns, ms);
+}
+
 /* Fails unless the file @out a child wrote lists exactly the SHA-1s
  * @sent, in order. */
 static inline void

@@ -48,10 +48,8 @@ skip_char (const char **p, char c)
   return TRUE;
 }
 
-/* The pid a region name carries: MXL_FABRICS_EXT_SHM_NODE_PREFIX
- * "<pid>-" followed by anything. FALSE for every other name. */
-static gboolean
-region_pid (const char *name, pid_t *out_pid)
+gboolean
+mxl_shm_region_pid (const char *name, pid_t *out_pid)
 {
   const char *p = name;
   guint64 pid;
@@ -124,7 +122,7 @@ referenced_regions (GDir *d, const char *dir)
     pid_t pid, peer;
     char *region, *path;
 
-    if (!region_pid (name, &pid) || pid == getpid () || pid_alive (pid)
+    if (!mxl_shm_region_pid (name, &pid) || pid == getpid () || pid_alive (pid)
         || (region = marker_region (name, &peer)) == NULL)
       continue;
     if (pid_alive (peer)) {
@@ -159,7 +157,7 @@ mxl_shm_clean_stale (const char *dir)
     pid_t pid, peer;
     char *path, *region;
 
-    if (!region_pid (name, &pid) || pid == getpid ())
+    if (!mxl_shm_region_pid (name, &pid) || pid == getpid ())
       continue;
     /* alive: never touched */
     if (pid_alive (pid) || g_hash_table_contains (kept, name))
@@ -181,27 +179,63 @@ mxl_shm_clean_stale (const char *dir)
   return removed;
 }
 
-MxlShmHold *
-mxl_shm_region_hold (struct fid_ep *ep)
+/* The path of @ep's region file: its fi_getname() without the scheme, in
+ * MXL_SHM_REGION_DIR (g_free()); NULL when it has none. */
+static char *
+region_path (struct fid_ep *ep)
 {
   char name[256];
   size_t len = sizeof (name) - 1;
   const char *base;
-  char *path;
-  MxlShmHold *hold;
-  int rc, fd;
+  int rc;
 
   memset (name, 0, sizeof (name));
   rc = fi_getname (&ep->fid, name, &len);
   if (rc != 0) {
-    g_debug ("shm region not locked: fi_getname: %s", fi_strerror (-rc));
+    g_debug ("shm region unknown: fi_getname: %s", fi_strerror (-rc));
     return NULL;
   }
   base = strstr (name, "://");
   base = base ? base + 3 : name;
   if (*base == '\0' || strchr (base, '/') != NULL)
     return NULL;
-  path = g_build_filename (MXL_SHM_REGION_DIR, base, NULL);
+  return g_build_filename (MXL_SHM_REGION_DIR, base, NULL);
+}
+
+int
+mxl_shm_enable (struct fid_ep *ep, GError **error)
+{
+  char *path = region_path (ep);
+  int fd = path ? open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+  gboolean held = fd >= 0 && flock (fd, LOCK_EX | LOCK_NB) != 0
+      && errno == EWOULDBLOCK;
+
+  if (fd >= 0)
+    close (fd);                 /* drops the lock if it was granted */
+  if (held) {
+    g_set_error (error, MXL_OFI_ERROR, FI_EBUSY, "fi_enable: %s (-%d): "
+        "%s is another endpoint's (its node is in use)",
+        fi_strerror (FI_EBUSY), FI_EBUSY, path);
+    g_free (path);
+    return -FI_EBUSY;
+  }
+  g_free (path);
+  fd = fi_enable (ep);
+  if (fd != 0)
+    g_set_error (error, MXL_OFI_ERROR, -fd, "fi_enable: %s (%d)",
+        fi_strerror (-fd), fd);
+  return fd;
+}
+
+MxlShmHold *
+mxl_shm_region_hold (struct fid_ep *ep)
+{
+  char *path = region_path (ep);
+  MxlShmHold *hold;
+  int fd;
+
+  if (path == NULL)
+    return NULL;
   fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0 || flock (fd, LOCK_SH | LOCK_NB) != 0) {
     g_debug ("shm region %s not locked: %s", path, g_strerror (errno));

@@ -74,6 +74,18 @@ typedef struct MxlShmHold MxlShmHold;
 guint mxl_shm_clean_stale (const char *dir);
 
 /**
+ * mxl_shm_region_pid:
+ * @name: a region file's name, or a shm node.
+ * @out_pid: (out): the process it declares.
+ *
+ * Returns: TRUE when @name is of the library's form,
+ * MXL_FABRICS_EXT_SHM_NODE_PREFIX "<pid>-" followed by anything (a node
+ * that declares its endpoints belong to process <pid>), with that pid in
+ * *@out_pid; FALSE for every other name.
+ */
+gboolean mxl_shm_region_pid (const char *name, pid_t *out_pid);
+
+/**
  * mxl_shm_region_hold:
  * @ep: an enabled shm endpoint.
  *
@@ -87,6 +99,25 @@ guint mxl_shm_clean_stale (const char *dir);
  * region is protected by its pid only.
  */
 MxlShmHold *mxl_shm_region_hold (struct fid_ep *ep);
+
+/**
+ * mxl_shm_enable:
+ * @ep: a shm endpoint, bound, not enabled yet.
+ *
+ * fi_enable() of @ep, but not when its region file (named as for
+ * mxl_shm_region_hold()) is held by another living endpoint of this
+ * library (its lock cannot be taken): the name is taken, e.g. by a
+ * receiver given the same node in another process. libfabric 1.17 would
+ * refuse it too (-FI_EBUSY, "shm file in use"), but closing the refused
+ * endpoint then unlinks the file the other endpoint holds
+ * (smr_ep.c; docs/libfabric-notes.md P19), so that no new peer can
+ * reach it. A file no endpoint of this library holds is left to
+ * libfabric (a region of a dead process is taken over).
+ *
+ * Returns: 0 or fi_enable()'s negative error; -FI_EBUSY for a name in
+ * use, with @error saying so and naming the file.
+ */
+int mxl_shm_enable (struct fid_ep *ep, GError **error);
 
 /** Drops a hold of mxl_shm_region_hold(); NULL is ignored. A peer marker
  * (mxl_shm_region_mark_peer()) stays. */
