@@ -110,7 +110,7 @@ MxlShmHold *mxl_shm_region_hold (struct fid_ep *ep);
  * receiver given the same node in another process. libfabric 1.17 would
  * refuse it too (-FI_EBUSY, "shm file in use"), but closing the refused
  * endpoint then unlinks the file the other endpoint holds
- * (smr_ep.c; docs/libfabric-notes.md P19), so that no new peer can
+ * (docs/libfabric-notes.md P19), so that no new peer can
  * reach it. A file no endpoint of this library holds is left to
  * libfabric (a region of a dead process is taken over).
  *
