@@ -35,7 +35,10 @@
  * waiting grains and batches go out first, in order, once a target
  * connects (a batch as the samples it was written as); at EOS without a
  * target, on a flush and when `wait-timeout` runs out they are dropped
- * (`dropped-no-target`, one per grain or batch). Only when the ring (the
+ * (`dropped-no-target`, one per grain or batch), except that with an input
+ * that is not live an EOS waits for them while a target that was
+ * connected is being reconnected (a receiver restarted), until
+ * `wait-timeout` runs out. Only when the ring (the
  * grain count, or the audio flow's samples per channel) would come round
  * onto the oldest waiting grain or batch does render hold, after a live
  * upstream too, so that nothing is lost while the connection comes up (a
@@ -404,8 +407,10 @@ gst_mxl_fabrics_sink_propose_allocation (GstBaseSink * sink, GstQuery * query)
 }
 
 /* Grains and sample batches still pending (transfer()) at EOS go out when a
- * target is connected by then and are dropped otherwise: EOS waits for no
- * connection, only for the stats (engine_eos). A flush drops them. */
+ * target is connected by then and are dropped otherwise: EOS waits for a
+ * connection only with an input that is not live whose target was
+ * connected before (a receiver restarted: until wait-timeout runs out,
+ * sinkwait.h), and for the stats (engine_eos). A flush drops them. */
 static gboolean
 gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
 {
@@ -413,7 +418,12 @@ gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
 
   if (GST_EVENT_TYPE (event) == GST_EVENT_EOS
       || GST_EVENT_TYPE (event) == GST_EVENT_FLUSH_STOP) {
+    gboolean live = GST_EVENT_TYPE (event) == GST_EVENT_EOS
+        && gst_mxl_fabrics_sink_upstream_is_live (self);
+
     g_mutex_lock (&self->obj->lock);
+    if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+      gst_mxl_fabrics_sink_wait_pending_at_eos (self, live);
     self->at_eos = GST_EVENT_TYPE (event) == GST_EVENT_EOS;
     if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
       gst_mxl_fabrics_sink_engine_eos (self);
@@ -524,7 +534,9 @@ gst_mxl_fabrics_sink_class_init (GstMxlFabricsSinkClass * klass)
           "Keep buffers until a target is connected, for at most "
           "wait-timeout: video and ANC grains wait in the local flow "
           "(render returns, so an EOS gets through at once; they are "
-          "dropped at EOS without a target and on a flush); render blocks "
+          "dropped at EOS without a target, unless the input is not live "
+          "and a target that was connected is reconnecting: then EOS waits "
+          "for it up to wait-timeout, and on a flush); render blocks "
           "(never a state change) only when they fill the ring, live "
           "upstream or not, until a flush, a state change, or an EOS if the source "
           "allocates video frames from the sink's pool (videotestsrc); a "

@@ -91,6 +91,8 @@ struct _GstMxlFabricsSink {
   gboolean at_eos;              /* engine_lock: EOS was rendered (until a
                                  * flush or stop): a target lost now ended
                                  * its stream, no WARNING (sinktargetstate.c) */
+  gboolean ever_connected;      /* engine_lock: a target was connected since
+                                 * start (sinktargetstate.c) */
   gboolean wait_expired;        /* engine_lock: a render waited wait-timeout
                                  * in vain; no more waits until a target
                                  * has connected */

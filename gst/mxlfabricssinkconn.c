@@ -538,6 +538,7 @@ gst_mxl_fabrics_sink_engine_start (GstMxlFabricsSink * self, GError ** error)
   self->all_failed_posted = FALSE;
   self->obj->flushing = FALSE;
   self->n_connected = 0;
+  self->ever_connected = FALSE;
   g_mutex_unlock (&self->obj->lock);
   self->engine_wake_fd = eventfd (0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (self->engine_wake_fd < 0) {

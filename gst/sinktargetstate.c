@@ -140,6 +140,7 @@ gst_mxl_fabrics_sink_targets_recount (GstMxlFabricsSink * self)
   }
   if (n != self->n_connected) {
     self->n_connected = n;
+    self->ever_connected |= n > 0;
     g_cond_broadcast (&self->obj->cond);      /* wait-for-connection */
   }
 }

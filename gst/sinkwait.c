@@ -141,6 +141,28 @@ gst_mxl_fabrics_sink_drop_pending (GstMxlFabricsSink * self)
 static mxlStatus post_grain (GstMxlFabricsSink * self, guint64 index,
     gsize count, gsize bytes, guint16 total_slices);
 
+/* Without it, grains pending for a restarted receiver were lost when the
+ * input ended before the ring filled (render never held): the same stream
+ * lost all of them or none depending on how many were pending. */
+void
+gst_mxl_fabrics_sink_wait_pending_at_eos (GstMxlFabricsSink * self,
+    gboolean live)
+{
+  if (live || self->pending->len == 0 || self->n_connected > 0
+      || !self->ever_connected || self->wait_expired)
+    return;
+  GST_INFO_OBJECT (self, "EOS: %u grains or batches wait for the target "
+      "to reconnect (at most until wait-timeout runs out)",
+      self->pending->len);
+  while (self->n_connected == 0 && !self->obj->flushing) {
+    if (self->pending_deadline == 0)
+      g_cond_wait (&self->obj->cond, &self->obj->lock);
+    else if (!g_cond_wait_until (&self->obj->cond, &self->obj->lock,
+            self->pending_deadline))
+      break;
+  }
+}
+
 /* Sends the pending grains or sample batches, oldest first, now that a
  * target is connected (engine_lock held); the ring still holds them
  * (gst_mxl_fabrics_sink_make_room()). A grain of a live input held longer

@@ -26,6 +26,18 @@ void gst_mxl_fabrics_sink_count_dropped (struct _GstMxlFabricsSink * sink,
  * (obj->lock) held. */
 void gst_mxl_fabrics_sink_drop_pending (struct _GstMxlFabricsSink * sink);
 
+/* At EOS, before gst_mxl_fabrics_sink_engine_eos() sends or drops them:
+ * the pending grains or sample batches of an input that is not live
+ * (@live FALSE) wait for a target when one was connected before and none
+ * is now (a receiver restarted: the sink reconnects), until their
+ * deadline (wait-timeout from the first of them; none with
+ * wait-timeout=0), as they would have waited while the stream went on;
+ * a flush or a state change ends the wait. A sink that never had a target
+ * (wait-for-connection with no receiver, gst-launch-1.0 -e and Ctrl-C)
+ * does not wait. engine_lock (obj->lock) held, released while waiting. */
+void gst_mxl_fabrics_sink_wait_pending_at_eos (struct _GstMxlFabricsSink *
+    sink, gboolean live);
+
 /* (sinkindex.c) Whether upstream is live: the latency query's answer,
  * asked once per stream (sink->upstream_live). Streaming thread, no lock
  * held (it queries the peer). */

@@ -43,9 +43,11 @@
  *    which loses nothing: what it held and its burst after are
  *    skipped-at-start at the new receiver (they were 2 to 39
  *    dropped-early).
- *  - held-then-eos/shm, held-then-eos/tcp: a receiver restarted under a
- *    sender that is not live, which sends it only grains it held and then
- *    ends, counts them skipped-at-start, not dropped-early.
+ *  - held-then-eos/{shm,tcp}, held-then-eos/in-ring/{shm,tcp}: a receiver
+ *    restarted under a sender that is not live, which sends it only grains
+ *    it held and then ends, gets them and the EOS, and counts them
+ *    skipped-at-start, not dropped-early, also when they fit the sender's
+ *    ring and its EOS came while the receiver was away.
  *  - src-stats-at-eos/shm, src-stats-at-eos/tcp: the src's stats read when
  *    its EOS (num-buffers) is on the bus hold every grain it read.
  *  - stats-at-eos/tcp: the sink's stats read when its EOS is on the bus
@@ -916,13 +918,21 @@ static const HeldCase held_cases[] = {
   {"shm", FALSE, TRUE}, {"tcp", FALSE, TRUE}, {"tcp", FALSE, FALSE},
 };
 
-#define HELD_EOS_TAIL 20
+typedef struct
+{
+  const gchar *provider;
+  guint tail;                   /* grains after the previous receiver's */
+} HeldEosCase;
 
 /* A receiver restarted 2.5 s after the previous one ended under a sender
  * that is not live and ends its stream HELD_EOS_TAIL grains after the
  * previous receiver's HELD_N: the sender holds its next grain for the new
  * receiver (wait-timeout 8 s), then sends it and the rest at once (late
- * for its clock) and ends. Every one of them was made over 2 s before the
+ * for its clock) and ends. With a tail of 8, which fits the sink's ring
+ * (render never holds), the sink's EOS comes while the receiver is away:
+ * it waits for the target to come back (its input is not live) and sends
+ * them, where it dropped them all, dropped-no-target, and the new
+ * receiver never saw EOS; a tail of 20 fills the ring and render holds. Every one of them was made over 2 s before the
  * new receiver started (more than the 1 s latency cap), none is pushed,
  * and they are the end of the same stream: skipped-at-start, not
  * dropped-early, though no first pushed grain settles the run (they were
@@ -930,7 +940,8 @@ static const HeldCase held_cases[] = {
 static void
 test_held_then_eos (gconstpointer data)
 {
-  const gchar *provider = data;
+  const HeldEosCase *c = data;
+  const gchar *provider = c->provider;
   Files f;
   gchar *desc;
   GstElement *p;
@@ -940,7 +951,7 @@ test_held_then_eos (gconstpointer data)
   files_init (&f, HELD_N);
   desc = g_strdup_printf ("videotestsrc is-live=false num-buffers=%u ! "
       CAPS_50 " ! mxlfabricssink name=sink provider=%s %s wait-timeout=8000 "
-      "target-info=@%s", HELD_N + HELD_EOS_TAIL, provider,
+      "target-info=@%s", HELD_N + c->tail, provider,
       g_str_equal (provider, "tcp") ? "node=" HGST_NODE : "", f.file);
   p = start_pair (&f, provider, desc, &pid);
   hgst_assert_child_ok (pid, 20000);
@@ -951,8 +962,9 @@ test_held_then_eos (gconstpointer data)
   read_received (f.out, &r);
   g_test_message ("%s: restarted receiver: %u buffers, received %"
       G_GUINT64_FORMAT ", dropped %" G_GUINT64_FORMAT " (early %"
-      G_GUINT64_FORMAT "), skipped-at-start %" G_GUINT64_FORMAT, provider,
-      r.n, r.received, r.dropped, r.early, r.at_start);
+      G_GUINT64_FORMAT "), skipped-at-start %" G_GUINT64_FORMAT " (lapped %"
+      G_GUINT64_FORMAT ")", provider, r.n, r.received, r.dropped, r.early,
+      r.at_start, r.lapped);
   hgst_assert_no_error (p);
   /* the case itself: nothing pushed, so only the end settles the run */
   g_assert_cmpuint (r.n, ==, 0);
@@ -960,13 +972,17 @@ test_held_then_eos (gconstpointer data)
   g_assert_cmpuint (r.dropped, ==, 0);
   /* every grain after the previous receiver's (but those in flight to it
    * when it ended: a few at most) reached this one */
-  g_assert_cmpuint (r.at_start, >=, HELD_EOS_TAIL - 4);
-  g_assert_cmpuint (r.at_start, <=, HELD_EOS_TAIL);
-  g_assert_cmpuint (r.at_start, ==, r.received);
+  g_assert_cmpuint (r.at_start, >=, c->tail - 4);
+  g_assert_cmpuint (r.at_start, <=, c->tail);
+  g_assert_cmpuint (r.at_start, ==, r.received + r.lapped);
   hgst_stop (p);
   files_clear (&f);
   g_free (desc);
 }
+
+static const HeldEosCase held_eos_cases[] = {
+  {"shm", 20}, {"tcp", 20}, {"shm", 8}, {"tcp", 8},
+};
 
 #define SRC_EOS_N 60
 
@@ -1037,10 +1053,14 @@ main (int argc, char **argv)
     g_test_add_data_func (name, c, test_restart_held);
     g_free (name);
   }
-  g_test_add_data_func ("/gst/src-behind/held-then-eos/shm", "shm",
-      test_held_then_eos);
-  g_test_add_data_func ("/gst/src-behind/held-then-eos/tcp", "tcp",
-      test_held_then_eos);
+  for (i = 0; i < G_N_ELEMENTS (held_eos_cases); i++) {
+    const HeldEosCase *c = &held_eos_cases[i];
+    gchar *name = g_strdup_printf ("/gst/src-behind/held-then-eos/%s%s",
+        c->tail < 10 ? "in-ring/" : "", c->provider);
+
+    g_test_add_data_func (name, c, test_held_then_eos);
+    g_free (name);
+  }
   g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/shm", "shm",
       test_src_stats_at_eos);
   g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/tcp", "tcp",
