@@ -97,6 +97,12 @@ struct _GstMxlFabricsSinkTarget {
   guint64 behind_warned;        /* behind_drops at the last WARNING */
   gint64 behind_warned_us;
   guint64 seen_skipped, seen_dropped;   /* initiator's target counters */
+  /* lost and not connected again since, with the TargetInfo it had then:
+   * the loss was one WARNING and one reconnect; for an @path target the
+   * attempts that fail until its file changes (a restarted receiver
+   * writes a new one) are expected, no "not reachable" WARNING, and the
+   * change re-adds it without counting another reconnect */
+  gboolean after_loss;
 };
 
 /* What a change found, posted once engine_lock is released (a bus sync

@@ -50,7 +50,9 @@
  *    another under a sender that is not live: the sender counts nothing
  *    dropped (1 or 2 dropped-no-target: grains it posted after the loss
  *    before its engine thread saw it), each receiver pushes consecutive
- *    grains and drops none.
+ *    grains and drops none (a few dropped-late or -torn once in a while);
+ *    one WARNING and one reconnect per restart (there were two of each:
+ *    the loss, then "not reachable" while the file was unchanged).
  *  - src-stats-at-eos/shm, src-stats-at-eos/tcp: the src's stats read when
  *    its EOS (num-buffers) is on the bus hold every grain it read.
  *  - stats-at-eos/tcp: the sink's stats read when its EOS is on the bus
@@ -976,6 +978,19 @@ test_held_then_eos (gconstpointer data)
   g_assert_cmpuint (r.at_start, >=, HELD_EOS_TAIL - 4);
   g_assert_cmpuint (r.at_start, <=, HELD_EOS_TAIL);
   g_assert_cmpuint (r.at_start, ==, r.received);
+/* The lines of @text that contain @needle. */
+static guint
+count_lines (const gchar * text, const gchar * needle)
+{
+  gchar **lines = g_strsplit (text, "\n", -1);
+  guint i, n = 0;
+
+  for (i = 0; lines[i]; i++)
+    n += strstr (lines[i], needle) != NULL;
+  g_strfreev (lines);
+  return n;
+}
+
 #define AGAIN_N 20
 #define AGAIN_TIMES 3
 
@@ -992,6 +1007,7 @@ static void
 test_restart_again (gconstpointer data)
 {
   const gchar *provider = data;
+  gchar *warnings;
   Received r;
   Files f;
   GPid pid;
@@ -1020,12 +1036,28 @@ test_restart_again (gconstpointer data)
     g_assert_cmpuint (r.invalid, ==, 0);
     if (i == AGAIN_TIMES)
       break;
-    g_usleep (300 * 1000);
+    /* long enough for 3 attempts at the old address to fail (100, 200,
+     * 400 ms after the loss) */
+    g_usleep (1200 * 1000);
     pid = hgst_spawn_child (provider, f.file, f.out, f.nstr, NULL);
   }
+  /* the last receiver's end is a loss too, retried 100 ms after it */
+  for (guint k = 0; k < 300 && hgst_stat (p, "sink", "reconnects") <=
+      AGAIN_TIMES; k++)
+    g_usleep (10 * 1000);
+  warnings = hgst_bus_warnings (p);
+  g_test_message ("sender WARNINGs:\n%s", warnings);
   hgst_assert_no_error (p);
   g_assert_cmpuint (hgst_stat (p, "sink", "dropped-no-target"), ==, 0);
   g_assert_cmpuint (hgst_stat (p, "sink", "dropped"), ==, 0);
+  /* one WARNING and one reconnect per restart: the attempts at the old
+   * address until the file changed were expected, and the new TargetInfo
+   * is the same reconnection (they were two of each) */
+  g_assert_cmpuint (count_lines (warnings, "connection to target "), ==,
+      AGAIN_TIMES + 1);
+  g_assert_cmpuint (count_lines (warnings, " not reachable "), ==, 0);
+  g_assert_cmpuint (hgst_stat (p, "sink", "reconnects"), ==, AGAIN_TIMES + 1);
+  g_free (warnings);
   hgst_stop (p);
   files_clear (&f);
   g_free (desc);
