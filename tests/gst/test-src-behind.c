@@ -979,6 +979,11 @@ test_held_then_eos (gconstpointer data)
   g_assert_cmpuint (r.at_start, >=, HELD_EOS_TAIL - 4);
   g_assert_cmpuint (r.at_start, <=, HELD_EOS_TAIL);
   g_assert_cmpuint (r.at_start, ==, r.received);
+  hgst_stop (p);
+  files_clear (&f);
+  g_free (desc);
+}
+
 /* The lines of @text that contain @needle. */
 static guint
 count_lines (const gchar * text, const gchar * needle)
