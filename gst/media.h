@@ -247,7 +247,13 @@ gboolean gst_mxl_fabrics_sink_make_room (struct _GstMxlFabricsSink * sink,
     guint64 index, gsize count, GstFlowReturn * ret);
 /* Posts what was committed at @index (ops->post) to the connected targets,
  * waiting for one as wait-for-connection says, or, with @defer (a grain or
- * sample batch the flow holds), keeping it pending while none is connected; counts it. */
+ * sample batch the flow holds), keeping it pending while none is connected
+ * (also when the initiator refuses it because its last target was just
+ * lost); counts it. Without @defer (a grain lent from upstream's memory)
+ * such a refusal returns GST_MXL_FABRICS_SINK_FLOW_REFUSED: nothing was
+ * counted, the caller copies the grain into the flow and transfers it
+ * again with @defer. */
+#define GST_MXL_FABRICS_SINK_FLOW_REFUSED GST_FLOW_CUSTOM_SUCCESS
 GstFlowReturn gst_mxl_fabrics_sink_transfer (struct _GstMxlFabricsSink * sink,
     guint64 index, gsize count, gsize bytes, guint16 total_slices,
     gboolean defer);

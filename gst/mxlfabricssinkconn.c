@@ -333,10 +333,11 @@ gst_mxl_fabrics_sink_engine_eos (GstMxlFabricsSink * self)
   gint64 deadline = g_get_monotonic_time () +
       GST_MXL_FABRICS_SINK_SETTLE_MS * 1000;
 
+  /* what is left (none connected, or refused: the last target was just
+   * lost) is dropped, as frames waiting for a connection at EOS */
   if (self->n_connected > 0)
     gst_mxl_fabrics_sink_post_pending (self);
-  else
-    gst_mxl_fabrics_sink_drop_pending (self);
+  gst_mxl_fabrics_sink_drop_pending (self);
   if (self->engine_thread == NULL)
     return;
   self->settle_until = deadline;

@@ -401,8 +401,13 @@ gst_mxl_fabrics_sink_target_take_text (GstMxlFabricsSink * self,
   }
   if (gst_mxl_fabrics_sink_target_info (t)) {
     target_unplug (self, t, reason, notices);
-    count_reconnect (self, t);
+    /* a target lost and retried since was counted at that retry: the
+     * file of its restarted receiver is the same reconnection */
+    if (t->after_loss != GST_MXL_FABRICS_SINK_LOSS_COUNTED)
+      count_reconnect (self, t);
   }
+  /* a new TargetInfo: its attempts warn */
+  t->after_loss = GST_MXL_FABRICS_SINK_LOSS_NONE;
   g_free (t->json);
   t->json = text;
   if (t->parsed)
@@ -502,6 +507,14 @@ warn_attempt (GstMxlFabricsSinkTarget * t, guint * refused, gboolean * taken,
               "trying", t->id_str),
           gst_mxl_fabrics_sink_target_shown (t));
     *taken = TRUE;
+  } else if (reason != MXL_STATUS_OK && t->path
+      && t->after_loss != GST_MXL_FABRICS_SINK_LOSS_NONE) {
+    /* its receiver went (one WARNING); a restarted one writes the file
+     * anew, then the new TargetInfo is tried: expected until then */
+    if (++*refused == GST_MXL_FABRICS_SINK_UNREACHABLE_WARN)
+      GST_INFO ("target %s not reachable after %u attempts since its loss: "
+          "waiting for its TargetInfo file to change (still trying)",
+          t->id_str, *refused);
   } else if (reason != MXL_STATUS_OK
       && ++*refused == GST_MXL_FABRICS_SINK_UNREACHABLE_WARN) {
     add_problem (notices, GST_MESSAGE_WARNING, GST_RESOURCE_ERROR,
@@ -546,6 +559,7 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
         if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_LOST) {
           /* the library's retry of a lost connection */
           count_reconnect (self, t);
+          t->after_loss = GST_MXL_FABRICS_SINK_LOSS_COUNTED;
           set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_CONNECTING,
               "reconnecting", notices);
           break;
@@ -571,6 +585,7 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
               notices);
         break;
       case MXL_FABRICS_EXT_STATE_CONNECTED:
+        t->after_loss = GST_MXL_FABRICS_SINK_LOSS_NONE;
         set_kind (self, t, GST_MXL_FABRICS_SINK_TARGET_CONNECTED, reason,
             notices);
         break;
@@ -591,6 +606,7 @@ gst_mxl_fabrics_sink_targets_poll_events (GstMxlFabricsSink * self,
         s.u.lost.delay_ms = ev.retryAtNs > ev.timestampNs ?
             (guint) ((ev.retryAtNs - ev.timestampNs) / 1000000u) : 0;
         s.u.lost.why = gst_mxl_fabrics_sink_lost_why (ev.reason);
+        t->after_loss = GST_MXL_FABRICS_SINK_LOSS_UNCOUNTED;
         gst_mxl_fabrics_sink_target_set_state (self, t, &s, reason, notices);
         break;
       }
@@ -663,5 +679,6 @@ gst_mxl_fabrics_sink_targets_reset (GstMxlFabricsSink * self)
     t->behind_drops = t->behind_warned = 0;
     t->behind_warned_us = 0;
     t->seen_skipped = t->seen_dropped = 0;
+    t->after_loss = GST_MXL_FABRICS_SINK_LOSS_NONE;
   }
 }

@@ -67,6 +67,11 @@ typedef struct {
   } u;
 } GstMxlFabricsSinkTargetState;
 
+/* GstMxlFabricsSinkTarget.after_loss */
+#define GST_MXL_FABRICS_SINK_LOSS_NONE 0
+#define GST_MXL_FABRICS_SINK_LOSS_UNCOUNTED 1   /* lost, its reconnect not counted yet */
+#define GST_MXL_FABRICS_SINK_LOSS_COUNTED 2     /* lost, its reconnect counted */
+
 struct _GstMxlFabricsSinkTarget {
   gchar *value;                 /* as given (JSON, base64 or @path) */
   gchar *path;                  /* file of an @path value, else NULL */
@@ -97,6 +102,13 @@ struct _GstMxlFabricsSinkTarget {
   guint64 behind_warned;        /* behind_drops at the last WARNING */
   gint64 behind_warned_us;
   guint64 seen_skipped, seen_dropped;   /* initiator's target counters */
+  /* lost and not connected again since, with the TargetInfo it had then
+   * (GST_MXL_FABRICS_SINK_LOSS_*): the loss is one WARNING and one
+   * reconnect, counted at the library's retry or at the change of an
+   * @path file, whichever comes first; for an @path target the attempts
+   * that fail until its file changes (a restarted receiver writes a new
+   * one) are expected, no "not reachable" WARNING */
+  guint after_loss;
 };
 
 /* What a change found, posted once engine_lock is released (a bus sync

@@ -163,29 +163,70 @@ gst_mxl_fabrics_sink_wait_pending_at_eos (GstMxlFabricsSink * self,
   }
 }
 
+/* Whether a post that returned @st was refused because no target is
+ * connected any more (engine_lock held): the initiator saw the loss of the
+ * last one before the engine thread took its event, so n_connected still
+ * counts it. Such a grain or batch was not lost for want of a target that
+ * could be waited for: with wait-for-connection it waits in the flow as one
+ * written while none was connected (transfer()). A full provider queue or
+ * a target without credit (NOT_READY too) leaves targetsConnected above 0. */
+static gboolean
+refused_no_target (GstMxlFabricsSink * self, mxlStatus st)
+{
+  mxlFabricsExtInitiatorStats s = {.version = MXL_FABRICS_API_VERSION };
+
+  return st == MXL_ERR_NOT_READY && self->initiator != NULL
+      && mxlFabricsExtInitiatorGetStats (self->initiator, &s) == MXL_STATUS_OK
+      && s.targetsConnected == 0;
+}
+
+/* Keeps the grain or batch @p pending (engine_lock held); the first one
+ * starts the wait-timeout of the wait for a connection. */
+static void
+keep_pending (GstMxlFabricsSink * self, const GstMxlFabricsSinkPending * p,
+    guint timeout_ms)
+{
+  if (self->pending->len == 0)
+    self->pending_deadline = timeout_ms == 0 ? 0 :
+        g_get_monotonic_time () + (gint64) timeout_ms * 1000;
+  g_array_append_val (self->pending, *p);
+}
+
 /* Sends the pending grains or sample batches, oldest first, now that a
  * target is connected (engine_lock held); the ring still holds them
  * (gst_mxl_fabrics_sink_make_room()). A grain of a live input held longer
  * than any receiver takes one that waited for it is not sent
- * (gst_mxl_fabrics_sink_held_too_long()): dropped-no-target. */
+ * (gst_mxl_fabrics_sink_held_too_long()): dropped-no-target. Those the
+ * initiator refuses because its last target was lost meanwhile
+ * (refused_no_target()) stay pending, oldest first, with their deadline:
+ * the wait for a connection goes on. */
 void
 gst_mxl_fabrics_sink_post_pending (GstMxlFabricsSink * self)
 {
-  guint i;
+  guint i, kept = 0;
 
   for (i = 0; i < self->pending->len; i++) {
     GstMxlFabricsSinkPending *p =
         &g_array_index (self->pending, GstMxlFabricsSinkPending, i);
-    if (gst_mxl_fabrics_sink_held_too_long (self, p->index)
-        || post_grain (self, p->index, p->count, p->bytes, p->slices) !=
-        MXL_STATUS_OK) {
-      gst_mxl_fabrics_sink_engine_count_dropped (self);
-      gst_mxl_fabrics_sink_count_dropped (self,
-          &self->obj->counters.dropped_no_target);
+
+    if (!gst_mxl_fabrics_sink_held_too_long (self, p->index)) {
+      mxlStatus st = post_grain (self, p->index, p->count, p->bytes,
+          p->slices);
+
+      if (st == MXL_STATUS_OK)
+        continue;
+      if (refused_no_target (self, st)) {
+        g_array_index (self->pending, GstMxlFabricsSinkPending, kept++) = *p;
+        continue;
+      }
     }
+    gst_mxl_fabrics_sink_engine_count_dropped (self);
+    gst_mxl_fabrics_sink_count_dropped (self,
+        &self->obj->counters.dropped_no_target);
   }
-  g_array_set_size (self->pending, 0);
-  self->pending_deadline = 0;
+  g_array_set_size (self->pending, kept);
+  if (kept == 0)
+    self->pending_deadline = 0;
 }
 
 /* TRUE once the wait for the pending grains ran out with no target
@@ -278,6 +319,7 @@ GstFlowReturn
 gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
     gsize count, gsize bytes, guint16 total_slices, gboolean defer)
 {
+  GstMxlFabricsSinkPending p = { index, count, bytes, total_slices };
   gboolean wait, live, expired = FALSE, held_live = FALSE;
   guint timeout_ms;
   mxlStatus st;
@@ -292,12 +334,7 @@ gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
   if (wait && pending_expired (self))
     expired = TRUE;
   else if (wait && defer && self->n_connected == 0 && !self->wait_expired) {
-    GstMxlFabricsSinkPending p = { index, count, bytes, total_slices };
-
-    if (self->pending->len == 0)
-      self->pending_deadline = timeout_ms == 0 ? 0 :
-          g_get_monotonic_time () + (gint64) timeout_ms * 1000;
-    g_array_append_val (self->pending, p);
+    keep_pending (self, &p, timeout_ms);
     g_mutex_unlock (&self->obj->lock);
     return GST_FLOW_OK;
   } else if (wait) {
@@ -334,7 +371,21 @@ gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
         &self->obj->counters.dropped_no_target);
     return GST_FLOW_OK;
   }
-  st = post_grain (self, index, count, bytes, total_slices);
+  /* pending ones the initiator refused (its last target lost, the engine
+   * thread has not taken the event yet) go first: this one waits too */
+  if (wait && self->pending->len > 0)
+    st = MXL_ERR_NOT_READY;
+  else
+    st = post_grain (self, index, count, bytes, total_slices);
+  if (wait && (self->pending->len > 0 || refused_no_target (self, st))) {
+    /* no target any more, though n_connected still counts the lost one:
+     * it waits as a grain written while none was connected; one read from
+     * upstream's memory is copied into the flow first (the caller) */
+    if (defer)
+      keep_pending (self, &p, timeout_ms);
+    g_mutex_unlock (&self->obj->lock);
+    return defer ? GST_FLOW_OK : GST_MXL_FABRICS_SINK_FLOW_REFUSED;
+  }
   g_mutex_unlock (&self->obj->lock);
 
   if (st == MXL_ERR_NOT_READY) {

@@ -192,15 +192,69 @@ lend_or_copy (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
   return ok;
 }
 
+/* Writes grain @index into the local flow and commits it: its header,
+ * and with @copy the payload of @buffer (a lent one is sent from its own
+ * memory: the private flow keeps only the grain header, what local readers
+ * would see is not this grain). *@info: the committed grain's. */
+static GstFlowReturn
+commit_grain (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index,
+    gboolean copy, mxlGrainInfo * info)
+{
+  uint8_t *payload = NULL;
+  mxlStatus st;
+
+  st = mxlFlowWriterOpenGrain (self->flow.writer, index, info, &payload);
+  if (st != MXL_STATUS_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local flow"),
+        ("mxlFlowWriterOpenGrain(%" G_GUINT64_FORMAT "): %s", index,
+            gst_mxl_fabrics_status_name (st)));
+    return GST_FLOW_ERROR;
+  }
+  if (copy && !self->media->fill_grain (self, buffer, payload)) {
+    mxlFlowWriterCancelGrain (self->flow.writer);
+    return GST_FLOW_ERROR;
+  }
+  info->flags = 0;
+  info->validSlices = info->totalSlices;
+  st = mxlFlowWriterCommitGrain (self->flow.writer, info);
+  if (st != MXL_STATUS_OK) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local flow"),
+        ("mxlFlowWriterCommitGrain(%" G_GUINT64_FORMAT "): %s", index,
+            gst_mxl_fabrics_status_name (st)));
+    return GST_FLOW_ERROR;
+  }
+  return GST_FLOW_OK;
+}
+
+/* Lent grain @index was refused: the last target was lost before the
+ * engine thread saw it (sinkwait.c refused_no_target). The initiator
+ * stops pointing at @buffer, the grain is copied into the flow and waits
+ * there for a connection as any grain written without a target does. */
+static GstFlowReturn
+write_refused (GstMxlFabricsSink * self, GstBuffer * buffer, guint64 index)
+{
+  mxlGrainInfo info;
+  GstFlowReturn ret;
+
+  g_mutex_lock (&self->obj->lock);
+  gst_mxl_fabrics_lender_take_back (&self->lender, self->initiator, index);
+  g_mutex_unlock (&self->obj->lock);
+  ret = commit_grain (self, buffer, index, TRUE, &info);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT ": refused, its target "
+      "just lost; copied into the flow to wait there", index);
+  return gst_mxl_fabrics_sink_transfer (self, index, 1, self->grain_size,
+      info.totalSlices, TRUE);
+}
+
 GstFlowReturn
 gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
     guint64 index)
 {
   mxlGrainInfo info;
-  uint8_t *payload = NULL;
   gboolean copy = TRUE;
   GstFlowReturn ret;
-  mxlStatus st;
 
   GST_LOG_OBJECT (self, "grain %" G_GUINT64_FORMAT " from PTS %"
       GST_TIME_FORMAT, index, GST_TIME_ARGS (GST_BUFFER_PTS (buffer)));
@@ -227,28 +281,9 @@ gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
         &self->obj->counters.dropped_in_flight);
     return GST_FLOW_OK;
   }
-  st = mxlFlowWriterOpenGrain (self->flow.writer, index, &info, &payload);
-  if (st != MXL_STATUS_OK) {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local flow"),
-        ("mxlFlowWriterOpenGrain(%" G_GUINT64_FORMAT "): %s", index,
-            gst_mxl_fabrics_status_name (st)));
-    return GST_FLOW_ERROR;
-  }
-  /* A lent buffer is sent from its own memory: the private flow keeps only
-   * the grain header (what local readers would see is not this grain). */
-  if (copy && !self->media->fill_grain (self, buffer, payload)) {
-    mxlFlowWriterCancelGrain (self->flow.writer);
-    return GST_FLOW_ERROR;
-  }
-  info.flags = 0;
-  info.validSlices = info.totalSlices;
-  st = mxlFlowWriterCommitGrain (self->flow.writer, &info);
-  if (st != MXL_STATUS_OK) {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE, ("cannot write the local flow"),
-        ("mxlFlowWriterCommitGrain(%" G_GUINT64_FORMAT "): %s", index,
-            gst_mxl_fabrics_status_name (st)));
-    return GST_FLOW_ERROR;
-  }
+  ret = commit_grain (self, buffer, index, copy, &info);
+  if (ret != GST_FLOW_OK)
+    return ret;
   ret = gst_mxl_fabrics_sink_transfer (self, index, 1, self->grain_size,
       info.totalSlices, copy);
   if (!copy) {
@@ -259,6 +294,8 @@ gst_mxl_fabrics_sink_write_grain (GstMxlFabricsSink * self, GstBuffer * buffer,
     self->obj->counters.grains_lent++;
     GST_OBJECT_UNLOCK (self);
   }
+  if (ret == GST_MXL_FABRICS_SINK_FLOW_REFUSED)
+    ret = write_refused (self, buffer, index);
   return ret;
 }
 

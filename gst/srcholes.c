@@ -133,8 +133,25 @@ gst_mxl_fabrics_src_holes_take (GstMxlFabricsSrc * self, guint64 from,
   return n;
 }
 
+/* Before the src's first pushed grain, a grain that arrived and is
+ * overwritten by a newer one in its slot before it was read (or while it
+ * was copied: torn) was a ring behind the newest: what arrives then is the
+ * grains that waited in the sender for this receiver and the burst after
+ * them (a receiver restarted under a sender that is not live), or a
+ * stream it joins; the re-alignment a ring behind counts those
+ * skipped-at-start, and one the burst lapped between that check and the
+ * read is the same grain, not the src's loss (they were one dropped-late
+ * or dropped-torn now and then, issue 20). */
+gboolean
+gst_mxl_fabrics_src_before_first (GstMxlFabricsSrc * self)
+{
+  return self->last_index == G_MAXUINT64;
+}
+
 /* Grain @index (self->next) is lapped in its slot: dropped-late when it
- * had arrived, dropped-missing when it is a hole (it never did). */
+ * had arrived (before the first pushed grain skipped-at-start:
+ * gst_mxl_fabrics_src_before_first()), dropped-missing when it is a hole
+ * (it never did). */
 void
 gst_mxl_fabrics_src_count_lapped (GstMxlFabricsSrc * self, guint64 index)
 {
@@ -148,6 +165,10 @@ gst_mxl_fabrics_src_count_lapped (GstMxlFabricsSrc * self, guint64 index)
       return;
     }
   }
-  gst_mxl_fabrics_src_count (self, &self->obj->counters.dropped_late, 1,
-      TRUE);
+  if (gst_mxl_fabrics_src_before_first (self))
+    gst_mxl_fabrics_src_count (self, &self->obj->counters.skipped_at_start,
+        1, FALSE);
+  else
+    gst_mxl_fabrics_src_count (self, &self->obj->counters.dropped_late, 1,
+        TRUE);
 }

@@ -41,8 +41,13 @@ gboolean gst_mxl_fabrics_src_hole_fill (struct _GstMxlFabricsSrc * src,
 guint64 gst_mxl_fabrics_src_holes_take (struct _GstMxlFabricsSrc * src,
     guint64 from, guint64 to, gboolean counted);
 
+/* Whether no grain was pushed yet: a grain lapped or torn then is
+ * skipped-at-start, not dropped (srcholes.c). */
+gboolean gst_mxl_fabrics_src_before_first (struct _GstMxlFabricsSrc * src);
+
 /* Grain @index is lapped in its slot: counts it dropped-missing (and
- * remembers it) when in a hole, else dropped-late. */
+ * remembers it) when in a hole, else dropped-late (skipped-at-start
+ * before the first pushed grain). */
 void gst_mxl_fabrics_src_count_lapped (struct _GstMxlFabricsSrc * src,
     guint64 index);
 

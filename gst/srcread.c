@@ -617,7 +617,10 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
       &payload2);
   if (st != MXL_STATUS_OK || again.index != index) {
     GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " torn", index);
-    count (self, &self->obj->counters.dropped_torn, 1, TRUE);
+    if (gst_mxl_fabrics_src_before_first (self))
+      count (self, &self->obj->counters.skipped_at_start, 1, FALSE);
+    else
+      count (self, &self->obj->counters.dropped_torn, 1, TRUE);
     self->discont = TRUE;
     gst_buffer_unref (buf);
     return NULL;

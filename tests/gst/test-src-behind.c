@@ -48,6 +48,14 @@
  *    it held and then ends, gets them and the EOS, and counts them
  *    skipped-at-start, not dropped-early, also when they fit the sender's
  *    ring and its EOS came while the receiver was away.
+ *  - restart-again/not-live/{shm,tcp}: receivers restarted one after
+ *    another under a sender that is not live: the sender counts no
+ *    dropped-no-target (1 or 2: grains it posted after the loss before
+ *    its engine thread saw it), each receiver counts none of its own
+ *    losses (a dropped-late or -torn once in a while: lapped by the burst
+ *    before its first buffer, now skipped-at-start); one WARNING and one
+ *    reconnect per restart (there were two of each: the loss, then "not
+ *    reachable" while the file was unchanged).
  *  - src-stats-at-eos/shm, src-stats-at-eos/tcp: the src's stats read when
  *    its EOS (num-buffers) is on the bus hold every grain it read.
  *  - stats-at-eos/tcp: the sink's stats read when its EOS is on the bus
@@ -355,6 +363,15 @@ wait_no_target (GstElement * p)
     g_usleep (20 * 1000);
 }
 
+/* Waits for the receiver @pid to end well (at most 20 s) and reads what
+ * it wrote to @f's output into @r. */
+static void
+take_receiver (Files * f, GPid pid, Received * r)
+{
+  hgst_assert_child_ok (pid, 20000);
+  read_received (f->out, r);
+}
+
 #define BEHIND_N 150
 
 static void
@@ -440,8 +457,7 @@ test_restart_counts (void)
       f.file);
   p = start_pair (&f, "shm", desc, &pid);
   for (i = 0; i < 2; i++) {
-    hgst_assert_child_ok (pid, 20000);
-    read_received (f.out, &r);
+    take_receiver (&f, pid, &r);
     g_test_message ("receiver %u: %u buffers, %u indices left out, dropped %"
         G_GUINT64_FORMAT " (skipped %" G_GUINT64_FORMAT "); sender "
         "dropped-no-target %" G_GUINT64_FORMAT, i, r.n, r.gaps, r.dropped,
@@ -984,6 +1000,107 @@ static const HeldEosCase held_eos_cases[] = {
   {"shm", 20}, {"tcp", 20}, {"shm", 8}, {"tcp", 8},
 };
 
+/* The lines of @text that contain @needle. */
+static guint
+count_lines (const gchar * text, const gchar * needle)
+{
+  gchar **lines = g_strsplit (text, "\n", -1);
+  guint i, n = 0;
+
+  for (i = 0; lines[i]; i++)
+    n += strstr (lines[i], needle) != NULL;
+  g_strfreev (lines);
+  return n;
+}
+
+#define AGAIN_N 20
+#define AGAIN_TIMES 3
+
+/* Receivers restarted one after another under a sender that is not live
+ * (wait-timeout 8 s, never reached): each ends in order after AGAIN_N
+ * buffers (it closes its connection) and the next starts 1.2 s later.
+ * The sender counts no dropped-no-target: what it rendered while no
+ * target was there waited for the next one, also the grain or two it
+ * posted after the loss before its engine thread had taken the loss's
+ * event (the initiator refused them as not connected; they were 1 or 2
+ * dropped-no-target, issue 20). Each receiver counts none of its own
+ * losses: the burst of held grains that laps its ring before its first
+ * buffer is skipped-at-start (one of them was dropped-late or
+ * dropped-torn now and then). Each restart is one WARNING (the loss) and
+ * one reconnect (they were two: "not reachable" while the file was
+ * unchanged, and the file's change). */
+static void
+test_restart_again (gconstpointer data)
+{
+  const gchar *provider = data;
+  gchar *warnings;
+  Received r;
+  Files f;
+  GPid pid;
+  GstElement *p;
+  gchar *desc;
+
+  files_init (&f, AGAIN_N);
+  desc = g_strdup_printf ("videotestsrc is-live=false num-buffers=5000 ! "
+      CAPS_50 " ! mxlfabricssink name=sink provider=%s %s wait-timeout=8000 "
+      "target-info=@%s", provider, g_str_equal (provider, "tcp") ?
+      "node=" HGST_NODE : "", f.file);
+  p = start_pair (&f, provider, desc, &pid);
+  for (guint i = 0; i <= AGAIN_TIMES; i++) {
+    take_receiver (&f, pid, &r);
+    g_test_message ("%s: receiver %u: %u buffers, %u indices left out, "
+        "dropped %" G_GUINT64_FORMAT " (late %" G_GUINT64_FORMAT ", torn %"
+        G_GUINT64_FORMAT ", skipped %" G_GUINT64_FORMAT ", missing %"
+        G_GUINT64_FORMAT ", early %" G_GUINT64_FORMAT "), invalid %"
+        G_GUINT64_FORMAT ", skipped-at-start %" G_GUINT64_FORMAT
+        "; sender dropped-no-target %" G_GUINT64_FORMAT ", dropped %"
+        G_GUINT64_FORMAT " (in flight %" G_GUINT64_FORMAT ")", provider, i,
+        r.n, r.gaps, r.dropped, r.late, r.torn, r.skipped, r.missing, r.early,
+        r.invalid, r.at_start, hgst_stat (p, "sink", "dropped-no-target"),
+        hgst_stat (p, "sink", "dropped"), hgst_stat (p, "sink",
+            "dropped-in-flight"));
+    g_assert_cmpuint (r.n, ==, AGAIN_N);
+    /* none of the receiver's own losses: what the burst of held grains
+     * lapped before its first buffer is skipped-at-start (it was one
+     * dropped-late or dropped-torn now and then) */
+    g_assert_cmpuint (r.late + r.torn + r.skipped, ==, 0);
+    g_assert_cmpuint (r.invalid, ==, 0);
+    /* indices it never got are the sender's: a slot still in flight when
+     * its burst came round to it, under load (dropped-in-flight, counted
+     * on both sides); no gap else */
+    g_assert_cmpuint (r.missing, <=, hgst_stat (p, "sink",
+            "dropped-in-flight"));
+    g_assert_cmpuint (r.gaps, <=, r.missing);
+    if (i == AGAIN_TIMES)
+      break;
+    /* long enough for 3 attempts at the old address to fail (100, 200,
+     * 400 ms after the loss) */
+    g_usleep (1200 * 1000);
+    pid = hgst_spawn_child (provider, f.file, f.out, f.nstr, NULL);
+  }
+  /* the last receiver's end is a loss too, retried 100 ms after it */
+  for (guint k = 0; k < 300 && hgst_stat (p, "sink", "reconnects") <=
+      AGAIN_TIMES; k++)
+    g_usleep (10 * 1000);
+  warnings = hgst_bus_warnings (p);
+  g_test_message ("sender WARNINGs:\n%s", warnings);
+  hgst_assert_no_error (p);
+  g_assert_cmpuint (hgst_stat (p, "sink", "dropped-no-target"), ==, 0);
+  g_assert_cmpuint (hgst_stat (p, "sink", "dropped"), ==,
+      hgst_stat (p, "sink", "dropped-in-flight"));
+  /* one WARNING and one reconnect per restart: the attempts at the old
+   * address until the file changed were expected, and the new TargetInfo
+   * is the same reconnection (they were two of each) */
+  g_assert_cmpuint (count_lines (warnings, "connection to target "), ==,
+      AGAIN_TIMES + 1);
+  g_assert_cmpuint (count_lines (warnings, " not reachable "), ==, 0);
+  g_assert_cmpuint (hgst_stat (p, "sink", "reconnects"), ==, AGAIN_TIMES + 1);
+  g_free (warnings);
+  hgst_stop (p);
+  files_clear (&f);
+  g_free (desc);
+}
+
 #define SRC_EOS_N 60
 
 /* The src's stats read when its EOS (num-buffers) is on the bus hold
@@ -1061,6 +1178,10 @@ main (int argc, char **argv)
     g_test_add_data_func (name, c, test_held_then_eos);
     g_free (name);
   }
+  g_test_add_data_func ("/gst/src-behind/restart-again/not-live/shm", "shm",
+      test_restart_again);
+  g_test_add_data_func ("/gst/src-behind/restart-again/not-live/tcp", "tcp",
+      test_restart_again);
   g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/shm", "shm",
       test_src_stats_at_eos);
   g_test_add_data_func ("/gst/src-behind/src-stats-at-eos/tcp", "tcp",
