@@ -15,6 +15,9 @@
 
 #include <string.h>
 
+GST_DEBUG_CATEGORY_EXTERN (gst_mxl_fabrics_src_debug);
+#define GST_CAT_DEFAULT gst_mxl_fabrics_src_debug
+
 /* Grain @index, behind what the src reads next, completed: counted
  * missing earlier, it was not missing but late. One not counted yet is
  * counted now, so that every grain that arrives is pushed or counted:
@@ -133,8 +136,21 @@ gst_mxl_fabrics_src_holes_take (GstMxlFabricsSrc * self, guint64 from,
   return n;
 }
 
-/* Grain @index (self->next) is lapped in its slot: dropped-late when it
- * had arrived, dropped-missing when it is a hole (it never did). */
+gboolean
+gst_mxl_fabrics_src_holes_full (GstMxlFabricsSrc * self)
+{
+  gst_mxl_fabrics_src_holes_take (self, 0, self->next, FALSE);
+  return self->n_holes + 1 >= GST_MXL_FABRICS_SRC_HOLES_KEPT;
+}
+
+/* Grain @index (self->next) is lapped in its slot: dropped-missing when it
+ * is a hole (it never arrived); when it had arrived, dropped-late, or
+ * before the first pushed grain skipped-at-start: the newest grain the
+ * src re-aligned to before it had pushed one, overwritten while the src
+ * read the completions after it (a burst that arrived while it was
+ * PAUSED), is one of the grains that arrived before its first buffer, as
+ * those a ring behind (gst_mxl_fabrics_src_missed_arrived() does the
+ * same). */
 void
 gst_mxl_fabrics_src_count_lapped (GstMxlFabricsSrc * self, guint64 index)
 {
@@ -147,6 +163,13 @@ gst_mxl_fabrics_src_count_lapped (GstMxlFabricsSrc * self, guint64 index)
       gst_mxl_fabrics_src_missed_add (self, index);
       return;
     }
+  }
+  if (self->last_index == G_MAXUINT64) {
+    GST_DEBUG_OBJECT (self, "grain %" G_GUINT64_FORMAT " lapped before the "
+        "first pushed grain: skipped-at-start", index);
+    gst_mxl_fabrics_src_count (self, &self->obj->counters.skipped_at_start,
+        1, FALSE);
+    return;
   }
   gst_mxl_fabrics_src_count (self, &self->obj->counters.dropped_late, 1,
       TRUE);

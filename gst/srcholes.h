@@ -26,7 +26,8 @@ void gst_mxl_fabrics_src_missed_add (struct _GstMxlFabricsSrc * src,
     guint64 index);
 
 /* The head jumps from src->head to @index: records the indices between
- * as a hole (the oldest hole is forgotten when full). */
+ * as a hole (the oldest hole is forgotten when full: the src avoids it,
+ * gst_mxl_fabrics_src_holes_full()). */
 void gst_mxl_fabrics_src_hole_add (struct _GstMxlFabricsSrc * src,
     guint64 index);
 
@@ -41,8 +42,15 @@ gboolean gst_mxl_fabrics_src_hole_fill (struct _GstMxlFabricsSrc * src,
 guint64 gst_mxl_fabrics_src_holes_take (struct _GstMxlFabricsSrc * src,
     guint64 from, guint64 to, gboolean counted);
 
+/* Whether the holes are full (the next hole_add() would forget one):
+ * forgets first the holes below the grain the src reads next, whose
+ * indices have been counted. The src then reads before it takes another
+ * completion (srcread.c). */
+gboolean gst_mxl_fabrics_src_holes_full (struct _GstMxlFabricsSrc * src);
+
 /* Grain @index is lapped in its slot: counts it dropped-missing (and
- * remembers it) when in a hole, else dropped-late. */
+ * remembers it) when in a hole, else dropped-late, or skipped-at-start
+ * before the first pushed grain. */
 void gst_mxl_fabrics_src_count_lapped (struct _GstMxlFabricsSrc * src,
     guint64 index);
 
