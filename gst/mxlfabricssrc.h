@@ -40,8 +40,16 @@ G_DECLARE_FINAL_TYPE (GstMxlFabricsSrc, gst_mxl_fabrics_src, GST,
  * largest of the last ones. */
 #define GST_MXL_FABRICS_SRC_LATENESS_KEPT 16
 /* Runs of indices the head jumped over (never completed) that are
- * remembered until the src reads past them (the newest are kept). */
-#define GST_MXL_FABRICS_SRC_HOLES_KEPT 8
+ * remembered until the src reads past them. Enough for every hole a ring
+ * can hold (two holes are a completed index apart, so a ring of
+ * MXL_FLOW_MAX_GRAIN_COUNT holds at most half as many), and one more: the
+ * src takes no more completions while the list is full, it reads (and
+ * re-aligns, which forgets the holes it passes) first, so no hole is
+ * forgotten before it is counted (srcholes.h). A forgotten hole would
+ * count its indices as grains that arrived (a lapped one, reported by the
+ * library, as skipped-at-start or dropped-skipped, not lapped-at-start or
+ * dropped-missing). */
+#define GST_MXL_FABRICS_SRC_HOLES_KEPT (MXL_FLOW_MAX_GRAIN_COUNT / 2 + 2)
 
 struct _GstMxlFabricsSrc {
   GstPushSrc parent;

@@ -15,6 +15,9 @@
 
 #include <string.h>
 
+GST_DEBUG_CATEGORY_EXTERN (gst_mxl_fabrics_src_debug);
+#define GST_CAT_DEFAULT gst_mxl_fabrics_src_debug
+
 /* Grain @index, behind what the src reads next, completed: counted
  * missing earlier, it was not missing but late. One not counted yet is
  * counted now, so that every grain that arrives is pushed or counted:
@@ -131,6 +134,13 @@ gst_mxl_fabrics_src_holes_take (GstMxlFabricsSrc * self, guint64 from,
   }
   self->n_holes = kept;
   return n;
+}
+
+gboolean
+gst_mxl_fabrics_src_holes_full (GstMxlFabricsSrc * self)
+{
+  gst_mxl_fabrics_src_holes_take (self, 0, self->next, FALSE);
+  return self->n_holes + 1 >= GST_MXL_FABRICS_SRC_HOLES_KEPT;
 }
 
 /* Before the src's first pushed grain, a grain that arrived and is

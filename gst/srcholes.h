@@ -26,7 +26,8 @@ void gst_mxl_fabrics_src_missed_add (struct _GstMxlFabricsSrc * src,
     guint64 index);
 
 /* The head jumps from src->head to @index: records the indices between
- * as a hole (the oldest hole is forgotten when full). */
+ * as a hole (the oldest hole is forgotten when full: the src avoids it,
+ * gst_mxl_fabrics_src_holes_full()). */
 void gst_mxl_fabrics_src_hole_add (struct _GstMxlFabricsSrc * src,
     guint64 index);
 
@@ -40,6 +41,12 @@ gboolean gst_mxl_fabrics_src_hole_fill (struct _GstMxlFabricsSrc * src,
  * before @to; with @counted remembers them as missed. */
 guint64 gst_mxl_fabrics_src_holes_take (struct _GstMxlFabricsSrc * src,
     guint64 from, guint64 to, gboolean counted);
+
+/* Whether the holes are full (the next hole_add() would forget one):
+ * forgets first the holes below the grain the src reads next, whose
+ * indices have been counted. The src then reads before it takes another
+ * completion (srcread.c). */
+gboolean gst_mxl_fabrics_src_holes_full (struct _GstMxlFabricsSrc * src);
 
 /* Whether no grain was pushed yet: a grain lapped or torn then is
  * skipped-at-start, not dropped (srcholes.c). */

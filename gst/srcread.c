@@ -733,7 +733,11 @@ gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
   mxlStatus st;
   guint k;
 
-  if (self->have_head && self->next <= self->head && !awaiting_absent (self)) {
+  /* with the holes full, read (re-align) before another completion, even
+   * while an absent grain is waited for: no hole is forgotten
+   * (GST_MXL_FABRICS_SRC_HOLES_KEPT) */
+  if (self->have_head && self->next <= self->head && (!awaiting_absent (self)
+          || gst_mxl_fabrics_src_holes_full (self))) {
     *buffer = take_grain (self, offset, &ret);
     if (*buffer || ret != GST_FLOW_OK || !awaiting_absent (self))
       return ret;
@@ -760,8 +764,9 @@ gst_mxl_fabrics_src_read_grains (GstMxlFabricsSrc * self, gint64 offset,
   /* Take every completion that is already there before reading a grain,
    * so that the head is the newest (after a stall, a ring behind:
    * re-align instead of meeting overwritten slots one by one). Bounded:
-   * what a default CQ holds, several times. */
-  for (k = 0; k < DRAIN_MAX; k++) {
+   * what a default CQ holds, several times, and no more than the holes
+   * can keep (GST_MXL_FABRICS_SRC_HOLES_KEPT: the src reads first). */
+  for (k = 0; k < DRAIN_MAX && !gst_mxl_fabrics_src_holes_full (self); k++) {
     st = mxlFabricsExtTargetReadGrainLapped (self->target, 0, &index,
         &lapped);
     if (st == MXL_ERR_INVALID_ARG)
