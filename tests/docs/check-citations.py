@@ -8,6 +8,10 @@ file of the tree: a relative name is looked up next to the citing file,
 then from the source root, then in docs/; an absolute path never counts
 (it names a file outside the tree). Web addresses (http://, https://) are skipped.
 
+No file holds a line that a merge left in conflict ("<<<" "<<<< " or
+">>>" ">>>> " at its start): a document with two versions of a row says
+neither.
+
 The names of the documents these replaced (the MXL flow and wire
 specifications and the libfabric notes kept outside the tree) must not
 appear at all, with or without ".md".
@@ -39,6 +43,8 @@ FORMAT_DOCS = ("docs/flow-format.md", "docs/wire-format.md",
 
 # Out-of-tree documents, spelt in pieces so that this file does not cite them.
 OLD_NAMES = re.compile(r"\b(?:mxl-" r"flows|mxl-fabrics-" r"wire|libfabric-" r"local)\b")
+# Spelt in pieces so that this file does not hold one.
+CONFLICT = re.compile(r"^(?:" "<" "{7}|" ">" "{7}) ", re.M)
 MD_NAME = re.compile(r"(?<![\w./~-])((?:https?://)?[\w./~-]*[\w-]\.md)(?![\w-])")
 HEADING = re.compile(r"^(#{1,6})\s+(\d+(?:\.\d+)*)\.?(?:\s|$)", re.M)
 PITFALL = re.compile(r"^(?:#{1,6}\s+|\s*[-*]\s+\*\*)P(\d+)\b", re.M)
@@ -175,6 +181,9 @@ def main():
                 text = f.read()
         except (UnicodeDecodeError, OSError):
             continue
+        for m in CONFLICT.finditer(text):
+            line = text.count("\n", 0, m.start()) + 1
+            errors.append("%s:%d: a merge conflict's marker" % (rel, line))
         for m in OLD_NAMES.finditer(text):
             line = text.count("\n", 0, m.start()) + 1
             errors.append("%s:%d: names %s, a document outside the tree"
