@@ -554,8 +554,8 @@ test_mismatch (void)
   expect_mismatch ("video/x-raw,format=v210,width=1920,height=720,"
       "framerate=30000/1001", d, "frame_height 1080");
   expect_mismatch ("video/x-raw,format=v210,width=1920,height=1080,"
-      "framerate=25/1", d, "caps edit rate 25/1 does not match the flow's "
-      "30000/1001");
+      "framerate=25/1", d, "caps framerate 25/1 does not match the flow's "
+      "grain_rate 30000/1001");
   expect_mismatch ("video/x-raw,format=v210,width=1920,height=1080,"
       "framerate=30000/1001", d_a, "mxl-alpha=true");
   expect_mismatch ("video/x-raw,format=v210,width=1920,height=1080,"

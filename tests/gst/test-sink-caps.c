@@ -549,7 +549,7 @@ caps_query (void)
   assert_query_mismatch (h, bus, "video/x-raw,width=[ 600, 700 ],height=480",
       "caps height 480 does not match the flow's frame_height 360");
   assert_query_mismatch (h, bus, "video/x-raw,framerate=50/1",
-      "caps edit rate 50/1 does not match the flow's 25/1");
+      "caps framerate 50/1 does not match the flow's grain_rate 25/1");
   assert_query_mismatch (h, bus, "audio/x-raw,format=F32LE,"
       "layout=non-interleaved,rate=48000,channels=2",
       "media_type video/v210");
