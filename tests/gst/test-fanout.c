@@ -39,8 +39,9 @@
 #define STATE_ERROR 5
 
 /* Child: a src on @provider writing its TargetInfo to @file, @caps, with
- * identity sleep-time=@sleep_us downstream; pulls buffers until none came
- * for 3 s (20 s for the first) and writes their SHA-1s, one a line, to
+ * identity sleep-time=@sleep_us downstream; pulls buffers until EOS (the
+ * sender ends its stream) or, a receiver the sender lost, none came for
+ * 3 s (20 s for the first), and writes their SHA-1s, one a line, to
  * @out. */
 static int
 child_src (const gchar * provider, const gchar * file, const gchar * out,
@@ -332,6 +333,8 @@ bad_receiver_with (const gchar * provider, Badness how, const gchar * options)
       G_GUINT64_FORMAT ", dropped-in-flight %" G_GUINT64_FORMAT "; warnings: %s",
       fast_grains, fast_dropped, slow_grains, slow_dropped,
       hgst_stat (p, "sink", "dropped-in-flight"), warnings);
+  /* EOS across the link: the receivers still connected end at once */
+  hgst_end_stream (p, 5000);
   gst_element_set_state (p, GST_STATE_NULL);
 
   got_fast = child_finish (&fast);
@@ -491,6 +494,7 @@ test_caps_mismatch_alone (void)
   if (!strstr (warnings, at_bad) || !strstr (warnings, "does not match"))
     g_error ("no WARNING names the mismatched target %s: %s", at_bad,
         warnings);
+  hgst_end_stream (p, 5000);    /* the good receiver ends at its EOS */
   gst_element_set_state (p, GST_STATE_NULL);
 
   got = child_finish (&good);

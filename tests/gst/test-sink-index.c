@@ -62,9 +62,9 @@ append_line (GstBuffer * b, gpointer res)
   g_free (sum);
 }
 
-/* Child: the src; writes "offset sha1" per buffer to @out once none came
- * for 3 s (20 s for the first), then "missing N", the src's
- * dropped-missing. */
+/* Child: the src; writes "offset sha1" per buffer to @out at EOS (or
+ * once none came for 3 s, 20 s for the first), then "missing N", the
+ * src's dropped-missing. */
 static int
 child_src (const gchar * provider, const gchar * file, const gchar * out)
 {
@@ -132,9 +132,10 @@ start_pair (const gchar * provider, const gchar * file, const gchar * out,
   return pid;
 }
 
-/* Checks that the sink of @p had no ERROR and took @n buffers, stops it,
- * waits for the child @pid and returns the lines it wrote in @out; *@got:
- * the received buffers' ("missing N" is the line after them). */
+/* Checks that the sink of @p had no ERROR and took @n buffers, ends its
+ * stream (EOS across the link: the child ends at once), stops it, waits
+ * for the child @pid and returns the lines it wrote in @out; *@got: the
+ * received buffers' ("missing N" is the line after them). */
 static gchar **
 stop_pair (GstElement * p, guint n, GPid pid, const gchar * out, guint * got)
 {
@@ -142,6 +143,7 @@ stop_pair (GstElement * p, guint n, GPid pid, const gchar * out, guint * got)
 
   hgst_assert_no_error (p);
   g_assert_cmpuint (hgst_stat (p, "sink", "buffers"), ==, n);
+  hgst_end_stream (p, 5000);
   gst_element_set_state (p, GST_STATE_NULL);
   hgst_assert_child_ok (pid, 20000);
   lines = hgst_read_lines (out);

@@ -35,7 +35,8 @@
 #define STATS_NAME "application/x-mxl-fabrics-stats"
 
 /* Child "src": a receiver writing its TargetInfo to @file and the SHA-1 of
- * every buffer to @out, until none came for 3 s (20 s for the first). */
+ * every buffer to @out, until EOS or none came for 3 s (20 s for the
+ * first). */
 static int
 child_src (const gchar * file, const gchar * out)
 {
@@ -541,6 +542,7 @@ test_target_list (void)
               "targets")), ==, 2);
   gst_structure_free (s);
   hgst_assert_no_error (p);
+  hgst_end_stream (p, 5000);    /* EOS across the link: both children end */
   gst_element_set_state (p, GST_STATE_NULL);
   child_check (&a, sent);
   child_check (&b, sent);

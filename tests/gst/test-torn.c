@@ -71,8 +71,8 @@ check_frame (GstBuffer * b, gpointer data)
       v & 0xffffffu);
 }
 
-/* Child: pulls buffers until none came for 3 s (20 s for the first) and
- * writes "received bad frames..." to @out (check_frame()). */
+/* Child: pulls buffers until EOS or none came for 3 s (20 s for the
+ * first) and writes "received bad frames..." to @out (check_frame()). */
 static int
 child_src (const gchar * file, const gchar * out)
 {
@@ -175,6 +175,7 @@ test_stalled_target (void)
       ", dropped-no-target %" G_GUINT64_FORMAT,
       hgst_stat (p, "sink", "buffers"), hgst_stat (p, "sink", "grains"), busy,
       hgst_stat (p, "sink", "dropped-no-target"));
+  hgst_end_stream (p, 5000);    /* EOS across the link: the child ends */
   gst_element_set_state (p, GST_STATE_NULL);
 
   hgst_assert_child_ok (pid, 20000);

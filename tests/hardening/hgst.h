@@ -626,3 +626,28 @@ hgst_assert_sums (const gchar * out, GPtrArray * sent)
     g_assert_cmpstr (got[k], ==, g_ptr_array_index (sent, k));
   g_strfreev (got);
 }
+
+/* Ends the stream of the sender @p: EOS into its appsrc "in", then waits
+ * (bounded by @ms) for the EOS message on its bus, which its
+ * mxlfabricssink posts once its last transfers completed and it sent the
+ * end-of-stream notice to its targets (docs/bus-and-stats.md): a receiver
+ * (an appsink pulling until none came for a while) then ends at EOS at
+ * once instead of after its idle timeout. Fails on an ERROR or when no
+ * EOS came; @p stays playing for the caller to stop. */
+static inline void
+hgst_end_stream (GstElement * p, guint ms)
+{
+  GstElement *in = gst_bin_get_by_name (GST_BIN (p), "in");
+  GstBus *bus = gst_element_get_bus (p);
+  GstMessage *m;
+
+  g_assert_cmpint (gst_app_src_end_of_stream (GST_APP_SRC (in)), ==,
+      GST_FLOW_OK);
+  m = gst_bus_timed_pop_filtered (bus, (GstClockTime) ms * GST_MSECOND,
+      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+  g_assert_nonnull (m);
+  g_assert_cmpint (GST_MESSAGE_TYPE (m), ==, GST_MESSAGE_EOS);
+  gst_message_unref (m);
+  gst_object_unref (bus);
+  gst_object_unref (in);
+}
