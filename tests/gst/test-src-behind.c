@@ -687,12 +687,14 @@ test_paused_lapped (gconstpointer data)
   g_assert_cmpuint (r.buffers + r.dropped + r.invalid + r.at_start, ==, sent);
   g_assert_cmpuint (r.received + r.lapped, ==, r.buffers + r.dropped -
       r.missing + r.invalid + r.at_start);
-  /* shm: two rings in the first drain, the first ring lapped. tcp may
-   * hand the burst over in several drains of fewer grains (no lapping,
-   * or one after the first pushed grain: a hole, dropped-missing): only
-   * the counts above hold there */
-  if (g_str_equal (provider, "shm"))
-    g_assert_cmpuint (r.lapped, ==, LAPPED_BURST - 4);
+  /* shm: two rings in the first drain, the first ring lapped, at most.
+   * The drain may come in parts (a loaded machine, ASan: 0 or 3 lapped
+   * seen), and tcp may hand the burst over in several drains of fewer
+   * grains (no lapping, or one after the first pushed grain: a hole,
+   * dropped-missing): the counts above hold whatever the drains were */
+  g_test_message ("lapped-at-start %" G_GUINT64_FORMAT " of at most %u",
+      r.lapped, LAPPED_BURST - 4);
+  g_assert_cmpuint (r.lapped, <=, LAPPED_BURST - 4);
   hgst_stop (p);
   files_clear (&f);
   g_free (desc);
