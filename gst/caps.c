@@ -281,22 +281,22 @@ gst_mxl_fabrics_format_check_rate (const GstMxlFabricsFormat * caps_fmt,
     const GstMxlFabricsFormat * flow_fmt, const gchar * flow_field,
     GError ** error)
 {
+  gboolean audio = g_str_equal (flow_field, "sample_rate");
+
   if ((gint64) caps_fmt->rate_n * flow_fmt->rate_d ==
       (gint64) flow_fmt->rate_n * caps_fmt->rate_d)
     return TRUE;
   /* named as the caps name it: rate (audio), framerate (a grain rate);
    * an interlaced flow's edit rate is its field rate */
-  if (g_str_equal (flow_field, "sample_rate") && caps_fmt->rate_d == 1
-      && flow_fmt->rate_d == 1)
+  if (audio && caps_fmt->rate_d == 1 && flow_fmt->rate_d == 1)
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "caps rate %d does not match the flow's sample_rate %d",
         caps_fmt->rate_n, flow_fmt->rate_n);
-  else if (g_str_equal (flow_field, "sample_rate")
-      || g_str_equal (flow_field, "grain_rate"))
+  else if (audio || g_str_equal (flow_field, "grain_rate"))
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "caps %s %d/%d does not match the flow's %s %d/%d",
-        flow_field[0] == 's' ? "rate" : "framerate", caps_fmt->rate_n,
-        caps_fmt->rate_d, flow_field, flow_fmt->rate_n, flow_fmt->rate_d);
+        audio ? "rate" : "framerate", caps_fmt->rate_n, caps_fmt->rate_d,
+        flow_field, flow_fmt->rate_n, flow_fmt->rate_d);
   else
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "caps field rate %d/%d does not match the flow's %d/%d (%s)",
