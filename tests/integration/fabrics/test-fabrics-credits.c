@@ -13,7 +13,8 @@
  *    itself: as today;
  *  - connectionless (shm, tcp;ofi_rxm), every case above, and: malformed
  *    announces counted and ignored; an initiator re-created against the
- *    same target (a new id) takes over, the old id's releases unknown.
+ *    same target (a new id) takes over, the old id's releases unknown; a
+ *    second initiator meanwhile is refused by the claim, never announces.
  * Each case runs on tcp (connected), shm and tcp;ofi_rxm.
  */
 #include "fabtest.h"
@@ -533,6 +534,56 @@ restarted (const FabProv *p)
   pair_close (&pr);
 }
 
+/* A second initiator while the first one is the target's sender: refused
+ * by the claim (one sender per receiver), it never becomes connected nor
+ * announces itself, and the first one's credits go on. */
+static void
+second_refused (const FabProv *p)
+{
+  Pair pr;
+  FabSide s2;
+  mxlFabricsInitiator init2;
+  mxlFabricsExtTargetStats tst;
+  mxlFabricsExtInitiatorTargetStats st;
+  g_autofree char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
+  uint64_t id;
+  gint64 deadline;
+
+  if (!pair_open (&pr, p, CREDITS, FALSE))
+    return;
+  g_assert_true (pr.info->has_claim);
+  id = mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t);
+  fabtest_side_init (&s2, def, FLOW_ID);
+  init2 = fabtest_initiator (&s2, p, THREADS);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (init2, pr.info), ==, MXL_STATUS_OK);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  for (;;) {
+    g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &tst), ==, MXL_STATUS_OK);
+    if (tst.initiatorsRefused >= 1)
+      break;
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    g_usleep (1000);
+  }
+  /* a few of its claim retries (every 10 ms) later */
+  g_usleep (200000);
+  g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (init2, pr.info, &st), ==,
+      MXL_STATUS_OK);
+  g_assert_false (st.credits);
+  g_assert_cmpuint (mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t), ==, id);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &tst), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (tst.initiatorsRefused, ==, 1);
+  g_assert_cmpuint (tst.creditAnnouncesBad, ==, 0);
+  transfer_read (&pr, 0);
+  g_assert_cmpint (mxlFabricsExtTargetReleaseGrain (pr.t, 0), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr.init, NULL, pr.info->n_regions,
+          5000), ==, MXL_STATUS_OK);
+  mxlFabricsDestroyInitiator (s2.fab, init2);
+  fabtest_side_clear (&s2);
+  pair_close (&pr);
+}
+
+static void test_second_refused_shm (void) { second_refused (&fab_shm); }
+static void test_second_refused_rxm (void) { second_refused (&fab_rxm); }
 static void test_restarted_shm (void) { restarted (&fab_shm); }
 static void test_restarted_rxm (void) { restarted (&fab_rxm); }
 
@@ -552,6 +603,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/credits/shm/not-announced", test_not_announced_shm);
   g_test_add_func ("/fabrics/credits/shm/announce-malformed", test_announce_malformed_shm);
   g_test_add_func ("/fabrics/credits/shm/restarted", test_restarted_shm);
+  g_test_add_func ("/fabrics/credits/shm/second-refused", test_second_refused_shm);
   g_test_add_func ("/fabrics/credits/rxm/slow-reader", test_slow_reader_rxm);
   g_test_add_func ("/fabrics/credits/rxm/no-credits-laps", test_no_credits_rxm);
   g_test_add_func ("/fabrics/credits/rxm/one-stalled", test_one_stalled_rxm);
@@ -559,5 +611,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/credits/rxm/not-announced", test_not_announced_rxm);
   g_test_add_func ("/fabrics/credits/rxm/announce-malformed", test_announce_malformed_rxm);
   g_test_add_func ("/fabrics/credits/rxm/restarted", test_restarted_rxm);
+  g_test_add_func ("/fabrics/credits/rxm/second-refused", test_second_refused_rxm);
   return g_test_run ();
 }
