@@ -47,7 +47,10 @@ struct MxlConnCredit {
    * what its slot held before, so that a failed transfer gives it back */
   gboolean reserved;
   uint64_t reserved_index, prev_index;
-  guint8 prev_state;
+  guint8 prev_state, prev_posted;
+  /* per target slot: a write of the index the window holds there was
+   * posted (a dropped transfer then cannot give the slot back) */
+  guint8 *posted;
   /* the target took the announce: RC at connection, RDM once it
    * acknowledged the announce message; no credit before */
   gboolean acked;
@@ -59,6 +62,16 @@ struct MxlConnCredit {
   size_t addr_len;
   gint64 announce_at;
 };
+
+/* A credit came (a release, an acknowledged announce): the waiters
+ * (mxl_initiator_wait_credit(), the notify). */
+static void
+credit_came (MxlInitiator *init)
+{
+  mxl_endpoint_wake (&init->base);
+  if (init->notify)
+    init->notify (init->notify_data);
+}
 
 gboolean
 mxl_conn_credit_announce (MxlConn *conn)
@@ -151,6 +164,8 @@ mxl_conn_credit_open (MxlConn *conn, struct fid_ep *ep)
       post_recv (cc, i);
     }
   }
+  g_free (cc->posted);
+  cc->posted = g_new0 (guint8, conn->info->n_regions);
   cc->rdm = rdm;
   cc->acked = !rdm;          /* RC: the connection request announced it */
   cc->announce_at = 0;
@@ -167,6 +182,7 @@ credit_free (MxlInitiator *init, MxlConnCredit *cc)
 {
   mxl_ofi_region_close (init->base.dom, &cc->region);
   mxl_credit_window_clear (&cc->window);
+  g_free (cc->posted);
   g_free (cc);
 }
 
@@ -190,6 +206,7 @@ mxl_conn_credit_close (MxlConn *conn)
   }
   /* its receives may still be posted (a shared or parked endpoint) */
   mxl_credit_window_clear (&cc->window);
+  g_clear_pointer (&cc->posted, g_free);
   cc->conn = NULL;
   if (init->credit_retired == NULL)
     init->credit_retired = g_ptr_array_new ();
@@ -267,16 +284,6 @@ named_by (MxlInitiator *init, struct fid_ep *ep, uint64_t id)
       return cc;
   }
   return NULL;
-}
-
-/* A credit came (a release, an acknowledged announce): the waiters
- * (mxl_initiator_wait_credit(), the notify). */
-static void
-credit_came (MxlInitiator *init)
-{
-  mxl_endpoint_wake (&init->base);
-  if (init->notify)
-    init->notify (init->notify_data);
 }
 
 gboolean
@@ -357,6 +364,10 @@ mxl_initiator_credit_reserve (MxlInitiator *init, uint64_t index, guint *with_cr
       cc->reserved_index = index;
       cc->prev_index = cc->window.slots.slot_index[s];
       cc->prev_state = cc->window.slots.slot_state[s];
+      cc->prev_posted = cc->posted[s];
+      /* another grain in the slot: none of its writes posted yet */
+      if (cc->prev_state != MXL_CREDIT_SLOT_HELD || cc->prev_index != index)
+        cc->posted[s] = 0;
       mxl_credit_window_note_written (&cc->window, index);
       (*with_credit)++;
     } else {
@@ -378,7 +389,45 @@ mxl_conn_credit_unreserve (MxlConn *conn, uint64_t index)
   s = (guint) (index % cc->window.slots.ring);
   cc->window.slots.slot_index[s] = cc->prev_index;
   cc->window.slots.slot_state[s] = cc->prev_state;
+  cc->posted[s] = cc->prev_posted;
   cc->reserved = FALSE;
+}
+
+/* The slot of @index in @cc's window, when it holds @index. */
+static gboolean
+holds_index (const MxlConnCredit *cc, uint64_t index, guint *slot)
+{
+  const MxlCreditHolds *h = &cc->window.slots;
+
+  *slot = (guint) (index % h->ring);
+  return h->slot_state[*slot] == MXL_CREDIT_SLOT_HELD && h->slot_index[*slot] == index;
+}
+
+void
+mxl_conn_credit_posted (MxlConn *conn, uint64_t index)
+{
+  guint s;
+
+  if (conn->credit != NULL && holds_index (conn->credit, index, &s))
+    conn->credit->posted[s] = 1;
+}
+
+void
+mxl_conn_credit_dropped (MxlConn *conn, uint64_t index, gboolean others)
+{
+  MxlConnCredit *cc = conn->credit;
+  guint s;
+
+  if (cc == NULL || others || !holds_index (cc, index, &s) || cc->posted[s])
+    return;
+  /* nothing of @index reached the target, which will never release it:
+   * the slot is free again (a late release of @index counts as
+   * backwards) */
+  cc->window.slots.slot_state[s] = MXL_CREDIT_SLOT_FREE;
+  if (cc->reserved && cc->reserved_index == index)
+    cc->reserved = FALSE;
+  conn->credit_returned++;
+  credit_came (conn->init);
 }
 
 mxlStatus
@@ -516,4 +565,5 @@ mxl_conn_credit_stats (const MxlConn *conn, mxlFabricsExtInitiatorTargetStats *o
   out->creditReleasesUnknown = conn->credit_unknown
       + (cc ? cc->window.releases_unknown : 0);
   out->creditReleasesBad = conn->credit_bad;
+  out->creditReservationsReturned = conn->credit_returned;
 }

@@ -78,6 +78,18 @@ mxlStatus mxl_initiator_credit_submit (MxlInitiator *init, const MxlPostDesc *de
  * undone. */
 void mxl_conn_credit_unreserve (MxlConn *conn, uint64_t index);
 
+/** A write of a transfer of grain @index to @conn was posted (its slot's
+ * reservation is then the target's to release). */
+void mxl_conn_credit_posted (MxlConn *conn, uint64_t index);
+
+/** A transfer of grain @index to @conn was dropped before any of its
+ * writes was posted (not started within its deadline, or its local slot
+ * released): when no write of @index to @conn was posted and no other
+ * transfer of it is tracked (@others), its slot's reservation is given
+ * back (the slot free, the waiters woken, counted in
+ * creditReservationsReturned). */
+void mxl_conn_credit_dropped (MxlConn *conn, uint64_t index, gboolean others);
+
 /** The credit fields of GetTargetStats. */
 void mxl_conn_credit_stats (const MxlConn *conn, mxlFabricsExtInitiatorTargetStats *out);
 

@@ -251,7 +251,7 @@ struct MxlConn {
   struct MxlConnCredit *credit;
   uint64_t grains_no_credit;
   uint64_t credit_releases, credit_ahead, credit_backwards, credit_unknown,
-      credit_bad;
+      credit_bad, credit_returned;
 };
 
 /** Header slots per connection: queued + in-flight transfers at most. */

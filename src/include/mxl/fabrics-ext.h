@@ -742,6 +742,11 @@ typedef struct mxlFabricsExtInitiatorTargetStats_t {
   uint64_t creditReleasesBad;    /* ignored: not a release message (length,
                                     magic, reserved bits) or a failed
                                     receive */
+  uint64_t creditReservationsReturned; /* grains whose transfer to this
+                                    target was dropped before any write was
+                                    posted (transfersDropped): their slot's
+                                    credit given back, as no release will
+                                    come for them */
 } mxlFabricsExtInitiatorTargetStats;
 
 /**

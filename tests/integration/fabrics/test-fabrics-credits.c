@@ -103,7 +103,8 @@ typedef struct Pair {
 } Pair;
 
 static gboolean
-pair_open (Pair *pr, const FabProv *p, const char *target_options, gboolean plain)
+pair_open_with (Pair *pr, const FabProv *p, const char *target_options, gboolean plain,
+    const char *initiator_options)
 {
   g_autofree char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
 
@@ -116,14 +117,20 @@ pair_open (Pair *pr, const FabProv *p, const char *target_options, gboolean plai
     g_assert_cmpuint (pr->info->credits, ==, MXL_CREDIT_VERSION);
     pr->info->credits = 0;   /* as an initiator that ignores the key sees it */
   }
-  pr->init = fabtest_initiator (&pr->is, p, THREADS);
+  pr->init = fabtest_initiator (&pr->is, p, initiator_options);
   g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr->init, pr->info), ==, MXL_STATUS_OK);
-  fabtest_connect (pr->init, &pr->t, 1, TRUE, 5000);
+  fabtest_connect (pr->init, &pr->t, 1, initiator_options != NULL, 5000);
   /* connectionless: credits once the target acknowledged the announce */
   if (pr->info->credits != 0)
     g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr->init, NULL, 0, 5000), ==,
         MXL_STATUS_OK);
   return TRUE;
+}
+
+static gboolean
+pair_open (Pair *pr, const FabProv *p, const char *target_options, gboolean plain)
+{
+  return pair_open_with (pr, p, target_options, plain, THREADS);
 }
 
 static void
@@ -582,6 +589,82 @@ second_refused (const FabProv *p)
   pair_close (&pr);
 }
 
+/* A grain queued behind one whose writes the provider keeps refusing
+ * (injected -FI_EAGAIN), dropped when its 1 s deadline passed before any
+ * write of it was posted: its slot's credit is given back (the target
+ * will never release a grain it never got), while the grain that did go
+ * keeps its slot until released. Initiator without a thread: the test
+ * drives every pass. */
+static void
+dropped_returns (const FabProv *p)
+{
+  Pair pr;
+  mxlFabricsExtInitiatorTargetStats st;
+  mxlFabricsExtInitiatorStats ist;
+  mxlFabricsExtTransferResult res;
+  guint ring, results = 0;
+  uint64_t index = 0;
+  mxlStatus s;
+  gint64 deadline;
+  gboolean got[2] = { FALSE, FALSE };
+  mxlStatus status[2] = { MXL_STATUS_OK, MXL_STATUS_OK };
+
+  if (!pair_open_with (&pr, p, CREDITS, FALSE, NULL))
+    return;
+  ring = pr.info->n_regions;
+  mxl_initiator_debug_inject ((MxlInitiator *) pr.init, MXL_INJECT_POST_FAILURE, 1000000,
+      FI_EAGAIN);
+  send_grain (&pr.is, pr.init, 0, &s);
+  g_assert_cmpint (s, ==, MXL_STATUS_OK);
+  /* grain 0 started: its first write was tried (and refused) */
+  g_assert_cmpint (mxlFabricsExtInitiatorGetStats (pr.init, &ist), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (ist.retries, >=, 1);
+  send_grain (&pr.is, pr.init, 1, &s);
+  g_assert_cmpint (s, ==, MXL_STATUS_OK);
+  g_usleep (1100 * 1000);
+  mxl_initiator_debug_inject ((MxlInitiator *) pr.init, MXL_INJECT_POST_FAILURE, 0, 0);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (results < 2) {
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    mxlFabricsInitiatorMakeProgressNonBlocking (pr.init);
+    if (mxlFabricsExtInitiatorPollTransferResult (pr.init, 10, &res) != MXL_STATUS_OK)
+      continue;
+    g_assert_cmpuint (res.grainIndex, <, 2);
+    got[res.grainIndex] = TRUE;
+    status[res.grainIndex] = res.status;
+    results++;
+  }
+  g_assert_true (got[0] && got[1]);
+  g_assert_cmpint (status[0], ==, MXL_STATUS_OK);
+  g_assert_cmpint (status[1], ==, MXL_ERR_TIMEOUT);
+  g_assert_cmpint (mxlFabricsTargetReadGrain (pr.t, 5000, &index), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (index, ==, 0);
+  g_assert_true (grain_exact (&pr.ts, 0));
+  g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (pr.init, pr.info, &st), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpuint (st.creditReservationsReturned, ==, 1);
+  g_assert_cmpuint (st.transfersDropped, ==, 1);
+  /* slot 1 is free again without any release; slot 0 is not */
+  g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr.init, NULL, 1 + ring, 0), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr.init, NULL, ring, 50), ==,
+      MXL_ERR_TIMEOUT);
+  /* grain 1 again goes, and so does grain ring once 0 is released */
+  transfer_read (&pr, 1);
+  g_assert_cmpint (mxlFabricsExtTargetReleaseGrain (pr.t, 0), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr.init, NULL, ring, 5000), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (pr.init, pr.info, &st), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpuint (st.creditReleases, ==, 1);
+  g_assert_cmpuint (st.creditReleasesAhead + st.creditReleasesBackwards
+      + st.creditReleasesUnknown + st.creditReleasesBad, ==, 0);
+  pair_close (&pr);
+}
+
+static void test_dropped_returns_tcp (void) { dropped_returns (&fab_tcp); }
+static void test_dropped_returns_shm (void) { dropped_returns (&fab_shm); }
+static void test_dropped_returns_rxm (void) { dropped_returns (&fab_rxm); }
 static void test_second_refused_shm (void) { second_refused (&fab_shm); }
 static void test_second_refused_rxm (void) { second_refused (&fab_rxm); }
 static void test_restarted_shm (void) { restarted (&fab_shm); }
@@ -596,6 +679,9 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/credits/tcp/one-stalled", test_one_stalled_tcp);
   g_test_add_func ("/fabrics/credits/tcp/hostile", test_hostile_tcp);
   g_test_add_func ("/fabrics/credits/tcp/not-announced", test_not_announced_tcp);
+  g_test_add_func ("/fabrics/credits/tcp/dropped-returns", test_dropped_returns_tcp);
+  g_test_add_func ("/fabrics/credits/shm/dropped-returns", test_dropped_returns_shm);
+  g_test_add_func ("/fabrics/credits/rxm/dropped-returns", test_dropped_returns_rxm);
   g_test_add_func ("/fabrics/credits/shm/slow-reader", test_slow_reader_shm);
   g_test_add_func ("/fabrics/credits/shm/no-credits-laps", test_no_credits_shm);
   g_test_add_func ("/fabrics/credits/shm/one-stalled", test_one_stalled_shm);
