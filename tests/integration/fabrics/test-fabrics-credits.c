@@ -471,6 +471,11 @@ announce_malformed (const FabProv *p)
   g_usleep (20000);
   g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &tst), ==, MXL_STATUS_OK);
   g_assert_cmpuint (tst.creditAnnouncesBad, ==, sent);
+  /* the two longer than the 128-byte receive (129 and 200 bytes): error
+   * completions (truncated), on shm and rxm alike */
+  g_test_message ("%s: %u bad announces, %" G_GUINT64_FORMAT " error completions",
+      p->label, sent, tst.completionErrors);
+  g_assert_cmpuint (tst.completionErrors, ==, 2);
   g_assert_cmpuint (mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t), ==, id);
   /* still the same credits: a grain, its release, the next one */
   transfer_read (&pr, 0);
