@@ -441,7 +441,11 @@ gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
 static gboolean
 gst_mxl_fabrics_sink_unlock (GstBaseSink * sink)
 {
-  gst_mxl_fabrics_object_unlock (GST_MXL_FABRICS_SINK (sink)->obj);
+  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
+
+  /* before the wake: a render waiting for credits looks at it then */
+  g_atomic_int_inc (&self->unlocks);
+  gst_mxl_fabrics_object_unlock (self->obj);
   return TRUE;
 }
 
