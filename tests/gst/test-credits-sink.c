@@ -263,25 +263,47 @@ sender_new (gboolean live, guint frames, gboolean sync, const gchar * targets,
   return p;
 }
 
-/* Waits for EOS (at most @ms); fails on an ERROR or without EOS.
- * Returns the time it took (us). */
+/* Waits for EOS (at most @ms); fails on an ERROR or without EOS. The
+ * WARNINGs before it go to @warnings (nullable), "message (debug)" one a
+ * line. Returns the time it took (us). */
+static gint64
+wait_eos_warnings (GstElement * p, guint ms, GString * warnings)
+{
+  gint64 t0 = g_get_monotonic_time (), end = t0 + (gint64) ms * 1000;
+  GstBus *bus = gst_element_get_bus (p);
+  gboolean eos = FALSE;
+
+  while (!eos && g_get_monotonic_time () < end) {
+    GstMessage *msg = gst_bus_timed_pop_filtered (bus,
+        (end - g_get_monotonic_time ()) * GST_USECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR | GST_MESSAGE_WARNING);
+    GError *e = NULL;
+    gchar *debug = NULL;
+
+    if (msg == NULL)
+      break;
+    if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
+      gst_message_parse_error (msg, &e, NULL);
+      g_error ("ERROR: %s", e->message);
+    }
+    eos = GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+    if (!eos && warnings != NULL) {
+      gst_message_parse_warning (msg, &e, &debug);
+      g_string_append_printf (warnings, "%s (%s)\n", e->message, debug);
+      g_error_free (e);
+      g_free (debug);
+    }
+    gst_message_unref (msg);
+  }
+  g_assert_true (eos);
+  gst_object_unref (bus);
+  return g_get_monotonic_time () - t0;
+}
+
 static gint64
 wait_eos (GstElement * p, guint ms)
 {
-  gint64 t0 = g_get_monotonic_time ();
-  GstBus *bus = gst_element_get_bus (p);
-  GstMessage *msg = gst_bus_timed_pop_filtered (bus, ms * GST_MSECOND,
-      GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-
-  if (msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR) {
-    GError *e = NULL;
-    gst_message_parse_error (msg, &e, NULL);
-    g_error ("ERROR: %s", e->message);
-  }
-  g_assert_nonnull (msg);
-  gst_message_unref (msg);
-  gst_object_unref (bus);
-  return g_get_monotonic_time () - t0;
+  return wait_eos_warnings (p, ms, NULL);
 }
 
 /* A uint64 of the sink's `targets` entry whose source is @r's. */
@@ -437,10 +459,11 @@ fanout_stalled (gboolean live)
   GPtrArray *sent = g_ptr_array_new_with_free_func (g_free);
   gchar *targets = g_strdup_printf ("%s;%s", a->source, b->source);
   GstElement *p = sender_new (live, FRAMES, live, targets, sent);
+  GString *warnings = g_string_new (NULL);
   gint64 took;
 
   play_connected (p, a, b);
-  took = wait_eos (p, 10000);
+  took = wait_eos_warnings (p, 10000, warnings);
   g_assert_cmpuint (recv_wait (a, FRAMES, 3000), ==, FRAMES);
   assert_all_exact (a, sent);
   /* not live: one wait for b's credit, then it is stalled */
@@ -461,6 +484,11 @@ fanout_stalled (gboolean live)
   g_assert_cmpuint (target_stat (p, b, "dropped"), ==, FRAMES - RING);
   g_assert_cmpuint (recv_wait (b, RING, 2000), ==, RING);
   g_assert_cmpuint (recv_stats (b).grainsReceived, ==, RING);
+  /* the "falling behind" WARNING names b, not a */
+  g_assert_nonnull (strstr (warnings->str, "falling behind"));
+  g_assert_nonnull (strstr (warnings->str, b->file));
+  g_assert_null (strstr (warnings->str, a->file));
+  g_string_free (warnings, TRUE);
   g_test_message ("fan-out, live %d: %u and %u grains, EOS after %"
       G_GINT64_FORMAT " ms", live, recv_count (a), recv_count (b),
       took / 1000);
