@@ -8,7 +8,8 @@
  * real mxlfabricssink after videotestsrc, whose frames an identity
  * checksums.
  *  - not live, much faster than a reader that sleeps between reads: 60 of 60
- *    grains, consecutive indices, the sent frames' checksums;
+ *    grains, consecutive indices, the sent frames' checksums (the sink
+ *    without and with the library's progress thread);
  *  - live, a reader that stops releasing: real time kept, each grain
  *    delivered or counted dropped-no-credit (element and target);
  *  - fan-out with one stalled receiver (not live and live): the other gets
@@ -360,12 +361,19 @@ case_clear (Case * c)
  * (the sender, not live and sync=false, would go many times faster): the
  * sink waits for each credit and every grain arrives. */
 static void
-test_not_live_slow_reader (void)
+not_live_slow_reader (gboolean threaded)
 {
   Case c;
   gint64 took;
 
   case_init (&c, CREDITS, READ_SLEEP_MS, G_MAXUINT, FALSE, FRAMES);
+  /* with the library's progress thread, its notify wakes the wait */
+  if (threaded) {
+    GstElement *sink = gst_bin_get_by_name (GST_BIN (c.p), "sink");
+
+    g_object_set (sink, "options", "{\"progressThread\": true}", NULL);
+    gst_object_unref (sink);
+  }
   hgst_play (c.p);
   took = wait_eos (c.p, 20000);
   g_assert_cmpuint (recv_wait (c.r, FRAMES, 5000), ==, FRAMES);
@@ -375,9 +383,21 @@ test_not_live_slow_reader (void)
   g_assert_cmpint (took, >=, (FRAMES - RING) * READ_SLEEP_MS * 1000 * 9 / 10);
   assert_all_sent (c.p, c.r);
   g_assert_cmpuint (releases_wait (c.r, FRAMES, 2000), ==, FRAMES);
-  g_test_message ("not live: %u grains in %" G_GINT64_FORMAT " ms",
-      recv_count (c.r), took / 1000);
+  g_test_message ("not live, progress thread %d: %u grains in %"
+      G_GINT64_FORMAT " ms", threaded, recv_count (c.r), took / 1000);
   case_clear (&c);
+}
+
+static void
+test_not_live_slow_reader (void)
+{
+  not_live_slow_reader (FALSE);
+}
+
+static void
+test_not_live_slow_reader_threaded (void)
+{
+  not_live_slow_reader (TRUE);
 }
 
 /* b. Live, a reader that releases 10 grains and then no more: the sink
@@ -595,6 +615,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gst/credits-sink/not-live-slow-reader",
       test_not_live_slow_reader);
+  g_test_add_func ("/gst/credits-sink/not-live-slow-reader-threaded",
+      test_not_live_slow_reader_threaded);
   g_test_add_func ("/gst/credits-sink/live-stops-releasing",
       test_live_stops_releasing);
   g_test_add_func ("/gst/credits-sink/fanout-stalled-not-live",
