@@ -151,6 +151,8 @@ typedef struct {
   guint64 dropped_early;        /* src: before running time 0; sink: no
                                  * index (no clock/segment) */
   guint64 dropped_in_flight;    /* sink: ring slot still being sent */
+  guint64 dropped_no_credit;    /* sink: no connected target had a credit
+                                 * for it (sinkcredit.h) */
   guint64 left_out_late;        /* sink: indices left out re-aligning a late
                                  * input (not buffers: not in dropped) */
   guint64 skipped_at_start;     /* src: grains that arrived before the first
@@ -400,6 +402,8 @@ typedef struct {
   guint64 grains;               /* grains transferred to it */
   guint64 bytes;                /* payload bytes of those */
   guint64 dropped;              /* grains this target did not get */
+  guint64 dropped_no_credit;    /* of those, because it had no credit for
+                                 * them (its grainsNoCredit, sinkcredit.h) */
   guint64 reconnects;
 } GstMxlFabricsTargetCounters;
 

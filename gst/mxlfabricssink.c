@@ -77,6 +77,20 @@
  * reconnected when its writes still read a ring slot that comes round
  * again.
  *
+ * Credits (flow control, docs/fabrics-engine.md "Credits"): a target whose
+ * TargetInfo advertises them (a receiver set up with the option
+ * `"credits": true`, tcp or verbs) gets a grain only once its reader
+ * released the grain a ring before; the sink follows what each target
+ * advertises, there is no property. With an input that is not live render
+ * waits for every connected target's credit, as TCP holds tcpclientsink
+ * back, so a slow reader gets every grain; a flush, a state change and an
+ * EOS sent to the pipeline end the wait at once, and a target that gave
+ * no credit for 1 s is stalled: grains go to the others without waiting
+ * for it until it releases one (gst/sinkcredit.h). A live input never
+ * waits. A grain a target did not get for want of a credit is its
+ * `dropped-no-credit` in `targets`, and the element's when no target took
+ * it.
+ *
  * Caps from the receiver: once a target's TargetInfo is known (JSON or
  * base64, or an `@path` file that is there), the sink pad's CAPS query
  * answers the caps of that target's flow (from the flow definition the
@@ -441,7 +455,11 @@ gst_mxl_fabrics_sink_event (GstBaseSink * sink, GstEvent * event)
 static gboolean
 gst_mxl_fabrics_sink_unlock (GstBaseSink * sink)
 {
-  gst_mxl_fabrics_object_unlock (GST_MXL_FABRICS_SINK (sink)->obj);
+  GstMxlFabricsSink *self = GST_MXL_FABRICS_SINK (sink);
+
+  /* before the wake: a render waiting for credits looks at it then */
+  g_atomic_int_inc (&self->unlocks);
+  gst_mxl_fabrics_object_unlock (self->obj);
   return TRUE;
 }
 

@@ -113,7 +113,11 @@ struct _GstMxlFabricsSink {
   int engine_wake_fd;           /* eventfd: wakes the engine thread */
   gboolean threaded;            /* the initiator runs the library's progress
                                  * thread (set_caps, before the initiator) */
-  GstMxlFabricsSlotWait slot_wait;      /* render waiting for a ring slot */
+  GstMxlFabricsSlotWait slot_wait;      /* render waiting for a ring slot
+                                         * or for credits (sinkcredit.h) */
+  gint unlocks;                 /* atomic: unlock() calls, so that a wait
+                                 * sees one whose unlock_stop() came
+                                 * already (sinkcredit.c) */
   gchar *caps_warned;           /* object lock: the targets whose flows had
                                  * no caps in common at the last WARNING
                                  * (sinkcaps.c) */

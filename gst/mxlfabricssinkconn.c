@@ -422,8 +422,12 @@ engine_thread (gpointer data)
 
     /* the pool's flush_start cannot take engine_lock (sinkpool.h): it
      * wakes this thread, which wakes a render waiting for a connection */
-    if (gst_mxl_fabrics_sink_upstream_flushing (self))
+    if (gst_mxl_fabrics_sink_upstream_flushing (self)) {
       g_cond_broadcast (&self->obj->cond);
+      /* and a render waiting for credits (sinkcredit.h) */
+      if (gst_mxl_fabrics_slot_wait_wanted (&self->slot_wait))
+        gst_mxl_fabrics_slot_wait_signal (&self->slot_wait);
+    }
 
     GST_OBJECT_LOCK (self);
     auto_reconnect = self->auto_reconnect;
@@ -649,7 +653,9 @@ gst_mxl_fabrics_sink_engine_count_transfer (GstMxlFabricsSink * self,
     mxlFabricsExtInitiatorTargetStats ts = {.version =
           MXL_FABRICS_API_VERSION };
     guint64 skipped = 0, dropped = 0;
+    gboolean no_credit = t->no_credit_now;
 
+    t->no_credit_now = FALSE;
     if (t->state.kind != GST_MXL_FABRICS_SINK_TARGET_CONNECTED) {
       if (gst_mxl_fabrics_sink_target_info (t))
         t->counters.dropped++;           /* added, but not connected (yet, again) */
@@ -667,7 +673,12 @@ gst_mxl_fabrics_sink_engine_count_transfer (GstMxlFabricsSink * self,
       t->seen_skipped = ts.grainsSkipped;
       t->seen_dropped = lost;
     }
-    if (skipped == 0) {
+    /* without a credit (sinkcredit.h) the initiator did not queue it on
+     * this target: its loss, not the others' */
+    if (no_credit) {
+      t->counters.dropped++;
+      t->counters.dropped_no_credit++;
+    } else if (skipped == 0) {
       t->counters.grains++;
       t->counters.bytes += bytes;
     }
@@ -675,7 +686,7 @@ gst_mxl_fabrics_sink_engine_count_transfer (GstMxlFabricsSink * self,
     t->counters.grains -= dropped;
     t->counters.bytes -= MIN (t->counters.bytes, dropped * bytes);
     t->counters.dropped += skipped + dropped;
-    t->behind_drops += skipped + dropped;
+    t->behind_drops += skipped + dropped + (no_credit ? 1 : 0);
   }
 }
 
@@ -688,5 +699,12 @@ gst_mxl_fabrics_sink_engine_count_dropped (GstMxlFabricsSink * self)
     GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
     if (gst_mxl_fabrics_sink_target_info (t))
       t->counters.dropped++;
+    /* refused for want of its credit (sinkcredit.h): behind, as one the
+     * initiator skipped (check_behind's WARNING) */
+    if (t->no_credit_now) {
+      t->counters.dropped_no_credit++;
+      t->behind_drops++;
+    }
+    t->no_credit_now = FALSE;
   }
 }

@@ -116,13 +116,18 @@ GError *gst_mxl_fabrics_sink_stale_target_error (
 /** Called with engine_lock held after a transfer of @bytes was posted:
  * counts it on every connected target it was queued on, and as dropped on
  * those the initiator skipped because they were behind (WARNING from the
- * engine thread, at most one per GST_MXL_FABRICS_SINK_BEHIND_WARN_MS). */
+ * engine thread, at most one per GST_MXL_FABRICS_SINK_BEHIND_WARN_MS) and
+ * on those it did not queue it on for want of a credit (also their
+ * dropped-no-credit: gst_mxl_fabrics_sink_engine_take_no_credit(),
+ * sinkcredit.h). */
 void gst_mxl_fabrics_sink_engine_count_transfer (GstMxlFabricsSink * self,
     gsize bytes);
 
 /** Called with engine_lock held when a grain was not transferred at all
- * (its ring slot still read, or no target connected): counted on every
- * target added to the initiator. */
+ * (its ring slot still read, no target connected, or no connected target
+ * had a credit for it): counted on every target added to the initiator,
+ * and as dropped-no-credit on those
+ * gst_mxl_fabrics_sink_engine_take_no_credit() found without credit. */
 void gst_mxl_fabrics_sink_engine_count_dropped (GstMxlFabricsSink * self);
 
 G_END_DECLS

@@ -332,6 +332,8 @@ target_plug (GstMxlFabricsSink * self, GstMxlFabricsSinkTarget * t,
     return;
   }
   t->seen_skipped = t->seen_dropped = 0;        /* a new initiator target */
+  t->seen_no_credit = 0;
+  t->no_credit_now = t->credit_stalled = FALSE;
   next.u.connecting.info = info;
   gst_mxl_fabrics_sink_target_set_state (self, t, &next, "target added",
       notices);
@@ -679,6 +681,8 @@ gst_mxl_fabrics_sink_targets_reset (GstMxlFabricsSink * self)
     t->behind_drops = t->behind_warned = 0;
     t->behind_warned_us = 0;
     t->seen_skipped = t->seen_dropped = 0;
+    t->seen_no_credit = 0;
+    t->no_credit_now = t->credit_stalled = FALSE;
     t->after_loss = GST_MXL_FABRICS_SINK_LOSS_NONE;
   }
 }

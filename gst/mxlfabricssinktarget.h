@@ -102,6 +102,15 @@ struct _GstMxlFabricsSinkTarget {
   guint64 behind_warned;        /* behind_drops at the last WARNING */
   gint64 behind_warned_us;
   guint64 seen_skipped, seen_dropped;   /* initiator's target counters */
+  /* the credit extension (sinkcredit.h): the initiator's grainsNoCredit
+   * of it as last seen; whether the last transfer had no credit for it
+   * (set by gst_mxl_fabrics_sink_engine_take_no_credit(), taken by the
+   * count of that transfer); whether a render that is not live waited
+   * for its credit in vain (GST_MXL_FABRICS_SINK_CREDIT_WAIT_MS) and so
+   * no longer waits for it until it has credit again */
+  guint64 seen_no_credit;
+  gboolean no_credit_now;
+  gboolean credit_stalled;
   /* lost and not connected again since, with the TargetInfo it had then
    * (GST_MXL_FABRICS_SINK_LOSS_*): the loss is one WARNING and one
    * reconnect, counted at the library's retry or at the change of an

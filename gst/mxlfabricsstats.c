@@ -33,6 +33,7 @@ static const GstMxlFabricsStatField element_fields[] = {
   COUNTER ("dropped-skipped", dropped_skipped),
   COUNTER ("dropped-early", dropped_early),
   COUNTER ("dropped-in-flight", dropped_in_flight),
+  COUNTER ("dropped-no-credit", dropped_no_credit),
   COUNTER ("left-out-late", left_out_late),
   COUNTER ("skipped-at-start", skipped_at_start),
   COUNTER ("lapped-at-start", lapped_at_start),
@@ -89,6 +90,7 @@ static const GstMxlFabricsStatField sink_target_fields[] = {
   SINK_TARGET ("grains", grains),
   SINK_TARGET ("bytes", bytes),
   SINK_TARGET ("dropped", dropped),
+  SINK_TARGET ("dropped-no-credit", dropped_no_credit),
   SINK_TARGET ("reconnects", reconnects),
 };
 

@@ -10,6 +10,7 @@
 #endif
 
 #include "sinkwait.h"
+#include "sinkcredit.h"
 #include "media.h"
 #include "mxlfabricssink.h"
 #include "mxlfabricssinkconn.h"
@@ -206,17 +207,18 @@ gst_mxl_fabrics_sink_post_pending (GstMxlFabricsSink * self)
   guint i, kept = 0;
 
   for (i = 0; i < self->pending->len; i++) {
-    GstMxlFabricsSinkPending *p =
-        &g_array_index (self->pending, GstMxlFabricsSinkPending, i);
+    /* a copy: post_grain() may release engine_lock to wait for credits
+     * (only this streaming thread changes the array, though) */
+    GstMxlFabricsSinkPending p =
+        g_array_index (self->pending, GstMxlFabricsSinkPending, i);
 
-    if (!gst_mxl_fabrics_sink_held_too_long (self, p->index)) {
-      mxlStatus st = post_grain (self, p->index, p->count, p->bytes,
-          p->slices);
+    if (!gst_mxl_fabrics_sink_held_too_long (self, p.index)) {
+      mxlStatus st = post_grain (self, p.index, p.count, p.bytes, p.slices);
 
       if (st == MXL_STATUS_OK)
         continue;
       if (refused_no_target (self, st)) {
-        g_array_index (self->pending, GstMxlFabricsSinkPending, kept++) = *p;
+        g_array_index (self->pending, GstMxlFabricsSinkPending, kept++) = p;
         continue;
       }
     }
@@ -407,15 +409,52 @@ gst_mxl_fabrics_sink_transfer (GstMxlFabricsSink * self, guint64 index,
   return GST_FLOW_OK;
 }
 
+/* Whether a post that returned @st was refused for want of credits
+ * only (engine_lock held; sinkcredit.h): some connected target had no
+ * credit for it. *@none: no connected target took it (nothing was
+ * posted), else the others did and it counts as posted. */
+static gboolean
+refused_no_credit (GstMxlFabricsSink * self, mxlStatus st, gboolean * none)
+{
+  mxlFabricsExtInitiatorStats s = {.version = MXL_FABRICS_API_VERSION };
+  guint missing = gst_mxl_fabrics_sink_engine_take_no_credit (self);
+
+  *none = FALSE;
+  if (st != MXL_ERR_NOT_READY || missing == 0)
+    return FALSE;
+  if (mxlFabricsExtInitiatorGetStats (self->initiator, &s) == MXL_STATUS_OK)
+    *none = missing >= s.targetsConnected;
+  return TRUE;
+}
+
 /* Posts one transfer to every connected target (engine_lock held) and
- * counts it. */
+ * counts it. With an input that is not live, first waits for the targets'
+ * credits (sinkcredit.h; engine_lock released meanwhile). A grain some
+ * target had no credit for counts as posted when another target took it
+ * (the one without credit counts it, gst_mxl_fabrics_sink_engine_count_transfer()),
+ * else as dropped-no-credit: either way MXL_STATUS_OK, so that no caller
+ * takes it for a queue that stayed full or a target that was lost
+ * (refused_no_target()). */
 static mxlStatus
 post_grain (GstMxlFabricsSink * self, guint64 index, gsize count,
     gsize bytes, guint16 total_slices)
 {
+  gboolean none = FALSE;
   mxlStatus st;
 
+  gst_mxl_fabrics_sink_wait_credit (self, index);
   st = self->media->post (self->initiator, index, count, total_slices);
+  if (refused_no_credit (self, st, &none)) {
+    if (none) {
+      gst_mxl_fabrics_sink_engine_count_dropped (self);
+      GST_LOG_OBJECT (self, "grain %" G_GUINT64_FORMAT ": no connected "
+          "target had a credit for it", index);
+      gst_mxl_fabrics_sink_count_dropped (self,
+          &self->obj->counters.dropped_no_credit);
+      return MXL_STATUS_OK;
+    }
+    st = MXL_STATUS_OK;         /* the others took it */
+  }
   if (st == MXL_STATUS_OK)
     gst_mxl_fabrics_sink_engine_count_transfer (self, bytes);
   /* Without the progress thread, wake the engine thread now: it progresses

@@ -53,8 +53,10 @@ gboolean gst_mxl_fabrics_sink_held_too_long (struct _GstMxlFabricsSink *
     sink, guint64 index);
 
 /* Sends the pending grains or sample batches, oldest first, to the
- * connected targets (a target connected, or EOS with one). engine_lock
- * (obj->lock) held. */
+ * connected targets (a target connected, or EOS with one); with an input
+ * that is not live each grain first waits for the targets' credits
+ * (gst_mxl_fabrics_sink_wait_credit(), sinkcredit.h). engine_lock
+ * (obj->lock) held, released while waiting for credits. */
 void gst_mxl_fabrics_sink_post_pending (struct _GstMxlFabricsSink * sink);
 
 /* propose_allocation: what the media of the caps in @query proposes

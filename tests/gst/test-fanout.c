@@ -113,31 +113,10 @@ child_finish (Child * c)
   return sums;
 }
 
-/* The per-target stats structure (copy) of the sink whose source is
- * @source, or NULL. */
-static GstStructure *
-target_stats (GstElement * sink, const gchar * source)
-{
-  GstStructure *s = NULL, *found = NULL;
-  const GValue *targets;
-  guint k;
-
-  g_object_get (sink, "stats", &s, NULL);
-  targets = gst_structure_get_value (s, "targets");
-  for (k = 0; targets && k < gst_value_array_get_size (targets); k++) {
-    const GstStructure *t =
-        gst_value_get_structure (gst_value_array_get_value (targets, k));
-    if (g_strcmp0 (gst_structure_get_string (t, "source"), source) == 0)
-      found = gst_structure_copy (t);
-  }
-  gst_structure_free (s);
-  return found;
-}
-
 static gint
 target_state (GstElement * sink, const gchar * source)
 {
-  GstStructure *t = target_stats (sink, source);
+  GstStructure *t = hgst_sink_target_stats (sink, source);
   gint st = -1;
 
   if (t) {
@@ -151,7 +130,7 @@ target_state (GstElement * sink, const gchar * source)
 static guint64
 target_u64 (GstElement * sink, const gchar * source, const gchar * field)
 {
-  GstStructure *t = target_stats (sink, source);
+  GstStructure *t = hgst_sink_target_stats (sink, source);
   guint64 v = G_MAXUINT64;
 
   g_assert_nonnull (t);

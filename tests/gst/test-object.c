@@ -86,7 +86,7 @@ test_stats_doc_table (void)
   guint n, i;
 
   f = gst_mxl_fabrics_stat_fields (GST_MXL_FABRICS_STATS_ELEMENT, &n);
-  g_assert_cmpuint (n, ==, 24);
+  g_assert_cmpuint (n, ==, 25);
   for (i = 0; i < n; i++) {
     if (!g_hash_table_remove (names, f[i].name))
       g_error ("stat %s is not in docs/bus-and-stats.md's table", f[i].name);
@@ -164,7 +164,7 @@ test_stats_doc_targets (void)
   gchar *part = section (doc, "The sink also has `targets`",
       "ANC packets are not grains");
 
-  check_names (table_names (part), GST_MXL_FABRICS_STATS_SINK_TARGET, 4);
+  check_names (table_names (part), GST_MXL_FABRICS_STATS_SINK_TARGET, 5);
   g_free (part);
   g_free (doc);
 }
@@ -210,8 +210,8 @@ test_stats_structure (void)
     g_assert_cmpuint (d, ==, 0);
   }
   g_assert_cmpstr (gst_structure_get_string (s, "last-error"), ==, "");
-  /* connection-state, 24 counters, last-error, 15 engine counters, targets */
-  g_assert_cmpint (gst_structure_n_fields (s), ==, 1 + 24 + 1 + 15 + 1);
+  /* connection-state, 25 counters, last-error, 15 engine counters, targets */
+  g_assert_cmpint (gst_structure_n_fields (s), ==, 1 + 25 + 1 + 15 + 1);
   gst_structure_free (s);
   gst_object_unref (src);
 }

@@ -111,6 +111,27 @@ hgst_stat (GstElement * p, const gchar * name, const gchar * field)
   return v;
 }
 
+/* The entry of the `targets` stats of mxlfabricssink @sink whose source
+ * (the target as given) is @source, a copy (gst_structure_free()), or NULL. */
+static inline GstStructure *
+hgst_sink_target_stats (GstElement * sink, const gchar * source)
+{
+  GstStructure *s = NULL, *found = NULL;
+  const GValue *targets;
+  guint k;
+
+  g_object_get (sink, "stats", &s, NULL);
+  targets = gst_structure_get_value (s, "targets");
+  for (k = 0; targets && k < gst_value_array_get_size (targets); k++) {
+    const GstStructure *t =
+        gst_value_get_structure (gst_value_array_get_value (targets, k));
+    if (g_strcmp0 (gst_structure_get_string (t, "source"), source) == 0)
+      found = gst_structure_copy (t);
+  }
+  gst_structure_free (s);
+  return found;
+}
+
 /* Waits (bounded by @ms) until the element named "sink" of @p has done @n
  * renders (stats buffers + dropped). */
 static inline void
