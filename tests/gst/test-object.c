@@ -211,7 +211,7 @@ test_stats_structure (void)
   }
   g_assert_cmpstr (gst_structure_get_string (s, "last-error"), ==, "");
   /* connection-state, 24 counters, last-error, 15 engine counters, targets */
-  g_assert_cmpint (gst_structure_n_fields (s), ==, 1 + 24 + 1 + 15 + 1);
+  g_assert_cmpint (gst_structure_n_fields (s), ==, 1 + 27 + 1 + 15 + 1);
   gst_structure_free (s);
   gst_object_unref (src);
 }
