@@ -119,6 +119,8 @@ threads_to_targets (const FabProv *p)
   GThread *th[N_THREADS];
   uint64_t base = 1000;
   guint n_grains, expected, got = 0, per_target[N_TARGETS] = { 0 };
+  guint timeouts = 0, timeouts_of[N_TARGETS] = { 0 };
+  gboolean dropped_grain[8] = { FALSE };
   mxlFabricsExtInitiatorStats stats;
   gint64 deadline;
 
@@ -145,23 +147,40 @@ threads_to_targets (const FabProv *p)
     if (st == MXL_ERR_NOT_READY)
       continue;
     g_assert_cmpint (st, ==, MXL_STATUS_OK);
-    g_assert_cmpint (res.status, ==, MXL_STATUS_OK);
     g_assert_cmpint (res.providerError, ==, 0);
     g_assert_cmpuint (res.grainIndex, >=, base);
     g_assert_cmpuint (res.grainIndex, <, base + n_grains);
     g_assert_cmpuint (res.endSlice - res.startSlice, ==, 1080 / N_RANGES);
-    g_assert_cmpuint (res.writes, >=, 1);
+    /* A transfer still queued 1 s after its call is dropped unstarted
+     * (MXL_TRANSFER_DEADLINE_MS, src/fabrics/protocol/initiator-state.h):
+     * seen once in CI, ThreadSanitizer build with another test beside it
+     * on 2 cores. Its result is still the one result of that call, with
+     * no write; every other result is OK. */
+    if (res.status == MXL_ERR_TIMEOUT) {
+      g_assert_cmpuint (res.writes, ==, 0);
+      timeouts++;
+      dropped_grain[res.grainIndex - base] = TRUE;
+    } else {
+      g_assert_cmpint (res.status, ==, MXL_STATUS_OK);
+      g_assert_cmpuint (res.writes, >=, 1);
+    }
     for (guint i = 0; i < N_TARGETS; i++)
-      if (res.targetId == r.id[i])
+      if (res.targetId == r.id[i]) {
         per_target[i]++;
+        timeouts_of[i] += res.status == MXL_ERR_TIMEOUT;
+      }
     got++;
   }
+  if (timeouts > 0)
+    g_test_message ("%u of %u transfers dropped unstarted after 1 s",
+        timeouts, expected);
   for (guint i = 0; i < N_TARGETS; i++)
     g_assert_cmpuint (per_target[i], ==, n_grains * N_RANGES);
   g_assert_cmpint (mxlFabricsInitiatorMakeProgressBlocking (r.init, 1000), ==, MXL_STATUS_OK);
   g_assert_cmpint (mxlFabricsExtInitiatorGetStats (r.init, &stats), ==, MXL_STATUS_OK);
-  g_assert_cmpuint (stats.transfersCompleted, ==, expected);
-  g_assert_cmpuint (stats.transfersFailed, ==, 0);
+  g_assert_cmpuint (stats.transfersCompleted, ==, expected - timeouts);
+  g_assert_cmpuint (stats.transfersDropped, ==, timeouts);
+  g_assert_cmpuint (stats.transfersFailed, ==, timeouts);
   g_assert_cmpuint (stats.transferResultsDropped, ==, 0);
 
   /* Every target slot holds the initiator's payload bytes. (Grains of
@@ -169,6 +188,9 @@ threads_to_targets (const FabProv *p)
    * whichever committed last: the slots are compared directly.) */
   for (guint g = 0; g < n_grains; g++) {
     uint32_t slot = (uint32_t) ((base + g) % r.init->base.grain_count);
+
+    if (dropped_grain[g])
+      continue;                 /* a range of it was never written */
     gsize size = r.init->base.layout.grain_size;
     char *want = g_compute_checksum_for_data (G_CHECKSUM_MD5,
         r.init->base.regions[slot].base + MXL_LAYOUT_HEADER_SIZE, size);
@@ -180,15 +202,22 @@ threads_to_targets (const FabProv *p)
     }
     g_free (want);
   }
-  /* The targets' reads pop what their threads committed. */
+  /* The targets' reads pop what their threads committed (the newest
+   * completion of a batch is never superseded: a target that received
+   * anything committed something). */
   for (guint i = 0; i < N_TARGETS; i++) {
     uint64_t index = 0;
     mxlFabricsExtTargetStats ts;
-    g_assert_cmpint (mxlFabricsTargetReadGrain (r.t[i], 100, &index), ==, MXL_STATUS_OK);
-    g_assert_cmpuint (index, >=, base);
-    g_assert_cmpuint (index, <, base + n_grains);
+
+    if (timeouts_of[i] < n_grains * N_RANGES) {
+      g_assert_cmpint (mxlFabricsTargetReadGrain (r.t[i], 100, &index), ==,
+          MXL_STATUS_OK);
+      g_assert_cmpuint (index, >=, base);
+      g_assert_cmpuint (index, <, base + n_grains);
+    }
     g_assert_cmpint (mxlFabricsExtTargetGetStats (r.t[i], &ts), ==, MXL_STATUS_OK);
-    g_assert_cmpuint (ts.grainsReceived + ts.completionsSuperseded, ==, n_grains * N_RANGES);
+    g_assert_cmpuint (ts.grainsReceived + ts.completionsSuperseded, ==,
+        n_grains * N_RANGES - timeouts_of[i]);
     g_assert_cmpuint (ts.badGrainHeaders + ts.badImmediateData, ==, 0);
   }
   rig_close (&r);
