@@ -52,6 +52,8 @@ typedef struct
   double fps, duration, deadline, idle;
   guint64 max_frames;
   gboolean hold;                /* send: no EOS after the frames */
+  gboolean not_live;            /* send: appsrc is-live=false (a file-like
+                                 * source: a sink may hold it back) */
   guint slots;
 } Options;
 
@@ -257,8 +259,9 @@ run_send (const Options * o)
   }
   g_free (frame);
 
-  desc = g_strdup_printf ("appsrc name=bench_src is-live=true format=time "
-      "block=true max-buffers=2 caps=\"%s\" ! %s", o->caps, o->pipeline);
+  desc = g_strdup_printf ("appsrc name=bench_src is-live=%s format=time "
+      "block=true max-buffers=2 caps=\"%s\" ! %s",
+      o->not_live ? "false" : "true", o->caps, o->pipeline);
   pipe = gst_parse_launch (desc, &err);
   g_free (desc);
   if (!pipe || err) {           /* a partial pipeline comes with an error */
@@ -519,6 +522,9 @@ main (int argc, char **argv)
     {"hold", 0, 0, G_OPTION_ARG_NONE, &o.hold,
         "send: no EOS after the frames: stay PLAYING, idle, until QUIT "
         "(bench/run-rest-wakeups.sh)", NULL},
+    {"not-live", 0, 0, G_OPTION_ARG_NONE, &o.not_live,
+        "send: appsrc is-live=false, a source the sink may hold back "
+        "(credits, bench/run_pipelines.py)", NULL},
     {NULL}
   };
   GOptionContext *ctx = g_option_context_new ("- one end of a transport "

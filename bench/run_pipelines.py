@@ -7,7 +7,10 @@ possible and paced at --fps, over:
 
   ours      mxlfabricssink -> mxlfabricssrc, tcp and shm (the src starts
             first and writes its TargetInfo file; "not built yet" or
-            "cannot transfer yet" with the reason if the elements fail),
+            "cannot transfer yet" with the reason if the elements fail);
+            "ours ... credits": the same with mxlfabricssrc credits=true
+            and a sender that is not live (appsrc is-live=false), which
+            the sink holds back on the receiver's credits (issue 16),
   tcp       gdppay ! tcpserversink  /  tcpclientsrc ! gdpdepay (127.0.0.1),
   rtp/udp   rtpvrawpay mtu=1400 ! udpsink  /  udpsrc ! rtpvrawdepay
             (127.0.0.1; RFC 4175 has no v210: UYVP, the same 10-bit 4:2:2
@@ -41,10 +44,13 @@ RTP_CAPS = ("application/x-rtp,media=video,clock-rate=90000,"
             "width=(string)1920,height=(string)1080,"
             "colorimetry=(string)BT709,payload=(int)96")
 NOT_BUILT = "not built yet"
+# the ours cases each row is compared with (ratio columns)
+OURS = ("ours tcp", "ours shm", "ours tcp credits", "ours shm credits")
 
 
 def cases(tmp, port):
-    """(name, caps, sender, receiver, who starts first, is ours)."""
+    """(name, caps, sender, receiver, who starts first, is ours, extra
+    arguments of the sender's bench-gst-pipe)."""
     sock = os.path.join(tmp, "shm.sock")
     ti = os.path.join(tmp, "target-%s.json")
     return [
@@ -53,28 +59,43 @@ def cases(tmp, port):
          "target-info=@%s sync=false" % (ti % "tcp"),
          "mxlfabricssrc provider=tcp node=127.0.0.1 service=%d caps=\"%s\" "
          "target-info-file=%s" % (port + 3, V210, ti % "tcp"),
-         "recv", True),
+         "recv", True, []),
         ("ours shm", V210,
          "mxlfabricssink provider=shm target-info=@%s sync=false"
          % (ti % "shm"),
          "mxlfabricssrc provider=shm caps=\"%s\" target-info-file=%s"
          % (V210, ti % "shm"),
-         "recv", True),
+         "recv", True, []),
+        # credits (issue 16): the src hands out its ring slots (zero-copy)
+        # and a sender that is not live is held back instead of lapping
+        ("ours tcp credits", V210,
+         "mxlfabricssink provider=tcp node=127.0.0.1 "
+         "target-info=@%s sync=false" % (ti % "tcp-credits"),
+         "mxlfabricssrc provider=tcp node=127.0.0.1 service=%d caps=\"%s\" "
+         "credits=true target-info-file=%s"
+         % (port + 5, V210, ti % "tcp-credits"),
+         "recv", True, ["--not-live"]),
+        ("ours shm credits", V210,
+         "mxlfabricssink provider=shm target-info=@%s sync=false"
+         % (ti % "shm-credits"),
+         "mxlfabricssrc provider=shm caps=\"%s\" credits=true "
+         "target-info-file=%s" % (V210, ti % "shm-credits"),
+         "recv", True, ["--not-live"]),
         ("tcpserversink/tcpclientsrc", V210,
          "gdppay ! tcpserversink host=127.0.0.1 port=%d sync=false" % port,
          "tcpclientsrc host=127.0.0.1 port=%d ! gdpdepay" % port,
-         "send", False),
+         "send", False, []),
         ("rtpvrawpay/udp (UYVP, mtu 1400)", UYVP,
          "rtpvrawpay mtu=1400 ! udpsink host=127.0.0.1 port=%d sync=false"
          % (port + 1),
          "udpsrc address=127.0.0.1 port=%d buffer-size=4194304 caps=\"%s\" "
          "! rtpvrawdepay" % (port + 1, RTP_CAPS),
-         "recv", False),
+         "recv", False, []),
         ("shmsink/shmsrc", V210,
          "shmsink socket-path=%s shm-size=67108864 wait-for-connection=true "
          "sync=false" % sock,
          "shmsrc socket-path=%s is-live=true" % sock,
-         "send", False),
+         "send", False, []),
     ]
 
 
@@ -128,12 +149,12 @@ class Proc:
 
 def run_case(exe, env, case, fps, a, tmp, log):
     """One sender/receiver run; returns (send, recv, error text)."""
-    name, caps, send_desc, recv_desc, first, ours = case
+    name, caps, send_desc, recv_desc, first, ours, send_args = case
     budget = a.duration + 25
     end = time.monotonic() + budget
     scmd = [exe, "--role", "send", "--caps", caps, "--pipeline", send_desc,
             "--fps", str(fps), "--duration", str(a.duration),
-            "--deadline", str(budget)]
+            "--deadline", str(budget)] + send_args
     rcmd = [exe, "--role", "recv", "--pipeline", recv_desc, "--idle",
             str(a.idle), "--deadline", str(budget)]
     procs = []
@@ -171,6 +192,25 @@ def run_case(exe, env, case, fps, a, tmp, log):
         for p in procs:
             p.say("QUIT")
             p.stop(5)
+
+
+def run_bare(bare, prov, window, a, log):
+    """bench-bare-fabric: 1080p v210 grains (5,529,600 bytes) written by a
+    bare fi_writemsg loop on PROV with WINDOW writes in flight for the
+    run's duration; its JSON record, or None."""
+    cmd = [bare, "--provider", prov, "--size", "5529600", "--duration",
+           str(a.duration), "--window", str(window), "--slots", "8",
+           "--deadline", str(a.duration + 20)]
+    try:
+        out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=log,
+                             timeout=a.duration + 25, text=True).stdout
+    except subprocess.TimeoutExpired:
+        return None
+    for ln in out.splitlines():
+        if ln.startswith("{"):
+            rec = json.loads(ln)
+            return rec if rec.get("ok") else None
+    return None
 
 
 def describe(p, role):
@@ -232,13 +272,16 @@ def main():
         base = []
         for c in all_cases:
             if c[5]:
+                key = c[0][5:].replace(" ", "-")
                 # own port and TargetInfo file; same element text otherwise
                 bc = (c[0] + " (baseline)", c[1],
-                      c[2].replace("target-%s" % c[0][5:], "base-%s" % c[0][5:]),
-                      c[3].replace("target-%s" % c[0][5:], "base-%s" % c[0][5:])
+                      c[2].replace("target-%s" % key, "base-%s" % key),
+                      c[3].replace("target-%s" % key, "base-%s" % key)
                       .replace("service=%d" % (a.port + 3),
-                               "service=%d" % (a.port + 4)),
-                      c[4], c[5])
+                               "service=%d" % (a.port + 4))
+                      .replace("service=%d" % (a.port + 5),
+                               "service=%d" % (a.port + 6)),
+                      c[4], c[5], c[6])
                 case_env[bc[0]] = benv
                 base.append(bc)
         all_cases = [x for c in all_cases
@@ -251,7 +294,18 @@ def main():
     modes = [m for m in [("fast", 0.0), ("%g fps" % a.fps, a.fps)]
              if ("fast" if m[1] == 0 else "paced") in a.modes.split(",")]
     data, errors, ours_state = {}, [], {}
+    bare = os.path.join(bdir, "bench", "bench-bare-fabric")
+    bare_data = {}
     for r in range(a.runs):
+        # the bare libfabric write loop, same grain size, in the same
+        # rounds: its grains/s (8 in flight) and one grain's time (1 in
+        # flight, ms = 1000 / grains per second)
+        if os.access(bare, os.X_OK):
+            for prov in ("tcp", "shm"):
+                for window in (8, 1):
+                    rec = run_bare(bare, prov, window, a, log)
+                    bare_data.setdefault((prov, window), []).append(
+                        rec["msgs_per_s"] if rec else None)
         for case in all_cases:
             name, ours = case[0], case[5]
             for mode, fps in modes:
@@ -301,19 +355,21 @@ def main():
               "CPU ms/frame recv", "CPU ms/frame both", "latency ms median",
               "latency ms p99", "frames sent / recv / lost / damaged / dup (all runs)",
               "ours tcp / this (fps; CPU; p99 latency)",
-              "ours shm / this (fps; CPU; p99 latency)"]
+              "ours shm / this (fps; CPU; p99 latency)",
+              "ours tcp credits / this (fps; CPU; p99 latency)",
+              "ours shm credits / this (fps; CPU; p99 latency)"]
     rows = []
     for case in all_cases:
         name, ours = case[0], case[5]
         for mode, _ in modes:
             if ours and name in ours_state:
-                rows.append([name, mode, "not yet measured (below)",
-                             "–", "–", "–", "–", "–", "–", "–", "–"])
+                rows.append([name, mode, "not yet measured (below)"]
+                            + ["–"] * (len(header) - 3))
                 continue
             fps = st(name, mode, "recv", "fps")
             cpu = cpu_total(name, mode)
             ratios = []
-            for o in ("ours tcp", "ours shm"):
+            for o in OURS:
                 if o in ours_state or (o, mode) not in data:
                     ratios.append("not yet measured" if o in ours_state
                                   else "–")
@@ -348,9 +404,10 @@ def main():
         "and ` ! fakesink sync=false` after the receiver's):",
         "",
     ]
-    for name, caps, sd, rd, _, _ in all_cases:
-        lines.append("- %s: sender `%s` (caps `%s`), receiver `%s`"
-                     % (name, sd, caps, rd))
+    for name, caps, sd, rd, _, _, sargs in all_cases:
+        lines.append("- %s: sender `%s` (caps `%s`%s), receiver `%s`"
+                     % (name, sd, caps, ", appsrc is-live=false"
+                        if "--not-live" in sargs else "", rd))
     lines += ["", "Exact command line of one run (sender, then receiver):",
               ""]
     c = all_cases[-1]
@@ -360,6 +417,33 @@ def main():
     lines.append("    " + " ".join(shlex.quote(x) for x in [
         exe, "--role", "recv", "--pipeline", c[3], "--idle", str(a.idle)]))
     lines += ["", results.table(header, rows)]
+    brows = []
+    for prov in ("tcp", "shm"):
+        fps8 = results.stats(bare_data.get((prov, 8), []))
+        one = results.stats([1000.0 / v for v in bare_data.get((prov, 1), [])
+                             if v])
+        row = ["bare fi_writemsg loop, %s" % prov, results.fmt_stat(fps8),
+               results.fmt_stat(one)]
+        for o in ("ours %s" % prov, "ours %s credits" % prov):
+            fast = st(o, "fast", "recv", "fps") if (o, "fast") in data \
+                else None
+            p99 = None
+            for mode, f in modes:
+                if f > 0 and (o, mode) in data:
+                    p99 = st(o, mode, "recv", "latency_ms_p99")
+            row += [results.ratio(fast, fps8), results.ratio(p99, one)]
+        brows.append(row)
+    lines += ["", "The bare libfabric write loop (bench-bare-fabric, the "
+              "same 5,529,600-byte grains, %g s per run, in the same rounds): "
+              "grains/s with 8 writes in flight, and one grain's time with 1 "
+              "in flight. Ratios: ours fast frames/s over the bare grains/s; "
+              "ours paced p99 latency over the bare one-grain time." % a.duration,
+              "", results.table(
+                  ["provider", "bare grains/s (8 in flight)",
+                   "bare ms per grain (1 in flight)",
+                   "ours fps / bare", "ours paced p99 / bare grain time",
+                   "ours credits fps / bare",
+                   "ours credits paced p99 / bare grain time"], brows)]
     for o, why in ours_state.items():
         lines += ["", "%s (mxlfabricssink -> mxlfabricssrc): not yet "
                   "measured: %s." % (o, why)]
