@@ -18,7 +18,11 @@
  * initiator remotely writes is pushed as a buffer whose PTS is the grain's
  * TAI origin time converted to running time with the offset shared by all
  * mxlfabrics elements of the pipeline (timing.h), so flows of a pipeline
- * stay aligned. Interlaced flows give one field per buffer
+ * stay aligned. With `is-live=false` it is a source that is not live, for
+ * recording and transcoding: the first pushed grain has PTS 0 and the
+ * others follow by their origin times, so the grains a sender that is not
+ * live held for this receiver before it started (or sends faster than
+ * real time) are pushed, not skipped-at-start; it reports no latency. Interlaced flows give one field per buffer
  * (`interlace-mode=alternate`), or with `caps` saying
  * `interlace-mode=interleaved` one frame per buffer, its two fields (grains
  * 2j and 2j + 1) woven (gst/media-video.c), audio comes non-interleaved with
@@ -207,6 +211,7 @@ enum {
   PROP_STATS_INTERVAL,
   PROP_HTTP_ADDRESS,
   PROP_HTTP_PORT,
+  PROP_IS_LIVE,
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -253,6 +258,8 @@ gst_mxl_fabrics_src_set_property (GObject * object, guint prop_id,
     latency_changed = self->latency_ms != g_value_get_uint (value);
     self->latency_ms = g_value_get_uint (value);
     GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_IS_LIVE) {
+    gst_base_src_set_live (GST_BASE_SRC (self), g_value_get_boolean (value));
   } else if (prop_id == PROP_HTTP_ADDRESS) {
     GST_OBJECT_LOCK (self);
     g_free (self->http_address);
@@ -288,6 +295,8 @@ gst_mxl_fabrics_src_get_property (GObject * object, guint prop_id,
     GST_OBJECT_LOCK (self);
     g_value_set_uint (value, self->latency_ms);
     GST_OBJECT_UNLOCK (self);
+  } else if (prop_id == PROP_IS_LIVE) {
+    g_value_set_boolean (value, gst_base_src_is_live (GST_BASE_SRC (self)));
   } else if (prop_id == PROP_HTTP_ADDRESS) {
     GST_OBJECT_LOCK (self);
     g_value_set_string (value, self->http_address);
@@ -410,6 +419,7 @@ gst_mxl_fabrics_src_start (GstBaseSrc * src)
     gst_mxl_fabrics_src_http_stop (self);
     goto failed;
   }
+  gst_mxl_fabrics_src_timing_reset (self);
   self->have_head = FALSE;
   self->discont = TRUE;
   self->last_index = G_MAXUINT64;
@@ -491,7 +501,9 @@ gst_mxl_fabrics_src_query (GstBaseSrc * src, GstQuery * query)
 
   if (gst_mxl_fabrics_timing_handle_query (&self->timing, query))
     return TRUE;
-  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && self->have_format) {
+  /* not live: GstBaseSrc answers (not live, no latency) */
+  if (GST_QUERY_TYPE (query) == GST_QUERY_LATENCY && self->have_format
+      && gst_base_src_is_live (src)) {
     GstClockTime min;
 
     /* what the grains showed (see update_latency), plus the headroom */
@@ -653,6 +665,18 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
+  g_object_class_install_property (gobject_class, PROP_IS_LIVE,
+      g_param_spec_boolean ("is-live", "Is live",
+          "TRUE: a live source, each buffer stamped with its grain's origin "
+          "time on the pipeline clock, grains made before the src started "
+          "counted skipped-at-start, latency reported. FALSE: not live, the "
+          "first pushed grain at PTS 0 and the others after it by their "
+          "origin times, so that grains a sender that is not live held for "
+          "this receiver (or sends faster than real time) are pushed, not "
+          "skipped: for recording, transcoding and tests. Default: true",
+          TRUE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "MXL Fabrics source (target)", "Source/Audio/Video/Network",

@@ -51,6 +51,12 @@ G_DECLARE_FINAL_TYPE (GstMxlFabricsSrc, gst_mxl_fabrics_src, GST,
  * dropped-missing). */
 #define GST_MXL_FABRICS_SRC_HOLES_KEPT (MXL_FLOW_MAX_GRAIN_COUNT / 2 + 2)
 
+/* A grain or sample index @index to its PTS in *@pts; FALSE when it has
+ * none (before running time 0, or an origin time it cannot have).
+ * @offset: the pipeline's TAI minus clock offset (timing.h). */
+typedef gboolean (*GstMxlFabricsSrcToPts) (struct _GstMxlFabricsSrc * self,
+    guint64 index, gint64 offset, GstClockTime * pts);
+
 struct _GstMxlFabricsSrc {
   GstPushSrc parent;
 
@@ -69,6 +75,16 @@ struct _GstMxlFabricsSrc {
 
   /* resolved in start() */
   gboolean have_format;
+  /* how a unit index becomes a PTS (srcread.c), chosen in start() from
+   * is-live: its origin time on the pipeline clock (live), or its origin
+   * time since that of the first pushed unit (not live) */
+  GstMxlFabricsSrcToPts to_pts;
+  /* not live: the TAI origin time of PTS 0 (GST_CLOCK_TIME_NONE until a
+   * unit is pushed, and again after the sender went back to an earlier
+   * time base), and the end of the last pushed buffer (PTS + duration),
+   * where the PTS goes on after such a change */
+  guint64 origin0;
+  GstClockTime pts_end;
   GstMxlFabricsFormat format;
   const GstMxlFabricsMediaOps *media;   /* chosen with the format */
   gchar *flow_def_json;         /* definition of the local flow */

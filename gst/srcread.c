@@ -260,6 +260,7 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, guint64 lapped,
     self->back_run = 0;
     self->head = self->next = index;
     self->discont = TRUE;
+    self->origin0 = GST_CLOCK_TIME_NONE;        /* not live: goes on */
     self->n_missed = 0;
     self->n_holes = 0;
     self->lapped_in_holes = 0;
@@ -274,7 +275,8 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, guint64 lapped,
   }
   if (self->absent_since_us != 0 && index == self->absent_index)
     self->absent_since_us = 0;  /* it came: read it now */
-  if (waiting && index == self->head) {
+  if (waiting && index == self->head
+      && gst_base_src_is_live (GST_BASE_SRC (self))) {
     guint64 origin = gst_mxl_fabrics_index_to_tai (index,
         self->format.rate_n, self->format.rate_d);
     guint64 now = gst_mxl_fabrics_tai_now ();
@@ -288,20 +290,70 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, guint64 lapped,
   on_data (self);
 }
 
+/* Live (is-live=true): the unit's origin time on the pipeline clock
+ * (gst/timing.h), the same running time on every receiver of the flow. */
+static gboolean
+pts_of_origin (GstMxlFabricsSrc * self, guint64 index, gint64 offset,
+    GstClockTime * pts)
+{
+  return gst_mxl_fabrics_timing_index_to_pts (index, self->format.rate_n,
+      self->format.rate_d, offset,
+      gst_element_get_base_time (GST_ELEMENT (self)), pts);
+}
+
+/* Not live (is-live=false): the unit's origin time since the origin of
+ * the first pushed unit (self->origin0), so that what a sender held for
+ * this receiver before it started (or sent faster than real time) is
+ * pushed rather than found older than the src's start; after the sender
+ * went back to an earlier time base (on_grain_completed()) the PTS goes on
+ * from the end of the last pushed buffer. The pipeline clock plays no
+ * part: a unit older than origin0 has none. */
+static gboolean
+pts_since_first (GstMxlFabricsSrc * self, guint64 index, gint64 offset,
+    GstClockTime * pts)
+{
+  guint64 tai = gst_mxl_fabrics_index_to_tai (index, self->format.rate_n,
+      self->format.rate_d);
+
+  (void) offset;
+  if (tai == GST_CLOCK_TIME_NONE)
+    return FALSE;
+  if (self->origin0 == GST_CLOCK_TIME_NONE) {
+    if (tai < self->pts_end)
+      return FALSE;
+    self->origin0 = tai - self->pts_end;
+  }
+  if (tai < self->origin0)
+    return FALSE;
+  *pts = tai - self->origin0;
+  return TRUE;
+}
+
+void
+gst_mxl_fabrics_src_timing_reset (GstMxlFabricsSrc * self)
+{
+  self->to_pts = gst_base_src_is_live (GST_BASE_SRC (self)) ?
+      pts_of_origin : pts_since_first;
+  self->origin0 = GST_CLOCK_TIME_NONE;
+  self->pts_end = 0;
+}
+
 /* Stamps and flags a buffer for unit index @index, @units long. */
 static gboolean
 stamp (GstMxlFabricsSrc * self, GstBuffer * buf, guint64 index, guint64 units,
     gint64 offset)
 {
-  GstClockTime pts, end, base = gst_element_get_base_time (GST_ELEMENT (self));
+  GstClockTime pts, end;
   gint n = self->format.rate_n, d = self->format.rate_d;
 
-  if (!gst_mxl_fabrics_timing_index_to_pts (index, n, d, offset, base, &pts))
+  if (!self->to_pts (self, index, offset, &pts))
     return FALSE;
   GST_BUFFER_PTS (buf) = pts;
-  if (gst_mxl_fabrics_timing_index_to_pts (index + units, n, d, offset, base,
-          &end))
+  self->pts_end = pts;
+  if (self->to_pts (self, index + units, offset, &end)) {
     GST_BUFFER_DURATION (buf) = end - pts;
+    self->pts_end = end;
+  }
   GST_BUFFER_OFFSET (buf) = index;
   GST_BUFFER_OFFSET_END (buf) = index + units;
   gst_mxl_fabrics_timing_add_reference_meta (buf,

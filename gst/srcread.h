@@ -23,4 +23,8 @@ void gst_mxl_fabrics_src_interrupt_read (gpointer data);
  * stop(). */
 void gst_mxl_fabrics_src_refresh_stats (struct _GstMxlFabricsSrc * self);
 
+/* Chooses how indices become PTS from is-live (GstMxlFabricsSrcToPts,
+ * mxlfabricssrc.h) and forgets the not-live origin: start(). */
+void gst_mxl_fabrics_src_timing_reset (struct _GstMxlFabricsSrc * self);
+
 G_END_DECLS

@@ -55,7 +55,10 @@
  *    restarted under a sender that is not live, which sends it only grains
  *    it held and then ends, gets them and the EOS, and counts them
  *    skipped-at-start, not dropped-early, also when they fit the sender's
- *    ring and its EOS came while the receiver was away.
+ *    ring and its EOS came while the receiver was away;
+ *    held-then-eos/not-live-src/{shm,tcp}: a receiver with is-live=false
+ *    pushes them all, in order, and skips none (issue 20: a recording
+ *    lost what the sender had kept for it).
  *  - restart-again/not-live/{shm,tcp}: receivers restarted one after
  *    another under a sender that is not live: the sender counts no
  *    dropped-no-target (1 or 2: grains it posted after the loss before
@@ -71,7 +74,7 @@
  *    target (they used to be up to 100 ms old: the last grains missing).
  *
  * The receiver is this binary re-executed with --child-src (its last
- * argument "N[:RING[:PAUSED[:EOS[:NOTHREAD[:END]]]]]": N buffers, 0 for all that
+ * argument "N[:RING[:PAUSED[:EOS[:NOTHREAD[:END[:NOTLIVE]]]]]]": N buffers, 0 for all that
  * come; RING its ring-length; PAUSED 1: in PAUSED until the file OUT.go
  * exists, then PLAYING; PAUSED 2: PLAYING, PAUSED once OUT.pause exists
  * (then it writes OUT.paused), PLAYING again once OUT.go exists; EOS 1:
@@ -79,7 +82,7 @@
  * NOTHREAD 1: the src's options turn the library's progress thread off,
  * so that completions wait undrained while it does not read; END 1:
  * succeeds when the sender's end of stream reached the appsink, with no
- * buffer or some):
+ * buffer or some; a seventh field NOTLIVE 1: the src's is-live=false):
  * mxlfabricssrc !
  * appsink, writing "offset lateness-ns" per buffer, then "stats" and its
  * counters (read_received()). Children are reaped or killed by PID; every wait is bounded.
@@ -131,19 +134,22 @@ child_src (const gchar * provider, const gchar * file, const gchar * out,
     const gchar * arg)
 {
   guint n = 0, ring = 0, paused = 0, eos = 0, nothread = 0, end = 0;
+  guint not_live = 0;
   gchar *desc;
   GstElement *p;
   GString *res = g_string_new (NULL);
   int rc;
 
-  sscanf (arg, "%u:%u:%u:%u:%u:%u", &n, &ring, &paused, &eos, &nothread,
-      &end);
+  sscanf (arg, "%u:%u:%u:%u:%u:%u:%u", &n, &ring, &paused, &eos, &nothread,
+      &end, &not_live);
   desc = g_strdup_printf ("mxlfabricssrc name=src provider=%s %s "
       "caps=\"" CAPS_50 "\" target-info-file=%s ring-length=%u "
-      "num-buffers=%d %s ! appsink name=out sync=false max-buffers=1000",
+      "num-buffers=%d %s is-live=%s ! appsink name=out sync=false "
+      "max-buffers=1000",
       provider, g_str_equal (provider, "tcp") ? "node=" HGST_NODE : "", file,
       ring, eos ? (gint) n : -1, nothread ?
-      "options=\"{\\\"progressThread\\\":false}\"" : "");
+      "options=\"{\\\"progressThread\\\":false}\"" : "",
+      not_live ? "false" : "true");
   p = hgst_parse (desc);
   if (paused == 2) {
     /* PLAYING (a target without the progress thread is progressed by the
@@ -1050,6 +1056,7 @@ typedef struct
   const gchar *provider;
   guint tail;                   /* grains after the previous receiver's */
   const gchar *variant;         /* "in-ring/": the tail fits the sink's ring */
+  gboolean src_live;            /* the receiver's is-live */
 } HeldEosCase;
 
 /* A receiver restarted 2.5 s after the previous one ended under a sender
@@ -1084,7 +1091,9 @@ test_held_then_eos (gconstpointer data)
   p = start_pair (&f, provider, desc, &pid);
   hgst_assert_child_ok (pid, 20000);
   g_usleep (2500 * 1000);
-  pid = hgst_spawn_child (provider, f.file, f.out, "0:0:0:0:0:1", NULL);
+  /* a receiver that is not live gets a ring that holds the whole tail */
+  pid = hgst_spawn_child (provider, f.file, f.out, c->src_live ?
+      "0:0:0:0:0:1" : "0:32:0:0:0:1:1", NULL);
   g_assert_cmpuint (run_until_eos (p, 20000, "no such warning"), ==, 0);
   hgst_assert_child_ok (pid, 20000);
   read_received (f.out, &r);
@@ -1094,6 +1103,29 @@ test_held_then_eos (gconstpointer data)
       G_GUINT64_FORMAT ")", provider, r.n, r.received, r.dropped, r.early,
       r.at_start, r.lapped);
   hgst_assert_no_error (p);
+  g_test_message ("%s: sender grains %" G_GUINT64_FORMAT ", dropped %"
+      G_GUINT64_FORMAT " (no target %" G_GUINT64_FORMAT ", in flight %"
+      G_GUINT64_FORMAT "), transfers not connected %" G_GUINT64_FORMAT,
+      provider, hgst_stat (p, "sink", "grains"), hgst_stat (p, "sink",
+          "dropped"), hgst_stat (p, "sink", "dropped-no-target"),
+      hgst_stat (p, "sink", "dropped-in-flight"), hgst_stat (p, "sink",
+          "transfers-not-connected"));
+  if (!c->src_live) {
+    /* is-live=false: every grain that reached it is pushed, in order,
+     * none skipped (issue 20: all were skipped-at-start) */
+    g_assert_cmpuint (r.n, >=, c->tail - 4);
+    g_assert_cmpuint (r.n, <=, c->tail);
+    g_assert_cmpuint (r.n, ==, r.received);
+    g_assert_cmpuint (r.gaps, ==, 0);
+    g_assert_cmpuint (r.at_start, ==, 0);
+    g_assert_cmpuint (r.lapped, ==, 0);
+    g_assert_cmpuint (r.early, ==, 0);
+    g_assert_cmpuint (r.dropped, ==, 0);
+    hgst_stop (p);
+    files_clear (&f);
+    g_free (desc);
+    return;
+  }
   /* the case itself: nothing pushed, so only the end settles the run */
   g_assert_cmpuint (r.n, ==, 0);
   g_assert_cmpuint (r.early, ==, 0);
@@ -1109,8 +1141,9 @@ test_held_then_eos (gconstpointer data)
 }
 
 static const HeldEosCase held_eos_cases[] = {
-  {"shm", 20, ""}, {"tcp", 20, ""}, {"shm", 8, "in-ring/"},
-  {"tcp", 8, "in-ring/"},
+  {"shm", 20, "", TRUE}, {"tcp", 20, "", TRUE}, {"shm", 8, "in-ring/", TRUE},
+  {"tcp", 8, "in-ring/", TRUE}, {"shm", 20, "not-live-src/", FALSE},
+  {"tcp", 20, "not-live-src/", FALSE},
 };
 
 /* The lines of @text that contain @needle. */
