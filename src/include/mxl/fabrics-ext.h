@@ -835,7 +835,12 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorSetGrainPayload (mxlFabricsInitiator 
  * mxlFabricsExtTransferResult:
  * The outcome of one grain transfer to one target: every accepted
  * mxlFabricsInitiatorTransferGrain() call yields one result per target it
- * was queued to (the targets connected when the transfer was taken up).
+ * was queued to: every target connected when the transfer was taken up,
+ * except one found behind the others then (not queued, no result: counted
+ * once in that target's grainsSkipped, see
+ * mxlFabricsExtInitiatorReleaseGrainSlot()), and one whose credits had no
+ * slot for the grain (grainsNoCredit). A target added but not connected
+ * gets a result of its own (MXL_ERR_NOT_READY, transfersNotConnected).
  * A transfer cut into several writes succeeds only when all its writes
  * completed without error; it fails as soon as it is known that one did not,
  * and is reported once its other writes have completed or been cancelled.
