@@ -501,6 +501,32 @@ behind (const FabProv *p)
   /* the writes its endpoint held when it was closed failed: its loss */
   g_assert_cmpuint (st.transfersFailed, >, 0);
   g_assert_cmpint (st.state, ==, MXL_FABRICS_EXT_STATE_LOST);
+  /* Every call has one result per target, but for a grain the stalled
+   * target was skipped for (no result: its grainsSkipped,
+   * mxlFabricsExtTransferResult): the kept-up target has one per call,
+   * the stalled one results + skipped = calls. */
+  {
+    uint64_t calls = 4 * init->base.grain_count, results[2] = { 0, 0 };
+    gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+    mxlFabricsExtTransferResult res;
+    uint64_t id[2];
+
+    g_assert_cmpint (mxlFabricsExtTargetInfoGetId (info[0], &id[0]), ==, MXL_STATUS_OK);
+    g_assert_cmpint (mxlFabricsExtTargetInfoGetId (info[1], &id[1]), ==, MXL_STATUS_OK);
+    while (results[0] < calls || results[1] + st.grainsSkipped < calls) {
+      g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+      mxlFabricsInitiatorMakeProgressNonBlocking (init);
+      if (mxlFabricsExtInitiatorPollTransferResult (init, 10, &res) != MXL_STATUS_OK)
+        continue;
+      g_assert_true (res.targetId == id[0] || res.targetId == id[1]);
+      results[res.targetId == id[0] ? 0 : 1]++;
+    }
+    g_assert_cmpuint (results[0], ==, calls);
+    g_assert_cmpuint (results[1] + st.grainsSkipped, ==, calls);
+    /* and nothing more */
+    g_assert_cmpint (mxlFabricsExtInitiatorPollTransferResult (init, 100, &res), ==,
+        MXL_ERR_NOT_READY);
+  }
   mxlFabricsFreeTargetInfo (info[0]);
   mxlFabricsFreeTargetInfo (info[1]);
   fabtest_side_clear (&is);

@@ -111,6 +111,23 @@ produce (gpointer data)
   return NULL;
 }
 
+/* The grainsSkipped of every target of @r, in @skipped; returns their sum. */
+static guint
+skipped_sum (Rig *r, guint *skipped)
+{
+  guint sum = 0;
+
+  for (guint i = 0; i < r->n_targets; i++) {
+    mxlFabricsExtInitiatorTargetStats ts;
+
+    g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (r->init, r->info[i], &ts), ==,
+        MXL_STATUS_OK);
+    skipped[i] = (guint) ts.grainsSkipped;
+    sum += skipped[i];
+  }
+  return sum;
+}
+
 static void
 threads_to_targets (const FabProv *p)
 {
@@ -119,8 +136,10 @@ threads_to_targets (const FabProv *p)
   GThread *th[N_THREADS];
   uint64_t base = 1000;
   guint n_grains, expected, got = 0, per_target[N_TARGETS] = { 0 };
-  guint timeouts = 0, timeouts_of[N_TARGETS] = { 0 };
-  gboolean dropped_grain[8] = { FALSE };
+  guint timeouts = 0, timeouts_of[N_TARGETS] = { 0 }, skipped[N_TARGETS] = { 0 };
+  /* per target and grain, a bit per range: a result came, an OK one */
+  guint seen_of[N_TARGETS][8] = { { 0 } }, ranges_of[N_TARGETS][8] = { { 0 } };
+  guint bit, checked = 0;
   mxlFabricsExtInitiatorStats stats;
   gint64 deadline;
 
@@ -137,10 +156,18 @@ threads_to_targets (const FabProv *p)
   for (guint k = 0; k < N_THREADS; k++)
     g_thread_join (th[k]);
 
-  /* One result per transfer call per target, all OK. */
+  /* One result per transfer call per target, all OK, except for a target
+   * found behind the others when the call was taken up: it does not get
+   * the grain (TransferGrain's fan-out, src/fabrics/initiator.c
+   * conn_behind(); its oldest unfinished transfer 2 grains older, this
+   * ring's half, and 50 ms old, while another target is not). Seen under
+   * ASan with other tests on 2 cores, where the 20 calls take longer than
+   * 50 ms to complete and one target finishes a grain before another:
+   * such a call has no result on that target and counts once in its
+   * grainsSkipped, so results + skipped make every call exactly. */
   expected = n_grains * N_RANGES * N_TARGETS;
   deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-  while (got < expected) {
+  while (got + skipped_sum (&r, skipped) < expected) {
     mxlFabricsExtTransferResult res;
     mxlStatus st = mxlFabricsExtInitiatorPollTransferResult (r.init, 100, &res);
     g_assert_cmpint (g_get_monotonic_time (), <, deadline);
@@ -159,7 +186,6 @@ threads_to_targets (const FabProv *p)
     if (res.status == MXL_ERR_TIMEOUT) {
       g_assert_cmpuint (res.writes, ==, 0);
       timeouts++;
-      dropped_grain[res.grainIndex - base] = TRUE;
     } else {
       g_assert_cmpint (res.status, ==, MXL_STATUS_OK);
       g_assert_cmpuint (res.writes, >=, 1);
@@ -168,40 +194,53 @@ threads_to_targets (const FabProv *p)
       if (res.targetId == r.id[i]) {
         per_target[i]++;
         timeouts_of[i] += res.status == MXL_ERR_TIMEOUT;
+        /* one result per range of a grain per target */
+        bit = 1u << (res.startSlice * N_RANGES / 1080);
+        g_assert_false (seen_of[i][res.grainIndex - base] & bit);
+        seen_of[i][res.grainIndex - base] |= bit;
+        if (res.status == MXL_STATUS_OK)
+          ranges_of[i][res.grainIndex - base] |= bit;
       }
     got++;
   }
-  if (timeouts > 0)
-    g_test_message ("%u of %u transfers dropped unstarted after 1 s",
-        timeouts, expected);
+  if (timeouts > 0 || skipped_sum (&r, skipped) > 0)
+    g_test_message ("of %u transfers: %u dropped unstarted after 1 s, %u skipped "
+        "(target behind)", expected, timeouts, skipped_sum (&r, skipped));
   for (guint i = 0; i < N_TARGETS; i++)
-    g_assert_cmpuint (per_target[i], ==, n_grains * N_RANGES);
+    g_assert_cmpuint (per_target[i] + skipped[i], ==, n_grains * N_RANGES);
   g_assert_cmpint (mxlFabricsInitiatorMakeProgressBlocking (r.init, 1000), ==, MXL_STATUS_OK);
   g_assert_cmpint (mxlFabricsExtInitiatorGetStats (r.init, &stats), ==, MXL_STATUS_OK);
-  g_assert_cmpuint (stats.transfersCompleted, ==, expected - timeouts);
+  g_assert_cmpuint (stats.transfersQueued, ==, got);
+  g_assert_cmpuint (stats.transfersCompleted, ==, got - timeouts);
   g_assert_cmpuint (stats.transfersDropped, ==, timeouts);
   g_assert_cmpuint (stats.transfersFailed, ==, timeouts);
   g_assert_cmpuint (stats.transferResultsDropped, ==, 0);
 
-  /* Every target slot holds the initiator's payload bytes. (Grains of
-   * different threads commit out of order, so the target flow's head is
-   * whichever committed last: the slots are compared directly.) */
+  /* Every target slot whose 4 ranges all came holds the initiator's
+   * payload bytes. (Grains of different threads commit out of order, so
+   * the target flow's head is whichever committed last: the slots are
+   * compared directly.) */
   for (guint g = 0; g < n_grains; g++) {
     uint32_t slot = (uint32_t) ((base + g) % r.init->base.grain_count);
-
-    if (dropped_grain[g])
-      continue;                 /* a range of it was never written */
     gsize size = r.init->base.layout.grain_size;
     char *want = g_compute_checksum_for_data (G_CHECKSUM_MD5,
         r.init->base.regions[slot].base + MXL_LAYOUT_HEADER_SIZE, size);
+
     for (guint i = 0; i < N_TARGETS; i++) {
-      char *have = g_compute_checksum_for_data (G_CHECKSUM_MD5,
+      char *have;
+
+      if (ranges_of[i][g] != (1u << N_RANGES) - 1)
+        continue;               /* a range of it was not written there */
+      have = g_compute_checksum_for_data (G_CHECKSUM_MD5,
           r.t[i]->base.regions[slot].base + MXL_LAYOUT_HEADER_SIZE, size);
       g_assert_cmpstr (have, ==, want);
       g_free (have);
+      checked++;
     }
     g_free (want);
   }
+  /* a skip costs a target a grain, not the whole test its checks */
+  g_assert_cmpuint (checked, >, 0);
   /* The targets' reads pop what their threads committed (the newest
    * completion of a batch is never superseded: a target that received
    * anything committed something). */
@@ -209,7 +248,7 @@ threads_to_targets (const FabProv *p)
     uint64_t index = 0;
     mxlFabricsExtTargetStats ts;
 
-    if (timeouts_of[i] < n_grains * N_RANGES) {
+    if (timeouts_of[i] + skipped[i] < n_grains * N_RANGES) {
       g_assert_cmpint (mxlFabricsTargetReadGrain (r.t[i], 100, &index), ==,
           MXL_STATUS_OK);
       g_assert_cmpuint (index, >=, base);
@@ -217,7 +256,7 @@ threads_to_targets (const FabProv *p)
     }
     g_assert_cmpint (mxlFabricsExtTargetGetStats (r.t[i], &ts), ==, MXL_STATUS_OK);
     g_assert_cmpuint (ts.grainsReceived + ts.completionsSuperseded, ==,
-        n_grains * N_RANGES - timeouts_of[i]);
+        n_grains * N_RANGES - timeouts_of[i] - skipped[i]);
     g_assert_cmpuint (ts.badGrainHeaders + ts.badImmediateData, ==, 0);
   }
   rig_close (&r);
