@@ -89,6 +89,7 @@ teardown (MxlInitiator *init)
   }
   if (init->type_ops)
     init->type_ops->teardown (init);
+  mxl_initiator_credit_teardown (init);
   if (init->chunks != NULL)
     init->chunks->teardown (init);
   mxl_protocol_initiator_teardown (init);

@@ -39,6 +39,9 @@
 
 extern const MxlInitiatorTypeOps mxl_initiator_rc_ops;
 extern const MxlInitiatorTypeOps mxl_initiator_rdm_ops;
+/** Connectionless: TRUE when every connection uses the one endpoint of
+ * the initiator (every provider but shm, initiator_rdm.c). */
+gboolean mxl_initiator_rdm_shares_endpoint (const MxlInitiator *init);
 
 /** Sets up the initiator (mxlFabricsInitiatorSetup()). */
 mxlStatus mxl_initiator_setup (MxlInitiator *init,

@@ -19,6 +19,7 @@
  * fi_av_remove(), which corrupts the endpoint on 1.17 (see rdm_close()).
  */
 #include "fabrics/initiator_claim.h"
+#include "fabrics/initiator_credit.h"
 #include "fabrics/initiator_park.h"
 
 #include <string.h>
@@ -127,6 +128,12 @@ static gboolean
 own_endpoint (const MxlInitiator *init)
 {
   return mxl_provider_has_quirk (init->base.desc, MXL_PROVIDER_QUIRK_AV_REMOVE_UNSAFE);
+}
+
+gboolean
+mxl_initiator_rdm_shares_endpoint (const MxlInitiator *init)
+{
+  return !own_endpoint (init);
 }
 
 /* Opens an endpoint bound to @av and the initiator's CQ, from @info. */
@@ -503,6 +510,8 @@ rdm_open (MxlConn *conn, MxlConnState *next)
   }
   state->addr = addr;
   state->own_av = own_av;
+  /* a new credit id per endpoint generation (initiator_credit.h) */
+  mxl_conn_credit_announce (conn);
   if (claims (conn)) {
     /* Connected once the claim is granted (claim_tick()). */
     next->kind = MXL_CONN_CONNECTING;
@@ -609,6 +618,9 @@ rdm_poll_events (MxlInitiator *init)
     state = rdm_conn (conn);
     /* a test hook that installed another post since the last pass */
     watch (conn);
+    /* the credit announce, until acknowledged: an operation of the
+     * endpoint like any other */
+    note_outcome (state, mxl_conn_credit_tick (conn, now));
     if (holds == NULL || state->request == MXL_REQUEST_NONE)
       continue;
     /* The target has the endpoint's connection request (REFUSED), which

@@ -120,6 +120,7 @@ mxl_conn_track_write (MxlConn *conn, uint64_t seq, gboolean last)
 
   if (tr == NULL)
     return;
+  mxl_conn_credit_posted (conn, tr->grain_index);
   tr->writes++;
   tr->outstanding++;
   if (last)
@@ -151,6 +152,20 @@ mxl_conn_track_fail (MxlConn *conn, uint64_t seq, mxlStatus status, int prov_err
   tracked_retire (conn);
 }
 
+/* Whether another transfer of @tr's grain than @tr, not dropped, is
+ * tracked on @conn (queued, in flight or finished behind an older one). */
+static gboolean
+tracked_same_grain (const MxlConn *conn, const MxlTracked *tr)
+{
+  for (guint i = 0; i < conn->tr_len; i++) {
+    const MxlTracked *o = &conn->tracked[(conn->tr_head + i) % MXL_CONN_TRACKED];
+
+    if (o != tr && !o->dropped && o->grain_index == tr->grain_index)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 void
 mxl_conn_track_drop (MxlConn *conn, uint64_t seq, mxlStatus status)
 {
@@ -160,6 +175,9 @@ mxl_conn_track_drop (MxlConn *conn, uint64_t seq, mxlStatus status)
   conn->init->stats.transfersDropped++;
   if (tr != NULL)
     tr->dropped = TRUE;
+  /* credits: a grain none of whose writes went out gives its slot back */
+  if (tr != NULL && tr->writes == 0 && conn->credit != NULL)
+    mxl_conn_credit_dropped (conn, tr->grain_index, tracked_same_grain (conn, tr));
   mxl_conn_track_fail (conn, seq, status, 0, TRUE);
 }
 

@@ -113,18 +113,23 @@ select_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
   return st;
 }
 
-/* The credit extension (src/fabrics/wire/credit.h), grain flows over a
- * connected provider: a target that advertises it sends releases
- * (fi_inject), every initiator can receive them. */
+/* The credit extension (src/fabrics/wire/credit.h), grain flows: a
+ * target that advertises it sends releases (fi_inject), every initiator
+ * can receive them. Connectionless (FI_EP_RDM), the initiator announces
+ * itself with a message, which the target receives and acknowledges. */
 static uint64_t
 credit_caps (const MxlProviderDesc *desc, const MxlFlowLayout *flow, MxlRole role,
     const MxlSetupOptions *options)
 {
-  if (desc == NULL || desc->ep_type != FI_EP_MSG || flow->format == MXL_DATA_FORMAT_AUDIO)
+  uint64_t rdm;
+
+  if (desc == NULL || flow->format == MXL_DATA_FORMAT_AUDIO
+      || (desc->ep_type != FI_EP_MSG && desc->ep_type != FI_EP_RDM))
     return 0;
+  rdm = desc->ep_type == FI_EP_RDM ? FI_SEND | FI_RECV : 0;
   if (role == MXL_ROLE_TARGET)
-    return options->credits ? FI_MSG | FI_SEND : 0;
-  return FI_MSG | FI_RECV;
+    return options->credits ? FI_MSG | FI_SEND | rdm : 0;
+  return FI_MSG | FI_RECV | rdm;
 }
 
 mxlStatus

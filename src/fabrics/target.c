@@ -376,7 +376,9 @@ refill (MxlTarget *t, int timeout_ms)
     }
     t->stats.completionErrors++;
     /* A refused receive (truncated message) goes back to the ring. */
-    if (r == MXL_CQ_READ_ERROR_ENTRY && err.err != FI_ECANCELED)
+    if (r == MXL_CQ_READ_ERROR_ENTRY
+        && !mxl_target_credit_receive_failed (t, err.op_context, err.err)
+        && err.err != FI_ECANCELED)
       mxl_target_receive_failed (t, err.op_context);
     if ((r == MXL_CQ_READ_ERROR_ENTRY && err.err == FI_EOVERRUN) || rc == -FI_EOVERRUN) {
       t->stats.cqOverruns++;

@@ -93,8 +93,11 @@ size_t mxl_target_claims_take (MxlTarget *target, MxlTargetClaims *claims,
 
 typedef struct MxlTargetCredit MxlTargetCredit;
 
-/** Setup option "credits", grain flow, connected endpoint with FI_SEND:
- * makes t->credit (its holds and the peer to send releases to). */
+/** Setup option "credits", grain flow, FI_SEND, a connected endpoint, or
+ * a connectionless one with FI_RECV whose protocol posts no receives of
+ * its own (t->pstate NULL): makes t->credit (its holds, the peer to send
+ * releases to; connectionless: the registration of the announce
+ * receives). Called after the protocol's setup, before the type's open. */
 void mxl_target_credit_setup (MxlTarget *target);
 void mxl_target_credit_free (MxlTarget *target);
 /** Advertises ext.credits in @info when t->credit exists. */
@@ -104,6 +107,25 @@ void mxl_target_credit_fill_info (const MxlTarget *target,
  * request announced (0: none, a reference initiator), or NULL before the
  * endpoint is closed. Any thread; takes the credit state's own lock. */
 void mxl_target_credit_peer (MxlTarget *target, struct fid_ep *ep, uint64_t credit_id);
+/** Connectionless: posts the announce receives on the enabled @ep, whose
+ * AV @av takes the announced addresses. A receive the provider refuses
+ * leaves the target without credits (t->credit freed, not advertised).
+ * Returns: MXL_STATUS_OK. */
+mxlStatus mxl_target_credit_open_rdm (MxlTarget *target, struct fid_ep *ep,
+    struct fid_av *av);
+/** Connectionless: forgets the endpoint, AV and peer before they are
+ * closed. */
+void mxl_target_credit_close_rdm (MxlTarget *target);
+/** Connectionless: handles the announces among the @len completions of
+ * @batch (untrusted: a malformed one counted in creditAnnouncesBad, a
+ * valid one makes its initiator the peer and is acknowledged) and removes
+ * them. Returns: the completions left, in order. */
+size_t mxl_target_credit_take (MxlTarget *target, struct fi_cq_data_entry *batch,
+    size_t len);
+/** An error completion of @op_context with error @err (positive): TRUE
+ * when it was an announce receive (counted bad unless cancelled, posted
+ * again), FALSE for anything else. */
+gboolean mxl_target_credit_receive_failed (MxlTarget *target, void *op_context, int err);
 /** ReadGrain returned @index: its slot holds it until released. */
 void mxl_target_credit_read (MxlTarget *target, uint64_t index);
 /** mxlFabricsExtTargetReleaseGrain(). */

@@ -3,23 +3,41 @@
  * The target's side of the credit extension (src/fabrics/wire/credit.h,
  * docs/fabrics-engine.md "Credits"): which grain each slot holds from the
  * read that returned it until the reader releases it, and the release
- * messages, sent with fi_inject(3) on the connection of the initiator
- * that announced itself (its connection request, target_rc.c). Its own
- * lock: releases come from any thread (a src freeing buffers), the peer
- * changes in the reading or progress thread, which may hold t->base.lock.
+ * messages, sent with fi_inject(3) to the initiator that announced
+ * itself: on a connected endpoint its connection request named it
+ * (target_rc.c); on a connectionless one (target_rdm.c) its announce
+ * message, which lands in receives posted here, gives its id and address
+ * (inserted into the target's AV) and is acknowledged with an announce
+ * carrying no address. Its own lock: releases come from any thread (a src
+ * freeing buffers), the peer changes in the reading or progress thread,
+ * which may hold t->base.lock.
  */
 #include "fabrics/target.h"
 
 #include <string.h>
 
+#include "fabrics/ofi/address.h"
 #include "fabrics/wire/credit.h"
+
+/* connectionless: receives posted for announces, each one message */
+#define MXL_CREDIT_ANNOUNCE_RECVS 4u
+#define MXL_CREDIT_ANNOUNCE_BUF (MXL_CREDIT_ANNOUNCE_HEADER + MXL_CREDIT_ADDR_MAX)
 
 struct MxlTargetCredit {
   GMutex lock;
   MxlCreditHolds holds;
-  struct fid_ep *ep;             /* the connection, or NULL */
+  struct fid_ep *ep;             /* the connection (RC) or the endpoint
+                                    (RDM) releases go out on, or NULL */
+  fi_addr_t addr;                /* RDM: the peer in @av; RC: 0 (ignored) */
   uint64_t peer_id;              /* the id it announced, 0 = none */
-  uint64_t sent, unsent;
+  uint64_t sent, unsent, announces_bad;
+  /* connectionless only (rdm set): the receives announces land in */
+  gboolean rdm;
+  struct fid_av *av;             /* the target endpoint's AV */
+  struct fid_ep *rx_ep;          /* @rx posted on it, NULL = none */
+  uint8_t bufs[MXL_CREDIT_ANNOUNCE_RECVS][MXL_CREDIT_ANNOUNCE_BUF];
+  MxlOfiRegion region;           /* @bufs, FI_RECV */
+  struct fi_context2 rx[MXL_CREDIT_ANNOUNCE_RECVS];
 };
 
 void
@@ -27,16 +45,189 @@ mxl_target_credit_setup (MxlTarget *t)
 {
   MxlTargetCredit *c;
 
+  g_autoptr (GError) error = NULL;
+  gboolean rdm = t->base.desc->ep_type == FI_EP_RDM;
+
   if (!t->base.options.credits || t->base.continuous
-      || t->base.desc->ep_type != FI_EP_MSG || !(t->base.dom->info->caps & FI_SEND))
+      || (t->base.desc->ep_type != FI_EP_MSG && !rdm)
+      || !(t->base.dom->info->caps & FI_SEND))
+    return;
+  /* Connectionless: announces are received, so neither FI_RECV may be
+   * missing nor may the protocol post untagged receives of its own
+   * (send, tagged, write on FI_RX_CQ_DATA providers) that would take
+   * them. */
+  if (rdm && (!(t->base.dom->info->caps & FI_RECV) || t->pstate != NULL))
     return;
   c = g_new0 (MxlTargetCredit, 1);
   if (mxl_credit_holds_init (&c->holds, t->base.grain_count) != MXL_STATUS_OK) {
     g_free (c);
     return;
   }
+  c->rdm = rdm;
+  if (rdm && mxl_ofi_region_register (t->base.dom, c->bufs, sizeof c->bufs, FI_RECV,
+          &c->region, &error) != MXL_STATUS_OK) {
+    g_warning ("target %" G_GUINT64_FORMAT ": credits not offered: %s", t->id,
+        error->message);
+    mxl_credit_holds_clear (&c->holds);
+    g_free (c);
+    return;
+  }
   g_mutex_init (&c->lock);
   t->credit = c;
+}
+
+static gboolean
+post_announce_recv (MxlTargetCredit *c, guint i)
+{
+  ssize_t rc = fi_recv (c->rx_ep, c->bufs[i], MXL_CREDIT_ANNOUNCE_BUF, c->region.desc,
+      FI_ADDR_UNSPEC, &c->rx[i]);
+
+  if (rc != 0)
+    g_warning ("target: credit announce receive: %s", fi_strerror ((int) -rc));
+  return rc == 0;
+}
+
+mxlStatus
+mxl_target_credit_open_rdm (MxlTarget *t, struct fid_ep *ep, struct fid_av *av)
+{
+  MxlTargetCredit *c = t->credit;
+
+  if (c == NULL || !c->rdm)
+    return MXL_STATUS_OK;
+  c->av = av;
+  c->rx_ep = ep;
+  for (guint i = 0; i < MXL_CREDIT_ANNOUNCE_RECVS; i++)
+    if (!post_announce_recv (c, i)) {
+      /* not advertised: the target works without credits */
+      c->rx_ep = NULL;
+      mxl_target_credit_free (t);
+      return MXL_STATUS_OK;
+    }
+  return MXL_STATUS_OK;
+}
+
+void
+mxl_target_credit_close_rdm (MxlTarget *t)
+{
+  MxlTargetCredit *c = t->credit;
+
+  if (c == NULL || !c->rdm)
+    return;
+  g_mutex_lock (&c->lock);
+  c->ep = c->rx_ep = NULL;
+  c->peer_id = 0;
+  c->av = NULL;
+  g_mutex_unlock (&c->lock);
+}
+
+/* Which announce receive @op_context is, or -1. */
+static gint
+announce_index (const MxlTargetCredit *c, const void *op_context)
+{
+  return mxl_rx_context_index (op_context, c->rx, MXL_CREDIT_ANNOUNCE_RECVS);
+}
+
+/* Sends the acknowledgement of announce @id (an announce without address)
+ * to @addr; lost or refused, the initiator announces again. */
+static void
+send_ack (MxlTargetCredit *c, uint64_t id)
+{
+  MxlCreditAnnounce ack = { .initiator_id = id, .addr_len = 0 };
+  uint8_t msg[MXL_CREDIT_ANNOUNCE_HEADER];
+  size_t len = mxl_credit_announce_encode (&ack, msg, sizeof msg);
+  ssize_t rc = fi_inject (c->ep, msg, len, c->addr);
+
+  if (rc != 0)
+    g_debug ("target: credit announce of %" G_GUINT64_FORMAT " not acknowledged: %s",
+        id, fi_strerror ((int) -rc));
+}
+
+/* A valid announce from the network: its initiator becomes the peer
+ * (another id replaces the one before, every slot free again; the same
+ * id is acknowledged again). Called with c->lock held. */
+static void
+on_announce (MxlTarget *t, MxlTargetCredit *c, const MxlCreditAnnounce *a)
+{
+  fi_addr_t addr = FI_ADDR_NOTAVAIL;
+  char *alias = NULL;
+  int rc;
+
+  if (a->initiator_id == c->peer_id && c->ep != NULL) {
+    send_ack (c, a->initiator_id);
+    return;
+  }
+  /* A shm peer of this process through its own mapping of the region,
+   * which its close unmaps (docs/libfabric-notes.md P17). */
+  if (mxl_provider_has_quirk (t->base.desc, MXL_PROVIDER_QUIRK_LOCAL_PEER_SHARED))
+    alias = mxl_shm_address_separate_mapping (a->addr, a->addr_len);
+  if (alias == NULL && a->addr_len > 0 && t->base.dom->info->addr_format == FI_ADDR_STR
+      && a->addr[a->addr_len - 1] != '\0')
+    rc = -FI_EINVAL;           /* a string address must end in its NUL */
+  else
+    rc = fi_av_insert (c->av, alias != NULL ? (const void *) alias : a->addr, 1, &addr,
+        0, NULL);
+  g_free (alias);
+  if (rc != 1) {
+    c->announces_bad++;
+    g_debug ("target %" G_GUINT64_FORMAT ": credit announce with an address the AV "
+        "refused (%d)", t->id, rc);
+    return;
+  }
+  /* The peer before it is not removed from the AV: on shm that corrupts
+   * the endpoint (docs/libfabric-notes.md); one entry per initiator id. */
+  c->ep = c->rx_ep;
+  c->addr = addr;
+  c->peer_id = a->initiator_id;
+  memset (c->holds.slot_state, 0, c->holds.ring);
+  send_ack (c, a->initiator_id);
+}
+
+size_t
+mxl_target_credit_take (MxlTarget *t, struct fi_cq_data_entry *batch, size_t len)
+{
+  MxlTargetCredit *c = t->credit;
+  size_t kept = 0;
+
+  if (c == NULL || !c->rdm || c->rx_ep == NULL)
+    return len;
+  for (size_t i = 0; i < len; i++) {
+    gint k = announce_index (c, batch[i].op_context);
+    MxlCreditAnnounce a;
+
+    if (k < 0) {
+      batch[kept++] = batch[i];
+      continue;
+    }
+    g_mutex_lock (&c->lock);
+    /* untrusted: length, magic, version, address length (credit.c) */
+    if (batch[i].len > MXL_CREDIT_ANNOUNCE_BUF
+        || !mxl_credit_announce_decode (c->bufs[k], batch[i].len, &a)
+        || a.addr_len == 0)
+      c->announces_bad++;
+    else
+      on_announce (t, c, &a);
+    g_mutex_unlock (&c->lock);
+    post_announce_recv (c, (guint) k);
+  }
+  return kept;
+}
+
+gboolean
+mxl_target_credit_receive_failed (MxlTarget *t, void *op_context, int err)
+{
+  MxlTargetCredit *c = t->credit;
+  gint k;
+
+  if (c == NULL || !c->rdm || c->rx_ep == NULL
+      || (k = announce_index (c, op_context)) < 0)
+    return FALSE;
+  if (err == FI_ECANCELED)
+    return TRUE;
+  g_mutex_lock (&c->lock);
+  c->announces_bad++;          /* longer than any announce: truncated */
+  g_mutex_unlock (&c->lock);
+  post_announce_recv (c, (guint) k);
+  return TRUE;
 }
 
 void
@@ -47,6 +238,8 @@ mxl_target_credit_free (MxlTarget *t)
   if (c == NULL)
     return;
   mxl_credit_holds_clear (&c->holds);
+  if (c->rdm)
+    mxl_ofi_region_close (t->base.dom, &c->region);
   g_mutex_clear (&c->lock);
   g_free (c);
   t->credit = NULL;
@@ -107,7 +300,7 @@ mxl_target_release_grain (MxlTarget *t, uint64_t index)
     /* fi_inject(3): the buffer is free on return, no completion. A full
      * transmit queue is retried briefly (bounded: 100 tries, 2 ms). */
     for (guint i = 0; i < 100; i++) {
-      rc = fi_inject (c->ep, msg, sizeof msg, 0);
+      rc = fi_inject (c->ep, msg, sizeof msg, c->addr);
       if (rc != -FI_EAGAIN)
         break;
       g_usleep (20);
@@ -136,7 +329,7 @@ mxl_target_credit_debug_send (MxlTarget *t, const void *msg, size_t len)
   if (c == NULL || c->ep == NULL)
     return MXL_ERR_INVALID_STATE;
   g_mutex_lock (&c->lock);
-  rc = fi_inject (c->ep, msg, len, 0);
+  rc = c->ep != NULL ? fi_inject (c->ep, msg, len, c->addr) : -FI_ENOTCONN;
   g_mutex_unlock (&c->lock);
   return rc == 0 ? MXL_STATUS_OK : MXL_ERR_UNKNOWN;
 }
@@ -158,5 +351,6 @@ mxl_target_credit_stats (MxlTarget *t, mxlFabricsExtTargetStats *out)
   g_mutex_lock (&c->lock);
   out->creditReleasesSent = c->sent;
   out->creditReleasesUnsent = c->unsent;
+  out->creditAnnouncesBad = c->announces_bad;
   g_mutex_unlock (&c->lock);
 }

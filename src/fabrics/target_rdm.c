@@ -65,6 +65,8 @@ rdm_open (MxlTarget *t, GError **error)
     return mxl_ofi_fail (rc, "fi_enable", error);
   }
   st = mxl_target_set_rx_ep (t, r->ep);
+  if (st == MXL_STATUS_OK)
+    st = mxl_target_credit_open_rdm (t, r->ep, r->av);
   if (st != MXL_STATUS_OK)
     return st;
   if ((rc = fi_getname (&r->ep->fid, addr, &addr_len)) != 0)
@@ -90,7 +92,9 @@ rdm_state (MxlTarget *t)
 static size_t
 rdm_take (MxlTarget *t, struct fi_cq_data_entry *batch, size_t len)
 {
-  /* Claims are handled as they are drained and leave the batch. */
+  /* Credit announces and claims are handled as they are drained and
+   * leave the batch. */
+  len = mxl_target_credit_take (t, batch, len);
   return mxl_target_claims_take (t, rdm_target (t)->claims, batch, len);
 }
 
@@ -100,6 +104,7 @@ rdm_close (MxlTarget *t)
   MxlRdmTarget *r = t->type_state != NULL ? rdm_target (t) : NULL;
 
   mxl_target_set_rx_ep (t, NULL);
+  mxl_target_credit_close_rdm (t);
   if (r == NULL)
     return;
   /* The endpoint goes first: for shm its fi_close() removes the /dev/shm

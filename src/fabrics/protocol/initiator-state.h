@@ -251,7 +251,7 @@ struct MxlConn {
   struct MxlConnCredit *credit;
   uint64_t grains_no_credit;
   uint64_t credit_releases, credit_ahead, credit_backwards, credit_unknown,
-      credit_bad;
+      credit_bad, credit_returned;
 };
 
 /** Header slots per connection: queued + in-flight transfers at most. */
@@ -444,6 +444,9 @@ struct mxlFabricsInitiator_t {
    * read without it by TransferGrain, which takes base.lock for the
    * credits only when there are any (initiator_credit.c) */
   atomic_uint credit_conns;
+  /* connectionless: credit states of connections that left, whose
+   * receives may still be posted (initiator_credit.c); freed at teardown */
+  GPtrArray *credit_retired;
   /* application-visible */
   mxlFabricsExtInitiatorStats stats;
   mxlFabricsExtTransferResult *results;  /* ring of MXL_FABRICS_EXT_RESULT_QUEUE_MAX

@@ -182,7 +182,7 @@ static const struct {
   { read_reconnect, { "reconnect", "boolean",
       "a lost connection is retried with the back-off", NULL, "false" } },
   { read_credits, { "credits", "boolean",
-      "grain flows over a connected provider: the sender waits for the "
+      "grain flows (connectionless: remote write only): the sender waits for the "
       "reader's releases (mxlFabricsExtTargetReleaseGrain) instead of "
       "overwriting a slot", "false", NULL } },
 };

@@ -10,8 +10,10 @@
  *
  *  - negotiation: a target advertises TargetInfo ext."credits" (the
  *    version, MXL_CREDIT_VERSION); an initiator that knows the version
- *    announces itself with an MxlCreditAnnounce (its 64-bit id and, on a
- *    connectionless endpoint, its fabric address);
+ *    announces itself with its 64-bit id: in its connection request on a
+ *    connected endpoint, in an MxlCreditAnnounce with its fabric address
+ *    on a connectionless one, which the target acknowledges with an
+ *    MxlCreditAnnounce of the id and no address;
  *  - the release message MxlCreditRelease, target to initiator: "the
  *    reader is done with grain index N" for the initiator named by id;
  *  - the initiator's window per target (MxlCreditWindow): grain index i
@@ -23,8 +25,8 @@
  *  - the target's holds (MxlCreditHolds): which committed index each
  *    slot holds until the reader releases it.
  *
- * The engine does not advertise, announce or send any of this yet: see
- * docs/fabrics-engine.md "Credits".
+ * The engine's parts: target_credit.c and initiator_credit.c
+ * (docs/fabrics-engine.md "Credits").
  */
 #pragma once
 
@@ -85,8 +87,8 @@ gboolean mxl_credit_release_decode (const void *buf, size_t len,
 /** An announce, decoded. */
 typedef struct MxlCreditAnnounce {
   uint64_t initiator_id;         /* never 0 */
-  uint16_t addr_len;             /* 0 on a connected endpoint (the
-                                    connection names the initiator) */
+  uint16_t addr_len;             /* 0: the target's acknowledgement of
+                                    an announce (connectionless) */
   uint8_t addr[MXL_CREDIT_ADDR_MAX];
 } MxlCreditAnnounce;
 

@@ -494,6 +494,10 @@ typedef struct mxlFabricsExtTargetStats_t {
                                     initiator than its owner (a notice at a
                                     target that does not advertise it is
                                     counted in badImmediateData) */
+  uint64_t creditAnnouncesBad;   /* connectionless targets with credits:
+                                    announce messages ignored (length, magic,
+                                    reserved bits, no address, an address
+                                    the AV refused) */
 } mxlFabricsExtTargetStats;
 
 /**
@@ -738,6 +742,11 @@ typedef struct mxlFabricsExtInitiatorTargetStats_t {
   uint64_t creditReleasesBad;    /* ignored: not a release message (length,
                                     magic, reserved bits) or a failed
                                     receive */
+  uint64_t creditReservationsReturned; /* grains whose transfer to this
+                                    target was dropped before any write was
+                                    posted (transfersDropped): their slot's
+                                    credit given back, as no release will
+                                    come for them */
 } mxlFabricsExtInitiatorTargetStats;
 
 /**
@@ -759,10 +768,13 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetTargetStats (mxlFabricsInitiator i
  * @in_timeoutMs: how long to wait at most (ms); 0: only check.
  *
  * The credit extension (docs/wire-format.md §11.7): with a target that
- * advertises credits (TargetInfo ext.credits) over a connected provider,
- * this initiator writes grain index i into the target's ring slot only
- * once the target released the grain that slot held
- * (mxlFabricsExtTargetReleaseGrain()) or the slot was never used;
+ * advertises credits (TargetInfo ext.credits), this initiator writes grain
+ * index i into the target's ring slot only once the target released the
+ * grain that slot held (mxlFabricsExtTargetReleaseGrain()) or the slot was
+ * never used; on a connectionless provider (shm, tcp;ofi_rxm, efa) a
+ * connected target has no credit at all until it acknowledged this
+ * initiator's announce message (normally within a few ms of connecting;
+ * the announce is repeated every 100 ms until then);
  * mxlFabricsInitiatorTransferGrain() of a grain some such target has no
  * credit for sends it to the other targets only and returns
  * MXL_ERR_NOT_READY (each target's credits are its own; counted in its

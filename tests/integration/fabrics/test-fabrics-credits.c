@@ -10,10 +10,16 @@
  *  - hostile releases (ahead, backwards, another id, not a release):
  *    counted and ignored;
  *  - a target with credits and an initiator that does not announce
- *    itself: as today; shm (connectionless): not advertised yet.
+ *    itself: as today;
+ *  - connectionless (shm, tcp;ofi_rxm), every case above, and: malformed
+ *    announces counted and ignored; an initiator re-created against the
+ *    same target (a new id) takes over, the old id's releases unknown; a
+ *    second initiator meanwhile is refused by the claim, never announces.
+ * Each case runs on tcp (connected), shm and tcp;ofi_rxm.
  */
 #include "fabtest.h"
 
+#include "fabrics/initiator_credit.h"
 #include "fabrics/wire/credit.h"
 
 #define FLOW_ID "0c7b5a52-8d4e-4a59-9e0f-6a1d2c3b4f50"
@@ -97,7 +103,8 @@ typedef struct Pair {
 } Pair;
 
 static gboolean
-pair_open (Pair *pr, const FabProv *p, const char *target_options, gboolean plain)
+pair_open_with (Pair *pr, const FabProv *p, const char *target_options, gboolean plain,
+    const char *initiator_options)
 {
   g_autofree char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
 
@@ -110,10 +117,20 @@ pair_open (Pair *pr, const FabProv *p, const char *target_options, gboolean plai
     g_assert_cmpuint (pr->info->credits, ==, MXL_CREDIT_VERSION);
     pr->info->credits = 0;   /* as an initiator that ignores the key sees it */
   }
-  pr->init = fabtest_initiator (&pr->is, p, THREADS);
+  pr->init = fabtest_initiator (&pr->is, p, initiator_options);
   g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr->init, pr->info), ==, MXL_STATUS_OK);
-  fabtest_connect (pr->init, &pr->t, 1, TRUE, 5000);
+  fabtest_connect (pr->init, &pr->t, 1, initiator_options != NULL, 5000);
+  /* connectionless: credits once the target acknowledged the announce */
+  if (pr->info->credits != 0)
+    g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr->init, NULL, 0, 5000), ==,
+        MXL_STATUS_OK);
   return TRUE;
+}
+
+static gboolean
+pair_open (Pair *pr, const FabProv *p, const char *target_options, gboolean plain)
+{
+  return pair_open_with (pr, p, target_options, plain, THREADS);
 }
 
 static void
@@ -193,6 +210,10 @@ slow_reader (const FabProv *p, gboolean credits)
 
 static void test_slow_reader_tcp (void) { slow_reader (&fab_tcp, TRUE); }
 static void test_no_credits_tcp (void) { slow_reader (&fab_tcp, FALSE); }
+static void test_slow_reader_shm (void) { slow_reader (&fab_shm, TRUE); }
+static void test_no_credits_shm (void) { slow_reader (&fab_shm, FALSE); }
+static void test_slow_reader_rxm (void) { slow_reader (&fab_rxm, TRUE); }
+static void test_no_credits_rxm (void) { slow_reader (&fab_rxm, FALSE); }
 
 /* Fan-out: target b is never read nor released; a still gets every grain
  * (the sender waits for a's credits only, as a live sink would), b only
@@ -221,6 +242,9 @@ one_stalled (const FabProv *p)
   g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, info[0]), ==, MXL_STATUS_OK);
   g_assert_cmpint (mxlFabricsInitiatorAddTarget (init, info[1]), ==, MXL_STATUS_OK);
   fabtest_connect (init, t, 2, TRUE, 5000);
+  /* both acknowledged their announces (connectionless) */
+  g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (init, NULL, 0, 5000), ==,
+      MXL_STATUS_OK);
   ring = info[1]->n_regions;
   n = 4 * ring;
   r.side = &as;
@@ -264,6 +288,8 @@ one_stalled (const FabProv *p)
 }
 
 static void test_one_stalled_tcp (void) { one_stalled (&fab_tcp); }
+static void test_one_stalled_shm (void) { one_stalled (&fab_shm); }
+static void test_one_stalled_rxm (void) { one_stalled (&fab_rxm); }
 
 /* Waits (bounded) until @pred of the target's stats holds. */
 static void
@@ -356,6 +382,8 @@ hostile (const FabProv *p)
 }
 
 static void test_hostile_tcp (void) { hostile (&fab_tcp); }
+static void test_hostile_shm (void) { hostile (&fab_shm); }
+static void test_hostile_rxm (void) { hostile (&fab_rxm); }
 
 /* A target with credits and an initiator that does not announce itself
  * (as a reference initiator, or one of ours that ignores the key: its
@@ -387,28 +415,265 @@ not_announced (const FabProv *p)
 }
 
 static void test_not_announced_tcp (void) { not_announced (&fab_tcp); }
+static void test_not_announced_shm (void) { not_announced (&fab_shm); }
+static void test_not_announced_rxm (void) { not_announced (&fab_rxm); }
 
-/* Connectionless providers do not speak the extension yet: a target asked
- * for credits does not advertise them, and TargetInfo and transfers stay
- * as today. */
+/* Announces that are not (connectionless): short, a bad magic, reserved
+ * bits set, no address, a length the message does not have, longer than
+ * any announce: each counted in creditAnnouncesBad, the peer unchanged,
+ * and credits keep working. */
 static void
-test_not_advertised_shm (void)
+announce_malformed (const FabProv *p)
 {
-  g_autofree char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
-  FabSide ts;
-  mxlFabricsTarget t;
-  mxlFabricsTargetInfo info;
+  Pair pr;
+  mxlFabricsExtTargetStats tst;
+  MxlCreditAnnounce a = { .initiator_id = 0x5eed, .addr_len = 8 };
+  uint8_t msg[200];
+  size_t len;
+  uint64_t id, target_id;
+  gint64 deadline;
+  guint sent = 0;
 
-  if (!fabtest_require (&fab_shm))
+  if (!pair_open (&pr, p, CREDITS, FALSE))
     return;
-  fabtest_side_init (&ts, def, FLOW_ID);
-  t = fabtest_target (&ts, &fab_shm, CREDITS, &info);
-  g_assert_cmpuint (info->credits, ==, 0);
-  g_assert_cmpint (mxlFabricsExtTargetReleaseGrain (t, 0), ==, MXL_ERR_INVALID_STATE);
-  mxlFabricsDestroyTarget (ts.fab, t);
-  mxlFabricsFreeTargetInfo (info);
-  fabtest_side_clear (&ts);
+  id = mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t);
+  g_assert_cmpuint (id, !=, 0);
+  target_id = pr.info->id;
+  memset (a.addr, 'x', sizeof a.addr);
+  memset (msg, 0, sizeof msg);
+  len = mxl_credit_announce_encode (&a, msg, sizeof msg);
+  g_assert_cmpuint (len, ==, MXL_CREDIT_ANNOUNCE_HEADER + 8);
+#define SEND(m, l) do { g_assert_cmpint (mxl_initiator_credit_debug_send ( \
+      (MxlInitiator *) pr.init, target_id, (m), (l)), ==, MXL_STATUS_OK); sent++; } while (0)
+  SEND (msg, 10);                        /* short */
+  SEND (msg, len - 1);                   /* the address cut */
+  msg[0] ^= 0xFF;
+  SEND (msg, len);                       /* another magic */
+  msg[0] ^= 0xFF;
+  msg[6] = 1;
+  SEND (msg, len);                       /* reserved half-word */
+  msg[6] = 0;
+  msg[4] = 0;
+  msg[5] = 0;
+  SEND (msg, MXL_CREDIT_ANNOUNCE_HEADER); /* no address (an acknowledgement) */
+  msg[4] = (uint8_t) (MXL_CREDIT_ADDR_MAX + 1);
+  SEND (msg, MXL_CREDIT_ANNOUNCE_HEADER + MXL_CREDIT_ADDR_MAX + 1); /* too long an address */
+  SEND (msg, sizeof msg);                /* longer than any announce */
+#undef SEND
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  for (;;) {
+    g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &tst), ==, MXL_STATUS_OK);
+    if (tst.creditAnnouncesBad >= sent)
+      break;
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    g_usleep (1000);
+  }
+  g_usleep (20000);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &tst), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (tst.creditAnnouncesBad, ==, sent);
+  /* the two longer than the 128-byte receive (129 and 200 bytes): error
+   * completions (truncated), on shm and rxm alike */
+  g_test_message ("%s: %u bad announces, %" G_GUINT64_FORMAT " error completions",
+      p->label, sent, tst.completionErrors);
+  g_assert_cmpuint (tst.completionErrors, ==, 2);
+  g_assert_cmpuint (mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t), ==, id);
+  /* still the same credits: a grain, its release, the next one */
+  transfer_read (&pr, 0);
+  g_assert_cmpint (mxlFabricsExtTargetReleaseGrain (pr.t, 0), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr.init, NULL, pr.info->n_regions,
+          5000), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &tst), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (tst.creditReleasesSent, ==, 1);
+  pair_close (&pr);
 }
+
+static void test_announce_malformed_shm (void) { announce_malformed (&fab_shm); }
+static void test_announce_malformed_rxm (void) { announce_malformed (&fab_rxm); }
+
+/* An initiator destroyed and made again against the same target: its new
+ * id replaces the old one, its credits work from every slot free, and a
+ * release naming the old id is unknown to it. */
+static void
+restarted (const FabProv *p)
+{
+  Pair pr;
+  mxlFabricsExtInitiatorTargetStats st;
+  MxlCreditRelease rel;
+  uint8_t msg[MXL_CREDIT_RELEASE_SIZE];
+  uint64_t old_id, new_id;
+  guint ring;
+
+  if (!pair_open (&pr, p, CREDITS, FALSE))
+    return;
+  ring = pr.info->n_regions;
+  old_id = mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t);
+  g_assert_cmpuint (old_id, !=, 0);
+  for (uint64_t i = 0; i < ring; i++)
+    transfer_read (&pr, i);
+  /* the ring is full and nothing is released: the next initiator starts
+   * with every slot free anyway */
+  mxlFabricsDestroyInitiator (pr.is.fab, pr.init);
+  pr.init = fabtest_initiator (&pr.is, p, THREADS);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (pr.init, pr.info), ==, MXL_STATUS_OK);
+  fabtest_connect (pr.init, &pr.t, 1, TRUE, 5000);
+  g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr.init, NULL, ring, 5000), ==,
+      MXL_STATUS_OK);
+  new_id = mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t);
+  g_assert_cmpuint (new_id, !=, 0);
+  g_assert_cmpuint (new_id, !=, old_id);
+  for (uint64_t i = ring; i < 2 * ring; i++)
+    transfer_read (&pr, i);
+  /* the old id's release of a held slot: unknown, frees nothing */
+  rel.initiator_id = old_id;
+  rel.index = ring;
+  mxl_credit_release_encode (&rel, msg);
+  g_assert_cmpint (mxl_target_credit_debug_send ((MxlTarget *) pr.t, msg, sizeof msg), ==,
+      MXL_STATUS_OK);
+  wait_stats (pr.init, pr.info, &st, 1);
+  g_assert_cmpuint (st.creditReleasesUnknown, ==, 1);
+  g_assert_cmpuint (st.creditReleasesAhead + st.creditReleasesBackwards
+      + st.creditReleasesBad, ==, 0);
+  g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr.init, NULL, 2 * ring, 50), ==,
+      MXL_ERR_TIMEOUT);
+  /* the reader's release goes to the new initiator */
+  g_assert_cmpint (mxlFabricsExtTargetReleaseGrain (pr.t, ring), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr.init, NULL, 2 * ring, 5000), ==,
+      MXL_STATUS_OK);
+  transfer_read (&pr, 2 * ring);
+  g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (pr.init, pr.info, &st), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpuint (st.creditReleases, ==, 1);
+  pair_close (&pr);
+}
+
+/* A second initiator while the first one is the target's sender: refused
+ * by the claim (one sender per receiver), it never becomes connected nor
+ * announces itself, and the first one's credits go on. */
+static void
+second_refused (const FabProv *p)
+{
+  Pair pr;
+  FabSide s2;
+  mxlFabricsInitiator init2;
+  mxlFabricsExtTargetStats tst;
+  mxlFabricsExtInitiatorTargetStats st;
+  g_autofree char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
+  uint64_t id;
+  gint64 deadline;
+
+  if (!pair_open (&pr, p, CREDITS, FALSE))
+    return;
+  g_assert_true (pr.info->has_claim);
+  id = mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t);
+  fabtest_side_init (&s2, def, FLOW_ID);
+  init2 = fabtest_initiator (&s2, p, THREADS);
+  g_assert_cmpint (mxlFabricsInitiatorAddTarget (init2, pr.info), ==, MXL_STATUS_OK);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  for (;;) {
+    g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &tst), ==, MXL_STATUS_OK);
+    if (tst.initiatorsRefused >= 1)
+      break;
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    g_usleep (1000);
+  }
+  /* a few of its claim retries (every 10 ms) later */
+  g_usleep (200000);
+  g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (init2, pr.info, &st), ==,
+      MXL_STATUS_OK);
+  g_assert_false (st.credits);
+  g_assert_cmpuint (mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t), ==, id);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &tst), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (tst.initiatorsRefused, ==, 1);
+  g_assert_cmpuint (tst.creditAnnouncesBad, ==, 0);
+  transfer_read (&pr, 0);
+  g_assert_cmpint (mxlFabricsExtTargetReleaseGrain (pr.t, 0), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr.init, NULL, pr.info->n_regions,
+          5000), ==, MXL_STATUS_OK);
+  mxlFabricsDestroyInitiator (s2.fab, init2);
+  fabtest_side_clear (&s2);
+  pair_close (&pr);
+}
+
+/* A grain queued behind one whose writes the provider keeps refusing
+ * (injected -FI_EAGAIN), dropped when its 1 s deadline passed before any
+ * write of it was posted: its slot's credit is given back (the target
+ * will never release a grain it never got), while the grain that did go
+ * keeps its slot until released. Initiator without a thread: the test
+ * drives every pass. */
+static void
+dropped_returns (const FabProv *p)
+{
+  Pair pr;
+  mxlFabricsExtInitiatorTargetStats st;
+  mxlFabricsExtInitiatorStats ist;
+  mxlFabricsExtTransferResult res;
+  guint ring, results = 0;
+  uint64_t index = 0;
+  mxlStatus s;
+  gint64 deadline;
+  gboolean got[2] = { FALSE, FALSE };
+  mxlStatus status[2] = { MXL_STATUS_OK, MXL_STATUS_OK };
+
+  if (!pair_open_with (&pr, p, CREDITS, FALSE, NULL))
+    return;
+  ring = pr.info->n_regions;
+  mxl_initiator_debug_inject ((MxlInitiator *) pr.init, MXL_INJECT_POST_FAILURE, 1000000,
+      FI_EAGAIN);
+  send_grain (&pr.is, pr.init, 0, &s);
+  g_assert_cmpint (s, ==, MXL_STATUS_OK);
+  /* grain 0 started: its first write was tried (and refused) */
+  g_assert_cmpint (mxlFabricsExtInitiatorGetStats (pr.init, &ist), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (ist.retries, >=, 1);
+  send_grain (&pr.is, pr.init, 1, &s);
+  g_assert_cmpint (s, ==, MXL_STATUS_OK);
+  g_usleep (1100 * 1000);
+  mxl_initiator_debug_inject ((MxlInitiator *) pr.init, MXL_INJECT_POST_FAILURE, 0, 0);
+  deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  while (results < 2) {
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    mxlFabricsInitiatorMakeProgressNonBlocking (pr.init);
+    if (mxlFabricsExtInitiatorPollTransferResult (pr.init, 10, &res) != MXL_STATUS_OK)
+      continue;
+    g_assert_cmpuint (res.grainIndex, <, 2);
+    got[res.grainIndex] = TRUE;
+    status[res.grainIndex] = res.status;
+    results++;
+  }
+  g_assert_true (got[0] && got[1]);
+  g_assert_cmpint (status[0], ==, MXL_STATUS_OK);
+  g_assert_cmpint (status[1], ==, MXL_ERR_TIMEOUT);
+  g_assert_cmpint (mxlFabricsTargetReadGrain (pr.t, 5000, &index), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (index, ==, 0);
+  g_assert_true (grain_exact (&pr.ts, 0));
+  g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (pr.init, pr.info, &st), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpuint (st.creditReservationsReturned, ==, 1);
+  g_assert_cmpuint (st.transfersDropped, ==, 1);
+  /* slot 1 is free again without any release; slot 0 is not */
+  g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr.init, NULL, 1 + ring, 0), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr.init, NULL, ring, 50), ==,
+      MXL_ERR_TIMEOUT);
+  /* grain 1 again goes, and so does grain ring once 0 is released */
+  transfer_read (&pr, 1);
+  g_assert_cmpint (mxlFabricsExtTargetReleaseGrain (pr.t, 0), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtInitiatorWaitCredit (pr.init, NULL, ring, 5000), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (pr.init, pr.info, &st), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpuint (st.creditReleases, ==, 1);
+  g_assert_cmpuint (st.creditReleasesAhead + st.creditReleasesBackwards
+      + st.creditReleasesUnknown + st.creditReleasesBad, ==, 0);
+  pair_close (&pr);
+}
+
+static void test_dropped_returns_tcp (void) { dropped_returns (&fab_tcp); }
+static void test_dropped_returns_shm (void) { dropped_returns (&fab_shm); }
+static void test_dropped_returns_rxm (void) { dropped_returns (&fab_rxm); }
+static void test_second_refused_shm (void) { second_refused (&fab_shm); }
+static void test_second_refused_rxm (void) { second_refused (&fab_rxm); }
+static void test_restarted_shm (void) { restarted (&fab_shm); }
+static void test_restarted_rxm (void) { restarted (&fab_rxm); }
 
 int
 main (int argc, char **argv)
@@ -419,6 +684,24 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/credits/tcp/one-stalled", test_one_stalled_tcp);
   g_test_add_func ("/fabrics/credits/tcp/hostile", test_hostile_tcp);
   g_test_add_func ("/fabrics/credits/tcp/not-announced", test_not_announced_tcp);
-  g_test_add_func ("/fabrics/credits/shm/not-advertised", test_not_advertised_shm);
+  g_test_add_func ("/fabrics/credits/tcp/dropped-returns", test_dropped_returns_tcp);
+  g_test_add_func ("/fabrics/credits/shm/dropped-returns", test_dropped_returns_shm);
+  g_test_add_func ("/fabrics/credits/rxm/dropped-returns", test_dropped_returns_rxm);
+  g_test_add_func ("/fabrics/credits/shm/slow-reader", test_slow_reader_shm);
+  g_test_add_func ("/fabrics/credits/shm/no-credits-laps", test_no_credits_shm);
+  g_test_add_func ("/fabrics/credits/shm/one-stalled", test_one_stalled_shm);
+  g_test_add_func ("/fabrics/credits/shm/hostile", test_hostile_shm);
+  g_test_add_func ("/fabrics/credits/shm/not-announced", test_not_announced_shm);
+  g_test_add_func ("/fabrics/credits/shm/announce-malformed", test_announce_malformed_shm);
+  g_test_add_func ("/fabrics/credits/shm/restarted", test_restarted_shm);
+  g_test_add_func ("/fabrics/credits/shm/second-refused", test_second_refused_shm);
+  g_test_add_func ("/fabrics/credits/rxm/slow-reader", test_slow_reader_rxm);
+  g_test_add_func ("/fabrics/credits/rxm/no-credits-laps", test_no_credits_rxm);
+  g_test_add_func ("/fabrics/credits/rxm/one-stalled", test_one_stalled_rxm);
+  g_test_add_func ("/fabrics/credits/rxm/hostile", test_hostile_rxm);
+  g_test_add_func ("/fabrics/credits/rxm/not-announced", test_not_announced_rxm);
+  g_test_add_func ("/fabrics/credits/rxm/announce-malformed", test_announce_malformed_rxm);
+  g_test_add_func ("/fabrics/credits/rxm/restarted", test_restarted_rxm);
+  g_test_add_func ("/fabrics/credits/rxm/second-refused", test_second_refused_rxm);
   return g_test_run ();
 }
