@@ -9,7 +9,9 @@
  * (not live), which runs far ahead of it. Every sample arrives, in order
  * and exact (compared with what the same audiotestsrc produces), none is
  * lost at the target, the sink counts nothing dropped-no-credit, and every
- * entry was released once.
+ * entry was released once. A live input into a receiver that reads
+ * nothing: as many batches as entries sent, every later one
+ * dropped-no-credit.
  */
 #include <string.h>
 
@@ -23,14 +25,15 @@
 #define BATCH 480               /* samples per buffer and per bounce entry */
 #define BUFFERS 60
 #define READ_SLEEP_MS 5         /* the reader, per batch */
-#define WAVE "audiotestsrc is-live=false wave=saw num-buffers=60 " \
-  "samplesperbuffer=480 ! audio/x-raw,format=F32LE,layout=interleaved," \
-  "rate=48000,channels=1"
+#define LIVE_BUFFERS 100         /* more than the receiver's 41 entries */
 
 typedef struct {
   LibTarget lt;                 /* the target, its flow and TargetInfo file */
   GThread *thread;
   gint stop;                    /* atomic */
+  gint paused;                  /* atomic: the reader reads nothing */
+  gint idle;                    /* atomic: it saw @paused, reads no more */
+  guint entries;                /* the target's bounce entries */
   GMutex lock;
   GArray *got;                  /* gfloat, every sample read, lock */
   guint64 next_head;            /* the head the next batch must have */
@@ -46,6 +49,12 @@ reader_run (gpointer data)
     uint64_t head = 0;
     size_t count = 0;
     mxlWrappedMultiBufferSlice sl;
+
+    g_atomic_int_set (&r->idle, g_atomic_int_get (&r->paused));
+    if (g_atomic_int_get (&r->idle)) {
+      g_usleep (5 * 1000);
+      continue;
+    }
 
     if (mxlFabricsTargetReadSamples (r->lt.target, 50, &head, &count)
         != MXL_STATUS_OK)
@@ -83,6 +92,8 @@ recv_new (void)
   lib_target_domain (&r->lt);
   g_assert_cmpint (mxlCreateFlowWriter (r->lt.mxl, def, wopts, &r->lt.writer,
           &config, &created), ==, MXL_STATUS_OK);
+  /* docs/wire-format.md §4.1: one entry per batch, ceil(L / batch) */
+  r->entries = (config.continuous.bufferLength + BATCH - 1) / BATCH;
   json = lib_target_setup (&r->lt, flow_id, "{\"credits\": true}");
   /* the key the sink's initiator follows */
   g_assert_nonnull (strstr (json, "\"credits\""));
@@ -117,15 +128,27 @@ recv_samples (Recv * r)
   return n;
 }
 
+/* audiotestsrc (@live) of @buffers buffers of BATCH samples, mono F32LE
+ * at RATE, then @tail. */
+static gchar *
+wave (gboolean live, guint buffers, const gchar * tail)
+{
+  return g_strdup_printf ("audiotestsrc is-live=%d wave=saw num-buffers=%u "
+      "samplesperbuffer=%d ! audio/x-raw,format=F32LE,layout=interleaved,"
+      "rate=%d,channels=1 ! %s", live, buffers, BATCH, RATE, tail);
+}
+
 /* The samples the same audiotestsrc produces. */
 static GArray *
-reference_samples (void)
+reference_samples (guint buffers)
 {
-  GstElement *p = hgst_parse (WAVE " ! appsink name=out sync=false");
+  gchar *desc = wave (FALSE, buffers, "appsink name=out sync=false");
+  GstElement *p = hgst_parse (desc);
   GArray *want = g_array_new (FALSE, FALSE, sizeof (gfloat));
 
+  g_free (desc);
   hgst_play (p);
-  for (guint i = 0; i < BUFFERS; i++) {
+  for (guint i = 0; i < buffers; i++) {
     GstBuffer *b = hgst_pull_from (p, "out", 5000);
     GstMapInfo m;
 
@@ -136,18 +159,30 @@ reference_samples (void)
     gst_buffer_unref (b);
   }
   hgst_stop (p);
-  g_assert_cmpuint (want->len, ==, BUFFERS * BATCH);
+  g_assert_cmpuint (want->len, ==, buffers * BATCH);
   return want;
+}
+
+/* wave() of @buffers into mxlfabricssink (sync when @live) to @r. */
+static GstElement *
+sender_new (Recv * r, gboolean live, guint buffers)
+{
+  gchar *sink = g_strdup_printf ("mxlfabricssink name=sink provider=tcp "
+      "node=" HGST_NODE " sync=%d target-info=@%s", live, r->lt.file);
+  gchar *desc = wave (live, buffers, sink);
+  GstElement *p = hgst_parse (desc);
+
+  g_free (sink);
+  g_free (desc);
+  return p;
 }
 
 static void
 test_not_live (void)
 {
   Recv *r = recv_new ();
-  GArray *want = reference_samples ();
-  gchar *desc = g_strdup_printf (WAVE " ! mxlfabricssink name=sink "
-      "provider=tcp node=" HGST_NODE " sync=false target-info=@%s", r->lt.file);
-  GstElement *p = hgst_parse (desc);
+  GArray *want = reference_samples (BUFFERS);
+  GstElement *p = sender_new (r, FALSE, BUFFERS);
   gint64 end;
   mxlFabricsExtTargetStats ts = {.version = MXL_FABRICS_API_VERSION };
 
@@ -174,7 +209,66 @@ test_not_live (void)
   g_assert_cmpuint (hgst_stat (p, "sink", "dropped-no-credit"), ==, 0);
   hgst_assert_no_error (p);
   hgst_stop (p);
-  g_free (desc);
+  g_array_unref (want);
+  recv_free (r);
+}
+
+/* A live input never waits: once the sink is connected the receiver's
+ * reader stops reading (no progress thread: the target consumes no entry,
+ * so none is released); the receiver then gets as many more batches as it
+ * has bounce entries and the sink counts every later one
+ * dropped-no-credit; once the reader reads again it finds exactly those,
+ * exact. */
+static void
+test_live_not_reading (void)
+{
+  Recv *r = recv_new ();
+  GArray *want = reference_samples (LIVE_BUFFERS);
+  GstElement *p = sender_new (r, TRUE, LIVE_BUFFERS);
+  guint64 posted = 0, no_credit = 0, before;
+  gint64 end;
+  mxlFabricsExtTargetStats ts = {.version = MXL_FABRICS_API_VERSION };
+
+  g_assert_cmpuint (r->entries, <, LIVE_BUFFERS / 2);
+  hgst_play (p);
+  g_assert_true (hgst_wait_connected (p, 5000));
+  g_atomic_int_set (&r->paused, 1);
+  end = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+  while (!g_atomic_int_get (&r->idle) && g_get_monotonic_time () < end)
+    g_usleep (1000);
+  g_assert_true (g_atomic_int_get (&r->idle));
+  before = recv_samples (r) / BATCH;
+  end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (posted + no_credit < LIVE_BUFFERS && g_get_monotonic_time () < end) {
+    g_usleep (10 * 1000);
+    posted = hgst_stat (p, "sink", "grains");
+    no_credit = hgst_stat (p, "sink", "dropped-no-credit");
+  }
+  hgst_assert_no_error (p);
+  g_test_message ("%u entries: %" G_GUINT64_FORMAT " batches read before "
+      "the pause, %" G_GUINT64_FORMAT " sent, %" G_GUINT64_FORMAT
+      " dropped-no-credit", r->entries, before, posted, no_credit);
+  g_assert_cmpuint (posted, ==, before + r->entries);
+  g_assert_cmpuint (no_credit, ==, LIVE_BUFFERS - posted);
+  g_assert_cmpuint (hgst_stat (p, "sink", "dropped"), ==, no_credit);
+  g_atomic_int_set (&r->paused, 0);
+  end = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (recv_samples (r) < posted * BATCH && g_get_monotonic_time () < end)
+    g_usleep (10 * 1000);
+  g_usleep (200 * 1000);        /* nothing more comes */
+  g_mutex_lock (&r->lock);
+  g_assert_cmpuint (r->got->len, ==, posted * BATCH);
+  g_assert_cmpuint (r->gaps, ==, 0);
+  g_assert_true (memcmp (r->got->data, want->data,
+          r->got->len * sizeof (gfloat)) == 0);
+  g_mutex_unlock (&r->lock);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (r->lt.target, &ts), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpuint (ts.batchesReceived, ==, posted);
+  g_assert_cmpuint (ts.batchesLost, ==, 0);
+  g_assert_cmpuint (ts.creditReleasesSent, ==, posted);
+  hgst_assert_no_error (p);
+  hgst_stop (p);
   g_array_unref (want);
   recv_free (r);
 }
@@ -185,5 +279,7 @@ main (int argc, char **argv)
   gst_init (&argc, &argv);
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gst/credits-sink-audio/not-live", test_not_live);
+  g_test_add_func ("/gst/credits-sink-audio/live-not-reading",
+      test_live_not_reading);
   return g_test_run ();
 }
