@@ -2,8 +2,9 @@
 /*
  * The target's side of the credit extension (src/fabrics/wire/credit.h,
  * docs/fabrics-engine.md "Credits"): which grain each slot holds from the
- * read that returned it until the reader releases it, and the release
- * messages, sent with fi_inject(3) to the initiator that announced
+ * read that returned it until the reader releases it (audio: each bounce
+ * entry, released as soon as its completion was consumed, TargetCreditOps
+ * below), and the release messages, sent with fi_inject(3) to the initiator that announced
  * itself: on a connected endpoint its connection request named it
  * (target_rc.c); on a connectionless one (target_rdm.c) its announce
  * message, which lands in receives posted here, gives its id and address
@@ -28,9 +29,9 @@
  * (ReleaseGrain), or a bounce entry, which the target fills and empties
  * itself when it committed the entry's samples into the flow. */
 typedef struct TargetCreditOps {
-  /* ReadGrain / ReadSamples returned @index (c->lock held) */
+  /* ReadGrain / ReadSamples returned @index (takes c->lock if it needs it) */
   void (*read) (MxlTarget *t, MxlTargetCredit *c, uint64_t index);
-  /* a completion of bounce entry @entry was consumed (c->lock held) */
+  /* a completion of bounce entry @entry was consumed (the same) */
   void (*entry_done) (MxlTarget *t, MxlTargetCredit *c, uint64_t entry);
   /* mxlFabricsExtTargetReleaseGrain() applies */
   gboolean app_releases;
@@ -64,7 +65,9 @@ static void
 grain_read (MxlTarget *t, MxlTargetCredit *c, uint64_t index)
 {
   (void) t;
+  g_mutex_lock (&c->lock);
   mxl_credit_holds_commit (&c->holds, index);
+  g_mutex_unlock (&c->lock);
 }
 
 static void
@@ -102,8 +105,13 @@ entry_done (MxlTarget *t, MxlTargetCredit *c, uint64_t entry)
   guint ring = c->holds.ring;
   uint64_t index;
 
-  if (entry >= ring || c->peer_id == 0)
+  if (entry >= ring)
     return;
+  g_mutex_lock (&c->lock);
+  if (c->peer_id == 0) {
+    g_mutex_unlock (&c->lock);
+    return;
+  }
   if (!c->have_last)
     index = entry;
   else {
@@ -116,6 +124,7 @@ entry_done (MxlTarget *t, MxlTargetCredit *c, uint64_t entry)
   mxl_credit_holds_commit (&c->holds, index);
   if (mxl_credit_holds_release (&c->holds, index) == MXL_STATUS_OK)
     send_release (t, c, index);
+  g_mutex_unlock (&c->lock);
 }
 
 static const TargetCreditOps entry_credit_ops = {
@@ -368,9 +377,7 @@ mxl_target_credit_read (MxlTarget *t, uint64_t index)
 
   if (c == NULL)
     return;
-  g_mutex_lock (&c->lock);
   c->ops->read (t, c, index);
-  g_mutex_unlock (&c->lock);
 }
 
 void
@@ -380,9 +387,7 @@ mxl_target_credit_entry (MxlTarget *t, uint64_t entry)
 
   if (c == NULL)
     return;
-  g_mutex_lock (&c->lock);
   c->ops->entry_done (t, c, entry);
-  g_mutex_unlock (&c->lock);
 }
 
 /* Sends the release of @index to the peer, if any (c->lock held), and
