@@ -79,8 +79,9 @@
  *
  * Credits (flow control, docs/fabrics-engine.md "Credits"): a target whose
  * TargetInfo advertises them (a receiver set up with the option
- * `"credits": true`, tcp or verbs) gets a grain only once its reader
- * released the grain a ring before; the sink follows what each target
+ * `"credits": true`) gets a grain only once its reader released the grain
+ * a ring before, an audio batch only once the target consumed what its
+ * next bounce entries held; the sink follows what each target
  * advertises, there is no property. With an input that is not live render
  * waits for every connected target's credit, as TCP holds tcpclientsink
  * back, so a slow reader gets every grain; a flush, a state change and an

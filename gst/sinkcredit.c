@@ -15,7 +15,6 @@
 #include "mxlfabricssinktarget.h"
 
 #include <mxl/fabrics-ext.h>
-#include <mxl/flow-ext.h>
 
 GST_DEBUG_CATEGORY_EXTERN (gst_mxl_fabrics_sink_debug);
 #define GST_CAT_DEFAULT gst_mxl_fabrics_sink_debug
@@ -73,8 +72,7 @@ gst_mxl_fabrics_sink_wait_credit (GstMxlFabricsSink * self, guint64 index)
   gint unlocks = g_atomic_int_get (&self->unlocks);
   gint64 end;
 
-  if (self->initiator == NULL || self->upstream_live > 0
-      || mxlIsContinuousDataFormat (self->flow.config.common.format))
+  if (self->initiator == NULL || self->upstream_live > 0)
     return;
   /* every connected target with credits can take it (or none has them) */
   if (mxlFabricsExtInitiatorWaitCredit (self->initiator, NULL, index, 0)

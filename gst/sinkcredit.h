@@ -3,9 +3,12 @@
  * mxlfabricssink's use of the credit extension (sinkcredit.c; the
  * library's side: docs/fabrics-engine.md "Credits", docs/wire-format.md
  * §11.7). A target whose TargetInfo advertises credits (a target set up
- * with the option "credits": true, over tcp or verbs) gets grain i only
- * once its reader released grain i - ring; TransferGrain sends a grain a
- * target has no credit for to the other targets only. The sink has no
+ * with the option "credits": true) gets grain i only once its reader
+ * released grain i - ring, and an audio batch only once the target
+ * consumed the batches its next bounce entries held (one credit per
+ * entry, the target releases them itself); TransferGrain and
+ * TransferSamples send a grain or batch a target has no credit for to the
+ * other targets only. The sink has no
  * property for it: it follows what each target advertises, and a target
  * without credits is served as before.
  *
@@ -23,9 +26,9 @@
  * its `dropped` and `dropped-no-credit` (`targets` stats) and as behind
  * (the "falling behind" WARNING, mxlfabricssinkconn.c check_behind); a
  * grain no connected target took for that reason is the element's
- * `dropped-no-credit` (in `dropped`): docs/bus-and-stats.md. Video and
- * ANC grains only (the library has no credits for audio). Internal to the
- * plugin.
+ * `dropped-no-credit` (in `dropped`): docs/bus-and-stats.md. Video, ANC
+ * and audio alike ("grain" below stands for an audio batch too, its index
+ * for the batch's head). Internal to the plugin.
  */
 #pragma once
 
@@ -59,8 +62,7 @@ struct _GstMxlFabricsSink;
  * each target, after GST_MXL_FABRICS_SINK_CREDIT_WAIT_MS: that target is
  * stalled (a log WARNING), until a later grain finds its credit. The
  * caller then transfers the grain to whoever can take it. Returns at once
- * with a live input, audio, no initiator, or when every target can take
- * it. engine_lock (obj->lock) held, released while waiting.
+ * with a live input, no initiator, or when every target can take it. engine_lock (obj->lock) held, released while waiting.
  */
 void gst_mxl_fabrics_sink_wait_credit (struct _GstMxlFabricsSink * sink,
     guint64 index);

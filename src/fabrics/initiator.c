@@ -140,6 +140,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   init->mode = &mxl_initiator_inline_mode;      /* the thread's once it runs */
   init->engine = &engine_ops;
   init->fan_out = fan_out_grain;      /* fan_out_samples for audio, below */
+  init->credit_ops = &mxl_grain_credit_ops;     /* and its credits */
   init->conns = g_ptr_array_new_with_free_func ((GDestroyNotify) mxl_conn_free);
   init->by_conn_id = g_hash_table_new (g_int64_hash, g_int64_equal);
 
@@ -161,6 +162,7 @@ mxl_initiator_setup (MxlInitiator *init, const mxlFabricsInitiatorConfig *config
   if (st == MXL_STATUS_OK && flow.format == MXL_DATA_FORMAT_AUDIO) {
     init->chunks = &mxl_sample_chunks;
     init->fan_out = fan_out_samples;
+    init->credit_ops = &mxl_samples_credit_ops;
   }
   if (st == MXL_STATUS_OK)
     st = init->chunks->setup (init, &flow, &error);
@@ -531,17 +533,17 @@ fan_out_one (MxlInitiator *init, MxlConn *c, const MxlTracked *what,
   uint64_t first_seq = c->next_seq;
   mxlStatus st;
 
-  /* credits: a target whose slot was not reserved for the grain
-   * (mxl_initiator_transfer_grain()) does not get it */
-  if (c->state.kind == MXL_CONN_CONNECTED && mxl_conn_credit_skips (c, what->grain_index))
+  /* credits: a target that had no room for the grain or batch at its
+   * submit (mxl_initiator_credit_submit()) does not get it */
+  if (c->state.kind == MXL_CONN_CONNECTED && mxl_conn_credit_skips (c, what))
     return MXL_STATUS_OK;
   if (!fan_out_admit (init, c, what, skip, refused)) {
-    mxl_conn_credit_unreserve (c, what->grain_index);
+    mxl_conn_credit_after_queue (c, what, FALSE, first_seq);
     return MXL_STATUS_OK;
   }
   st = fan_out_queued (init, c, what, first_seq, queue_on (c, request), taken, refused);
-  if (st != MXL_STATUS_OK)
-    mxl_conn_credit_unreserve (c, what->grain_index);
+  mxl_conn_credit_after_queue (c, what, st == MXL_STATUS_OK && c->next_seq > first_seq,
+      first_seq);
   return st;
 }
 
@@ -692,5 +694,6 @@ mxl_initiator_transfer_samples (MxlInitiator *init, uint64_t head, uint64_t coun
   memset (&desc, 0, sizeof desc);
   desc.index = head;
   desc.count = count;
-  return init->mode->submit (init, &desc);
+  /* through the credits of the targets that have them (bounce entries) */
+  return mxl_initiator_credit_submit (init, &desc);
 }

@@ -36,6 +36,13 @@ typedef struct MxlCreditRecv {
   guint i;
 } MxlCreditRecv;
 
+/* A batch a submit reserved entries for, which the fan-out has not
+ * queued yet (samples). */
+typedef struct MxlCreditBatch {
+  uint64_t head;
+  guint pieces;
+} MxlCreditBatch;
+
 struct MxlConnCredit {
   MxlConn *conn;
   struct fid_ep *ep;
@@ -51,6 +58,16 @@ struct MxlConnCredit {
   /* per target slot: a write of the index the window holds there was
    * posted (a dropped transfer then cannot give the slot back) */
   guint8 *posted;
+  /* samples (mxl_samples_credit_ops): the credit index of the next entry
+   * the fan-out writes, the entries submits reserved that the fan-out has
+   * not queued yet (@batches, oldest first, at most one per entry), and
+   * per entry the transfer seq written into it */
+  uint64_t next_entry, promised;
+  MxlCreditBatch *batches;
+  guint b_head, b_len;
+  uint64_t *seq_of;
+  gboolean have_last_head;
+  uint64_t last_head;
   /* the target took the announce: RC at connection, RDM once it
    * acknowledged the announce message; no credit before */
   gboolean acked;
@@ -79,7 +96,7 @@ mxl_conn_credit_announce (MxlConn *conn)
   MxlInitiator *init = conn->init;
 
   conn->credit_id = 0;
-  if (!mxl_credit_version_usable (conn->info->credits) || init->base.continuous
+  if (!mxl_credit_version_usable (conn->info->credits)
       || (init->base.desc->ep_type != FI_EP_MSG && init->base.desc->ep_type != FI_EP_RDM)
       || !(init->base.dom->info->caps & FI_RECV)
       || (init->base.desc->ep_type == FI_EP_RDM && !(init->base.dom->info->caps & FI_SEND))
@@ -166,6 +183,13 @@ mxl_conn_credit_open (MxlConn *conn, struct fid_ep *ep)
   }
   g_free (cc->posted);
   cc->posted = g_new0 (guint8, conn->info->n_regions);
+  g_free (cc->batches);
+  cc->batches = g_new0 (MxlCreditBatch, conn->info->n_regions);
+  g_free (cc->seq_of);
+  cc->seq_of = g_new0 (uint64_t, conn->info->n_regions);
+  cc->next_entry = cc->promised = 0;
+  cc->b_head = cc->b_len = 0;
+  cc->have_last_head = FALSE;
   cc->rdm = rdm;
   cc->acked = !rdm;          /* RC: the connection request announced it */
   cc->announce_at = 0;
@@ -183,6 +207,8 @@ credit_free (MxlInitiator *init, MxlConnCredit *cc)
   mxl_ofi_region_close (init->base.dom, &cc->region);
   mxl_credit_window_clear (&cc->window);
   g_free (cc->posted);
+  g_free (cc->batches);
+  g_free (cc->seq_of);
   g_free (cc);
 }
 
@@ -207,6 +233,8 @@ mxl_conn_credit_close (MxlConn *conn)
   /* its receives may still be posted (a shared or parked endpoint) */
   mxl_credit_window_clear (&cc->window);
   g_clear_pointer (&cc->posted, g_free);
+  g_clear_pointer (&cc->batches, g_free);
+  g_clear_pointer (&cc->seq_of, g_free);
   cc->conn = NULL;
   if (init->credit_retired == NULL)
     init->credit_retired = g_ptr_array_new ();
@@ -345,41 +373,32 @@ mxl_initiator_credit_completion (MxlInitiator *init, void *op_context,
   return TRUE;
 }
 
-guint
-mxl_initiator_credit_reserve (MxlInitiator *init, uint64_t index, guint *with_credit)
+/* ------------------------------------------------------------ grains */
+
+static gboolean
+grain_reserve (MxlConn *c, const MxlPostDesc *desc)
 {
-  guint missing = 0;
+  MxlConnCredit *cc = c->credit;
+  uint64_t index = desc->index;
+  guint s;
 
-  *with_credit = 0;
-  for (guint i = 0; i < init->conns->len; i++) {
-    MxlConn *c = g_ptr_array_index (init->conns, i);
-
-    if (c->credit == NULL || c->state.kind != MXL_CONN_CONNECTED)
-      continue;
-    if (c->credit->acked && mxl_credit_window_may_write (&c->credit->window, index)) {
-      MxlConnCredit *cc = c->credit;
-      guint s = (guint) (index % cc->window.slots.ring);
-
-      cc->reserved = TRUE;
-      cc->reserved_index = index;
-      cc->prev_index = cc->window.slots.slot_index[s];
-      cc->prev_state = cc->window.slots.slot_state[s];
-      cc->prev_posted = cc->posted[s];
-      /* another grain in the slot: none of its writes posted yet */
-      if (cc->prev_state != MXL_CREDIT_SLOT_HELD || cc->prev_index != index)
-        cc->posted[s] = 0;
-      mxl_credit_window_note_written (&cc->window, index);
-      (*with_credit)++;
-    } else {
-      c->grains_no_credit++;
-      missing++;
-    }
-  }
-  return missing;
+  if (!cc->acked || !mxl_credit_window_may_write (&cc->window, index))
+    return FALSE;
+  s = (guint) (index % cc->window.slots.ring);
+  cc->reserved = TRUE;
+  cc->reserved_index = index;
+  cc->prev_index = cc->window.slots.slot_index[s];
+  cc->prev_state = cc->window.slots.slot_state[s];
+  cc->prev_posted = cc->posted[s];
+  /* another grain in the slot: none of its writes posted yet */
+  if (cc->prev_state != MXL_CREDIT_SLOT_HELD || cc->prev_index != index)
+    cc->posted[s] = 0;
+  mxl_credit_window_note_written (&cc->window, index);
+  return TRUE;
 }
 
-void
-mxl_conn_credit_unreserve (MxlConn *conn, uint64_t index)
+static void
+grain_unreserve (MxlConn *conn, uint64_t index)
 {
   MxlConnCredit *cc = conn->credit;
   guint s;
@@ -393,6 +412,26 @@ mxl_conn_credit_unreserve (MxlConn *conn, uint64_t index)
   cc->reserved = FALSE;
 }
 
+static void
+grain_undo (MxlConn *conn, const MxlPostDesc *desc)
+{
+  grain_unreserve (conn, desc->index);
+}
+
+static void
+grain_unqueued (MxlConn *conn, const MxlTracked *what)
+{
+  grain_unreserve (conn, what->grain_index);
+}
+
+static void
+grain_queued (MxlConn *conn, const MxlTracked *what, uint64_t first_seq)
+{
+  (void) conn;
+  (void) what;
+  (void) first_seq;
+}
+
 /* The slot of @index in @cc's window, when it holds @index. */
 static gboolean
 holds_index (const MxlConnCredit *cc, uint64_t index, guint *slot)
@@ -403,31 +442,268 @@ holds_index (const MxlConnCredit *cc, uint64_t index, guint *slot)
   return h->slot_state[*slot] == MXL_CREDIT_SLOT_HELD && h->slot_index[*slot] == index;
 }
 
-void
-mxl_conn_credit_posted (MxlConn *conn, uint64_t index)
+static gboolean
+grain_slot_of (const MxlConnCredit *cc, const MxlTracked *tr, guint *slot)
 {
-  guint s;
-
-  if (conn->credit != NULL && holds_index (conn->credit, index, &s))
-    conn->credit->posted[s] = 1;
+  return holds_index (cc, tr->grain_index, slot);
 }
 
-void
-mxl_conn_credit_dropped (MxlConn *conn, uint64_t index, gboolean others)
+/* Slot @s of @conn's window is free again: nothing of what it held
+ * reached the target, which will never release it (a late release counts
+ * as backwards). */
+static void
+give_back (MxlConn *conn, guint s)
+{
+  conn->credit->window.slots.slot_state[s] = MXL_CREDIT_SLOT_FREE;
+  conn->credit_returned++;
+  credit_came (conn->init);
+}
+
+static void
+grain_dropped (MxlConn *conn, const MxlTracked *tr, gboolean others)
 {
   MxlConnCredit *cc = conn->credit;
   guint s;
 
-  if (cc == NULL || others || !holds_index (cc, index, &s) || cc->posted[s])
+  if (others || !grain_slot_of (cc, tr, &s) || cc->posted[s])
     return;
-  /* nothing of @index reached the target, which will never release it:
-   * the slot is free again (a late release of @index counts as
-   * backwards) */
-  cc->window.slots.slot_state[s] = MXL_CREDIT_SLOT_FREE;
-  if (cc->reserved && cc->reserved_index == index)
+  if (cc->reserved && cc->reserved_index == tr->grain_index)
     cc->reserved = FALSE;
-  conn->credit_returned++;
-  credit_came (conn->init);
+  give_back (conn, s);
+}
+
+static gboolean
+grain_skips (MxlConn *conn, const MxlTracked *what)
+{
+  const MxlCreditHolds *h = &conn->credit->window.slots;
+  guint s = (guint) (what->grain_index % h->ring);
+
+  return h->slot_state[s] != MXL_CREDIT_SLOT_HELD || h->slot_index[s] != what->grain_index;
+}
+
+static gboolean
+grain_available (MxlConn *conn, uint64_t index)
+{
+  return conn->credit->acked && mxl_credit_window_may_write (&conn->credit->window, index);
+}
+
+const MxlCreditOps mxl_grain_credit_ops = {
+  .reserve = grain_reserve,
+  .undo = grain_undo,
+  .skips = grain_skips,
+  .unqueued = grain_unqueued,
+  .queued = grain_queued,
+  .slot_of = grain_slot_of,
+  .dropped = grain_dropped,
+  .available = grain_available,
+};
+
+/* ----------------------------------------------------------- samples */
+
+/* Entries @from .. @from + @n - 1 of @cc's window may all be written. */
+static gboolean
+entries_free (const MxlConnCredit *cc, uint64_t from, uint64_t n)
+{
+  if (n == 0 || n > cc->window.slots.ring)
+    return FALSE;
+  for (uint64_t k = 0; k < n; k++)
+    if (!mxl_credit_window_may_write (&cc->window, from + k))
+      return FALSE;
+  return TRUE;
+}
+
+/* The batch the fan-out takes next from @cc, or NULL. */
+static MxlCreditBatch *
+oldest_batch (MxlConnCredit *cc)
+{
+  return cc->b_len > 0 ? &cc->batches[cc->b_head] : NULL;
+}
+
+static void
+drop_oldest_batch (MxlConnCredit *cc)
+{
+  cc->promised -= cc->batches[cc->b_head].pieces;
+  cc->b_head = (cc->b_head + 1) % cc->window.slots.ring;
+  cc->b_len--;
+}
+
+/* A batch of @count samples: the entries after those written and those
+ * promised already, when they are free, are promised to it (written only
+ * when the fan-out queues the batch, in order, so that no entry is left
+ * out: the target counts entries in the order they come,
+ * target_credit.c). */
+static gboolean
+samples_reserve (MxlConn *c, const MxlPostDesc *desc)
+{
+  MxlConnCredit *cc = c->credit;
+  uint64_t pieces = mxl_samples_batch_entries (c, desc->count);
+  guint b;
+
+  if (!cc->acked || cc->b_len >= cc->window.slots.ring
+      || !entries_free (cc, cc->next_entry + cc->promised, pieces))
+    return FALSE;
+  b = (cc->b_head + cc->b_len++) % cc->window.slots.ring;
+  cc->batches[b].head = desc->index;
+  cc->batches[b].pieces = (guint) pieces;
+  cc->promised += pieces;
+  cc->have_last_head = TRUE;
+  cc->last_head = desc->index;
+  return TRUE;
+}
+
+/* The submit failed: the newest batch promised, if it is @desc's. */
+static void
+samples_undo (MxlConn *conn, const MxlPostDesc *desc)
+{
+  MxlConnCredit *cc = conn->credit;
+  MxlCreditBatch *b;
+
+  if (cc == NULL || cc->b_len == 0)
+    return;
+  b = &cc->batches[(cc->b_head + cc->b_len - 1) % cc->window.slots.ring];
+  if (b->head != desc->index)
+    return;
+  cc->promised -= b->pieces;
+  cc->b_len--;
+}
+
+static gboolean
+samples_skips (MxlConn *conn, const MxlTracked *what)
+{
+  const MxlCreditBatch *b = oldest_batch (conn->credit);
+
+  return b == NULL || b->head != what->grain_index;
+}
+
+static void
+samples_unqueued (MxlConn *conn, const MxlTracked *what)
+{
+  MxlConnCredit *cc = conn->credit;
+  const MxlCreditBatch *b;
+
+  if (cc != NULL && (b = oldest_batch (cc)) != NULL && b->head == what->grain_index)
+    drop_oldest_batch (cc);
+}
+
+/* The batch's entries were queued: the window holds them from now on, at
+ * the credit indices that follow the last one written and fall on the
+ * entries samples_queue() took (the same ones unless a re-added target
+ * restarted its entry counter). */
+static void
+samples_queued (MxlConn *conn, const MxlTracked *what, uint64_t first_seq)
+{
+  MxlConnCredit *cc = conn->credit;
+  guint ring, pieces;
+  uint64_t first_entry, first;
+  const MxlCreditBatch *b;
+
+  if (cc == NULL || (b = oldest_batch (cc)) == NULL || b->head != what->grain_index)
+    return;
+  ring = cc->window.slots.ring;
+  pieces = b->pieces;
+  drop_oldest_batch (cc);
+  first_entry = (mxl_samples_next_entry (conn) + ring - pieces % ring) % ring;
+  first = cc->next_entry + (first_entry + ring - cc->next_entry % ring) % ring;
+  for (guint k = 0; k < pieces; k++) {
+    guint s = (guint) ((first + k) % ring);
+
+    mxl_credit_window_note_written (&cc->window, first + k);
+    cc->posted[s] = 0;
+    cc->seq_of[s] = first_seq + k;
+  }
+  cc->next_entry = first + pieces;
+}
+
+/* The entry transfer @tr was written into, while the window holds it. */
+static gboolean
+entry_of_seq (const MxlConnCredit *cc, const MxlTracked *tr, guint *slot)
+{
+  for (guint s = 0; s < cc->window.slots.ring; s++)
+    if (cc->seq_of[s] == tr->seq && cc->window.slots.slot_state[s] == MXL_CREDIT_SLOT_HELD) {
+      *slot = s;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+samples_dropped (MxlConn *conn, const MxlTracked *tr, gboolean others)
+{
+  guint s;
+
+  (void) others;             /* one transfer per entry */
+  if (entry_of_seq (conn->credit, tr, &s) && !conn->credit->posted[s])
+    give_back (conn, s);
+}
+
+static gboolean
+samples_available (MxlConn *conn, uint64_t index)
+{
+  MxlConnCredit *cc = conn->credit;
+  uint64_t pieces = 1;
+
+  if (cc->have_last_head && index > cc->last_head)
+    pieces = MAX (mxl_samples_batch_entries (conn, index - cc->last_head), 1);
+  return cc->acked && cc->b_len < cc->window.slots.ring
+      && entries_free (cc, cc->next_entry + cc->promised, pieces);
+}
+
+const MxlCreditOps mxl_samples_credit_ops = {
+  .reserve = samples_reserve,
+  .undo = samples_undo,
+  .skips = samples_skips,
+  .unqueued = samples_unqueued,
+  .queued = samples_queued,
+  .slot_of = entry_of_seq,
+  .dropped = samples_dropped,
+  .available = samples_available,
+};
+
+/* ------------------------------------------------- through the ops */
+
+void
+mxl_conn_credit_posted (MxlConn *conn, const MxlTracked *tr)
+{
+  guint s;
+
+  if (conn->credit != NULL && conn->init->credit_ops->slot_of (conn->credit, tr, &s))
+    conn->credit->posted[s] = 1;
+}
+
+void
+mxl_conn_credit_after_queue (MxlConn *conn, const MxlTracked *what, gboolean queued,
+    uint64_t first_seq)
+{
+  if (conn->credit == NULL)
+    return;
+  if (queued)
+    conn->init->credit_ops->queued (conn, what, first_seq);
+  else
+    conn->init->credit_ops->unqueued (conn, what);
+}
+
+/* Reserves @desc on every connected target with credits that has room
+ * for it; counts the others in their grains_no_credit. Returns: how many
+ * had none; @with_credit: how many took it. */
+static guint
+reserve (MxlInitiator *init, const MxlPostDesc *desc, guint *with_credit)
+{
+  guint missing = 0;
+
+  *with_credit = 0;
+  for (guint i = 0; i < init->conns->len; i++) {
+    MxlConn *c = g_ptr_array_index (init->conns, i);
+
+    if (c->credit == NULL || c->state.kind != MXL_CONN_CONNECTED)
+      continue;
+    if (init->credit_ops->reserve (c, desc))
+      (*with_credit)++;
+    else {
+      c->grains_no_credit++;
+      missing++;
+    }
+  }
+  return missing;
 }
 
 mxlStatus
@@ -442,7 +718,7 @@ mxl_initiator_credit_submit (MxlInitiator *init, const MxlPostDesc *desc)
   if (atomic_load (&init->credit_conns) == 0)
     return init->mode->submit (init, desc);
   mxl_lock (&init->base.lock);
-  missing = mxl_initiator_credit_reserve (init, desc->index, &with_credit);
+  missing = reserve (init, desc, &with_credit);
   none = missing > 0 && with_credit == 0 && missing == init->stats.targetsConnected;
   mxl_unlock (&init->base.lock);
   if (none)
@@ -450,28 +726,25 @@ mxl_initiator_credit_submit (MxlInitiator *init, const MxlPostDesc *desc)
   st = init->mode->submit (init, desc);
   if (st != MXL_STATUS_OK && with_credit > 0) {
     mxl_lock (&init->base.lock);
-    for (guint i = 0; i < init->conns->len; i++)
-      mxl_conn_credit_unreserve (g_ptr_array_index (init->conns, i), desc->index);
+    for (guint i = 0; i < init->conns->len; i++) {
+      MxlConn *c = g_ptr_array_index (init->conns, i);
+
+      if (c->credit != NULL)
+        init->credit_ops->undo (c, desc);
+    }
     mxl_unlock (&init->base.lock);
   }
   return st == MXL_STATUS_OK && missing > 0 ? MXL_ERR_NOT_READY : st;
 }
 
 gboolean
-mxl_conn_credit_skips (MxlConn *conn, uint64_t index)
+mxl_conn_credit_skips (MxlConn *conn, const MxlTracked *what)
 {
-  const MxlCreditHolds *h;
-  guint s;
-
-  if (conn->credit == NULL)
-    return FALSE;
-  h = &conn->credit->window.slots;
-  s = (guint) (index % h->ring);
-  return h->slot_state[s] != MXL_CREDIT_SLOT_HELD || h->slot_index[s] != index;
+  return conn->credit != NULL && conn->init->credit_ops->skips (conn, what);
 }
 
 /* Every connected target with credits (or @target_id only, when not 0)
- * can take grain @index. */
+ * can take @index. */
 static gboolean
 credit_available (MxlInitiator *init, uint64_t target_id, uint64_t index)
 {
@@ -480,7 +753,7 @@ credit_available (MxlInitiator *init, uint64_t target_id, uint64_t index)
 
     if ((target_id == 0 || c->target_id == target_id)
         && c->credit != NULL && c->state.kind == MXL_CONN_CONNECTED
-        && (!c->credit->acked || !mxl_credit_window_may_write (&c->credit->window, index)))
+        && !init->credit_ops->available (c, index))
       return FALSE;
   }
   return TRUE;
@@ -495,7 +768,7 @@ mxl_initiator_wait_credit (MxlInitiator *init, const struct mxlFabricsTargetInfo
   gboolean threaded;
   mxlStatus st = MXL_ERR_TIMEOUT;
 
-  if (!init->base.setup_done || init->base.continuous)
+  if (!init->base.setup_done)
     return MXL_ERR_INVALID_STATE;
   mxl_lock (&init->base.lock);
   if (info != NULL && mxl_initiator_find_conn (init, target_id) == NULL) {

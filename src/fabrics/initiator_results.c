@@ -120,7 +120,7 @@ mxl_conn_track_write (MxlConn *conn, uint64_t seq, gboolean last)
 
   if (tr == NULL)
     return;
-  mxl_conn_credit_posted (conn, tr->grain_index);
+  mxl_conn_credit_posted (conn, tr);
   tr->writes++;
   tr->outstanding++;
   if (last)
@@ -177,7 +177,7 @@ mxl_conn_track_drop (MxlConn *conn, uint64_t seq, mxlStatus status)
     tr->dropped = TRUE;
   /* credits: a grain none of whose writes went out gives its slot back */
   if (tr != NULL && tr->writes == 0 && conn->credit != NULL)
-    mxl_conn_credit_dropped (conn, tr->grain_index, tracked_same_grain (conn, tr));
+    conn->init->credit_ops->dropped (conn, tr, tracked_same_grain (conn, tr));
   mxl_conn_track_fail (conn, seq, status, 0, TRUE);
 }
 

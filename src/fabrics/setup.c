@@ -113,18 +113,16 @@ select_protocol (const mxlFabricsInterfaceConfig *iface, MxlRole role,
   return st;
 }
 
-/* The credit extension (src/fabrics/wire/credit.h), grain flows: a
- * target that advertises it sends releases (fi_inject), every initiator
- * can receive them. Connectionless (FI_EP_RDM), the initiator announces
+/* The credit extension (src/fabrics/wire/credit.h), grain and continuous
+ * flows alike: a target that advertises it sends releases (fi_inject),
+ * every initiator can receive them. Connectionless (FI_EP_RDM), the initiator announces
  * itself with a message, which the target receives and acknowledges. */
 static uint64_t
-credit_caps (const MxlProviderDesc *desc, const MxlFlowLayout *flow, MxlRole role,
-    const MxlSetupOptions *options)
+credit_caps (const MxlProviderDesc *desc, MxlRole role, const MxlSetupOptions *options)
 {
   uint64_t rdm;
 
-  if (desc == NULL || flow->format == MXL_DATA_FORMAT_AUDIO
-      || (desc->ep_type != FI_EP_MSG && desc->ep_type != FI_EP_RDM))
+  if (desc == NULL || (desc->ep_type != FI_EP_MSG && desc->ep_type != FI_EP_RDM))
     return 0;
   rdm = desc->ep_type == FI_EP_RDM ? FI_SEND | FI_RECV : 0;
   if (role == MXL_ROLE_TARGET)
@@ -158,7 +156,7 @@ mxl_setup_begin (const char *options_json, const MxlFlowLayout *flow,
   if (desc != NULL && mxl_provider_has_quirk (desc, MXL_PROVIDER_QUIRK_SHM_REGIONS))
     mxl_shm_clean_stale (MXL_SHM_REGION_DIR);
   return select_protocol (iface, role, out_options,
-      credit_caps (desc, flow, role, out_options), out_info, error);
+      credit_caps (desc, role, out_options), out_info, error);
 }
 
 mxlStatus

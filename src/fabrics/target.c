@@ -445,6 +445,8 @@ consume (MxlTarget *t, uint64_t *out_index, uint64_t *out_count)
       return MXL_FABRICS_EXT_STATUS_END_OF_STREAM;
     }
     st = t->ingress->on_completion (t, e, out_index, out_count);
+    /* credits of a continuous flow: the entry is free again */
+    mxl_target_credit_entry (t, e->data);
     if (st != MXL_ERR_NOT_READY)
       return st;
   }

@@ -93,7 +93,7 @@ size_t mxl_target_claims_take (MxlTarget *target, MxlTargetClaims *claims,
 
 typedef struct MxlTargetCredit MxlTargetCredit;
 
-/** Setup option "credits", grain flow, FI_SEND, a connected endpoint, or
+/** Setup option "credits", grain or continuous flow, FI_SEND, a connected endpoint, or
  * a connectionless one with FI_RECV whose protocol posts no receives of
  * its own (t->pstate NULL): makes t->credit (its holds, the peer to send
  * releases to; connectionless: the registration of the announce
@@ -126,9 +126,18 @@ size_t mxl_target_credit_take (MxlTarget *target, struct fi_cq_data_entry *batch
  * when it was an announce receive (counted bad unless cancelled, posted
  * again), FALSE for anything else. */
 gboolean mxl_target_credit_receive_failed (MxlTarget *target, void *op_context, int err);
-/** ReadGrain returned @index: its slot holds it until released. */
+/** ReadGrain returned @index: its slot holds it until released (grain
+ * flows; nothing for a continuous one). */
 void mxl_target_credit_read (MxlTarget *target, uint64_t index);
-/** mxlFabricsExtTargetReleaseGrain(). */
+/** A completion for bounce entry @entry (the immediate data, untrusted:
+ * out of range is ignored) was consumed, its samples committed into the
+ * flow or refused: continuous flows with an announced peer release it at
+ * once (its credit index derived from the order of the entries,
+ * target_credit.c); nothing for a grain flow. Any thread; takes the
+ * credit state's own lock. */
+void mxl_target_credit_entry (MxlTarget *target, uint64_t entry);
+/** mxlFabricsExtTargetReleaseGrain(): INVALID_STATE without credits or
+ * for a continuous flow (the target releases its entries itself). */
 mxlStatus mxl_target_release_grain (MxlTarget *target, uint64_t index);
 /** The credit counters of GetStats. */
 void mxl_target_credit_stats (MxlTarget *target, mxlFabricsExtTargetStats *out);

@@ -2,8 +2,9 @@
 /*
  * The target's side of the credit extension (src/fabrics/wire/credit.h,
  * docs/fabrics-engine.md "Credits"): which grain each slot holds from the
- * read that returned it until the reader releases it, and the release
- * messages, sent with fi_inject(3) to the initiator that announced
+ * read that returned it until the reader releases it (audio: each bounce
+ * entry, released as soon as its completion was consumed, TargetCreditOps
+ * below), and the release messages, sent with fi_inject(3) to the initiator that announced
  * itself: on a connected endpoint its connection request named it
  * (target_rc.c); on a connectionless one (target_rdm.c) its announce
  * message, which lands in receives posted here, gives its id and address
@@ -23,9 +24,27 @@
 #define MXL_CREDIT_ANNOUNCE_RECVS 4u
 #define MXL_CREDIT_ANNOUNCE_BUF (MXL_CREDIT_ANNOUNCE_HEADER + MXL_CREDIT_ADDR_MAX)
 
+/* What a slot of the holds is, chosen at setup with the flow: a grain
+ * slot, which ReadGrain fills and the application empties
+ * (ReleaseGrain), or a bounce entry, which the target fills and empties
+ * itself when it committed the entry's samples into the flow. */
+typedef struct TargetCreditOps {
+  /* ReadGrain / ReadSamples returned @index (takes c->lock if it needs it) */
+  void (*read) (MxlTarget *t, MxlTargetCredit *c, uint64_t index);
+  /* a completion of bounce entry @entry was consumed (the same) */
+  void (*entry_done) (MxlTarget *t, MxlTargetCredit *c, uint64_t entry);
+  /* mxlFabricsExtTargetReleaseGrain() applies */
+  gboolean app_releases;
+} TargetCreditOps;
+
 struct MxlTargetCredit {
   GMutex lock;
+  const TargetCreditOps *ops;
   MxlCreditHolds holds;
+  /* bounce entries: the credit index of the last entry consumed since the
+   * peer announced itself (have_last FALSE: none yet) */
+  gboolean have_last;
+  uint64_t last;
   struct fid_ep *ep;             /* the connection (RC) or the endpoint
                                     (RDM) releases go out on, or NULL */
   fi_addr_t addr;                /* RDM: the peer in @av; RC: 0 (ignored) */
@@ -40,15 +59,90 @@ struct MxlTargetCredit {
   struct fi_context2 rx[MXL_CREDIT_ANNOUNCE_RECVS];
 };
 
+static void send_release (MxlTarget *t, MxlTargetCredit *c, uint64_t index);
+
+static void
+grain_read (MxlTarget *t, MxlTargetCredit *c, uint64_t index)
+{
+  (void) t;
+  g_mutex_lock (&c->lock);
+  mxl_credit_holds_commit (&c->holds, index);
+  g_mutex_unlock (&c->lock);
+}
+
+static void
+grain_entry_done (MxlTarget *t, MxlTargetCredit *c, uint64_t entry)
+{
+  (void) t;
+  (void) c;
+  (void) entry;
+}
+
+static const TargetCreditOps grain_credit_ops = {
+  .read = grain_read,
+  .entry_done = grain_entry_done,
+  .app_releases = TRUE,
+};
+
+static void
+entry_read (MxlTarget *t, MxlTargetCredit *c, uint64_t index)
+{
+  (void) t;
+  (void) c;
+  (void) index;
+}
+
+/* Bounce entry @entry was consumed (its samples committed into the flow,
+ * or the entry refused): released at once. Its credit index is the first
+ * one after the last consumed that falls on @entry (the initiator writes
+ * entries in order, each only once the target released what it held
+ * before, and may leave out fewer than entryCount in a row); the first
+ * entry after the announce is its own index. Without an announced peer
+ * (a reference initiator, or one without credits) nothing is kept. */
+static void
+entry_done (MxlTarget *t, MxlTargetCredit *c, uint64_t entry)
+{
+  guint ring = c->holds.ring;
+  uint64_t index;
+
+  if (entry >= ring)
+    return;
+  g_mutex_lock (&c->lock);
+  if (c->peer_id == 0) {
+    g_mutex_unlock (&c->lock);
+    return;
+  }
+  if (!c->have_last)
+    index = entry;
+  else {
+    uint64_t d = (entry + ring - c->last % ring) % ring;
+
+    index = c->last + (d == 0 ? ring : d);
+  }
+  c->have_last = TRUE;
+  c->last = index;
+  mxl_credit_holds_commit (&c->holds, index);
+  if (mxl_credit_holds_release (&c->holds, index) == MXL_STATUS_OK)
+    send_release (t, c, index);
+  g_mutex_unlock (&c->lock);
+}
+
+static const TargetCreditOps entry_credit_ops = {
+  .read = entry_read,
+  .entry_done = entry_done,
+  .app_releases = FALSE,
+};
+
 void
 mxl_target_credit_setup (MxlTarget *t)
 {
   MxlTargetCredit *c;
+  uint64_t entries = 0, entry_size = 0;
 
   g_autoptr (GError) error = NULL;
   gboolean rdm = t->base.desc->ep_type == FI_EP_RDM;
 
-  if (!t->base.options.credits || t->base.continuous
+  if (!t->base.options.credits
       || (t->base.desc->ep_type != FI_EP_MSG && !rdm)
       || !(t->base.dom->info->caps & FI_SEND))
     return;
@@ -58,8 +152,14 @@ mxl_target_credit_setup (MxlTarget *t)
    * them. */
   if (rdm && (!(t->base.dom->info->caps & FI_RECV) || t->pstate != NULL))
     return;
+  /* a continuous flow's holds are its bounce entries */
+  if (t->base.continuous)
+    mxl_samples_target_entries (t, &entries, &entry_size);
   c = g_new0 (MxlTargetCredit, 1);
-  if (mxl_credit_holds_init (&c->holds, t->base.grain_count) != MXL_STATUS_OK) {
+  c->ops = t->base.continuous ? &entry_credit_ops : &grain_credit_ops;
+  if (entries > MXL_CREDIT_RING_MAX
+      || mxl_credit_holds_init (&c->holds, t->base.continuous ? (guint) entries
+          : t->base.grain_count) != MXL_STATUS_OK) {
     g_free (c);
     return;
   }
@@ -179,6 +279,7 @@ on_announce (MxlTarget *t, MxlTargetCredit *c, const MxlCreditAnnounce *a)
   c->addr = addr;
   c->peer_id = a->initiator_id;
   memset (c->holds.slot_state, 0, c->holds.ring);
+  c->have_last = FALSE;
   send_ack (c, a->initiator_id);
 }
 
@@ -265,6 +366,7 @@ mxl_target_credit_peer (MxlTarget *t, struct fid_ep *ep, uint64_t credit_id)
   /* a new initiator starts with every slot free (its window is new) */
   if (ep != NULL)
     memset (c->holds.slot_state, 0, c->holds.ring);
+  c->have_last = FALSE;
   g_mutex_unlock (&c->lock);
 }
 
@@ -275,25 +377,29 @@ mxl_target_credit_read (MxlTarget *t, uint64_t index)
 
   if (c == NULL)
     return;
-  g_mutex_lock (&c->lock);
-  mxl_credit_holds_commit (&c->holds, index);
-  g_mutex_unlock (&c->lock);
+  c->ops->read (t, c, index);
 }
 
-mxlStatus
-mxl_target_release_grain (MxlTarget *t, uint64_t index)
+void
+mxl_target_credit_entry (MxlTarget *t, uint64_t entry)
 {
   MxlTargetCredit *c = t->credit;
-  MxlCreditRelease r;
-  uint8_t msg[MXL_CREDIT_RELEASE_SIZE];
-  mxlStatus st;
-  ssize_t rc = -FI_ENOTCONN;
 
   if (c == NULL)
-    return MXL_ERR_INVALID_STATE;
-  g_mutex_lock (&c->lock);
-  st = mxl_credit_holds_release (&c->holds, index);
-  if (st == MXL_STATUS_OK && c->ep != NULL && c->peer_id != 0) {
+    return;
+  c->ops->entry_done (t, c, entry);
+}
+
+/* Sends the release of @index to the peer, if any (c->lock held), and
+ * counts it: sent, or unsent. */
+static void
+send_release (MxlTarget *t, MxlTargetCredit *c, uint64_t index)
+{
+  MxlCreditRelease r;
+  uint8_t msg[MXL_CREDIT_RELEASE_SIZE];
+  ssize_t rc = -FI_ENOTCONN;
+
+  if (c->ep != NULL && c->peer_id != 0) {
     r.initiator_id = c->peer_id;
     r.index = index;
     mxl_credit_release_encode (&r, msg);
@@ -306,15 +412,28 @@ mxl_target_release_grain (MxlTarget *t, uint64_t index)
       g_usleep (20);
     }
   }
-  if (st == MXL_STATUS_OK) {
-    if (rc == 0)
-      c->sent++;
-    else
-      c->unsent++;
-    if (rc != 0 && rc != -FI_ENOTCONN)
-      g_debug ("target %" G_GUINT64_FORMAT ": release of grain %" G_GUINT64_FORMAT
-          " not sent: %s", t->id, index, fi_strerror ((int) -rc));
-  }
+  if (rc == 0)
+    c->sent++;
+  else
+    c->unsent++;
+  if (rc != 0 && rc != -FI_ENOTCONN)
+    g_debug ("target %" G_GUINT64_FORMAT ": release of %" G_GUINT64_FORMAT
+        " not sent: %s", t->id, index, fi_strerror ((int) -rc));
+}
+
+mxlStatus
+mxl_target_release_grain (MxlTarget *t, uint64_t index)
+{
+  MxlTargetCredit *c = t->credit;
+  mxlStatus st;
+
+  /* none, or bounce entries, which the target releases itself */
+  if (c == NULL || !c->ops->app_releases)
+    return MXL_ERR_INVALID_STATE;
+  g_mutex_lock (&c->lock);
+  st = mxl_credit_holds_release (&c->holds, index);
+  if (st == MXL_STATUS_OK)
+    send_release (t, c, index);
   g_mutex_unlock (&c->lock);
   return st;
 }

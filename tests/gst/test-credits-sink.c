@@ -30,6 +30,7 @@
 #include <mxl/flow-ext.h>
 
 #include "../hardening/hgst.h"
+#include "libtarget.h"
 
 #define W 96
 #define H 54
@@ -43,13 +44,7 @@
 
 /* One receiver: a target in its own private domain and its reader. */
 typedef struct {
-  mxlPrivateDomain domain;
-  mxlInstance mxl;
-  mxlFabricsInstance fab;
-  mxlFlowWriter writer;
-  mxlFlowReader reader;
-  mxlFabricsTarget target;
-  gchar *file;                  /* its TargetInfo, for target-info=@file */
+  LibTarget lt;                 /* the target, its flow and TargetInfo file */
   gchar *source;                /* "@" file: its `source` in the sink's stats */
   /* the reader thread */
   GThread *thread;
@@ -73,9 +68,9 @@ reader_run (gpointer data)
     uint8_t *payload = NULL;
     gchar *sum = NULL;
 
-    if (mxlFabricsTargetReadGrain (r->target, 50, &index) != MXL_STATUS_OK)
+    if (mxlFabricsTargetReadGrain (r->lt.target, 50, &index) != MXL_STATUS_OK)
       continue;
-    if (mxlFlowReaderGetGrainNonBlocking (r->reader, index, &gi,
+    if (mxlFlowReaderGetGrainNonBlocking (r->lt.reader, index, &gi,
             &payload) == MXL_STATUS_OK)
       sum = g_compute_checksum_for_data (G_CHECKSUM_SHA1, payload,
           gi.grainSize);
@@ -86,7 +81,7 @@ reader_run (gpointer data)
     if (released >= r->release_max)
       continue;
     g_usleep (r->sleep_ms * 1000);
-    g_assert_cmpint (mxlFabricsExtTargetReleaseGrain (r->target, index), ==,
+    g_assert_cmpint (mxlFabricsExtTargetReleaseGrain (r->lt.target, index), ==,
         MXL_STATUS_OK);
     released++;
   }
@@ -109,41 +104,15 @@ recv_new (const gchar * options, guint sleep_ms, guint release_max)
       "\"frame_width\":%d,\"frame_height\":%d,"
       "\"interlace_mode\":\"progressive\",\"colorspace\":\"BT709\"}",
       flow_id, RATE, W, H);
-  mxlFabricsTargetConfig cfg;
-  mxlFabricsTargetInfo info = NULL;
   mxlFlowConfigInfo config;
   bool created = false;
-  gchar json[8192];
-  size_t size = sizeof json;
 
-  g_assert_cmpint (mxlPrivateDomainCreate (NULL, &r->domain), ==,
-      MXL_STATUS_OK);
-  r->mxl = mxlCreateInstance (mxlPrivateDomainGetPath (r->domain), NULL);
-  g_assert_nonnull (r->mxl);
-  g_assert_cmpint (mxlFabricsCreateInstance (r->mxl, NULL, &r->fab), ==,
-      MXL_STATUS_OK);
-  g_assert_cmpint (mxlCreateFlowWriterWithGrainCount (r->mxl, def, NULL, RING,
-          &r->writer, &config, &created), ==, MXL_STATUS_OK);
+  lib_target_domain (&r->lt);
+  g_assert_cmpint (mxlCreateFlowWriterWithGrainCount (r->lt.mxl, def, NULL,
+          RING, &r->lt.writer, &config, &created), ==, MXL_STATUS_OK);
   g_assert_cmpuint (config.discrete.grainCount, ==, RING);
-  g_assert_cmpint (mxlCreateFlowReader (r->mxl, flow_id, NULL, &r->reader), ==,
-      MXL_STATUS_OK);
-  memset (&cfg, 0, sizeof cfg);
-  cfg.interface.provider = MXL_FABRICS_PROVIDER_TCP;
-  cfg.interface.caps.flags = MXL_FABRICS_IFACE_CAP_REMOTE_WRITE
-      | MXL_FABRICS_IFACE_CAP_BLOCKING_OPERATIONS;
-  cfg.interface.address.node = HGST_NODE;
-  cfg.writer = r->writer;
-  g_assert_cmpint (mxlFabricsCreateTarget (r->fab, &r->target), ==,
-      MXL_STATUS_OK);
-  g_assert_cmpint (mxlFabricsTargetSetup (r->target, &cfg, options, &info),
-      ==, MXL_STATUS_OK);
-  g_assert_cmpint (mxlFabricsTargetInfoToString (info, json, &size), ==,
-      MXL_STATUS_OK);
-  mxlFabricsFreeTargetInfo (info);
-  r->file = g_build_filename (mxlPrivateDomainGetPath (r->domain),
-      "target-info.json", NULL);
-  g_assert_true (g_file_set_contents (r->file, json, -1, NULL));
-  r->source = g_strconcat ("@", r->file, NULL);
+  g_free (lib_target_setup (&r->lt, flow_id, options));
+  r->source = g_strconcat ("@", r->lt.file, NULL);
   r->sleep_ms = sleep_ms;
   r->release_max = release_max;
   g_mutex_init (&r->lock);
@@ -160,20 +129,10 @@ recv_free (Recv * r)
 {
   g_atomic_int_set (&r->stop, 1);
   g_thread_join (r->thread);
-  g_assert_cmpint (mxlFabricsDestroyTarget (r->fab, r->target), ==,
-      MXL_STATUS_OK);
-  g_assert_cmpint (mxlReleaseFlowReader (r->mxl, r->reader), ==,
-      MXL_STATUS_OK);
-  g_assert_cmpint (mxlReleaseFlowWriter (r->mxl, r->writer), ==,
-      MXL_STATUS_OK);
-  g_assert_cmpint (mxlFabricsDestroyInstance (r->fab), ==, MXL_STATUS_OK);
-  g_assert_cmpint (mxlDestroyInstance (r->mxl), ==, MXL_STATUS_OK);
-  g_unlink (r->file);
-  g_assert_cmpint (mxlPrivateDomainDestroy (r->domain), ==, MXL_STATUS_OK);
+  lib_target_clear (&r->lt);
   g_array_unref (r->indices);
   g_ptr_array_unref (r->sums);
   g_mutex_clear (&r->lock);
-  g_free (r->file);
   g_free (r->source);
   g_free (r);
 }
@@ -205,7 +164,7 @@ recv_stats (Recv * r)
 {
   mxlFabricsExtTargetStats s = {.version = MXL_FABRICS_API_VERSION };
 
-  g_assert_cmpint (mxlFabricsExtTargetGetStats (r->target, &s), ==,
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (r->lt.target, &s), ==,
       MXL_STATUS_OK);
   return s;
 }
@@ -506,8 +465,8 @@ fanout_stalled (gboolean live)
   g_assert_cmpuint (recv_stats (b).grainsReceived, ==, RING);
   /* the "falling behind" WARNING names b, not a */
   g_assert_nonnull (strstr (warnings->str, "falling behind"));
-  g_assert_nonnull (strstr (warnings->str, b->file));
-  g_assert_null (strstr (warnings->str, a->file));
+  g_assert_nonnull (strstr (warnings->str, b->lt.file));
+  g_assert_null (strstr (warnings->str, a->lt.file));
   g_string_free (warnings, TRUE);
   g_test_message ("fan-out, live %d: %u and %u grains, EOS after %"
       G_GINT64_FORMAT " ms", live, recv_count (a), recv_count (b),

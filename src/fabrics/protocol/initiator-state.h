@@ -444,6 +444,9 @@ struct mxlFabricsInitiator_t {
    * read without it by TransferGrain, which takes base.lock for the
    * credits only when there are any (initiator_credit.c) */
   atomic_uint credit_conns;
+  /* what a credit is for, grain slots or bounce entries, chosen at setup
+   * with @chunks (initiator_credit.h) */
+  const struct MxlCreditOps *credit_ops;
   /* connectionless: credit states of connections that left, whose
    * receives may still be posted (initiator_credit.c); freed at teardown */
   GPtrArray *credit_retired;

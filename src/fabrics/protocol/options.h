@@ -29,9 +29,11 @@ typedef struct MxlSetupOptions {
   uint32_t post_ring_capacity;  /* "postRingCapacity": power of two >= 2; default MXL_DEFAULT_POST_RING_CAPACITY */
   gboolean reconnect;           /* "reconnect": boolean, default FALSE (initiator: a lost
                                    connection is retried with the back-off) */
-  gboolean credits;             /* "credits": boolean, default FALSE (target of a grain
-                                   flow: advertise the credit extension, the
-                                   reader releases every grain it read,
+  gboolean credits;             /* "credits": boolean, default FALSE (target:
+                                   advertise the credit extension; of a grain
+                                   flow the reader releases every grain it
+                                   read, of an audio flow the target each
+                                   bounce entry it committed,
                                    src/fabrics/wire/credit.h) */
 } MxlSetupOptions;
 

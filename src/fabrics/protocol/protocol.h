@@ -481,6 +481,16 @@ gboolean mxl_samples_batch_fits (const MxlInitiator *init, uint64_t count);
  * initiator's local channel ring, NULL for a grain initiator. */
 const MxlSampleRing *mxl_samples_debug_initiator_ring (const MxlInitiator *init);
 #endif
+/** How many bounce entries of @conn's target a batch of @count samples
+ * per channel takes (a batch longer than an entry travels as several,
+ * samples_queue()); 0 when it cannot be sent (empty, longer than the
+ * local ring, or the target's entries hold nothing). The credits reserve
+ * that many entries (initiator_credit.c). */
+uint64_t mxl_samples_batch_entries (MxlConn *conn, uint64_t count);
+/** The bounce entry @conn's next batch starts at (0 before its first):
+ * its entries are this one and the following ones, modulo the target's
+ * entry count. */
+uint32_t mxl_samples_next_entry (const MxlConn *conn);
 /** TRUE when @info has a bounce ring that batches of this flow fit. */
 gboolean mxl_samples_target_usable (const MxlInitiator *init,
     const struct mxlFabricsTargetInfo_t *info);

@@ -324,6 +324,23 @@ entry_capacity (MxlConn *conn, const MxlSamplesRequest *req)
   return mxl_bounce_capacity (&mxl_samples_initiator (conn->init)->ring, conn->info->bounce_entry_size);
 }
 
+uint64_t
+mxl_samples_batch_entries (MxlConn *conn, uint64_t count)
+{
+  MxlSamplesRequest req = { .head = count, .count = count };
+  uint64_t cap = entry_capacity (conn, &req);
+
+  return cap == 0 ? 0 : (count + cap - 1) / cap;
+}
+
+uint32_t
+mxl_samples_next_entry (const MxlConn *conn)
+{
+  const MxlSampleConn *c = peek_state (conn);
+
+  return c != NULL ? c->next_entry : 0;
+}
+
 /* A batch longer than the target's entries travels as several entries of
  * consecutive samples (the reference refuses it, §4.3), in consecutive
  * entries of the ring; they are queued all or none. */
@@ -339,6 +356,7 @@ samples_queue (MxlConn *conn, const void *request)
 
   if (cap == 0)
     return MXL_ERR_INVALID_ARG;
+  /* the entry count mxl_samples_batch_entries() gives the credits */
   if ((st = make_room (conn, (req->count + cap - 1) / cap, &staged)) != MXL_STATUS_OK)
     return st;
   first = req->head - req->count;

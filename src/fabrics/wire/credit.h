@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Credits: flow control from a grain target back to its initiator, our
+ * Credits: flow control from a target back to its initiator, our
  * extension (docs/wire-format.md §11.7). The reference wire has none: a
- * remote write may land in a ring slot at any time.
+ * remote write may land in a ring slot (an audio bounce entry) at any
+ * time. The "ring" below is the target's grain ring, or for audio its
+ * bounce ring, whose index is the entry's credit index (the n-th entry
+ * the connection writes).
  *
  * This header holds the wire pieces and the bookkeeping of both sides,
  * with no libfabric call, so each rule is tested on its own (unit test

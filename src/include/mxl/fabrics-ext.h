@@ -556,11 +556,16 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInterruptRead (mxlFabricsTarget in_targe
  * writes as it always did), which is counted in creditReleasesUnsent. The
  * call never blocks.
  *
+ * A target of an audio flow with credits releases each bounce entry
+ * itself, as soon as it committed the entry's samples into its flow
+ * (docs/fabrics-engine.md "Credits", Audio): its reader calls nothing and
+ * reads samples from the flow as without credits; this call refuses it.
+ *
  * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL, or when the slot
  * of @in_index does not hold that grain as read (never read, or
  * overwritten since); MXL_ERR_INVALID_STATE when the target is not set up,
- * has no "credits" option, receives audio, or @in_index was released
- * already.
+ * has no "credits" option, receives audio (it releases by itself), or
+ * @in_index was released already.
  */
 MXL_EXPORT mxlStatus mxlFabricsExtTargetReleaseGrain (mxlFabricsTarget in_target,
     uint64_t in_index);
@@ -730,9 +735,10 @@ typedef struct mxlFabricsExtInitiatorTargetStats_t {
   bool credits;                  /* the connection uses credits: the
                                     target advertised them and this
                                     initiator announced itself */
-  uint64_t grainsNoCredit;       /* TransferGrain calls it did not get:
-                                    its ring slot was not released yet */
-  uint64_t creditReleases;       /* releases that freed a slot */
+  uint64_t grainsNoCredit;       /* TransferGrain (TransferSamples) calls
+                                    it did not get: its ring slot (next
+                                    bounce entries) not released yet */
+  uint64_t creditReleases;       /* releases that freed a slot (entry) */
   uint64_t creditReleasesAhead;  /* ignored: a grain index never written
                                     into its slot (beyond the newest
                                     written, or skipped) */
@@ -764,7 +770,11 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetTargetStats (mxlFabricsInitiator i
  * mxlFabricsExtInitiatorWaitCredit:
  * @in_targetInfo: (nullable): wait for this added target only; NULL: for
  *   every connected target with credits.
- * @in_index: the grain index about to be transferred.
+ * @in_index: the grain index about to be transferred; for an audio
+ *   initiator the head of the batch about to be transferred, whose length
+ *   is taken as @in_index minus the head of the batch last transferred to
+ *   that target (one bounce entry when that is not a batch length, as for
+ *   the first).
  * @in_timeoutMs: how long to wait at most (ms); 0: only check.
  *
  * The credit extension (docs/wire-format.md §11.7): with a target that
@@ -778,8 +788,10 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetTargetStats (mxlFabricsInitiator i
  * mxlFabricsInitiatorTransferGrain() of a grain some such target has no
  * credit for sends it to the other targets only and returns
  * MXL_ERR_NOT_READY (each target's credits are its own; counted in its
- * grainsNoCredit). A sender that must not lose grains (not live) calls
- * this first; a live one transfers and lets the grain go for that target.
+ * grainsNoCredit). Audio: the same per bounce entry, with
+ * mxlFabricsInitiatorTransferSamples() (docs/wire-format.md §11.7). A
+ * sender that must not lose grains (not live) calls this first; a live
+ * one transfers and lets the grain go for that target.
  * Waits on the initiator's condition (progress thread: woken when a
  * release arrives) or on the completion queue (without it), never longer
  * than @in_timeoutMs.
@@ -789,7 +801,7 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorGetTargetStats (mxlFabricsInitiator i
  * or not connected); MXL_ERR_TIMEOUT when the time ran out;
  * MXL_ERR_INVALID_ARG for a NULL initiator; MXL_ERR_NOT_FOUND for a
  * target not added; MXL_ERR_INVALID_STATE when the initiator is not set
- * up or sends audio.
+ * up.
  */
 MXL_EXPORT mxlStatus mxlFabricsExtInitiatorWaitCredit (mxlFabricsInitiator in_initiator,
     mxlFabricsTargetInfo in_targetInfo, uint64_t in_index, uint16_t in_timeoutMs);

@@ -306,12 +306,24 @@ MXL_EXPORT mxlStatus mxlFabricsInitiatorTransferGrain (mxlFabricsInitiator in_in
  * mxlFabricsInitiatorTransferGrain(): one MXL_ERR_NOT_READY result each
  * (grainIndex = @in_headIndex), counted in `transfersNotConnected`.
  *
+ * Credits (our extension, docs/wire-format.md §11.7, one per bounce
+ * entry): a connected target that advertised credits whose next entries
+ * (as many as the batch takes) still hold batches the target has not
+ * consumed does not get this batch (counted in its grainsNoCredit), and
+ * the call returns MXL_ERR_NOT_READY although the other targets got it;
+ * when every connected target is such a target, nothing is posted. The
+ * target frees an entry itself once it committed the entry's samples into
+ * its flow (no release call); the initiator takes the releases in its
+ * progress (the progress thread, or MakeProgress and
+ * mxlFabricsExtInitiatorWaitCredit() without it).
+ *
  * Returns: MXL_STATUS_OK (posted or queued for at least one connected
  * target, or no target added); MXL_ERR_INVALID_ARG (count 0, longer than
  * the ring, head < count); MXL_ERR_INVALID_STATE (a grain initiator, not
  * set up); MXL_ERR_NOT_READY (the provider's queue stayed full past the
- * retry deadline, or targets are added but none is connected; with the
- * progress thread only the results say so).
+ * retry deadline, targets are added but none is connected, or a target
+ * with credits had none; with the progress thread only the results say
+ * so, except for credits, which are looked at in the call itself).
  */
 MXL_EXPORT mxlStatus mxlFabricsInitiatorTransferSamples (mxlFabricsInitiator in_initiator,
     uint64_t in_headIndex, size_t in_count);

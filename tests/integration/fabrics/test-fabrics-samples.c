@@ -22,10 +22,17 @@
  *     entry (a head not newer than the last delivered) is reported lost.
  *   - cq-overrun: more completions than cqDepth are reported as an overrun,
  *     a status other than a lost batch's, and nothing is lost.
+ *   - credits (a target with "credits": true, one credit per bounce entry,
+ *     docs/fabrics-engine.md "Credits"): a sender 3x faster than the
+ *     target's reader loses nothing, every sample exact, one release per
+ *     entry; the overrun above against such a target with an initiator
+ *     that does not see the key behaves as without credits; hostile
+ *     releases (ahead, backwards, another id) counted and ignored.
  */
 #include "fabtest.h"
 
 #include "fabrics/wire/bounce.h"
+#include "fabrics/wire/credit.h"
 
 #define FLOW_ID "3c8d2f61-4b7a-4e0f-9a55-0d6b1f2e8c41"
 #define SENTINEL 0xA5A5A5A5u
@@ -66,9 +73,11 @@ read_samples (Pair *pr, uint64_t *head, size_t *count, int timeout_ms)
   }
 }
 
+/* @plain: the initiator is handed the TargetInfo without ext.credits, as
+ * one that does not know the key sees it. */
 static gboolean
-pair_open (Pair *pr, const FabProv *p, guint channels, guint batch,
-    const char *target_options, const char *initiator_options)
+pair_open_full (Pair *pr, const FabProv *p, guint channels, guint batch,
+    const char *target_options, const char *initiator_options, gboolean plain)
 {
   char *def = flowtest_audio_def_full (FLOW_ID, 48000, (int) channels);
   char *wopts = g_strdup_printf ("{\"maxSyncBatchSizeHint\": %u}", batch);
@@ -99,6 +108,10 @@ pair_open (Pair *pr, const FabProv *p, guint channels, guint batch,
   g_assert_cmpuint (pr->info->bounce_entry_count, ==, (13312 + batch - 1) / batch);
   g_assert_cmpuint (pr->info->bounce_entry_size, ==, 16 + (uint64_t) channels * 4 * batch);
   g_assert_cmpuint (pr->info->n_regions, ==, pr->info->bounce_entry_count);
+  if (plain) {
+    g_assert_cmpuint (pr->info->credits, ==, MXL_CREDIT_VERSION);
+    pr->info->credits = 0;
+  }
 
   rings = mxl_flow_writer_channels (pr->ts.writer, &len);
   g_assert_cmpuint (len, ==, (size_t) channels * 13312 * 4);
@@ -122,7 +135,26 @@ pair_open (Pair *pr, const FabProv *p, guint channels, guint batch,
     g_assert_cmpint (g_get_monotonic_time (), <, deadline);
     g_usleep (500);
   }
+  /* connectionless: credits once the target acknowledged the announce,
+   * which the target takes when it reads (no progress thread) */
+  while (pr->info->credits != 0
+      && mxlFabricsExtInitiatorWaitCredit (pr->init, NULL, 0, 0) != MXL_STATUS_OK) {
+    uint64_t h;
+    size_t n;
+
+    g_assert_cmpint (mxlFabricsTargetReadSamplesNonBlocking (pr->t, &h, &n), ==,
+        MXL_ERR_NOT_READY);
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    g_usleep (500);
+  }
   return TRUE;
+}
+
+static gboolean
+pair_open (Pair *pr, const FabProv *p, guint channels, guint batch,
+    const char *target_options, const char *initiator_options)
+{
+  return pair_open_full (pr, p, channels, batch, target_options, initiator_options, FALSE);
 }
 
 static void
@@ -239,7 +271,8 @@ transfer_and_check (Pair *pr, uint64_t head, uint64_t count)
 typedef struct Case {
   const FabProv *prov;
   guint channels, batch;
-  const char *options;        /* both sides' setup options */
+  const char *options;        /* both sides' setup options (credits-*: the
+                                 initiator's) */
 } Case;
 
 static void
@@ -403,16 +436,16 @@ send_unread (Pair *pr, const Case *tc, uint64_t head, guint n)
 /* The initiator runs more than the ring ahead: the overwritten batches are
  * reported lost, never unpacked; every delivered one is sample-exact. */
 static void
-overrun (gconstpointer data)
+overrun_with (const Case *tc, const char *target_options, gboolean plain)
 {
-  const Case *tc = data;
   Pair pr;
   uint64_t head = 40000, h;
   size_t n;
   guint entries, sent, delivered = 0, lost = 0;
   mxlFabricsExtTargetStats ts;
 
-  if (!pair_open (&pr, tc->prov, tc->channels, tc->batch, tc->options, tc->options))
+  if (!pair_open_full (&pr, tc->prov, tc->channels, tc->batch, target_options, tc->options,
+          plain))
     return;
   entries = (guint) pr.info->bounce_entry_count;
   sent = entries + 3;
@@ -436,7 +469,27 @@ overrun (gconstpointer data)
   /* The three batches that came back round overwrote three entries. */
   g_assert_cmpuint (lost, ==, 3);
   g_assert_cmpuint (delivered, ==, entries);
+  /* a target with credits whose initiator did not announce itself keeps
+   * and sends nothing */
+  g_assert_cmpuint (ts.creditReleasesSent, ==, 0);
+  g_assert_cmpuint (ts.creditReleasesUnsent, ==, 0);
   pair_close (&pr);
+}
+
+static void
+overrun (gconstpointer data)
+{
+  const Case *tc = data;
+
+  overrun_with (tc, tc->options, FALSE);
+}
+
+/* The same against a target with credits, whose TargetInfo the initiator
+ * is handed without the key: as without credits. */
+static void
+credits_not_announced (gconstpointer data)
+{
+  overrun_with (data, "{\"credits\": true}", TRUE);
 }
 
 /* More completions waiting than cqDepth on a sample target: the overrun is
@@ -639,6 +692,216 @@ sustained (gconstpointer data)
   pair_close (&pr);
 }
 
+#define CREDITS_TARGET "{\"credits\": true}"
+
+/* The initiator's credit figures for the pair's target. */
+static mxlFabricsExtInitiatorTargetStats
+target_stats (Pair *pr)
+{
+  mxlFabricsExtInitiatorTargetStats st = { .version = MXL_FABRICS_API_VERSION };
+
+  g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (pr->init, pr->info, &st), ==,
+      MXL_STATUS_OK);
+  return st;
+}
+
+/* Progresses the initiator until @releases releases freed an entry (2 s
+ * at most). */
+static void
+await_releases (Pair *pr, uint64_t releases)
+{
+  gint64 deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+
+  while (target_stats (pr).creditReleases < releases
+      && g_get_monotonic_time () < deadline) {
+    mxlFabricsInitiatorMakeProgressNonBlocking (pr->init);
+    g_usleep (200);
+  }
+  g_assert_cmpuint (target_stats (pr).creditReleases, ==, releases);
+}
+
+/* Sender 3x faster than the reader: per 1 ms tick three tries to send the
+ * next batch, one read (the target consumes, and so releases, entries
+ * only when read: no progress thread). A batch refused for want of a
+ * credit is sent again later, as mxlfabricssink does with an input that
+ * is not live. Every batch arrives, in order, sample-exact; nothing lost;
+ * one release per entry. */
+static void
+credits_run (const Case *tc, const char *target_options)
+{
+  const guint total = 200;
+  guint posted = 0, received = 0, refused = 0;
+  mxlFabricsExtTargetStats ts;
+  mxlFabricsExtInitiatorTargetStats is;
+  const uint64_t first = 100000;
+  gboolean threaded;
+  gint64 deadline;
+  Pair pr;
+
+  if (!pair_open (&pr, tc->prov, tc->channels, tc->batch, target_options, tc->options))
+    return;
+  g_assert_cmpuint (pr.info->credits, ==, MXL_CREDIT_VERSION);
+  /* with the target's progress thread entries are consumed (and
+   * released) at once: the reader takes what came each tick, which the
+   * flow's ring holds */
+  threaded = strstr (target_options, "progressThread") != NULL;
+  g_assert_true (target_stats (&pr).credits);
+  deadline = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;   /* a hang guard */
+  while (received < total) {
+    uint64_t h;
+    size_t n;
+    mxlStatus st;
+
+    g_assert_cmpint (g_get_monotonic_time (), <, deadline);
+    for (guint k = 0; k < 3 && posted < total; k++) {
+      uint64_t head = first + (uint64_t) (posted + 1) * tc->batch;
+
+      write_batch (&pr, head, tc->batch);
+      st = mxlFabricsInitiatorTransferSamples (pr.init, head, tc->batch);
+      if (st == MXL_ERR_NOT_READY) {
+        refused++;
+        break;
+      }
+      g_assert_cmpint (st, ==, MXL_STATUS_OK);
+      posted++;
+    }
+    do {
+      st = mxlFabricsTargetReadSamplesNonBlocking (pr.t, &h, &n);
+      if (st != MXL_STATUS_OK)
+        break;
+      g_assert_cmpuint (h, ==, first + (uint64_t) (received + 1) * tc->batch);
+      g_assert_cmpuint (n, ==, tc->batch);
+      check_batch_exact (&pr, h, n);
+      received++;
+    } while (threaded);
+    if (st != MXL_STATUS_OK)
+      g_assert_cmpint (st, ==, MXL_ERR_NOT_READY);
+    st = mxlFabricsInitiatorMakeProgressNonBlocking (pr.init);
+    g_assert_true (st == MXL_STATUS_OK || st == MXL_ERR_NOT_READY);
+    g_usleep (1000);
+  }
+  await_releases (&pr, total);
+  g_test_message ("%u batches of %u ch x %u, %u entries: %u refused for want of a credit",
+      total, tc->channels, tc->batch, (guint) pr.info->bounce_entry_count, refused);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (ts.batchesReceived, ==, total);
+  g_assert_cmpuint (ts.batchesLost, ==, 0);
+  g_assert_cmpuint (ts.samplesSkipped, ==, 0);
+  g_assert_cmpuint (ts.badBounceEntries, ==, 0);
+  g_assert_cmpuint (ts.entriesOutOfSequence, ==, 0);
+  g_assert_cmpuint (ts.creditReleasesSent, ==, total);
+  g_assert_cmpuint (ts.creditReleasesUnsent, ==, 0);
+  is = target_stats (&pr);
+  g_assert_cmpuint (is.creditReleases, ==, total);
+  g_assert_cmpuint (is.creditReleasesAhead, ==, 0);
+  g_assert_cmpuint (is.creditReleasesBackwards, ==, 0);
+  g_assert_cmpuint (is.creditReleasesUnknown, ==, 0);
+  g_assert_cmpuint (is.creditReleasesBad, ==, 0);
+  g_assert_cmpuint (is.creditReservationsReturned, ==, 0);
+  /* each refusal is one without credit; the inline target's reader
+   * holds the sender back */
+  if (!threaded)
+    g_assert_cmpuint (refused, >, 0);
+  g_assert_cmpuint (is.grainsNoCredit, ==, refused);
+  /* the target releases its entries itself */
+  g_assert_cmpint (mxlFabricsExtTargetReleaseGrain (pr.t, 0), ==, MXL_ERR_INVALID_STATE);
+  pair_close (&pr);
+}
+
+static void
+credits_slow_reader (gconstpointer data)
+{
+  credits_run (data, CREDITS_TARGET);
+}
+
+/* The same with the target's progress thread, which consumes (and so
+ * releases) every entry as it comes. */
+static void
+credits_target_thread (gconstpointer data)
+{
+  credits_run (data, "{\"credits\": true, \"progressThread\": true}");
+}
+
+/* Sends batch @i (of tc->batch samples from @first on), reads it, and
+ * progresses the initiator until its release came (the initiator has no
+ * progress thread: releases are taken in MakeProgress). */
+static void
+send_and_read (Pair *pr, const Case *tc, uint64_t first, guint i)
+{
+  uint64_t head = first + (uint64_t) (i + 1) * tc->batch, h;
+  size_t n;
+
+  write_batch (pr, head, tc->batch);
+  g_assert_cmpint (mxlFabricsInitiatorTransferSamples (pr->init, head, tc->batch), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (read_samples (pr, &h, &n, 5000), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (h, ==, head);
+  g_assert_cmpuint (n, ==, tc->batch);
+  check_batch_exact (pr, h, n);
+  await_releases (pr, i + 1);
+}
+
+/* The target sends a release of @index for @id as it is (test hook). */
+static void
+inject_release (Pair *pr, uint64_t id, uint64_t index)
+{
+  MxlCreditRelease r = { .initiator_id = id, .index = index };
+  uint8_t msg[MXL_CREDIT_RELEASE_SIZE];
+
+  mxl_credit_release_encode (&r, msg);
+  g_assert_cmpint (mxl_target_credit_debug_send ((MxlTarget *) pr->t, msg, sizeof msg), ==,
+      MXL_STATUS_OK);
+}
+
+/* Releases from the target side that do not fit what the initiator wrote
+ * into the entries: counted, ignored; the stream goes on exact. */
+static void
+credits_hostile (gconstpointer data)
+{
+  const Case *tc = data;
+  const uint64_t first = 50000;
+  const guint before = 4, after = 40;
+  Pair pr;
+  uint64_t id;
+  mxlFabricsExtInitiatorTargetStats is;
+  mxlFabricsExtTargetStats ts;
+  gint64 deadline;
+
+  if (!pair_open (&pr, tc->prov, tc->channels, tc->batch, CREDITS_TARGET, tc->options))
+    return;
+  for (guint i = 0; i < before; i++)
+    send_and_read (&pr, tc, first, i);
+  id = mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t);
+  g_assert_cmpuint (id, !=, 0);
+  inject_release (&pr, id, 1000);        /* ahead: an entry index never written */
+  inject_release (&pr, id, 2);           /* backwards: released already */
+  inject_release (&pr, id ^ 1, before);  /* another initiator's */
+  deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+  do {
+    mxlFabricsInitiatorMakeProgressNonBlocking (pr.init);
+    g_usleep (200);
+    is = target_stats (&pr);
+  } while (is.creditReleasesAhead + is.creditReleasesBackwards + is.creditReleasesUnknown < 3
+      && g_get_monotonic_time () < deadline);
+  g_assert_cmpuint (is.creditReleasesAhead, ==, 1);
+  g_assert_cmpuint (is.creditReleasesBackwards, ==, 1);
+  g_assert_cmpuint (is.creditReleasesUnknown, ==, 1);
+  g_assert_cmpuint (is.creditReleases, ==, before);
+  /* ignored: the window is as it was, the stream goes on */
+  for (guint i = before; i < before + after; i++)
+    send_and_read (&pr, tc, first, i);
+  is = target_stats (&pr);
+  g_assert_cmpuint (is.creditReleasesAhead, ==, 1);
+  g_assert_cmpuint (is.creditReleasesBackwards, ==, 1);
+  g_assert_cmpuint (is.creditReleasesUnknown, ==, 1);
+  g_assert_cmpuint (is.grainsNoCredit, ==, 0);
+  g_assert_cmpint (mxlFabricsExtTargetGetStats (pr.t, &ts), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (ts.batchesReceived, ==, before + after);
+  g_assert_cmpuint (ts.batchesLost, ==, 0);
+  g_assert_cmpuint (ts.creditReleasesSent, ==, before + after);
+  pair_close (&pr);
+}
+
 /* TransferSamples to a target added again and not yet connected (issue 13
  * item 2, the samples sibling of transfer/not-connected): refused with
  * NOT_READY, one result with the batch's head, counted; once connected,
@@ -694,7 +957,7 @@ main (int argc, char **argv)
   static const guint channels[] = { 8, 64 };
   static const guint batches[] = { 48, 480, 1024 };
   static Case cases[3][2][3];
-  static Case specials[3][8];
+  static Case specials[3][13];
   static const char *sg = "{\"samplesStaging\": false}";
 
   g_test_init (&argc, &argv, NULL);
@@ -718,6 +981,14 @@ main (int argc, char **argv)
         { "staging-full", { provs[p], 8, 480, NULL }, staging_full },
         { "sustained-64ch-48", { provs[p], 64, 48, NULL }, sustained },
         { "not-connected", { provs[p], 8, 480, NULL }, not_connected },
+        { "credits-slow-reader", { provs[p], 8, 480, NULL }, credits_slow_reader },
+        /* the initiator's progress thread fans out after the submit */
+        { "credits-slow-reader-thread", { provs[p], 8, 480, "{\"progressThread\": true}" },
+          credits_slow_reader },
+        /* the target's progress thread consumes and releases */
+        { "credits-target-thread", { provs[p], 8, 480, NULL }, credits_target_thread },
+        { "credits-hostile", { provs[p], 8, 480, NULL }, credits_hostile },
+        { "credits-not-announced", { provs[p], 2, 1024, NULL }, credits_not_announced },
       };
       for (guint k = 0; k < G_N_ELEMENTS (sp); k++) {
         char *path = g_strdup_printf ("/fabrics/samples/%s/%s", labels[p], sp[k].name);
