@@ -207,6 +207,7 @@ enum {
   PROP_STATS_INTERVAL,
   PROP_HTTP_ADDRESS,
   PROP_HTTP_PORT,
+  PROP_CREDITS,
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -227,6 +228,7 @@ static const GstMxlFabricsPropField src_fields[] = {
   SRC_FIELD (TIMEOUT, G_TYPE_UINT64, timeout),
   SRC_FIELD (RING_LENGTH, G_TYPE_UINT, ring_length),
   SRC_FIELD (HTTP_PORT, G_TYPE_UINT, http_port),
+  SRC_FIELD (CREDITS, G_TYPE_BOOLEAN, credits_on),
 };
 
 /* caps (a boxed value), latency (whose change posts a LATENCY message)
@@ -653,6 +655,20 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
 
+  g_object_class_install_property (gobject_class, PROP_CREDITS,
+      g_param_spec_boolean ("credits", "Credits",
+          "Flow control for video and ANC over a connected provider (tcp, "
+          "verbs): the target advertises the credit extension and releases "
+          "each grain once done with it, so a sender of ours never "
+          "overwrites a grain the src still holds (one that is not live is "
+          "held back, a live one drops for this receiver); with such a "
+          "sender buffers are pushed zero-copy (read-only memory in the "
+          "ring slot, released when freed). A reference initiator ignores "
+          "it (copies, as without). No effect on audio or connectionless "
+          "providers. Default: false", GST_MXL_FABRICS_SRC_DEFAULT_CREDITS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "MXL Fabrics source (target)", "Source/Audio/Video/Network",
@@ -706,6 +722,7 @@ gst_mxl_fabrics_src_init (GstMxlFabricsSrc * self)
   self->latency_ms = GST_MXL_FABRICS_SRC_DEFAULT_LATENCY;
   self->http_address = g_strdup (GST_MXL_FABRICS_SRC_DEFAULT_HTTP_ADDRESS);
   self->http_port = GST_MXL_FABRICS_SRC_DEFAULT_HTTP_PORT;
+  self->credits_on = GST_MXL_FABRICS_SRC_DEFAULT_CREDITS;
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
   gst_base_src_set_do_timestamp (GST_BASE_SRC (self), FALSE);
