@@ -86,7 +86,7 @@ test_stats_doc_table (void)
   guint n, i;
 
   f = gst_mxl_fabrics_stat_fields (GST_MXL_FABRICS_STATS_ELEMENT, &n);
-  g_assert_cmpuint (n, ==, 25);
+  g_assert_cmpuint (n, ==, 28);
   for (i = 0; i < n; i++) {
     if (!g_hash_table_remove (names, f[i].name))
       g_error ("stat %s is not in docs/bus-and-stats.md's table", f[i].name);
