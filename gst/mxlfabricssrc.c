@@ -51,6 +51,28 @@
  * dropped and counted in `anc-packets-dropped`, with a WARNING for the
  * first.
  *
+ * Credits (`credits=true`, default false; video and ANC over a connected
+ * provider, tcp or verbs; gst/srccredit.h, docs/fabrics-engine.md
+ * "Credits"): the target advertises the library's credit extension and
+ * the src releases every grain the target returned once it is done with
+ * it: copied, or skipped and counted (torn, lapped, late, missing,
+ * invalid, early, skipped-at-start). A sender of ours then never writes a
+ * slot the src still holds: one that is not live waits (all grains
+ * arrive, however slow downstream is), a live one drops for this
+ * receiver. Once the target has sent a release (so the sender announced
+ * itself) grains are pushed zero-copy: one read-only GstMemory that is
+ * the ring slot, no seqlock check (nothing writes it), released when
+ * downstream frees the buffer; the target and the flow stay open after
+ * stop until the last such buffer is freed. Downstream that holds as many
+ * buffers as the ring has slots holds the sender back (a basesink's
+ * `enable-last-sample` keeps one). A reference initiator ignores the
+ * extension: the src copies as without it (its releases are only counted,
+ * `creditReleasesUnsent`). Audio has no credits yet: the property is
+ * accepted and does nothing (a debug line), as on a connectionless
+ * provider (shm), whose target does not advertise them. Counted in
+ * `credit-releases`, `credit-release-failures` (refused releases: logged,
+ * never fatal) and `credits-held` (zero-copy buffers downstream holds).
+ *
  * Latency: a grain's PTS is its origin time, so it reaches the src as late
  * as the sender's pipeline, its sink and the transfer make it. The latency
  * query answers what the grains showed: arrival minus origin time of the
