@@ -12,6 +12,7 @@
 
 #include "sinkwait.h"
 #include "sinkwrite.h"
+#include "sinkcredit.h"
 #include "media.h"
 #include "mxlfabricssink.h"
 #include "mxlfabricsopen.h"
@@ -102,8 +103,10 @@ gst_mxl_fabrics_slot_wait_until (GstMxlFabricsSlotWait * w, guint seq,
  * target would get the old grain's header with a payload partly of the new
  * one, a torn frame nothing downstream can detect. Waits until the slot of
  * @index is free, for at most a quarter of a grain period (20 ms at most;
- * a period, 100 ms at most, for the burst after a wait for a connection),
- * so that a stalled target does not stall the stream, or until unlock;
+ * a period, 100 ms at most, for the burst after a wait for a connection;
+ * GST_MXL_FABRICS_SINK_CREDIT_WAIT_MS for an input held back by credits,
+ * sinkcredit.h), so that a stalled target does not stall the stream, or
+ * until unlock;
  * then a target still reading it is dropped if that frees the slot for
  * the others (a target a ring behind costs only itself). It waits on
  * slot_wait, signalled by the library's notify (its progress thread
@@ -127,9 +130,13 @@ wait_slot_free (GstMxlFabricsSink * self, guint64 index)
   if (self->catch_up_until != 0
       && g_get_monotonic_time () < self->catch_up_until)
     budget = MIN (period, 100 * GST_MSECOND);
-  end = g_get_monotonic_time () + budget / GST_USECOND;
 
   g_mutex_lock (&self->obj->lock);
+  /* an input held back by credits loses no grain to a slow transfer
+   * either (sinkcredit.h) */
+  if (gst_mxl_fabrics_sink_credit_holds_back (self))
+    budget = GST_MXL_FABRICS_SINK_CREDIT_WAIT_MS * GST_MSECOND;
+  end = g_get_monotonic_time () + budget / GST_USECOND;
   for (;;) {
     guint seq = gst_mxl_fabrics_slot_wait_seq (&self->slot_wait);
 
