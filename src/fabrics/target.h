@@ -108,6 +108,8 @@ void mxl_target_credit_peer (MxlTarget *target, struct fid_ep *ep, uint64_t cred
 void mxl_target_credit_read (MxlTarget *target, uint64_t index);
 /** mxlFabricsExtTargetReleaseGrain(). */
 mxlStatus mxl_target_release_grain (MxlTarget *target, uint64_t index);
+/** mxlFabricsExtTargetCreditsAnnounced(). */
+mxlStatus mxl_target_credit_announced (MxlTarget *target, bool *out_announced);
 /** The credit counters of GetStats. */
 void mxl_target_credit_stats (MxlTarget *target, mxlFabricsExtTargetStats *out);
 #ifdef MXL_TEST_HOOKS

@@ -8,9 +8,11 @@
  *    credits laps the ring (the test can fail);
  *  - two targets, one never releasing: the other gets every grain;
  *  - hostile releases (ahead, backwards, another id, not a release):
- *    counted and ignored;
+ *    counted and ignored; the target says its initiator announced itself
+ *    (mxlFabricsExtTargetCreditsAnnounced);
  *  - a target with credits and an initiator that does not announce
- *    itself: as today; shm (connectionless): not advertised yet.
+ *    itself: as today, and not announced; shm (connectionless): not
+ *    advertised yet, the query refused.
  */
 #include "fabtest.h"
 
@@ -299,6 +301,17 @@ hostile (const FabProv *p)
   ring = pr.info->n_regions;
   id = mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t);
   g_assert_cmpuint (id, !=, 0);
+  {
+    bool announced = false;
+
+    g_assert_cmpint (mxlFabricsExtTargetCreditsAnnounced (pr.t, &announced), ==,
+        MXL_STATUS_OK);
+    g_assert_true (announced);
+    g_assert_cmpint (mxlFabricsExtTargetCreditsAnnounced (NULL, &announced), ==,
+        MXL_ERR_INVALID_ARG);
+    g_assert_cmpint (mxlFabricsExtTargetCreditsAnnounced (pr.t, NULL), ==,
+        MXL_ERR_INVALID_ARG);
+  }
   for (uint64_t i = 0; i < ring; i++)
     transfer_read (&pr, i);
   /* the ring is full: nothing may go, and the API refuses what it cannot
@@ -371,6 +384,13 @@ not_announced (const FabProv *p)
   if (!pair_open (&pr, p, CREDITS, TRUE))
     return;
   g_assert_cmpuint (mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t), ==, 0);
+  {
+    bool announced = true;
+
+    g_assert_cmpint (mxlFabricsExtTargetCreditsAnnounced (pr.t, &announced), ==,
+        MXL_STATUS_OK);
+    g_assert_false (announced);
+  }
   ring = pr.info->n_regions;
   for (uint64_t i = 0; i < 3 * ring; i++) {
     transfer_read (&pr, i);
@@ -405,6 +425,12 @@ test_not_advertised_shm (void)
   t = fabtest_target (&ts, &fab_shm, CREDITS, &info);
   g_assert_cmpuint (info->credits, ==, 0);
   g_assert_cmpint (mxlFabricsExtTargetReleaseGrain (t, 0), ==, MXL_ERR_INVALID_STATE);
+  {
+    bool announced = false;
+
+    g_assert_cmpint (mxlFabricsExtTargetCreditsAnnounced (t, &announced), ==,
+        MXL_ERR_INVALID_STATE);
+  }
   mxlFabricsDestroyTarget (ts.fab, t);
   mxlFabricsFreeTargetInfo (info);
   fabtest_side_clear (&ts);
