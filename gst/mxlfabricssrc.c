@@ -59,13 +59,15 @@
  * invalid, early, skipped-at-start). A sender of ours then never writes a
  * slot the src still holds: one that is not live waits (all grains
  * arrive, however slow downstream is), a live one drops for this
- * receiver. Once the target has sent a release (so the sender announced
- * itself) grains are pushed zero-copy: one read-only GstMemory that is
- * the ring slot, no seqlock check (nothing writes it), released when
- * downstream frees the buffer; the target and the flow stay open after
- * stop until the last such buffer is freed. Downstream that holds as many
- * buffers as the ring has slots holds the sender back (a basesink's
- * `enable-last-sample` keeps one). A reference initiator ignores the
+ * receiver. While the target's initiator announced itself
+ * (mxlFabricsExtTargetCreditsAnnounced(), asked for each grain read)
+ * grains are pushed zero-copy, from the first one on: one read-only
+ * GstMemory that is the ring slot, no seqlock check (nothing writes it),
+ * released when downstream frees the buffer; the target and the flow stay
+ * open after stop until the last such buffer is freed. Downstream that
+ * holds as many buffers as the ring has slots holds the sender back (a
+ * basesink's `enable-last-sample` keeps one, an appsink the last one
+ * pulled until it starts again). A reference initiator ignores the
  * extension: the src copies as without it (its releases are only counted,
  * `creditReleasesUnsent`). Audio has no credits yet: the property is
  * accepted and does nothing (a debug line), as on a connectionless

@@ -34,8 +34,8 @@ struct _GstMxlFabricsSrcCredits {
   guint64 *slot;                /* per slot: a completed index not yet
                                    released nor handed to a buffer, NONE */
   guint64 swept;                /* indices below were swept */
-  gboolean announced;           /* releases reach an initiator of ours */
-  guint64 sent_seen, unsent_seen, accepted_seen;
+  gboolean announced;           /* the last answer of the target: its
+                                   initiator honours our holds */
 };
 
 /* What a zero-copy buffer's memory keeps (its GDestroyNotify data). */
@@ -220,44 +220,33 @@ gst_mxl_fabrics_src_credits_forget (GstMxlFabricsSrc * self)
   cr->swept = 0;
 }
 
-void
-gst_mxl_fabrics_src_credits_observe (GstMxlFabricsSrc * self,
-    const mxlFabricsExtTargetStats * ts)
-{
-  GstMxlFabricsSrcCredits *cr = self->credits;
-  gboolean was;
-
-  if (cr == NULL)
-    return;
-  was = cr->announced;
-  if (ts->connectionsAccepted != cr->accepted_seen
-      || ts->creditReleasesUnsent != cr->unsent_seen)
-    cr->announced = FALSE;
-  else if (ts->creditReleasesSent != cr->sent_seen)
-    cr->announced = TRUE;
-  cr->accepted_seen = ts->connectionsAccepted;
-  cr->unsent_seen = ts->creditReleasesUnsent;
-  cr->sent_seen = ts->creditReleasesSent;
-  if (was != cr->announced)
-    GST_INFO_OBJECT (self, "%s", cr->announced ? "the sender takes our "
-        "releases: zero-copy buffers" : "no sender of ours takes the "
-        "releases (yet): copies");
-}
-
 GstBuffer *
 gst_mxl_fabrics_src_credits_wrap (GstMxlFabricsSrc * self, guint64 index,
     const guint8 * payload, gsize size)
 {
   GstMxlFabricsSrcCredits *cr = self->credits;
   GstBuffer *buf;
+  bool announced = false;
   Hold *h;
   guint s;
 
-  if (cr == NULL || cr->ring == 0 || !cr->announced)
+  if (cr == NULL || cr->ring == 0)
     return NULL;
   s = (guint) (index % cr->ring);
   if (cr->slot[s] != index)
     return NULL;                /* its completion not read yet: copied */
+  /* asked after the read, for the connection of the moment: a reference
+   * initiator writes every slot as it comes round */
+  if (mxlFabricsExtTargetCreditsAnnounced (cr->target, &announced)
+      != MXL_STATUS_OK)
+    announced = false;
+  if (announced != cr->announced)
+    GST_INFO_OBJECT (self, "%s", announced ? "the sender honours our "
+        "holds: zero-copy buffers" : "the sender does not honour our holds "
+        "(a reference initiator, or none): copies");
+  cr->announced = announced;
+  if (!announced)
+    return NULL;
   cr->slot[s] = NONE;
   h = g_new (Hold, 1);
   h->cr = cr;

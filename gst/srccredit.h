@@ -7,10 +7,10 @@
  * the last reference to the buffer that wraps its ring slot is dropped.
  *
  * Two parts: the bookkeeping of the streaming thread (which completed
- * indices are still held, whether the sender announced itself), and the
- * shared, reference-counted part that zero-copy buffers keep (the target,
- * and after the src's stop the flow its slots are mapped from, with the
- * release counters). Internal to the plugin.
+ * indices are still held), and the shared, reference-counted part that
+ * zero-copy buffers keep (the target, and after the src's stop the flow
+ * its slots are mapped from, with the release counters). Internal to the
+ * plugin.
  */
 #pragma once
 
@@ -51,18 +51,12 @@ void gst_mxl_fabrics_src_credits_sweep (struct _GstMxlFabricsSrc * src);
  * held index is released, none will be read. */
 void gst_mxl_fabrics_src_credits_forget (struct _GstMxlFabricsSrc * src);
 
-/* The target's stats as the reading thread fetched them: a release the
- * target sent (creditReleasesSent moved) tells an initiator that
- * announced itself; an unsent one, or a new connection, that none may
- * have (zero-copy stops until a release is sent again). */
-void gst_mxl_fabrics_src_credits_observe (struct _GstMxlFabricsSrc * src,
-    const mxlFabricsExtTargetStats * ts);
-
 /* A buffer whose one read-only GstMemory is grain @index's @size payload
  * bytes at @payload, in the ring slot (zero-copy): only when the src has
- * credits, the sender announced itself (it does not write the slot until
- * the release) and @index is held; the buffer then owns the hold, released
- * when its memory is freed. NULL otherwise: the caller copies. */
+ * credits, @index is held and the target's initiator announced itself
+ * (mxlFabricsExtTargetCreditsAnnounced(), asked for each grain: it does
+ * not write the slot until the release); the buffer then owns the hold,
+ * released when its memory is freed. NULL otherwise: the caller copies. */
 GstBuffer *gst_mxl_fabrics_src_credits_wrap (struct _GstMxlFabricsSrc * src,
     guint64 index, const guint8 * payload, gsize size);
 

@@ -176,8 +176,6 @@ sender_changed (GstMxlFabricsSrc * self)
 
   if (mxlFabricsExtTargetGetStats (self->target, &ts) != MXL_STATUS_OK)
     return FALSE;
-  /* the same stats tell whether the sender takes our releases */
-  gst_mxl_fabrics_src_credits_observe (self, &ts);
   if (ts.connectionsAccepted == self->accepted_seen)
     return FALSE;
   self->accepted_seen = ts.connectionsAccepted;
