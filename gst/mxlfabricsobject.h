@@ -163,6 +163,11 @@ typedef struct {
                                  * lapped before the library could commit
                                  * them (not in grains-received) */
   guint64 grains_lent;          /* sink: sent from the buffer (zero-copy) */
+  guint64 credit_releases;      /* src: grains released to the sender
+                                   (credits, srccredit.h) */
+  guint64 credit_release_failures; /* src: releases the target refused */
+  guint64 credits_held;         /* src: zero-copy buffers downstream still
+                                   holds (a ring slot each) */
   guint64 anc_packets_dropped;  /* ANC packets bad, cut short or too many */
   guint64 invalid;
   guint64 discont;

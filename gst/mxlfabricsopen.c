@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
 #include <gio/gio.h>
 
 /* The settings an open uses, copied under the object lock. */
@@ -327,10 +329,38 @@ protocol_needs (void)
   return g_string_free (out, FALSE);
 }
 
+/* The setup options @options with "credits": true unless they set it
+ * (docs/fabrics-engine.md "Credits"); an empty string is no options.
+ * Options that are not a JSON object are returned as they are, for setup
+ * to refuse. Returns: (transfer full). */
+static gchar *
+with_credits (const gchar * options)
+{
+  JsonParser *parser;
+  JsonNode *root;
+  gchar *out = NULL;
+
+  if (options == NULL || options[0] == '\0')
+    return g_strdup ("{\"credits\": true}");
+  parser = json_parser_new ();
+  if (json_parser_load_from_data (parser, options, -1, NULL)
+      && (root = json_parser_get_root (parser)) != NULL
+      && JSON_NODE_HOLDS_OBJECT (root)) {
+    JsonObject *o = json_node_get_object (root);
+
+    if (!json_object_has_member (o, "credits"))
+      json_object_set_boolean_member (o, "credits", TRUE);
+    out = json_to_string (root, FALSE);
+  }
+  g_object_unref (parser);
+  return out ? out : g_strdup (options);
+}
+
 gboolean
 gst_mxl_fabrics_open_target (GstMxlFabricsObject * obj,
     GstMxlFabricsLocalFlow * flow, const gchar * flow_def, guint ring_length,
-    mxlFabricsTarget * target, gchar ** target_info, GError ** error)
+    gboolean credits, mxlFabricsTarget * target, gchar ** target_info,
+    GError ** error)
 {
   mxlFabricsTargetConfig config;
   mxlFabricsTargetInfo info = NULL;
@@ -351,6 +381,12 @@ gst_mxl_fabrics_open_target (GstMxlFabricsObject * obj,
     return FALSE;
   }
   config.writer = flow->writer;
+  if (credits) {
+    gchar *asked = with_credits (s.options);
+
+    g_free (s.options);
+    s.options = asked;
+  }
   options = with_progress_thread (s.options,
       GST_MXL_FABRICS_SRC_PROGRESS_THREAD, FALSE, &threaded);
   st = mxlFabricsCreateTarget (flow->fabrics, target);

@@ -71,6 +71,9 @@ void gst_mxl_fabrics_close_initiator (GstMxlFabricsLocalFlow * flow,
  * gst_mxl_fabrics_open_target:
  * @ring_length: grain slots of a video or ANC flow (0 = automatic,
  *   gst_mxl_fabrics_local_flow_open_ring()).
+ * @credits: adds "credits": true to the setup options unless they set it
+ *   (the credit extension, docs/fabrics-engine.md "Credits"; the library
+ *   takes it for grain flows over connected providers only).
  * @target: (out): the target, set up on @flow's writer with the element's
  *   options and the library's progress thread on unless the options set
  *   "progressThread" (docs/fabrics-engine.md, "Progress thread").
@@ -86,7 +89,8 @@ void gst_mxl_fabrics_close_initiator (GstMxlFabricsLocalFlow * flow,
  */
 gboolean gst_mxl_fabrics_open_target (GstMxlFabricsObject * obj,
     GstMxlFabricsLocalFlow * flow, const gchar * flow_def, guint ring_length,
-    mxlFabricsTarget * target, gchar ** target_info, GError ** error);
+    gboolean credits, mxlFabricsTarget * target, gchar ** target_info,
+    GError ** error);
 
 /** Destroys *@target (if any) and closes @flow; both are reset. */
 void gst_mxl_fabrics_close_target (GstMxlFabricsLocalFlow * flow,

@@ -55,6 +55,30 @@
  * dropped and counted in `anc-packets-dropped`, with a WARNING for the
  * first.
  *
+ * Credits (`credits=true`, default false; video and ANC over a connected
+ * provider, tcp or verbs; gst/srccredit.h, docs/fabrics-engine.md
+ * "Credits"): the target advertises the library's credit extension and
+ * the src releases every grain the target returned once it is done with
+ * it: copied, or skipped and counted (torn, lapped, late, missing,
+ * invalid, early, skipped-at-start). A sender of ours then never writes a
+ * slot the src still holds: one that is not live waits (all grains
+ * arrive, however slow downstream is), a live one drops for this
+ * receiver. While the target's initiator announced itself
+ * (mxlFabricsExtTargetCreditsAnnounced(), asked for each grain read)
+ * grains are pushed zero-copy, from the first one on: one read-only
+ * GstMemory that is the ring slot, no seqlock check (nothing writes it),
+ * released when downstream frees the buffer; the target and the flow stay
+ * open after stop until the last such buffer is freed. Downstream that
+ * holds as many buffers as the ring has slots holds the sender back (a
+ * basesink's `enable-last-sample` keeps one, an appsink the last one
+ * pulled until it starts again). A reference initiator ignores the
+ * extension: the src copies as without it (its releases are only counted,
+ * `creditReleasesUnsent`). Audio has no credits yet: the property is
+ * accepted and does nothing (a debug line), as on a connectionless
+ * provider (shm), whose target does not advertise them. Counted in
+ * `credit-releases`, `credit-release-failures` (refused releases: logged,
+ * never fatal) and `credits-held` (zero-copy buffers downstream holds).
+ *
  * Latency: a grain's PTS is its origin time, so it reaches the src as late
  * as the sender's pipeline, its sink and the transfer make it. The latency
  * query answers what the grains showed: arrival minus origin time of the
@@ -212,6 +236,7 @@ enum {
   PROP_HTTP_ADDRESS,
   PROP_HTTP_PORT,
   PROP_IS_LIVE,
+  PROP_CREDITS,
 };
 
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
@@ -232,6 +257,7 @@ static const GstMxlFabricsPropField src_fields[] = {
   SRC_FIELD (TIMEOUT, G_TYPE_UINT64, timeout),
   SRC_FIELD (RING_LENGTH, G_TYPE_UINT, ring_length),
   SRC_FIELD (HTTP_PORT, G_TYPE_UINT, http_port),
+  SRC_FIELD (CREDITS, G_TYPE_BOOLEAN, credits_on),
 };
 
 /* caps (a boxed value), latency (whose change posts a LATENCY message)
@@ -677,6 +703,21 @@ gst_mxl_fabrics_src_class_init (GstMxlFabricsSrcClass * klass)
           TRUE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
           GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_CREDITS,
+      g_param_spec_boolean ("credits", "Credits",
+          "Flow control for video and ANC (every provider; audio: per "
+          "bounce entry, released by the target itself): the target "
+          "advertises the credit extension and releases "
+          "each grain once done with it, so a sender of ours never "
+          "overwrites a grain the src still holds (one that is not live is "
+          "held back, a live one drops for this receiver); with such a "
+          "sender buffers are pushed zero-copy (read-only memory in the "
+          "ring slot, released when freed). A reference initiator ignores "
+          "it (copies, as without). Default: false",
+          GST_MXL_FABRICS_SRC_DEFAULT_CREDITS,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS |
+          GST_PARAM_MUTABLE_READY));
+
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "MXL Fabrics source (target)", "Source/Audio/Video/Network",
@@ -730,6 +771,7 @@ gst_mxl_fabrics_src_init (GstMxlFabricsSrc * self)
   self->latency_ms = GST_MXL_FABRICS_SRC_DEFAULT_LATENCY;
   self->http_address = g_strdup (GST_MXL_FABRICS_SRC_DEFAULT_HTTP_ADDRESS);
   self->http_port = GST_MXL_FABRICS_SRC_DEFAULT_HTTP_PORT;
+  self->credits_on = GST_MXL_FABRICS_SRC_DEFAULT_CREDITS;
   gst_base_src_set_live (GST_BASE_SRC (self), TRUE);
   gst_base_src_set_format (GST_BASE_SRC (self), GST_FORMAT_TIME);
   gst_base_src_set_do_timestamp (GST_BASE_SRC (self), FALSE);

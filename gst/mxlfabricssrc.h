@@ -25,6 +25,7 @@ G_DECLARE_FINAL_TYPE (GstMxlFabricsSrc, gst_mxl_fabrics_src, GST,
 #define GST_MXL_FABRICS_SRC_DEFAULT_LATENCY 0
 #define GST_MXL_FABRICS_SRC_DEFAULT_HTTP_ADDRESS "127.0.0.1"
 #define GST_MXL_FABRICS_SRC_DEFAULT_HTTP_PORT 0
+#define GST_MXL_FABRICS_SRC_DEFAULT_CREDITS FALSE
 
 /* Longest single wait of the streaming thread for a completion (ms):
  * bounds how often events and the timeout are checked, and so how often an
@@ -71,6 +72,7 @@ struct _GstMxlFabricsSrc {
   GstClockTime timeout;
   guint ring_length;            /* grains; 0 = automatic */
   guint latency_ms;             /* headroom added to the reported latency */
+  gboolean credits_on;          /* the credits property */
   GstClockTime latency;         /* reported min latency (without headroom) */
 
   /* resolved in start() */
@@ -94,6 +96,9 @@ struct _GstMxlFabricsSrc {
   mxlFabricsTarget target;
   gsize grain_size;             /* payload bytes (discrete flows) */
   GstBufferPool *grain_pool;    /* buffers grains are copied into (grainpool.h) */
+  /* with credits on a target that advertises them: the held indices and
+   * the zero-copy buffers (srccredit.h); NULL without */
+  struct _GstMxlFabricsSrcCredits *credits;
   gboolean have_head;           /* a completion has been seen */
   guint64 head;                 /* newest index completed by the target */
   guint64 next;                 /* next grain index to push */

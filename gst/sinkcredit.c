@@ -101,6 +101,28 @@ gst_mxl_fabrics_sink_wait_credit (GstMxlFabricsSink * self, guint64 index)
   }
 }
 
+gboolean
+gst_mxl_fabrics_sink_credit_holds_back (GstMxlFabricsSink * self)
+{
+  guint i;
+
+  if (self->initiator == NULL || self->upstream_live != 0
+      || mxlIsContinuousDataFormat (self->flow.config.common.format))
+    return FALSE;
+  for (i = 0; i < self->targets->len; i++) {
+    GstMxlFabricsSinkTarget *t = g_ptr_array_index (self->targets, i);
+    mxlFabricsExtInitiatorTargetStats ts = {.version =
+          MXL_FABRICS_API_VERSION };
+
+    if (t->state.kind == GST_MXL_FABRICS_SINK_TARGET_CONNECTED
+        && !t->credit_stalled
+        && mxlFabricsExtInitiatorGetTargetStats (self->initiator,
+            t->state.u.connected.info, &ts) == MXL_STATUS_OK && ts.credits)
+      return TRUE;
+  }
+  return FALSE;
+}
+
 guint
 gst_mxl_fabrics_sink_engine_take_no_credit (GstMxlFabricsSink * self)
 {

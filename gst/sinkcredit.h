@@ -68,6 +68,21 @@ void gst_mxl_fabrics_sink_wait_credit (struct _GstMxlFabricsSink * sink,
     guint64 index);
 
 /**
+ * gst_mxl_fabrics_sink_credit_holds_back:
+ *
+ * Whether the input is held back by credits: not live (sink->upstream_live
+ * asked, 0), a grain flow, an initiator, and some connected target that is
+ * not stalled uses credits (mxlFabricsExtInitiatorTargetStats.credits).
+ * Such an input loses no grain to a slow transfer either: sinkwrite.c then
+ * waits up to GST_MXL_FABRICS_SINK_CREDIT_WAIT_MS for a grain's local ring
+ * slot to be sent instead of a quarter period (a burst of credits posts
+ * grains faster than the transfers of their slots' previous grains
+ * complete). engine_lock (obj->lock) held.
+ */
+gboolean gst_mxl_fabrics_sink_credit_holds_back (struct _GstMxlFabricsSink *
+    sink);
+
+/**
  * gst_mxl_fabrics_sink_engine_take_no_credit:
  *
  * After a TransferGrain (engine_lock held): marks each connected target

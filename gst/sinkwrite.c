@@ -12,6 +12,7 @@
 
 #include "sinkwait.h"
 #include "sinkwrite.h"
+#include "sinkcredit.h"
 #include "media.h"
 #include "mxlfabricssink.h"
 #include "mxlfabricsopen.h"
@@ -102,8 +103,10 @@ gst_mxl_fabrics_slot_wait_until (GstMxlFabricsSlotWait * w, guint seq,
  * target would get the old grain's header with a payload partly of the new
  * one, a torn frame nothing downstream can detect. Waits until the slot of
  * @index is free, for at most a quarter of a grain period (20 ms at most;
- * a period, 100 ms at most, for the burst after a wait for a connection),
- * so that a stalled target does not stall the stream, or until unlock;
+ * a period, 100 ms at most, for the burst after a wait for a connection;
+ * GST_MXL_FABRICS_SINK_CREDIT_WAIT_MS for an input held back by credits,
+ * sinkcredit.h), so that a stalled target does not stall the stream, or
+ * until unlock;
  * then a target still reading it is dropped if that frees the slot for
  * the others (a target a ring behind costs only itself). It waits on
  * slot_wait, signalled by the library's notify (its progress thread
@@ -118,16 +121,15 @@ wait_slot_free (GstMxlFabricsSink * self, guint64 index)
   GstClockTime period = gst_util_uint64_scale (GST_SECOND,
       self->format.rate_d, self->format.rate_n);
   GstClockTime budget = MIN (period / 4, 20 * GST_MSECOND);
-  gint64 end;
-  gboolean busy;
+  gint64 start = g_get_monotonic_time (), end;
+  gboolean busy, extended = FALSE;
 
   /* the burst after render's own wait for a connection
    * (self->catch_up_until, sinkwait.c make_room): a whole ring was just
    * posted at once and its transfers are under way, not stalled */
-  if (self->catch_up_until != 0
-      && g_get_monotonic_time () < self->catch_up_until)
+  if (self->catch_up_until != 0 && start < self->catch_up_until)
     budget = MIN (period, 100 * GST_MSECOND);
-  end = g_get_monotonic_time () + budget / GST_USECOND;
+  end = start + budget / GST_USECOND;
 
   g_mutex_lock (&self->obj->lock);
   for (;;) {
@@ -136,6 +138,13 @@ wait_slot_free (GstMxlFabricsSink * self, guint64 index)
     if (!self->threaded && self->initiator != NULL)
       mxlFabricsInitiatorMakeProgressNonBlocking (self->initiator);
     busy = slot_in_flight (self, index, FALSE);
+    /* an input held back by credits loses no grain to a slow transfer
+     * either (sinkcredit.h): asked only once the budget ran out */
+    if (busy && !extended && g_get_monotonic_time () >= end) {
+      extended = TRUE;
+      if (gst_mxl_fabrics_sink_credit_holds_back (self))
+        end = start + (gint64) GST_MXL_FABRICS_SINK_CREDIT_WAIT_MS * 1000;
+    }
     if (!busy || self->obj->flushing || g_get_monotonic_time () >= end)
       break;
     g_mutex_unlock (&self->obj->lock);

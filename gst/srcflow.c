@@ -9,6 +9,7 @@
 #endif
 
 #include "srcflow.h"
+#include "srccredit.h"
 #include "grainpool.h"
 #include "mxlfabricsopen.h"
 #include "mxlfabricssrc.h"
@@ -121,6 +122,9 @@ gst_mxl_fabrics_src_publish_target_info (GstMxlFabricsSrc * self,
 void
 gst_mxl_fabrics_src_engine_stop (GstMxlFabricsSrc * self)
 {
+  /* with credits, zero-copy buffers may still be out: their shared part
+   * takes the target and the flow and closes them after the last one */
+  gst_mxl_fabrics_src_credits_stop (self);
   gst_mxl_fabrics_close_target (&self->flow, &self->target);
   g_clear_pointer (&self->grain_pool, gst_mxl_fabrics_grain_pool_free);
 }
@@ -133,13 +137,19 @@ gst_mxl_fabrics_src_engine_start (GstMxlFabricsSrc * self,
 {
   gchar *json;
   guint ring_length;
+  gboolean credits;
 
   GST_OBJECT_LOCK (self);
   ring_length = self->ring_length;
+  credits = self->credits_on;
   GST_OBJECT_UNLOCK (self);
+  /* audio: the target releases each bounce entry itself once committed
+   * (docs/fabrics-engine.md "Credits", "Audio"); the src copies out */
   if (!gst_mxl_fabrics_open_target (self->obj, &self->flow,
-          self->flow_def_json, ring_length, &self->target, &json, error))
+          self->flow_def_json, ring_length, credits, &self->target, &json,
+          error))
     return FALSE;
+  gst_mxl_fabrics_src_credits_start (self, json);
   if (self->media->batches)
     self->grain_size = 0;
   else

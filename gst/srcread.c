@@ -13,6 +13,7 @@
 #include "srcread.h"
 #include "srclatency.h"
 #include "srcholes.h"
+#include "srccredit.h"
 #include "grainpool.h"
 #include "media.h"
 #include "mxlfabricssrc.h"
@@ -100,6 +101,7 @@ refresh_engine_stats (GstMxlFabricsSrc * self, gboolean now_too)
     return;
   gst_mxl_fabrics_object_set_engine_stats (self->obj,
       GST_MXL_FABRICS_STATS_TARGET, &ts);
+  gst_mxl_fabrics_src_credits_stats (self);
   bad = ts.badImmediateData + ts.badGrainHeaders + ts.badBounceEntries;
   if (bad > self->bad_input_seen) {
     self->bad_input_seen = bad;
@@ -172,8 +174,9 @@ sender_changed (GstMxlFabricsSrc * self)
 {
   mxlFabricsExtTargetStats ts = {.version = MXL_FABRICS_API_VERSION };
 
-  if (mxlFabricsExtTargetGetStats (self->target, &ts) != MXL_STATUS_OK
-      || ts.connectionsAccepted == self->accepted_seen)
+  if (mxlFabricsExtTargetGetStats (self->target, &ts) != MXL_STATUS_OK)
+    return FALSE;
+  if (ts.connectionsAccepted == self->accepted_seen)
     return FALSE;
   self->accepted_seen = ts.connectionsAccepted;
   return TRUE;
@@ -258,6 +261,7 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, guint64 lapped,
     GST_INFO_OBJECT (self, "index went back from %" G_GUINT64_FORMAT " to %"
         G_GUINT64_FORMAT ": following the new sequence", self->next, index);
     self->back_run = 0;
+    gst_mxl_fabrics_src_credits_forget (self);
     self->head = self->next = index;
     self->discont = TRUE;
     self->origin0 = GST_CLOCK_TIME_NONE;        /* not live: goes on */
@@ -275,6 +279,8 @@ on_grain_completed (GstMxlFabricsSrc * self, guint64 index, guint64 lapped,
   }
   if (self->absent_since_us != 0 && index == self->absent_index)
     self->absent_since_us = 0;  /* it came: read it now */
+  /* the target holds it until released (credits) */
+  gst_mxl_fabrics_src_credits_completed (self, index);
   if (waiting && index == self->head
       && gst_base_src_is_live (GST_BASE_SRC (self))) {
     guint64 origin = gst_mxl_fabrics_index_to_tai (index,
@@ -546,9 +552,11 @@ count_early (GstMxlFabricsSrc * self, guint64 index, gint64 offset)
 }
 
 /* Tries to turn grain self->next into a buffer. Returns the buffer, or NULL
- * when the grain was skipped (self->next moved on) or must be waited for. */
+ * when the grain was skipped (self->next moved on) or must be waited for.
+ * With credits (srccredit.h) the buffer may wrap the ring slot itself
+ * (zero-copy); every index it passes is released by take_grain(). */
 static GstBuffer *
-take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
+take_grain_at (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
 {
   mxlGrainInfo info, again;
   uint8_t *payload = NULL, *payload2 = NULL;
@@ -657,6 +665,12 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
     count (self, &self->obj->counters.invalid, 1, FALSE);
     return NULL;
   }
+  /* Zero-copy with credits: the sender announced itself, so it does not
+   * write the slot until the buffer's release; no seqlock check needed. */
+  buf = gst_mxl_fabrics_src_credits_wrap (self, index, payload,
+      self->grain_size);
+  if (buf != NULL)
+    goto finish;
   buf = gst_mxl_fabrics_grain_pool_acquire (self->grain_pool,
       self->grain_size);
   gst_buffer_fill (buf, 0, payload, self->grain_size);
@@ -677,6 +691,7 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
     gst_buffer_unref (buf);
     return NULL;
   }
+finish:
   buf = self->media->finish_grain (self, buf, index);
   if (!stamp (self, buf, index, 1, offset)) {
     count_early (self, index, offset);
@@ -684,6 +699,17 @@ take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
     return NULL;
   }
   pushed (self, index, self->grain_size);
+  return buf;
+}
+
+/* take_grain_at(), then the release of every index it passed (credits:
+ * copied, skipped or counted, the src is done with them). */
+static GstBuffer *
+take_grain (GstMxlFabricsSrc * self, gint64 offset, GstFlowReturn * ret)
+{
+  GstBuffer *buf = take_grain_at (self, offset, ret);
+
+  gst_mxl_fabrics_src_credits_sweep (self);
   return buf;
 }
 

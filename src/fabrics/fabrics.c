@@ -592,6 +592,16 @@ mxlFabricsExtTargetReleaseGrain (mxlFabricsTarget in_target, uint64_t in_index)
 }
 
 MXL_EXPORT mxlStatus
+mxlFabricsExtTargetCreditsAnnounced (mxlFabricsTarget in_target, bool *out_announced)
+{
+  if (in_target == NULL || out_announced == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (!in_target->base.setup_done)
+    return MXL_ERR_INVALID_STATE;
+  return mxl_target_credit_announced (in_target, out_announced);
+}
+
+MXL_EXPORT mxlStatus
 mxlFabricsExtInitiatorPollTransferResult (mxlFabricsInitiator in_initiator,
     uint16_t in_timeoutMs, mxlFabricsExtTransferResult *out_result)
 {

@@ -139,6 +139,8 @@ void mxl_target_credit_entry (MxlTarget *target, uint64_t entry);
 /** mxlFabricsExtTargetReleaseGrain(): INVALID_STATE without credits or
  * for a continuous flow (the target releases its entries itself). */
 mxlStatus mxl_target_release_grain (MxlTarget *target, uint64_t index);
+/** mxlFabricsExtTargetCreditsAnnounced(). */
+mxlStatus mxl_target_credit_announced (MxlTarget *target, bool *out_announced);
 /** The credit counters of GetStats. */
 void mxl_target_credit_stats (MxlTarget *target, mxlFabricsExtTargetStats *out);
 #ifdef MXL_TEST_HOOKS

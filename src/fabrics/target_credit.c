@@ -438,6 +438,19 @@ mxl_target_release_grain (MxlTarget *t, uint64_t index)
   return st;
 }
 
+mxlStatus
+mxl_target_credit_announced (MxlTarget *t, bool *out_announced)
+{
+  MxlTargetCredit *c = t->credit;
+
+  if (c == NULL)
+    return MXL_ERR_INVALID_STATE;
+  g_mutex_lock (&c->lock);
+  *out_announced = c->ep != NULL && c->peer_id != 0;
+  g_mutex_unlock (&c->lock);
+  return MXL_STATUS_OK;
+}
+
 #ifdef MXL_TEST_HOOKS
 mxlStatus
 mxl_target_credit_debug_send (MxlTarget *t, const void *msg, size_t len)

@@ -270,15 +270,7 @@ wait_eos (GstElement * p, guint ms)
 static guint64
 target_stat (GstElement * p, Recv * r, const gchar * field)
 {
-  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
-  GstStructure *t = hgst_sink_target_stats (sink, r->source);
-  guint64 v = 0;
-
-  g_assert_nonnull (t);
-  g_assert_true (gst_structure_get_uint64 (t, field, &v));
-  gst_structure_free (t);
-  gst_object_unref (sink);
-  return v;
+  return hgst_sink_target_stat (p, r->source, field);
 }
 
 /* The sink sent every frame to @r: none dropped, none for want of credit. */

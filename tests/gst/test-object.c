@@ -86,7 +86,7 @@ test_stats_doc_table (void)
   guint n, i;
 
   f = gst_mxl_fabrics_stat_fields (GST_MXL_FABRICS_STATS_ELEMENT, &n);
-  g_assert_cmpuint (n, ==, 25);
+  g_assert_cmpuint (n, ==, 28);
   for (i = 0; i < n; i++) {
     if (!g_hash_table_remove (names, f[i].name))
       g_error ("stat %s is not in docs/bus-and-stats.md's table", f[i].name);
@@ -210,8 +210,8 @@ test_stats_structure (void)
     g_assert_cmpuint (d, ==, 0);
   }
   g_assert_cmpstr (gst_structure_get_string (s, "last-error"), ==, "");
-  /* connection-state, 25 counters, last-error, 15 engine counters, targets */
-  g_assert_cmpint (gst_structure_n_fields (s), ==, 1 + 25 + 1 + 15 + 1);
+  /* connection-state, 28 counters, last-error, 15 engine counters, targets */
+  g_assert_cmpint (gst_structure_n_fields (s), ==, 1 + 28 + 1 + 15 + 1);
   gst_structure_free (s);
   gst_object_unref (src);
 }

@@ -111,6 +111,23 @@ hgst_stat (GstElement * p, const gchar * name, const gchar * field)
   return v;
 }
 
+/* Logs the `stats` of element @name of @p (g_test_message()), "@what:
+ * <structure>": what a failing assertion after it is to be read against. */
+static inline void
+hgst_log_stats (GstElement * p, const gchar * name, const gchar * what)
+{
+  GstElement *e = gst_bin_get_by_name (GST_BIN (p), name);
+  GstStructure *s = NULL;
+  gchar *text;
+
+  g_object_get (e, "stats", &s, NULL);
+  text = gst_structure_to_string (s);
+  g_test_message ("%s: %s", what, text);
+  g_free (text);
+  gst_structure_free (s);
+  gst_object_unref (e);
+}
+
 /* The entry of the `targets` stats of mxlfabricssink @sink whose source
  * (the target as given) is @source, a copy (gst_structure_free()), or NULL. */
 static inline GstStructure *
@@ -130,6 +147,23 @@ hgst_sink_target_stats (GstElement * sink, const gchar * source)
   }
   gst_structure_free (s);
   return found;
+}
+
+/* A uint64 of the `targets` entry of the element named "sink" of @p whose
+ * source is @source; fails if there is none, or it lacks @field. */
+static inline guint64
+hgst_sink_target_stat (GstElement * p, const gchar * source,
+    const gchar * field)
+{
+  GstElement *sink = gst_bin_get_by_name (GST_BIN (p), "sink");
+  GstStructure *t = hgst_sink_target_stats (sink, source);
+  guint64 v = 0;
+
+  g_assert_nonnull (t);
+  g_assert_true (gst_structure_get_uint64 (t, field, &v));
+  gst_structure_free (t);
+  gst_object_unref (sink);
+  return v;
 }
 
 /* Waits (bounded by @ms) until the element named "sink" of @p has done @n

@@ -570,6 +570,36 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetInterruptRead (mxlFabricsTarget in_targe
 MXL_EXPORT mxlStatus mxlFabricsExtTargetReleaseGrain (mxlFabricsTarget in_target,
     uint64_t in_index);
 
+/**
+ * mxlFabricsExtTargetCreditsAnnounced:
+ * @out_announced: (out): true when the initiator connected to the target
+ *   now announced itself (one of ours that saw
+ *   ext.credits in the TargetInfo): it does not write the ring slot of a
+ *   grain the reader holds (returned by a read, not yet released with
+ *   mxlFabricsExtTargetReleaseGrain()), so the reader may use the slot's
+ *   payload in place until it releases it. false with no initiator
+ *   connected, or one that did not announce itself (a reference
+ *   initiator: it writes every slot as it comes round).
+ *
+ * The credit extension (setup option "credits"; docs/wire-format.md §11.7,
+ * docs/fabrics-engine.md "Credits"). The answer is about the connection of
+ * the moment: an initiator that connects later starts with every slot
+ * free (a grain held from before it is not protected from it), so a reader
+ * asks for each grain it reads, after the read. Any thread; never blocks
+ * (the credit state's own lock).
+ *
+ * On a connectionless provider (shm, tcp;ofi_rxm) "announced" is the
+ * initiator's announce message, acknowledged (§11.7); for audio the
+ * target releases each bounce entry itself once committed, so the answer
+ * only says that the initiator honours credits.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for a NULL argument;
+ * MXL_ERR_INVALID_STATE when the target is not set up or has no "credits"
+ * option.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetCreditsAnnounced (mxlFabricsTarget in_target,
+    bool *out_announced);
+
 /** Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL;
  * MXL_ERR_INVALID_STATE when the target is not set up. */
 MXL_EXPORT mxlStatus mxlFabricsExtTargetGetStats (mxlFabricsTarget in_target,

@@ -8,7 +8,8 @@
  *    credits laps the ring (the test can fail);
  *  - two targets, one never releasing: the other gets every grain;
  *  - hostile releases (ahead, backwards, another id, not a release):
- *    counted and ignored;
+ *    counted and ignored; the target says its initiator announced itself
+ *    (mxlFabricsExtTargetCreditsAnnounced);
  *  - a target with credits and an initiator that does not announce
  *    itself: as today;
  *  - connectionless (shm, tcp;ofi_rxm), every case above, and: malformed
@@ -325,6 +326,17 @@ hostile (const FabProv *p)
   ring = pr.info->n_regions;
   id = mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t);
   g_assert_cmpuint (id, !=, 0);
+  {
+    bool announced = false;
+
+    g_assert_cmpint (mxlFabricsExtTargetCreditsAnnounced (pr.t, &announced), ==,
+        MXL_STATUS_OK);
+    g_assert_true (announced);
+    g_assert_cmpint (mxlFabricsExtTargetCreditsAnnounced (NULL, &announced), ==,
+        MXL_ERR_INVALID_ARG);
+    g_assert_cmpint (mxlFabricsExtTargetCreditsAnnounced (pr.t, NULL), ==,
+        MXL_ERR_INVALID_ARG);
+  }
   for (uint64_t i = 0; i < ring; i++)
     transfer_read (&pr, i);
   /* the ring is full: nothing may go, and the API refuses what it cannot
@@ -399,6 +411,13 @@ not_announced (const FabProv *p)
   if (!pair_open (&pr, p, CREDITS, TRUE))
     return;
   g_assert_cmpuint (mxl_target_credit_debug_peer_id ((MxlTarget *) pr.t), ==, 0);
+  {
+    bool announced = true;
+
+    g_assert_cmpint (mxlFabricsExtTargetCreditsAnnounced (pr.t, &announced), ==,
+        MXL_STATUS_OK);
+    g_assert_false (announced);
+  }
   ring = pr.info->n_regions;
   for (uint64_t i = 0; i < 3 * ring; i++) {
     transfer_read (&pr, i);
