@@ -73,7 +73,7 @@ void gst_mxl_fabrics_close_initiator (GstMxlFabricsLocalFlow * flow,
  *   gst_mxl_fabrics_local_flow_open_ring()).
  * @credits: adds "credits": true to the setup options unless they set it
  *   (the credit extension, docs/fabrics-engine.md "Credits"; the library
- *   takes it for grain flows over connected providers only).
+ *   takes it for every flow and provider; audio: per bounce entry).
  * @target: (out): the target, set up on @flow's writer with the element's
  *   options and the library's progress thread on unless the options set
  *   "progressThread" (docs/fabrics-engine.md, "Progress thread").
