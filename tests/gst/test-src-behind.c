@@ -783,6 +783,11 @@ test_paused_burst (gconstpointer data)
       r.received,
       r.buffers, r.dropped, r.missing, r.skipped, r.late, r.torn, r.early,
       r.invalid, r.at_start, r.lapped);
+  g_test_message ("sender transfers queued %" G_GUINT64_FORMAT ", completed %"
+      G_GUINT64_FORMAT ", failed %" G_GUINT64_FORMAT ", dropped %"
+      G_GUINT64_FORMAT, hgst_stat (p, "sink", "transfers-queued"),
+      hgst_stat (p, "sink", "transfers-completed"), hgst_stat (p, "sink",
+          "transfers-failed"), hgst_stat (p, "sink", "transfers-dropped"));
   hgst_assert_no_error (p);
   g_assert_cmpuint (sent + held, ==, BURST_SENT);
   g_assert_cmpuint (r.buffers, ==, r.n);
