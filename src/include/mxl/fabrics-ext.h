@@ -640,8 +640,10 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetGetStats (mxlFabricsTarget in_target,
  * options, a continuous flow, "credits" asked for); MXL_ERR_INVALID_STATE
  * (provider ANY, already set up); the errors of mxlFabricsTargetSetup() for
  * either path (MXL_ERR_NO_FABRIC, MXL_ERR_UNSUPPORTED_OPERATION,
- * MXL_ERR_UNKNOWN), or of creating the private ring. On failure nothing is
- * left set up.
+ * MXL_ERR_UNKNOWN); MXL_ERR_PERMISSION_DENIED or MXL_ERR_UNKNOWN when the
+ * private ring could not be made (mxlPrivateDomainCreate(),
+ * mxlCreateFlowWriter()). On failure nothing is left set up and the target
+ * may be set up again.
  */
 MXL_EXPORT mxlStatus mxlFabricsExtTargetSetupTwoPaths (mxlFabricsTarget in_target,
     mxlFabricsTargetConfig const *in_config, mxlFabricsInterfaceConfig const *in_pathB,

@@ -349,6 +349,19 @@ cuts (const FabProv *a, const FabProv *b, gboolean one_initiator)
   }
   g_assert_cmpint (mxlFabricsExtTargetGetStats (ps.t, &ts), ==, MXL_STATUS_OK);
   g_assert_cmpuint (ts.grainsReceived, ==, N_GRAINS);
+  /* the initiator's view: each path a target of its own, told apart by its
+   * one-path TargetInfo (the whole one names the first) */
+  for (guint i = 0; i < 2; i++) {
+    mxlFabricsExtInitiatorTargetStats its;
+    g_assert_cmpint (mxlFabricsExtInitiatorGetTargetStats (sender_of (&ps, i), ps.path[i],
+        &its), ==, MXL_STATUS_OK);
+    g_assert_cmpint (its.state, ==, MXL_FABRICS_EXT_STATE_CONNECTED);
+    g_assert_cmpuint (its.grainsSkipped, ==, 0);
+    g_assert_cmpuint (its.transfersDropped, ==, 0);
+    g_assert_cmpuint (its.transfersFailed, ==, 0);
+  }
+  g_assert_cmpuint (ps.info->id, ==, ps.path[0]->id);
+  g_assert_cmpuint (ps.info->path_b->id, ==, ps.path[1]->id);
   g_test_message ("first path: %" G_GUINT64_FORMAT " first, %" G_GUINT64_FORMAT
       " duplicates; second path: %" G_GUINT64_FORMAT " first, %" G_GUINT64_FORMAT
       " duplicates", s[0].grains, s[0].duplicates, s[1].grains, s[1].duplicates);
@@ -495,6 +508,66 @@ first_path_only (void)
   paths_close (&ps);
 }
 
+/* The calls' refusals: a one-path target has no path stats, a TargetInfo
+ * of one path no second path, two paths take no credits. */
+static void
+api_refusals (void)
+{
+  char *def = fabtest_v210_def (FLOW_ID, "video/v210", 320, 180);
+  char *name_a = NULL, *name_b = NULL;
+  FabSide ts;
+  mxlFabricsTarget t, one;
+  mxlFabricsTargetInfo info = NULL, out = NULL;
+  mxlFabricsTargetConfig cfg;
+  mxlFabricsInterfaceConfig second;
+  mxlFabricsExtTargetPathStats ps;
+
+  if (!fabtest_require (&fab_tcp)) {
+    g_free (def);
+    return;
+  }
+  fabtest_side_init (&ts, def, FLOW_ID);
+  memset (&cfg, 0, sizeof cfg);
+  cfg.interface = fabtest_iface (&fab_tcp, MXL_ROLE_TARGET, &name_a);
+  cfg.writer = ts.writer;
+  second = fabtest_iface (&fab_tcp, MXL_ROLE_TARGET, &name_b);
+  g_assert_cmpint (mxlFabricsCreateTarget (ts.fab, &t), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtTargetSetupTwoPaths (NULL, &cfg, &second, NULL, &info), ==,
+      MXL_ERR_INVALID_ARG);
+  g_assert_cmpint (mxlFabricsExtTargetSetupTwoPaths (t, &cfg, NULL, NULL, &info), ==,
+      MXL_ERR_INVALID_ARG);
+  g_assert_cmpint (mxlFabricsExtTargetGetPathStats (t, 0, &ps), ==, MXL_ERR_INVALID_STATE);
+  g_test_expect_message ("mxlfabrics", G_LOG_LEVEL_WARNING, "*credits*");
+  g_assert_cmpint (mxlFabricsExtTargetSetupTwoPaths (t, &cfg, &second, "{\"credits\": true}",
+      &info), ==, MXL_ERR_INVALID_ARG);
+  g_test_assert_expected_messages ();
+  /* refused before anything was made: the same target sets up */
+  g_assert_cmpint (mxlFabricsExtTargetSetupTwoPaths (t, &cfg, &second, NULL, &info), ==,
+      MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsExtTargetSetupTwoPaths (t, &cfg, &second, NULL, &out), ==,
+      MXL_ERR_INVALID_STATE);
+  g_assert_cmpint (mxlFabricsExtTargetGetPathStats (t, 2, &ps), ==, MXL_ERR_NOT_FOUND);
+  g_assert_cmpint (mxlFabricsExtTargetGetPathStats (t, 1, NULL), ==, MXL_ERR_INVALID_ARG);
+  g_assert_cmpint (mxlFabricsExtTargetGetPathStats (t, 1, &ps), ==, MXL_STATUS_OK);
+  g_assert_cmpuint (ps.grains, ==, 0);
+  g_assert_cmpint (mxlFabricsExtTargetInfoGetPath (info, 2, &out), ==, MXL_ERR_NOT_FOUND);
+  g_assert_cmpint (mxlFabricsExtTargetInfoGetPath (NULL, 0, &out), ==, MXL_ERR_INVALID_ARG);
+  g_assert_cmpint (mxlFabricsExtTargetInfoGetPath (info, 0, &out), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsFreeTargetInfo (info), ==, MXL_STATUS_OK);
+  /* a TargetInfo of one path, and a target of one path */
+  g_assert_cmpint (mxlFabricsExtTargetInfoGetPath (out, 1, &info), ==, MXL_ERR_NOT_FOUND);
+  g_assert_cmpint (mxlFabricsFreeTargetInfo (out), ==, MXL_STATUS_OK);
+  g_assert_cmpint (mxlFabricsDestroyTarget (ts.fab, t), ==, MXL_STATUS_OK);
+  one = fabtest_target (&ts, &fab_tcp, NULL, &info);
+  g_assert_null (info->path_b);
+  g_assert_cmpint (mxlFabricsExtTargetGetPathStats (one, 0, &ps), ==, MXL_ERR_NOT_FOUND);
+  mxlFabricsFreeTargetInfo (info);
+  g_free (name_a);
+  g_free (name_b);
+  fabtest_side_clear (&ts);
+  g_free (def);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -503,5 +576,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/paths/tcp-shm/cuts", test_cuts_tcp_shm);
   g_test_add_func ("/fabrics/paths/tcp-tcp/hostile-second", hostile_second);
   g_test_add_func ("/fabrics/paths/tcp-tcp/first-path-only", first_path_only);
+  g_test_add_func ("/fabrics/paths/tcp-tcp/api-refusals", api_refusals);
   return g_test_run ();
 }
