@@ -507,6 +507,27 @@ mxlFabricsExtTargetGetStats (mxlFabricsTarget in_target, mxlFabricsExtTargetStat
 }
 
 MXL_EXPORT mxlStatus
+mxlFabricsExtTargetSetupTwoPaths (mxlFabricsTarget in_target,
+    mxlFabricsTargetConfig const *in_config, mxlFabricsInterfaceConfig const *in_pathB,
+    char const *in_options, mxlFabricsTargetInfo *out_info)
+{
+  if (in_target == NULL || in_config == NULL || in_pathB == NULL || out_info == NULL)
+    return MXL_ERR_INVALID_ARG;
+  return mxl_target_setup_paths (in_target, in_config, in_pathB, in_options, out_info);
+}
+
+MXL_EXPORT mxlStatus
+mxlFabricsExtTargetGetPathStats (mxlFabricsTarget in_target, uint32_t in_path,
+    mxlFabricsExtTargetPathStats *out_stats)
+{
+  if (in_target == NULL || out_stats == NULL)
+    return MXL_ERR_INVALID_ARG;
+  if (!in_target->base.setup_done)
+    return MXL_ERR_INVALID_STATE;
+  return mxl_target_path_stats (in_target, in_path, out_stats);
+}
+
+MXL_EXPORT mxlStatus
 mxlFabricsExtInitiatorGetStats (mxlFabricsInitiator in_initiator,
     mxlFabricsExtInitiatorStats *out_stats)
 {

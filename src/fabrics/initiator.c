@@ -311,6 +311,34 @@ add_target_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info
   return MXL_STATUS_OK;
 }
 
+/* The second path of a two-path TargetInfo (ext."pathB", wire-format.md
+ * §11.9), after its first: a target of its own (own id, connection,
+ * queue, reconnect, stats). One this initiator cannot reach (another
+ * provider's address, protocol) is left to an initiator of that provider,
+ * and the first path alone is sent to. */
+static mxlStatus
+add_second_path_locked (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
+{
+  struct mxlFabricsTargetInfo_t *second = mxl_target_info_path (info, 1);
+  mxlStatus st;
+
+  if (second == NULL)
+    return MXL_STATUS_OK;
+  if (address_usable (init, second)
+      && mxl_initiator_protocol_for (init, mxl_target_info_protocol (second)) != NULL) {
+    st = add_target_locked (init, second);
+  } else {
+    g_message ("initiator: the second path %" G_GUINT64_FORMAT " of target %"
+        G_GUINT64_FORMAT " (provider %s) is not reachable from this initiator "
+        "(provider %s): sending on the first path only; add it to an initiator of "
+        "its provider (mxlFabricsExtTargetInfoGetPath())", second->id, info->id,
+        second->provider, init->base.desc->name);
+    st = MXL_STATUS_OK;
+  }
+  mxl_target_info_free (second);
+  return st;
+}
+
 mxlStatus
 mxl_initiator_add_target (MxlInitiator *init, const struct mxlFabricsTargetInfo_t *info)
 {
@@ -318,6 +346,8 @@ mxl_initiator_add_target (MxlInitiator *init, const struct mxlFabricsTargetInfo_
 
   mxl_lock (&init->base.lock);
   st = add_target_locked (init, info);
+  if (st == MXL_STATUS_OK)
+    st = add_second_path_locked (init, info);
   if (st == MXL_STATUS_OK)
     init->mode->target_added (init);
   mxl_unlock (&init->base.lock);
@@ -340,6 +370,12 @@ mxl_initiator_remove_target (MxlInitiator *init, const struct mxlFabricsTargetIn
     mxl_conn_transition (conn, MXL_CONN_IN_REMOVE, MXL_STATUS_OK);
     init->stats.targets--;
     st = MXL_STATUS_OK;
+    /* a two-path TargetInfo: its second path goes with it */
+    conn = info->path_b != NULL ? mxl_initiator_find_conn (init, info->path_b->id) : NULL;
+    if (conn != NULL) {
+      mxl_conn_transition (conn, MXL_CONN_IN_REMOVE, MXL_STATUS_OK);
+      init->stats.targets--;
+    }
   }
   mxl_unlock (&init->base.lock);
   return st;

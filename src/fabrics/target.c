@@ -151,6 +151,9 @@ mxl_target_fill_info (MxlTarget *t, const void *addr, size_t addr_len)
 static void
 teardown (MxlTarget *t)
 {
+  /* A second path writes into this target's flow: it goes first
+   * (target_paths.c; nothing for a one-path target or a second path). */
+  mxl_target_paths_stop (t);
   /* The progress thread goes first: this thread owns the endpoints again. */
   mxl_progress_stop (&t->base.progress);
   t->mode = inline_mode_of (t);
@@ -171,14 +174,15 @@ teardown (MxlTarget *t)
   g_clear_pointer (&t->batch, g_free);
   g_clear_pointer (&t->info, mxl_target_info_free);
   g_clear_pointer (&t->thread, g_free);
+  mxl_target_paths_free (t);
   t->type_ops = NULL;
 }
 
 static mxlStatus read_once (MxlTarget *t, int timeout_ms, uint64_t *out_index,
     uint64_t *out_count);
 
-static void
-push_read_result (MxlTarget *t, mxlStatus st, uint64_t index, uint64_t count)
+void
+mxl_target_push_result (MxlTarget *t, mxlStatus st, uint64_t index, uint64_t count)
 {
   gboolean dropped;
   MxlReadResult *r = &t->thread->results[mxl_endpoint_result_push (&t->base,
@@ -205,7 +209,7 @@ thread_pass (gpointer owner)
     mxlStatus st = read_once (t, -1, &index, &count);
     if (st == MXL_ERR_NOT_READY)
       break;
-    push_read_result (t, st, index, count);
+    t->sink->push (t, st, index, count);
   }
   if (n > 0)
     mxl_endpoint_wake (&t->base);
@@ -259,6 +263,26 @@ read_queued (MxlTarget *t, int timeout_ms, uint64_t *out_index, uint64_t *out_co
   return st;
 }
 
+mxlStatus
+mxl_target_commit_own (MxlTarget *t, uint64_t index, uint16_t slices)
+{
+  mxlGrainInfo info;
+  uint8_t *payload = NULL;
+  mxlStatus st = mxlFlowWriterOpenGrain (t->writer, index, &info, &payload);
+
+  if (st == MXL_STATUS_OK) {
+    info.validSlices = slices;
+    st = mxlFlowWriterCommitGrain (t->writer, &info);
+  }
+  return st;
+}
+
+/* A one-path target: its own flow, its own result queue. */
+static const MxlTargetSinkOps own_sink = {
+  .commit = mxl_target_commit_own,
+  .push = mxl_target_push_result,
+};
+
 /* MxlSlotFn of the target's flow writer. */
 static uint8_t *
 writer_slot (gpointer writer, guint i, size_t *out_len)
@@ -286,6 +310,9 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
 
   if (t->base.setup_done)
     return MXL_ERR_INVALID_STATE;
+  /* a path of a two-path target has its sink set already (target_paths.c) */
+  if (t->sink == NULL)
+    t->sink = &own_sink;
   st = mxl_endpoint_setup_begin (&t->base, &target_role, config->writer, options,
       &config->interface, &flow, &fi, &error);
   if (st != MXL_STATUS_OK)
@@ -325,7 +352,8 @@ mxl_target_setup (MxlTarget *t, const mxlFabricsTargetConfig *config,
   if (st != MXL_STATUS_OK)
     goto fail;
   t->stats.version = MXL_FABRICS_API_VERSION;
-  if (t->base.options.progress_thread) {
+  /* Both paths of a two-path target merge in their progress threads. */
+  if (t->base.options.progress_thread || t->paths != NULL) {
     st = start_thread (t, &error);
     if (st != MXL_STATUS_OK)
       goto fail;

@@ -152,6 +152,36 @@ mxlStatus mxl_target_credit_debug_send (MxlTarget *target, const void *msg, size
 uint64_t mxl_target_credit_debug_peer_id (MxlTarget *target);
 #endif
 
+/* --- sinks (MxlTargetSinkOps, target-state.h) --- */
+
+/** The one-path commit: grain @index, validSlices @slices, published in
+ * @target's own flow (mxlFlowWriterOpenGrain() + CommitGrain()).
+ * Returns: OK or the flow writer's status. */
+mxlStatus mxl_target_commit_own (MxlTarget *target, uint64_t index, uint16_t slices);
+/** Queues one read result in @target's result ring (thread mode, its lock
+ * held); the oldest is dropped (readResultsDropped) when it is full. */
+void mxl_target_push_result (MxlTarget *target, mxlStatus status, uint64_t index,
+    uint64_t count);
+
+/* --- two paths (target_paths.c, docs/fabrics-engine.md "Two paths") --- */
+
+typedef struct MxlTargetPaths MxlTargetPaths;
+
+/** mxlFabricsExtTargetSetupTwoPaths() (<mxl/fabrics-ext.h>, its errors). */
+mxlStatus mxl_target_setup_paths (MxlTarget *target, const mxlFabricsTargetConfig *config,
+    const mxlFabricsInterfaceConfig *path_b, const char *options,
+    struct mxlFabricsTargetInfo_t **out_info);
+/** The first path's teardown, first: destroys the second path (its
+ * progress thread stopped, its endpoints and private ring closed).
+ * Nothing for a one-path target or for the second path itself. */
+void mxl_target_paths_stop (MxlTarget *target);
+/** The end of the first path's teardown: frees the merge state and the
+ * second path's private flow. Nothing without paths. */
+void mxl_target_paths_free (MxlTarget *target);
+/** mxlFabricsExtTargetGetPathStats(). */
+mxlStatus mxl_target_path_stats (MxlTarget *target, uint32_t path,
+    mxlFabricsExtTargetPathStats *out);
+
 /** Queues a connection event for mxlFabricsExtTargetPollEvent(). */
 void mxl_target_push_event (MxlTarget *target,
     mxlFabricsExtConnectionState previous, mxlFabricsExtConnectionState current,

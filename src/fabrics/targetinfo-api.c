@@ -155,6 +155,16 @@ mxlFabricsExtTargetInfoParse (char const *in_string,
 }
 
 MXL_EXPORT mxlStatus
+mxlFabricsExtTargetInfoGetPath (mxlFabricsTargetInfo in_targetInfo, uint32_t in_path,
+    mxlFabricsTargetInfo *out_info)
+{
+  if (in_targetInfo == NULL || out_info == NULL)
+    return MXL_ERR_INVALID_ARG;
+  *out_info = mxl_target_info_path (in_targetInfo, in_path);
+  return *out_info != NULL ? MXL_STATUS_OK : MXL_ERR_NOT_FOUND;
+}
+
+MXL_EXPORT mxlStatus
 mxlFabricsFreeTargetInfo (mxlFabricsTargetInfo in_info)
 {
   if (in_info == NULL)

@@ -153,8 +153,6 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
     uint64_t *out_index, uint64_t *out_count)
 {
   MxlGrainIngress *g = ingress_of (t);
-  mxlGrainInfo info;
-  uint8_t *payload = NULL;
   uint32_t slot;
   uint16_t slices;
   uint64_t index;
@@ -201,20 +199,21 @@ rma_on_completion (MxlTarget *t, const struct fi_cq_data_entry *entry,
         t->id, slot, index);
     return MXL_ERR_NOT_READY;
   }
-  /* Commit with validSlices from the immediate data (docs/wire-format.md §6.9). */
-  st = mxlFlowWriterOpenGrain (t->writer, index, &info, &payload);
-  if (st == MXL_STATUS_OK) {
-    info.validSlices = slices;
-    st = mxlFlowWriterCommitGrain (t->writer, &info);
-  }
-  if (st != MXL_STATUS_OK) {
+  /* Commit with validSlices from the immediate data (docs/wire-format.md
+   * §6.9), where the sink chosen at setup puts it (MxlTargetSinkOps). */
+  st = t->sink->commit (t, index, slices);
+  if (st != MXL_STATUS_OK && st != MXL_ERR_NOT_READY) {
     t->stats.commitFailures++;
     return st;
   }
-  t->stats.grainsReceived++;
+  /* NOT_READY: committed by another path, or forwarded; the slot holds
+   * @index all the same */
   if (!g->have_committed || index > g->committed_max)
     g->committed_max = index;
   g->have_committed = TRUE;
+  if (st == MXL_ERR_NOT_READY)
+    return st;
+  t->stats.grainsReceived++;
   *out_index = index;
   *out_count = g->lapped;
   g->lapped = 0;

@@ -67,6 +67,25 @@ typedef struct MxlTargetTypeOps {
  * providers and the send protocol) or tagged (protocol_tagged.c); at
  * t->pstate->rx_ops, set by the protocol's target setup, NULL when it
  * posts none. */
+/**
+ * MxlTargetSinkOps:
+ * Where a target's validated grains and read results go, chosen by the
+ * engine at setup (target.c: its own flow and result queue;
+ * target_paths.c: the merge of a two-path target, docs/fabrics-engine.md
+ * "Two paths"). The write ingress calls @commit, the engine @push.
+ */
+typedef struct MxlTargetSinkOps {
+  /* Commits grain @index, slices 0 .. @slices - 1 valid, whose data is in
+   * the target's own slot (index mod grain count), validated. Returns OK
+   * (committed: a read result), NOT_READY (no result: another path
+   * committed it already, or it was forwarded), or the flow writer's
+   * failure. Called with the target's lock held by its progress thread,
+   * or by the reading thread (one-path targets). */
+  mxlStatus (*commit) (MxlTarget *target, uint64_t index, uint16_t slices);
+  /* Queues one read result of the progress thread (t->lock held). */
+  void (*push) (MxlTarget *target, mxlStatus status, uint64_t index, uint64_t count);
+} MxlTargetSinkOps;
+
 typedef struct MxlRxOps {
   /* Posts every receive on @ep. Returns OK or the libfabric status. */
   mxlStatus (*post_all) (MxlTarget *target, struct fid_ep *ep);
@@ -126,4 +145,10 @@ struct mxlFabricsTarget_t {
   /* the credit extension (target_credit.c, setup option "credits"), else
    * NULL */
   struct MxlTargetCredit *credit;
+  /* where validated grains and read results go (MxlTargetSinkOps), set at
+   * setup; a two-path target's paths (target_paths.c): the merge state
+   * shared by its first path (the one the application holds) and its
+   * second, else NULL */
+  const MxlTargetSinkOps *sink;
+  struct MxlTargetPaths *paths;
 };

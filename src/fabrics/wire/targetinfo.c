@@ -42,6 +42,7 @@ mxl_target_info_free (struct mxlFabricsTargetInfo_t *info)
   g_free (info->regions);
   g_free (info->flow_def);
   g_free (info->protocol);
+  mxl_target_info_free (info->path_b);
   g_free (info);
 }
 
@@ -59,6 +60,26 @@ mxl_target_info_copy (const struct mxlFabricsTargetInfo_t *info)
       (gsize) info->n_regions * sizeof (MxlRemoteRegion));
   copy->flow_def = g_strdup (info->flow_def);
   copy->protocol = g_strdup (info->protocol);
+  copy->path_b = info->path_b != NULL ? mxl_target_info_copy (info->path_b) : NULL;
+  return copy;
+}
+
+struct mxlFabricsTargetInfo_t *
+mxl_target_info_path (const struct mxlFabricsTargetInfo_t *info, guint path)
+{
+  struct mxlFabricsTargetInfo_t *copy;
+
+  g_return_val_if_fail (info != NULL, NULL);
+  if (path == 0) {
+    copy = mxl_target_info_copy (info);
+    g_clear_pointer (&copy->path_b, mxl_target_info_free);
+    return copy;
+  }
+  if (path != 1 || info->path_b == NULL)
+    return NULL;
+  copy = mxl_target_info_copy (info->path_b);
+  g_free (copy->flow_def);
+  copy->flow_def = g_strdup (info->flow_def);
   return copy;
 }
 
@@ -101,16 +122,15 @@ add_u64_string (JsonBuilder *b, const char *key, guint64 value)
   json_builder_add_string_value (b, text);
 }
 
-char *
-mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
+/* One TargetInfo document as an object of @b: the outer one, or the
+ * second path's under ext."pathB" (written without "flowDef", which is the
+ * outer one's). */
+static void
+add_document (JsonBuilder *b, const struct mxlFabricsTargetInfo_t *info,
+    gboolean nested)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new_immutable ();
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = NULL;
   g_autofree char *address = NULL;
   guint i;
-
-  g_return_val_if_fail (info != NULL, NULL);
 
   address = mxl_base64_encode (info->fabric_address, info->fabric_address_len);
 
@@ -129,7 +149,7 @@ mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
   json_builder_begin_object (b);
   if (info->eos_version != 0)
     add_u64_string (b, "eos", info->eos_version);
-  if (info->flow_def != NULL) {
+  if (info->flow_def != NULL && !nested) {
     json_builder_set_member_name (b, "flowDef");
     json_builder_add_string_value (b, info->flow_def);
   }
@@ -145,6 +165,10 @@ mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
   }
   if (info->credits != 0)
     add_u64_string (b, "credits", info->credits);
+  if (info->path_b != NULL && !nested) {
+    json_builder_set_member_name (b, "pathB");
+    add_document (b, info->path_b, TRUE);
+  }
   json_builder_end_object (b);
   json_builder_set_member_name (b, "fabricAddress");
   json_builder_add_string_value (b, address);
@@ -162,7 +186,18 @@ mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
   }
   json_builder_end_array (b);
   json_builder_end_object (b);
+}
 
+char *
+mxl_target_info_to_json (const struct mxlFabricsTargetInfo_t *info)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new_immutable ();
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  g_return_val_if_fail (info != NULL, NULL);
+
+  add_document (b, info, FALSE);
   root = json_builder_get_root (b);
   json_generator_set_pretty (gen, FALSE);
   json_generator_set_root (gen, root);
@@ -328,8 +363,35 @@ read_regions (JsonObject *root, struct mxlFabricsTargetInfo_t *info,
   return TRUE;
 }
 
+static gboolean read_document (JsonObject *root, struct mxlFabricsTargetInfo_t *info,
+    gboolean nested, GError **error);
+
+/* ext."pathB": the second path's whole document, read by read_document()
+ * as the outer one (one level only: a "pathB" inside it is refused). */
 static gboolean
-read_ext (JsonObject *root, struct mxlFabricsTargetInfo_t *info, GError **error)
+read_path_b (JsonObject *ext, struct mxlFabricsTargetInfo_t *info, gboolean nested,
+    GError **error)
+{
+  JsonObject *obj;
+  g_autoptr (GError) inner = NULL;
+
+  if (!get_object (ext, "pathB", FALSE, &obj, error))
+    return FALSE;
+  if (obj == NULL)
+    return TRUE;
+  if (nested)
+    return fail (error, "ext.\"pathB\" holds another \"pathB\" (two paths at most)");
+  info->path_b = mxl_target_info_new ();
+  if (!read_document (obj, info->path_b, TRUE, &inner))
+    return fail (error, "ext.\"pathB\": %s", inner->message);
+  if (info->path_b->id == info->id)
+    return fail (error, "ext.\"pathB\" has the id of the first path");
+  return TRUE;
+}
+
+static gboolean
+read_ext (JsonObject *root, struct mxlFabricsTargetInfo_t *info, gboolean nested,
+    GError **error)
 {
   JsonObject *ext;
   const char *protocol = NULL, *flow_def = NULL;
@@ -374,6 +436,8 @@ read_ext (JsonObject *root, struct mxlFabricsTargetInfo_t *info, GError **error)
       return FALSE;
     info->eos_version = (uint32_t) MIN (version, G_MAXUINT32);
   }
+  if (!read_path_b (ext, info, nested, error))
+    return FALSE;
   /* Kept as given: the protocol table checks the name
    * (mxl_protocol_check_info(), protocol_table.c). */
   info->protocol = g_strdup (protocol);
@@ -383,7 +447,7 @@ read_ext (JsonObject *root, struct mxlFabricsTargetInfo_t *info, GError **error)
 
 static gboolean
 read_document (JsonObject *root, struct mxlFabricsTargetInfo_t *info,
-    GError **error)
+    gboolean nested, GError **error)
 {
   JsonObject *bounce;
   const char *provider;
@@ -409,7 +473,7 @@ read_document (JsonObject *root, struct mxlFabricsTargetInfo_t *info,
     return FALSE;
   info->provider = g_strdup (provider);
 
-  return read_ext (root, info, error);
+  return read_ext (root, info, nested, error);
 }
 
 struct mxlFabricsTargetInfo_t *
@@ -426,11 +490,16 @@ mxl_target_info_from_json (const char *text, mxlStatus *out_status,
     return NULL;
   }
   info = mxl_target_info_new ();
-  if (!read_document (root, info, error)) {
+  if (!read_document (root, info, FALSE, error)) {
     mxl_target_info_free (info);
     if (out_status != NULL)
       *out_status = MXL_ERR_INVALID_ARG;
     return NULL;
+  }
+  /* the second path carries the flow of the first */
+  if (info->path_b != NULL) {
+    g_free (info->path_b->flow_def);
+    info->path_b->flow_def = g_strdup (info->flow_def);
   }
   if (out_status != NULL)
     *out_status = MXL_STATUS_OK;

@@ -66,6 +66,13 @@ struct mxlFabricsTargetInfo_t {
    * (src/fabrics/wire/eos.h, MXL_EOS_VERSION); 0 = not given (the
    * reference, an older target: no notice is sent). */
   uint32_t eos_version;
+  /* "pathB": the second path of a two-path (seamless protection) target
+   * (docs/wire-format.md §11.9): a whole TargetInfo document of its own
+   * (address, regions, id, provider, its own ext without "flowDef" and
+   * without a "pathB"), parsed by the same code as the outer one; its
+   * flow_def is the outer one's. NULL: one path (the reference's form).
+   * Owned. */
+  struct mxlFabricsTargetInfo_t *path_b;
 };
 
 /**
@@ -79,6 +86,16 @@ void mxl_target_info_free (struct mxlFabricsTargetInfo_t *info);
 
 /** Returns: (transfer full): a deep copy of @info. */
 struct mxlFabricsTargetInfo_t *mxl_target_info_copy (const struct mxlFabricsTargetInfo_t *info);
+
+/**
+ * mxl_target_info_path:
+ * @path: 0 the first path, 1 the second (@info->path_b).
+ * Returns: (transfer full) (nullable): a one-path TargetInfo of that path
+ * (the first: @info without path_b; the second: path_b, whose flow_def is
+ * @info's), or NULL when @info has no such path.
+ */
+struct mxlFabricsTargetInfo_t *mxl_target_info_path (const struct mxlFabricsTargetInfo_t *info,
+    guint path);
 
 /**
  * mxl_target_info_to_json:

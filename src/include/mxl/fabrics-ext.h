@@ -606,6 +606,84 @@ MXL_EXPORT mxlStatus mxlFabricsExtTargetGetStats (mxlFabricsTarget in_target,
     mxlFabricsExtTargetStats *out_stats);
 
 /**
+ * mxlFabricsExtTargetSetupTwoPaths:
+ * @in_config: the first path (provider, bind address) and the flow writer
+ *   to receive into, as mxlFabricsTargetSetup().
+ * @in_pathB: the second path: its provider (tcp, verbs: connected; a
+ *   provider of another fabric is allowed) and bind address (another
+ *   interface, or another service of the same one). Not kept.
+ * @in_options: (nullable): as mxlFabricsTargetSetup(), applied to both
+ *   paths; "progressThread" is implied (each path has its progress thread,
+ *   waiting on its own completion queue; reads wait for either).
+ * @out_info: (out) (transfer full): the TargetInfo: a valid one-path
+ *   TargetInfo of the first path for any initiator (the MXL reference's
+ *   included), with the second path under ext."pathB"
+ *   (docs/wire-format.md §11.9); free with mxlFabricsFreeTargetInfo().
+ *
+ * Seamless protection (the idea of SMPTE ST 2022-7; docs/fabrics-engine.md
+ * "Two paths"): an initiator of this library sends every grain on both
+ * paths (mxlFabricsInitiatorAddTarget()); the target commits, for each
+ * grain index, the first valid copy from either path, without waiting for
+ * the second, and counts the other as a duplicate. The first path's remote
+ * writes land in the flow's grain slots as with one path; the second's in
+ * a private ring of the same geometry (a private domain, <mxl/flow-ext.h>),
+ * from which a copy is validated (the same checks as the first path's:
+ * immediate data, grain header) and copied into the flow only when the
+ * flow has not committed that index yet and the index is not older than
+ * the flow's ring (then counted late): nothing the second path sends can
+ * overwrite a grain the first delivered. Reads, events (the first path's),
+ * interrupt and mxlFabricsExtTargetGetStats() (the first path's counters)
+ * work as for one path; mxlFabricsExtTargetGetPathStats() gives each
+ * path's. Grain flows only; not with the "credits" option.
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG (NULL, bad config or
+ * options, a continuous flow, "credits" asked for); MXL_ERR_INVALID_STATE
+ * (provider ANY, already set up); the errors of mxlFabricsTargetSetup() for
+ * either path (MXL_ERR_NO_FABRIC, MXL_ERR_UNSUPPORTED_OPERATION,
+ * MXL_ERR_UNKNOWN); MXL_ERR_PERMISSION_DENIED or MXL_ERR_UNKNOWN when the
+ * private ring could not be made (mxlPrivateDomainCreate(),
+ * mxlCreateFlowWriter()). On failure nothing is left set up and the target
+ * may be set up again.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetSetupTwoPaths (mxlFabricsTarget in_target,
+    mxlFabricsTargetConfig const *in_config, mxlFabricsInterfaceConfig const *in_pathB,
+    char const *in_options, mxlFabricsTargetInfo *out_info);
+
+/**
+ * mxlFabricsExtTargetPathStats:
+ * Counters of one path of a two-path target since setup (counts are
+ * grains unless named otherwise).
+ */
+typedef struct mxlFabricsExtTargetPathStats_t {
+  int version;                   /* MXL_FABRICS_API_VERSION */
+  mxlFabricsExtConnectionState state; /* the path's endpoint */
+  uint64_t grains;               /* grain indices this path committed first */
+  uint64_t bytes;                /* payload bytes of those (valid slices) */
+  uint64_t duplicates;           /* copies of an index already committed
+                                    (by the other path, or by this one) */
+  uint64_t recovered;            /* indices only this path delivered: it
+                                    committed them and no copy came from the
+                                    other path before the ring slot was
+                                    reused (or until now) */
+  uint64_t late;                 /* second path: valid copies not taken
+                                    because the flow's slot holds a newer
+                                    grain (older than the ring) */
+  uint64_t invalid;              /* this path's badImmediateData +
+                                    badGrainHeaders */
+} mxlFabricsExtTargetPathStats;
+
+/**
+ * mxlFabricsExtTargetGetPathStats:
+ * @in_path: 0 (the first path) or 1 (the second, ext."pathB").
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL; MXL_ERR_INVALID_STATE
+ * when the target is not set up; MXL_ERR_NOT_FOUND when it has one path
+ * (mxlFabricsTargetSetup()) or @in_path is above 1.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetGetPathStats (mxlFabricsTarget in_target,
+    uint32_t in_path, mxlFabricsExtTargetPathStats *out_stats);
+
+/**
  * mxlFabricsExtInitiatorStats:
  * Counters of an initiator since setup, summed over its targets.
  */
@@ -943,6 +1021,27 @@ MXL_EXPORT mxlStatus mxlFabricsExtInitiatorPollTransferResult (
  */
 MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoParse (char const *in_string,
     mxlFabricsTargetInfo *out_targetInfo, char **out_reason);
+
+/**
+ * mxlFabricsExtTargetInfoGetPath:
+ * @in_path: 0: the first path (the TargetInfo without ext."pathB"), 1: the
+ *   second path (ext."pathB", with the flow definition of the first).
+ * @out_info: (out) (transfer full): a one-path TargetInfo of that path; free
+ *   with mxlFabricsFreeTargetInfo().
+ *
+ * A TargetInfo of a two-path target (mxlFabricsExtTargetSetupTwoPaths(),
+ * docs/wire-format.md §11.9) names two targets of an initiator:
+ * mxlFabricsInitiatorAddTarget() and RemoveTarget() of the whole
+ * TargetInfo add and remove both paths; with the one-path TargetInfo of a
+ * path, GetTargetState(), GetTargetStats(), WaitCredit() and the rest give
+ * that path's, and AddTarget() / RemoveTarget() add or remove that path
+ * alone (its id is its own).
+ *
+ * Returns: MXL_STATUS_OK; MXL_ERR_INVALID_ARG for NULL; MXL_ERR_NOT_FOUND
+ * for @in_path 1 of a one-path TargetInfo, or @in_path above 1.
+ */
+MXL_EXPORT mxlStatus mxlFabricsExtTargetInfoGetPath (mxlFabricsTargetInfo in_targetInfo,
+    uint32_t in_path, mxlFabricsTargetInfo *out_info);
 
 /** Returns: MXL_STATUS_OK with the TargetInfo's 64-bit id in @out_id;
  * MXL_ERR_INVALID_ARG for NULL. */

@@ -212,6 +212,75 @@ test_credits (void)
  * first in ext when set, absent when not; read back; not a number is
  * refused; 0 and absent mean none; the value's imm encoding is told apart
  * from claims and grains. */
+/* ext."pathB" (docs/wire-format.md §11.9): the second path's document,
+ * read by the same code; refused as the outer one when malformed, nested
+ * or with the first path's id. */
+static void
+test_path_b (void)
+{
+  struct mxlFabricsTargetInfo_t *info = make_info (), *back, *path;
+  g_autofree char *plain = NULL, *json = NULL, *again = NULL;
+  g_autoptr (GError) error = NULL;
+  mxlStatus status = MXL_ERR_UNKNOWN;
+#define PATH_DOC(b) "{\"addressFormat\":2,\"ext\":{\"flowDef\":\"F\",\"pathB\":" b "}," \
+      "\"fabricAddress\":\"AgCJ0X8AAAEAAAAAAAAAAA==\",\"id\":\"1\",\"provider\":" \
+      "\"tcp\",\"regions\":[{\"addr\":\"0\",\"len\":\"8\",\"rkey\":\"1\"}]}"
+#define INNER(id, regions, ext) "{\"addressFormat\":2," ext "\"fabricAddress\":" \
+      "\"AgCJ0X8AAAEAAAAAAAAAAA==\",\"id\":\"" id "\",\"provider\":\"shm\",\"regions\":" regions "}"
+  const char *good = PATH_DOC (INNER ("2", "[{\"addr\":\"0\",\"len\":\"9\",\"rkey\":\"3\"}]", ""));
+  const char *const bad[] = {
+    PATH_DOC ("\"x\""),
+    PATH_DOC (INNER ("2", "[]", "")),
+    PATH_DOC (INNER ("1", "[{\"addr\":\"0\",\"len\":\"9\",\"rkey\":\"3\"}]", "")),
+    PATH_DOC (INNER ("2", "[{\"addr\":\"0\",\"len\":\"9\",\"rkey\":\"3\"}]",
+            "\"ext\":{\"pathB\":{}},")),
+    PATH_DOC (INNER ("2", "[{\"addr\":\"0\",\"len\":\"-9\",\"rkey\":\"3\"}]", "")),
+  };
+#undef INNER
+#undef PATH_DOC
+
+  /* without a second path: byte for byte as before */
+  plain = mxl_target_info_to_json (info);
+  g_assert_cmpstr (plain, ==, make_info_json);
+  back = mxl_target_info_from_json (good, &status, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (back->path_b);
+  g_assert_cmpuint (back->path_b->id, ==, 2);
+  g_assert_cmpstr (back->path_b->provider, ==, "shm");
+  g_assert_cmpuint (back->path_b->regions[0].len, ==, 9);
+  g_assert_cmpstr (back->path_b->flow_def, ==, "F");
+  /* written back: the same document, the inner one without flowDef */
+  json = mxl_target_info_to_json (back);
+  g_assert_nonnull (strstr (json, "\"pathB\":{\"addressFormat\":2,\"ext\":{\"protocol\":\"write\"},"));
+  {
+    struct mxlFabricsTargetInfo_t *reread = mxl_target_info_from_json (json, &status, &error);
+    g_assert_no_error (error);
+    again = mxl_target_info_to_json (reread);
+    g_assert_cmpstr (again, ==, json);
+    mxl_target_info_free (reread);
+  }
+  path = mxl_target_info_path (back, 0);
+  g_assert_null (path->path_b);
+  g_assert_cmpuint (path->id, ==, 1);
+  mxl_target_info_free (path);
+  path = mxl_target_info_path (back, 1);
+  g_assert_cmpuint (path->id, ==, 2);
+  g_assert_cmpstr (path->flow_def, ==, "F");
+  g_assert_null (path->path_b);
+  mxl_target_info_free (path);
+  g_assert_null (mxl_target_info_path (back, 2));
+  g_assert_null (mxl_target_info_path (info, 1));
+  mxl_target_info_free (back);
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_clear_error (&error);
+    back = mxl_target_info_from_json (bad[i], &status, &error);
+    g_assert_null (back);
+    g_assert_cmpint (status, ==, MXL_ERR_INVALID_ARG);
+    g_assert_nonnull (strstr (error->message, "pathB"));
+  }
+  mxl_target_info_free (info);
+}
+
 static void
 test_eos_key (void)
 {
@@ -871,6 +940,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fabrics/targetinfo/round-trip-64bit", test_round_trip_64bit);
   g_test_add_func ("/fabrics/targetinfo/recv-size", test_recv_size);
   g_test_add_func ("/fabrics/targetinfo/owner-pid", test_owner_pid);
+  g_test_add_func ("/fabrics/targetinfo/path-b", test_path_b);
   g_test_add_func ("/fabrics/targetinfo/claim-region", test_claim_region);
   g_test_add_func ("/fabrics/targetinfo/eos-key", test_eos_key);
   g_test_add_func ("/fabrics/targetinfo/parse-with-reason", test_parse_with_reason);
