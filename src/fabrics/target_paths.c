@@ -247,7 +247,6 @@ static const MxlTargetSinkOps second_sink = {
 static mxlStatus
 open_ring (MxlTargetPaths *p, mxlFlowWriter writer)
 {
-  g_autofree char *options = NULL, *path = NULL;
   const char *def = mxl_flow_writer_get_def (writer);
   mxlStatus st;
 
@@ -256,10 +255,8 @@ open_ring (MxlTargetPaths *p, mxlFlowWriter writer)
   st = mxlPrivateDomainCreate (NULL, &p->domain);
   if (st != MXL_STATUS_OK)
     return st;
-  options = g_strdup_printf ("{\"%s\": %" G_GUINT64_FORMAT "}", MXL_HISTORY_OPTION,
-      writer->instance->history_ns);
-  path = g_build_filename (mxlPrivateDomainGetPath (p->domain), "options.json", NULL);
-  if (!g_file_set_contents (path, options, -1, NULL))
+  if (!mxl_domain_write_history (mxlPrivateDomainGetPath (p->domain),
+          writer->instance->history_ns))
     return MXL_ERR_UNKNOWN;
   p->mxl = mxlCreateInstance (mxlPrivateDomainGetPath (p->domain), NULL);
   if (p->mxl == NULL)

@@ -137,6 +137,11 @@ mxlStatus mxl_flow_wait (const MxlFlowMap *map, uint64_t timeout_ns,
 mxlStatus mxl_flow_validity (const MxlFlowMap *map);
 
 /* instance.c */
+/* Writes @domain's options.json (§1.9) with the history @history_ns
+ * (nanoseconds), read by the next mxlCreateInstance() of @domain (instance.c
+ * holds the file's name and key, for both). FALSE when it cannot be
+ * written. */
+gboolean mxl_domain_write_history (const char *domain, uint64_t history_ns);
 void mxl_instance_watch_access (mxlInstance instance, mxlFlowWriter writer);
 void mxl_instance_unwatch_access (mxlInstance instance, mxlFlowWriter writer);
 void mxl_flow_writer_free (mxlFlowWriter writer);

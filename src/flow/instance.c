@@ -52,11 +52,32 @@ mxlIsTmpFs (char const *in_path, bool *out_isTmpFs)
   return MXL_STATUS_OK;
 }
 
+#define MXL_DOMAIN_OPTIONS_FILE "options.json"
+
+gboolean
+mxl_domain_write_history (const char *domain, uint64_t history_ns)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new_immutable ();
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = NULL;
+  g_autofree char *text = NULL, *path = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, MXL_HISTORY_OPTION);
+  json_builder_add_int_value (b, (gint64) history_ns);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  text = json_generator_to_data (gen, NULL);
+  path = g_build_filename (domain, MXL_DOMAIN_OPTIONS_FILE, NULL);
+  return g_file_set_contents (path, text, -1, NULL);
+}
+
 /* §1.9: options.json of the domain, read once. */
 static uint64_t
 read_history (const char *domain)
 {
-  char *path = g_build_filename (domain, "options.json", NULL);
+  char *path = g_build_filename (domain, MXL_DOMAIN_OPTIONS_FILE, NULL);
   JsonParser *parser = json_parser_new_immutable ();
   uint64_t history = MXL_DEFAULT_HISTORY_NS;
 
